@@ -1,0 +1,195 @@
+/* zeInit and the driver object: scenario selection, the extension list and zefake's own extension functions. */
+#include "zefake/zefake_ext.h"
+#include "zf_core.h"
+#include "zf_driver.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t zf_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static zf_driver *zf_the_driver;
+static atomic_bool zf_initialized;
+static bool zf_init_failed;
+
+/* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties. */
+static const ze_driver_extension_properties_t zf_extensions[] = {
+    {ZEFAKE_EXTENSION_NAME, ZEFAKE_EXTENSION_VERSION},
+};
+#define ZF_NUM_EXTENSIONS (sizeof zf_extensions / sizeof zf_extensions[0])
+
+bool zf_driver_is_initialized(void) {
+    return atomic_load_explicit(&zf_initialized, memory_order_acquire);
+}
+
+zf_driver *zf_driver_get(void) {
+    return zf_driver_is_initialized() ? zf_the_driver : NULL;
+}
+
+static bool zf_device_type_visible(ze_device_type_t type, ze_init_flags_t flags) {
+    bool gpu_only = (flags & ZE_INIT_FLAG_GPU_ONLY) != 0;
+    bool vpu_only = (flags & ZE_INIT_FLAG_VPU_ONLY) != 0;
+    if (gpu_only == vpu_only)
+        return true; /* neither or both: every device */
+    return gpu_only ? type == ZE_DEVICE_TYPE_GPU : type == ZE_DEVICE_TYPE_VPU;
+}
+
+static void zf_driver_uuid(zf_driver *driver) {
+    /* Stable across runs and machines: a fixed tag, then the driver version. */
+    static const uint8_t tag[8] = {'z', 'e', 'f', 'a', 'k', 'e', 0, 1};
+    memcpy(driver->uuid.id, tag, sizeof tag);
+    uint32_t version = driver->scenario.driver_version;
+    for (int i = 0; i < 4; i++)
+        driver->uuid.id[8 + i] = (uint8_t)(version >> (8 * i));
+}
+
+static bool zf_driver_select_visible(zf_driver *driver) {
+    driver->visible = calloc(driver->scenario.num_devices, sizeof *driver->visible);
+    if (driver->visible == NULL)
+        return false;
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
+        if (zf_device_type_visible(driver->devices[i].desc->type, driver->init_flags))
+            driver->visible[driver->num_devices++] = &driver->devices[i];
+    }
+    return true;
+}
+
+static ze_result_t zf_driver_build(ze_init_flags_t flags, zf_driver **out) {
+    zf_driver *driver = calloc(1, sizeof *driver);
+    if (driver == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    const char *selector = getenv("ZEFAKE_SCENARIO");
+    if (!zf_scenario_load(selector, &driver->scenario, error)) {
+        /* Always on stderr: the loader prints nothing, this is the only explanation the user gets. */
+        fprintf(stderr, "zefake: error: cannot load scenario (ZEFAKE_SCENARIO=%s): %s\n",
+                selector != NULL ? selector : "", error);
+        free(driver);
+        return ZE_RESULT_ERROR_UNINITIALIZED;
+    }
+    driver->init_flags = flags;
+    zf_driver_uuid(driver);
+    if (!zf_object_register(&driver->header, ZF_OBJ_ZE_DRIVER, NULL) || !zf_devices_create(driver) ||
+        !zf_driver_select_visible(driver)) {
+        fprintf(stderr, "zefake: error: out of host memory while building the driver\n");
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    zf_log(ZF_LOG_INFO, "scenario '%s' from %s: %u root device(s), %u visible", driver->scenario.name,
+           driver->scenario.source, driver->scenario.num_devices, driver->num_devices);
+    *out = driver;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeInit(ze_init_flags_t flags) {
+    if (zf_driver_is_initialized())
+        return ZE_RESULT_SUCCESS; /* idempotent: the first successful call decided what is visible */
+    pthread_mutex_lock(&zf_init_lock);
+    ze_result_t result = ZE_RESULT_SUCCESS;
+    if (zf_init_failed) {
+        result = zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "an earlier zeInit failed; see the error above");
+    } else if (!zf_driver_is_initialized()) {
+        result = zf_driver_build(flags, &zf_the_driver);
+        if (result == ZE_RESULT_SUCCESS)
+            atomic_store_explicit(&zf_initialized, true, memory_order_release);
+        else
+            zf_init_failed = true;
+    }
+    pthread_mutex_unlock(&zf_init_lock);
+    return result;
+}
+
+ze_result_t zfi_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
+    zf_driver *driver = zf_the_driver;
+    /* A driver with no device of the requested types is not reported at all. */
+    uint32_t available = driver->num_devices > 0 ? 1 : 0;
+    if (*pCount == 0 || phDrivers == NULL) {
+        *pCount = available;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (zf_count_query(pCount, available) > 0)
+        phDrivers[0] = (ze_driver_handle_t)driver;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version) {
+    (void)hDriver;
+    *version = ZE_API_VERSION_CURRENT;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties) {
+    zf_driver *driver = zf_driver_from(hDriver);
+    pDriverProperties->uuid = driver->uuid;
+    pDriverProperties->driverVersion = driver->scenario.driver_version;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties) {
+    (void)hDriver;
+    /* No IPC yet: memory and event-pool IPC handles are not implemented, so none is advertised. */
+    pIpcProperties->flags = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount,
+                                               ze_driver_extension_properties_t *pExtensionProperties) {
+    (void)hDriver;
+    if (pExtensionProperties == NULL) {
+        *pCount = ZF_NUM_EXTENSIONS;
+        return ZE_RESULT_SUCCESS;
+    }
+    uint32_t n = zf_count_query(pCount, ZF_NUM_EXTENSIONS);
+    memcpy(pExtensionProperties, zf_extensions, n * sizeof zf_extensions[0]);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL zf_ext_get_info(zefake_info_t *info) {
+    if (info == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (info->size < sizeof(zefake_info_t))
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    const zf_driver *driver = zf_driver_get();
+    if (driver == NULL)
+        return ZE_RESULT_ERROR_UNINITIALIZED;
+    info->extension_version = ZEFAKE_EXTENSION_VERSION;
+    snprintf(info->scenario_name, sizeof info->scenario_name, "%s", driver->scenario.name);
+    snprintf(info->scenario_source, sizeof info->scenario_source, "%s", driver->scenario.source);
+    info->api_functions = ZF_API_COUNT;
+    info->api_implemented = ZF_API_IMPLEMENTED_COUNT;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL zf_ext_is_api_implemented(const char *name, ze_bool_t *implemented) {
+    if (name == NULL || implemented == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    for (int api = 0; api < ZF_API_COUNT; api++) {
+        if (strcmp(zf_api_table[api].name, name) == 0) {
+            *implemented = zf_api_table[api].implemented;
+            return ZE_RESULT_SUCCESS;
+        }
+    }
+    return ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
+}
+
+typedef struct zf_ext_function {
+    const char *name;
+    void *address;
+} zf_ext_function;
+
+ze_result_t zfi_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name,
+                                                    void **ppFunctionAddress) {
+    (void)hDriver;
+    const zf_ext_function functions[] = {
+        {ZEFAKE_FN_GET_INFO, (void *)zf_ext_get_info},
+        {ZEFAKE_FN_IS_API_IMPLEMENTED, (void *)zf_ext_is_api_implemented},
+    };
+    for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
+        if (strcmp(functions[i].name, name) == 0) {
+            *ppFunctionAddress = functions[i].address;
+            return ZE_RESULT_SUCCESS;
+        }
+    }
+    *ppFunctionAddress = NULL;
+    return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME, "name: '%s' is not an extension function of zefake", name);
+}

@@ -1,0 +1,135 @@
+/* Internals of the scenario parser: a small schema-driven walker over a libyaml document.
+ *
+ * The schema (scenario_schema.c) is a set of tables, one per YAML mapping, that say for every key how its value is
+ * parsed and where it is stored. The walker (scenario_walk.c) enforces what is common to all mappings (unknown,
+ * reserved, duplicate and missing keys) and the value parsers (scenario_values.c) enforce types and ranges, so a
+ * rule is written once and every key gets the same error messages. */
+#ifndef ZF_SCENARIO_INTERNAL_H
+#define ZF_SCENARIO_INTERNAL_H
+
+#include "scenario/scenario.h"
+
+#include <stdarg.h>
+#include <yaml.h>
+
+/* Larger inputs are rejected: a scenario is a few KiB, and the cap bounds the parser's memory use. */
+#define ZF_SCENARIO_MAX_BYTES (1024u * 1024u)
+/* The schema nests six collections deep; anything much deeper is not a scenario. */
+#define ZF_SCENARIO_MAX_DEPTH 16
+#define ZF_PATH_MAX           160
+
+typedef struct zf_walk {
+    yaml_document_t *doc;
+    const char *source;
+    char *error; /* ZF_SCENARIO_ERROR_MAX bytes */
+    char path[ZF_PATH_MAX];
+    size_t path_len;
+} zf_walk;
+
+typedef struct zf_field zf_field;
+/* Parses `node` into the member of `base` that `field` describes. Returns false after writing an error. */
+typedef bool (*zf_parse_fn)(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+
+enum {
+    ZF_OPT_REQUIRED = 1u << 0, /* the key must be present */
+    ZF_OPT_SIZE = 1u << 1,     /* integer may carry a KiB/MiB/GiB/TiB suffix */
+    ZF_OPT_POW2 = 1u << 2,     /* integer (or each list item) must be a power of two */
+    ZF_OPT_NONEMPTY = 1u << 3, /* flag list or string must not be empty */
+};
+
+struct zf_field {
+    const char *key;
+    zf_parse_fn parse; /* NULL marks a key reserved for a later schema version */
+    size_t offset;
+    size_t size;
+    uint64_t min;
+    uint64_t max;
+    const void *aux; /* zf_names, zf_schema, zf_list_spec or zf_uint_list_spec, depending on `parse` */
+    unsigned options;
+};
+
+/* One YAML mapping. `finish` runs after all keys were parsed: derived defaults and checks across keys. */
+typedef struct zf_schema {
+    const zf_field *fields;
+    size_t count;
+    bool (*finish)(zf_walk *w, yaml_node_t *node, void *base, uint64_t present);
+} zf_schema;
+
+/* A sequence of mappings stored in a fixed array with a uint32_t count beside it. */
+typedef struct zf_list_spec {
+    const zf_schema *item;
+    size_t elem_size;
+    size_t count_offset;
+    uint32_t min_items;
+    uint32_t max_items;
+    void (*init)(void *item, uint32_t index); /* defaults of one item */
+} zf_list_spec;
+
+/* A sequence of integers stored in a uint32_t array; count_offset is ZF_NO_COUNT for fixed-length arrays. */
+#define ZF_NO_COUNT ((size_t)-1)
+typedef struct zf_uint_list_spec {
+    uint32_t min_items;
+    uint32_t max_items;
+    size_t count_offset;
+    bool ascending; /* strictly increasing, so a value cannot be listed twice */
+} zf_uint_list_spec;
+
+typedef struct zf_name {
+    const char *name;
+    uint32_t value;
+} zf_name;
+
+typedef struct zf_names {
+    const zf_name *items;
+    size_t count;
+} zf_names;
+
+/* Errors. All return false so callers can `return zf_walk_fail(...)`. `sub` extends the current path (may be NULL). */
+bool zf_walk_fail(zf_walk *w, const yaml_node_t *node, const char *sub, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+bool zf_walk_fail_type(zf_walk *w, const yaml_node_t *node, const char *expected);
+void zf_scenario_errorf(char *error, const char *source, unsigned long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Writes a printable, length-limited copy of a scalar for messages. */
+void zf_describe_text(char *out, size_t out_size, const char *text, size_t length);
+
+/* Path bookkeeping: push returns the previous length for zf_path_pop. */
+size_t zf_path_push_key(zf_walk *w, const char *key, size_t key_length);
+size_t zf_path_push_index(zf_walk *w, size_t index);
+void zf_path_pop(zf_walk *w, size_t previous_length);
+
+/* Document access. */
+unsigned long zf_node_line(const yaml_node_t *node);
+bool zf_node_is_null(const yaml_node_t *node);
+yaml_node_t *zf_node_lookup(zf_walk *w, yaml_node_t *mapping, const char *key);
+yaml_node_t *zf_node_item(zf_walk *w, yaml_node_t *sequence, size_t index);
+size_t zf_node_length(const yaml_node_t *sequence);
+
+bool zf_walk_mapping(zf_walk *w, yaml_node_t *node, const zf_schema *schema, void *base);
+
+/* Value parsers usable in zf_field.parse. */
+bool zf_parse_uint(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+bool zf_parse_bool(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+bool zf_parse_string(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+bool zf_parse_enum(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+bool zf_parse_flags(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+bool zf_parse_uint_list(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+bool zf_parse_mapping(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+bool zf_parse_list(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+
+/* Integer syntax shared by the parsers: decimal or 0x hex, '_' between digits, optional size suffix. */
+typedef enum zf_number_status {
+    ZF_NUMBER_OK,
+    ZF_NUMBER_SYNTAX,
+    ZF_NUMBER_OVERFLOW,
+    ZF_NUMBER_NEGATIVE,
+} zf_number_status;
+zf_number_status zf_number_parse(const char *text, size_t length, bool allow_suffix, uint64_t *out);
+/* Parses a plain-scalar integer and checks [min, max]; errors name the current path. */
+bool zf_scalar_uint(zf_walk *w, yaml_node_t *node, bool allow_suffix, uint64_t min, uint64_t max, uint64_t *out);
+
+/* The top-level schema entry point (scenario_schema.c): fills `out` from the document's root node. */
+bool zf_scenario_walk_root(zf_walk *w, yaml_node_t *root, zf_scenario *out);
+
+#endif

@@ -1,0 +1,62 @@
+/* Services every entry point and implementation uses: initialisation state, diagnostics, argument rejection and
+ * the per-call scope that makes sure every error the driver returns is explained at debug level. */
+#ifndef ZF_CORE_H
+#define ZF_CORE_H
+
+#include "zf_generated.h"
+
+#include <stdbool.h>
+
+typedef enum zf_log_level {
+    ZF_LOG_NONE = 0,
+    ZF_LOG_ERROR = 1,
+    ZF_LOG_WARN = 2,
+    ZF_LOG_INFO = 3,
+    ZF_LOG_DEBUG = 4,
+} zf_log_level;
+
+/* True once zeInit has built the driver from a valid scenario. */
+bool zf_driver_is_initialized(void);
+
+/* Diagnostics on stderr, prefixed "zefake: <level>: ", filtered by ZEFAKE_LOG (default: warn). */
+bool zf_log_enabled(zf_log_level level);
+void zf_log(zf_log_level level, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* Generated entry points call these when a check fails; each logs "<function>: <result>: <reason>" at debug level
+ * and returns the result. */
+ze_result_t zf_reject_uninitialized(zf_api_id api);
+ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *rule);
+ze_result_t zf_reject_handle(zf_api_id api, const char *argument, const void *handle);
+ze_result_t zf_unsupported(zf_api_id api);
+
+/* Hand-written implementations return through zf_fail, which names the function being called and the reason. */
+ze_result_t zf_fail(ze_result_t result, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* The scope of one call into an implementation. Calls nest (a callback may call the API), so the previous scope is
+ * kept and restored. */
+typedef struct zf_call_scope {
+    zf_api_id api;
+    bool explained;
+    struct zf_call_scope *outer;
+} zf_call_scope;
+
+void zf_call_enter(zf_call_scope *scope, zf_api_id api);
+ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result);
+
+/* The API function currently being called on this thread, for messages; "zefake" outside any call. */
+const char *zf_current_api_name(void);
+
+static inline bool zf_result_is_error(ze_result_t result) {
+    return result != ZE_RESULT_SUCCESS && result != ZE_RESULT_NOT_READY && result != ZE_RESULT_WARNING_DROPPED_DATA &&
+           result != ZE_RESULT_WARNING_ACTION_REQUIRED;
+}
+
+/* Copies a count-style query result: `*count == 0` asks for the number of items; otherwise up to *count items are
+ * written and *count is set to the number written. Returns how many items the caller wants filled. */
+static inline uint32_t zf_count_query(uint32_t *count, uint32_t available) {
+    if (*count == 0 || *count > available)
+        *count = available;
+    return *count;
+}
+
+#endif

@@ -1,0 +1,70 @@
+/* The driver, its devices and sub-devices, and contexts. */
+#ifndef ZF_DRIVER_H
+#define ZF_DRIVER_H
+
+#include "scenario/scenario.h"
+#include "zf_clock.h"
+#include "zf_object.h"
+
+#include <pthread.h>
+
+typedef struct zf_driver zf_driver;
+
+/* A root device or a sub-device. Root devices own their sub-devices and the device clock they share. */
+typedef struct zf_device {
+    zf_object header;
+    zf_driver *driver;
+    const zf_scenario_device *desc; /* the root device's scenario entry */
+    struct zf_device *root;         /* itself for a root device */
+    uint32_t root_index;            /* position among the driver's root devices */
+    bool is_subdevice;
+    uint32_t subdevice_id; /* valid when is_subdevice */
+    uint32_t share;        /* 1 for a root device, N for each of N sub-devices: divides slices and memory */
+    ze_device_uuid_t uuid;
+    ze_device_properties_t properties; /* built once; timerResolution is set per query (it depends on stype) */
+    zf_clock clock;                    /* used on root devices only; sub-devices read their root's */
+    uint32_t num_subdevices;
+    struct zf_device *subdevices;
+} zf_device;
+
+struct zf_driver {
+    zf_object header;
+    zf_scenario scenario;
+    ze_init_flags_t init_flags; /* the device types requested by the first zeInit */
+    uint32_t num_devices;       /* root devices visible under init_flags */
+    zf_device *devices;         /* all root devices of the scenario */
+    zf_device **visible;        /* the visible ones, in order */
+    ze_driver_uuid_t uuid;
+};
+
+typedef struct zf_context {
+    zf_object header;
+    zf_driver *driver;
+    uint32_t num_devices; /* the devices the context may use */
+    zf_device **devices;
+} zf_context;
+
+/* The driver, once zeInit succeeded (NULL before). */
+zf_driver *zf_driver_get(void);
+
+static inline zf_driver *zf_driver_from(ze_driver_handle_t handle) {
+    return (zf_driver *)handle;
+}
+
+static inline zf_device *zf_device_from(ze_device_handle_t handle) {
+    return (zf_device *)handle;
+}
+
+static inline zf_context *zf_context_from(ze_context_handle_t handle) {
+    return (zf_context *)handle;
+}
+
+/* The clock of a device (its root's). */
+static inline zf_clock *zf_device_clock(zf_device *device) {
+    return &device->root->clock;
+}
+
+/* Builds the devices of a validated scenario; false (with a logged reason) when out of host memory. */
+bool zf_devices_create(zf_driver *driver);
+
+#endif

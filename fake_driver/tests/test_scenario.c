@@ -1,0 +1,593 @@
+/* Unit tests of the scenario parser: shipped files, malformed files, robustness on damaged input, selectors. */
+#include "scenario/scenario.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* cmocka.h needs these first. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+/* ---- Helpers ---------------------------------------------------------------------------------------------------- */
+
+static char *read_text(const char *path, size_t *length) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    size_t used = 0, capacity = 0;
+    for (;;) {
+        if (used == capacity) {
+            capacity = capacity ? capacity * 2 : 4096;
+            text = realloc(text, capacity + 1);
+            assert_non_null(text);
+        }
+        size_t n = fread(text + used, 1, capacity - used, f);
+        if (n == 0)
+            break;
+        used += n;
+    }
+    fclose(f);
+    text[used] = '\0';
+    *length = used;
+    return text;
+}
+
+static const zf_scenario_embedded *embedded(const char *name) {
+    for (const zf_scenario_embedded *e = zf_scenario_embedded_table; e->name; e++) {
+        if (strcmp(e->name, name) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* A failed parse must leave a NUL-terminated "<source>:<line>: <reason>" message. */
+static void assert_clean_error(const char *error, const char *source) {
+    assert_true(strnlen(error, ZF_SCENARIO_ERROR_MAX) < ZF_SCENARIO_ERROR_MAX);
+    size_t n = strlen(source);
+    assert_int_equal(strncmp(error, source, n), 0);
+    assert_true(error[n] == ':');
+    const char *p = error + n + 1;
+    assert_true(*p >= '0' && *p <= '9');
+    while (*p >= '0' && *p <= '9')
+        p++;
+    assert_true(p[0] == ':' && p[1] == ' ' && p[2] != '\0');
+}
+
+static bool parse_text(const char *text, zf_scenario *out, char *error) {
+    return zf_scenario_parse(text, strlen(text), "test.yaml", out, error);
+}
+
+static const char minimal_yaml[] = "schema: 1\n"
+                                   "name: minimal\n"
+                                   "devices:\n"
+                                   "  - name: Minimal GPU\n"
+                                   "    type: gpu\n"
+                                   "    device_id: 0x1234\n";
+
+/* Parses the minimal scenario with one device key replaced or added, e.g. "    subdevices: 2\n". */
+static bool parse_with_device_lines(const char *lines, zf_scenario *out, char *error) {
+    char text[2048];
+    snprintf(text, sizeof(text), "%s%s", minimal_yaml, lines);
+    return parse_text(text, out, error);
+}
+
+/* ---- Shipped scenarios ------------------------------------------------------------------------------------------ */
+
+static void scenario_default_has_documented_facts(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_true(zf_scenario_load("default", &s, error));
+    assert_string_equal(s.name, "default");
+    assert_string_equal(s.source, "<embedded default>");
+    assert_int_equal(s.num_devices, 1);
+    const zf_scenario_device *d = &s.devices[0];
+    assert_string_equal(d->name, "Intel(R) Data Center GPU Max 1550 (zefake)");
+    assert_int_equal(d->type, ZE_DEVICE_TYPE_GPU);
+    assert_int_equal(d->vendor_id, 0x8086);
+    assert_int_equal(d->device_id, 0x0bd5);
+    assert_int_equal(d->num_subdevices, 2);
+    assert_int_equal(d->topology.slices * d->topology.subslices_per_slice, 128);
+    assert_int_equal(d->topology.simd_width, 16);
+    assert_int_equal(d->memories[0].total_size_bytes, 128ull << 30);
+    assert_int_equal(d->max_mem_alloc_size_bytes, 64ull << 30);
+    assert_int_equal(d->num_caches, 2);
+    assert_int_equal(d->caches[1].size_bytes, 408ull << 20);
+    assert_int_equal(d->num_engine_groups, 3);
+    assert_int_equal(d->engine_groups[0].num_queues, 4);
+    assert_int_equal(d->engine_groups[2].num_queues, 7);
+    assert_int_equal(d->compute.num_sub_group_sizes, 2);
+    assert_int_equal(d->compute.sub_group_sizes[1], 32);
+    assert_int_equal(d->compute.max_shared_local_memory_bytes, 128u << 10);
+    assert_int_equal(d->module.spirv_version, ZE_MAKE_VERSION(1, 4));
+    assert_int_equal(d->timer.kernel_valid_bits, 32);
+    assert_int_equal(d->flags, ZE_DEVICE_PROPERTY_FLAG_ECC | ZE_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING);
+    assert_int_equal(s.clock_mode, ZF_CLOCK_MODELLED);
+}
+
+static void scenario_other_shipped_files_have_documented_facts(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_true(zf_scenario_load("single-tile", &s, error));
+    assert_int_equal(s.num_devices, 1);
+    assert_int_equal(s.devices[0].num_subdevices, 0);
+    assert_int_equal(s.devices[0].device_id, 0x0bda);
+    assert_string_equal(s.devices[0].name, "Intel(R) Data Center GPU Max 1100 (zefake)");
+
+    assert_true(zf_scenario_load("two-cards", &s, error));
+    assert_int_equal(s.num_devices, 2);
+    assert_true(s.p2p_access && s.p2p_atomics);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(s.devices[i].num_subdevices, 2);
+        assert_string_equal(s.devices[i].name, "Intel(R) Data Center GPU Max 1550 (zefake)");
+        assert_int_equal(s.devices[i].pci.bus, (unsigned)i + 1);
+    }
+
+    assert_true(zf_scenario_load("integrated", &s, error));
+    assert_int_equal(s.num_devices, 1);
+    assert_int_equal(s.devices[0].num_subdevices, 0);
+    assert_true(s.devices[0].flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED);
+    assert_false(s.devices[0].module.flags & ZE_DEVICE_MODULE_FLAG_FP64);
+    assert_int_equal(s.devices[0].module.fp64_flags, 0);
+}
+
+/* The embedded copies are generated from the files; this checks the generator kept every byte. */
+static void scenario_embedded_copies_equal_files(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    size_t count = 0;
+    for (const zf_scenario_embedded *e = zf_scenario_embedded_table; e->name; e++, count++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s.yaml", ZF_TEST_SCENARIO_DIR, e->name);
+        size_t length = 0;
+        char *text = read_text(path, &length);
+        assert_non_null(text);
+        assert_int_equal(length, e->length);
+        assert_memory_equal(text, e->yaml, length);
+        free(text);
+        if (!zf_scenario_load_file(path, &s, error))
+            fail_msg("%s", error);
+        assert_string_equal(s.name, e->name);
+    }
+    assert_true(count >= 4);
+}
+
+/* ---- Malformed files -------------------------------------------------------------------------------------------- */
+
+/* Each file starts with "# expect: <substring>" and "# line: <n>". */
+static void check_bad_file(const char *path) {
+    size_t length = 0;
+    char *text = read_text(path, &length);
+    assert_non_null(text);
+    char expect[ZF_SCENARIO_ERROR_MAX] = "";
+    unsigned line = 0;
+    if (sscanf(text, "# expect: %511[^\n]\n# line: %u", expect, &line) != 2)
+        fail_msg("%s: missing '# expect:' and '# line:' header", path);
+    free(text);
+
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    if (zf_scenario_load_file(path, &s, error))
+        fail_msg("%s: accepted", path);
+    char prefix[600];
+    snprintf(prefix, sizeof(prefix), "%s:%u: ", path, line);
+    if (strncmp(error, prefix, strlen(prefix)) != 0 || !strstr(error, expect))
+        fail_msg("%s:\n  got      %s\n  expected %s...%s", path, error, prefix, expect);
+}
+
+static void scenario_bad_files_rejected_with_line_and_reason(void **state) {
+    (void)state;
+    DIR *dir = opendir(ZF_TEST_BAD_DIR);
+    assert_non_null(dir);
+    size_t count = 0;
+    for (struct dirent *entry; (entry = readdir(dir));) {
+        size_t n = strlen(entry->d_name);
+        if (n < 6 || strcmp(entry->d_name + n - 5, ".yaml") != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", ZF_TEST_BAD_DIR, entry->d_name);
+        check_bad_file(path);
+        count++;
+    }
+    closedir(dir);
+    assert_true(count >= 10);
+}
+
+static void scenario_unknown_key_rejected_with_line(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_false(parse_with_device_lines("    topology:\n      slices: 1\n      slicez: 2\n", &s, error));
+    assert_string_equal(error, "test.yaml:9: devices[0].topology.slicez: unknown key");
+}
+
+/* ---- Values ----------------------------------------------------------------------------------------------------- */
+
+static void scenario_minimal_file_gets_documented_defaults(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    if (!parse_with_device_lines("    subdevices: 4\n", &s, error))
+        fail_msg("%s", error);
+    assert_int_equal(s.driver_version, (1u << 24) | (3u << 16));
+    assert_int_equal(s.clock_mode, ZF_CLOCK_MODELLED);
+    assert_false(s.p2p_access);
+    const zf_scenario_device *d = &s.devices[0];
+    assert_int_equal(d->vendor_id, 0x8086);
+    assert_int_equal(d->topology.slices, 4);
+    assert_int_equal(d->num_memories, 1);
+    assert_int_equal(d->memories[0].total_size_bytes, 32ull << 30);
+    assert_int_equal(d->max_mem_alloc_size_bytes, 8ull << 30);
+    assert_int_equal(d->pci.bus, 1);
+    assert_int_equal(d->num_engine_groups, 2);
+    assert_int_equal(d->engine_groups[0].max_fill_pattern_size_bytes, 128);
+    assert_int_equal(d->engine_groups[1].max_fill_pattern_size_bytes, 4);
+    assert_int_equal(d->compute.num_sub_group_sizes, 3);
+    assert_int_equal(d->timer.frequency_hz, 38400000);
+}
+
+static uint64_t parsed_memory_size(const char *value, bool *ok, char *error) {
+    static zf_scenario s;
+    char lines[256];
+    snprintf(lines, sizeof(lines), "    memories: [{name: M, total_size: %s}]\n", value);
+    *ok = parse_with_device_lines(lines, &s, error);
+    return *ok ? s.devices[0].memories[0].total_size_bytes : 0;
+}
+
+static void scenario_integer_syntax_accepts_hex_suffix_separators(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        uint64_t value;
+    } good[] = {{"1024", 1024},         {"0x400", 1024},       {"1 KiB", 1024},       {"1KiB", 1024},
+                {"0x10 MiB", 16 << 20}, {"2 GiB", 2ull << 30}, {"1 TiB", 1ull << 40}, {"1_000_000", 1000000}};
+    char error[ZF_SCENARIO_ERROR_MAX];
+    bool ok = false;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        uint64_t value = parsed_memory_size(good[i].text, &ok, error);
+        if (!ok)
+            fail_msg("%s: %s", good[i].text, error);
+        assert_int_equal(value, good[i].value);
+    }
+    static const char *const bad[] = {"012", "1__0",   "_1",  "1_", "1 kib", "1.5 GiB",
+                                      "0x",  "1  KiB", "KiB", "+1", "true"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        parsed_memory_size(bad[i], &ok, error);
+        if (ok)
+            fail_msg("%s accepted", bad[i]);
+        assert_non_null(strstr(error, "expected a size"));
+    }
+}
+
+static void scenario_huge_numbers_rejected_as_overflow(void **state) {
+    (void)state;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    bool ok = true;
+    parsed_memory_size("16777216 TiB", &ok, error);
+    assert_false(ok);
+    assert_non_null(strstr(error, "does not fit in 64 bits"));
+    parsed_memory_size("0xFFFFFFFFFFFFFFFFF", &ok, error);
+    assert_false(ok);
+    assert_non_null(strstr(error, "does not fit in 64 bits"));
+    parsed_memory_size("-1", &ok, error);
+    assert_false(ok);
+    assert_non_null(strstr(error, "-1 is out of range"));
+}
+
+static void scenario_versions_parse_both_forms(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    char text[1024];
+    snprintf(text, sizeof(text), "%sdriver_version: 0x01030042\n", minimal_yaml);
+    assert_true(parse_text(text, &s, error));
+    assert_int_equal(s.driver_version, 0x01030042);
+    snprintf(text, sizeof(text), "%sdriver_version: 1.3.66\n", minimal_yaml);
+    assert_true(parse_text(text, &s, error));
+    assert_int_equal(s.driver_version, 0x01030042);
+    snprintf(text, sizeof(text), "%sdriver_version: 1.256.0\n", minimal_yaml);
+    assert_false(parse_text(text, &s, error));
+    assert_non_null(strstr(error, "driver_version: expected MAJOR.MINOR.BUILD"));
+    assert_false(parse_with_device_lines("    module: {spirv_version: 2.0}\n", &s, error));
+    assert_non_null(strstr(error, "module.spirv_version: expected a SPIR-V version"));
+}
+
+static void scenario_booleans_and_strings_are_strict(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    char text[1024];
+    snprintf(text, sizeof(text), "%sp2p: {access: yes}\n", minimal_yaml);
+    assert_false(parse_text(text, &s, error));
+    assert_string_equal(error, "test.yaml:7: p2p.access: expected true or false, got 'yes'");
+    snprintf(text, sizeof(text), "%sdescription:\n", minimal_yaml);
+    assert_false(parse_text(text, &s, error));
+    assert_non_null(strstr(error, "description: expected a string, got nothing (null)"));
+    snprintf(text, sizeof(text), "%sdescription: \"a\\0b\"\n", minimal_yaml);
+    assert_false(parse_text(text, &s, error));
+    assert_non_null(strstr(error, "must not contain a NUL character"));
+    assert_false(parse_with_device_lines("    flags: ecc\n", &s, error));
+    assert_non_null(strstr(error, "devices[0].flags: expected a sequence of flag names"));
+    assert_false(parse_with_device_lines("    flags: [ecc, ecc]\n", &s, error));
+    assert_non_null(strstr(error, "devices[0].flags[1]: flag is listed twice"));
+}
+
+/* Rules between keys and value shapes that the files in scenarios-bad do not already cover. */
+static void scenario_device_rules_rejected_with_reason(void **state) {
+    (void)state;
+    static const struct {
+        const char *lines;
+        const char *expect;
+    } cases[] = {
+        {"    compute: {max_total_group_size: 16, max_group_size: [16, 16, 16]}\n",
+         "test.yaml:7: devices[0].compute.sub_group_sizes: 32 exceeds max_total_group_size (16)"},
+        {"    compute: {sub_group_sizes: [32, 16]}\n",
+         "devices[0].compute.sub_group_sizes[1]: values must be listed in increasing order without repeats"},
+        {"    compute: {max_group_size: [1, 2]}\n", "devices[0].compute.max_group_size: has 2 entries, at least 3"},
+        {"    engine_groups: [{flags: [copy, cooperative_kernels]}]\n",
+         "devices[0].engine_groups[0].flags: cooperative_kernels requires compute"},
+        {"    memories: [{name: \"\", total_size: 1 GiB}]\n", "devices[0].memories[0].name: must not be empty"},
+        {"    memories: [{total_size: 1 GiB}]\n", "devices[0].memories[0]: missing required key 'name'"},
+        {"    timer: 5\n", "devices[0].timer: expected a mapping, got '5'"},
+        {"    vendor_id: {a: 1}\n", "devices[0].vendor_id: expected an integer, got a mapping"},
+        {"    caches: [{size: 1 MiB, user_control: 1}]\n",
+         "devices[0].caches[0].user_control: expected true or false, got '1'"},
+    };
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        bool ok = parse_with_device_lines(cases[i].lines, &s, error);
+        if (ok || !strstr(error, cases[i].expect))
+            fail_msg("case %zu: got '%s', expected '%s'", i, ok ? "success" : error, cases[i].expect);
+    }
+    /* Long values are quoted in part only, so the reason always fits the message. */
+    assert_false(parse_with_device_lines("    core_clock_rate_mhz: 1234567890123456789012345678901234567890123456789\n",
+                                         &s, error));
+    assert_non_null(strstr(error, "1234567890123456789012345678901234567890... is too large"));
+}
+
+static void scenario_non_gpu_device_needs_no_compute_engine(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    static const char text[] = "schema: 1\nname: copy-engine\ndevices:\n"
+                               "  - {name: Copier, type: mca, device_id: 1, engine_groups: [{flags: [copy]}]}\n";
+    if (!parse_text(text, &s, error))
+        fail_msg("%s", error);
+    assert_int_equal(s.devices[0].type, ZE_DEVICE_TYPE_MCA);
+    assert_int_equal(s.devices[0].engine_groups[0].max_fill_pattern_size_bytes, 4);
+}
+
+/* ---- Robustness ------------------------------------------------------------------------------------------------- */
+
+/* Parses an exact-size heap copy so AddressSanitizer sees any read past the end. */
+static void parse_must_not_crash(const char *text, size_t length, const char *source) {
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    char *copy = malloc(length ? length : 1);
+    assert_non_null(copy);
+    memcpy(copy, text, length);
+    if (!zf_scenario_parse(copy, length, source, &s, error))
+        assert_clean_error(error, source);
+    free(copy);
+}
+
+static void scenario_truncated_prefixes_parse_or_fail_cleanly(void **state) {
+    (void)state;
+    const zf_scenario_embedded *e = embedded("default");
+    assert_non_null(e);
+    for (size_t length = 0; length <= e->length; length++)
+        parse_must_not_crash(e->yaml, length, "truncated.yaml");
+}
+
+static uint64_t next_random(uint64_t *x) {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void scenario_random_mutations_parse_or_fail_cleanly(void **state) {
+    (void)state;
+    /* Bytes that matter to YAML or to the parser are picked more often than chance would. */
+    static const char special[] = ":-[]{},&*!|>'\"%@`#? \n\t0xKiB\\~";
+    const zf_scenario_embedded *e = embedded("default");
+    assert_non_null(e);
+    char *text = malloc(e->length);
+    assert_non_null(text);
+    uint64_t seed = 0x5ce7a210u;
+    for (int iteration = 0; iteration < 3000; iteration++) {
+        memcpy(text, e->yaml, e->length);
+        int edits = 1 + (int)(next_random(&seed) % 8);
+        for (int i = 0; i < edits; i++) {
+            size_t at = next_random(&seed) % e->length;
+            uint64_t r = next_random(&seed);
+            text[at] = (r & 1) ? special[(r >> 1) % (sizeof(special) - 1)] : (char)(r >> 8);
+        }
+        parse_must_not_crash(text, e->length, "mutated.yaml");
+    }
+    free(text);
+}
+
+static void scenario_deep_nesting_rejected(void **state) {
+    (void)state;
+    size_t depth = 200000;
+    char *text = malloc(depth * 2 + 16);
+    assert_non_null(text);
+    size_t n = (size_t)sprintf(text, "devices: ");
+    memset(text + n, '[', depth);
+    memset(text + n + depth, ']', depth);
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_false(zf_scenario_parse(text, n + 2 * depth, "deep.yaml", &s, error));
+    assert_string_equal(error, "deep.yaml:1: nested deeper than 16 levels");
+    free(text);
+}
+
+static void scenario_oversized_input_rejected(void **state) {
+    (void)state;
+    size_t length = (1u << 20) + 1;
+    char *text = malloc(length);
+    assert_non_null(text);
+    memset(text, ' ', length);
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_false(zf_scenario_parse(text, length, "big.yaml", &s, error));
+    assert_non_null(strstr(error, "big.yaml:0: the scenario is 1048577 bytes"));
+
+    char path[] = "/tmp/zf_test_scenario_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, length), (ssize_t)length);
+    close(fd);
+    assert_false(zf_scenario_load_file(path, &s, error));
+    assert_non_null(strstr(error, ":0: the file is larger than the limit of 1 MiB"));
+    unlink(path);
+    free(text);
+}
+
+static void scenario_degenerate_inputs_fail_cleanly(void **state) {
+    (void)state;
+    static const char *const inputs[] = {"",
+                                         "   \n",
+                                         "---\n",
+                                         "42\n",
+                                         "[]\n",
+                                         "{}\n",
+                                         "? [a]\n: b\n",
+                                         "schema: 1\nname: x\ndevices: []\n",
+                                         "\xff\xfe\x00",
+                                         "a: b: c\n",
+                                         "&a [*a, *a]\n"};
+    for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
+        parse_must_not_crash(inputs[i], strlen(inputs[i]), "degenerate.yaml");
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_false(zf_scenario_parse("", 0, "empty.yaml", &s, error));
+    assert_string_equal(error, "empty.yaml:1: the scenario is empty");
+    assert_false(zf_scenario_parse(NULL, 5, NULL, &s, error));
+    assert_non_null(strstr(error, "<input>:0:"));
+    assert_false(zf_scenario_parse(minimal_yaml, strlen(minimal_yaml), "x", NULL, error));
+    assert_false(zf_scenario_parse(minimal_yaml, strlen(minimal_yaml), "x", &s, NULL));
+    assert_false(zf_scenario_load_file(NULL, &s, error));
+    assert_false(zf_scenario_load_file("/", &s, error));
+    assert_string_equal(error, "/:0: is not a regular file");
+}
+
+typedef struct parse_job {
+    const char *name;
+    int failures;
+} parse_job;
+
+static void *parse_repeatedly(void *arg) {
+    parse_job *job = arg;
+    zf_scenario *s = malloc(sizeof(*s));
+    char error[ZF_SCENARIO_ERROR_MAX];
+    for (int i = 0; s && i < 40; i++) {
+        if (!zf_scenario_load(job->name, s, error) || s->num_devices == 0)
+            job->failures++;
+    }
+    free(s);
+    return NULL;
+}
+
+static void scenario_concurrent_loads_are_independent(void **state) {
+    (void)state;
+    static const char *const names[] = {"default", "two-cards", "integrated", "single-tile"};
+    pthread_t threads[4];
+    parse_job jobs[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (parse_job){names[i], 0};
+        assert_int_equal(pthread_create(&threads[i], NULL, parse_repeatedly, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(threads[i], NULL);
+        assert_int_equal(jobs[i].failures, 0);
+    }
+}
+
+/* ---- Selectors -------------------------------------------------------------------------------------------------- */
+
+static void scenario_selector_resolves_default_name_and_path(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    static const char *const defaults[] = {NULL, "", "default"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(zf_scenario_load(defaults[i], &s, error));
+        assert_string_equal(s.source, "<embedded default>");
+    }
+    assert_true(zf_scenario_load("two-cards", &s, error));
+    assert_string_equal(s.source, "<embedded two-cards>");
+    assert_int_equal(s.num_devices, 2);
+
+    char path[512];
+    snprintf(path, sizeof(path), "%s/integrated.yaml", ZF_TEST_SCENARIO_DIR);
+    assert_true(zf_scenario_load(path, &s, error));
+    assert_string_equal(s.source, path);
+    assert_string_equal(s.name, "integrated");
+}
+
+static void scenario_selector_unknown_name_lists_known_names(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_false(zf_scenario_load("no-such-card", &s, error));
+    assert_non_null(strstr(error, "no-such-card:0: no shipped scenario has this name (known: default, "));
+    assert_non_null(strstr(error, "two-cards"));
+    /* Ending in .yaml makes it a path even without a '/'. */
+    assert_false(zf_scenario_load("no-such-card.yaml", &s, error));
+    assert_string_equal(error, "no-such-card.yaml:0: cannot open: No such file or directory");
+}
+
+static void scenario_long_source_label_keeps_tail(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    char source[400];
+    memset(source, 'd', sizeof(source) - 1);
+    source[sizeof(source) - 1] = '\0';
+    memcpy(source + sizeof(source) - 10, "/tail.yml", 9);
+    assert_true(zf_scenario_parse(minimal_yaml, strlen(minimal_yaml), source, &s, error));
+    assert_int_equal(strlen(s.source), sizeof(s.source) - 1);
+    assert_memory_equal(s.source, "...", 3);
+    assert_string_equal(s.source + strlen(s.source) - 9, "/tail.yml");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(scenario_default_has_documented_facts),
+        cmocka_unit_test(scenario_other_shipped_files_have_documented_facts),
+        cmocka_unit_test(scenario_embedded_copies_equal_files),
+        cmocka_unit_test(scenario_bad_files_rejected_with_line_and_reason),
+        cmocka_unit_test(scenario_unknown_key_rejected_with_line),
+        cmocka_unit_test(scenario_minimal_file_gets_documented_defaults),
+        cmocka_unit_test(scenario_integer_syntax_accepts_hex_suffix_separators),
+        cmocka_unit_test(scenario_huge_numbers_rejected_as_overflow),
+        cmocka_unit_test(scenario_versions_parse_both_forms),
+        cmocka_unit_test(scenario_booleans_and_strings_are_strict),
+        cmocka_unit_test(scenario_device_rules_rejected_with_reason),
+        cmocka_unit_test(scenario_non_gpu_device_needs_no_compute_engine),
+        cmocka_unit_test(scenario_truncated_prefixes_parse_or_fail_cleanly),
+        cmocka_unit_test(scenario_random_mutations_parse_or_fail_cleanly),
+        cmocka_unit_test(scenario_deep_nesting_rejected),
+        cmocka_unit_test(scenario_oversized_input_rejected),
+        cmocka_unit_test(scenario_degenerate_inputs_fail_cleanly),
+        cmocka_unit_test(scenario_concurrent_loads_are_independent),
+        cmocka_unit_test(scenario_selector_resolves_default_name_and_path),
+        cmocka_unit_test(scenario_selector_unknown_name_lists_known_names),
+        cmocka_unit_test(scenario_long_source_label_keeps_tail),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
