@@ -31,6 +31,24 @@ uint64_t zf_clock_mask(uint64_t ticks, uint32_t bits) {
     return bits >= 64 ? ticks : ticks & ((UINT64_C(1) << bits) - 1);
 }
 
+uint64_t zf_clock_now_ns(zf_clock *clock) {
+    if (clock->mode == ZF_CLOCK_REALTIME)
+        return zf_host_now_ns() - clock->host_origin_ns;
+    pthread_mutex_lock(&clock->lock);
+    uint64_t ns = clock->now_ns;
+    pthread_mutex_unlock(&clock->lock);
+    return ns;
+}
+
+void zf_clock_observe(zf_clock *clock, uint64_t ns) {
+    if (clock->mode == ZF_CLOCK_REALTIME)
+        return;
+    pthread_mutex_lock(&clock->lock);
+    if (ns > clock->now_ns)
+        clock->now_ns = ns;
+    pthread_mutex_unlock(&clock->lock);
+}
+
 uint64_t zf_clock_read_ticks(zf_clock *clock) {
     uint64_t ns;
     if (clock->mode == ZF_CLOCK_REALTIME) {

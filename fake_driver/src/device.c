@@ -4,6 +4,7 @@
  * (docs/scenarios.md, "Sub-devices"). Out-structs keep the caller's stype and pNext. */
 #include "zf_core.h"
 #include "zf_driver.h"
+#include "zf_exec.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -84,11 +85,7 @@ bool zf_devices_create(zf_driver *driver) {
 
 ze_result_t zfi_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices) {
     zf_driver *driver = zf_driver_from(hDriver);
-    if (phDevices == NULL || *pCount == 0) {
-        *pCount = driver->num_devices;
-        return ZE_RESULT_SUCCESS;
-    }
-    uint32_t n = zf_count_query(pCount, driver->num_devices);
+    uint32_t n = zf_count_query(pCount, driver->num_devices, phDevices);
     for (uint32_t i = 0; i < n; i++)
         phDevices[i] = (ze_device_handle_t)driver->visible[i];
     return ZE_RESULT_SUCCESS;
@@ -96,11 +93,7 @@ ze_result_t zfi_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_dev
 
 ze_result_t zfi_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices) {
     zf_device *device = zf_device_from(hDevice);
-    if (phSubdevices == NULL || *pCount == 0) {
-        *pCount = device->num_subdevices;
-        return ZE_RESULT_SUCCESS;
-    }
-    uint32_t n = zf_count_query(pCount, device->num_subdevices);
+    uint32_t n = zf_count_query(pCount, device->num_subdevices, phSubdevices);
     for (uint32_t i = 0; i < n; i++)
         phSubdevices[i] = (ze_device_handle_t)&device->subdevices[i];
     return ZE_RESULT_SUCCESS;
@@ -189,11 +182,7 @@ ze_result_t
 zfi_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount,
                                            ze_command_queue_group_properties_t *pCommandQueueGroupProperties) {
     const zf_scenario_device *d = zf_device_from(hDevice)->desc;
-    if (pCommandQueueGroupProperties == NULL || *pCount == 0) {
-        *pCount = d->num_engine_groups;
-        return ZE_RESULT_SUCCESS;
-    }
-    uint32_t n = zf_count_query(pCount, d->num_engine_groups);
+    uint32_t n = zf_count_query(pCount, d->num_engine_groups, pCommandQueueGroupProperties);
     for (uint32_t i = 0; i < n; i++) {
         ze_command_queue_group_properties_t *p = &pCommandQueueGroupProperties[i];
         p->flags = d->engine_groups[i].flags;
@@ -207,11 +196,7 @@ ze_result_t zfi_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t
                                             ze_device_memory_properties_t *pMemProperties) {
     const zf_device *device = zf_device_from(hDevice);
     const zf_scenario_device *d = device->desc;
-    if (pMemProperties == NULL || *pCount == 0) {
-        *pCount = d->num_memories;
-        return ZE_RESULT_SUCCESS;
-    }
-    uint32_t n = zf_count_query(pCount, d->num_memories);
+    uint32_t n = zf_count_query(pCount, d->num_memories, pMemProperties);
     for (uint32_t i = 0; i < n; i++) {
         ze_device_memory_properties_t *p = &pMemProperties[i];
         p->flags = d->memories[i].flags;
@@ -237,11 +222,7 @@ ze_result_t zfi_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice,
 ze_result_t zfi_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount,
                                            ze_device_cache_properties_t *pCacheProperties) {
     const zf_scenario_device *d = zf_device_from(hDevice)->desc;
-    if (pCacheProperties == NULL || *pCount == 0) {
-        *pCount = d->num_caches;
-        return ZE_RESULT_SUCCESS;
-    }
-    uint32_t n = zf_count_query(pCount, d->num_caches);
+    uint32_t n = zf_count_query(pCount, d->num_caches, pCacheProperties);
     for (uint32_t i = 0; i < n; i++) {
         pCacheProperties[i].flags = d->caches[i].user_control ? ZE_DEVICE_CACHE_PROPERTY_FLAG_USER_CONTROL : 0;
         pCacheProperties[i].cacheSize = (size_t)d->caches[i].size_bytes;

@@ -103,11 +103,7 @@ ze_result_t zfi_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
     zf_driver *driver = zf_the_driver;
     /* A driver with no device of the requested types is not reported at all. */
     uint32_t available = driver->num_devices > 0 ? 1 : 0;
-    if (*pCount == 0 || phDrivers == NULL) {
-        *pCount = available;
-        return ZE_RESULT_SUCCESS;
-    }
-    if (zf_count_query(pCount, available) > 0)
+    if (zf_count_query(pCount, available, phDrivers) > 0)
         phDrivers[0] = (ze_driver_handle_t)driver;
     return ZE_RESULT_SUCCESS;
 }
@@ -127,20 +123,17 @@ ze_result_t zfi_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_prop
 
 ze_result_t zfi_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties) {
     (void)hDriver;
-    /* No IPC yet: memory and event-pool IPC handles are not implemented, so none is advertised. */
-    pIpcProperties->flags = 0;
+    /* Memory IPC handles are implemented (memory_ipc.c); event-pool IPC handles are not. */
+    pIpcProperties->flags = ZE_IPC_PROPERTY_FLAG_MEMORY;
     return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount,
                                                ze_driver_extension_properties_t *pExtensionProperties) {
     (void)hDriver;
-    if (pExtensionProperties == NULL) {
-        *pCount = ZF_NUM_EXTENSIONS;
-        return ZE_RESULT_SUCCESS;
-    }
-    uint32_t n = zf_count_query(pCount, ZF_NUM_EXTENSIONS);
-    memcpy(pExtensionProperties, zf_extensions, n * sizeof zf_extensions[0]);
+    uint32_t n = zf_count_query(pCount, ZF_NUM_EXTENSIONS, pExtensionProperties);
+    for (uint32_t i = 0; i < n; i++)
+        pExtensionProperties[i] = zf_extensions[i];
     return ZE_RESULT_SUCCESS;
 }
 

@@ -33,6 +33,12 @@ uint64_t zf_host_now_ns(void);
 /* Reads the clock: full-width ticks (before masking to valid bits). Advances a modelled clock by one read step. */
 uint64_t zf_clock_read_ticks(zf_clock *clock);
 
+/* Device time now in ns, without advancing a modelled clock (submissions are stamped with it). */
+uint64_t zf_clock_now_ns(zf_clock *clock);
+
+/* The host saw something complete at device time `ns`: a modelled clock never reads earlier than that again. */
+void zf_clock_observe(zf_clock *clock, uint64_t ns);
+
 /* Converts device nanoseconds to ticks, and masks ticks to `bits` valid bits. */
 uint64_t zf_clock_ns_to_ticks(const zf_clock *clock, uint64_t ns);
 uint64_t zf_clock_mask(uint64_t ticks, uint32_t bits);

@@ -51,10 +51,15 @@ static inline bool zf_result_is_error(ze_result_t result) {
            result != ZE_RESULT_WARNING_ACTION_REQUIRED;
 }
 
-/* Copies a count-style query result: `*count == 0` asks for the number of items; otherwise up to *count items are
- * written and *count is set to the number written. Returns how many items the caller wants filled. */
-static inline uint32_t zf_count_query(uint32_t *count, uint32_t available) {
-    if (*count == 0 || *count > available)
+/* The count-style query of the specification: when `items` is NULL or `*count` is 0, the caller asks for the number
+ * of items, which is written to *count (the result is 0: fill nothing). Otherwise up to *count items are wanted;
+ * *count is set to the number that will be written, which is returned. */
+static inline uint32_t zf_count_query(uint32_t *count, uint32_t available, const void *items) {
+    if (items == NULL || *count == 0) {
+        *count = available;
+        return 0;
+    }
+    if (*count > available)
         *count = available;
     return *count;
 }

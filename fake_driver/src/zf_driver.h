@@ -7,6 +7,7 @@
 #include "zf_object.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 typedef struct zf_driver zf_driver;
 
@@ -23,6 +24,7 @@ typedef struct zf_device {
     ze_device_uuid_t uuid;
     ze_device_properties_t properties; /* built once; timerResolution is set per query (it depends on stype) */
     zf_clock clock;                    /* used on root devices only; sub-devices read their root's */
+    atomic_uint faults;                /* execution faults recorded on this device: zeDeviceGetStatus reports them */
     uint32_t num_subdevices;
     struct zf_device *subdevices;
 } zf_device;

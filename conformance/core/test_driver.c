@@ -1,0 +1,393 @@
+/* Conformance: zeInit and the driver object (zeDriverGet*, extensions). */
+#include "zc_harness.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Threads that call zeInit at once in a fresh process. */
+#define ZC_INIT_THREADS 8
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Child modes: what a fresh process reports */
+
+static void zc_report_driver_count(void) {
+    uint32_t n = 0;
+    ze_result_t result = zeDriverGet(&n, NULL);
+    printf("driver_get=%s\ndrivers=%u\n", zc_result_name(result), n);
+}
+
+/* `init <flags>...`: calls zeInit with each value in turn, then counts the drivers. */
+static int zc_mode_init(int argc, char **argv) {
+    for (int i = 0; i < argc; i++) {
+        ze_init_flags_t flags = (ze_init_flags_t)strtoul(argv[i], NULL, 0);
+        printf("init%d=%s\n", i, zc_result_name(zeInit(flags)));
+    }
+    zc_report_driver_count();
+    return 0;
+}
+
+static void *zc_init_thread(void *arg) {
+    *(ze_result_t *)arg = zeInit(0);
+    return NULL;
+}
+
+/* `init-threads`: the first zeInit of the process, from several threads at once. */
+static int zc_mode_init_threads(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    pthread_t threads[ZC_INIT_THREADS];
+    ze_result_t results[ZC_INIT_THREADS];
+    for (int i = 0; i < ZC_INIT_THREADS; i++)
+        pthread_create(&threads[i], NULL, zc_init_thread, &results[i]);
+    unsigned failures = 0;
+    for (int i = 0; i < ZC_INIT_THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        if (results[i] != ZE_RESULT_SUCCESS) {
+            printf("thread%d=%s\n", i, zc_result_name(results[i]));
+            failures++;
+        }
+    }
+    printf("init_failures=%u\n", failures);
+    zc_report_driver_count();
+    return 0;
+}
+
+static void zc_print_uuid(const char *key, const uint8_t *id, size_t size) {
+    printf("%s=", key);
+    for (size_t i = 0; i < size; i++)
+        printf("%02x", id[i]);
+    printf("\n");
+}
+
+/* `driver-properties`: the first driver's uuid and version. */
+static int zc_mode_driver_properties(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    uint32_t n = 1;
+    ze_driver_handle_t driver = NULL;
+    ze_driver_properties_t properties = {ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, NULL, {{0}}, 0};
+    if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&n, &driver) != ZE_RESULT_SUCCESS || n == 0 ||
+        zeDriverGetProperties(driver, &properties) != ZE_RESULT_SUCCESS)
+        return 1;
+    zc_print_uuid("uuid", properties.uuid.id, ZE_MAX_DRIVER_UUID_SIZE);
+    printf("driver_version=%u\n", properties.driverVersion);
+    return 0;
+}
+
+/* Runs `init` in a child with the given flags and environment; the caller frees the child. */
+static void zc_run_init_child(const char *const flags[], const char *const env[], zc_child *child) {
+    if (!zc_run_child_mode("init", flags, env, ZC_CHILD_TIMEOUT_MS, child))
+        zc_fail("cannot start a child process");
+    zc_assert_child_ok(child, "the init child");
+}
+
+static void zc_assert_child_result(const zc_child *child, const char *key, ze_result_t expected) {
+    char value[128];
+    if (!zc_child_value(child, key, value, sizeof value))
+        zc_fail("the child reported no '%s'; stdout:\n%s\nstderr:\n%s", key, child->out, child->err);
+    if (strcmp(value, zc_result_name(expected)) != 0)
+        zc_fail("in the child, %s was %s; expected %s\nstderr:\n%s", key, value, zc_result_name(expected), child->err);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * zeInit */
+
+static void init_called_again_succeeds(void **state) {
+    (void)state;
+    /* The fixture already initialised: every later call must succeed too. */
+    for (int i = 0; i < 16; i++)
+        zc_assert_success(zeInit(0));
+}
+
+static void init_gpu_only_after_init_succeeds(void **state) {
+    (void)state;
+    zc_assert_success(zeInit(ZE_INIT_FLAG_GPU_ONLY));
+    zc_assert_success(zeInit(0));
+}
+
+static void init_invalid_flags_after_init_invalid_enumeration(void **state) {
+    (void)state;
+    /* In a child: a rejected zeInit may leave the loader's state changed for the rest of the process. */
+    const char *const flags[] = {"0", "0x4", NULL};
+    zc_child child;
+    zc_run_init_child(flags, NULL, &child);
+    zc_assert_child_result(&child, "init0", ZE_RESULT_SUCCESS);
+    zc_assert_child_result(&child, "init1", ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_child_free(&child);
+}
+
+static void init_invalid_flags_first_call_invalid_enumeration(void **state) {
+    (void)state;
+    const char *const flags[] = {"0x4", NULL};
+    zc_child child;
+    zc_run_init_child(flags, NULL, &child);
+    zc_assert_child_result(&child, "init0", ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_child_free(&child);
+}
+
+static void init_from_threads_all_succeed(void **state) {
+    (void)state;
+    zc_child child;
+    if (!zc_run_child_mode("init-threads", NULL, NULL, ZC_CHILD_TIMEOUT_MS, &child))
+        zc_fail("cannot start a child process");
+    zc_assert_child_ok(&child, "the init-threads child");
+    assert_int_equal(zc_child_number(&child, "init_failures"), 0);
+    zc_assert_child_result(&child, "driver_get", ZE_RESULT_SUCCESS);
+    assert_true(zc_child_number(&child, "drivers") >= 1);
+    zc_child_free(&child);
+}
+
+static void init_vpu_only_on_gpu_scenario_reports_no_driver(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    /* The default scenario has GPUs only: asking for VPUs succeeds and finds no driver. */
+    const char *const flags[] = {"2", NULL}; /* ZE_INIT_FLAG_VPU_ONLY */
+    const char *const env[] = {"ZEFAKE_SCENARIO=default", NULL};
+    zc_child child;
+    zc_run_init_child(flags, env, &child);
+    zc_assert_child_result(&child, "init0", ZE_RESULT_SUCCESS);
+    zc_assert_child_result(&child, "driver_get", ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(&child, "drivers"), 0);
+    zc_child_free(&child);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * zeDriverGet */
+
+static ze_result_t zc_driver_get(void *ctx, uint32_t *count, void *items) {
+    (void)ctx;
+    return zeDriverGet(count, items);
+}
+
+static void driver_get_count_semantics(void **state) {
+    (void)state;
+    zc_count_query query = {"zeDriverGet", zc_driver_get, NULL, sizeof(ze_driver_handle_t), NULL};
+    zc_check_count_semantics(&query);
+    assert_true(zc_count(&query) >= 1);
+}
+
+static void driver_get_first_is_fixture_driver(void **state) {
+    (void)state;
+    uint32_t n = 1;
+    ze_driver_handle_t driver = NULL;
+    zc_assert_success(zeDriverGet(&n, &driver));
+    assert_int_equal(n, 1);
+    assert_ptr_equal(driver, zc_sys()->driver);
+}
+
+static void driver_get_null_count_invalid_null_pointer(void **state) {
+    (void)state;
+    ze_driver_handle_t driver = NULL;
+    zc_assert_result(zeDriverGet(NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeDriverGet(NULL, &driver), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    assert_null(driver);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Versions and properties */
+
+static void driver_api_version_major_is_1(void **state) {
+    (void)state;
+    ze_api_version_t version = ZE_API_VERSION_FORCE_UINT32;
+    zc_assert_success(zeDriverGetApiVersion(zc_sys()->driver, &version));
+    assert_int_equal(ZE_MAJOR_VERSION(version), 1);
+}
+
+static void driver_properties_keep_stype_and_pnext(void **state) {
+    (void)state;
+    ze_driver_properties_t properties;
+    memset(&properties, 0xa5, sizeof properties);
+    properties.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+    properties.pNext = NULL;
+    zc_assert_success(zeDriverGetProperties(zc_sys()->driver, &properties));
+    assert_int_equal(properties.stype, ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES);
+    assert_null(properties.pNext);
+    /* The uuid and version were written: the fill pattern is gone from at least one byte of them. */
+    ze_driver_properties_t pattern;
+    memset(&pattern, 0xa5, sizeof pattern);
+    assert_false(memcmp(&properties.uuid, &pattern.uuid, sizeof pattern.uuid) == 0 &&
+                 properties.driverVersion == pattern.driverVersion);
+}
+
+static void driver_properties_uuid_stable_across_processes(void **state) {
+    (void)state;
+    ze_driver_properties_t properties = {ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, NULL, {{0}}, 0};
+    zc_assert_success(zeDriverGetProperties(zc_sys()->driver, &properties));
+    char mine[2 * ZE_MAX_DRIVER_UUID_SIZE + 1];
+    for (size_t i = 0; i < ZE_MAX_DRIVER_UUID_SIZE; i++)
+        snprintf(mine + 2 * i, 3, "%02x", properties.uuid.id[i]);
+
+    zc_child child;
+    if (!zc_run_child_mode("driver-properties", NULL, NULL, ZC_CHILD_TIMEOUT_MS, &child))
+        zc_fail("cannot start a child process");
+    zc_assert_child_ok(&child, "the driver-properties child");
+    char theirs[128];
+    assert_true(zc_child_value(&child, "uuid", theirs, sizeof theirs));
+    assert_string_equal(theirs, mine);
+    assert_int_equal(zc_child_number(&child, "driver_version"), properties.driverVersion);
+    zc_child_free(&child);
+}
+
+static void driver_ipc_properties_flags_are_defined(void **state) {
+    (void)state;
+    ze_driver_ipc_properties_t properties = {ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES, NULL, ~0u};
+    zc_assert_success(zeDriverGetIpcProperties(zc_sys()->driver, &properties));
+    assert_int_equal(properties.stype, ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES);
+    assert_null(properties.pNext);
+    const ze_ipc_property_flags_t defined = ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL;
+    assert_int_equal(properties.flags & ~defined, 0);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Extensions */
+
+static ze_result_t zc_extension_properties(void *ctx, uint32_t *count, void *items) {
+    (void)ctx;
+    return zeDriverGetExtensionProperties(zc_sys()->driver, count, items);
+}
+
+static const zc_count_query zc_extension_query = {"zeDriverGetExtensionProperties", zc_extension_properties, NULL,
+                                                  sizeof(ze_driver_extension_properties_t), NULL};
+
+static void extension_properties_count_semantics(void **state) {
+    (void)state;
+    zc_check_count_semantics(&zc_extension_query);
+}
+
+static void extension_properties_names_terminated_and_unique(void **state) {
+    (void)state;
+    uint32_t n = 0;
+    ze_driver_extension_properties_t *extensions = zc_query_all(&zc_extension_query, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t length = strnlen(extensions[i].name, ZE_MAX_EXTENSION_NAME);
+        assert_true(length > 0);
+        assert_true(length < ZE_MAX_EXTENSION_NAME);
+        for (uint32_t j = 0; j < i; j++)
+            assert_string_not_equal(extensions[i].name, extensions[j].name);
+    }
+    free(extensions);
+}
+
+static void extension_zefake_listed_with_version(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    uint32_t n = 0;
+    ze_driver_extension_properties_t *extensions = zc_query_all(&zc_extension_query, &n);
+    uint32_t version = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (strcmp(extensions[i].name, ZEFAKE_EXTENSION_NAME) == 0)
+            version = extensions[i].version;
+    }
+    free(extensions);
+    assert_int_equal(version, ZEFAKE_EXTENSION_VERSION);
+}
+
+/* The scenario name the fake should report: the shipped scenario ZEFAKE_SCENARIO names (shipped files are named
+ * after their `name`), the default when unset; NULL for a path, whose file may say anything. */
+static const char *zc_expected_scenario(void) {
+    const char *selector = getenv("ZEFAKE_SCENARIO");
+    if (selector == NULL || *selector == '\0')
+        return "default";
+    size_t length = strlen(selector);
+    if (strchr(selector, '/') != NULL || (length >= 5 && strcmp(selector + length - 5, ".yaml") == 0))
+        return NULL;
+    return selector;
+}
+
+static void extension_get_info_reports_scenario(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zefake_info_t info;
+    zc_fake_info(&info);
+    assert_int_equal(info.extension_version, ZEFAKE_EXTENSION_VERSION);
+    assert_true(info.scenario_name[0] != '\0');
+    if (zc_expected_scenario() != NULL)
+        assert_string_equal(info.scenario_name, zc_expected_scenario());
+    if (getenv("ZEFAKE_SCENARIO") == NULL)
+        assert_string_equal(info.scenario_source, "<embedded default>");
+    assert_true(info.api_functions > 0);
+    assert_true(info.api_implemented > 0);
+    assert_true(info.api_implemented <= info.api_functions);
+}
+
+static void extension_get_info_bad_arguments(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zefake_pfnGetInfo_t get_info = (zefake_pfnGetInfo_t)zc_fake_function(ZEFAKE_FN_GET_INFO);
+    zc_assert_result(get_info(NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zefake_info_t info;
+    memset(&info, 0, sizeof info);
+    info.size = sizeof info.size;
+    zc_assert_result(get_info(&info), ZE_RESULT_ERROR_INVALID_SIZE);
+}
+
+static void extension_is_api_implemented_answers(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zefake_pfnIsApiImplemented_t is_implemented =
+        (zefake_pfnIsApiImplemented_t)zc_fake_function(ZEFAKE_FN_IS_API_IMPLEMENTED);
+    ze_bool_t implemented = false;
+    zc_assert_success(is_implemented("zeDriverGet", &implemented));
+    assert_true(implemented);
+    zc_assert_result(is_implemented("zeNoSuchFunction", &implemented), ZE_RESULT_ERROR_INVALID_FUNCTION_NAME);
+    zc_assert_result(is_implemented(NULL, &implemented), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(is_implemented("zeDriverGet", NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+}
+
+static void extension_function_unknown_name_invalid_function_name(void **state) {
+    (void)state;
+    void *function = NULL;
+    zc_assert_result(zeDriverGetExtensionFunctionAddress(zc_sys()->driver, "zeNoSuchExtensionFunction", &function),
+                     ZE_RESULT_ERROR_INVALID_FUNCTION_NAME);
+}
+
+static void extension_function_null_name_invalid_null_pointer(void **state) {
+    (void)state;
+    void *function = NULL;
+    zc_assert_result(zeDriverGetExtensionFunctionAddress(zc_sys()->driver, NULL, &function),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+}
+
+static void extension_function_null_address_invalid_null_pointer(void **state) {
+    (void)state;
+    zc_assert_result(zeDriverGetExtensionFunctionAddress(zc_sys()->driver, ZEFAKE_FN_GET_INFO, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+}
+
+int main(int argc, char **argv) {
+    static const struct CMUnitTest tests[] = {
+        cmocka_unit_test(init_called_again_succeeds),
+        cmocka_unit_test(init_gpu_only_after_init_succeeds),
+        cmocka_unit_test(init_invalid_flags_after_init_invalid_enumeration),
+        cmocka_unit_test(init_invalid_flags_first_call_invalid_enumeration),
+        cmocka_unit_test(init_from_threads_all_succeed),
+        cmocka_unit_test(init_vpu_only_on_gpu_scenario_reports_no_driver),
+        cmocka_unit_test(driver_get_count_semantics),
+        cmocka_unit_test(driver_get_first_is_fixture_driver),
+        cmocka_unit_test(driver_get_null_count_invalid_null_pointer),
+        cmocka_unit_test(driver_api_version_major_is_1),
+        cmocka_unit_test(driver_properties_keep_stype_and_pnext),
+        cmocka_unit_test(driver_properties_uuid_stable_across_processes),
+        cmocka_unit_test(driver_ipc_properties_flags_are_defined),
+        cmocka_unit_test(extension_properties_count_semantics),
+        cmocka_unit_test(extension_properties_names_terminated_and_unique),
+        cmocka_unit_test(extension_zefake_listed_with_version),
+        cmocka_unit_test(extension_get_info_reports_scenario),
+        cmocka_unit_test(extension_get_info_bad_arguments),
+        cmocka_unit_test(extension_is_api_implemented_answers),
+        cmocka_unit_test(extension_function_unknown_name_invalid_function_name),
+        cmocka_unit_test(extension_function_null_name_invalid_null_pointer),
+        cmocka_unit_test(extension_function_null_address_invalid_null_pointer),
+    };
+    static const zc_child_mode modes[] = {
+        {"init", zc_mode_init},
+        {"init-threads", zc_mode_init_threads},
+        {"driver-properties", zc_mode_driver_properties},
+    };
+    static const zc_suite suite = {
+        ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
+    };
+    return zc_main(argc, argv, &suite);
+}
