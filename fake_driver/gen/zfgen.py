@@ -235,8 +235,101 @@ def emit_rule(api, rule, out):
     out.append(f"    if ({rule.cexpr})\n        return zf_reject_argument({api}, {rule.result}, \"{text}\");\n")
 
 
-def emit_entry(fn, handles, out):
+@dataclass
+class Callback:
+    """The tracing callback of one core function, as declared in ze_api.h (or zel_tracing_register_cb.h)."""
+    function: str
+    params_type: str  # the params struct, e.g. ze_device_get_properties_params_t
+    fields: list  # its members in order: "p" + each parameter's name
+    cb_type: str  # e.g. ze_pfnDeviceGetPropertiesCb_t
+    member: str = ""  # its slot in ze_callbacks_t, e.g. Device.pfnGetPropertiesCb; "" when the table has none
+
+
+# Newer headers put blank lines between a declaration's comment and the declaration itself.
+CB_PARAMS_RE = re.compile(r"@brief Callback function parameters for (\w+) ?\n(?:///[^\n]*\n|\n)*"
+                          r"typedef struct _(\w+)\n\{\n(.*?)\n\} \2;", re.S)
+CB_TYPE_RE = re.compile(r"@brief Callback function-pointer for (\w+) ?\n(?:///[^\n]*\n|\n)*"
+                        r"typedef void \(ZE_APICALL \*(\w+)\)")
+CB_TABLE_RE = re.compile(r"typedef struct _(\w+_callbacks_t)\n\{\n(.*?)\n\} \1;", re.S)
+
+
+def parse_callback_tables(text):
+    """{callback type: "Table.pfnSlot"} for the tables of ze_callbacks_t (the frozen 1.0 set)."""
+    tables = {}
+    for m in CB_TABLE_RE.finditer(text):
+        tables[m.group(1)] = re.findall(r"^\s+(\w+)\s+(\w+);", m.group(2), re.M)
+    members = {}
+    for sub_type, sub_name in tables.get("ze_callbacks_t", []):
+        for cb_type, slot in tables.get(sub_type, []):
+            members[cb_type] = f"{sub_name}.{slot}"
+    return members
+
+
+def parse_callbacks(text):
+    """{function name: Callback} for every function whose params struct and callback type `text` declares."""
+    params = {}
+    for m in CB_PARAMS_RE.finditer(text):
+        fields = [re.search(r"(\w+);\s*$", line).group(1) for line in m.group(3).split("\n") if line.strip()]
+        params[m.group(1)] = (m.group(2), fields)
+    members = parse_callback_tables(text)
+    callbacks = {}
+    for name, cb_type in CB_TYPE_RE.findall(text):
+        if name not in params:
+            raise SystemExit(f"zfgen: {cb_type} has no params struct for {name}")
+        params_type, fields = params[name]
+        callbacks[name] = Callback(name, params_type, fields, cb_type, members.get(cb_type, ""))
+    return callbacks
+
+
+def check_callback(fn, cb):
+    """The params struct must hold a pointer to each parameter, in order, or the generated initialiser is wrong."""
+    wanted = ["p" + p.name for p in fn.params]
+    if cb.fields != wanted:
+        raise SystemExit(f"zfgen: {cb.params_type} has members {cb.fields}, expected {wanted}")
+
+
+def attach_trace_info(functions, ze_api_text):
+    """Marks the functions a driver-side tracer can follow: those with a slot in ze_callbacks_t, the only callback
+    set zetTracerExpSetPrologues/SetEpilogues take."""
+    for name, cb in parse_callbacks(ze_api_text).items():
+        if cb.member and name in functions:
+            check_callback(functions[name], cb)
+            functions[name].callback = cb
+
+
+def emit_trace_thunks(fn, cb, out):
+    """The two typed helpers the generic tracing code needs: fetch this function's callback from a ze_callbacks_t
+    and call it with its real type (the generic zf_trace_cb is converted back, which C defines)."""
+    out.append(f"static zf_trace_cb zf_trace_pick_{fn.name}(const ze_callbacks_t *table)\n{{\n"
+               f"    return (zf_trace_cb)table->{cb.member};\n}}\n\n")
+    out.append(f"static void zf_trace_run_{fn.name}(zf_trace_cb cb, void *params, ze_result_t result, void *user_data, "
+               f"void **instance)\n{{\n"
+               f"    (({cb.cb_type})cb)(params, result, user_data, instance);\n}}\n\n")
+    out.append(f"static const zf_trace_api zf_trace_api_{fn.name} = {{zf_trace_pick_{fn.name}, "
+               f"zf_trace_run_{fn.name}}};\n\n")
+
+
+def emit_traced_entry(fn, cb, out):
+    """The entry point of a traceable function. Prologues run before the argument checks (as around the whole call in
+    Intel's driver and in the loader's layer): the checks then judge the arguments a prologue may have changed, and
+    the epilogues see every result, rejections included. Without an enabled tracer the cost is one relaxed load."""
+    args = ", ".join(p.name for p in fn.params)
+    inits = ", ".join(f".p{p.name} = &{p.name}" for p in fn.params)
+    emit_trace_thunks(fn, cb, out)
     out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({signature(fn)})\n{{\n")
+    out.append(f"    if (!zf_trace_active())\n        return zf_checked_{fn.name}({args});\n")
+    out.append(f"    {cb.params_type} params = {{{inits}}};\n    zf_trace_call call;\n")
+    out.append(f"    zf_trace_begin(&call, &zf_trace_api_{fn.name}, &params);\n")
+    out.append(f"    const ze_result_t result = zf_checked_{fn.name}({args});\n")
+    out.append("    return zf_trace_end(&call, result);\n}\n\n")
+
+
+def emit_entry(fn, handles, out):
+    cb = getattr(fn, "callback", None)
+    if cb is not None:
+        out.append(f"static ze_result_t zf_checked_{fn.name}({signature(fn)})\n{{\n")
+    else:
+        out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({signature(fn)})\n{{\n")
     if fn.name != "zeInit":
         out.append(f"    if (!zf_driver_is_initialized())\n        return zf_reject_uninitialized(ZF_API_{fn.name});\n")
     emit_checks(fn, handles, out)
@@ -248,6 +341,8 @@ def emit_entry(fn, handles, out):
     else:
         out.append(f"    return zf_unsupported(ZF_API_{fn.name});\n")
     out.append("}\n\n")
+    if cb is not None:
+        emit_traced_entry(fn, cb, out)
 
 
 def emit_getter(table, functions, out):
@@ -325,7 +420,7 @@ def gen_entry_points(functions, ordered, tables, handles):
     out = ["/* Generated by fake_driver/gen/zfgen.py from the installed Level Zero headers. Do not edit.\n",
            " * One entry point per API function: the header's argument rules, handle liveness, then the\n",
            " * hand-written implementation or UNSUPPORTED_FEATURE. The getters below are the only exports. */\n",
-           '#include "zf_core.h"\n#include "zf_generated.h"\n#include "zf_object.h"\n\n',
+           '#include "zf_core.h"\n#include "zf_generated.h"\n#include "zf_object.h"\n#include "zf_tracer.h"\n\n',
            "#include <level_zero/ze_ddi.h>\n#include <level_zero/zes_ddi.h>\n#include <level_zero/zet_ddi.h>\n",
            "#include <stddef.h>\n\n"]
     for n in ordered:
@@ -423,6 +518,8 @@ def main():
     tables = []
     for p, _, _ in HEADER_SETS:
         tables += parse_tables(ddi_texts[p])
+
+    attach_trace_info(functions, api_texts["ze"])
 
     known_versions = parse_versions(args.versions)
     newest = current_version(api_texts["ze"])

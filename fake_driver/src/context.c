@@ -1,6 +1,7 @@
 /* Contexts: the devices they may use. Later object families (memory, queues, lists, events) hang off them. */
 #include "zf_core.h"
 #include "zf_driver.h"
+#include "zf_memory.h"
 
 #include <stdlib.h>
 
@@ -61,6 +62,7 @@ ze_result_t zfi_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_d
 ze_result_t zfi_zeContextDestroy(ze_context_handle_t hContext) {
     zf_context *context = zf_context_from(hContext);
     zf_object_unregister(&context->header); /* the handle dies before its parts */
+    zf_memory_release_context(context);
     free(context->devices);
     context->devices = NULL;
     zf_object_retire(&context->header);

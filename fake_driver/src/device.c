@@ -281,8 +281,19 @@ ze_result_t zfi_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_hand
     return ZE_RESULT_SUCCESS;
 }
 
+void zf_device_record_fault(zf_device *device, const char *what) {
+    atomic_fetch_add(&device->faults, 1);
+    if (device->root != device)
+        atomic_fetch_add(&device->root->faults, 1);
+    zf_log(ZF_LOG_ERROR, "%s: execution fault (%s); zeDeviceGetStatus now reports ZE_RESULT_ERROR_DEVICE_LOST",
+           device->desc->name, what != NULL ? what : "unknown");
+}
+
 ze_result_t zfi_zeDeviceGetStatus(ze_device_handle_t hDevice) {
-    (void)hDevice;
+    zf_device *device = zf_device_from(hDevice);
+    unsigned faults = atomic_load(&device->faults);
+    if (faults > 0)
+        return zf_fail(ZE_RESULT_ERROR_DEVICE_LOST, "%u execution fault(s) happened on this device", faults);
     return ZE_RESULT_SUCCESS;
 }
 

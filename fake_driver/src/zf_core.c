@@ -1,4 +1,7 @@
 #include "zf_core.h"
+#include "zf_exec.h"
+#include "zf_memory.h"
+#include "zf_object.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -104,4 +107,12 @@ ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result) {
     if (zf_result_is_error(result) && !scope->explained)
         zf_log(ZF_LOG_DEBUG, "%s: %s", zf_api_table[scope->api].name, zf_result_text(result));
     return result;
+}
+
+/* The driver's only destructor, so that unloading happens in a fixed order: first the threads that may still touch
+ * objects (engine workers, the IPC server), then the objects themselves. */
+__attribute__((destructor)) static void zf_driver_unload(void) {
+    zf_engines_shutdown();
+    zf_ipc_shutdown();
+    zf_registry_release();
 }

@@ -92,8 +92,8 @@ typedef struct zf_query_timestamps_args {
 
 typedef struct zf_launch_args {
     uint32_t num_kernels;
-    zf_kernel_launch **launches; /* owned */
-    ze_group_count_t groups;     /* direct launches */
+    zf_kernel_launch **launches;             /* owned */
+    ze_group_count_t groups;                 /* direct launches */
     const ze_group_count_t *indirect_groups; /* read at execution */
     const uint32_t *indirect_count;          /* read at execution (multiple indirect) */
     bool cooperative;
@@ -101,12 +101,12 @@ typedef struct zf_launch_args {
 
 typedef struct zf_command {
     zf_command_kind kind;
-    zf_event *signal;       /* may be NULL */
+    zf_event *signal; /* may be NULL */
     uint32_t num_waits;
-    zf_event **waits;       /* owned array */
-    zf_event *target_event; /* SIGNAL_EVENT, RESET_EVENT */
+    zf_event **waits;        /* owned array */
+    zf_event *target_event;  /* SIGNAL_EVENT, RESET_EVENT */
     uint64_t *timestamp_dst; /* WRITE_TIMESTAMP */
-    uint64_t hint_bytes;    /* HINT: bytes covered (for cost) */
+    uint64_t hint_bytes;     /* HINT: bytes covered (for cost) */
     union {
         zf_copy_args copy;
         zf_copy_region_args region;
@@ -127,7 +127,7 @@ typedef struct zf_cmdlist {
     zf_command *commands;
     size_t num_commands;
     size_t capacity;
-    uint64_t in_flight;       /* submissions not yet completed; guarded by the sync lock */
+    uint64_t in_flight;        /* submissions not yet completed; guarded by the sync lock */
     zf_queue *immediate_queue; /* the queue behind an immediate list */
 } zf_cmdlist;
 
@@ -192,18 +192,15 @@ void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_
 /* Records an execution fault (an out-of-bounds access...) against the device: zeDeviceGetStatus then reports it. */
 void zf_device_record_fault(zf_device *device, const char *what);
 
-static inline zf_event *zf_event_from(ze_event_handle_t handle)
-{
+static inline zf_event *zf_event_from(ze_event_handle_t handle) {
     return (zf_event *)handle;
 }
 
-static inline zf_cmdlist *zf_cmdlist_from(ze_command_list_handle_t handle)
-{
+static inline zf_cmdlist *zf_cmdlist_from(ze_command_list_handle_t handle) {
     return (zf_cmdlist *)handle;
 }
 
-static inline zf_queue *zf_queue_from(ze_command_queue_handle_t handle)
-{
+static inline zf_queue *zf_queue_from(ze_command_queue_handle_t handle) {
     return (zf_queue *)handle;
 }
 

@@ -33,4 +33,7 @@ bool zf_handle_is_live(const void *handle, zf_obj_type type);
 /* Number of live objects of a type (for leak checks in tests and for "in use" decisions). */
 unsigned zf_object_count(zf_obj_type type);
 
+/* Releases the registry and the quarantined objects (library unload, after every worker stopped). */
+void zf_registry_release(void);
+
 #endif

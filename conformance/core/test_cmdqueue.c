@@ -1,0 +1,231 @@
+/* Conformance: command queues (zeCommandQueueCreate, Destroy, ExecuteCommandLists, Synchronize). */
+#include "zc_exec.h"
+
+static void cmdqueue_every_group_and_index_creates(void **state) {
+    zc_exec *x = *state;
+    for (uint32_t g = 0; g < x->num_groups; g++) {
+        for (uint32_t i = 0; i < x->groups[g].numQueues; i++) {
+            ze_command_queue_handle_t queue = zc_queue(x, g, i, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+            zc_assert_success(zeCommandQueueSynchronize(queue, 0));
+            zc_assert_success(zeCommandQueueDestroy(queue));
+        }
+    }
+}
+
+static void cmdqueue_ordinal_out_of_range_invalid_argument(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_desc_t desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, x->num_groups, 0, 0, ZE_COMMAND_QUEUE_MODE_DEFAULT,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t queue = NULL;
+    zc_assert_result(zeCommandQueueCreate(x->context, x->device, &desc, &queue), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+}
+
+static void cmdqueue_index_out_of_range_invalid_argument(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_desc_t desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,    NULL, x->compute_ordinal,
+                                    x->groups[x->compute_ordinal].numQueues, 0,    ZE_COMMAND_QUEUE_MODE_DEFAULT,
+                                    ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t queue = NULL;
+    zc_assert_result(zeCommandQueueCreate(x->context, x->device, &desc, &queue), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+}
+
+static void cmdqueue_bad_mode_and_priority_invalid_enumeration(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_desc_t desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, x->compute_ordinal, 0, 0, (ze_command_queue_mode_t)7,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t queue = NULL;
+    zc_assert_result(zeCommandQueueCreate(x->context, x->device, &desc, &queue), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    desc.mode = ZE_COMMAND_QUEUE_MODE_DEFAULT;
+    desc.priority = (ze_command_queue_priority_t)9;
+    zc_assert_result(zeCommandQueueCreate(x->context, x->device, &desc, &queue), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+}
+
+static void cmdqueue_priorities_accepted(void **state) {
+    zc_exec *x = *state;
+    const ze_command_queue_priority_t priorities[] = {ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+                                                      ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW,
+                                                      ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH};
+    for (size_t i = 0; i < ZC_COUNT(priorities); i++) {
+        ze_command_queue_desc_t desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL,         x->compute_ordinal, 0, 0,
+                                        ZE_COMMAND_QUEUE_MODE_DEFAULT,        priorities[i]};
+        ze_command_queue_handle_t queue = NULL;
+        zc_assert_success(zeCommandQueueCreate(x->context, x->device, &desc, &queue));
+        zc_assert_success(zeCommandQueueDestroy(queue));
+    }
+}
+
+static void cmdqueue_execute_open_list_fails(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_assert_error(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
+static void cmdqueue_execute_other_group_invalid_command_list_type(void **state) {
+    zc_exec *x = *state;
+    if (x->copy_ordinal == ZC_NO_ORDINAL)
+        skip();
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t list = zc_list(x, x->copy_ordinal);
+    zc_assert_success(zeCommandListClose(list));
+    zc_assert_result(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL),
+                     ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
+static void cmdqueue_execute_immediate_list_fails(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zc_assert_error(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
+static void cmdqueue_execute_zero_lists_invalid_size(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t list = NULL;
+    zc_assert_result(zeCommandQueueExecuteCommandLists(queue, 0, &list, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
+/* A list that waits for an event only the host will signal keeps the queue busy until then. */
+static void cmdqueue_synchronize_times_out_until_work_can_finish(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
+    ze_event_handle_t gate = zc_event(pool, 0);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_assert_success(zeCommandListAppendWaitOnEvents(list, 1, &gate));
+    zc_assert_success(zeCommandListClose(list));
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    zc_assert_result(zeCommandQueueSynchronize(queue, 0), ZE_RESULT_NOT_READY);
+    zc_assert_result(zeCommandQueueSynchronize(queue, 1000000), ZE_RESULT_NOT_READY);
+    zc_assert_success(zeEventHostSignal(gate));
+    zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeEventDestroy(gate));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
+static void cmdqueue_synchronous_mode_returns_after_completion(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    uint32_t *buffer = zc_host_alloc(x, 4096);
+    const uint32_t pattern = 0xC0FFEE11u;
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_assert_success(zeCommandListAppendMemoryFill(list, buffer, &pattern, sizeof pattern, 4096, NULL, 0, NULL));
+    zc_assert_success(zeCommandListClose(list));
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    for (size_t i = 0; i < 1024; i++)
+        assert_int_equal(buffer[i], pattern);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_free(x, buffer);
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
+static void cmdqueue_lists_run_in_submission_order(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint8_t *buffer = zc_host_alloc(x, 256);
+    ze_command_list_handle_t lists[3];
+    for (uint8_t i = 0; i < 3; i++) {
+        uint8_t value = (uint8_t)(i + 1);
+        lists[i] = zc_list(x, x->compute_ordinal);
+        zc_assert_success(zeCommandListAppendMemoryFill(lists[i], buffer, &value, 1, 256, NULL, 0, NULL));
+        zc_assert_success(zeCommandListClose(lists[i]));
+    }
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 3, lists, NULL));
+    zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
+    assert_int_equal(buffer[0], 3);
+    assert_int_equal(buffer[255], 3);
+    for (int i = 0; i < 3; i++)
+        zc_assert_success(zeCommandListDestroy(lists[i]));
+    zc_free(x, buffer);
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
+static void cmdqueue_destroy_while_busy_in_use(void **state) {
+    zc_skip_unless_fake();
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
+    ze_event_handle_t gate = zc_event(pool, 0);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_assert_success(zeCommandListAppendWaitOnEvents(list, 1, &gate));
+    zc_assert_success(zeCommandListClose(list));
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    zc_assert_result(zeCommandQueueDestroy(queue), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    zc_assert_result(zeCommandListDestroy(list), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    zc_assert_result(zeCommandListReset(list), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    zc_assert_success(zeEventHostSignal(gate));
+    zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeEventDestroy(gate));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
+static void cmdqueue_bad_handles(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t null_list = NULL;
+    zc_assert_result(zeCommandQueueExecuteCommandLists(NULL, 1, &null_list, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeCommandQueueExecuteCommandLists(queue, 1, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeCommandQueueSynchronize(NULL, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_success(zeCommandQueueDestroy(queue));
+    if (!zc_driver_is_fake())
+        return;
+    /* Use after destroy, and a list handle that is not a list. */
+    zc_assert_result(zeCommandQueueSynchronize(queue, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ze_command_queue_handle_t other = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t bogus = (ze_command_list_handle_t)x;
+    zc_assert_result(zeCommandQueueExecuteCommandLists(other, 1, &bogus, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_success(zeCommandQueueDestroy(other));
+}
+
+static void cmdqueue_device_outside_context_invalid_argument(void **state) {
+    zc_skip_unless_fake();
+    const zc_system *sys = zc_sys();
+    if (sys->num_roots < 2)
+        skip();
+    ze_context_handle_t context = NULL;
+    ze_context_desc_t cdesc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    zc_assert_success(zeContextCreateEx(sys->driver, &cdesc, 1, &sys->roots[0], &context));
+    ze_command_queue_desc_t desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_DEFAULT,
+                                    ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t queue = NULL;
+    zc_assert_result(zeCommandQueueCreate(context, sys->roots[1], &desc, &queue), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_success(zeContextDestroy(context));
+    (void)state;
+}
+
+int main(int argc, char **argv) {
+#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+    static const struct CMUnitTest tests[] = {
+        ZC_T(cmdqueue_every_group_and_index_creates),
+        ZC_T(cmdqueue_ordinal_out_of_range_invalid_argument),
+        ZC_T(cmdqueue_index_out_of_range_invalid_argument),
+        ZC_T(cmdqueue_bad_mode_and_priority_invalid_enumeration),
+        ZC_T(cmdqueue_priorities_accepted),
+        ZC_T(cmdqueue_execute_open_list_fails),
+        ZC_T(cmdqueue_execute_other_group_invalid_command_list_type),
+        ZC_T(cmdqueue_execute_immediate_list_fails),
+        ZC_T(cmdqueue_execute_zero_lists_invalid_size),
+        ZC_T(cmdqueue_synchronize_times_out_until_work_can_finish),
+        ZC_T(cmdqueue_synchronous_mode_returns_after_completion),
+        ZC_T(cmdqueue_lists_run_in_submission_order),
+        ZC_T(cmdqueue_destroy_while_busy_in_use),
+        ZC_T(cmdqueue_bad_handles),
+        ZC_T(cmdqueue_device_outside_context_invalid_argument),
+    };
+    static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
+    return zc_main(argc, argv, &suite);
+}

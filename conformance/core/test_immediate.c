@@ -1,0 +1,85 @@
+/* Conformance: immediate command lists (synchronous and asynchronous). */
+#include "zc_exec.h"
+
+static void immediate_synchronous_done_on_return(void **state) {
+    zc_exec *x = *state;
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    uint8_t *src = zc_host_alloc(x, 8192);
+    uint8_t *dst = zc_device_alloc(x, 8192);
+    uint8_t *back = zc_host_alloc(x, 8192);
+    zc_fill_pattern(src, 8192, 5);
+    zc_assert_success(zeCommandListAppendMemoryCopy(list, dst, src, 8192, NULL, 0, NULL));
+    zc_assert_success(zeCommandListAppendMemoryCopy(list, back, dst, 8192, NULL, 0, NULL));
+    assert_memory_equal(back, src, 8192);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_free(x, src);
+    zc_free(x, dst);
+    zc_free(x, back);
+}
+
+static void immediate_asynchronous_completes_by_event(void **state) {
+    zc_exec *x = *state;
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 2, 0);
+    ze_event_handle_t gate = zc_event(pool, 0);
+    ze_event_handle_t done = zc_event(pool, 1);
+    uint32_t *buffer = zc_host_alloc(x, 4096);
+    memset(buffer, 0, 4096);
+    const uint32_t value = 77;
+    zc_assert_success(zeCommandListAppendMemoryFill(list, buffer, &value, sizeof value, 4096, done, 1, &gate));
+    zc_assert_result(zeEventQueryStatus(done), ZE_RESULT_NOT_READY);
+    zc_assert_success(zeEventHostSignal(gate));
+    zc_assert_success(zeEventHostSynchronize(done, UINT64_MAX));
+    assert_int_equal(buffer[1023], value);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_free(x, buffer);
+    zc_assert_success(zeEventDestroy(gate));
+    zc_assert_success(zeEventDestroy(done));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+
+static void immediate_commands_run_in_order(void **state) {
+    zc_exec *x = *state;
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
+    ze_event_handle_t done = zc_event(pool, 0);
+    uint8_t *buffer = zc_host_alloc(x, 1024);
+    for (uint8_t v = 1; v <= 20; v++)
+        zc_assert_success(zeCommandListAppendMemoryFill(list, buffer, &v, 1, 1024, v == 20 ? done : NULL, 0, NULL));
+    zc_assert_success(zeEventHostSynchronize(done, UINT64_MAX));
+    assert_int_equal(buffer[0], 20);
+    assert_int_equal(buffer[1023], 20);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_free(x, buffer);
+    zc_assert_success(zeEventDestroy(done));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+
+static void immediate_bad_descriptor(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_desc_t desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, x->num_groups, 0, 0, ZE_COMMAND_QUEUE_MODE_DEFAULT,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t list = NULL;
+    zc_assert_result(zeCommandListCreateImmediate(x->context, x->device, &desc, &list),
+                     ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    desc.ordinal = x->compute_ordinal;
+    desc.mode = (ze_command_queue_mode_t)5;
+    zc_assert_result(zeCommandListCreateImmediate(x->context, x->device, &desc, &list),
+                     ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zeCommandListCreateImmediate(x->context, x->device, NULL, &list),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeCommandListCreateImmediate(NULL, x->device, &desc, &list), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+}
+
+int main(int argc, char **argv) {
+#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+    static const struct CMUnitTest tests[] = {
+        ZC_T(immediate_synchronous_done_on_return),
+        ZC_T(immediate_asynchronous_completes_by_event),
+        ZC_T(immediate_commands_run_in_order),
+        ZC_T(immediate_bad_descriptor),
+    };
+    static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
+    return zc_main(argc, argv, &suite);
+}

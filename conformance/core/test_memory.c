@@ -1,0 +1,1154 @@
+/* Conformance: unified shared memory (zeMemAllocHost/Device/Shared, zeMemFree, zeMemFreeExt, zeMemGetAllocProperties,
+ * zeMemGetAddressRange, residency) and IPC memory handles (zeMemGetIpcHandle/OpenIpcHandle/CloseIpcHandle), within
+ * one process and across two.
+ *
+ * The host reads and writes device allocations only on the fake, whose device memory is host memory; on other
+ * drivers those allocations are checked without being touched. Limits come from the device's properties. */
+#include "zc_harness.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZC_THREADS           8
+#define ZC_ALLOCS_PER_THREAD 200
+#define ZC_MAX_CHUNKS        64 /* allocations needed to fill a device in the out-of-memory tests */
+#define ZC_IPC_TOKEN_BYTE    47 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
+#define ZC_IPC_ID_OFFSET     24 /* the allocation id in zefake's IPC handle layout */
+#define ZC_IPC_PID_OFFSET    8
+#define ZC_IPC_NONCE_OFFSET  16
+#define ZC_IPC_RESERVED_BYTE 12
+
+static const ze_host_mem_alloc_desc_t zc_host_desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+static const ze_device_mem_alloc_desc_t zc_device_desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+static const ze_context_desc_t zc_context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Helpers */
+
+typedef enum zc_kind { ZC_HOST, ZC_DEVICE, ZC_SHARED, ZC_SHARED_UNBOUND, ZC_KINDS } zc_kind;
+
+static const char *const zc_kind_names[ZC_KINDS] = {"host", "device", "shared", "shared without device"};
+
+static ze_result_t zc_alloc(ze_context_handle_t context, zc_kind kind, ze_device_handle_t device, size_t size,
+                            size_t alignment, void **ptr) {
+    switch (kind) {
+    case ZC_HOST:
+        return zeMemAllocHost(context, &zc_host_desc, size, alignment, ptr);
+    case ZC_DEVICE:
+        return zeMemAllocDevice(context, &zc_device_desc, size, alignment, device, ptr);
+    case ZC_SHARED:
+        return zeMemAllocShared(context, &zc_device_desc, &zc_host_desc, size, alignment, device, ptr);
+    default:
+        return zeMemAllocShared(context, &zc_device_desc, &zc_host_desc, size, alignment, NULL, ptr);
+    }
+}
+
+static ze_memory_type_t zc_kind_type(zc_kind kind) {
+    if (kind == ZC_HOST)
+        return ZE_MEMORY_TYPE_HOST;
+    return kind == ZC_DEVICE ? ZE_MEMORY_TYPE_DEVICE : ZE_MEMORY_TYPE_SHARED;
+}
+
+/* Device allocations are host memory only on the fake. */
+static bool zc_host_can_touch(zc_kind kind) {
+    return kind != ZC_DEVICE || zc_driver_is_fake();
+}
+
+static uint8_t zc_pattern_byte(uint32_t seed, size_t i) {
+    return (uint8_t)(seed * 131u + i * 7u + (i >> 9));
+}
+
+static void zc_fill(void *ptr, size_t size, uint32_t seed) {
+    uint8_t *bytes = ptr;
+    for (size_t i = 0; i < size; i++)
+        bytes[i] = zc_pattern_byte(seed, i);
+}
+
+/* The offset of the first byte that differs from the pattern, or size. */
+static size_t zc_mismatch(const void *ptr, size_t size, uint32_t seed) {
+    const uint8_t *bytes = ptr;
+    for (size_t i = 0; i < size; i++) {
+        if (bytes[i] != zc_pattern_byte(seed, i))
+            return i;
+    }
+    return size;
+}
+
+static void zc_assert_pattern(const void *ptr, size_t size, uint32_t seed, const char *what) {
+    size_t at = zc_mismatch(ptr, size, seed);
+    if (at != size)
+        fail_msg("%s: byte %zu of %zu differs from the pattern written", what, at, size);
+}
+
+static ze_device_properties_t zc_device_properties(ze_device_handle_t device) {
+    ze_device_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    zc_assert_success(zeDeviceGetProperties(device, &properties));
+    return properties;
+}
+
+static uint64_t zc_max_alloc(ze_device_handle_t device) {
+    return zc_device_properties(device).maxMemAllocSize;
+}
+
+/* The sum of the device's memories' totalSize. */
+static uint64_t zc_total_memory(ze_device_handle_t device) {
+    uint32_t n = 0;
+    zc_assert_success(zeDeviceGetMemoryProperties(device, &n, NULL));
+    ze_device_memory_properties_t memories[8];
+    assert_true(n > 0 && n <= ZC_COUNT(memories));
+    for (uint32_t i = 0; i < n; i++)
+        memories[i] = (ze_device_memory_properties_t){.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES};
+    zc_assert_success(zeDeviceGetMemoryProperties(device, &n, memories));
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += memories[i].totalSize;
+    return total;
+}
+
+static ze_memory_allocation_properties_t zc_alloc_properties(ze_context_handle_t context, const void *ptr,
+                                                             ze_device_handle_t *device) {
+    ze_memory_allocation_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+    zc_assert_success(zeMemGetAllocProperties(context, ptr, &properties, device));
+    return properties;
+}
+
+static ze_context_handle_t zc_new_context(void) {
+    ze_context_handle_t context = NULL;
+    zc_assert_success(zeContextCreate(zc_sys()->driver, &zc_context_desc, &context));
+    return context;
+}
+
+/* Runs zeMemFreeExt; skips the test on a driver without it (it is a 1.3 extension). */
+static ze_result_t zc_free_ext(ze_context_handle_t context, const ze_memory_free_ext_desc_t *desc, void *ptr) {
+    ze_result_t result = zeMemFreeExt(context, desc, ptr);
+    if (result == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE && !zc_driver_is_fake())
+        skip();
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Allocation and data */
+
+static void memory_write_read_every_type_and_device(void **state) {
+    ze_context_handle_t context = *state;
+    const zc_system *sys = zc_sys();
+    const size_t size = (1u << 20) + 3; /* not a multiple of any page size */
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        for (int kind = 0; kind < ZC_KINDS; kind++) {
+            void *ptr = NULL;
+            zc_assert_success(zc_alloc(context, (zc_kind)kind, sys->all[d], size, 0, &ptr));
+            assert_non_null(ptr);
+            if (zc_host_can_touch((zc_kind)kind)) {
+                zc_fill(ptr, size, (uint32_t)(d * ZC_KINDS + kind));
+                zc_assert_pattern(ptr, size, (uint32_t)(d * ZC_KINDS + kind), zc_kind_names[kind]);
+            }
+            zc_assert_success(zeMemFree(context, ptr));
+        }
+    }
+}
+
+static void memory_allocations_do_not_overlap(void **state) {
+    ze_context_handle_t context = *state;
+    enum { N = 16 };
+    void *ptrs[N];
+    const size_t size = 10000;
+    for (int i = 0; i < N; i++) {
+        zc_assert_success(zc_alloc(context, (zc_kind)(i % ZC_KINDS), zc_sys()->roots[0], size, 0, &ptrs[i]));
+        for (int j = 0; j < i; j++) {
+            uintptr_t a = (uintptr_t)ptrs[i], b = (uintptr_t)ptrs[j];
+            assert_true(a + size <= b || b + size <= a);
+        }
+    }
+    for (int i = 0; i < N; i++)
+        zc_assert_success(zeMemFree(context, ptrs[i]));
+}
+
+static void memory_alignment_honoured(void **state) {
+    ze_context_handle_t context = *state;
+    static const size_t alignments[] = {0, 1, 2, 8, 64, 4096, 65536, 2u << 20, 1u << 30};
+    for (size_t a = 0; a < ZC_COUNT(alignments); a++) {
+        for (int kind = 0; kind < ZC_KINDS; kind++) {
+            void *ptr = NULL;
+            zc_assert_success(zc_alloc(context, (zc_kind)kind, zc_sys()->roots[0], 4096 + 1, alignments[a], &ptr));
+            if (alignments[a] > 0 && (uintptr_t)ptr % alignments[a] != 0)
+                fail_msg("%s allocation aligned to %zu: got %p", zc_kind_names[kind], alignments[a], ptr);
+            if (zc_host_can_touch((zc_kind)kind)) {
+                ((volatile uint8_t *)ptr)[0] = 1;
+                ((volatile uint8_t *)ptr)[4096] = 2;
+            }
+            zc_assert_success(zeMemFree(context, ptr));
+        }
+    }
+}
+
+static void memory_alignment_not_power_of_two_unsupported_alignment(void **state) {
+    ze_context_handle_t context = *state;
+    static const size_t alignments[] = {3, 48, 4097, ((size_t)1 << 40) + 1};
+    for (size_t a = 0; a < ZC_COUNT(alignments); a++) {
+        for (int kind = 0; kind < ZC_KINDS; kind++) {
+            void *ptr = NULL;
+            zc_assert_result(zc_alloc(context, (zc_kind)kind, zc_sys()->roots[0], 64, alignments[a], &ptr),
+                             ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
+        }
+    }
+}
+
+static void memory_alignment_above_limit_unsupported_alignment(void **state) {
+    ze_context_handle_t context = *state;
+    /* A power of two, but more address space than zefake reserves to align (1 TiB). */
+    zc_skip_unless_fake();
+    void *ptr = NULL;
+    zc_assert_result(zc_alloc(context, ZC_HOST, NULL, 64, (size_t)1 << 41, &ptr),
+                     ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
+}
+
+static void memory_size_zero_unsupported_size(void **state) {
+    ze_context_handle_t context = *state;
+    for (int kind = 0; kind < ZC_KINDS; kind++) {
+        void *ptr = NULL;
+        zc_assert_result(zc_alloc(context, (zc_kind)kind, zc_sys()->roots[0], 0, 0, &ptr),
+                         ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    }
+}
+
+static void memory_size_above_max_alloc_unsupported_size(void **state) {
+    ze_context_handle_t context = *state;
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        uint64_t max = zc_max_alloc(sys->all[d]);
+        if (max >= SIZE_MAX)
+            continue;
+        void *ptr = NULL;
+        zc_assert_result(zc_alloc(context, ZC_DEVICE, sys->all[d], (size_t)max + 1, 0, &ptr),
+                         ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+        zc_assert_result(zc_alloc(context, ZC_SHARED, sys->all[d], (size_t)max + 1, 0, &ptr),
+                         ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    }
+}
+
+static void memory_host_size_limits(void **state) {
+    ze_context_handle_t context = *state;
+    /* Host allocations are limited by the smallest maxMemAllocSize of the context's devices (zefake's reading). */
+    zc_skip_unless_fake();
+    const zc_system *sys = zc_sys();
+    uint64_t limit = UINT64_MAX;
+    for (uint32_t i = 0; i < sys->num_roots; i++) {
+        uint64_t max = zc_max_alloc(sys->roots[i]);
+        limit = max < limit ? max : limit;
+    }
+    void *ptr = NULL;
+    zc_assert_result(zc_alloc(context, ZC_HOST, NULL, (size_t)limit + 1, 0, &ptr), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    zc_assert_result(zc_alloc(context, ZC_SHARED_UNBOUND, NULL, (size_t)limit + 1, 0, &ptr),
+                     ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    zc_assert_success(zc_alloc(context, ZC_HOST, NULL, (size_t)limit, 0, &ptr)); /* the limit itself is allowed */
+    zc_assert_success(zeMemFree(context, ptr));
+}
+
+static void memory_relaxed_limits_lift_max_alloc_size(void **state) {
+    ze_context_handle_t context = *state;
+    zc_skip_unless_fake();
+    ze_device_handle_t device = zc_sys()->roots[0];
+    uint64_t max = zc_max_alloc(device), total = zc_total_memory(device);
+    ze_relaxed_allocation_limits_exp_desc_t relaxed = {ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC, NULL,
+                                                       ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE};
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, &relaxed, 0, 0};
+    void *ptr = NULL;
+    /* Past maxMemAllocSize: allowed, as long as the device has the memory. */
+    ze_result_t result = zeMemAllocDevice(context, &desc, (size_t)max + 1, 0, device, &ptr);
+    if (max < total) {
+        zc_assert_result(result, ZE_RESULT_SUCCESS);
+        zc_assert_success(zeMemFree(context, ptr));
+    } else {
+        zc_assert_result(result, ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    }
+    ze_host_mem_alloc_desc_t host = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, &relaxed, 0};
+    zc_assert_success(zeMemAllocHost(context, &host, (size_t)max + 1, 0, &ptr));
+    zc_assert_success(zeMemFree(context, ptr));
+    relaxed.flags = 0x2; /* undefined */
+    zc_assert_result(zeMemAllocDevice(context, &desc, 64, 0, device, &ptr), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+}
+
+static void memory_flags_accepted(void **state) {
+    ze_context_handle_t context = *state;
+    ze_device_handle_t device = zc_sys()->roots[0];
+    for (uint32_t flags = 0; flags <= 0x7; flags++) {
+        ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, flags, 0};
+        void *ptr = NULL;
+        zc_assert_success(zeMemAllocDevice(context, &desc, 256, 0, device, &ptr));
+        zc_assert_success(zeMemFree(context, ptr));
+    }
+    for (uint32_t flags = 0; flags <= 0xf; flags++) {
+        ze_host_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, flags};
+        void *ptr = NULL;
+        zc_assert_success(zeMemAllocHost(context, &desc, 256, 0, &ptr));
+        zc_assert_success(zeMemFree(context, ptr));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Properties and ranges */
+
+static void memory_alloc_properties_each_type(void **state) {
+    ze_context_handle_t context = *state;
+    const zc_system *sys = zc_sys();
+    uint64_t ids[64];
+    unsigned num_ids = 0;
+    for (uint32_t d = 0; d < sys->num_all && num_ids + ZC_KINDS <= ZC_COUNT(ids); d++) {
+        for (int kind = 0; kind < ZC_KINDS; kind++) {
+            void *ptr = NULL;
+            zc_assert_success(zc_alloc(context, (zc_kind)kind, sys->all[d], 8192, 0, &ptr));
+            ze_device_handle_t owner = (ze_device_handle_t)(uintptr_t)1; /* must be overwritten */
+            ze_memory_allocation_properties_t base = zc_alloc_properties(context, ptr, &owner);
+            assert_int_equal(base.type, zc_kind_type((zc_kind)kind));
+            assert_true(base.pageSize > 0);
+            if (kind == ZC_DEVICE || kind == ZC_SHARED)
+                assert_ptr_equal(owner, sys->all[d]);
+            else if (zc_driver_is_fake())
+                assert_null(owner);
+            ze_memory_allocation_properties_t interior = zc_alloc_properties(context, (char *)ptr + 8191, NULL);
+            assert_int_equal(interior.type, base.type);
+            assert_int_equal(interior.id, base.id);
+            for (unsigned i = 0; i < num_ids; i++)
+                assert_int_not_equal(ids[i], base.id);
+            ids[num_ids++] = base.id;
+            zc_assert_success(zeMemFree(context, ptr));
+        }
+    }
+}
+
+static void memory_alloc_properties_unknown_pointer(void **state) {
+    ze_context_handle_t context = *state;
+    int on_stack = 0;
+    void *on_heap = malloc(64);
+    assert_non_null(on_heap);
+    /* Another context's allocation is unrelated to this context too. */
+    ze_context_handle_t other = zc_new_context();
+    void *foreign = NULL;
+    zc_assert_success(zc_alloc(other, ZC_HOST, NULL, 64, 0, &foreign));
+    const void *pointers[] = {&on_stack, on_heap, foreign};
+    for (size_t i = 0; i < ZC_COUNT(pointers); i++) {
+        ze_memory_allocation_properties_t properties = zc_alloc_properties(context, pointers[i], NULL);
+        assert_int_equal(properties.type, ZE_MEMORY_TYPE_UNKNOWN);
+    }
+    zc_assert_success(zeMemFree(other, foreign));
+    zc_assert_success(zeContextDestroy(other));
+    free(on_heap);
+}
+
+static void memory_alloc_ids_never_reused(void **state) {
+    ze_context_handle_t context = *state;
+    /* The specification only calls the id an identifier; zefake never gives one out twice. */
+    zc_skip_unless_fake();
+    uint64_t previous[32];
+    for (size_t i = 0; i < ZC_COUNT(previous); i++) {
+        void *ptr = NULL;
+        zc_assert_success(zc_alloc(context, ZC_HOST, NULL, 4096, 0, &ptr));
+        previous[i] = zc_alloc_properties(context, ptr, NULL).id;
+        for (size_t j = 0; j < i; j++)
+            assert_int_not_equal(previous[j], previous[i]);
+        zc_assert_success(zeMemFree(context, ptr));
+    }
+}
+
+static void memory_alloc_properties_after_free_unknown(void **state) {
+    ze_context_handle_t context = *state;
+    zc_skip_unless_fake(); /* a freed pointer is unrelated memory; zefake keeps its addresses out of reuse a while */
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_SHARED, zc_sys()->roots[0], 4096, 0, &ptr));
+    zc_assert_success(zeMemFree(context, ptr));
+    assert_int_equal(zc_alloc_properties(context, ptr, NULL).type, ZE_MEMORY_TYPE_UNKNOWN);
+}
+
+static void memory_address_range_interior_pointers(void **state) {
+    ze_context_handle_t context = *state;
+    const size_t size = 10000;
+    for (int kind = 0; kind < ZC_KINDS; kind++) {
+        char *ptr = NULL;
+        zc_assert_success(zc_alloc(context, (zc_kind)kind, zc_sys()->roots[0], size, 0, (void **)&ptr));
+        const size_t offsets[] = {0, 1, size / 2, size - 1};
+        for (size_t i = 0; i < ZC_COUNT(offsets); i++) {
+            void *base = NULL;
+            size_t got = 0;
+            zc_assert_success(zeMemGetAddressRange(context, ptr + offsets[i], &base, &got));
+            assert_ptr_equal(base, ptr);
+            assert_true(got >= size);
+            if (zc_driver_is_fake())
+                assert_int_equal(got, size);
+        }
+        void *base = NULL;
+        size_t got = 0;
+        zc_assert_success(zeMemGetAddressRange(context, ptr + 5, &base, NULL));
+        assert_ptr_equal(base, ptr);
+        zc_assert_success(zeMemGetAddressRange(context, ptr + 5, NULL, &got));
+        assert_true(got >= size);
+        zc_assert_success(zeMemGetAddressRange(context, ptr + 5, NULL, NULL));
+        zc_assert_success(zeMemFree(context, ptr));
+    }
+}
+
+static void memory_address_range_not_an_allocation_fails(void **state) {
+    ze_context_handle_t context = *state;
+    int on_stack = 0;
+    void *base = NULL;
+    size_t size = 0;
+    ze_result_t result = zeMemGetAddressRange(context, &on_stack, &base, &size);
+    /* The spec names no error; zefake answers INVALID_ARGUMENT. */
+    zc_assert_error(result);
+    if (zc_driver_is_fake()) {
+        zc_assert_result(result, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        char *ptr = NULL;
+        zc_assert_success(zc_alloc(context, ZC_HOST, NULL, 100, 0, (void **)&ptr));
+        zc_assert_result(zeMemGetAddressRange(context, ptr + 100, &base, &size), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_success(zeMemFree(context, ptr));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Freeing */
+
+static void memory_double_free_invalid_argument(void **state) {
+    ze_context_handle_t context = *state;
+    zc_skip_unless_fake(); /* undefined for the spec: an error on the fake, never a crash */
+    for (int kind = 0; kind < ZC_KINDS; kind++) {
+        void *ptr = NULL;
+        zc_assert_success(zc_alloc(context, (zc_kind)kind, zc_sys()->roots[0], 4096, 0, &ptr));
+        zc_assert_success(zeMemFree(context, ptr));
+        zc_assert_result(zeMemFree(context, ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        /* A new allocation of the same size does not take the freed address, so a late double free cannot free it. */
+        void *again = NULL;
+        zc_assert_success(zc_alloc(context, (zc_kind)kind, zc_sys()->roots[0], 4096, 0, &again));
+        zc_assert_result(zeMemFree(context, ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(zc_alloc_properties(context, again, NULL).type, zc_kind_type((zc_kind)kind));
+        zc_assert_success(zeMemFree(context, again));
+    }
+}
+
+static void memory_free_foreign_pointer_invalid_argument(void **state) {
+    ze_context_handle_t context = *state;
+    zc_skip_unless_fake();
+    int on_stack = 0;
+    void *on_heap = malloc(64);
+    assert_non_null(on_heap);
+    zc_assert_result(zeMemFree(context, &on_stack), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zeMemFree(context, on_heap), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    free(on_heap);
+    /* An allocation of another context is foreign to this one, and stays alive. */
+    ze_context_handle_t other = zc_new_context();
+    void *foreign = NULL;
+    zc_assert_success(zc_alloc(other, ZC_DEVICE, zc_sys()->roots[0], 64, 0, &foreign));
+    zc_assert_result(zeMemFree(context, foreign), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(zc_alloc_properties(other, foreign, NULL).type, ZE_MEMORY_TYPE_DEVICE);
+    zc_assert_success(zeMemFree(other, foreign));
+    zc_assert_success(zeContextDestroy(other));
+}
+
+static void memory_free_interior_pointer_invalid_argument(void **state) {
+    ze_context_handle_t context = *state;
+    zc_skip_unless_fake();
+    char *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_HOST, NULL, 4096, 0, (void **)&ptr));
+    zc_assert_result(zeMemFree(context, ptr + 1), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zeMemFree(context, ptr + 4095), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ptr[0] = 1; /* still allocated */
+    zc_assert_success(zeMemFree(context, ptr));
+}
+
+static void memory_free_ext_policies(void **state) {
+    ze_context_handle_t context = *state;
+    static const ze_driver_memory_free_policy_ext_flags_t policies[] = {
+        0, ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE, ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE};
+    size_t count = zc_driver_is_fake() ? ZC_COUNT(policies) : 1; /* policies beyond 0 are optional */
+    for (size_t p = 0; p < count; p++) {
+        for (int kind = 0; kind < ZC_KINDS; kind++) {
+            void *ptr = NULL;
+            zc_assert_success(zc_alloc(context, (zc_kind)kind, zc_sys()->roots[0], 4096, 0, &ptr));
+            ze_memory_free_ext_desc_t desc = {ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC, NULL, policies[p]};
+            zc_assert_success(zc_free_ext(context, &desc, ptr));
+            if (zc_driver_is_fake())
+                assert_int_equal(zc_alloc_properties(context, ptr, NULL).type, ZE_MEMORY_TYPE_UNKNOWN);
+        }
+    }
+}
+
+static void memory_free_ext_bad_arguments(void **state) {
+    ze_context_handle_t context = *state;
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_HOST, NULL, 64, 0, &ptr));
+    ze_memory_free_ext_desc_t desc = {ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC, NULL, 0x4};
+    zc_assert_result(zc_free_ext(context, &desc, ptr), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zeMemFreeExt(context, NULL, ptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    desc.freePolicy = 0;
+    zc_assert_result(zeMemFreeExt(context, &desc, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemFreeExt(NULL, &desc, ptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    if (zc_driver_is_fake()) {
+        desc.freePolicy =
+            ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+        zc_assert_result(zeMemFreeExt(context, &desc, ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        desc = (ze_memory_free_ext_desc_t){ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0}; /* wrong stype */
+        zc_assert_result(zeMemFreeExt(context, &desc, ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        desc.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC;
+        zc_assert_success(zeMemFreeExt(context, &desc, ptr));
+        zc_assert_result(zeMemFreeExt(context, &desc, ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        return;
+    }
+    zc_assert_success(zeMemFree(context, ptr));
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Bad arguments */
+
+static void memory_alloc_bad_arguments(void **state) {
+    ze_context_handle_t context = *state;
+    ze_device_handle_t device = zc_sys()->roots[0];
+    void *ptr = NULL;
+    zc_assert_result(zeMemAllocHost(NULL, &zc_host_desc, 64, 0, &ptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemAllocHost(context, NULL, 64, 0, &ptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemAllocHost(context, &zc_host_desc, 64, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemAllocDevice(NULL, &zc_device_desc, 64, 0, device, &ptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemAllocDevice(context, &zc_device_desc, 64, 0, NULL, &ptr),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemAllocDevice(context, NULL, 64, 0, device, &ptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemAllocDevice(context, &zc_device_desc, 64, 0, device, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemAllocShared(NULL, &zc_device_desc, &zc_host_desc, 64, 0, device, &ptr),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemAllocShared(context, NULL, &zc_host_desc, 64, 0, device, &ptr),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemAllocShared(context, &zc_device_desc, NULL, 64, 0, device, &ptr),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemAllocShared(context, &zc_device_desc, &zc_host_desc, 64, 0, device, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    const ze_host_mem_alloc_desc_t bad_host = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0x10};
+    const ze_device_mem_alloc_desc_t bad_device = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0x8, 0};
+    zc_assert_result(zeMemAllocHost(context, &bad_host, 64, 0, &ptr), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zeMemAllocDevice(context, &bad_device, 64, 0, device, &ptr), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zeMemAllocShared(context, &bad_device, &zc_host_desc, 64, 0, device, &ptr),
+                     ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zeMemAllocShared(context, &zc_device_desc, &bad_host, 64, 0, device, &ptr),
+                     ZE_RESULT_ERROR_INVALID_ENUMERATION);
+}
+
+static void memory_query_bad_arguments(void **state) {
+    ze_context_handle_t context = *state;
+    ze_device_handle_t device = zc_sys()->roots[0];
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_HOST, NULL, 64, 0, &ptr));
+    ze_memory_allocation_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+    void *base = NULL;
+    size_t size = 0;
+    zc_assert_result(zeMemFree(NULL, ptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemFree(context, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemGetAllocProperties(NULL, ptr, &properties, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemGetAllocProperties(context, NULL, &properties, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemGetAllocProperties(context, ptr, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemGetAddressRange(NULL, ptr, &base, &size), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemGetAddressRange(context, NULL, &base, &size), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeContextMakeMemoryResident(NULL, device, ptr, 64), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeContextMakeMemoryResident(context, NULL, ptr, 64), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeContextMakeMemoryResident(context, device, NULL, 64), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeContextEvictMemory(NULL, device, ptr, 64), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeContextEvictMemory(context, NULL, ptr, 64), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeContextEvictMemory(context, device, NULL, 64), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_success(zeMemFree(context, ptr));
+}
+
+static void memory_ipc_bad_arguments(void **state) {
+    ze_context_handle_t context = *state;
+    ze_device_handle_t device = zc_sys()->roots[0];
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, device, 64, 0, &ptr));
+    ze_ipc_mem_handle_t handle;
+    memset(&handle, 0, sizeof handle);
+    void *opened = NULL;
+    zc_assert_result(zeMemGetIpcHandle(NULL, ptr, &handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemGetIpcHandle(context, NULL, &handle), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemGetIpcHandle(context, ptr, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemOpenIpcHandle(NULL, device, handle, 0, &opened), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemOpenIpcHandle(context, NULL, handle, 0, &opened), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemOpenIpcHandle(context, device, handle, 0x4, &opened), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zeMemOpenIpcHandle(context, device, handle, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zeMemCloseIpcHandle(NULL, ptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemCloseIpcHandle(context, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_success(zeMemFree(context, ptr));
+}
+
+static void memory_destroyed_context_invalid_null_handle(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* a destroyed handle is undefined for the spec */
+    ze_context_handle_t context = zc_new_context();
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_HOST, NULL, 64, 0, &ptr));
+    zc_assert_success(zeContextDestroy(context)); /* frees what is left */
+    zc_assert_result(zeMemFree(context, ptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeMemAllocHost(context, &zc_host_desc, 64, 0, &ptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+}
+
+static void memory_bad_descriptors_invalid_argument(void **state) {
+    ze_context_handle_t context = *state;
+    /* zefake is strict where real drivers may not look: a descriptor of the wrong type, a memory ordinal the device
+     * does not have, an endless extension chain. */
+    zc_skip_unless_fake();
+    ze_device_handle_t device = zc_sys()->roots[0];
+    void *ptr = NULL;
+    const ze_host_mem_alloc_desc_t wrong_host = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0};
+    const ze_device_mem_alloc_desc_t wrong_device = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0, 0};
+    zc_assert_result(zeMemAllocHost(context, &wrong_host, 64, 0, &ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zeMemAllocDevice(context, &wrong_device, 64, 0, device, &ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zeMemAllocShared(context, &zc_device_desc, &wrong_host, 64, 0, device, &ptr),
+                     ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    uint32_t memories = 0;
+    zc_assert_success(zeDeviceGetMemoryProperties(device, &memories, NULL));
+    const ze_device_mem_alloc_desc_t bad_ordinal = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, memories};
+    zc_assert_result(zeMemAllocDevice(context, &bad_ordinal, 64, 0, device, &ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ze_base_desc_t loop = {(ze_structure_type_t)0x7fff0001, NULL};
+    loop.pNext = &loop;
+    const ze_host_mem_alloc_desc_t cyclic = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, &loop, 0};
+    zc_assert_result(zeMemAllocHost(context, &cyclic, 64, 0, &ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ze_external_memory_import_fd_t import = {ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD, NULL,
+                                             ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF, 0};
+    const ze_device_mem_alloc_desc_t importing = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, &import, 0, 0};
+    zc_assert_result(zeMemAllocDevice(context, &importing, 64, 0, device, &ptr), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+}
+
+static void memory_unknown_extension_ignored(void **state) {
+    ze_context_handle_t context = *state;
+    const ze_base_desc_t unknown = {(ze_structure_type_t)0x7fff0002, NULL};
+    const ze_host_mem_alloc_desc_t host = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, &unknown, 0};
+    const ze_device_mem_alloc_desc_t device = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, &unknown, 0, 0};
+    void *ptr = NULL;
+    zc_assert_success(zeMemAllocHost(context, &host, 64, 0, &ptr));
+    zc_assert_success(zeMemFree(context, ptr));
+    zc_assert_success(zeMemAllocDevice(context, &device, 64, 0, zc_sys()->roots[0], &ptr));
+    zc_assert_success(zeMemFree(context, ptr));
+}
+
+/* A context for a subset of the devices, and a device outside it. False when the system has no such pair. */
+static bool zc_partial_context(ze_context_handle_t *context, ze_device_handle_t *inside, ze_device_handle_t *outside) {
+    const zc_system *sys = zc_sys();
+    if (sys->num_subdevices[0] >= 2) {
+        *inside = sys->subdevices[0][0];
+        *outside = sys->subdevices[0][1];
+    } else if (sys->num_roots >= 2) {
+        *inside = sys->roots[0];
+        *outside = sys->roots[1];
+    } else {
+        return false;
+    }
+    zc_assert_success(zeContextCreateEx(sys->driver, &zc_context_desc, 1, inside, context));
+    return true;
+}
+
+static void memory_device_outside_context_fails(void **state) {
+    (void)state;
+    ze_context_handle_t context = NULL;
+    ze_device_handle_t inside = NULL, outside = NULL;
+    if (!zc_partial_context(&context, &inside, &outside))
+        skip();
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, inside, 64, 0, &ptr));
+    ze_result_t results[4];
+    void *other = NULL;
+    results[0] = zc_alloc(context, ZC_DEVICE, outside, 64, 0, &other);
+    results[1] = zc_alloc(context, ZC_SHARED, outside, 64, 0, &other);
+    results[2] = zeContextMakeMemoryResident(context, outside, ptr, 64);
+    results[3] = zeContextEvictMemory(context, outside, ptr, 64);
+    for (size_t i = 0; i < ZC_COUNT(results); i++) {
+        zc_assert_error(results[i]);
+        if (zc_driver_is_fake())
+            zc_assert_result(results[i], ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    zc_assert_success(zeMemFree(context, ptr));
+    zc_assert_success(zeContextDestroy(context));
+}
+
+static void memory_subdevice_of_context_device_allowed(void **state) {
+    ze_context_handle_t context = *state;
+    const zc_system *sys = zc_sys();
+    if (sys->num_subdevices[0] == 0)
+        skip();
+    for (uint32_t i = 0; i < sys->num_subdevices[0]; i++) {
+        void *ptr = NULL;
+        zc_assert_success(zc_alloc(context, ZC_DEVICE, sys->subdevices[0][i], 64, 0, &ptr));
+        zc_assert_success(zeContextMakeMemoryResident(context, sys->roots[0], ptr, 64));
+        zc_assert_success(zeMemFree(context, ptr));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Residency and visibility */
+
+static void memory_residency_ranges(void **state) {
+    ze_context_handle_t context = *state;
+    ze_device_handle_t device = zc_sys()->roots[0];
+    for (int kind = 0; kind < ZC_KINDS; kind++) {
+        char *ptr = NULL;
+        zc_assert_success(zc_alloc(context, (zc_kind)kind, device, 8192, 0, (void **)&ptr));
+        zc_assert_success(zeContextMakeMemoryResident(context, device, ptr, 8192));
+        zc_assert_success(zeContextMakeMemoryResident(context, device, ptr + 100, 100));
+        zc_assert_success(zeContextEvictMemory(context, device, ptr + 100, 100));
+        zc_assert_success(zeContextEvictMemory(context, device, ptr, 8192));
+        if (zc_driver_is_fake()) {
+            zc_assert_result(zeContextMakeMemoryResident(context, device, ptr, 8193), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            zc_assert_result(zeContextEvictMemory(context, device, ptr + 8000, 200), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        zc_assert_success(zeMemFree(context, ptr));
+    }
+    int on_stack = 0;
+    if (zc_driver_is_fake()) {
+        zc_assert_result(zeContextMakeMemoryResident(context, device, &on_stack, sizeof on_stack),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_result(zeContextEvictMemory(context, device, &on_stack, sizeof on_stack),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+static void memory_host_allocation_visible_to_every_device(void **state) {
+    ze_context_handle_t context = *state;
+    const zc_system *sys = zc_sys();
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_HOST, NULL, 4096, 0, &ptr));
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        zc_assert_success(zeContextMakeMemoryResident(context, sys->all[d], ptr, 4096));
+        zc_assert_success(zeContextEvictMemory(context, sys->all[d], ptr, 4096));
+    }
+    zc_assert_success(zeMemFree(context, ptr));
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Device memory limits (fake: the scenario's numbers are the device's; exact accounting is zefake's, see
+ * docs/memory.md) */
+
+typedef struct zc_chunks {
+    void *ptrs[ZC_MAX_CHUNKS];
+    unsigned count;
+} zc_chunks;
+
+/* Allocates device memory on `device` until `bytes` are taken, in chunks of at most maxMemAllocSize. */
+static void zc_fill_device(ze_context_handle_t context, ze_device_handle_t device, uint64_t bytes, zc_chunks *chunks) {
+    uint64_t max = zc_max_alloc(device);
+    while (bytes > 0) {
+        assert_true(chunks->count < ZC_MAX_CHUNKS);
+        size_t size = (size_t)(bytes < max ? bytes : max);
+        zc_assert_success(zc_alloc(context, ZC_DEVICE, device, size, 0, &chunks->ptrs[chunks->count]));
+        chunks->count++;
+        bytes -= size;
+    }
+}
+
+static void zc_free_chunks(ze_context_handle_t context, zc_chunks *chunks) {
+    for (unsigned i = 0; i < chunks->count; i++)
+        zc_assert_success(zeMemFree(context, chunks->ptrs[i]));
+    chunks->count = 0;
+}
+
+static void memory_out_of_device_memory_at_limit(void **state) {
+    ze_context_handle_t context = *state;
+    zc_skip_unless_fake();
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        ze_device_handle_t device = sys->all[d];
+        zc_chunks chunks = {0};
+        zc_fill_device(context, device, zc_total_memory(device), &chunks);
+        void *ptr = NULL;
+        zc_assert_result(zc_alloc(context, ZC_DEVICE, device, 1, 0, &ptr), ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+        zc_assert_result(zc_alloc(context, ZC_SHARED, device, 1, 0, &ptr), ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+        /* Host memory is not device memory. */
+        zc_assert_success(zc_alloc(context, ZC_HOST, NULL, 4096, 0, &ptr));
+        zc_assert_success(zeMemFree(context, ptr));
+        zc_assert_success(zc_alloc(context, ZC_SHARED_UNBOUND, NULL, 4096, 0, &ptr));
+        zc_assert_success(zeMemFree(context, ptr));
+        /* Freeing gives the memory back. */
+        zc_assert_success(zeMemFree(context, chunks.ptrs[0]));
+        zc_assert_success(zc_alloc(context, ZC_DEVICE, device, 1, 0, &chunks.ptrs[0]));
+        zc_free_chunks(context, &chunks);
+    }
+}
+
+static void memory_root_and_subdevices_share_memory(void **state) {
+    ze_context_handle_t context = *state;
+    zc_skip_unless_fake();
+    const zc_system *sys = zc_sys();
+    if (sys->num_subdevices[0] < 2)
+        skip();
+    ze_device_handle_t root = sys->roots[0], *tiles = sys->subdevices[0];
+    void *ptr = NULL;
+    /* A full tile: the root device interleaves over all tiles, so it cannot allocate either; another tile can. */
+    zc_chunks chunks = {0};
+    zc_fill_device(context, tiles[0], zc_total_memory(tiles[0]), &chunks);
+    zc_assert_result(zc_alloc(context, ZC_DEVICE, root, 2 * sys->num_subdevices[0], 0, &ptr),
+                     ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, tiles[1], 1, 0, &ptr));
+    zc_assert_success(zeMemFree(context, ptr));
+    zc_free_chunks(context, &chunks);
+    /* A full root device: every tile is full. */
+    zc_fill_device(context, root, zc_total_memory(root), &chunks);
+    for (uint32_t i = 0; i < sys->num_subdevices[0]; i++)
+        zc_assert_result(zc_alloc(context, ZC_DEVICE, tiles[i], 1, 0, &ptr), ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    zc_free_chunks(context, &chunks);
+}
+
+static void memory_context_destroy_releases_memory(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    ze_device_handle_t device = zc_sys()->roots[0];
+    ze_context_handle_t first = zc_new_context();
+    zc_chunks chunks = {0};
+    zc_fill_device(first, device, zc_total_memory(device), &chunks);
+    zc_assert_success(zeContextDestroy(first)); /* without freeing: the context's allocations go with it */
+    ze_context_handle_t second = zc_new_context();
+    assert_int_equal(zc_alloc_properties(second, chunks.ptrs[0], NULL).type, ZE_MEMORY_TYPE_UNKNOWN);
+    chunks.count = 0;
+    zc_fill_device(second, device, zc_total_memory(device), &chunks);
+    zc_free_chunks(second, &chunks);
+    zc_assert_success(zeContextDestroy(second));
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Threads */
+
+typedef struct zc_thread_report {
+    ze_context_handle_t context;
+    ze_device_handle_t device;
+    uint32_t index;
+    unsigned failures;
+    char first[160];
+} zc_thread_report;
+
+static void zc_thread_fail(zc_thread_report *report, const char *what, ze_result_t result) {
+    if (report->failures++ == 0)
+        snprintf(report->first, sizeof report->first, "%s: %s", what, zc_result_name(result));
+}
+
+static void zc_thread_round(zc_thread_report *report, int i, ze_device_handle_t device) {
+    zc_kind kind = (zc_kind)((i + (int)report->index) % ZC_KINDS);
+    size_t size = 1 + (size_t)((i * 4099 + (int)report->index * 97) % 65536);
+    uint32_t seed = report->index * 1000u + (uint32_t)i;
+    void *ptr = NULL;
+    ze_result_t result = zc_alloc(report->context, kind, device, size, 0, &ptr);
+    if (result != ZE_RESULT_SUCCESS) {
+        zc_thread_fail(report, "allocate", result);
+        return;
+    }
+    if (zc_host_can_touch(kind))
+        zc_fill(ptr, size, seed);
+    ze_memory_allocation_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+    result = zeMemGetAllocProperties(report->context, (char *)ptr + size - 1, &properties, NULL);
+    if (result != ZE_RESULT_SUCCESS || properties.type != zc_kind_type(kind))
+        zc_thread_fail(report, "zeMemGetAllocProperties", result);
+    if (zc_host_can_touch(kind) && zc_mismatch(ptr, size, seed) != size)
+        zc_thread_fail(report, "the data changed under another thread", ZE_RESULT_SUCCESS);
+    result = zeMemFree(report->context, ptr);
+    if (result != ZE_RESULT_SUCCESS)
+        zc_thread_fail(report, "zeMemFree", result);
+}
+
+static void *zc_alloc_thread(void *arg) {
+    zc_thread_report *report = arg;
+    for (int i = 0; i < ZC_ALLOCS_PER_THREAD; i++)
+        zc_thread_round(report, i, report->device);
+    return NULL;
+}
+
+static void memory_alloc_free_from_threads(void **state) {
+    ze_context_handle_t context = *state;
+    const zc_system *sys = zc_sys();
+    pthread_t threads[ZC_THREADS];
+    zc_thread_report reports[ZC_THREADS];
+    memset(reports, 0, sizeof reports);
+    for (uint32_t i = 0; i < ZC_THREADS; i++) {
+        reports[i].context = context;
+        reports[i].device = sys->all[i % sys->num_all];
+        reports[i].index = i;
+        assert_int_equal(pthread_create(&threads[i], NULL, zc_alloc_thread, &reports[i]), 0);
+    }
+    for (int i = 0; i < ZC_THREADS; i++)
+        pthread_join(threads[i], NULL);
+    for (int i = 0; i < ZC_THREADS; i++) {
+        if (reports[i].failures > 0)
+            fail_msg("thread %d: %u failures, the first: %s", i, reports[i].failures, reports[i].first);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * IPC */
+
+/* Skips unless the driver advertises memory IPC (the fake must). */
+static void zc_require_ipc(void) {
+    ze_driver_ipc_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES};
+    zc_assert_success(zeDriverGetIpcProperties(zc_sys()->driver, &properties));
+    if (zc_driver_is_fake())
+        assert_true(properties.flags & ZE_IPC_PROPERTY_FLAG_MEMORY);
+    else if (!(properties.flags & ZE_IPC_PROPERTY_FLAG_MEMORY))
+        skip();
+}
+
+static void memory_ipc_open_in_same_process(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    zc_skip_unless_fake(); /* the host writes device memory */
+    ze_device_handle_t device = zc_sys()->roots[0];
+    const size_t size = (64u << 10) + 5;
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, device, size, 0, &ptr));
+    zc_fill(ptr, size, 11);
+    ze_ipc_mem_handle_t handle, again;
+    zc_assert_success(zeMemGetIpcHandle(context, ptr, &handle));
+    zc_assert_success(zeMemGetIpcHandle(context, ptr, &again));
+    assert_memory_equal(handle.data, again.data, sizeof handle.data);
+    void *first = NULL, *second = NULL;
+    zc_assert_success(zeMemOpenIpcHandle(context, device, handle, 0, &first));
+    zc_assert_success(zeMemOpenIpcHandle(context, device, handle, ZE_IPC_MEMORY_FLAG_BIAS_CACHED, &second));
+    assert_ptr_not_equal(first, ptr);
+    assert_ptr_not_equal(first, second); /* each open gives a pointer of its own */
+    zc_assert_pattern(first, size, 11, "the opened mapping");
+    zc_fill(second, size, 12);
+    zc_assert_pattern(ptr, size, 12, "the exported allocation after a write through the opened mapping");
+    ze_memory_allocation_properties_t properties = zc_alloc_properties(context, (char *)first + 3, NULL);
+    assert_int_equal(properties.type, ZE_MEMORY_TYPE_DEVICE);
+    void *base = NULL;
+    size_t range = 0;
+    zc_assert_success(zeMemGetAddressRange(context, (char *)first + 3, &base, &range));
+    assert_ptr_equal(base, first);
+    assert_int_equal(range, size);
+    /* Opened mappings are closed, not freed; allocations are freed, not closed. */
+    zc_assert_result(zeMemFree(context, first), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zeMemCloseIpcHandle(context, ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zeMemGetIpcHandle(context, first, &again), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_success(zeMemCloseIpcHandle(context, first));
+    zc_assert_result(zeMemCloseIpcHandle(context, first), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    /* Freeing the allocation revokes the handle; a mapping already open stays usable. */
+    zc_assert_success(zeMemFree(context, ptr));
+    zc_assert_pattern(second, size, 12, "an opened mapping after the exporter freed the allocation");
+    zc_assert_result(zeMemOpenIpcHandle(context, device, handle, 0, &first), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_success(zeMemCloseIpcHandle(context, second));
+}
+
+static void memory_ipc_export_errors(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    zc_skip_unless_fake();
+    char *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], 4096, 0, (void **)&ptr));
+    ze_ipc_mem_handle_t handle;
+    int on_stack = 0;
+    zc_assert_result(zeMemGetIpcHandle(context, ptr + 1, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zeMemGetIpcHandle(context, &on_stack, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ze_context_handle_t other = zc_new_context();
+    zc_assert_result(zeMemGetIpcHandle(other, ptr, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_success(zeContextDestroy(other));
+    zc_assert_success(zeMemFree(context, ptr));
+    zc_assert_result(zeMemGetIpcHandle(context, ptr, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+}
+
+/* Opens a handle that must be refused; closes it if it was not, so a failure leaks nothing. */
+static void zc_assert_ipc_refused(ze_context_handle_t context, ze_ipc_mem_handle_t handle, const char *what) {
+    void *opened = NULL;
+    ze_result_t result = zeMemOpenIpcHandle(context, zc_sys()->roots[0], handle, 0, &opened);
+    if (result == ZE_RESULT_SUCCESS)
+        zeMemCloseIpcHandle(context, opened);
+    if (zc_driver_is_fake() ? result != ZE_RESULT_ERROR_INVALID_ARGUMENT : result == ZE_RESULT_SUCCESS)
+        fail_msg("%s: zeMemOpenIpcHandle returned %s", what, zc_result_name(result));
+}
+
+static void memory_ipc_garbage_handles_refused(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    ze_ipc_mem_handle_t handle;
+    memset(&handle, 0, sizeof handle);
+    zc_assert_ipc_refused(context, handle, "a zeroed handle");
+    for (size_t i = 0; i < sizeof handle.data; i++)
+        handle.data[i] = (char)(i * 37 + 11);
+    zc_assert_ipc_refused(context, handle, "a handle of arbitrary bytes");
+}
+
+static void zc_poke(ze_ipc_mem_handle_t *handle, size_t offset, const void *value, size_t size) {
+    memcpy(handle->data + offset, value, size);
+}
+
+static void memory_ipc_forged_handles_refused(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    zc_skip_unless_fake(); /* the forgeries use zefake's handle layout (docs/memory.md) */
+    ze_device_handle_t device = zc_sys()->roots[0];
+    void *exported = NULL, *secret = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, device, 4096, 0, &exported));
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, device, 4096, 0, &secret));
+    ze_ipc_mem_handle_t valid, forged;
+    zc_assert_success(zeMemGetIpcHandle(context, exported, &valid));
+
+    forged = valid;
+    forged.data[ZC_IPC_TOKEN_BYTE] ^= 1;
+    zc_assert_ipc_refused(context, forged, "a handle with one bit of its token changed");
+    /* The exported allocation's token does not open another allocation. */
+    uint64_t secret_id = zc_alloc_properties(context, secret, NULL).id;
+    forged = valid;
+    zc_poke(&forged, ZC_IPC_ID_OFFSET, &secret_id, sizeof secret_id);
+    zc_assert_ipc_refused(context, forged, "the exported token with the id of an allocation never exported");
+    uint32_t pid = 1;
+    forged = valid;
+    zc_poke(&forged, ZC_IPC_PID_OFFSET, &pid, sizeof pid);
+    zc_assert_ipc_refused(context, forged, "a handle naming another process");
+    forged = valid;
+    forged.data[ZC_IPC_NONCE_OFFSET] ^= 1;
+    zc_assert_ipc_refused(context, forged, "a handle naming another server");
+    forged = valid;
+    forged.data[ZC_IPC_RESERVED_BYTE] = 1;
+    zc_assert_ipc_refused(context, forged, "a handle with reserved bytes set");
+
+    void *opened = NULL;
+    zc_assert_success(zeMemOpenIpcHandle(context, device, valid, 0, &opened)); /* the genuine one still works */
+    zc_assert_success(zeMemCloseIpcHandle(context, opened));
+    zc_assert_success(zeMemFree(context, exported));
+    zc_assert_success(zeMemFree(context, secret));
+}
+
+static void zc_hex_encode(const ze_ipc_mem_handle_t *handle, char *text) {
+    for (size_t i = 0; i < sizeof handle->data; i++)
+        snprintf(text + 2 * i, 3, "%02x", (unsigned char)handle->data[i]);
+}
+
+static bool zc_hex_decode(const char *text, ze_ipc_mem_handle_t *handle) {
+    if (strlen(text) != 2 * sizeof handle->data)
+        return false;
+    for (size_t i = 0; i < sizeof handle->data; i++) {
+        unsigned value = 0;
+        if (sscanf(text + 2 * i, "%2x", &value) != 1)
+            return false;
+        handle->data[i] = (char)value;
+    }
+    return true;
+}
+
+/* In the child: opens the handle on the first root device of a new context. With `expect_ok`, first tries a forged
+ * copy (reported as forged=<result>), then checks the pattern of `seed_in`, writes the pattern of `seed_out` and
+ * closes. Returns the exit status. */
+static int zc_child_open(ze_context_handle_t context, const ze_ipc_mem_handle_t *handle, size_t size, uint32_t seed_in,
+                         uint32_t seed_out, bool expect_ok) {
+    ze_device_handle_t device = zc_sys()->roots[0];
+    void *ptr = NULL;
+    if (expect_ok) {
+        ze_ipc_mem_handle_t forged = *handle;
+        forged.data[ZC_IPC_TOKEN_BYTE] ^= 0x80;
+        printf("forged=%u\n", (unsigned)zeMemOpenIpcHandle(context, device, forged, 0, &ptr));
+    }
+    ze_result_t result = zeMemOpenIpcHandle(context, device, *handle, 0, &ptr);
+    printf("open=%u\n", (unsigned)result);
+    if (!expect_ok)
+        return result == ZE_RESULT_ERROR_INVALID_ARGUMENT ? 0 : 5;
+    if (result != ZE_RESULT_SUCCESS)
+        return 6;
+    printf("pattern_ok=%d\n", zc_mismatch(ptr, size, seed_in) == size);
+    zc_fill(ptr, size, seed_out);
+    printf("close=%u\n", (unsigned)zeMemCloseIpcHandle(context, ptr));
+    return 0;
+}
+
+/* Child mode "ipc-open <hex handle> <size> <seed in> <seed out> ok|refused": a fresh process that opens a handle of
+ * its parent. With "refused" it exits 0 when the open is refused with ZE_RESULT_ERROR_INVALID_ARGUMENT. */
+static int zc_child_ipc_open(int argc, char **argv) {
+    ze_ipc_mem_handle_t handle;
+    if (argc != 5 || !zc_hex_decode(argv[0], &handle))
+        return 2;
+    size_t size = (size_t)strtoull(argv[1], NULL, 0);
+    uint32_t seed_in = (uint32_t)strtoul(argv[2], NULL, 0), seed_out = (uint32_t)strtoul(argv[3], NULL, 0);
+    ze_context_handle_t context = NULL;
+    if (zc_setup_system(NULL) != 0 ||
+        zeContextCreate(zc_sys()->driver, &zc_context_desc, &context) != ZE_RESULT_SUCCESS)
+        return 3;
+    int status = zc_child_open(context, &handle, size, seed_in, seed_out, strcmp(argv[4], "ok") == 0);
+    printf("destroy=%u\n", (unsigned)zeContextDestroy(context));
+    zc_teardown_system(NULL);
+    return status;
+}
+
+static void zc_run_ipc_child(const ze_ipc_mem_handle_t *handle, size_t size, const char *expect, zc_child *child) {
+    char hex[2 * ZE_MAX_IPC_HANDLE_SIZE + 1];
+    char size_text[32];
+    zc_hex_encode(handle, hex);
+    snprintf(size_text, sizeof size_text, "%zu", size);
+    const char *args[] = {hex, size_text, "21", "22", expect, NULL};
+    if (!zc_run_child_mode("ipc-open", args, NULL, ZC_CHILD_TIMEOUT_MS, child))
+        fail_msg("cannot start the child process");
+}
+
+static void memory_ipc_between_processes(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    zc_skip_unless_fake(); /* the host writes device memory */
+    const size_t size = (1u << 20) + 17;
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], size, 0, &ptr));
+    zc_fill(ptr, size, 21);
+    ze_ipc_mem_handle_t handle;
+    zc_assert_success(zeMemGetIpcHandle(context, ptr, &handle));
+    zc_child child;
+    zc_run_ipc_child(&handle, size, "ok", &child);
+    zc_assert_child_ok(&child, "the importing process");
+    assert_int_equal(zc_child_number(&child, "forged"), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(zc_child_number(&child, "open"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(&child, "pattern_ok"), 1);
+    assert_int_equal(zc_child_number(&child, "close"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(&child, "destroy"), ZE_RESULT_SUCCESS);
+    zc_child_free(&child);
+    zc_assert_pattern(ptr, size, 22, "the exporter's allocation after the importer wrote it");
+    /* Once freed, the allocation cannot be reached through its handle any more. */
+    zc_assert_success(zeMemFree(context, ptr));
+    zc_run_ipc_child(&handle, size, "refused", &child);
+    zc_assert_child_ok(&child, "the importing process, after the free");
+    zc_child_free(&child);
+}
+
+int main(int argc, char **argv) {
+    static const struct CMUnitTest tests[] = {
+#define ZC_CONTEXT_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_context, zc_teardown_context)
+        ZC_CONTEXT_TEST(memory_write_read_every_type_and_device),
+        ZC_CONTEXT_TEST(memory_allocations_do_not_overlap),
+        ZC_CONTEXT_TEST(memory_alignment_honoured),
+        ZC_CONTEXT_TEST(memory_alignment_not_power_of_two_unsupported_alignment),
+        ZC_CONTEXT_TEST(memory_alignment_above_limit_unsupported_alignment),
+        ZC_CONTEXT_TEST(memory_size_zero_unsupported_size),
+        ZC_CONTEXT_TEST(memory_size_above_max_alloc_unsupported_size),
+        ZC_CONTEXT_TEST(memory_host_size_limits),
+        ZC_CONTEXT_TEST(memory_relaxed_limits_lift_max_alloc_size),
+        ZC_CONTEXT_TEST(memory_flags_accepted),
+        ZC_CONTEXT_TEST(memory_alloc_properties_each_type),
+        ZC_CONTEXT_TEST(memory_alloc_properties_unknown_pointer),
+        ZC_CONTEXT_TEST(memory_alloc_ids_never_reused),
+        ZC_CONTEXT_TEST(memory_alloc_properties_after_free_unknown),
+        ZC_CONTEXT_TEST(memory_address_range_interior_pointers),
+        ZC_CONTEXT_TEST(memory_address_range_not_an_allocation_fails),
+        ZC_CONTEXT_TEST(memory_double_free_invalid_argument),
+        ZC_CONTEXT_TEST(memory_free_foreign_pointer_invalid_argument),
+        ZC_CONTEXT_TEST(memory_free_interior_pointer_invalid_argument),
+        ZC_CONTEXT_TEST(memory_free_ext_policies),
+        ZC_CONTEXT_TEST(memory_free_ext_bad_arguments),
+        ZC_CONTEXT_TEST(memory_alloc_bad_arguments),
+        ZC_CONTEXT_TEST(memory_query_bad_arguments),
+        ZC_CONTEXT_TEST(memory_ipc_bad_arguments),
+        cmocka_unit_test(memory_destroyed_context_invalid_null_handle),
+        ZC_CONTEXT_TEST(memory_bad_descriptors_invalid_argument),
+        ZC_CONTEXT_TEST(memory_unknown_extension_ignored),
+        cmocka_unit_test(memory_device_outside_context_fails),
+        ZC_CONTEXT_TEST(memory_subdevice_of_context_device_allowed),
+        ZC_CONTEXT_TEST(memory_residency_ranges),
+        ZC_CONTEXT_TEST(memory_host_allocation_visible_to_every_device),
+        ZC_CONTEXT_TEST(memory_out_of_device_memory_at_limit),
+        ZC_CONTEXT_TEST(memory_root_and_subdevices_share_memory),
+        cmocka_unit_test(memory_context_destroy_releases_memory),
+        ZC_CONTEXT_TEST(memory_alloc_free_from_threads),
+        ZC_CONTEXT_TEST(memory_ipc_open_in_same_process),
+        ZC_CONTEXT_TEST(memory_ipc_export_errors),
+        ZC_CONTEXT_TEST(memory_ipc_garbage_handles_refused),
+        ZC_CONTEXT_TEST(memory_ipc_forged_handles_refused),
+        ZC_CONTEXT_TEST(memory_ipc_between_processes),
+#undef ZC_CONTEXT_TEST
+    };
+    static const zc_child_mode modes[] = {{"ipc-open", zc_child_ipc_open}};
+    static const zc_suite suite = {
+        ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
+    };
+    return zc_main(argc, argv, &suite);
+}

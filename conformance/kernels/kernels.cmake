@@ -1,0 +1,52 @@
+# Test kernels: the OpenCL C sources here (and one SPIR-V assembly file) become SPIR-V modules at build time, each
+# checked by spirv-val before tests may use it. Included from conformance/CMakeLists.txt.
+#
+#   <name>.cl      clang-14 -cl-std=CL2.0 -target spir64 -O2 -emit-llvm -c, then llvm-spirv-14
+#   <name>.spvasm  spirv-as (SPIR-V 1.0)
+#
+# Outputs: ${ZC_KERNEL_DIR}/<name>.spv (in the build tree). Tests get the directory through ZC_KERNEL_DIR (a compile
+# definition) and depend on the target zc_kernels. llvm-spirv-14 writes the lowest SPIR-V version its output needs:
+# 1.0 for most kernels, 1.1 with specialization constants, 1.4 when it uses the no-wrap decorations of -O2 code.
+find_program(ZC_CLANG NAMES clang-14 clang REQUIRED)
+find_program(ZC_LLVM_SPIRV NAMES llvm-spirv-14 llvm-spirv REQUIRED)
+find_program(ZC_SPIRV_VAL NAMES spirv-val REQUIRED)
+find_program(ZC_SPIRV_AS NAMES spirv-as REQUIRED)
+
+set(ZC_KERNEL_DIR "${CMAKE_BINARY_DIR}/conformance/kernels")
+set(ZC_KERNEL_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+file(MAKE_DIRECTORY "${ZC_KERNEL_DIR}")
+
+set(ZC_OPENCL_KERNELS copy fill vadd saxpy gemm spec_constant globals export import local_memory reqd_group_size
+                      empty)
+set(ZC_ASSEMBLY_KERNELS spec_global)
+
+set(ZC_KERNEL_OUTPUTS)
+foreach(name IN LISTS ZC_OPENCL_KERNELS)
+  set(out "${ZC_KERNEL_DIR}/${name}")
+  # The module only appears under its final name once spirv-val accepted it, so a failed validation is not
+  # mistaken for an up-to-date output by the next build.
+  add_custom_command(
+    OUTPUT "${out}.spv"
+    COMMAND "${ZC_CLANG}" -cl-std=CL2.0 -target spir64 -O2 -emit-llvm -c "${ZC_KERNEL_SOURCE_DIR}/${name}.cl"
+            -o "${out}.bc"
+    COMMAND "${ZC_LLVM_SPIRV}" "${out}.bc" -o "${out}.unchecked.spv"
+    COMMAND "${ZC_SPIRV_VAL}" "${out}.unchecked.spv"
+    COMMAND "${CMAKE_COMMAND}" -E rename "${out}.unchecked.spv" "${out}.spv"
+    DEPENDS "${ZC_KERNEL_SOURCE_DIR}/${name}.cl"
+    COMMENT "Compiling test kernel ${name}.cl to SPIR-V"
+    VERBATIM)
+  list(APPEND ZC_KERNEL_OUTPUTS "${out}.spv")
+endforeach()
+foreach(name IN LISTS ZC_ASSEMBLY_KERNELS)
+  set(out "${ZC_KERNEL_DIR}/${name}")
+  add_custom_command(
+    OUTPUT "${out}.spv"
+    COMMAND "${ZC_SPIRV_AS}" --target-env spv1.0 "${ZC_KERNEL_SOURCE_DIR}/${name}.spvasm" -o "${out}.unchecked.spv"
+    COMMAND "${ZC_SPIRV_VAL}" "${out}.unchecked.spv"
+    COMMAND "${CMAKE_COMMAND}" -E rename "${out}.unchecked.spv" "${out}.spv"
+    DEPENDS "${ZC_KERNEL_SOURCE_DIR}/${name}.spvasm"
+    COMMENT "Assembling test kernel ${name}.spvasm"
+    VERBATIM)
+  list(APPEND ZC_KERNEL_OUTPUTS "${out}.spv")
+endforeach()
+add_custom_target(zc_kernels ALL DEPENDS ${ZC_KERNEL_OUTPUTS})

@@ -1,0 +1,850 @@
+/* Modules: built from SPIR-V (read by spirv/, specialized, laid out) or from the native binaries the driver hands
+ * out, with build logs, globals, function pointers and dynamic linking. docs/modules.md documents the formats,
+ * build options, specialization constants (including the ITT annotations default) and logs. */
+#include "zf_core.h"
+#include "zf_driver.h"
+#include "zf_module.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* SpecId of the ITT annotations constant (shared/seeds/000 and 001): 1 by default when the environment has
+ * INTEL_ENABLE_OFFLOAD_ANNOTATIONS and the application did not set it. */
+#define ZF_ITT_SPEC_ID  0xFF747469u
+#define ZF_ITT_ENV      "INTEL_ENABLE_OFFLOAD_ANNOTATIONS"
+#define ZF_GLOBAL_ALIGN 64u
+/* Module globals live in host memory: more than this per module is refused like a device out of memory. */
+#define ZF_MAX_GLOBALS_BYTES (1ull << 30)
+
+/* Dynamic linking changes the import tables of programs that other threads may be reading. */
+static pthread_mutex_t zf_link_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Build logs */
+
+typedef struct zf_build_log {
+    zf_object header;
+    char *text;
+} zf_build_log;
+
+static ze_result_t zf_build_log_create(const char *text, ze_module_build_log_handle_t *out) {
+    zf_build_log *log = calloc(1, sizeof *log);
+    if (log == NULL || (log->text = strdup(text)) == NULL) {
+        free(log);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a build log");
+    }
+    /* A log outlives its module (zeModuleBuildLogDestroy may come after zeModuleDestroy): it has no owner. */
+    if (!zf_object_register(&log->header, ZF_OBJ_ZE_MODULE_BUILD_LOG, NULL)) {
+        free(log->text);
+        free(log);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register a build log");
+    }
+    *out = (ze_module_build_log_handle_t)log;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog) {
+    zf_build_log *log = (zf_build_log *)hModuleBuildLog;
+    zf_object_unregister(&log->header);
+    free(log->text);
+    log->text = NULL;
+    zf_object_retire(&log->header);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Size-query semantics shared with the kernel name: a NULL buffer or a zero size asks for the size (with the NUL);
+ * otherwise at most *pSize bytes are written, always NUL-terminated, and *pSize becomes the number written. */
+static void zf_copy_text_out(const char *text, size_t *pSize, char *buffer) {
+    size_t needed = strlen(text) + 1;
+    if (buffer == NULL || *pSize == 0) {
+        *pSize = needed;
+        return;
+    }
+    size_t n = *pSize < needed ? *pSize : needed;
+    memcpy(buffer, text, n - 1);
+    buffer[n - 1] = '\0';
+    *pSize = n;
+}
+
+ze_result_t zfi_zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize,
+                                          char *pBuildLog) {
+    zf_copy_text_out(((zf_build_log *)hModuleBuildLog)->text, pSize, pBuildLog);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Programs */
+
+void zf_program_retain(zf_program *program) {
+    atomic_fetch_add_explicit(&program->refs, 1, memory_order_relaxed);
+}
+
+void zf_program_release(zf_program *program) {
+    if (program == NULL || atomic_fetch_sub_explicit(&program->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (uint32_t i = 0; i < program->num_imports; i++)
+        zf_program_release(program->imports[i].provider);
+    free(program->imports);
+    free(program->globals_block);
+    free(program->global_offsets);
+    free(program->function_slots);
+    zf_spirv_free(program->spirv);
+    free(program);
+}
+
+static uint64_t zf_fnv1a(const void *data, size_t size, uint64_t hash) {
+    const uint8_t *bytes = data;
+    for (size_t i = 0; i < size; i++) {
+        hash ^= bytes[i];
+        hash *= 0x100000001b3ull;
+    }
+    return hash;
+}
+
+static void zf_program_uuid(zf_program *program) {
+    size_t count;
+    const uint32_t *words = zf_spirv_words(program->spirv, &count);
+    uint64_t a = zf_fnv1a(words, count * 4, 0xcbf29ce484222325ull);
+    uint64_t b = zf_fnv1a(words, count * 4, a ^ 0x9e3779b97f4a7c15ull);
+    memcpy(program->uuid, &a, 8);
+    memcpy(program->uuid + 8, &b, 8);
+}
+
+/* Lays out and initializes the storage of every global the module defines (imported ones live in their exporter). */
+static ze_result_t zf_program_globals(zf_program *program, zf_spirv_log *log) {
+    const zf_spirv_module *spirv = program->spirv;
+    uint32_t n = zf_spirv_global_count(spirv);
+    program->global_offsets = calloc(n ? n : 1, sizeof *program->global_offsets);
+    if (program->global_offsets == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the module's globals");
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const zf_spirv_global *g = zf_spirv_global_at(spirv, i);
+        if (g->linkage == ZF_SPIRV_LINK_IMPORT) {
+            program->global_offsets[i] = SIZE_MAX;
+            continue;
+        }
+        uint32_t align = g->align > ZF_GLOBAL_ALIGN ? g->align : ZF_GLOBAL_ALIGN;
+        total = (total + align - 1) / align * align;
+        program->global_offsets[i] = (size_t)total;
+        total += g->size;
+    }
+    if (total > program->device->properties.maxMemAllocSize || total > ZF_MAX_GLOBALS_BYTES) {
+        zf_spirv_log_printf(log, "the module's globals need %llu bytes; the limit is %llu (docs/modules.md)",
+                            (unsigned long long)total, ZF_MAX_GLOBALS_BYTES);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "the module's globals need %llu bytes",
+                       (unsigned long long)total);
+    }
+    if (total == 0)
+        return ZE_RESULT_SUCCESS;
+    /* calloc, aligned by hand: a large block comes zeroed from the system without being touched page by page. */
+    size_t size = (size_t)total + ZF_GLOBAL_ALIGN;
+    program->globals_block = calloc(1, size);
+    if (program->globals_block == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "no memory for %zu bytes of module globals", size);
+    program->globals =
+        (uint8_t *)(((uintptr_t)program->globals_block + ZF_GLOBAL_ALIGN - 1) & ~(uintptr_t)(ZF_GLOBAL_ALIGN - 1));
+    for (uint32_t i = 0; i < n; i++) {
+        const zf_spirv_global *g = zf_spirv_global_at(spirv, i);
+        if (program->global_offsets[i] == SIZE_MAX)
+            continue;
+        if (zf_spirv_global_init(spirv, g, program->globals + program->global_offsets[i], log) != ZF_SPIRV_OK)
+            return zf_fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "global '%s' cannot be initialized",
+                           g->name ? g->name : "?");
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zf_program_imports(zf_program *program) {
+    const zf_spirv_module *spirv = program->spirv;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++)
+        count += zf_spirv_symbol_at(spirv, i)->linkage == ZF_SPIRV_LINK_IMPORT;
+    uint32_t slots = zf_spirv_symbol_count(spirv) + zf_spirv_kernel_count(spirv);
+    program->imports = calloc(count ? count : 1, sizeof *program->imports);
+    program->function_slots = calloc(slots ? slots : 1, 1);
+    if (program->imports == NULL || program->function_slots == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the module's symbols");
+    for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
+        const zf_spirv_symbol *symbol = zf_spirv_symbol_at(spirv, i);
+        if (symbol->linkage == ZF_SPIRV_LINK_IMPORT)
+            program->imports[program->num_imports++].symbol = symbol;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Native binaries: a container for the specialized SPIR-V (docs/modules.md, "Native binaries"). */
+
+#define ZF_NATIVE_MAGIC        "ZFNATIVE"
+#define ZF_NATIVE_VERSION      1u
+#define ZF_NATIVE_HEADER_SIZE  64u
+#define ZF_NATIVE_SECTION_SIZE 24u
+#define ZF_NATIVE_MAX_SECTIONS 16u
+#define ZF_SECTION_SPIRV       1u
+#define ZF_SECTION_OPTIONS     2u
+
+typedef struct zf_native_view {
+    const uint8_t *spirv;
+    size_t spirv_size;
+    const char *options; /* "" when the section is absent */
+} zf_native_view;
+
+static void zf_put32(uint8_t *p, uint32_t v) {
+    memcpy(p, &v, 4);
+}
+static void zf_put64(uint8_t *p, uint64_t v) {
+    memcpy(p, &v, 8);
+}
+static uint32_t zf_get32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static uint64_t zf_get64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static void zf_native_kernel_uuid(zf_device *device, ze_native_kernel_uuid_t *uuid) {
+    ze_device_module_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    zfi_zeDeviceGetModuleProperties((ze_device_handle_t)device, &props); /* the UUID the device advertises */
+    *uuid = props.nativeKernelSupported;
+}
+
+static size_t zf_align8(size_t n) {
+    return (n + 7) & ~(size_t)7;
+}
+
+static size_t zf_native_size(const zf_module *module) {
+    size_t count;
+    zf_spirv_words(module->program->spirv, &count);
+    return ZF_NATIVE_HEADER_SIZE + 2 * ZF_NATIVE_SECTION_SIZE + zf_align8(count * 4) +
+           zf_align8(strlen(module->build_options) + 1);
+}
+
+static void zf_native_write(const zf_module *module, uint8_t *out, size_t size) {
+    size_t count;
+    const uint32_t *words = zf_spirv_words(module->program->spirv, &count);
+    size_t options_size = strlen(module->build_options) + 1;
+    memset(out, 0, size);
+    memcpy(out, ZF_NATIVE_MAGIC, 8);
+    zf_put32(out + 8, ZF_NATIVE_VERSION);
+    zf_put32(out + 12, ZF_NATIVE_HEADER_SIZE);
+    ze_native_kernel_uuid_t uuid;
+    zf_native_kernel_uuid(module->program->device, &uuid);
+    memcpy(out + 16, uuid.id, 16);
+    zf_put32(out + 32, 2);
+    zf_put64(out + 40, size);
+    uint8_t *table = out + ZF_NATIVE_HEADER_SIZE;
+    size_t at = ZF_NATIVE_HEADER_SIZE + 2 * ZF_NATIVE_SECTION_SIZE;
+    zf_put32(table, ZF_SECTION_SPIRV);
+    zf_put64(table + 8, at);
+    zf_put64(table + 16, count * 4);
+    memcpy(out + at, words, count * 4);
+    at += zf_align8(count * 4);
+    zf_put32(table + ZF_NATIVE_SECTION_SIZE, ZF_SECTION_OPTIONS);
+    zf_put64(table + ZF_NATIVE_SECTION_SIZE + 8, at);
+    zf_put64(table + ZF_NATIVE_SECTION_SIZE + 16, options_size);
+    memcpy(out + at, module->build_options, options_size);
+    zf_put64(out + 48, zf_fnv1a(out + ZF_NATIVE_HEADER_SIZE, size - ZF_NATIVE_HEADER_SIZE, 0xcbf29ce484222325ull));
+}
+
+static ze_result_t zf_native_reject(zf_spirv_log *log, const char *why) {
+    zf_spirv_log_printf(log, "native binary: %s", why);
+    return zf_fail(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "native binary: %s", why);
+}
+
+static ze_result_t zf_native_section(const uint8_t *data, size_t size, const uint8_t *entry, zf_native_view *view,
+                                     zf_spirv_log *log) {
+    uint32_t kind = zf_get32(entry);
+    uint64_t offset = zf_get64(entry + 8), length = zf_get64(entry + 16);
+    if (offset > size || length > size - offset)
+        return zf_native_reject(log, "a section lies outside the binary");
+    if (kind == ZF_SECTION_SPIRV) {
+        if (view->spirv != NULL)
+            return zf_native_reject(log, "two SPIR-V sections");
+        view->spirv = data + offset;
+        view->spirv_size = (size_t)length;
+    } else if (kind == ZF_SECTION_OPTIONS) {
+        if (length == 0 || data[offset + length - 1] != '\0' || strlen((const char *)data + offset) + 1 != length)
+            return zf_native_reject(log, "the build options section is not one NUL-terminated string");
+        view->options = (const char *)data + offset;
+    }
+    return ZE_RESULT_SUCCESS; /* unknown sections belong to later versions of the format and are skipped */
+}
+
+static ze_result_t zf_native_parse(const uint8_t *data, size_t size, zf_device *device, zf_native_view *view,
+                                   zf_spirv_log *log) {
+    memset(view, 0, sizeof *view);
+    view->options = "";
+    if (size < ZF_NATIVE_HEADER_SIZE || memcmp(data, ZF_NATIVE_MAGIC, 8) != 0)
+        return zf_native_reject(log, "no zefake native binary header (magic \"ZFNATIVE\")");
+    if (zf_get32(data + 8) != ZF_NATIVE_VERSION || zf_get32(data + 12) != ZF_NATIVE_HEADER_SIZE)
+        return zf_native_reject(log, "an unknown container version");
+    ze_native_kernel_uuid_t uuid;
+    zf_native_kernel_uuid(device, &uuid);
+    if (memcmp(data + 16, uuid.id, 16) != 0)
+        return zf_native_reject(log, "built for another kind of device (its native kernel UUID differs)");
+    uint32_t sections = zf_get32(data + 32);
+    if (zf_get64(data + 40) != size)
+        return zf_native_reject(log, "its recorded size differs from inputSize");
+    if (zf_fnv1a(data + ZF_NATIVE_HEADER_SIZE, size - ZF_NATIVE_HEADER_SIZE, 0xcbf29ce484222325ull) !=
+        zf_get64(data + 48))
+        return zf_native_reject(log, "the checksum does not match: the binary is corrupted");
+    if (sections == 0 || sections > ZF_NATIVE_MAX_SECTIONS ||
+        ZF_NATIVE_HEADER_SIZE + (size_t)sections * ZF_NATIVE_SECTION_SIZE > size)
+        return zf_native_reject(log, "a bad section table");
+    for (uint32_t i = 0; i < sections; i++) {
+        ze_result_t r =
+            zf_native_section(data, size, data + ZF_NATIVE_HEADER_SIZE + i * ZF_NATIVE_SECTION_SIZE, view, log);
+        if (r != ZE_RESULT_SUCCESS)
+            return r;
+    }
+    if (view->spirv == NULL)
+        return zf_native_reject(log, "no SPIR-V section");
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary) {
+    const zf_module *module = zf_module_from(hModule);
+    size_t needed = zf_native_size(module);
+    if (pModuleNativeBinary == NULL) {
+        *pSize = needed;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (*pSize < needed) {
+        size_t given = *pSize;
+        *pSize = needed;
+        return zf_fail(ZE_RESULT_ERROR_INVALID_SIZE, "*pSize is %zu, the native binary needs %zu bytes", given, needed);
+    }
+    zf_native_write(module, pModuleNativeBinary, needed);
+    *pSize = needed;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Build options */
+
+typedef struct zf_options {
+    bool has_profile_flags;
+    uint32_t profile_flags;
+} zf_options;
+
+static bool zf_known_option(const char *token) {
+    static const char *const known[] = {"-ze-opt-disable", "-ze-opt-greater-than-4GB-buffer-required",
+                                        "-ze-opt-large-register-file", "-ze-opt-has-buffer-offset-arg", "-g"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (strcmp(token, known[i]) == 0)
+            return true;
+    }
+    return strncmp(token, "-ze-opt-level=", 14) == 0;
+}
+
+static bool zf_parse_hex(const char *text, uint32_t *value) {
+    if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        text += 2;
+    if (*text == '\0' || strlen(text) > 8)
+        return false;
+    uint32_t v = 0;
+    for (; *text; text++) {
+        char c = *text;
+        int digit = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+        if (digit < 0)
+            return false;
+        v = v * 16 + (uint32_t)digit;
+    }
+    *value = v;
+    return true;
+}
+
+/* Options are separated by blanks. Unknown options are accepted, as drivers do, and noted in the log. */
+static ze_result_t zf_parse_options(const char *text, zf_options *options, zf_spirv_log *log) {
+    char *copy = strdup(text);
+    if (copy == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the build options");
+    ze_result_t result = ZE_RESULT_SUCCESS;
+    char *saveptr = NULL;
+    for (char *token = strtok_r(copy, " \t\n", &saveptr); token != NULL && result == ZE_RESULT_SUCCESS;
+         token = strtok_r(NULL, " \t\n", &saveptr)) {
+        if (strcmp(token, "-zet-profile-flags") == 0) {
+            char *value = strtok_r(NULL, " \t\n", &saveptr);
+            if (value == NULL || !zf_parse_hex(value, &options->profile_flags)) {
+                zf_spirv_log_printf(log, "build options: -zet-profile-flags needs a hexadecimal value, got '%s'",
+                                    value ? value : "");
+                result = zf_fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "bad -zet-profile-flags value");
+            }
+            options->has_profile_flags = true;
+        } else if (strcmp(token, "-ze-opt-level") == 0) {
+            strtok_r(NULL, " \t\n", &saveptr); /* its level */
+        } else if (!zf_known_option(token)) {
+            zf_log(ZF_LOG_INFO, "zeModuleCreate: build option '%s' is not known to zefake; ignored", token);
+            zf_spirv_log_printf(log, "note: build option '%s' is not known to zefake; ignored", token);
+        }
+    }
+    free(copy);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * zeModuleCreate */
+
+typedef struct zf_build {
+    zf_context *context;
+    zf_device *device;
+    const ze_module_desc_t *desc;
+    zf_spirv_log log;
+    zf_native_view native;
+    const void *spirv; /* what the reader reads */
+    size_t spirv_size;
+    char *options; /* the options the module keeps */
+    zf_options parsed;
+    zf_program *program;
+} zf_build;
+
+static ze_result_t zf_reader_result(zf_spirv_status status, const zf_spirv_log *log) {
+    const char *text = zf_spirv_log_text(log);
+    switch (status) {
+    case ZF_SPIRV_OK:
+        return ZE_RESULT_SUCCESS;
+    case ZF_SPIRV_NO_MEMORY:
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "%s", text);
+    case ZF_SPIRV_UNKNOWN_SPEC_ID:
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s", text);
+    default:
+        return zf_fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "%s", text);
+    }
+}
+
+static bool zf_context_has_device(const zf_context *context, const zf_device *device) {
+    for (uint32_t i = 0; i < context->num_devices; i++) {
+        if (context->devices[i] == device || context->devices[i] == device->root)
+            return true;
+    }
+    return false;
+}
+
+static ze_result_t zf_build_input(zf_build *b) {
+    const ze_module_desc_t *desc = b->desc;
+    const char *flags = desc->pBuildFlags ? desc->pBuildFlags : "";
+    if (desc->format == ZE_MODULE_FORMAT_NATIVE) {
+        ze_result_t r = zf_native_parse(desc->pInputModule, desc->inputSize, b->device, &b->native, &b->log);
+        if (r != ZE_RESULT_SUCCESS)
+            return r;
+        b->spirv = b->native.spirv;
+        b->spirv_size = b->native.spirv_size;
+        /* The options the binary was built with come first; the caller's may add to them. */
+        size_t size = strlen(b->native.options) + strlen(flags) + 2;
+        if ((b->options = malloc(size)) != NULL)
+            snprintf(b->options, size, "%s%s%s", b->native.options, *b->native.options && *flags ? " " : "", flags);
+    } else {
+        b->spirv = desc->pInputModule;
+        b->spirv_size = desc->inputSize;
+        b->options = strdup(flags);
+    }
+    if (b->options == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the build options");
+    return zf_parse_options(b->options, &b->parsed, &b->log);
+}
+
+static ze_result_t zf_check_version(zf_build *b) {
+    uint32_t version = zf_spirv_version(b->program->spirv);
+    uint32_t major = (version >> 16) & 0xFFu, minor = (version >> 8) & 0xFFu;
+    uint32_t supported = b->device->desc->module.spirv_version;
+    if (ZE_MAKE_VERSION(major, minor) <= supported)
+        return ZE_RESULT_SUCCESS;
+    zf_spirv_log_printf(&b->log, "SPIR-V %u.%u module: the device supports SPIR-V up to %u.%u", major, minor,
+                        ZE_MAJOR_VERSION(supported), ZE_MINOR_VERSION(supported));
+    return zf_fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "SPIR-V %u.%u is newer than the device supports", major,
+                   minor);
+}
+
+static ze_result_t zf_apply_constants(zf_build *b) {
+    const ze_module_constants_t *constants = b->desc->pConstants;
+    if (constants == NULL || constants->numConstants == 0)
+        return ZE_RESULT_SUCCESS;
+    if (b->desc->format == ZE_MODULE_FORMAT_NATIVE) {
+        /* The spec: constants are valid only for SPIR-V input; a native binary's were applied when it was built. */
+        zf_spirv_log_printf(&b->log, "note: specialization constants are ignored for a native binary");
+        return ZE_RESULT_SUCCESS;
+    }
+    if (constants->pConstantIds == NULL || constants->pConstantValues == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "desc->pConstants has %u constants and a NULL array",
+                       constants->numConstants);
+    for (uint32_t i = 0; i < constants->numConstants; i++) {
+        if (constants->pConstantValues[i] == NULL)
+            return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "desc->pConstants->pConstantValues[%u] is NULL", i);
+        zf_spirv_status s = zf_spirv_set_spec_constant(b->program->spirv, constants->pConstantIds[i],
+                                                       constants->pConstantValues[i], &b->log);
+        if (s != ZF_SPIRV_OK)
+            return zf_reader_result(s, &b->log);
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+static void zf_apply_itt_default(zf_build *b) {
+    if (b->desc->format != ZE_MODULE_FORMAT_IL_SPIRV || getenv(ZF_ITT_ENV) == NULL)
+        return;
+    const zf_spirv_spec_constant *itt = zf_spirv_find_spec_constant(b->program->spirv, ZF_ITT_SPEC_ID);
+    if (itt == NULL || itt->set)
+        return;
+    uint64_t one = 1;
+    zf_spirv_set_spec_constant(b->program->spirv, ZF_ITT_SPEC_ID, &one, &b->log);
+    zf_spirv_log_printf(&b->log, "note: specialization constant 0x%x (ITT annotations) set to 1 because %s is set",
+                        ZF_ITT_SPEC_ID, ZF_ITT_ENV);
+}
+
+/* A compiler would refuse kernels whose explicit arguments exceed what the device can pass. */
+static ze_result_t zf_check_kernels(zf_build *b) {
+    const zf_spirv_module *spirv = b->program->spirv;
+    uint32_t limit = b->device->desc->module.max_arguments_size_bytes;
+    for (uint32_t i = 0; i < zf_spirv_kernel_count(spirv); i++) {
+        const zf_spirv_kernel *k = zf_spirv_kernel_at(spirv, i);
+        uint64_t total = 0;
+        for (uint32_t a = 0; a < k->num_args; a++)
+            total += k->args[a].size;
+        if (total > limit) {
+            zf_spirv_log_printf(&b->log, "kernel '%s': its arguments take %llu bytes; the device allows %u", k->name,
+                                (unsigned long long)total, limit);
+            return zf_fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "kernel '%s' has too many argument bytes", k->name);
+        }
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zf_build_program(zf_build *b) {
+    b->program = calloc(1, sizeof *b->program);
+    if (b->program == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a module");
+    atomic_init(&b->program->refs, 1);
+    b->program->context = b->context;
+    b->program->device = b->device;
+    zf_spirv_status s = zf_spirv_read(b->spirv, b->spirv_size, &b->program->spirv, &b->log);
+    if (s != ZF_SPIRV_OK) {
+        ze_result_t r = zf_reader_result(s, &b->log);
+        /* A native binary whose checksum matched but whose SPIR-V does not read was not made by this driver. */
+        return b->desc->format == ZE_MODULE_FORMAT_NATIVE && r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
+                   ? ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
+                   : r;
+    }
+    ze_result_t r = zf_check_version(b);
+    if (r == ZE_RESULT_SUCCESS)
+        r = zf_apply_constants(b);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
+    zf_apply_itt_default(b);
+    if ((s = zf_spirv_finish(b->program->spirv, &b->log)) != ZF_SPIRV_OK)
+        return zf_reader_result(s, &b->log);
+    if ((r = zf_check_kernels(b)) == ZE_RESULT_SUCCESS &&
+        (r = zf_program_globals(b->program, &b->log)) == ZE_RESULT_SUCCESS)
+        r = zf_program_imports(b->program);
+    zf_program_uuid(b->program);
+    return r;
+}
+
+static ze_result_t zf_module_register(zf_build *b, zf_module **out) {
+    zf_module *module = calloc(1, sizeof *module);
+    if (module == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a module");
+    module->program = b->program;
+    module->build_options = b->options;
+    module->has_profile_flags = b->parsed.has_profile_flags;
+    module->profile_flags = b->parsed.profile_flags;
+    atomic_init(&module->live_kernels, 0);
+    if (!zf_object_register(&module->header, ZF_OBJ_ZE_MODULE, &b->context->header)) {
+        free(module);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register a module");
+    }
+    b->program = NULL; /* owned by the module now */
+    b->options = NULL;
+    *out = module;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zf_module_build(zf_build *b, zf_module **out) {
+    if (!zf_context_has_device(b->context, b->device)) {
+        zf_spirv_log_printf(&b->log, "the device is not one of the context's devices");
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hDevice is not a device of hContext (nor a sub-device)");
+    }
+    ze_result_t r = zf_build_input(b);
+    if (r == ZE_RESULT_SUCCESS)
+        r = zf_build_program(b);
+    if (r == ZE_RESULT_SUCCESS)
+        r = zf_module_register(b, out);
+    return r;
+}
+
+ze_result_t zfi_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc,
+                               ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog) {
+    zf_build b = {.context = zf_context_from(hContext), .device = zf_device_from(hDevice), .desc = desc};
+    zf_module *module = NULL;
+    ze_result_t result = zf_module_build(&b, &module);
+    zf_program_release(b.program);
+    free(b.options);
+    if (phBuildLog != NULL) {
+        ze_result_t r = zf_build_log_create(zf_spirv_log_text(&b.log), phBuildLog);
+        if (r != ZE_RESULT_SUCCESS && result == ZE_RESULT_SUCCESS) {
+            zfi_zeModuleDestroy((ze_module_handle_t)module);
+            result = r;
+        }
+    }
+    zf_spirv_log_free(&b.log);
+    if (result == ZE_RESULT_SUCCESS)
+        *phModule = (ze_module_handle_t)module;
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Module queries */
+
+/* Drops the module's import bindings (under the link lock) and releases the providers outside it. */
+static void zf_program_unbind(zf_program *program) {
+    pthread_mutex_lock(&zf_link_lock);
+    zf_program **providers = calloc(program->num_imports ? program->num_imports : 1, sizeof *providers);
+    for (uint32_t i = 0; i < program->num_imports && providers != NULL; i++) {
+        providers[i] = program->imports[i].provider;
+        program->imports[i].provider = NULL;
+    }
+    pthread_mutex_unlock(&zf_link_lock);
+    for (uint32_t i = 0; i < program->num_imports && providers != NULL; i++)
+        zf_program_release(providers[i]);
+    free(providers); /* without it (no host memory), the bindings stay and are released with the program */
+}
+
+ze_result_t zfi_zeModuleDestroy(ze_module_handle_t hModule) {
+    zf_module *module = zf_module_from(hModule);
+    unsigned kernels = atomic_load(&module->live_kernels);
+    if (kernels > 0)
+        return zf_fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "%u kernel(s) created from the module are still alive",
+                       kernels);
+    zf_object_unregister(&module->header); /* the handle dies before its parts */
+    /* Unbinding breaks reference cycles between modules that import from each other. */
+    zf_program_unbind(module->program);
+    zf_program_release(module->program);
+    module->program = NULL;
+    free(module->build_options);
+    module->build_options = NULL;
+    zf_object_retire(&module->header);
+    return ZE_RESULT_SUCCESS;
+}
+
+bool zf_module_is_unlinked(zf_module *module) {
+    bool unlinked = false;
+    pthread_mutex_lock(&zf_link_lock);
+    for (uint32_t i = 0; i < module->program->num_imports; i++)
+        unlinked = unlinked || module->program->imports[i].provider == NULL;
+    pthread_mutex_unlock(&zf_link_lock);
+    return unlinked;
+}
+
+bool zf_module_profile_flags(const zf_module *module, uint32_t *flags) {
+    *flags = module->profile_flags;
+    return module->has_profile_flags;
+}
+
+ze_result_t zfi_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames) {
+    const zf_spirv_module *spirv = zf_module_from(hModule)->program->spirv;
+    uint32_t n = zf_count_query(pCount, zf_spirv_kernel_count(spirv), pNames);
+    for (uint32_t i = 0; i < n; i++)
+        pNames[i] = zf_spirv_kernel_at(spirv, i)->name;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties) {
+    pModuleProperties->flags = zf_module_is_unlinked(zf_module_from(hModule)) ? ZE_MODULE_PROPERTY_FLAG_IMPORTS : 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The exported symbol of `program` named `name`, of the given kind; UINT32_MAX when there is none. */
+static uint32_t zf_find_export(const zf_program *program, const char *name, bool is_function) {
+    for (uint32_t i = 0; i < zf_spirv_symbol_count(program->spirv); i++) {
+        const zf_spirv_symbol *s = zf_spirv_symbol_at(program->spirv, i);
+        if (s->linkage == ZF_SPIRV_LINK_EXPORT && s->is_function == is_function && strcmp(s->name, name) == 0)
+            return i;
+    }
+    return UINT32_MAX;
+}
+
+/* The address of a defined global of `program`, by name; NULL when it defines none of that name. */
+static void *zf_defined_global(const zf_program *program, const char *name, size_t *size) {
+    for (uint32_t i = 0; i < zf_spirv_global_count(program->spirv); i++) {
+        const zf_spirv_global *g = zf_spirv_global_at(program->spirv, i);
+        if (g->name == NULL || strcmp(g->name, name) != 0 || program->global_offsets[i] == SIZE_MAX)
+            continue;
+        *size = (size_t)g->size;
+        return program->globals + program->global_offsets[i];
+    }
+    return NULL;
+}
+
+/* An imported symbol's provider program, once linked (the caller holds the link lock). */
+static const zf_import *zf_find_import(const zf_program *program, const char *name, bool is_function) {
+    for (uint32_t i = 0; i < program->num_imports; i++) {
+        const zf_import *import = &program->imports[i];
+        if (import->symbol->is_function == is_function && strcmp(import->symbol->name, name) == 0)
+            return import;
+    }
+    return NULL;
+}
+
+ze_result_t zfi_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize,
+                                         void **pptr) {
+    const zf_program *program = zf_module_from(hModule)->program;
+    size_t size = 0;
+    void *ptr = zf_defined_global(program, pGlobalName, &size);
+    if (ptr == NULL) {
+        pthread_mutex_lock(&zf_link_lock);
+        const zf_import *import = zf_find_import(program, pGlobalName, false);
+        if (import != NULL && import->provider != NULL)
+            ptr = zf_defined_global(import->provider, pGlobalName, &size);
+        pthread_mutex_unlock(&zf_link_lock);
+        if (import != NULL && ptr == NULL)
+            return zf_fail(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME, "global '%s' is imported and not linked yet",
+                           pGlobalName);
+    }
+    if (ptr == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME, "the module has no global named '%s'", pGlobalName);
+    if (pSize != NULL)
+        *pSize = size;
+    if (pptr != NULL)
+        *pptr = ptr;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction) {
+    zf_program *program = zf_module_from(hModule)->program;
+    uint32_t index = zf_find_export(program, pFunctionName, true);
+    if (index != UINT32_MAX) {
+        *pfnFunction = &program->function_slots[index];
+        return ZE_RESULT_SUCCESS;
+    }
+    pthread_mutex_lock(&zf_link_lock);
+    const zf_import *import = zf_find_import(program, pFunctionName, true);
+    void *provided =
+        import != NULL && import->provider != NULL ? &import->provider->function_slots[import->provider_symbol] : NULL;
+    pthread_mutex_unlock(&zf_link_lock);
+    if (provided != NULL) {
+        *pfnFunction = provided;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (import != NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME, "function '%s' is imported and not linked yet",
+                       pFunctionName);
+    const zf_spirv_module *spirv = program->spirv;
+    for (uint32_t i = 0; i < zf_spirv_kernel_count(spirv); i++) {
+        if (strcmp(zf_spirv_kernel_at(spirv, i)->name, pFunctionName) == 0) {
+            *pfnFunction = &program->function_slots[zf_spirv_symbol_count(spirv) + i];
+            return ZE_RESULT_SUCCESS;
+        }
+    }
+    return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME, "the module has no function named '%s'", pFunctionName);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * zeModuleDynamicLink: all or nothing. Every unresolved import of every module must be exported by exactly one other
+ * module of the set, with the same kind (function or variable) and shape; only then are the bindings made. */
+
+typedef struct zf_link_plan {
+    zf_import *import;
+    zf_program *provider;
+    uint32_t provider_symbol;
+} zf_link_plan;
+
+static const char *zf_symbol_kind(bool is_function) {
+    return is_function ? "function" : "variable";
+}
+
+static bool zf_plan_import(zf_module **modules, uint32_t count, uint32_t self, zf_import *import, zf_link_plan *plan,
+                           zf_spirv_log *log) {
+    const zf_spirv_symbol *want = import->symbol;
+    uint32_t found = 0;
+    for (uint32_t m = 0; m < count; m++) {
+        zf_program *candidate = modules[m]->program;
+        if (m == self || candidate == modules[self]->program)
+            continue;
+        uint32_t index = zf_find_export(candidate, want->name, want->is_function);
+        if (index == UINT32_MAX)
+            continue;
+        const zf_spirv_symbol *have = zf_spirv_symbol_at(candidate->spirv, index);
+        if (want->is_function ? have->num_params != want->num_params : have->size != want->size) {
+            zf_spirv_log_printf(log, "module %u: import %s '%s' does not match module %u's export (%s)", self,
+                                zf_symbol_kind(want->is_function), want->name, m,
+                                want->is_function ? "parameter count" : "size");
+            return false;
+        }
+        if (found++ == 0) {
+            plan->import = import;
+            plan->provider = candidate;
+            plan->provider_symbol = index;
+        }
+    }
+    if (found == 1)
+        return true;
+    zf_spirv_log_printf(log, "module %u: %s import %s '%s'", self, found == 0 ? "unresolved" : "ambiguous",
+                        zf_symbol_kind(want->is_function), want->name);
+    return false;
+}
+
+static ze_result_t zf_link(zf_module **modules, uint32_t count, zf_spirv_log *log) {
+    uint32_t total = 0;
+    for (uint32_t m = 0; m < count; m++)
+        total += modules[m]->program->num_imports;
+    zf_link_plan *plans = calloc(total ? total : 1, sizeof *plans);
+    if (plans == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to link");
+    uint32_t planned = 0;
+    bool ok = true;
+    for (uint32_t m = 0; m < count; m++) {
+        zf_program *program = modules[m]->program;
+        if (program->context != modules[0]->program->context) {
+            zf_spirv_log_printf(log, "module %u belongs to another context than module 0", m);
+            ok = false;
+            continue;
+        }
+        for (uint32_t i = 0; i < program->num_imports; i++) {
+            if (program->imports[i].provider != NULL)
+                continue; /* imports are linked once */
+            if (zf_plan_import(modules, count, m, &program->imports[i], &plans[planned], log))
+                planned++;
+            else
+                ok = false;
+        }
+    }
+    for (uint32_t p = 0; ok && p < planned; p++) {
+        if (plans[p].import->provider == NULL) { /* a module listed twice plans the same import twice */
+            zf_program_retain(plans[p].provider);
+            plans[p].import->provider = plans[p].provider;
+            plans[p].import->provider_symbol = plans[p].provider_symbol;
+        }
+    }
+    free(plans);
+    if (!ok)
+        return zf_fail(ZE_RESULT_ERROR_MODULE_LINK_FAILURE, "%s", zf_spirv_log_text(log));
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules,
+                                    ze_module_build_log_handle_t *phLinkLog) {
+    for (uint32_t i = 0; i < numModules; i++) {
+        if (!zf_handle_is_live(phModules[i], ZF_OBJ_ZE_MODULE))
+            return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "phModules[%u] (%p) is not a live module handle", i,
+                           (void *)phModules[i]);
+    }
+    zf_spirv_log log = {0};
+    pthread_mutex_lock(&zf_link_lock);
+    ze_result_t result = zf_link((zf_module **)phModules, numModules, &log);
+    pthread_mutex_unlock(&zf_link_lock);
+    if (phLinkLog != NULL) {
+        ze_result_t r = zf_build_log_create(zf_spirv_log_text(&log), phLinkLog);
+        if (result == ZE_RESULT_SUCCESS)
+            result = r;
+    }
+    zf_spirv_log_free(&log);
+    return result;
+}

@@ -1,0 +1,38 @@
+# The SPIR-V reader (fake_driver/src/spirv): an OBJECT library linked into the driver the way zf_scenario is, and its
+# unit test. Included from fake_driver/CMakeLists.txt right after the scenario module; paths come from this file's
+# location.
+get_filename_component(ZF_SPIRV_DIR "${CMAKE_CURRENT_LIST_DIR}" ABSOLUTE)
+get_filename_component(ZF_SPIRV_DRIVER_DIR "${ZF_SPIRV_DIR}/../.." ABSOLUTE)
+
+add_library(zf_spirv OBJECT
+  "${ZF_SPIRV_DIR}/spirv_log.c"
+  "${ZF_SPIRV_DIR}/spirv_read.c"
+  "${ZF_SPIRV_DIR}/spirv_layout.c")
+set_target_properties(zf_spirv PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
+target_include_directories(zf_spirv PUBLIC "${ZF_SPIRV_DIR}")
+
+# The driver target is defined after this file is included: add the reader's objects to it once the directory has
+# been processed.
+cmake_language(DEFER CALL target_link_libraries ze_fake PRIVATE zf_spirv)
+
+if(BUILD_TESTING)
+  # Fed with the test kernels that conformance/kernels/kernels.cmake compiles (target zc_kernels).
+  add_executable(zf_test_spirv_reader "${ZF_SPIRV_DRIVER_DIR}/tests/test_spirv_reader.c")
+  target_link_libraries(zf_test_spirv_reader PRIVATE zf_spirv zefake_cmocka)
+  target_compile_definitions(zf_test_spirv_reader PRIVATE ZF_TEST_KERNEL_DIR="${CMAKE_BINARY_DIR}/conformance/kernels")
+  add_dependencies(zf_test_spirv_reader zc_kernels)
+  add_test(NAME spirv_reader COMMAND zf_test_spirv_reader)
+  set_tests_properties(spirv_reader PROPERTIES LABELS "driver;unit" TIMEOUT 120)
+
+  # The built-in kernels (src/builtins.c) on the reader's view of the test kernels, against a stand-in for the
+  # memory service; launches through queues are tested by the execution tests.
+  add_executable(zf_test_builtins "${ZF_SPIRV_DRIVER_DIR}/tests/test_builtins.c"
+                                  "${ZF_SPIRV_DRIVER_DIR}/src/builtins.c")
+  target_link_libraries(zf_test_builtins PRIVATE zf_spirv zefake_cmocka)
+  target_include_directories(zf_test_builtins PRIVATE "${ZF_SPIRV_DRIVER_DIR}/src" "${ZF_GEN_DIR}"
+    $<TARGET_PROPERTY:PkgConfig::LEVEL_ZERO,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(zf_test_builtins PRIVATE ZF_TEST_KERNEL_DIR="${CMAKE_BINARY_DIR}/conformance/kernels")
+  add_dependencies(zf_test_builtins zc_kernels zf_generate)
+  add_test(NAME builtin_kernels COMMAND zf_test_builtins)
+  set_tests_properties(builtin_kernels PROPERTIES LABELS "driver;unit" TIMEOUT 60)
+endif()

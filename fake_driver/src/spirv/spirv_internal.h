@@ -1,0 +1,220 @@
+/* The SPIR-V reader's module representation, shared by its source files (spirv_read.c walks the instruction
+ * stream, spirv_layout.c derives layouts, kernels and globals). Everything is recorded by word offset into the
+ * module's own copy of the words, which the walk has validated: an offset recorded here always points at a whole
+ * instruction whose word count was checked against the minimum its opcode needs. */
+#ifndef ZF_SPIRV_INTERNAL_H
+#define ZF_SPIRV_INTERNAL_H
+
+#include "spirv.h"
+
+/* Opcodes the reader understands (SPIR-V 1.6 unified specification numbering). */
+enum {
+    ZF_OP_NOP = 0,
+    ZF_OP_UNDEF = 1,
+    ZF_OP_NAME = 5,
+    ZF_OP_MEMBER_NAME = 6,
+    ZF_OP_STRING = 7,
+    ZF_OP_EXTENSION = 10,
+    ZF_OP_EXT_INST_IMPORT = 11,
+    ZF_OP_MEMORY_MODEL = 14,
+    ZF_OP_ENTRY_POINT = 15,
+    ZF_OP_EXECUTION_MODE = 16,
+    ZF_OP_CAPABILITY = 17,
+    ZF_OP_TYPE_VOID = 19,
+    ZF_OP_TYPE_BOOL = 20,
+    ZF_OP_TYPE_INT = 21,
+    ZF_OP_TYPE_FLOAT = 22,
+    ZF_OP_TYPE_VECTOR = 23,
+    ZF_OP_TYPE_MATRIX = 24,
+    ZF_OP_TYPE_IMAGE = 25,
+    ZF_OP_TYPE_SAMPLER = 26,
+    ZF_OP_TYPE_SAMPLED_IMAGE = 27,
+    ZF_OP_TYPE_ARRAY = 28,
+    ZF_OP_TYPE_RUNTIME_ARRAY = 29,
+    ZF_OP_TYPE_STRUCT = 30,
+    ZF_OP_TYPE_OPAQUE = 31,
+    ZF_OP_TYPE_POINTER = 32,
+    ZF_OP_TYPE_FUNCTION = 33,
+    ZF_OP_TYPE_EVENT = 34,
+    ZF_OP_TYPE_DEVICE_EVENT = 35,
+    ZF_OP_TYPE_RESERVE_ID = 36,
+    ZF_OP_TYPE_QUEUE = 37,
+    ZF_OP_TYPE_PIPE = 38,
+    ZF_OP_TYPE_FORWARD_POINTER = 39,
+    ZF_OP_CONSTANT_TRUE = 41,
+    ZF_OP_CONSTANT_FALSE = 42,
+    ZF_OP_CONSTANT = 43,
+    ZF_OP_CONSTANT_COMPOSITE = 44,
+    ZF_OP_CONSTANT_SAMPLER = 45,
+    ZF_OP_CONSTANT_NULL = 46,
+    ZF_OP_SPEC_CONSTANT_TRUE = 48,
+    ZF_OP_SPEC_CONSTANT_FALSE = 49,
+    ZF_OP_SPEC_CONSTANT = 50,
+    ZF_OP_SPEC_CONSTANT_COMPOSITE = 51,
+    ZF_OP_SPEC_CONSTANT_OP = 52,
+    ZF_OP_FUNCTION = 54,
+    ZF_OP_FUNCTION_PARAMETER = 55,
+    ZF_OP_FUNCTION_END = 56,
+    ZF_OP_FUNCTION_CALL = 57,
+    ZF_OP_VARIABLE = 59,
+    ZF_OP_DECORATE = 71,
+    ZF_OP_MEMBER_DECORATE = 72,
+    ZF_OP_DECORATION_GROUP = 73,
+    ZF_OP_GROUP_DECORATE = 74,
+    ZF_OP_GROUP_MEMBER_DECORATE = 75,
+    ZF_OP_LABEL = 248,
+    ZF_OP_RETURN = 253,
+    ZF_OP_RETURN_VALUE = 254,
+    ZF_OP_TYPE_PIPE_STORAGE = 322,
+    ZF_OP_TYPE_NAMED_BARRIER = 327,
+    ZF_OP_EXECUTION_MODE_ID = 331,
+    ZF_OP_DECORATE_ID = 332,
+};
+
+/* Decorations, execution modes and enumerants the reader uses. */
+enum {
+    ZF_DEC_SPEC_ID = 1,
+    ZF_DEC_CPACKED = 10,
+    ZF_DEC_BUILTIN = 11,
+    ZF_DEC_FUNC_PARAM_ATTR = 38,
+    ZF_DEC_LINKAGE_ATTRIBUTES = 41,
+    ZF_PARAM_ATTR_BYVAL = 2,
+    ZF_LINKAGE_EXPORT = 0,
+    ZF_LINKAGE_IMPORT = 1,
+    ZF_LINKAGE_LINK_ONCE_ODR = 2,
+    ZF_MODE_LOCAL_SIZE = 17,
+    ZF_MODE_LOCAL_SIZE_HINT = 18,
+    ZF_MODE_VEC_TYPE_HINT = 30,
+    ZF_MODE_SUBGROUP_SIZE = 35,
+    ZF_MODE_SUBGROUPS_PER_WORKGROUP = 36,
+    ZF_MODE_SUBGROUPS_PER_WORKGROUP_ID = 37,
+    ZF_MODE_LOCAL_SIZE_ID = 38,
+    ZF_MODE_LOCAL_SIZE_HINT_ID = 39,
+    ZF_CAP_KERNEL = 6,
+    ZF_MODEL_KERNEL = 6,
+    ZF_ADDRESSING_PHYSICAL64 = 2,
+    ZF_MEMORY_MODEL_OPENCL = 2,
+};
+
+/* Per-id flags. */
+enum {
+    ZF_ID_SPEC_ID = 1u << 0,
+    ZF_ID_BUILTIN = 1u << 1,
+    ZF_ID_CPACKED = 1u << 2,
+    ZF_ID_BYVAL = 1u << 3,
+    ZF_ID_FORWARD_POINTER = 1u << 4,
+};
+
+/* What the module knows about one id. Offsets are word offsets; 0 means "none" (offset 0 is the header). */
+typedef struct zf_spirv_idinfo {
+    uint32_t def;     /* the defining instruction */
+    uint32_t name;    /* its OpName */
+    uint32_t linkage; /* its LinkageAttributes OpDecorate */
+    uint32_t spec_id;
+    uint32_t index; /* types: into types[]; functions: into functions[]; variables: into variables[] */
+    uint16_t flags;
+    uint16_t opcode; /* of def */
+} zf_spirv_idinfo;
+
+typedef struct zf_spirv_type {
+    uint32_t id;
+    uint64_t size;
+    uint32_t align;
+} zf_spirv_type;
+
+typedef struct zf_spirv_function {
+    uint32_t id;
+    uint32_t offset;      /* OpFunction */
+    uint32_t end;         /* OpFunctionEnd */
+    uint32_t body;        /* first instruction after the parameters (the body's entry OpLabel), 0 = no body */
+    uint32_t type;        /* OpTypeFunction id */
+    uint32_t first_param; /* into params[] */
+    uint32_t num_params;
+    uint32_t first_call; /* into calls[]: callee ids of its OpFunctionCall instructions */
+    uint32_t num_calls;
+    uint32_t first_local; /* into locals[]: pointer types of its Function-storage OpVariable instructions */
+    uint32_t num_locals;
+    uint64_t instructions; /* in its body */
+} zf_spirv_function;
+
+typedef struct zf_spirv_entry {
+    uint32_t offset; /* OpEntryPoint */
+    uint32_t function;
+    const char *name;
+    uint32_t interface_first; /* word index of the first interface id */
+    uint32_t interface_count;
+    uint32_t local_size[3];
+    uint32_t local_size_id[3]; /* LocalSizeId operands (resolved by zf_spirv_finish) */
+    uint32_t local_size_hint[3];
+    uint32_t local_size_hint_id[3];
+    uint32_t vec_type_hint;
+    uint32_t subgroup_size;
+    uint32_t subgroups_per_workgroup;
+    uint32_t subgroups_per_workgroup_id;
+    bool has_local_size, has_local_size_id, has_local_size_hint, has_local_size_hint_id, has_vec_type_hint;
+} zf_spirv_entry;
+
+typedef struct zf_spirv_variable {
+    uint32_t id;
+    uint32_t offset;
+    uint32_t type; /* the pointer type */
+    uint32_t storage;
+    uint32_t initializer;
+} zf_spirv_variable;
+
+/* A growable array of fixed-size items. */
+typedef struct zf_spirv_array {
+    void *items;
+    uint32_t count;
+    uint32_t capacity;
+} zf_spirv_array;
+
+struct zf_spirv_module {
+    uint32_t *words;
+    size_t num_words;
+    uint32_t version;
+    uint32_t bound;
+    zf_spirv_idinfo *ids;        /* [bound] */
+    zf_spirv_array capabilities; /* uint32_t */
+    zf_spirv_array types;        /* zf_spirv_type, in definition order */
+    zf_spirv_array functions;    /* zf_spirv_function */
+    zf_spirv_array params;       /* uint32_t parameter ids */
+    zf_spirv_array calls;        /* uint32_t callee ids */
+    zf_spirv_array locals;       /* uint32_t pointer type ids */
+    zf_spirv_array entries;      /* zf_spirv_entry */
+    zf_spirv_array variables;    /* zf_spirv_variable (module scope) */
+    zf_spirv_array specs;        /* zf_spirv_spec_constant */
+    /* Derived by zf_spirv_finish. */
+    bool finished;
+    zf_spirv_array kernels; /* zf_spirv_kernel */
+    zf_spirv_array globals; /* zf_spirv_global */
+    zf_spirv_array symbols; /* zf_spirv_symbol */
+};
+
+/* Appends one zeroed item; NULL when out of memory. */
+void *zf_spirv_array_push(zf_spirv_array *array, size_t item_size);
+void zf_spirv_array_free(zf_spirv_array *array);
+#define ZF_SPIRV_AT(array, type, i) (&((type *)(array).items)[i])
+
+/* The instruction at a recorded offset. */
+static inline uint32_t zf_spirv_opcode_at(const zf_spirv_module *m, uint32_t offset) {
+    return m->words[offset] & 0xFFFFu;
+}
+static inline uint32_t zf_spirv_count_at(const zf_spirv_module *m, uint32_t offset) {
+    return m->words[offset] >> 16;
+}
+
+/* The id's info, or NULL when the id is 0 or outside the bound. */
+static inline const zf_spirv_idinfo *zf_spirv_id(const zf_spirv_module *m, uint32_t id) {
+    return (id == 0 || id >= m->bound) ? NULL : &m->ids[id];
+}
+
+/* A name for an opcode in diagnostics ("OpTypeInt", or "opcode 1234"). buf must hold 24 bytes. */
+const char *zf_spirv_opcode_name(uint32_t opcode, char *buf, size_t size);
+
+/* The literal string starting at word `first` of the instruction at `offset` (validated NUL-terminated). */
+static inline const char *zf_spirv_string_at(const zf_spirv_module *m, uint32_t offset, uint32_t first) {
+    return (const char *)&m->words[offset + first];
+}
+
+#endif

@@ -1,0 +1,695 @@
+/* Step 3 of reading SPIR-V: what the specialized module means for the driver. Type layouts follow the OpenCL C
+ * rules (scalars and vectors aligned to their size, 3-component vectors sized as 4, structs laid out in order with
+ * natural alignment unless CPacked), kernel parameters get the sizes zeKernelSetArgumentValue checks, module-scope
+ * variables get sizes and initial values, and the linkage decorations become the module's symbols. */
+#include "spirv_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Types larger than this are refused: it keeps every size computation far from overflow. */
+#define ZF_SPIRV_MAX_TYPE_SIZE (1ull << 40)
+
+static zf_spirv_status __attribute__((format(printf, 4, 5)))
+zf_fail_at(zf_spirv_log *log, zf_spirv_status status, uint32_t offset, const char *format, ...) {
+    char what[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(what, sizeof what, format, args);
+    va_end(args);
+    zf_spirv_log_printf(log, "SPIR-V word %u: %s", offset, what);
+    return status;
+}
+
+static uint64_t zf_round_up(uint64_t value, uint32_t align) {
+    return align > 1 ? (value + align - 1) / align * align : value;
+}
+
+/* The value of an integer constant (OpConstant or a specialization constant's current value). */
+static zf_spirv_status zf_int_constant(const zf_spirv_module *m, uint32_t id, uint64_t *value, zf_spirv_log *log,
+                                       uint32_t user) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, id);
+    if (info == NULL || info->def == 0 || (info->opcode != ZF_OP_CONSTANT && info->opcode != ZF_OP_SPEC_CONSTANT))
+        return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, user, "%%%u is not an integer OpConstant or OpSpecConstant", id);
+    const uint32_t *w = &m->words[info->def];
+    const uint32_t *type = &m->words[m->ids[w[1]].def];
+    if ((type[0] & 0xFFFFu) != ZF_OP_TYPE_INT)
+        return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, user, "constant %%%u is not an integer", id);
+    *value = type[2] > 32 ? ((uint64_t)w[4] << 32 | w[3]) : w[3];
+    return ZF_SPIRV_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Type layouts */
+
+/* Size and alignment of a type whose layout is already known (types are laid out in definition order). */
+static zf_spirv_status zf_layout_of(const zf_spirv_module *m, uint32_t id, uint64_t *size, uint32_t *align,
+                                    zf_spirv_log *log, uint32_t user) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, id);
+    if (info != NULL && (info->opcode == ZF_OP_TYPE_POINTER || (info->flags & ZF_ID_FORWARD_POINTER))) {
+        *size = 8; /* Physical64 */
+        *align = 8;
+        return ZF_SPIRV_OK;
+    }
+    if (info == NULL || info->def == 0 || info->index >= m->types.count ||
+        ZF_SPIRV_AT(m->types, zf_spirv_type, info->index)->id != id)
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, user, "%%%u is not a defined type", id);
+    const zf_spirv_type *type = ZF_SPIRV_AT(m->types, zf_spirv_type, info->index);
+    *size = type->size;
+    *align = type->align;
+    return ZF_SPIRV_OK;
+}
+
+static zf_spirv_status zf_layout_struct(const zf_spirv_module *m, uint32_t offset, bool packed, uint64_t *size,
+                                        uint32_t *align, zf_spirv_log *log) {
+    const uint32_t *w = &m->words[offset];
+    uint32_t count = w[0] >> 16;
+    uint64_t at = 0;
+    uint32_t max_align = 1;
+    for (uint32_t i = 2; i < count; i++) {
+        uint64_t member_size;
+        uint32_t member_align;
+        zf_spirv_status s = zf_layout_of(m, w[i], &member_size, &member_align, log, offset);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        if (packed)
+            member_align = 1;
+        at = zf_round_up(at, member_align) + member_size;
+        if (at > ZF_SPIRV_MAX_TYPE_SIZE)
+            return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, offset, "struct larger than %llu bytes",
+                              (unsigned long long)ZF_SPIRV_MAX_TYPE_SIZE);
+        if (member_align > max_align)
+            max_align = member_align;
+    }
+    *align = max_align;
+    *size = zf_round_up(at, max_align);
+    return ZF_SPIRV_OK;
+}
+
+static zf_spirv_status zf_layout_vector(const zf_spirv_module *m, const uint32_t *w, uint32_t offset, uint64_t *size,
+                                        uint32_t *align, zf_spirv_log *log) {
+    uint64_t elem_size;
+    uint32_t elem_align;
+    zf_spirv_status s = zf_layout_of(m, w[2], &elem_size, &elem_align, log, offset);
+    if (s != ZF_SPIRV_OK)
+        return s;
+    uint32_t n = w[3] == 3 ? 4 : w[3]; /* OpenCL: a 3-component vector has the size and alignment of 4 */
+    *size = elem_size * n;
+    if ((w[0] & 0xFFFFu) == ZF_OP_TYPE_MATRIX) {
+        *size = elem_size * w[3];
+        *align = elem_align;
+        return ZF_SPIRV_OK;
+    }
+    *align = (*size & (*size - 1)) == 0 && *size > 0 ? (uint32_t)*size : elem_align;
+    return ZF_SPIRV_OK;
+}
+
+static zf_spirv_status zf_layout_array(const zf_spirv_module *m, const uint32_t *w, uint32_t offset, uint64_t *size,
+                                       uint32_t *align, zf_spirv_log *log) {
+    uint64_t elem_size, length;
+    zf_spirv_status s = zf_layout_of(m, w[2], &elem_size, align, log, offset);
+    if (s == ZF_SPIRV_OK)
+        s = zf_int_constant(m, w[3], &length, log, offset);
+    if (s != ZF_SPIRV_OK)
+        return s;
+    if (length == 0)
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, offset, "array length 0");
+    if (elem_size != 0 && length > ZF_SPIRV_MAX_TYPE_SIZE / elem_size)
+        return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, offset, "array larger than %llu bytes",
+                          (unsigned long long)ZF_SPIRV_MAX_TYPE_SIZE);
+    *size = elem_size * length;
+    return ZF_SPIRV_OK;
+}
+
+static zf_spirv_status zf_layout_type(const zf_spirv_module *m, zf_spirv_type *type, zf_spirv_log *log) {
+    const zf_spirv_idinfo *info = &m->ids[type->id];
+    const uint32_t *w = &m->words[info->def];
+    type->size = 0;
+    type->align = 1;
+    switch (info->opcode) {
+    case ZF_OP_TYPE_BOOL:
+        type->size = 1;
+        return ZF_SPIRV_OK;
+    case ZF_OP_TYPE_INT:
+    case ZF_OP_TYPE_FLOAT:
+        type->size = w[2] / 8;
+        type->align = w[2] / 8;
+        return ZF_SPIRV_OK;
+    case ZF_OP_TYPE_VECTOR:
+    case ZF_OP_TYPE_MATRIX:
+        return zf_layout_vector(m, w, info->def, &type->size, &type->align, log);
+    case ZF_OP_TYPE_ARRAY:
+        return zf_layout_array(m, w, info->def, &type->size, &type->align, log);
+    case ZF_OP_TYPE_STRUCT:
+        return zf_layout_struct(m, info->def, (info->flags & ZF_ID_CPACKED) != 0, &type->size, &type->align, log);
+    case ZF_OP_TYPE_POINTER:
+    case ZF_OP_TYPE_IMAGE:
+    case ZF_OP_TYPE_SAMPLER:
+    case ZF_OP_TYPE_SAMPLED_IMAGE:
+    case ZF_OP_TYPE_EVENT:
+    case ZF_OP_TYPE_DEVICE_EVENT:
+    case ZF_OP_TYPE_RESERVE_ID:
+    case ZF_OP_TYPE_QUEUE:
+    case ZF_OP_TYPE_PIPE:
+    case ZF_OP_TYPE_PIPE_STORAGE:
+    case ZF_OP_TYPE_NAMED_BARRIER:
+        type->size = 8; /* pointers and handles of a 64-bit device */
+        type->align = 8;
+        return ZF_SPIRV_OK;
+    default: /* void, runtime arrays, opaque types, function types: no size */
+        return ZF_SPIRV_OK;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Type names (the parameter signatures that built-in kernels are matched on; docs/modules.md) */
+
+/* snprintf for names that may be cut short: truncation is intended (names are bounded). */
+static void __attribute__((format(printf, 3, 4))) zf_name_printf(char *out, size_t size, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(out, size, format, args);
+    va_end(args);
+}
+
+static const char *zf_storage_name(uint32_t storage, char *buf, size_t size) {
+    static const char *const names[] = {"constant", "input",   "uniform",  "output", "local",
+                                        "global",   "private", "function", "generic"};
+    if (storage < sizeof names / sizeof names[0])
+        return names[storage];
+    snprintf(buf, size, "storage%u", storage);
+    return buf;
+}
+
+static void zf_type_name(const zf_spirv_module *m, uint32_t id, char *out, size_t size, unsigned depth);
+
+static void zf_struct_name(const zf_spirv_module *m, uint32_t id, char *out, size_t size) {
+    const zf_spirv_idinfo *info = &m->ids[id];
+    if (info->name == 0) {
+        zf_name_printf(out, size, "struct %%%u", id);
+        return;
+    }
+    const char *name = zf_spirv_string_at(m, info->name, 2);
+    if (strncmp(name, "struct.", 7) == 0)
+        name += 7; /* clang names OpenCL C structs "struct.<tag>" */
+    zf_name_printf(out, size, "struct %s", name);
+}
+
+static void zf_type_name(const zf_spirv_module *m, uint32_t id, char *out, size_t size, unsigned depth) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, id);
+    if (info == NULL || info->def == 0 || depth > 8) {
+        zf_name_printf(out, size, "?");
+        return;
+    }
+    const uint32_t *w = &m->words[info->def];
+    char inner[ZF_SPIRV_TYPE_NAME_MAX], buf[24];
+    switch (info->opcode) {
+    case ZF_OP_TYPE_VOID:
+        zf_name_printf(out, size, "void");
+        return;
+    case ZF_OP_TYPE_BOOL:
+        zf_name_printf(out, size, "bool");
+        return;
+    case ZF_OP_TYPE_INT:
+    case ZF_OP_TYPE_FLOAT:
+        zf_name_printf(out, size, "%c%u", info->opcode == ZF_OP_TYPE_INT ? 'i' : 'f', w[2]);
+        return;
+    case ZF_OP_TYPE_VECTOR:
+        zf_type_name(m, w[2], inner, sizeof inner, depth + 1);
+        zf_name_printf(out, size, "%sx%u", inner, w[3]);
+        return;
+    case ZF_OP_TYPE_ARRAY: {
+        uint64_t length = 0;
+        zf_type_name(m, w[2], inner, sizeof inner, depth + 1);
+        if (zf_int_constant(m, w[3], &length, NULL, 0) != ZF_SPIRV_OK)
+            length = 0;
+        zf_name_printf(out, size, "%s[%llu]", inner, (unsigned long long)length);
+        return;
+    }
+    case ZF_OP_TYPE_STRUCT:
+        zf_struct_name(m, id, out, size);
+        return;
+    case ZF_OP_TYPE_POINTER:
+        zf_type_name(m, w[3], inner, sizeof inner, depth + 1);
+        zf_name_printf(out, size, "%s %s*", zf_storage_name(w[2], buf, sizeof buf), inner);
+        return;
+    case ZF_OP_TYPE_IMAGE:
+    case ZF_OP_TYPE_SAMPLED_IMAGE:
+        zf_name_printf(out, size, "image");
+        return;
+    case ZF_OP_TYPE_SAMPLER:
+        zf_name_printf(out, size, "sampler");
+        return;
+    case ZF_OP_TYPE_EVENT:
+        zf_name_printf(out, size, "event");
+        return;
+    default:
+        zf_name_printf(out, size, "%s", zf_spirv_opcode_name(info->opcode, buf, sizeof buf) + 2); /* "TypeQueue"... */
+        return;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Kernels */
+
+static zf_spirv_status zf_build_arg(const zf_spirv_module *m, uint32_t param, zf_spirv_arg *arg, zf_spirv_log *log) {
+    const zf_spirv_idinfo *info = &m->ids[param];
+    uint32_t type = m->words[info->def + 1];
+    const zf_spirv_idinfo *tinfo = &m->ids[type];
+    arg->id = param;
+    arg->size = 8;
+    arg->align = 8;
+    if (tinfo->opcode == ZF_OP_TYPE_POINTER) {
+        const uint32_t *w = &m->words[tinfo->def];
+        arg->storage = w[2];
+        bool byval = (info->flags & ZF_ID_BYVAL) != 0 && w[2] == ZF_SPIRV_SC_FUNCTION;
+        if (byval) { /* a struct passed by value: the application passes the struct itself */
+            arg->kind = ZF_SPIRV_ARG_VALUE;
+            zf_type_name(m, w[3], arg->type, sizeof arg->type, 0);
+            return zf_layout_of(m, w[3], &arg->size, &arg->align, log, info->def);
+        }
+        arg->kind = w[2] == ZF_SPIRV_SC_WORKGROUP ? ZF_SPIRV_ARG_LOCAL : ZF_SPIRV_ARG_POINTER;
+        if (arg->kind == ZF_SPIRV_ARG_LOCAL)
+            arg->size = 0;
+        zf_type_name(m, type, arg->type, sizeof arg->type, 0);
+        return ZF_SPIRV_OK;
+    }
+    zf_type_name(m, type, arg->type, sizeof arg->type, 0);
+    switch (tinfo->opcode) {
+    case ZF_OP_TYPE_IMAGE:
+    case ZF_OP_TYPE_SAMPLED_IMAGE:
+        arg->kind = ZF_SPIRV_ARG_IMAGE;
+        return ZF_SPIRV_OK;
+    case ZF_OP_TYPE_SAMPLER:
+        arg->kind = ZF_SPIRV_ARG_SAMPLER;
+        return ZF_SPIRV_OK;
+    case ZF_OP_TYPE_EVENT:
+    case ZF_OP_TYPE_DEVICE_EVENT:
+    case ZF_OP_TYPE_RESERVE_ID:
+    case ZF_OP_TYPE_QUEUE:
+    case ZF_OP_TYPE_PIPE:
+    case ZF_OP_TYPE_PIPE_STORAGE:
+        arg->kind = ZF_SPIRV_ARG_OPAQUE;
+        return ZF_SPIRV_OK;
+    default:
+        arg->kind = ZF_SPIRV_ARG_VALUE;
+        zf_spirv_status s = zf_layout_of(m, type, &arg->size, &arg->align, log, info->def);
+        if (s == ZF_SPIRV_OK && arg->size == 0)
+            return zf_fail_at(log, ZF_SPIRV_MALFORMED, info->def, "kernel parameter %%%u has a type without size",
+                              param);
+        return s;
+    }
+}
+
+/* Size of the variable a pointer type points to. */
+static zf_spirv_status zf_pointee_size(const zf_spirv_module *m, uint32_t pointer_type, uint64_t *size, uint32_t *align,
+                                       zf_spirv_log *log) {
+    const zf_spirv_idinfo *info = &m->ids[pointer_type];
+    return zf_layout_of(m, m->words[info->def + 3], size, align, log, info->def);
+}
+
+/* Instructions and private memory of every function the kernel may call (a breadth-first walk of the call graph). */
+static zf_spirv_status zf_walk_calls(const zf_spirv_module *m, const zf_spirv_entry *e, zf_spirv_kernel *kernel,
+                                     zf_spirv_log *log) {
+    uint32_t n = m->functions.count;
+    uint32_t *queue = malloc((size_t)n * sizeof *queue);
+    uint8_t *seen = calloc(n, 1);
+    zf_spirv_status s = ZF_SPIRV_OK;
+    if (queue == NULL || seen == NULL) {
+        s = ZF_SPIRV_NO_MEMORY;
+        goto out;
+    }
+    uint32_t head = 0, tail = 0;
+    queue[tail++] = m->ids[e->function].index;
+    seen[m->ids[e->function].index] = 1;
+    while (head < tail && s == ZF_SPIRV_OK) {
+        const zf_spirv_function *fn = ZF_SPIRV_AT(m->functions, zf_spirv_function, queue[head++]);
+        kernel->instructions += fn->instructions;
+        for (uint32_t i = 0; i < fn->num_locals && s == ZF_SPIRV_OK; i++) {
+            uint64_t size;
+            uint32_t align;
+            s = zf_pointee_size(m, *ZF_SPIRV_AT(m->locals, uint32_t, fn->first_local + i), &size, &align, log);
+            kernel->private_bytes = zf_round_up(kernel->private_bytes, align) + size;
+        }
+        for (uint32_t i = 0; i < fn->num_calls; i++) {
+            uint32_t callee = m->ids[*ZF_SPIRV_AT(m->calls, uint32_t, fn->first_call + i)].index;
+            if (!seen[callee]) {
+                seen[callee] = 1;
+                queue[tail++] = callee;
+            }
+        }
+    }
+out:
+    free(queue);
+    free(seen);
+    return s;
+}
+
+static bool zf_is_interface(const zf_spirv_module *m, const zf_spirv_entry *e, uint32_t id) {
+    for (uint32_t i = 0; i < e->interface_count; i++) {
+        if (m->words[e->interface_first + i] == id)
+            return true;
+    }
+    return false;
+}
+
+/* Module-scope Workgroup variables (`local` variables declared in kernels). SPIR-V 1.4 lists every global a kernel
+ * uses in its interface; before 1.4 the interface holds only Input/Output, so each kernel is charged all of them. */
+static zf_spirv_status zf_static_local(const zf_spirv_module *m, const zf_spirv_entry *e, zf_spirv_kernel *kernel,
+                                       zf_spirv_log *log) {
+    for (uint32_t i = 0; i < m->variables.count; i++) {
+        const zf_spirv_variable *var = ZF_SPIRV_AT(m->variables, zf_spirv_variable, i);
+        if (var->storage != ZF_SPIRV_SC_WORKGROUP)
+            continue;
+        if (m->version >= 0x00010400u && !zf_is_interface(m, e, var->id))
+            continue;
+        uint64_t size;
+        uint32_t align;
+        zf_spirv_status s = zf_pointee_size(m, var->type, &size, &align, log);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        kernel->static_local_bytes = zf_round_up(kernel->static_local_bytes, align) + size;
+    }
+    return ZF_SPIRV_OK;
+}
+
+static zf_spirv_status zf_resolve_modes(const zf_spirv_module *m, const zf_spirv_entry *e, zf_spirv_kernel *kernel,
+                                        zf_spirv_log *log) {
+    kernel->has_local_size = e->has_local_size || e->has_local_size_id;
+    kernel->has_local_size_hint = e->has_local_size_hint || e->has_local_size_hint_id;
+    memcpy(kernel->local_size, e->local_size, sizeof kernel->local_size);
+    memcpy(kernel->local_size_hint, e->local_size_hint, sizeof kernel->local_size_hint);
+    kernel->vec_type_hint = e->vec_type_hint;
+    kernel->has_vec_type_hint = e->has_vec_type_hint;
+    kernel->subgroup_size = e->subgroup_size;
+    kernel->subgroups_per_workgroup = e->subgroups_per_workgroup;
+    for (int d = 0; d < 3; d++) {
+        uint64_t v;
+        zf_spirv_status s;
+        if (e->has_local_size_id) {
+            if ((s = zf_int_constant(m, e->local_size_id[d], &v, log, e->offset)) != ZF_SPIRV_OK)
+                return s;
+            kernel->local_size[d] = (uint32_t)v;
+        }
+        if (e->has_local_size_hint_id) {
+            if ((s = zf_int_constant(m, e->local_size_hint_id[d], &v, log, e->offset)) != ZF_SPIRV_OK)
+                return s;
+            kernel->local_size_hint[d] = (uint32_t)v;
+        }
+    }
+    if (kernel->has_local_size &&
+        (kernel->local_size[0] == 0 || kernel->local_size[1] == 0 || kernel->local_size[2] == 0))
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, e->offset, "kernel '%s' requires a work-group size with a 0 in it",
+                          e->name);
+    if (e->subgroups_per_workgroup_id != 0) {
+        uint64_t v;
+        zf_spirv_status s = zf_int_constant(m, e->subgroups_per_workgroup_id, &v, log, e->offset);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        kernel->subgroups_per_workgroup = (uint32_t)v;
+    }
+    return ZF_SPIRV_OK;
+}
+
+/* The OpenCL C attributes the execution modes came from, as clGetKernelInfo(CL_KERNEL_ATTRIBUTES) spells them. */
+static char *zf_attributes(const zf_spirv_kernel *k) {
+    static const char *const vec_types[] = {"char", "short", "int", "long", "half", "float", "double"};
+    char text[256] = "";
+    size_t used = 0;
+    if (k->has_local_size)
+        used += (size_t)snprintf(text + used, sizeof text - used, "reqd_work_group_size(%u,%u,%u) ", k->local_size[0],
+                                 k->local_size[1], k->local_size[2]);
+    if (k->has_local_size_hint && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "work_group_size_hint(%u,%u,%u) ",
+                                 k->local_size_hint[0], k->local_size_hint[1], k->local_size_hint[2]);
+    if (k->has_vec_type_hint && used < sizeof text) {
+        uint32_t type = k->vec_type_hint & 0xFFFFu, n = k->vec_type_hint >> 16;
+        const char *name = type < 7 ? vec_types[type] : "unknown";
+        if (n > 1)
+            used += (size_t)snprintf(text + used, sizeof text - used, "vec_type_hint(%s%u) ", name, n);
+        else
+            used += (size_t)snprintf(text + used, sizeof text - used, "vec_type_hint(%s) ", name);
+    }
+    if (k->subgroup_size != 0 && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "intel_reqd_sub_group_size(%u) ", k->subgroup_size);
+    used = strlen(text);
+    if (used > 0)
+        text[used - 1] = '\0'; /* the trailing separator */
+    return strdup(text);
+}
+
+static zf_spirv_status zf_build_kernel(const zf_spirv_module *m, const zf_spirv_entry *e, zf_spirv_kernel *kernel,
+                                       zf_spirv_log *log) {
+    const zf_spirv_function *fn = ZF_SPIRV_AT(m->functions, zf_spirv_function, m->ids[e->function].index);
+    kernel->name = e->name;
+    kernel->function = e->function;
+    kernel->num_args = fn->num_params;
+    kernel->args = calloc(fn->num_params ? fn->num_params : 1, sizeof *kernel->args);
+    if (kernel->args == NULL)
+        return ZF_SPIRV_NO_MEMORY;
+    for (uint32_t i = 0; i < fn->num_params; i++) {
+        zf_spirv_status s =
+            zf_build_arg(m, *ZF_SPIRV_AT(m->params, uint32_t, fn->first_param + i), &kernel->args[i], log);
+        if (s != ZF_SPIRV_OK)
+            return s;
+    }
+    zf_spirv_status s = zf_resolve_modes(m, e, kernel, log);
+    if (s == ZF_SPIRV_OK)
+        s = zf_walk_calls(m, e, kernel, log);
+    if (s == ZF_SPIRV_OK)
+        s = zf_static_local(m, e, kernel, log);
+    if (s == ZF_SPIRV_OK && (kernel->attributes = zf_attributes(kernel)) == NULL)
+        s = ZF_SPIRV_NO_MEMORY;
+    return s;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Globals and symbols */
+
+static const char *zf_linkage_name(const zf_spirv_module *m, const zf_spirv_idinfo *info, zf_spirv_linkage *linkage) {
+    *linkage = ZF_SPIRV_LINK_NONE;
+    if (info->linkage == 0)
+        return NULL;
+    const char *name = zf_spirv_string_at(m, info->linkage, 3);
+    uint32_t count = zf_spirv_count_at(m, info->linkage);
+    /* The linkage type is the last word (the walk checked that it follows the string). */
+    uint32_t type = m->words[info->linkage + count - 1];
+    *linkage = type == ZF_LINKAGE_IMPORT ? ZF_SPIRV_LINK_IMPORT : ZF_SPIRV_LINK_EXPORT;
+    return name;
+}
+
+static zf_spirv_status zf_build_globals(zf_spirv_module *m, zf_spirv_log *log) {
+    for (uint32_t i = 0; i < m->variables.count; i++) {
+        const zf_spirv_variable *var = ZF_SPIRV_AT(m->variables, zf_spirv_variable, i);
+        const zf_spirv_idinfo *info = &m->ids[var->id];
+        if ((var->storage != ZF_SPIRV_SC_CROSS_WORKGROUP && var->storage != ZF_SPIRV_SC_UNIFORM_CONSTANT) ||
+            (info->flags & ZF_ID_BUILTIN))
+            continue;
+        zf_spirv_global *global = zf_spirv_array_push(&m->globals, sizeof *global);
+        if (global == NULL)
+            return ZF_SPIRV_NO_MEMORY;
+        global->id = var->id;
+        global->storage = var->storage;
+        global->initializer = var->initializer;
+        global->name = zf_linkage_name(m, info, &global->linkage);
+        if (global->name == NULL && info->name != 0)
+            global->name = zf_spirv_string_at(m, info->name, 2);
+        zf_spirv_status s = zf_pointee_size(m, var->type, &global->size, &global->align, log);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        if (global->linkage == ZF_SPIRV_LINK_IMPORT && global->initializer != 0)
+            return zf_fail_at(log, ZF_SPIRV_MALFORMED, var->offset, "imported variable %%%u has an initializer",
+                              var->id);
+    }
+    return ZF_SPIRV_OK;
+}
+
+static zf_spirv_status zf_build_symbol(zf_spirv_module *m, uint32_t id, zf_spirv_log *log) {
+    const zf_spirv_idinfo *info = &m->ids[id];
+    zf_spirv_linkage linkage;
+    const char *name = zf_linkage_name(m, info, &linkage);
+    if (info->def == 0 || (info->opcode != ZF_OP_FUNCTION && info->opcode != ZF_OP_VARIABLE))
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, info->linkage,
+                          "LinkageAttributes '%s' decorates %%%u, which is not a function or module-scope variable",
+                          name, id);
+    if (info->flags & ZF_ID_BUILTIN)
+        return ZF_SPIRV_OK; /* built-in variables (work-item ids...) are provided by the device, not by a module */
+    zf_spirv_symbol *symbol = zf_spirv_array_push(&m->symbols, sizeof *symbol);
+    if (symbol == NULL)
+        return ZF_SPIRV_NO_MEMORY;
+    symbol->name = name;
+    symbol->id = id;
+    symbol->linkage = linkage;
+    symbol->is_function = info->opcode == ZF_OP_FUNCTION;
+    if (symbol->is_function) {
+        const zf_spirv_function *fn = ZF_SPIRV_AT(m->functions, zf_spirv_function, info->index);
+        symbol->num_params = fn->num_params;
+        if ((linkage == ZF_SPIRV_LINK_IMPORT) != (fn->body == 0))
+            return zf_fail_at(log, ZF_SPIRV_MALFORMED, fn->offset, "function '%s' is %s but %s a body", name,
+                              linkage == ZF_SPIRV_LINK_IMPORT ? "imported" : "exported",
+                              fn->body == 0 ? "has no" : "has");
+        return ZF_SPIRV_OK;
+    }
+    uint32_t align;
+    return zf_pointee_size(m, ZF_SPIRV_AT(m->variables, zf_spirv_variable, info->index)->type, &symbol->size, &align,
+                           log);
+}
+
+static zf_spirv_status zf_build_symbols(zf_spirv_module *m, zf_spirv_log *log) {
+    for (uint32_t id = 1; id < m->bound; id++) {
+        if (m->ids[id].linkage == 0 || m->ids[id].opcode == ZF_OP_DECORATION_GROUP)
+            continue;
+        zf_spirv_status s = zf_build_symbol(m, id, log);
+        if (s != ZF_SPIRV_OK)
+            return s;
+    }
+    return ZF_SPIRV_OK;
+}
+
+zf_spirv_status zf_spirv_finish(zf_spirv_module *m, zf_spirv_log *log) {
+    if (m->finished)
+        return ZF_SPIRV_OK;
+    zf_spirv_status s = ZF_SPIRV_OK;
+    for (uint32_t i = 0; i < m->types.count && s == ZF_SPIRV_OK; i++)
+        s = zf_layout_type(m, ZF_SPIRV_AT(m->types, zf_spirv_type, i), log);
+    for (uint32_t i = 0; i < m->entries.count && s == ZF_SPIRV_OK; i++) {
+        zf_spirv_kernel *kernel = zf_spirv_array_push(&m->kernels, sizeof *kernel);
+        s = kernel == NULL ? ZF_SPIRV_NO_MEMORY
+                           : zf_build_kernel(m, ZF_SPIRV_AT(m->entries, zf_spirv_entry, i), kernel, log);
+    }
+    if (s == ZF_SPIRV_OK)
+        s = zf_build_globals(m, log);
+    if (s == ZF_SPIRV_OK)
+        s = zf_build_symbols(m, log);
+    if (s == ZF_SPIRV_NO_MEMORY)
+        zf_spirv_log_printf(log, "SPIR-V: out of host memory while laying out the module");
+    m->finished = s == ZF_SPIRV_OK;
+    return s;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Initial values of globals */
+
+static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, uint8_t *dst, uint64_t room,
+                                         unsigned depth, zf_spirv_log *log);
+
+static zf_spirv_status zf_write_composite(const zf_spirv_module *m, const uint32_t *w, uint32_t offset, uint8_t *dst,
+                                          uint64_t room, unsigned depth, zf_spirv_log *log) {
+    uint32_t type = w[1];
+    const zf_spirv_idinfo *tinfo = &m->ids[type];
+    const uint32_t *t = &m->words[tinfo->def];
+    uint32_t count = (w[0] >> 16) - 3;
+    bool is_struct = tinfo->opcode == ZF_OP_TYPE_STRUCT;
+    if (tinfo->def == 0 || (!is_struct && tinfo->opcode != ZF_OP_TYPE_ARRAY && tinfo->opcode != ZF_OP_TYPE_VECTOR &&
+                            tinfo->opcode != ZF_OP_TYPE_MATRIX))
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, offset, "a composite constant of a non-composite type %%%u", type);
+    uint32_t expected = is_struct ? (t[0] >> 16) - 2 : t[3];
+    if (tinfo->opcode == ZF_OP_TYPE_ARRAY) {
+        uint64_t length = 0;
+        zf_spirv_status s = zf_int_constant(m, t[3], &length, log, offset);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        expected = length > UINT32_MAX ? UINT32_MAX : (uint32_t)length;
+    }
+    if (count != expected)
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, offset, "%u constituents for a type with %u", count, expected);
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t size;
+        uint32_t align;
+        zf_spirv_status s = zf_layout_of(m, is_struct ? t[2 + i] : t[2], &size, &align, log, offset);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        if (is_struct && !(tinfo->flags & ZF_ID_CPACKED))
+            at = zf_round_up(at, align);
+        if (at > room || size > room - at)
+            return zf_fail_at(log, ZF_SPIRV_MALFORMED, offset, "constituent %u does not fit its type", i);
+        s = zf_write_constant(m, w[3 + i], dst + at, size, depth + 1, log);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        at += size;
+    }
+    return ZF_SPIRV_OK;
+}
+
+static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, uint8_t *dst, uint64_t room,
+                                         unsigned depth, zf_spirv_log *log) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, id);
+    if (info == NULL || info->def == 0)
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, 0, "initializer %%%u is not defined", id);
+    if (depth > ZF_SPIRV_MAX_NESTING)
+        return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def, "constants nested deeper than %u",
+                          ZF_SPIRV_MAX_NESTING);
+    const uint32_t *w = &m->words[info->def];
+    char buf[24];
+    switch (info->opcode) {
+    case ZF_OP_CONSTANT:
+    case ZF_OP_SPEC_CONSTANT: {
+        uint32_t bytes = m->words[m->ids[w[1]].def + 2] / 8;
+        memcpy(dst, &w[3], bytes < room ? bytes : room);
+        return ZF_SPIRV_OK;
+    }
+    case ZF_OP_CONSTANT_TRUE:
+    case ZF_OP_SPEC_CONSTANT_TRUE:
+        if (room > 0)
+            dst[0] = 1;
+        return ZF_SPIRV_OK;
+    case ZF_OP_CONSTANT_FALSE:
+    case ZF_OP_SPEC_CONSTANT_FALSE:
+    case ZF_OP_CONSTANT_NULL:
+    case ZF_OP_UNDEF:
+        return ZF_SPIRV_OK; /* the destination is already zero */
+    case ZF_OP_CONSTANT_COMPOSITE:
+    case ZF_OP_SPEC_CONSTANT_COMPOSITE:
+        return zf_write_composite(m, w, info->def, dst, room, depth, log);
+    default:
+        return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def,
+                          "a module-scope variable initialized by %s is not supported yet",
+                          zf_spirv_opcode_name(info->opcode, buf, sizeof buf));
+    }
+}
+
+zf_spirv_status zf_spirv_global_init(const zf_spirv_module *m, const zf_spirv_global *global, void *dst,
+                                     zf_spirv_log *log) {
+    if (global->initializer == 0)
+        return ZF_SPIRV_OK;
+    return zf_write_constant(m, global->initializer, dst, global->size, 0, log);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Accessors */
+
+uint32_t zf_spirv_kernel_count(const zf_spirv_module *m) {
+    return m->kernels.count;
+}
+
+const zf_spirv_kernel *zf_spirv_kernel_at(const zf_spirv_module *m, uint32_t index) {
+    return index < m->kernels.count ? ZF_SPIRV_AT(m->kernels, zf_spirv_kernel, index) : NULL;
+}
+
+const zf_spirv_kernel *zf_spirv_find_kernel(const zf_spirv_module *m, const char *name) {
+    for (uint32_t i = 0; i < m->kernels.count; i++) {
+        const zf_spirv_kernel *kernel = ZF_SPIRV_AT(m->kernels, zf_spirv_kernel, i);
+        if (strcmp(kernel->name, name) == 0)
+            return kernel;
+    }
+    return NULL;
+}
+
+uint32_t zf_spirv_global_count(const zf_spirv_module *m) {
+    return m->globals.count;
+}
+
+const zf_spirv_global *zf_spirv_global_at(const zf_spirv_module *m, uint32_t index) {
+    return index < m->globals.count ? ZF_SPIRV_AT(m->globals, zf_spirv_global, index) : NULL;
+}
+
+uint32_t zf_spirv_symbol_count(const zf_spirv_module *m) {
+    return m->symbols.count;
+}
+
+const zf_spirv_symbol *zf_spirv_symbol_at(const zf_spirv_module *m, uint32_t index) {
+    return index < m->symbols.count ? ZF_SPIRV_AT(m->symbols, zf_spirv_symbol, index) : NULL;
+}
