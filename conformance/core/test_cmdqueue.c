@@ -99,19 +99,13 @@ static void cmdqueue_execute_zero_lists_invalid_size(void **state) {
 static void cmdqueue_synchronize_times_out_until_work_can_finish(void **state) {
     zc_exec *x = *state;
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
-    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
-    ze_event_handle_t gate = zc_event(pool, 0);
-    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
-    zc_assert_success(zeCommandListAppendWaitOnEvents(list, 1, &gate));
-    zc_assert_success(zeCommandListClose(list));
-    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    zc_gated g = zc_gated_list(x);
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &g.list, NULL));
     zc_assert_result(zeCommandQueueSynchronize(queue, 0), ZE_RESULT_NOT_READY);
     zc_assert_result(zeCommandQueueSynchronize(queue, 1000000), ZE_RESULT_NOT_READY);
-    zc_assert_success(zeEventHostSignal(gate));
+    zc_assert_success(zeEventHostSignal(g.gate));
     zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
-    zc_assert_success(zeCommandListDestroy(list));
-    zc_assert_success(zeEventDestroy(gate));
-    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_gated_destroy(&g);
     zc_assert_success(zeCommandQueueDestroy(queue));
 }
 
@@ -156,20 +150,14 @@ static void cmdqueue_destroy_while_busy_in_use(void **state) {
     zc_skip_unless_fake();
     zc_exec *x = *state;
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
-    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
-    ze_event_handle_t gate = zc_event(pool, 0);
-    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
-    zc_assert_success(zeCommandListAppendWaitOnEvents(list, 1, &gate));
-    zc_assert_success(zeCommandListClose(list));
-    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    zc_gated g = zc_gated_list(x);
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &g.list, NULL));
     zc_assert_result(zeCommandQueueDestroy(queue), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-    zc_assert_result(zeCommandListDestroy(list), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-    zc_assert_result(zeCommandListReset(list), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-    zc_assert_success(zeEventHostSignal(gate));
+    zc_assert_result(zeCommandListDestroy(g.list), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    zc_assert_result(zeCommandListReset(g.list), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    zc_assert_success(zeEventHostSignal(g.gate));
     zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
-    zc_assert_success(zeCommandListDestroy(list));
-    zc_assert_success(zeEventDestroy(gate));
-    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_gated_destroy(&g);
     zc_assert_success(zeCommandQueueDestroy(queue));
 }
 

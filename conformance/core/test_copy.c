@@ -129,10 +129,9 @@ static void copy_from_other_context(void **state) {
 static int zc_out_of_bounds_child(int argc, char **argv) {
     (void)argc;
     (void)argv;
-    void *state = NULL;
-    if (zc_setup_system(&state) != 0 || zc_setup_exec(&state) != 0)
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
         return 2;
-    zc_exec *x = state;
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     uint8_t *small = zc_device_alloc(x, 64);
     uint8_t *big = zc_host_alloc(x, 4096);
@@ -150,7 +149,7 @@ static int zc_out_of_bounds_child(int argc, char **argv) {
     zc_free(x, small);
     zc_free(x, big);
     zc_assert_success(zeCommandQueueDestroy(queue));
-    return zc_teardown_exec(&state) == 0 && zc_teardown_system(NULL) == 0 ? 0 : 3;
+    return zc_child_exec_end(x);
 }
 
 static void copy_out_of_bounds_faults_device(void **state) {

@@ -27,23 +27,17 @@ static void fence_signaled_when_submission_completes(void **state) {
     zc_exec *x = *state;
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     ze_fence_handle_t fence = zc_fence(queue, 0);
-    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
-    ze_event_handle_t gate = zc_event(pool, 0);
-    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
-    zc_assert_success(zeCommandListAppendWaitOnEvents(list, 1, &gate));
-    zc_assert_success(zeCommandListClose(list));
-    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, fence));
+    zc_gated g = zc_gated_list(x);
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &g.list, fence));
     zc_assert_result(zeFenceHostSynchronize(fence, 0), ZE_RESULT_NOT_READY);
-    zc_assert_success(zeEventHostSignal(gate));
+    zc_assert_success(zeEventHostSignal(g.gate));
     zc_assert_success(zeFenceHostSynchronize(fence, UINT64_MAX));
     zc_assert_success(zeFenceQueryStatus(fence));
     /* Reset and reuse. */
     zc_assert_success(zeFenceReset(fence));
-    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, fence));
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &g.list, fence));
     zc_assert_success(zeFenceHostSynchronize(fence, UINT64_MAX));
-    zc_assert_success(zeCommandListDestroy(list));
-    zc_assert_success(zeEventDestroy(gate));
-    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_gated_destroy(&g);
     zc_assert_success(zeFenceDestroy(fence));
     zc_assert_success(zeCommandQueueDestroy(queue));
 }

@@ -176,10 +176,9 @@ static void timestamps_follow_cost_model(void **state) {
 static int zc_workload(int argc, char **argv) {
     (void)argc;
     (void)argv;
-    void *state = NULL;
-    if (zc_setup_system(&state) != 0 || zc_setup_exec(&state) != 0)
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
         return 2;
-    zc_exec *x = state;
     ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     ze_event_pool_handle_t pool = zc_event_pool(x, 1, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
     ze_event_handle_t event = zc_event(pool, 0);
@@ -193,7 +192,7 @@ static int zc_workload(int argc, char **argv) {
     zc_assert_success(zeEventDestroy(event));
     zc_assert_success(zeEventPoolDestroy(pool));
     zc_free(x, buffer);
-    return zc_teardown_exec(&state) == 0 && zc_teardown_system(NULL) == 0 ? 0 : 3;
+    return zc_child_exec_end(x);
 }
 
 static void timestamps_repeat_exactly_across_runs(void **state) {

@@ -107,6 +107,44 @@ static inline void zc_run(ze_command_queue_handle_t queue, ze_command_list_handl
     zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
 }
 
+/* A closed list whose only command waits for `gate`, an event only the host signals: once submitted it keeps its
+ * queue busy until the test signals the gate. */
+typedef struct zc_gated {
+    ze_event_pool_handle_t pool;
+    ze_event_handle_t gate;
+    ze_command_list_handle_t list;
+} zc_gated;
+
+static inline zc_gated zc_gated_list(zc_exec *x) {
+    zc_gated g;
+    g.pool = zc_event_pool(x, 1, 0);
+    g.gate = zc_event(g.pool, 0);
+    g.list = zc_list(x, x->compute_ordinal);
+    zc_assert_success(zeCommandListAppendWaitOnEvents(g.list, 1, &g.gate));
+    zc_assert_success(zeCommandListClose(g.list));
+    return g;
+}
+
+static inline void zc_gated_destroy(zc_gated *g) {
+    zc_assert_success(zeCommandListDestroy(g->list));
+    zc_assert_success(zeEventDestroy(g->gate));
+    zc_assert_success(zeEventPoolDestroy(g->pool));
+}
+
+/* For child modes: the system and execution fixtures in a fresh process (NULL when they cannot be set up), and their
+ * teardown, whose result is the child's exit status. */
+static inline zc_exec *zc_child_exec_begin(void) {
+    void *state = NULL;
+    if (zc_setup_system(&state) != 0 || zc_setup_exec(&state) != 0)
+        return NULL;
+    return state;
+}
+
+static inline int zc_child_exec_end(zc_exec *x) {
+    void *state = x;
+    return zc_teardown_exec(&state) == 0 && zc_teardown_system(NULL) == 0 ? 0 : 3;
+}
+
 /* A host allocation of the context (so copies work on every driver). */
 static inline void *zc_host_alloc(zc_exec *x, size_t size) {
     ze_host_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};

@@ -123,6 +123,10 @@ void zf_command_free(zf_command *command) {
         free(command->u.query.events);
         free(command->u.query.offsets);
         break;
+    case ZF_CMD_CUSTOM:
+        if (command->u.custom.ops != NULL && command->u.custom.ops->release != NULL)
+            command->u.custom.ops->release(command->u.custom.payload);
+        break;
     case ZF_CMD_LAUNCH:
     case ZF_CMD_LAUNCH_INDIRECT:
     case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
@@ -512,4 +516,14 @@ ze_result_t zfi_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list
                                                                  ze_event_handle_t *phWaitEvents) {
     return zf_append_launch(hCommandList, ZF_CMD_LAUNCH_MULTIPLE_INDIRECT, numKernels, phKernels,
                             pLaunchArgumentsBuffer, pCountBuffer, false, hSignalEvent, numWaitEvents, phWaitEvents);
+}
+
+ze_result_t zf_cmdlist_append_custom(ze_command_list_handle_t hCommandList, const zf_command_ops *ops, void *payload,
+                                     ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                     ze_event_handle_t *phWaitEvents) {
+    zf_cmdlist *list = zf_cmdlist_from(hCommandList);
+    zf_command command;
+    ze_result_t result = zf_append_begin(list, ZF_CMD_CUSTOM, hSignalEvent, numWaitEvents, phWaitEvents, &command);
+    command.u.custom = (zf_custom_args){ops, payload};
+    return zf_append_finish(list, &command, result);
 }

@@ -36,7 +36,7 @@ static uint64_t zf_cost_transfer_ns(const zf_queue *queue, const void *dst, cons
     return ZF_COST_COMMAND_NS + zf_div_ceil(bytes, zf_bandwidth(queue, host));
 }
 
-static uint64_t zf_region_bytes(const ze_copy_region_t *region) {
+uint64_t zf_region_bytes(const ze_copy_region_t *region) {
     return (uint64_t)region->width * region->height * (region->depth == 0 ? 1 : region->depth);
 }
 
@@ -58,16 +58,25 @@ uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue) {
     }
 }
 
-uint64_t zf_cost_kernel_ns(const zf_kernel_launch *launch, const ze_group_count_t *groups, const zf_device *device) {
+uint64_t zf_launch_work_items(const zf_kernel_launch *launch, const ze_group_count_t *groups) {
     uint32_t size[3];
     zf_kernel_launch_group_size(launch, size);
     unsigned __int128 items = (unsigned __int128)groups->groupCountX * groups->groupCountY * groups->groupCountZ *
                               size[0] * size[1] * size[2];
+    return items > UINT64_MAX ? UINT64_MAX : (uint64_t)items;
+}
+
+uint64_t zf_ns_to_cycles(uint64_t ns, const zf_device *device) {
+    return (uint64_t)((unsigned __int128)ns * device->properties.coreClockRate / 1000u);
+}
+
+uint64_t zf_cost_kernel_ns(const zf_kernel_launch *launch, const ze_group_count_t *groups, const zf_device *device) {
+    uint64_t items = zf_launch_work_items(launch, groups);
     const ze_device_properties_t *p = &device->properties;
     uint64_t lanes = (uint64_t)p->numSlices * p->numSubslicesPerSlice * p->numEUsPerSubslice * p->physicalEUSimdWidth;
     if (lanes == 0)
         lanes = 1;
-    unsigned __int128 waves = items / lanes + (items % lanes != 0);
+    unsigned __int128 waves = zf_div_ceil(items, lanes);
     unsigned __int128 cycles = waves * zf_kernel_launch_cycles_per_item(launch);
     unsigned __int128 ns = cycles * 1000u / (p->coreClockRate > 0 ? p->coreClockRate : 1);
     ns += ZF_COST_KERNEL_LAUNCH_NS;

@@ -38,6 +38,14 @@ static pthread_cond_t zf_sync_cond;
 static pthread_once_t zf_sync_once = PTHREAD_ONCE_INIT;
 static zf_engine *zf_engines; /* guarded by the sync lock */
 
+/* The execution observer; set rarely (when metrics start), read by every worker after each command. */
+typedef struct zf_observer_slot {
+    zf_work_observer observer;
+    void *user_data;
+} zf_observer_slot;
+static zf_observer_slot zf_observer;
+static pthread_rwlock_t zf_observer_lock = PTHREAD_RWLOCK_INITIALIZER;
+
 static void zf_sync_init(void) {
     /* Deadlines are on the monotonic clock, like every other host time in the driver. */
     pthread_condattr_t attr;
@@ -83,6 +91,24 @@ bool zf_sync_await(bool (*ready)(const void *object), const void *object, uint64
             return ready(object);
     }
     return true;
+}
+
+static bool zf_flag_is_set(const void *flag) {
+    return *(const bool *)flag;
+}
+
+bool zf_sync_await_flag(const bool *flag, const uint64_t *time_set, uint64_t timeout_ns, uint64_t *when) {
+    zf_sync_lock();
+    bool set = zf_sync_await(zf_flag_is_set, flag, timeout_ns);
+    *when = *time_set;
+    zf_sync_unlock();
+    return set;
+}
+
+void zf_sync_clear_flag(bool *flag) {
+    zf_sync_lock();
+    *flag = false;
+    zf_sync_unlock();
 }
 
 static uint64_t zf_max_u64(uint64_t a, uint64_t b) {
@@ -145,9 +171,24 @@ static ze_result_t zf_perform_query_timestamps(const zf_query_timestamps_args *q
     return ZE_RESULT_SUCCESS;
 }
 
-/* Host-side effect of a command; sets *cost_ns to its modelled duration. */
+/* Host-side effect of a command: returns its result, sets *cost_ns to its modelled duration and fills the work the
+ * record reports (bytes, work-items, cycles). */
 static ze_result_t zf_perform(zf_engine *engine, zf_queue *queue, zf_command *command, uint64_t start_ns,
-                              uint64_t *cost_ns);
+                              uint64_t *cost_ns, zf_work_record *record);
+
+void zf_engine_set_observer(zf_work_observer observer, void *user_data) {
+    pthread_rwlock_wrlock(&zf_observer_lock);
+    zf_observer.observer = observer;
+    zf_observer.user_data = user_data;
+    pthread_rwlock_unlock(&zf_observer_lock);
+}
+
+static void zf_engine_notify(const zf_work_record *record) {
+    pthread_rwlock_rdlock(&zf_observer_lock);
+    if (zf_observer.observer != NULL)
+        zf_observer.observer(record, zf_observer.user_data);
+    pthread_rwlock_unlock(&zf_observer_lock);
+}
 
 /* Called with the sync lock held. */
 static void zf_engine_complete(zf_submission *sub);
@@ -164,11 +205,20 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
     if (zf_is_realtime(engine))
         start = zf_clock_now_ns(clock);
     uint64_t cost = 0;
-    ze_result_t result = zf_perform(engine, queue, command, start, &cost);
+    zf_work_record record = {.device = engine->device,
+                             .ordinal = engine->ordinal,
+                             .index = engine->index,
+                             .kind = command->kind,
+                             .name = command->kind == ZF_CMD_CUSTOM ? command->u.custom.ops->name : NULL};
+    ze_result_t result = zf_perform(engine, queue, command, start, &cost, &record);
     uint64_t end = zf_is_realtime(engine) ? zf_max_u64(zf_clock_now_ns(clock), start) : start + cost;
     engine->free_at_ns = end;
     if (result != ZE_RESULT_SUCCESS)
         zf_device_record_fault(engine->device, zf_result_name(result));
+    record.start_ns = start;
+    record.end_ns = end;
+    record.faulted = result != ZE_RESULT_SUCCESS;
+    zf_engine_notify(&record);
     zf_sync_lock();
     if (command->kind == ZF_CMD_SIGNAL_EVENT)
         zf_event_mark(command->target_event, engine->device, start, end);
@@ -477,32 +527,37 @@ static ze_result_t zf_perform_fill(zf_queue *queue, const zf_fill_args *fill) {
     return result;
 }
 
-static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const zf_launch_args *launch,
-                                     uint64_t *cost_ns) {
+static ze_result_t zf_perform_launch(zf_engine *engine, const zf_launch_args *launch, uint64_t *cost_ns,
+                                     zf_work_record *record) {
     uint32_t count = launch->num_kernels;
     if (launch->indirect_count != NULL && *launch->indirect_count < count)
         count = *launch->indirect_count; /* the device reads the count at execution, bounded by the append */
     ze_result_t result = ZE_RESULT_SUCCESS;
     for (uint32_t k = 0; k < count; k++) {
         ze_group_count_t groups = launch->indirect_groups != NULL ? launch->indirect_groups[k] : launch->groups;
-        *cost_ns += zf_cost_kernel_ns(launch->launches[k], &groups, engine->device);
+        uint64_t kernel_ns = zf_cost_kernel_ns(launch->launches[k], &groups, engine->device);
+        *cost_ns += kernel_ns;
+        record->work_items += zf_launch_work_items(launch->launches[k], &groups);
+        record->kernel_cycles += zf_ns_to_cycles(kernel_ns, engine->device);
         ze_result_t r = zf_kernel_launch_run(launch->launches[k], &groups);
         if (r != ZE_RESULT_SUCCESS)
             result = r;
     }
-    (void)queue;
     return result;
 }
 
 static ze_result_t zf_perform(zf_engine *engine, zf_queue *queue, zf_command *command, uint64_t start_ns,
-                              uint64_t *cost_ns) {
+                              uint64_t *cost_ns, zf_work_record *record) {
     *cost_ns = zf_cost_command_ns(command, queue);
     switch (command->kind) {
     case ZF_CMD_COPY:
+        record->bytes_read = record->bytes_written = command->u.copy.size;
         return zf_perform_copy(queue, &command->u.copy);
     case ZF_CMD_COPY_REGION:
+        record->bytes_read = record->bytes_written = zf_region_bytes(&command->u.region.src_region);
         return zf_perform_copy_region(queue, &command->u.region);
     case ZF_CMD_FILL:
+        record->bytes_written = command->u.fill.size;
         return zf_perform_fill(queue, &command->u.fill);
     case ZF_CMD_WRITE_TIMESTAMP:
         zf_write_timestamp(engine->device, command->timestamp_dst, start_ns);
@@ -512,7 +567,9 @@ static ze_result_t zf_perform(zf_engine *engine, zf_queue *queue, zf_command *co
     case ZF_CMD_LAUNCH:
     case ZF_CMD_LAUNCH_INDIRECT:
     case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        return zf_perform_launch(engine, queue, &command->u.launch, cost_ns);
+        return zf_perform_launch(engine, &command->u.launch, cost_ns, record);
+    case ZF_CMD_CUSTOM:
+        return command->u.custom.ops->perform(command->u.custom.payload, queue, start_ns, cost_ns);
     case ZF_CMD_BARRIER:
     case ZF_CMD_SIGNAL_EVENT:
     case ZF_CMD_RESET_EVENT:

@@ -133,17 +133,10 @@ static void zf_event_observed(const zf_event *event, uint64_t signal_ns) {
         zf_clock_observe(zf_device_clock(event->timestamp_device), signal_ns);
 }
 
-static bool zf_event_signaled(const void *object) {
-    return ((const zf_event *)object)->signaled;
-}
-
 ze_result_t zfi_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
     zf_event *event = zf_event_from(hEvent);
-    zf_sync_lock();
-    bool signaled = zf_sync_await(zf_event_signaled, event, timeout);
-    uint64_t signal_ns = event->signal_ns;
-    zf_sync_unlock();
-    if (!signaled)
+    uint64_t signal_ns = 0;
+    if (!zf_sync_await_flag(&event->signaled, &event->signal_ns, timeout, &signal_ns))
         return ZE_RESULT_NOT_READY;
     zf_event_observed(event, signal_ns);
     return ZE_RESULT_SUCCESS;
@@ -154,10 +147,7 @@ ze_result_t zfi_zeEventQueryStatus(ze_event_handle_t hEvent) {
 }
 
 ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
-    zf_event *event = zf_event_from(hEvent);
-    zf_sync_lock();
-    event->signaled = false;
-    zf_sync_unlock();
+    zf_sync_clear_flag(&zf_event_from(hEvent)->signaled);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -29,17 +29,10 @@ ze_result_t zfi_zeFenceDestroy(ze_fence_handle_t hFence) {
     return ZE_RESULT_SUCCESS;
 }
 
-static bool zf_fence_signaled(const void *object) {
-    return ((const zf_fence *)object)->signaled;
-}
-
 ze_result_t zfi_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout) {
     zf_fence *fence = zf_fence_from(hFence);
-    zf_sync_lock();
-    bool signaled = zf_sync_await(zf_fence_signaled, fence, timeout);
-    uint64_t signal_ns = fence->signal_ns;
-    zf_sync_unlock();
-    if (!signaled)
+    uint64_t signal_ns = 0;
+    if (!zf_sync_await_flag(&fence->signaled, &fence->signal_ns, timeout, &signal_ns))
         return ZE_RESULT_NOT_READY;
     zf_clock_observe(zf_device_clock(fence->queue->device), signal_ns);
     return ZE_RESULT_SUCCESS;
@@ -50,9 +43,6 @@ ze_result_t zfi_zeFenceQueryStatus(ze_fence_handle_t hFence) {
 }
 
 ze_result_t zfi_zeFenceReset(ze_fence_handle_t hFence) {
-    zf_fence *fence = zf_fence_from(hFence);
-    zf_sync_lock();
-    fence->signaled = false;
-    zf_sync_unlock();
+    zf_sync_clear_flag(&zf_fence_from(hFence)->signaled);
     return ZE_RESULT_SUCCESS;
 }

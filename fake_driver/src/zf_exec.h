@@ -17,6 +17,7 @@
 typedef struct zf_kernel_launch zf_kernel_launch;
 typedef struct zf_engine zf_engine;
 typedef struct zf_event_pool zf_event_pool;
+typedef struct zf_queue zf_queue;
 
 typedef struct zf_event {
     zf_object header;
@@ -38,8 +39,6 @@ struct zf_event_pool {
     zf_event **events; /* by index; guarded by the sync lock */
 };
 
-typedef struct zf_queue zf_queue;
-
 typedef struct zf_fence {
     zf_object header;
     zf_queue *queue;
@@ -60,7 +59,23 @@ typedef enum zf_command_kind {
     ZF_CMD_LAUNCH,
     ZF_CMD_LAUNCH_INDIRECT,
     ZF_CMD_LAUNCH_MULTIPLE_INDIRECT,
+    ZF_CMD_CUSTOM, /* a command family implemented outside the engine: see zf_command_ops */
 } zf_command_kind;
+
+/* What a command family implemented in its own file (metric queries, image copies...) tells the engine. perform runs on
+ * the engine's worker at the command's start time (device ns) and adds the command's modelled duration to *cost_ns
+ * (the 100 ns of every command are already there); an error result is recorded as a device fault. release frees the
+ * payload when the command is discarded (list reset or destroy, immediate command done); it may be NULL. */
+typedef struct zf_command_ops {
+    const char *name; /* for diagnostics, e.g. "metric query begin" */
+    ze_result_t (*perform)(void *payload, zf_queue *queue, uint64_t start_ns, uint64_t *cost_ns);
+    void (*release)(void *payload);
+} zf_command_ops;
+
+typedef struct zf_custom_args {
+    const zf_command_ops *ops;
+    void *payload;
+} zf_custom_args;
 
 typedef struct zf_copy_args {
     void *dst;
@@ -113,6 +128,7 @@ typedef struct zf_command {
         zf_fill_args fill;
         zf_query_timestamps_args query;
         zf_launch_args launch;
+        zf_custom_args custom;
     } u;
 } zf_command;
 
@@ -156,6 +172,11 @@ uint64_t zf_deadline_after(uint64_t timeout_ns);
 /* Waits until ready(object) holds or timeout_ns passes (0 = just test it; UINT64_MAX = forever); returns whether it
  * holds. Call with the lock held. */
 bool zf_sync_await(bool (*ready)(const void *object), const void *object, uint64_t timeout_ns);
+/* Takes the lock and waits like zf_sync_await for a flag it guards; *when receives *time_set (the device time the
+ * flag was set, valid when it is). */
+bool zf_sync_await_flag(const bool *flag, const uint64_t *time_set, uint64_t timeout_ns, uint64_t *when);
+/* Clears a flag the lock guards (event and fence resets). */
+void zf_sync_clear_flag(bool *flag);
 
 /* Whether a device (or its root device) belongs to a context. */
 bool zf_context_has_device(const zf_context *context, const zf_device *device);
@@ -183,11 +204,46 @@ void zf_command_free(zf_command *command);
 /* Modelled duration of a command, in device nanoseconds (docs/cost-model.md). */
 uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue);
 
+/* Bytes a region copy moves; work-items of a launch of `groups` work-groups; device cycles in `ns` at the device's
+ * core clock. */
+uint64_t zf_region_bytes(const ze_copy_region_t *region);
+uint64_t zf_launch_work_items(const zf_kernel_launch *launch, const ze_group_count_t *groups);
+uint64_t zf_ns_to_cycles(uint64_t ns, const zf_device *device);
+
 /* Modelled duration of one kernel launch of `groups` work-groups on `device`, in device nanoseconds. */
 uint64_t zf_cost_kernel_ns(const zf_kernel_launch *launch, const ze_group_count_t *groups, const zf_device *device);
 
 /* The kernel timestamps of a signalled event, in ticks of its device's clock masked to the kernel valid bits. */
 void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_result_t *out);
+
+/* Appends a command of a family implemented outside the engine: the list checks (closed state, signal and wait
+ * events) and the immediate-list behaviour are those of every append. The payload is owned by the command from then
+ * on, also when the append fails (ops->release frees it). */
+ze_result_t zf_cmdlist_append_custom(ze_command_list_handle_t hCommandList, const zf_command_ops *ops, void *payload,
+                                     ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                     ze_event_handle_t *phWaitEvents);
+
+/* What each executed command did, for observers that model the device's counters (metrics). Times are device ns. */
+typedef struct zf_work_record {
+    zf_device *device; /* the device of the queue the command ran on */
+    uint32_t ordinal;  /* its queue group and engine index */
+    uint32_t index;
+    zf_command_kind kind;
+    const char *name; /* the custom command's ops->name, or NULL */
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint64_t bytes_read;
+    uint64_t bytes_written;
+    uint64_t work_items;    /* kernel launches: work-items of all the launches of the command */
+    uint64_t kernel_cycles; /* kernel launches: modelled device cycles spent in the kernels */
+    bool faulted;
+} zf_work_record;
+
+typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
+
+/* Registers the single execution observer (NULL to remove it); called on engine workers after each command, before its
+ * event is signalled. */
+void zf_engine_set_observer(zf_work_observer observer, void *user_data);
 
 /* Records an execution fault (an out-of-bounds access...) against the device: zeDeviceGetStatus then reports it. */
 void zf_device_record_fault(zf_device *device, const char *what);
