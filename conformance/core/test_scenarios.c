@@ -369,7 +369,7 @@ static void zc_bad_test(void **state) {
     if (!zc_has_path_and_line(child.err, bad->path))
         zc_fail("stderr lacks '%s:<line>: ':\n%s", bad->path, child.err);
     if (zc_header_value(bad->path, 2, "# line: ", line, sizeof line)) {
-        char located[ZC_TEXT_MAX + 32];
+        char located[ZC_TEXT_MAX + sizeof line + 8];
         snprintf(located, sizeof located, "%s:%s: ", bad->path, line);
         if (strstr(child.err, located) == NULL)
             zc_fail("stderr lacks '%s':\n%s", located, child.err);
