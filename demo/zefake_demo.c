@@ -4,8 +4,10 @@
 
 #include <inttypes.h>
 #include <level_zero/ze_api.h>
+#include <level_zero/zet_api.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define DEMO_MAX 64
 
@@ -125,6 +127,212 @@ static void demo_print_fake_info(ze_driver_handle_t driver) {
                info.scenario_source, info.api_implemented, info.api_functions);
 }
 
+/* ---- Metrics: the groups of the first device, and a small workload under a query and under a streamer ---------- */
+
+#define DEMO_BYTES (1u << 20)
+
+static const char *demo_sampling(zet_metric_group_sampling_type_flags_t flags) {
+    if (flags == ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED)
+        return "TIME_BASED";
+    return flags == ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED ? "EVENT_BASED" : "both";
+}
+
+static uint32_t demo_print_metric_groups(ze_device_handle_t device, zet_metric_group_handle_t *groups) {
+    uint32_t count = DEMO_MAX;
+    if (demo_check(zetMetricGroupGet(device, &count, groups), "zetMetricGroupGet"))
+        return 0;
+    printf("  metric groups of device 0: %u\n", count);
+    for (uint32_t i = 0; i < count; i++) {
+        zet_metric_group_properties_t p = {.stype = ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES};
+        if (demo_check(zetMetricGroupGetProperties(groups[i], &p), "zetMetricGroupGetProperties"))
+            return 0;
+        printf("    %-16s %-11s domain %-3u %2u metrics  %s\n", p.name, demo_sampling(p.samplingType), p.domain,
+               p.metricCount, p.description);
+    }
+    return count;
+}
+
+static zet_metric_group_handle_t demo_find_group(zet_metric_group_handle_t *groups, uint32_t count, const char *name,
+                                                 zet_metric_group_sampling_type_flags_t sampling) {
+    for (uint32_t i = 0; i < count; i++) {
+        zet_metric_group_properties_t p = {.stype = ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES};
+        if (zetMetricGroupGetProperties(groups[i], &p) == ZE_RESULT_SUCCESS && strcmp(p.name, name) == 0 &&
+            p.samplingType == sampling)
+            return groups[i];
+    }
+    return NULL;
+}
+
+/* What the demo runs: a context, an immediate list on the first compute-capable engine group and two buffers. */
+typedef struct demo_workload {
+    ze_context_handle_t context;
+    ze_device_handle_t device;
+    ze_command_list_handle_t list;
+    void *src, *dst;
+} demo_workload;
+
+static uint32_t demo_compute_ordinal(ze_device_handle_t device) {
+    uint32_t count = DEMO_MAX;
+    ze_command_queue_group_properties_t groups[DEMO_MAX];
+    for (uint32_t i = 0; i < DEMO_MAX; i++)
+        groups[i] = (ze_command_queue_group_properties_t){.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
+    if (zeDeviceGetCommandQueueGroupProperties(device, &count, groups) != ZE_RESULT_SUCCESS)
+        return 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS)
+            return i;
+    }
+    return 0;
+}
+
+static int demo_workload_create(demo_workload *w, ze_driver_handle_t driver, ze_device_handle_t device) {
+    memset(w, 0, sizeof *w);
+    w->device = device;
+    ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_command_queue_desc_t queue_desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                          NULL,
+                                          demo_compute_ordinal(device),
+                                          0,
+                                          0,
+                                          ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+                                          ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_device_mem_alloc_desc_t mem_desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    return demo_check(zeContextCreate(driver, &context_desc, &w->context), "zeContextCreate") ||
+           demo_check(zeCommandListCreateImmediate(w->context, device, &queue_desc, &w->list),
+                      "zeCommandListCreateImmediate") ||
+           demo_check(zeMemAllocDevice(w->context, &mem_desc, DEMO_BYTES, 64, device, &w->src), "zeMemAllocDevice") ||
+           demo_check(zeMemAllocDevice(w->context, &mem_desc, DEMO_BYTES, 64, device, &w->dst), "zeMemAllocDevice");
+}
+
+static void demo_workload_destroy(demo_workload *w) {
+    zetContextActivateMetricGroups(w->context, w->device, 0, NULL);
+    if (w->src != NULL)
+        zeMemFree(w->context, w->src);
+    if (w->dst != NULL)
+        zeMemFree(w->context, w->dst);
+    if (w->list != NULL)
+        zeCommandListDestroy(w->list);
+    if (w->context != NULL)
+        zeContextDestroy(w->context);
+}
+
+/* A fill of the source and a copy to the destination: 1 MiB written, then 1 MiB read and written. */
+static int demo_workload_run(demo_workload *w) {
+    uint32_t pattern = 0x5a5a5a5a;
+    return demo_check(
+               zeCommandListAppendMemoryFill(w->list, w->src, &pattern, sizeof pattern, DEMO_BYTES, NULL, 0, NULL),
+               "zeCommandListAppendMemoryFill") ||
+           demo_check(zeCommandListAppendMemoryCopy(w->list, w->dst, w->src, DEMO_BYTES, NULL, 0, NULL),
+                      "zeCommandListAppendMemoryCopy");
+}
+
+static void demo_print_value(zet_metric_handle_t metric, zet_typed_value_t value) {
+    zet_metric_properties_t p = {.stype = ZET_STRUCTURE_TYPE_METRIC_PROPERTIES};
+    if (zetMetricGetProperties(metric, &p) != ZE_RESULT_SUCCESS)
+        return;
+    if (value.type == ZET_VALUE_TYPE_FLOAT32)
+        printf(" %s=%.3f", p.name, (double)value.value.fp32);
+    else if (value.type == ZET_VALUE_TYPE_FLOAT64)
+        printf(" %s=%.3f", p.name, value.value.fp64);
+    else if (value.type == ZET_VALUE_TYPE_UINT32 || value.type == ZET_VALUE_TYPE_BOOL8)
+        printf(" %s=%u", p.name, value.type == ZET_VALUE_TYPE_UINT32 ? value.value.ui32 : value.value.b8);
+    else
+        printf(" %s=%" PRIu64, p.name, value.value.ui64);
+}
+
+/* Calculates raw data (plain or framed per tile) and prints the first metrics of the first `rows` results of set 0. */
+static void demo_print_values(zet_metric_group_handle_t group, const uint8_t *data, size_t size, uint32_t rows) {
+    uint32_t sets = 0, total = 0;
+    if (demo_check(zetMetricGroupCalculateMultipleMetricValuesExp(
+                       group, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size, data, &sets, &total, NULL, NULL),
+                   "zetMetricGroupCalculateMultipleMetricValuesExp") ||
+        sets == 0 || total == 0)
+        return;
+    uint32_t *counts = calloc(sets, sizeof *counts);
+    zet_typed_value_t *values = calloc(total, sizeof *values);
+    zet_metric_handle_t metrics[DEMO_MAX];
+    uint32_t num_metrics = DEMO_MAX;
+    if (counts != NULL && values != NULL && zetMetricGet(group, &num_metrics, metrics) == ZE_RESULT_SUCCESS &&
+        zetMetricGroupCalculateMultipleMetricValuesExp(group, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size,
+                                                       data, &sets, &total, counts, values) == ZE_RESULT_SUCCESS) {
+        uint32_t results = counts[0] / num_metrics;
+        printf("    %u set(s) (one per tile), %u result(s) in set 0\n", sets, results);
+        for (uint32_t r = 0; r < results && r < rows; r++) {
+            printf("    result %u:", r);
+            for (uint32_t m = 0; m < num_metrics && m < 10; m++)
+                demo_print_value(metrics[m], values[r * num_metrics + m]);
+            printf("\n");
+        }
+    }
+    free(counts);
+    free(values);
+}
+
+static void demo_query(demo_workload *w, zet_metric_group_handle_t group) {
+    printf("  query (ComputeBasic, EVENT_BASED) around a 1 MiB fill and copy:\n");
+    zet_metric_query_pool_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC, NULL,
+                                         ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE, 1};
+    zet_metric_query_pool_handle_t pool = NULL;
+    zet_metric_query_handle_t query = NULL;
+    size_t size = 0;
+    uint8_t *data = NULL;
+    if (!demo_check(zetContextActivateMetricGroups(w->context, w->device, 1, &group),
+                    "zetContextActivateMetricGroups") &&
+        !demo_check(zetMetricQueryPoolCreate(w->context, w->device, group, &desc, &pool), "zetMetricQueryPoolCreate") &&
+        !demo_check(zetMetricQueryCreate(pool, 0, &query), "zetMetricQueryCreate") &&
+        !demo_check(zetCommandListAppendMetricQueryBegin(w->list, query), "zetCommandListAppendMetricQueryBegin") &&
+        !demo_workload_run(w) &&
+        !demo_check(zetCommandListAppendMetricQueryEnd(w->list, query, NULL, 0, NULL),
+                    "zetCommandListAppendMetricQueryEnd") &&
+        !demo_check(zetMetricQueryGetData(query, &size, NULL), "zetMetricQueryGetData") &&
+        (data = malloc(size)) != NULL &&
+        !demo_check(zetMetricQueryGetData(query, &size, data), "zetMetricQueryGetData"))
+        demo_print_values(group, data, size, 1);
+    free(data);
+    if (query != NULL)
+        zetMetricQueryDestroy(query);
+    if (pool != NULL)
+        zetMetricQueryPoolDestroy(pool);
+}
+
+static void demo_streamer(demo_workload *w, zet_metric_group_handle_t group) {
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 64, 2000};
+    zet_metric_streamer_handle_t streamer = NULL;
+    size_t size = 0;
+    uint8_t *data = NULL;
+    if (demo_check(zetContextActivateMetricGroups(w->context, w->device, 1, &group),
+                   "zetContextActivateMetricGroups") ||
+        demo_check(zetMetricStreamerOpen(w->context, w->device, group, &desc, NULL, &streamer),
+                   "zetMetricStreamerOpen"))
+        return;
+    printf("  streamer (ComputeBasic, TIME_BASED, period %u ns, buffer of %u reports) over the same workload:\n",
+           desc.samplingPeriod, 2 * desc.notifyEveryNReports);
+    if (!demo_workload_run(w) &&
+        !demo_check(zetMetricStreamerReadData(streamer, UINT32_MAX, &size, NULL), "zetMetricStreamerReadData") &&
+        (data = malloc(size)) != NULL &&
+        !demo_check(zetMetricStreamerReadData(streamer, UINT32_MAX, &size, data), "zetMetricStreamerReadData"))
+        demo_print_values(group, data, size, 4);
+    free(data);
+    zetMetricStreamerClose(streamer);
+}
+
+static void demo_metrics(ze_driver_handle_t driver, ze_device_handle_t device) {
+    zet_metric_group_handle_t groups[DEMO_MAX];
+    uint32_t count = demo_print_metric_groups(device, groups);
+    zet_metric_group_handle_t event =
+        demo_find_group(groups, count, "ComputeBasic", ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED);
+    zet_metric_group_handle_t time =
+        demo_find_group(groups, count, "ComputeBasic", ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED);
+    if (event == NULL || time == NULL)
+        return;
+    demo_workload w;
+    if (demo_workload_create(&w, driver, device) == 0) {
+        demo_query(&w, event);
+        demo_streamer(&w, time);
+    }
+    demo_workload_destroy(&w);
+}
+
 static int demo_print_driver(ze_driver_handle_t driver, uint32_t index) {
     ze_driver_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
     ze_api_version_t version = 0;
@@ -148,6 +356,8 @@ static int demo_print_driver(ze_driver_handle_t driver, uint32_t index) {
         return 1;
     for (uint32_t i = 0; i < count; i++)
         demo_print_tree(devices[i], i);
+    if (count > 0)
+        demo_metrics(driver, devices[0]);
     return 0;
 }
 

@@ -725,7 +725,12 @@ typedef struct zc_toggler {
     ze_result_t error;      /* the first unexpected result */
     const char *error_call; /* and what gave it */
     bool stalled;           /* no prologue within ZC_PROGRESS_LIMIT_S of enabling */
+    atomic_int hold;        /* zc_hold_state: a caller held in its prologue while the tracer is disabled */
 } zc_toggler;
+
+/* The first cycle of every toggler disables its tracer while a call is certainly in flight: a caller's prologue is
+ * held until the disable has returned, so that what a tracer does then is tested in every run, not by chance. */
+typedef enum zc_hold_state { ZC_HOLD_NONE, ZC_HOLD_WANTED, ZC_HOLD_HOLDING, ZC_HOLD_RELEASED } zc_hold_state;
 
 typedef struct zc_caller_report {
     unsigned calls;
@@ -749,6 +754,11 @@ static void ZE_APICALL zc_pair_prologue(ze_device_get_properties_params_t *param
     count->prologues++;
     *instance = count;
     atomic_fetch_add(&toggler->seen, 1);
+    int wanted = ZC_HOLD_WANTED;
+    if (atomic_compare_exchange_strong(&toggler->hold, &wanted, ZC_HOLD_HOLDING)) {
+        while (atomic_load(&toggler->hold) != ZC_HOLD_RELEASED)
+            sched_yield();
+    }
 }
 
 static void ZE_APICALL zc_pair_epilogue(ze_device_get_properties_params_t *params, ze_result_t result, void *user_data,
@@ -812,10 +822,34 @@ static bool zc_toggler_wait_for_prologue(zc_toggler *toggler, unsigned before) {
     return true;
 }
 
-static bool zc_toggler_cycle(zc_toggler *toggler) {
+static bool zc_toggler_wait_for_hold(zc_toggler *toggler) {
+    time_t limit = time(NULL) + ZC_PROGRESS_LIMIT_S;
+    while (atomic_load(&toggler->hold) != ZC_HOLD_HOLDING) {
+        if (time(NULL) > limit) {
+            toggler->stalled = true;
+            return false;
+        }
+        sched_yield();
+    }
+    return true;
+}
+
+/* Enable, wait until a caller is in its prologue (held there in the first cycle), disable. */
+static bool zc_toggler_enable_disable(zc_toggler *toggler) {
+    bool hold = toggler->toggles == 0;
+    if (hold)
+        atomic_store(&toggler->hold, ZC_HOLD_WANTED);
     unsigned before = atomic_load(&toggler->seen);
-    if (!zc_toggler_enable(toggler) || !zc_toggler_wait_for_prologue(toggler, before) ||
-        !zc_toggler_check(toggler, zc_tr_enable(toggler->tracer, false), "disable"))
+    bool ok = zc_toggler_enable(toggler) &&
+              (hold ? zc_toggler_wait_for_hold(toggler) : zc_toggler_wait_for_prologue(toggler, before)) &&
+              zc_toggler_check(toggler, zc_tr_enable(toggler->tracer, false), "disable");
+    if (hold)
+        atomic_store(&toggler->hold, ZC_HOLD_RELEASED);
+    return ok;
+}
+
+static bool zc_toggler_cycle(zc_toggler *toggler) {
+    if (!zc_toggler_enable_disable(toggler))
         return false;
     if (!toggler->destroy_each_cycle)
         return true;

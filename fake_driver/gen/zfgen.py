@@ -147,8 +147,16 @@ def parse_functions(text):
         params = parse_params(m.group(2))
         names = {p.name for p in params}
         fn = Function(m.group(1), params)
+        # A `nullptr == p` rule on a parameter annotated [mbz] ("must be nullptr") contradicts the annotation (1.4's
+        # zetCommandListAppendMetricQueryEnd): applying it would reject every correct call, so the annotation wins.
+        # So does a parameter whose own text gives NULL a meaning ("If nullptr then implementation will choose a
+        # start address": 1.4's zeVirtualMemReserve, whose later headers drop the rule).
+        mbz = {p.name for p in params if "[mbz]" in p.notes or re.search(r"\b[Ii]f nullptr\b", p.notes)}
         for result, rules in parse_returns(comment):
             for rule in rules:
+                m = re.fullmatch(r"nullptr == (\w+)", rule)
+                if m and m.group(1) in mbz:
+                    continue
                 fn.rules.append(Rule(result, rule, translate_rule(rule, names)))
         functions.append(fn)
     return functions
@@ -436,20 +444,42 @@ def gen_map(tables):
 
 
 def gen_support_md(functions, ordered):
+    """The supported-API table. Every core function is implemented or has a reason in unsupported_reasons.txt (next
+    to this script); a core function with neither, or a reason for a function that is implemented or unknown, stops
+    the build, so the table can neither drift nor hide an unexplained gap."""
+    reasons_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unsupported_reasons.txt")
+    reasons = {}
+    for number, line in enumerate(read(reasons_path).splitlines(), 1):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, reason = line.partition(" ")
+            if not reason.strip():
+                raise SystemExit(f"zfgen: {reasons_path}:{number}: {name} has no reason")
+            reasons[name] = reason.strip()
+    problems = [f"{n} is not an API function of the headers" for n in reasons if n not in functions]
+    problems += [f"{n} is implemented: remove its reason" for n in reasons
+                 if n in functions and functions[n].implemented]
+    problems += [f"{n} is neither implemented nor given a reason" for n in ordered
+                 if re.match(r"ze[A-Z]", n) and not functions[n].implemented and n not in reasons]
+    if problems:
+        raise SystemExit(f"zfgen: {reasons_path}: " + "; ".join(problems))
     impl = sum(1 for n in ordered if functions[n].implemented)
     out = ["# Supported API\n\n",
            "Generated at build time from the installed headers and the driver's sources (`fake_driver/gen/zfgen.py`);",
            " a test fails when this file differs from the build's copy, so it cannot drift. Regenerate with",
            " `cmake --build build --target api-support-doc`.\n\n",
            f"{impl} of {len(ordered)} functions implemented. Every other function answers",
-           " `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE` after its argument checks.\n\n"]
-    for prefix, title in (("zet", "Tools (zet)"), ("zes", "Sysman (zes)"), ("ze", "Core (ze)")):
+           " `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE` after its argument checks. Every core function that is not",
+           " implemented has its reason (`fake_driver/gen/unsupported_reasons.txt`); the build fails without one.\n\n"]
+    for prefix, title in (("ze", "Core (ze)"), ("zet", "Tools (zet)"), ("zes", "Sysman (zes)")):
         names = [n for n in ordered if re.match(prefix + r"[A-Z]", n)]
         done = sum(1 for n in names if functions[n].implemented)
         out.append(f"## {title}: {done} of {len(names)}\n\n| function | since | status |\n|---|---|---|\n")
         for n in names:
             fn = functions[n]
             status = "implemented" if fn.implemented else "unsupported"
+            if not fn.implemented and n in reasons:
+                status += ": " + reasons[n].replace("|", "\\|")
             out.append(f"| `{n}` | {fn.version[0]}.{fn.version[1]} | {status} |\n")
         out.append("\n")
     return "".join(out)

@@ -63,6 +63,7 @@ ze_result_t zfi_zeContextDestroy(ze_context_handle_t hContext) {
     zf_context *context = zf_context_from(hContext);
     zf_object_unregister(&context->header); /* the handle dies before its parts */
     zf_memory_release_context(context);
+    zf_memory_release_reservations(context);
     free(context->devices);
     context->devices = NULL;
     zf_object_retire(&context->header);

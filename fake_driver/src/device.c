@@ -3,6 +3,7 @@
  * A root device with N sub-devices divides its slices and memory evenly among them; every other property is shared
  * (docs/scenarios.md, "Sub-devices"). Out-structs keep the caller's stype and pNext. */
 #include "zf_core.h"
+#include "zf_device_ext.h"
 #include "zf_driver.h"
 #include "zf_exec.h"
 
@@ -10,10 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Capabilities that depend on driver features rather than on the scenario: the scenario may describe a device with
- * images or external memory, but the driver only reports what it implements. */
-#define ZF_IMAGES_IMPLEMENTED false
 
 static void zf_device_uuid(zf_device *device) {
     /* Stable and unique per device: ids, PCI address, root index, sub-device (0 = root) and a zefake tag. */
@@ -28,8 +25,14 @@ static void zf_device_uuid(zf_device *device) {
     id[5] = (uint8_t)d->pci.bus;
     id[6] = (uint8_t)d->pci.device;
     id[7] = (uint8_t)d->pci.function;
-    id[8] = (uint8_t)device->root_index;
-    id[9] = (uint8_t)(device->is_subdevice ? device->subdevice_id + 1 : 0);
+    /* The physical device and tile, wherever ZE_AFFINITY_MASK put them (device_select.c): a device reduced to one tile
+     * is that tile. */
+    const zf_device_origin *origin = &device->driver->origins[device->root_index];
+    bool single_tile = origin->num_tiles == 1 && origin->physical_tiles > 1;
+    id[8] = (uint8_t)origin->index;
+    id[9] = (uint8_t)(device->is_subdevice ? origin->tiles[device->subdevice_id] + 1
+                      : single_tile        ? origin->tiles[0] + 1
+                                           : 0);
     memcpy(&id[12], "zfk", 4);
 }
 
@@ -137,6 +140,8 @@ ze_result_t zfi_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_prop
     const size_t head = offsetof(ze_device_properties_t, type);
     memcpy((char *)p + head, (const char *)&device->properties + head, sizeof *p - head);
     p->timerResolution = zf_timer_resolution(&device->desc->timer, p->stype);
+    if (p->pNext != NULL)
+        zf_device_properties_chain(device, p->pNext);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -175,6 +180,7 @@ ze_result_t zfi_zeDeviceGetModuleProperties(ze_device_handle_t hDevice,
     memcpy(p->nativeKernelSupported.id, "zefake-native", 13);
     p->nativeKernelSupported.id[14] = (uint8_t)device->desc->device_id;
     p->nativeKernelSupported.id[15] = (uint8_t)(device->desc->device_id >> 8);
+    zf_device_module_properties_chain(device, p->pNext);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -221,20 +227,20 @@ ze_result_t zfi_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice,
 
 ze_result_t zfi_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount,
                                            ze_device_cache_properties_t *pCacheProperties) {
-    const zf_scenario_device *d = zf_device_from(hDevice)->desc;
+    const zf_device *device = zf_device_from(hDevice);
+    const zf_scenario_device *d = device->desc;
     uint32_t n = zf_count_query(pCount, d->num_caches, pCacheProperties);
     for (uint32_t i = 0; i < n; i++) {
         pCacheProperties[i].flags = d->caches[i].user_control ? ZE_DEVICE_CACHE_PROPERTY_FLAG_USER_CONTROL : 0;
         pCacheProperties[i].cacheSize = (size_t)d->caches[i].size_bytes;
+        zf_device_cache_properties_chain(device, i, pCacheProperties[i].pNext);
     }
     return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties) {
-    const zf_scenario_images *s = &zf_device_from(hDevice)->desc->images;
+    const zf_scenario_images *i = &zf_device_from(hDevice)->desc->images;
     ze_device_image_properties_t *p = pImageProperties;
-    zf_scenario_images none = {0};
-    const zf_scenario_images *i = ZF_IMAGES_IMPLEMENTED ? s : &none;
     p->maxImageDims1D = i->max_dims_1d;
     p->maxImageDims2D = i->max_dims_2d;
     p->maxImageDims3D = i->max_dims_3d;
@@ -249,11 +255,13 @@ ze_result_t zfi_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device
 ze_result_t zfi_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice,
                                                     ze_device_external_memory_properties_t *pExternalMemoryProperties) {
     (void)hDevice;
-    /* No external memory import or export yet: report none rather than types that would fail. */
-    pExternalMemoryProperties->memoryAllocationImportTypes = 0;
-    pExternalMemoryProperties->memoryAllocationExportTypes = 0;
-    pExternalMemoryProperties->imageImportTypes = 0;
-    pExternalMemoryProperties->imageExportTypes = 0;
+    /* Device allocations and images are memfds: exported and imported as descriptors (memory_external.c). */
+    const ze_external_memory_type_flags_t types =
+        ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD | ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
+    pExternalMemoryProperties->memoryAllocationImportTypes = types;
+    pExternalMemoryProperties->memoryAllocationExportTypes = types;
+    pExternalMemoryProperties->imageImportTypes = types;
+    pExternalMemoryProperties->imageExportTypes = types;
     return ZE_RESULT_SUCCESS;
 }
 

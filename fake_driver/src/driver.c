@@ -2,6 +2,7 @@
 #include "zefake/zefake_ext.h"
 #include "zf_core.h"
 #include "zf_driver.h"
+#include "zf_kernel.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,9 +14,29 @@ static zf_driver *zf_the_driver;
 static atomic_bool zf_initialized;
 static bool zf_init_failed;
 
-/* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties. */
+/* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties: exactly those whose functions
+ * and structures work (docs/extensions.md). The others of the headers are left out: module programs (several SPIR-V
+ * inputs in one module), ray tracing, float atomics, sub-groups and linkonce_odr (properties of the SPIR-V
+ * execution), power-saving hints, bandwidth properties, device memory properties and fabric topology. */
 static const ze_driver_extension_properties_t zf_extensions[] = {
     {ZEFAKE_EXTENSION_NAME, ZEFAKE_EXTENSION_VERSION},
+    {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT},
+    {ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME, ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT},
+    {ZE_CACHE_RESERVATION_EXT_NAME, ZE_CACHE_RESERVATION_EXT_VERSION_CURRENT},
+    {ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME, ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT},
+    {ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME, ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_CURRENT},
+    {ZE_IMAGE_VIEW_EXP_NAME, ZE_IMAGE_VIEW_EXP_VERSION_CURRENT},
+    {ZE_IMAGE_VIEW_PLANAR_EXP_NAME, ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_CURRENT},
+    {ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME, ZE_SCHEDULING_HINTS_EXP_VERSION_CURRENT},
+    {ZE_EU_COUNT_EXT_NAME, ZE_EU_COUNT_EXT_VERSION_CURRENT},
+    {ZE_PCI_PROPERTIES_EXT_NAME, ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT},
+    {ZE_SRGB_EXT_NAME, ZE_SRGB_EXT_VERSION_CURRENT},
+    {ZE_IMAGE_COPY_EXT_NAME, ZE_IMAGE_COPY_EXT_VERSION_CURRENT},
+    {ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME, ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT},
+    {ZE_LINKAGE_INSPECTION_EXT_NAME, ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT},
+    {ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME, ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT},
+    {ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT},
+    {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},
 };
 #define ZF_NUM_EXTENSIONS (sizeof zf_extensions / sizeof zf_extensions[0])
 
@@ -69,6 +90,7 @@ static ze_result_t zf_driver_build(ze_init_flags_t flags, zf_driver **out) {
         return ZE_RESULT_ERROR_UNINITIALIZED;
     }
     driver->init_flags = flags;
+    zf_device_select(driver); /* ZE_AFFINITY_MASK, ZE_ENABLE_PCI_ID_DEVICE_ORDER */
     zf_driver_uuid(driver);
     if (!zf_object_register(&driver->header, ZF_OBJ_ZE_DRIVER, NULL) || !zf_devices_create(driver) ||
         !zf_driver_select_visible(driver)) {
@@ -118,13 +140,20 @@ ze_result_t zfi_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_prop
     zf_driver *driver = zf_driver_from(hDriver);
     pDriverProperties->uuid = driver->uuid;
     pDriverProperties->driverVersion = driver->scenario.driver_version;
+    /* ZE_extension_memory_free_policies: zeMemFreeExt honours both policies. */
+    ze_base_properties_t *next = pDriverProperties->pNext;
+    for (unsigned n = 0; next != NULL && n < 32; n++, next = next->pNext) {
+        if (next->stype == ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES)
+            ((ze_driver_memory_free_ext_properties_t *)next)->freePolicies =
+                ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+    }
     return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties) {
     (void)hDriver;
-    /* Memory IPC handles are implemented (memory_ipc.c); event-pool IPC handles are not. */
-    pIpcProperties->flags = ZE_IPC_PROPERTY_FLAG_MEMORY;
+    /* Memory IPC handles (memory_ipc.c) and event-pool IPC handles (event_ipc.c). */
+    pIpcProperties->flags = ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -176,6 +205,7 @@ ze_result_t zfi_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, 
     const zf_ext_function functions[] = {
         {ZEFAKE_FN_GET_INFO, (void *)zf_ext_get_info},
         {ZEFAKE_FN_IS_API_IMPLEMENTED, (void *)zf_ext_is_api_implemented},
+        {ZEFAKE_FN_SET_ANNOTATION_CALLBACK, (void *)zf_annotation_set_callback},
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) {

@@ -1,6 +1,7 @@
 /* Event pools and events: signalled by the host or by commands, waited for by the host or by commands, with kernel
  * timestamps from the device clock when the pool asks for them. */
 #include "zf_core.h"
+#include "zf_event_ipc.h"
 #include "zf_exec.h"
 
 #include <stdlib.h>
@@ -61,6 +62,9 @@ ze_result_t zfi_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool) {
     zf_sync_unlock();
     if (busy)
         return zf_fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "events created from the pool must be destroyed first");
+    ze_result_t result = zf_event_ipc_pool_destroy(pool); /* stops sharing it; refuses an opened one */
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
     zf_object_unregister(&pool->header);
     free(pool->events);
     zf_object_retire(&pool->header);
@@ -94,6 +98,7 @@ ze_result_t zfi_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_
         free(event);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register an event");
     }
+    zf_event_ipc_event_created(event);
     *phEvent = (ze_event_handle_t)event;
     return ZE_RESULT_SUCCESS;
 }
@@ -101,6 +106,7 @@ ze_result_t zfi_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_
 ze_result_t zfi_zeEventDestroy(ze_event_handle_t hEvent) {
     zf_event *event = zf_event_from(hEvent);
     zf_object_unregister(&event->header);
+    zf_event_ipc_event_destroyed(event);
     zf_sync_lock();
     event->pool->events[event->index] = NULL;
     zf_sync_unlock();
@@ -124,6 +130,7 @@ ze_result_t zfi_zeEventHostSignal(ze_event_handle_t hEvent) {
     event->timestamp_device = device;
     zf_sync_broadcast();
     zf_sync_unlock();
+    zf_event_ipc_host_changed(event);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -148,6 +155,7 @@ ze_result_t zfi_zeEventQueryStatus(ze_event_handle_t hEvent) {
 
 ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
     zf_sync_clear_flag(&zf_event_from(hEvent)->signaled);
+    zf_event_ipc_host_changed(zf_event_from(hEvent));
     return ZE_RESULT_SUCCESS;
 }
 

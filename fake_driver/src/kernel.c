@@ -1,18 +1,25 @@
 /* Kernels: created by name from a module, with arguments checked against the parameters the SPIR-V declares, group
- * sizes checked against the device's compute limits and the kernel's required size, and launch capture for command
- * execution (zf_kernel.h). A launch of a built-in kernel computes its result on the host (builtins.c); any other
- * launch only takes its modelled time. */
+ * sizes checked against the device's compute limits and the kernel's required size, launch capture for command
+ * execution (zf_kernel.h) and launches: the SPIR-V execution engine (spirv/spirv_exec.h) runs every kernel; a
+ * built-in kernel (builtins.c) is a faster path to the identical result, taken when its buffers check out
+ * (docs/spirv-execution.md). Also the ITT annotation callback of the zefake extension and zetKernelGetProfileInfo. */
+#include "zefake/zefake_ext.h"
 #include "zf_builtins.h"
 #include "zf_core.h"
+#include "zf_image.h"
 #include "zf_kernel.h"
+#include "zf_memory.h"
 #include "zf_module.h"
 
+#include <level_zero/zet_api.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* Cycles per work-item of a kernel that is not a built-in (docs/builtin-kernels.md, "Cost"): one documented value,
- * so that tests can predict timestamps of any kernel until SPIR-V execution gives kernels their own cost. */
-#define ZF_DEFAULT_CYCLES_PER_ITEM 10u
+/* ZEFAKE_BUILTINS=0 turns the built-in fast path off (read when a kernel is created): every launch then runs through
+ * the execution engine, which is how the tests prove both give the same results. */
+#define ZF_BUILTINS_ENV "ZEFAKE_BUILTINS"
 
 typedef struct zf_kernel_arg {
     bool set;
@@ -25,7 +32,10 @@ struct zf_kernel {
     zf_module *module;
     zf_program *program; /* referenced */
     const zf_spirv_kernel *info;
-    const zf_builtin *builtin; /* NULL when not a built-in */
+    uint32_t index;            /* of info among the module's kernels (and of the decoded form's kernels) */
+    const zf_builtin *builtin; /* NULL when not a built-in: its cost applies whether or not its fast path runs */
+    bool use_builtin;          /* the built-in fast path is enabled */
+    uint32_t cycles_per_item;  /* of a kernel that is not a built-in: its decoded instructions (docs/cost-model.md) */
     zf_kernel_arg *args;
     uint8_t *values; /* argument values, packed by offset */
     size_t values_size;
@@ -36,15 +46,32 @@ struct zf_kernel {
     ze_cache_config_flags_t cache_config;
 };
 
+/* An image or sampler argument as captured for the engine: the image's memory is held until the launch is freed. */
+typedef struct zf_launch_image {
+    uint64_t handle;
+    bool is_image;
+    zf_ximage image;
+    zf_xsampler sampler;
+    zf_image_store *store; /* referenced */
+} zf_launch_image;
+
 struct zf_kernel_launch {
-    zf_program *program; /* referenced: keeps the kernel's description and the module's globals alive */
+    zf_program *program;     /* referenced: keeps the kernel's description and the module's globals alive */
+    zf_launch_image *images; /* image and sampler arguments */
+    uint32_t num_images;
+    zf_program **providers; /* referenced: the programs its imports come from */
+    uint32_t num_providers;
     const zf_spirv_kernel *info;
-    const zf_builtin *builtin;
+    uint32_t index;
+    const zf_builtin *builtin; /* NULL unless the fast path may run */
     zf_context *context;
+    zf_device *device;
+    uint32_t subgroup_size;
     uint32_t group_size[3];
     uint32_t offset[3];
     uint32_t cycles_per_item;
     uint64_t local_bytes;    /* static plus argument local memory per group */
+    uint64_t *local_sizes;   /* per argument: the local memory a local-pointer argument reserves */
     const void **arg_values; /* arg_values[i] points into values */
     uint8_t *values;
 };
@@ -103,6 +130,14 @@ ze_result_t zfi_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_
     kernel->program = module->program;
     kernel->info = info;
     kernel->builtin = zf_builtin_match(info);
+    const char *builtins = getenv(ZF_BUILTINS_ENV);
+    kernel->use_builtin = kernel->builtin != NULL && (builtins == NULL || strcmp(builtins, "0") != 0);
+    while (kernel->index < zf_spirv_kernel_count(module->program->spirv) &&
+           zf_spirv_kernel_at(module->program->spirv, kernel->index) != info)
+        kernel->index++;
+    zf_form_stats stats;
+    zf_form_kernel_stats(module->program->code, kernel->index, &stats);
+    kernel->cycles_per_item = stats.instructions > 0 ? stats.instructions : 1;
     ze_result_t result = zf_kernel_alloc_args(kernel);
     if (result == ZE_RESULT_SUCCESS && !zf_object_register(&kernel->header, ZF_OBJ_ZE_KERNEL, &module->header))
         result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register a kernel");
@@ -152,6 +187,12 @@ ze_result_t zfi_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t ar
     if (argSize != param->size)
         return zf_fail(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE, "argument %u (%s) takes %llu bytes, not %zu",
                        argIndex, param->type, (unsigned long long)param->size, argSize);
+    if (param->kind == ZF_SPIRV_ARG_IMAGE || param->kind == ZF_SPIRV_ARG_SAMPLER) {
+        ze_result_t result = zf_image_check_kernel_arg(param->kind == ZF_SPIRV_ARG_IMAGE, pArgValue,
+                                                       zf_kernel_context(kernel), argIndex);
+        if (result != ZE_RESULT_SUCCESS)
+            return result;
+    }
     /* A NULL value is a null pointer (or handle), or zeros for a value argument. */
     if (pArgValue != NULL)
         memcpy(kernel->values + arg->offset, pArgValue, argSize);
@@ -399,6 +440,63 @@ static ze_result_t zf_capture_check(const zf_kernel *kernel, uint32_t size[3], u
     return ZE_RESULT_SUCCESS;
 }
 
+/* What the engine needs of an image: its memory, layout of the first plane, format and swizzle. */
+static void zf_describe_image(const zf_image *image, zf_ximage *out) {
+    memset(out, 0, sizeof *out);
+    out->base = image->store->base + image->planes[0].offset;
+    out->size = image->store->size > image->planes[0].offset ? image->store->size - image->planes[0].offset : 0;
+    out->type = (uint32_t)image->desc.type;
+    out->layout = (uint32_t)image->desc.format.layout;
+    out->channel_type = (uint32_t)image->desc.format.type;
+    const ze_image_format_swizzle_t swizzle[4] = {image->desc.format.x, image->desc.format.y, image->desc.format.z,
+                                                  image->desc.format.w};
+    for (int k = 0; k < 4; k++)
+        out->swizzle[k] = (uint8_t)(swizzle[k] <= ZE_IMAGE_FORMAT_SWIZZLE_X ? swizzle[k] : ZE_IMAGE_FORMAT_SWIZZLE_X);
+    out->srgb = image->srgb;
+    out->width = image->width;
+    out->height = image->height;
+    out->depth = image->depth;
+    out->layers = image->layers;
+    out->row_pitch = image->planes[0].row_pitch;
+    out->slice_pitch = image->planes[0].slice_pitch;
+}
+
+/* Image and sampler arguments, described now: the application may destroy or change them after the append. A
+ * handle that is no longer live is left out (the launch then faults where it uses it). */
+static bool zf_capture_images(const zf_kernel *kernel, zf_kernel_launch *launch) {
+    const zf_spirv_kernel *info = kernel->info;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < info->num_args; i++)
+        n += info->args[i].kind == ZF_SPIRV_ARG_IMAGE || info->args[i].kind == ZF_SPIRV_ARG_SAMPLER;
+    if (n == 0)
+        return true;
+    launch->images = calloc(n, sizeof *launch->images);
+    if (launch->images == NULL)
+        return false;
+    for (uint32_t i = 0; i < info->num_args; i++) {
+        bool is_image = info->args[i].kind == ZF_SPIRV_ARG_IMAGE;
+        void *handle;
+        memcpy(&handle, launch->arg_values[i], sizeof handle);
+        if ((!is_image && info->args[i].kind != ZF_SPIRV_ARG_SAMPLER) || handle == NULL ||
+            !zf_handle_is_live(handle, is_image ? ZF_OBJ_ZE_IMAGE : ZF_OBJ_ZE_SAMPLER))
+            continue;
+        zf_launch_image *slot = &launch->images[launch->num_images++];
+        slot->handle = (uint64_t)(uintptr_t)handle;
+        slot->is_image = is_image;
+        if (is_image) {
+            const zf_image *image = zf_image_from(handle);
+            zf_describe_image(image, &slot->image);
+            slot->store = image->store;
+            zf_image_store_retain(slot->store);
+        } else {
+            const zf_sampler *sampler = zf_sampler_from(handle);
+            slot->sampler =
+                (zf_xsampler){(uint32_t)sampler->address_mode, (uint32_t)sampler->filter_mode, sampler->normalized};
+        }
+    }
+    return true;
+}
+
 ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out) {
     uint32_t size[3];
     uint64_t local_bytes = 0;
@@ -410,25 +508,36 @@ ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out) {
     if (launch != NULL) {
         launch->values = malloc(kernel->values_size ? kernel->values_size : 1);
         launch->arg_values = calloc(n ? n : 1, sizeof *launch->arg_values);
+        launch->local_sizes = calloc(n ? n : 1, sizeof *launch->local_sizes);
     }
-    if (launch == NULL || launch->values == NULL || launch->arg_values == NULL) {
+    if (launch == NULL || launch->values == NULL || launch->arg_values == NULL || launch->local_sizes == NULL) {
         zf_kernel_launch_free(launch);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to capture a launch");
     }
     /* Arguments are copied now: later zeKernelSetArgumentValue calls do not change this launch. */
     memcpy(launch->values, kernel->values, kernel->values_size);
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         launch->arg_values[i] = launch->values + kernel->args[i].offset;
+        launch->local_sizes[i] = kernel->args[i].local_bytes;
+    }
     zf_program_retain(kernel->program);
     launch->program = kernel->program;
+    launch->providers = zf_program_retain_providers(kernel->program, &launch->num_providers);
     launch->info = kernel->info;
-    launch->builtin = kernel->builtin;
+    launch->index = kernel->index;
+    launch->builtin = kernel->use_builtin ? kernel->builtin : NULL;
     launch->context = kernel->program->context;
+    launch->device = kernel->program->device;
+    launch->subgroup_size = zf_max_subgroup_size(kernel);
     launch->local_bytes = local_bytes;
     memcpy(launch->group_size, size, sizeof size);
     memcpy(launch->offset, kernel->global_offset, sizeof launch->offset);
     launch->cycles_per_item =
-        kernel->builtin ? zf_builtin_cycles(kernel->builtin, launch->arg_values) : ZF_DEFAULT_CYCLES_PER_ITEM;
+        kernel->builtin ? zf_builtin_cycles(kernel->builtin, launch->arg_values) : kernel->cycles_per_item;
+    if (!zf_capture_images(kernel, launch)) {
+        zf_kernel_launch_free(launch);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to capture a launch's images");
+    }
     *out = launch;
     return ZE_RESULT_SUCCESS;
 }
@@ -437,6 +546,13 @@ void zf_kernel_launch_free(zf_kernel_launch *launch) {
     if (launch == NULL)
         return;
     zf_program_release(launch->program);
+    for (uint32_t i = 0; i < launch->num_providers; i++)
+        zf_program_release(launch->providers[i]);
+    free(launch->providers);
+    for (uint32_t i = 0; i < launch->num_images; i++)
+        zf_image_store_release(launch->images[i].store);
+    free(launch->images);
+    free(launch->local_sizes);
     free(launch->arg_values);
     free(launch->values);
     free(launch);
@@ -454,16 +570,241 @@ uint32_t zf_kernel_launch_cycles_per_item(const zf_kernel_launch *launch) {
     return launch->cycles_per_item;
 }
 
-ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups) {
-    if (launch->builtin == NULL || groups == NULL)
-        return ZE_RESULT_SUCCESS; /* no SPIR-V execution yet: the launch only takes its modelled time */
-    zf_builtin_call call = {
-        .name = launch->info->name,
-        .context = launch->context,
-        .args = launch->arg_values,
-        .groups = *groups,
+/* ------------------------------------------------------------------------------------------------------------------
+ * ITT annotations: the callback of the zefake extension (zefake_ext.h). Delivery holds a read lock, so that once
+ * zefakeSetAnnotationCallback returns no call of the previous callback is still running or to come. */
+
+static pthread_rwlock_t zf_annotation_lock = PTHREAD_RWLOCK_INITIALIZER;
+static zefake_pfnAnnotationCallback_t zf_annotation_callback;
+static void *zf_annotation_user_data;
+
+ze_result_t zf_annotation_set_callback(zefake_pfnAnnotationCallback_t callback, void *user_data) {
+    pthread_rwlock_wrlock(&zf_annotation_lock);
+    zf_annotation_callback = callback;
+    zf_annotation_user_data = user_data;
+    pthread_rwlock_unlock(&zf_annotation_lock);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The engine's services for one launch run */
+
+typedef struct zf_run_env {
+    zf_exec_env env;
+    zf_kernel_launch *launch;
+    pthread_mutex_t lock;  /* resolve_function may be called from several worker threads */
+    zf_program **resolved; /* programs retained while the launch runs */
+    uint32_t num_resolved, cap_resolved;
+} zf_run_env;
+
+/* The globals of the modules the kernel imports from: relocations give the kernel their addresses. */
+static bool zf_provider_globals(const zf_kernel_launch *launch, uintptr_t ptr, size_t size, zf_mem_info *out) {
+    for (uint32_t i = 0; i < launch->num_providers; i++) {
+        const zf_program *p = launch->providers[i];
+        uintptr_t base = (uintptr_t)p->globals;
+        if (p->globals == NULL || ptr < base || ptr - base >= p->globals_size)
+            continue;
+        *out = (zf_mem_info){.base = base, .size = p->globals_size, .guard_end = base + p->globals_size};
+        return size <= p->globals_size - (ptr - base);
+    }
+    return false;
+}
+
+static zf_mem_kind zf_env_lookup(void *user, uintptr_t ptr, size_t size, zf_mem_info *out) {
+    zf_run_env *run = user;
+    zf_context *context = run->launch->context;
+    if (zf_provider_globals(run->launch, ptr, size, out))
+        return ZF_MEM_INSIDE;
+    zf_allocation allocation;
+    zf_mem_block *hold = zf_memory_hold(context, (const void *)ptr, size, &allocation);
+    if (hold != NULL) {
+        /* docs/memory.md: device and shared-with-device memory is mapped in 64 KiB pages, host memory in host pages;
+         * the rest of the last page is the allocation's, but out of bounds. */
+        bool device_pages = allocation.type == ZE_MEMORY_TYPE_DEVICE ||
+                            (allocation.type == ZE_MEMORY_TYPE_SHARED && allocation.device != NULL);
+        uintptr_t page = device_pages ? (uintptr_t)64 << 10 : (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t end = (uintptr_t)allocation.base + allocation.size;
+        out->base = (uintptr_t)allocation.base;
+        out->size = allocation.size;
+        out->guard_end = (end + page - 1) / page * page;
+        out->hold = hold;
+        return ZF_MEM_INSIDE;
+    }
+    if (zf_memory_range_overruns(context, (const void *)ptr, size))
+        return ZF_MEM_OVERRUN;
+    if (zf_memory_range_freed((const void *)ptr, size))
+        return ZF_MEM_FREED;
+    return ZF_MEM_UNKNOWN;
+}
+
+static void zf_env_release(void *user, void *hold) {
+    (void)user;
+    zf_memory_release(hold);
+}
+
+static bool zf_env_resolve(void *user, uint64_t address, zf_xprogram *program, uint32_t *function) {
+    zf_run_env *run = user;
+    zf_program *found;
+    if (!zf_program_find_function(address, &found, function))
+        return false;
+    pthread_mutex_lock(&run->lock);
+    if (run->num_resolved == run->cap_resolved) {
+        uint32_t cap = run->cap_resolved ? run->cap_resolved * 2 : 4;
+        zf_program **grown = realloc(run->resolved, cap * sizeof *grown);
+        if (grown == NULL) {
+            pthread_mutex_unlock(&run->lock);
+            zf_program_release(found);
+            return false;
+        }
+        run->resolved = grown;
+        run->cap_resolved = cap;
+    }
+    run->resolved[run->num_resolved++] = found;
+    pthread_mutex_unlock(&run->lock);
+    zf_program_executable(found, program);
+    return true;
+}
+
+static void zf_env_annotate(void *user, const zf_xannotation *a) {
+    zf_run_env *run = user;
+    zefake_annotation_t out = {
+        .size = sizeof out,
+        .kind = (zefake_annotation_kind_t)a->kind,
+        .kernel_name = a->kernel,
+        .device = (ze_device_handle_t)run->launch->device,
+        .group_id = {a->group_id[0], a->group_id[1], a->group_id[2]},
+        .local_id = {a->local_id[0], a->local_id[1], a->local_id[2]},
+        .work_item_id = a->work_item,
+        .group_size = a->group_size,
+        .atomic_object = a->object,
+        .atomic_op = a->op_type,
+        .atomic_order = a->mem_order,
     };
-    memcpy(call.group_size, launch->group_size, sizeof call.group_size);
-    memcpy(call.offset, launch->offset, sizeof call.offset);
-    return launch->builtin->run(&call);
+    pthread_rwlock_rdlock(&zf_annotation_lock);
+    if (zf_annotation_callback != NULL)
+        zf_annotation_callback(&out, zf_annotation_user_data);
+    pthread_rwlock_unlock(&zf_annotation_lock);
+}
+
+static const zf_launch_image *zf_find_image(const zf_kernel_launch *launch, uint64_t handle, bool is_image) {
+    for (uint32_t i = 0; i < launch->num_images; i++)
+        if (launch->images[i].handle == handle && launch->images[i].is_image == is_image)
+            return &launch->images[i];
+    return NULL;
+}
+
+static bool zf_env_image(void *user, uint64_t handle, zf_ximage *out) {
+    const zf_launch_image *found = zf_find_image(((zf_run_env *)user)->launch, handle, true);
+    if (found != NULL)
+        *out = found->image;
+    return found != NULL;
+}
+
+static bool zf_env_sampler(void *user, uint64_t handle, zf_xsampler *out) {
+    const zf_launch_image *found = zf_find_image(((zf_run_env *)user)->launch, handle, false);
+    if (found != NULL)
+        *out = found->sampler;
+    return found != NULL;
+}
+
+/* The engine's view of the captured arguments. */
+static zf_xarg *zf_launch_args(const zf_kernel_launch *launch) {
+    uint32_t n = launch->info->num_args;
+    zf_xarg *args = calloc(n ? n : 1, sizeof *args);
+    for (uint32_t i = 0; args != NULL && i < n; i++) {
+        const zf_spirv_arg *param = &launch->info->args[i];
+        args[i].value = launch->arg_values[i];
+        args[i].size = param->size;
+        args[i].kind = param->kind == ZF_SPIRV_ARG_LOCAL ? ZF_XARG_LOCAL : param->byval ? ZF_XARG_BYVAL : ZF_XARG_VALUE;
+        if (param->kind == ZF_SPIRV_ARG_LOCAL)
+            args[i].size = launch->local_sizes[i];
+    }
+    return args;
+}
+
+static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *groups) {
+    zf_run_env run = {.launch = launch, .lock = PTHREAD_MUTEX_INITIALIZER};
+    run.env = (zf_exec_env){.user = &run,
+                            .lookup = zf_env_lookup,
+                            .release = zf_env_release,
+                            .resolve_function = zf_env_resolve,
+                            .annotate = zf_env_annotate,
+                            .image = zf_env_image,
+                            .sampler = zf_env_sampler,
+                            .system_memory = launch->program->device->desc->memory_access.shared_system != 0};
+    zf_xarg *args = zf_launch_args(launch);
+    if (args == NULL) {
+        zf_log(ZF_LOG_ERROR, "kernel '%s': no host memory to run the launch", launch->info->name);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    zf_xlaunch x = {.kernel = launch->index,
+                    .name = launch->info->name,
+                    .num_args = launch->info->num_args,
+                    .args = args,
+                    .groups = {groups->groupCountX, groups->groupCountY, groups->groupCountZ},
+                    .subgroup_size = launch->subgroup_size,
+                    .env = &run.env};
+    zf_program_executable(launch->program, &x.program);
+    memcpy(x.group_size, launch->group_size, sizeof x.group_size);
+    memcpy(x.offset, launch->offset, sizeof x.offset);
+    zf_xresult result;
+    zf_spirv_execute(&x, &result);
+    for (uint32_t i = 0; i < run.num_resolved; i++)
+        zf_program_release(run.resolved[i]);
+    free(run.resolved);
+    free(args);
+    pthread_mutex_destroy(&run.lock);
+    if (result.faults == 0)
+        return ZE_RESULT_SUCCESS;
+    zf_log(ZF_LOG_ERROR, "device fault: %s%s", result.first_fault,
+           result.faults > 1 ? " (and more work-items faulted)" : "");
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}
+
+ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups) {
+    if (groups == NULL)
+        return ZE_RESULT_SUCCESS;
+    if (launch->builtin != NULL) {
+        zf_builtin_call call = {
+            .name = launch->info->name,
+            .context = launch->context,
+            .args = launch->arg_values,
+            .groups = *groups,
+        };
+        memcpy(call.group_size, launch->group_size, sizeof call.group_size);
+        memcpy(call.offset, launch->offset, sizeof call.offset);
+        /* A built-in refuses, without writing anything, a launch whose buffers do not check out: the engine then
+         * runs it and reports exactly which work-item faulted where. */
+        if (launch->builtin->run(&call) == ZE_RESULT_SUCCESS)
+            return ZE_RESULT_SUCCESS;
+    }
+    return zf_execute(launch, groups);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Program instrumentation (seed 003): the profile of a module built with -zet-profile-flags */
+
+ze_result_t zfi_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties) {
+    const zf_kernel *kernel = zf_kernel_from(hKernel);
+    uint32_t flags = 0;
+    bool profiled = zf_module_profile_flags(kernel->module, &flags);
+    pProfileProperties->flags = profiled ? flags : 0;
+    pProfileProperties->numTokens = 0; /* no free-register tokens: the API gives no room to write them into */
+    zf_form_stats stats;
+    zf_form_kernel_stats(kernel->program->code, kernel->index, &stats);
+    ze_base_properties_t *next = pProfileProperties->pNext;
+    for (unsigned depth = 0; profiled && next != NULL && depth < 32; depth++, next = next->pNext) {
+        if ((uint32_t)next->stype != ZEFAKE_STRUCTURE_TYPE_KERNEL_PROFILE_EXP)
+            continue;
+        zefake_kernel_profile_exp_t *p = (zefake_kernel_profile_exp_t *)next;
+        p->functions = stats.functions;
+        p->blocks = stats.blocks;
+        p->instructions = stats.instructions;
+        p->registers = stats.registers;
+        p->frame_bytes = stats.frame_bytes;
+        p->private_bytes = stats.private_bytes;
+        p->const_bytes = stats.const_bytes;
+        p->wave_bytes = stats.wave_bytes;
+    }
+    return ZE_RESULT_SUCCESS;
 }

@@ -17,7 +17,8 @@ typedef struct zf_alloc_request {
     ze_memory_type_t type;
     size_t size;
     size_t alignment;
-    bool relaxed_size; /* ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE was given */
+    bool relaxed_size;            /* ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE was given */
+    zf_external_request external; /* export types and the descriptor to import (memory_external.c) */
 } zf_alloc_request;
 
 /* True when `device` is one of the context's devices or a sub-device of one: the specification lets an allocation
@@ -57,6 +58,20 @@ static ze_result_t zf_read_relaxed_limits(const ze_relaxed_allocation_limits_exp
     return ZE_RESULT_SUCCESS;
 }
 
+/* ZE_extension_memory_compression_hints: a hint with exactly one of its two flags; the memory is never compressed. */
+ze_result_t zf_memory_check_compression_hints(const ze_memory_compression_hints_ext_desc_t *desc, const char *arg) {
+    const ze_memory_compression_hints_ext_flags_t both =
+        ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_COMPRESSED | ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_UNCOMPRESSED;
+    if (desc->flags & ~both)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                       "%s chain: ze_memory_compression_hints_ext_desc_t.flags 0x%x has undefined bits", arg,
+                       (unsigned)desc->flags);
+    if (desc->flags == both)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "%s chain: ze_memory_compression_hints_ext_desc_t asks for compressed and uncompressed", arg);
+    return ZE_RESULT_SUCCESS;
+}
+
 /* One extension structure of an allocation descriptor's chain. Known ones are honoured or refused; unknown ones are
  * skipped, as extensions are meant to be. */
 static ze_result_t zf_read_alloc_extension(const ze_base_desc_t *ext, const char *arg, zf_alloc_request *request) {
@@ -65,17 +80,11 @@ static ze_result_t zf_read_alloc_extension(const ze_base_desc_t *ext, const char
         return zf_read_relaxed_limits((const ze_relaxed_allocation_limits_exp_desc_t *)ext, arg, request);
     case ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD:
     case ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_WIN32:
-        return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
-                       "%s chain: importing external memory is not supported (zeDeviceGetExternalMemoryProperties "
-                       "reports no import types)",
-                       arg);
     case ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_DESC:
-        if (((const ze_external_memory_export_desc_t *)ext)->flags == 0)
-            return ZE_RESULT_SUCCESS;
-        return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
-                       "%s chain: exporting external memory is not supported (zeDeviceGetExternalMemoryProperties "
-                       "reports no export types)",
-                       arg);
+        /* The specification lets device allocations (and images) import and export, nothing else. */
+        return zf_external_read(ext, arg, request->type == ZE_MEMORY_TYPE_DEVICE, &request->external);
+    case ZE_STRUCTURE_TYPE_MEMORY_COMPRESSION_HINTS_EXT_DESC:
+        return zf_memory_check_compression_hints((const ze_memory_compression_hints_ext_desc_t *)ext, arg);
     default:
         zf_log(ZF_LOG_DEBUG, "%s: %s chain: ignoring extension structure 0x%x", zf_current_api_name(), arg,
                (unsigned)ext->stype);
@@ -147,10 +156,25 @@ static size_t zf_page_size_for(const zf_alloc_request *request) {
     return request->device != NULL ? ZF_MEMORY_DEVICE_PAGE_SIZE : zf_host_page_size();
 }
 
+static ze_result_t zf_alloc_publish(const zf_alloc_request *request, zf_mem_block *block, void **pptr);
+
+/* Memory imported from a descriptor is the exporter's: nothing is charged here. */
+static ze_result_t zf_alloc_imported(const zf_alloc_request *request, void **pptr) {
+    zf_mem_block *block = NULL;
+    ze_result_t result =
+        zf_external_import_block(request->external.import_fd, request->size, request->alignment, &block);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    block->page_size = zf_page_size_for(request);
+    return zf_alloc_publish(request, block, pptr);
+}
+
 static ze_result_t zf_alloc(const zf_alloc_request *request, void **pptr) {
     ze_result_t result = zf_check_limits(request);
     if (result != ZE_RESULT_SUCCESS)
         return result;
+    if (request->external.import_fd >= 0)
+        return zf_alloc_imported(request, pptr);
     zf_mem_charge charge = {0};
     if (request->device != NULL) {
         result = zf_account_charge(request->device, request->size, &charge);
@@ -164,6 +188,11 @@ static ze_result_t zf_alloc(const zf_alloc_request *request, void **pptr) {
         return result;
     }
     block->charge = charge; /* from now on the block returns it when it goes */
+    return zf_alloc_publish(request, block, pptr);
+}
+
+static ze_result_t zf_alloc_publish(const zf_alloc_request *request, zf_mem_block *block, void **pptr) {
+    block->export_types = request->external.export_types;
     block->info.context = request->context;
     block->info.device = request->device;
     block->info.type = request->type;
@@ -178,7 +207,7 @@ static ze_result_t zf_alloc(const zf_alloc_request *request, void **pptr) {
 
 ze_result_t zfi_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size,
                                size_t alignment, void **pptr) {
-    zf_alloc_request request = {zf_context_from(hContext), NULL, ZE_MEMORY_TYPE_HOST, size, alignment, false};
+    zf_alloc_request request = {zf_context_from(hContext), NULL, ZE_MEMORY_TYPE_HOST, size, alignment, false, {0, -1}};
     ze_result_t result = zf_read_host_desc(host_desc, &request);
     if (result != ZE_RESULT_SUCCESS)
         return result;
@@ -188,7 +217,7 @@ ze_result_t zfi_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_a
 ze_result_t zfi_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc,
                                  size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr) {
     zf_alloc_request request = {
-        zf_context_from(hContext), zf_device_from(hDevice), ZE_MEMORY_TYPE_DEVICE, size, alignment, false};
+        zf_context_from(hContext), zf_device_from(hDevice), ZE_MEMORY_TYPE_DEVICE, size, alignment, false, {0, -1}};
     ze_result_t result = zf_check_device_in_context(request.context, request.device, "hDevice");
     if (result == ZE_RESULT_SUCCESS)
         result = zf_read_device_desc(device_desc, &request);
@@ -201,7 +230,7 @@ ze_result_t zfi_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_m
                                  const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment,
                                  ze_device_handle_t hDevice, void **pptr) {
     zf_alloc_request request = {
-        zf_context_from(hContext), zf_device_from(hDevice), ZE_MEMORY_TYPE_SHARED, size, alignment, false};
+        zf_context_from(hContext), zf_device_from(hDevice), ZE_MEMORY_TYPE_SHARED, size, alignment, false, {0, -1}};
     ze_result_t result = ZE_RESULT_SUCCESS;
     if (request.device != NULL)
         result = zf_check_device_in_context(request.context, request.device, "hDevice");
@@ -243,18 +272,22 @@ ze_result_t zfi_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_
     return zf_free(zf_context_from(hContext), ptr, policy == ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE);
 }
 
-/* Output extensions of zeMemGetAllocProperties: exporting as a file descriptor needs an allocation made exportable,
- * which zefake does not offer; others are left untouched. */
-static ze_result_t zf_read_properties_chain(const void *next) {
+/* Output extensions of zeMemGetAllocProperties: an export as a file descriptor (of an allocation made exportable);
+ * others are left untouched. */
+static ze_result_t zf_read_properties_chain(zf_context *context, const void *ptr, void *next) {
     for (unsigned n = 0; next != NULL; n++) {
         if (n == ZF_MAX_CHAIN)
             return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                            "pMemAllocProperties->pNext chain is longer than %u structures (a cycle?)", ZF_MAX_CHAIN);
-        const ze_base_properties_t *ext = next;
-        if (ext->stype == ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD ||
-            ext->stype == ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_WIN32)
-            return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
-                           "pMemAllocProperties chain: no allocation is exportable as external memory");
+        ze_base_properties_t *ext = next;
+        ze_result_t result = ZE_RESULT_SUCCESS;
+        if (ext->stype == ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD)
+            result = zf_external_export(context, ptr, (ze_external_memory_export_fd_t *)ext);
+        else if (ext->stype == ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_WIN32)
+            result = zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                             "pMemAllocProperties chain: Windows handles cannot be exported on Linux");
+        if (result != ZE_RESULT_SUCCESS)
+            return result;
         next = ext->pNext;
     }
     return ZE_RESULT_SUCCESS;
@@ -263,7 +296,7 @@ static ze_result_t zf_read_properties_chain(const void *next) {
 ze_result_t zfi_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr,
                                         ze_memory_allocation_properties_t *pMemAllocProperties,
                                         ze_device_handle_t *phDevice) {
-    ze_result_t result = zf_read_properties_chain(pMemAllocProperties->pNext);
+    ze_result_t result = zf_read_properties_chain(zf_context_from(hContext), ptr, pMemAllocProperties->pNext);
     if (result != ZE_RESULT_SUCCESS)
         return result;
     zf_allocation info;

@@ -73,7 +73,7 @@ static ze_result_t zf_memfd_create(size_t map_size, int *out) {
 
 /* Maps fd at an address aligned to `alignment`: reserves map_size + alignment of address space, maps the memfd at
  * the aligned address inside it and returns the slack on both sides. */
-static void *zf_map_aligned(int fd, size_t map_size, size_t alignment) {
+void *zf_map_aligned(int fd, size_t map_size, size_t alignment) {
     if (alignment <= zf_host_page_size())
         return mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     size_t span = map_size + alignment; /* the caller checked that this does not overflow */
@@ -191,7 +191,8 @@ bool zf_block_range_quarantined(const void *ptr, size_t size) {
 }
 
 bool zf_memory_range_freed(const void *ptr, size_t size) {
-    return zf_block_range_quarantined(ptr, size);
+    /* Unmapped pages of a virtual reservation are as unreachable as freed memory. */
+    return zf_block_range_quarantined(ptr, size) || zf_virtual_range_inaccessible(ptr, size);
 }
 
 static void zf_block_destroy(zf_mem_block *block) {

@@ -5,6 +5,7 @@
 #include "memory_internal.h"
 #include "zf_core.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -199,6 +200,22 @@ bool zf_index_export(zf_context *context, const void *ptr, const uint8_t fresh_t
     }
     pthread_rwlock_unlock(&zf_index_lock);
     return *why == NULL;
+}
+
+int zf_index_export_fd(zf_context *context, const void *ptr, ze_external_memory_type_flags_t type, const char **why) {
+    int fd = -1;
+    pthread_rwlock_rdlock(&zf_index_lock);
+    size_t at = zf_position_of((uintptr_t)ptr);
+    *why = zf_index_refuse(at, context, ptr, false);
+    if (*why == NULL && !(zf_blocks[at]->export_types & type))
+        *why = "it was not allocated exportable as that type (ze_external_memory_export_desc_t)";
+    if (*why == NULL) {
+        fd = fcntl(zf_blocks[at]->fd, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+            *why = "the process has no descriptor left (RLIMIT_NOFILE)";
+    }
+    pthread_rwlock_unlock(&zf_index_lock);
+    return fd;
 }
 
 static bool zf_token_equal(const uint8_t *a, const uint8_t *b) {

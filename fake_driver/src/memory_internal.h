@@ -1,5 +1,5 @@
-/* Shared between the memory files (memory.c, memory_block.c, memory_index.c, memory_account.c, memory_ipc.c); not
- * for the rest of the driver, which uses zf_memory.h.
+/* Shared between the memory files (memory.c, memory_block.c, memory_index.c, memory_account.c, memory_ipc.c,
+ * memory_backing.c, memory_external.c); not for the rest of the driver, which uses zf_memory.h.
  *
  * An allocation is a block: a memfd mapped MAP_SHARED (so that IPC can hand the same pages to another process), its
  * device-memory charge, and a reference count. The index of live blocks holds one reference; every hold taken by
@@ -37,8 +37,9 @@ struct zf_mem_block {
     int fd;        /* the memfd; the block owns it */
     bool imported; /* opened from an IPC handle: closed with zeMemCloseIpcHandle, never charged */
     zf_mem_charge charge;
-    unsigned refs; /* guarded by the reference lock of memory_block.c */
-    bool exported; /* a token was issued; guarded by the index lock */
+    unsigned refs;                                /* guarded by the reference lock of memory_block.c */
+    bool exported;                                /* a token was issued; guarded by the index lock */
+    ze_external_memory_type_flags_t export_types; /* external memory: the types it may be exported as (fixed) */
     uint8_t token[ZF_IPC_TOKEN_SIZE];
 };
 
@@ -55,6 +56,9 @@ size_t zf_host_page_size(void);
  * (the index's). Fails with ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY (and a reason) when the system refuses. */
 ze_result_t zf_block_create(size_t size, size_t alignment, size_t page_size, zf_mem_block **out);
 
+/* Maps fd (map_size bytes) at an address aligned to `alignment`; MAP_FAILED when the system refuses. */
+void *zf_map_aligned(int fd, size_t map_size, size_t alignment);
+
 /* A block mapping someone else's memfd (IPC import); takes ownership of fd on success. */
 ze_result_t zf_block_import(int fd, size_t size, size_t map_size, zf_mem_block **out);
 
@@ -70,6 +74,38 @@ void zf_block_retire(zf_mem_block *block, bool wait);
 /* True when [ptr, ptr + size) overlaps the address range of a recently freed allocation (held back, unmapped). */
 bool zf_block_range_quarantined(const void *ptr, size_t size);
 
+/* ---- memory_external.c: external memory (file descriptors) ---- */
+
+/* A block of `size` bytes mapping the application's descriptor (which stays the application's). */
+ze_result_t zf_external_import_block(int fd, size_t size, size_t alignment, zf_mem_block **out);
+
+/* Answers a ze_external_memory_export_fd_t of zeMemGetAllocProperties for the allocation at ptr. */
+ze_result_t zf_external_export(zf_context *context, const void *ptr, ze_external_memory_export_fd_t *request);
+
+/* ---- memory_physical.c and memory_virtual.c: reserved address ranges mapped to physical memory objects ---- */
+
+/* Virtual memory pages: every address, size and offset of the virtual memory calls is a multiple of this.
+ * zeVirtualMemQueryPageSize answers it, or ZF_VM_LARGE_PAGE for sizes of at least that much. */
+#define ZF_VM_PAGE       ((size_t)64 << 10)
+#define ZF_VM_LARGE_PAGE ((size_t)2 << 20)
+
+typedef struct zf_physical_mem {
+    zf_object header;
+    zf_context *context;
+    zf_device *device;
+    zf_mem_block *block; /* its pages: a memfd charged to the device */
+    size_t size;
+    unsigned mappings; /* virtual ranges mapped to it; guarded by the virtual memory lock (memory_virtual.c) */
+} zf_physical_mem;
+
+/* Whether [ptr, ptr + size) touches a page of a reservation that is not mapped or whose access is NONE: command
+ * execution reports such a range instead of touching it. */
+bool zf_virtual_range_inaccessible(const void *ptr, size_t size);
+
+/* Unregisters a physical memory object unless it is mapped somewhere (then it cannot be destroyed: false). Atomic with
+ * respect to zeVirtualMemMap. */
+bool zf_physical_unregister_unmapped(zf_physical_mem *physical);
+
 /* ---- memory_index.c: the live blocks, sorted by address, under a rwlock ---- */
 
 /* The next allocation id (never reused). */
@@ -81,6 +117,10 @@ bool zf_index_insert(zf_mem_block *block);
 /* Removes the block whose base is exactly `base`, if it belongs to `context` and its `imported` flag is as given;
  * the caller inherits the index's reference. Otherwise NULL, and *why says what is wrong with `base`. */
 zf_mem_block *zf_index_remove_base(zf_context *context, const void *base, bool imported, const char **why);
+
+/* A new descriptor (close-on-exec) for the memfd of the allocation of `context` based exactly at `ptr`, which must
+ * have been made exportable as `type`; -1 with *why otherwise. */
+int zf_index_export_fd(zf_context *context, const void *ptr, ze_external_memory_type_flags_t type, const char **why);
 
 /* What an importer needs to know of an exported allocation. */
 typedef struct zf_export_info {

@@ -11,11 +11,13 @@
 #include "zf_core.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
@@ -101,6 +103,19 @@ static bool zf_ipc_peer(int fd, struct ucred *credentials) {
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, credentials, &length) == 0 && length == sizeof *credentials;
 }
 
+/* Descriptors of objects that are not allocations (event pools), shared through the same server. Guarded by their
+ * own lock; ids come from the allocation ids, so they never name an allocation. */
+typedef struct zf_ipc_shared {
+    uint64_t id;
+    uint8_t token[ZF_IPC_TOKEN_SIZE];
+    int fd;
+    uint64_t size;
+} zf_ipc_shared;
+
+static pthread_mutex_t zf_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static zf_ipc_shared *zf_shared;
+static size_t zf_num_shared;
+
 /* ---- the server ---- */
 
 static void zf_ipc_send_fd(int conn, const zf_ipc_reply *reply, int fd) {
@@ -121,6 +136,28 @@ static void zf_ipc_send_fd(int conn, const zf_ipc_reply *reply, int fd) {
         zf_log(ZF_LOG_DEBUG, "IPC server: cannot send a memfd to an importer: %s", strerror(errno));
 }
 
+static bool zf_token_matches(const uint8_t *a, const uint8_t *b) {
+    uint8_t difference = 0;
+    for (size_t i = 0; i < ZF_IPC_TOKEN_SIZE; i++)
+        difference |= (uint8_t)(a[i] ^ b[i]);
+    return difference == 0;
+}
+
+/* A new descriptor of the shared object the request names with its token (the reply is filled), or -1. */
+static int zf_ipc_lookup_shared(const zf_ipc_request *request, zf_ipc_reply *reply) {
+    int fd = -1;
+    pthread_mutex_lock(&zf_shared_lock);
+    for (size_t i = 0; i < zf_num_shared && fd < 0; i++) {
+        if (zf_shared[i].id != request->id || !zf_token_matches(zf_shared[i].token, request->token))
+            continue;
+        fd = fcntl(zf_shared[i].fd, F_DUPFD_CLOEXEC, 0); /* it stays valid if the object is unshared meanwhile */
+        reply->granted = fd >= 0;
+        reply->size = reply->map_size = zf_shared[i].size;
+    }
+    pthread_mutex_unlock(&zf_shared_lock);
+    return fd;
+}
+
 /* Reads one request and answers it: the memfd when the request names an exported allocation with its token and
  * comes from the same user (or root); a refusal otherwise. */
 static void zf_ipc_answer(int conn) {
@@ -130,9 +167,18 @@ static void zf_ipc_answer(int conn) {
     struct ucred peer;
     zf_mem_block *block = NULL;
     bool well_formed = n == (ssize_t)sizeof request && request.magic == ZF_IPC_WIRE_MAGIC;
-    if (well_formed && zf_ipc_peer(conn, &peer) && (peer.uid == geteuid() || peer.uid == 0))
+    bool trusted = well_formed && zf_ipc_peer(conn, &peer) && (peer.uid == geteuid() || peer.uid == 0);
+    if (trusted)
         block = zf_index_lookup_export(request.id, request.token);
     zf_ipc_reply reply = {ZF_IPC_WIRE_MAGIC, 0, 0, 0, 0};
+    int shared_fd = -1;
+    if (block == NULL && trusted)
+        shared_fd = zf_ipc_lookup_shared(&request, &reply);
+    if (shared_fd >= 0) {
+        zf_ipc_send_fd(conn, &reply, shared_fd);
+        close(shared_fd);
+        return;
+    }
     if (block == NULL) {
         zf_log(ZF_LOG_DEBUG, "IPC server: refused a request (%s)",
                well_formed ? "no exported allocation with that id and token, or another user" : "malformed");
@@ -440,4 +486,60 @@ ze_result_t zfi_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *pt
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "ptr %p cannot be closed: %s", ptr, why);
     zf_block_retire(block, false);
     return ZE_RESULT_SUCCESS;
+}
+
+/* ---- descriptors of other objects (event pools) ---- */
+
+ze_result_t zf_ipc_share_fd(int fd, uint64_t size, zf_ipc_ticket *ticket) {
+    zf_ipc_shared entry = {.id = zf_index_next_id(), .size = size};
+    if (!zf_ipc_random(entry.token, sizeof entry.token))
+        return zf_fail(ZE_RESULT_ERROR_UNKNOWN, "getrandom: %s", strerror(errno));
+    entry.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (entry.fd < 0)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot duplicate a descriptor to share: %s",
+                       strerror(errno));
+    pthread_mutex_lock(&zf_shared_lock);
+    zf_ipc_shared *grown = realloc(zf_shared, (zf_num_shared + 1) * sizeof *grown);
+    if (grown != NULL) {
+        zf_shared = grown;
+        zf_shared[zf_num_shared++] = entry;
+    }
+    pthread_mutex_unlock(&zf_shared_lock);
+    if (grown == NULL) {
+        close(entry.fd);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to share a descriptor");
+    }
+    pthread_mutex_lock(&zf_ipc.lock);
+    ze_result_t result = zf_ipc_start_locked();
+    *ticket = (zf_ipc_ticket){(uint32_t)zf_ipc.pid, zf_ipc.nonce, entry.id, size, {0}};
+    pthread_mutex_unlock(&zf_ipc.lock);
+    memcpy(ticket->token, entry.token, sizeof ticket->token);
+    if (result != ZE_RESULT_SUCCESS)
+        zf_ipc_unshare_fd(entry.id);
+    return result;
+}
+
+void zf_ipc_unshare_fd(uint64_t id) {
+    pthread_mutex_lock(&zf_shared_lock);
+    for (size_t i = 0; i < zf_num_shared; i++) {
+        if (zf_shared[i].id != id)
+            continue;
+        close(zf_shared[i].fd);
+        zf_shared[i] = zf_shared[--zf_num_shared];
+        break;
+    }
+    if (zf_num_shared == 0) {
+        free(zf_shared);
+        zf_shared = NULL;
+    }
+    pthread_mutex_unlock(&zf_shared_lock);
+}
+
+ze_result_t zf_ipc_fetch_shared(const zf_ipc_ticket *ticket, int *fd) {
+    if (ticket->pid == 0 || ticket->pid > INT_MAX || ticket->size == 0)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "handle: not an IPC handle issued by zefake");
+    zf_ipc_handle_data handle = {.pid = ticket->pid, .nonce = ticket->nonce, .id = ticket->id, .size = ticket->size};
+    memcpy(handle.token, ticket->token, sizeof handle.token);
+    zf_ipc_reply reply;
+    return zf_ipc_fetch(&handle, fd, &reply);
 }

@@ -5,7 +5,10 @@
 #include "zf_driver.h"
 #include "zf_module.h"
 
+#include <elf.h>
+#include <level_zero/zet_api.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,12 @@
 /* Dynamic linking changes the import tables of programs that other threads may be reading. */
 static pthread_mutex_t zf_link_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Every live program, so that a function pointer (an address in some program's function slots) can be resolved
+ * when a kernel calls through it. */
+static pthread_mutex_t zf_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static zf_program **zf_registry;
+static size_t zf_registry_count, zf_registry_capacity;
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Build logs */
 
@@ -29,7 +38,7 @@ typedef struct zf_build_log {
     char *text;
 } zf_build_log;
 
-static ze_result_t zf_build_log_create(const char *text, ze_module_build_log_handle_t *out) {
+ze_result_t zf_build_log_create(const char *text, ze_module_build_log_handle_t *out) {
     zf_build_log *log = calloc(1, sizeof *log);
     if (log == NULL || (log->text = strdup(text)) == NULL) {
         free(log);
@@ -81,12 +90,74 @@ void zf_program_retain(zf_program *program) {
     atomic_fetch_add_explicit(&program->refs, 1, memory_order_relaxed);
 }
 
+static bool zf_registry_add(zf_program *program) {
+    pthread_mutex_lock(&zf_registry_lock);
+    if (zf_registry_count == zf_registry_capacity) {
+        size_t capacity = zf_registry_capacity ? zf_registry_capacity * 2 : 16;
+        zf_program **grown = realloc(zf_registry, capacity * sizeof *grown);
+        if (grown == NULL) {
+            pthread_mutex_unlock(&zf_registry_lock);
+            return false;
+        }
+        zf_registry = grown;
+        zf_registry_capacity = capacity;
+    }
+    zf_registry[zf_registry_count++] = program;
+    pthread_mutex_unlock(&zf_registry_lock);
+    return true;
+}
+
+static void zf_registry_remove(zf_program *program) {
+    pthread_mutex_lock(&zf_registry_lock);
+    for (size_t i = 0; i < zf_registry_count; i++) {
+        if (zf_registry[i] == program) {
+            zf_registry[i] = zf_registry[--zf_registry_count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&zf_registry_lock);
+}
+
+bool zf_program_find_function(uint64_t address, zf_program **out, uint32_t *function) {
+    bool found = false;
+    pthread_mutex_lock(&zf_registry_lock);
+    for (size_t i = 0; i < zf_registry_count && !found; i++) {
+        zf_program *p = zf_registry[i];
+        uint64_t base = (uint64_t)(uintptr_t)p->function_slots;
+        if (address < base || address - base >= p->num_function_slots)
+            continue;
+        /* A program whose last reference is going away is not handed out again. */
+        unsigned refs = atomic_load(&p->refs);
+        while (refs > 0 && !atomic_compare_exchange_weak(&p->refs, &refs, refs + 1))
+            ;
+        if (refs > 0) {
+            *out = p;
+            *function = (uint32_t)(address - base);
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&zf_registry_lock);
+    return found;
+}
+
+void zf_program_executable(const zf_program *program, zf_xprogram *out) {
+    out->code = program->code;
+    out->relocs = program->relocs;
+    out->owner = program;
+    out->globals = program->globals;
+    out->globals_size = program->globals_size;
+}
+
 void zf_program_release(zf_program *program) {
     if (program == NULL || atomic_fetch_sub_explicit(&program->refs, 1, memory_order_acq_rel) != 1)
         return;
+    if (program->registered)
+        zf_registry_remove(program);
     for (uint32_t i = 0; i < program->num_imports; i++)
         zf_program_release(program->imports[i].provider);
     free(program->imports);
+    zf_dprog_free(program->code);
+    free(program->relocs);
     free(program->globals_block);
     free(program->global_offsets);
     free(program->function_slots);
@@ -137,6 +208,7 @@ static ze_result_t zf_program_globals(zf_program *program, zf_spirv_log *log) {
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "the module's globals need %llu bytes",
                        (unsigned long long)total);
     }
+    program->globals_size = (size_t)total;
     if (total == 0)
         return ZE_RESULT_SUCCESS;
     /* calloc, aligned by hand: a large block comes zeroed from the system without being touched page by page. */
@@ -157,22 +229,63 @@ static ze_result_t zf_program_globals(zf_program *program, zf_spirv_log *log) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* The ITT wrappers (shared/seeds/000) are provided by the device, not by another module: never imports to link. */
+static bool zf_device_provided(const zf_spirv_symbol *symbol) {
+    return symbol->is_function && strncmp(symbol->name, "__itt_offload_", 14) == 0;
+}
+
 static ze_result_t zf_program_imports(zf_program *program) {
     const zf_spirv_module *spirv = program->spirv;
     uint32_t count = 0;
     for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++)
         count += zf_spirv_symbol_at(spirv, i)->linkage == ZF_SPIRV_LINK_IMPORT;
-    uint32_t slots = zf_spirv_symbol_count(spirv) + zf_spirv_kernel_count(spirv);
     program->imports = calloc(count ? count : 1, sizeof *program->imports);
-    program->function_slots = calloc(slots ? slots : 1, 1);
-    if (program->imports == NULL || program->function_slots == NULL)
+    if (program->imports == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the module's symbols");
     for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
         const zf_spirv_symbol *symbol = zf_spirv_symbol_at(spirv, i);
-        if (symbol->linkage == ZF_SPIRV_LINK_IMPORT)
+        if (symbol->linkage == ZF_SPIRV_LINK_IMPORT && !zf_device_provided(symbol))
             program->imports[program->num_imports++].symbol = symbol;
     }
     return ZE_RESULT_SUCCESS;
+}
+
+/* The decoded function of a SPIR-V function id (the form keeps the reader's function order). */
+static uint32_t zf_function_of_id(const zf_program *program, uint32_t id) {
+    for (uint32_t f = 0; f < program->code->num_funcs; f++)
+        if (program->code->funcs[f].spirv_id == id)
+            return f;
+    return UINT32_MAX;
+}
+
+/* The address of an exported or imported variable: the defined global of the same name in `program` or, for an
+ * import, in its provider (0 while unlinked). Called with the link lock held, or before the program is shared. */
+static uint64_t zf_global_address(const zf_program *program, uint32_t index);
+
+/* Resolves the addresses the form's relocations name. */
+static void zf_program_relocate(zf_program *program) {
+    const zf_dprog *code = program->code;
+    for (uint32_t i = 0; i < code->num_relocs; i++) {
+        const zf_dreloc *r = &code->relocs[i];
+        uint64_t value = 0;
+        if (r->kind == ZF_RELOC_GLOBAL) {
+            value = zf_global_address(program, r->index);
+        } else if (r->kind == ZF_RELOC_FUNCTION && r->index < program->num_function_slots) {
+            value = (uint64_t)(uintptr_t)&program->function_slots[r->index];
+        } else if (r->kind == ZF_RELOC_IMPORT && r->index < zf_spirv_symbol_count(program->spirv)) {
+            const zf_spirv_symbol *symbol = zf_spirv_symbol_at(program->spirv, r->index);
+            for (uint32_t k = 0; k < program->num_imports; k++) {
+                const zf_import *import = &program->imports[k];
+                if (import->symbol != symbol || import->provider == NULL)
+                    continue;
+                const zf_spirv_symbol *export = zf_spirv_symbol_at(import->provider->spirv, import->provider_symbol);
+                uint32_t f = zf_function_of_id(import->provider, export->id);
+                if (f != UINT32_MAX)
+                    value = (uint64_t)(uintptr_t)&import->provider->function_slots[f];
+            }
+        }
+        program->relocs[i] = value;
+    }
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -185,11 +298,14 @@ static ze_result_t zf_program_imports(zf_program *program) {
 #define ZF_NATIVE_MAX_SECTIONS 16u
 #define ZF_SECTION_SPIRV       1u
 #define ZF_SECTION_OPTIONS     2u
+#define ZF_SECTION_DECODED     3u
 
 typedef struct zf_native_view {
     const uint8_t *spirv;
     size_t spirv_size;
-    const char *options; /* "" when the section is absent */
+    const char *options;    /* "" when the section is absent */
+    const uint8_t *decoded; /* NULL when the section is absent: the SPIR-V is decoded again */
+    size_t decoded_size;
 } zf_native_view;
 
 static void zf_put32(uint8_t *p, uint32_t v) {
@@ -219,17 +335,25 @@ static size_t zf_align8(size_t n) {
     return (n + 7) & ~(size_t)7;
 }
 
+/* The sections of a native binary: the specialized SPIR-V, the build options and the decoded form. */
+typedef struct zf_native_part {
+    uint32_t kind;
+    const void *data;
+    size_t size;
+} zf_native_part;
+
+#define ZF_NATIVE_PARTS 3u
+
 static size_t zf_native_size(const zf_module *module) {
     size_t count;
     zf_spirv_words(module->program->spirv, &count);
-    return ZF_NATIVE_HEADER_SIZE + 2 * ZF_NATIVE_SECTION_SIZE + zf_align8(count * 4) +
-           zf_align8(strlen(module->build_options) + 1);
+    return ZF_NATIVE_HEADER_SIZE + ZF_NATIVE_PARTS * ZF_NATIVE_SECTION_SIZE + zf_align8(count * 4) +
+           zf_align8(strlen(module->build_options) + 1) + zf_align8(zf_form_size(module->program->code));
 }
 
 static void zf_native_write(const zf_module *module, uint8_t *out, size_t size) {
     size_t count;
     const uint32_t *words = zf_spirv_words(module->program->spirv, &count);
-    size_t options_size = strlen(module->build_options) + 1;
     memset(out, 0, size);
     memcpy(out, ZF_NATIVE_MAGIC, 8);
     zf_put32(out + 8, ZF_NATIVE_VERSION);
@@ -237,19 +361,26 @@ static void zf_native_write(const zf_module *module, uint8_t *out, size_t size) 
     ze_native_kernel_uuid_t uuid;
     zf_native_kernel_uuid(module->program->device, &uuid);
     memcpy(out + 16, uuid.id, 16);
-    zf_put32(out + 32, 2);
+    zf_put32(out + 32, ZF_NATIVE_PARTS);
     zf_put64(out + 40, size);
-    uint8_t *table = out + ZF_NATIVE_HEADER_SIZE;
-    size_t at = ZF_NATIVE_HEADER_SIZE + 2 * ZF_NATIVE_SECTION_SIZE;
-    zf_put32(table, ZF_SECTION_SPIRV);
-    zf_put64(table + 8, at);
-    zf_put64(table + 16, count * 4);
-    memcpy(out + at, words, count * 4);
-    at += zf_align8(count * 4);
-    zf_put32(table + ZF_NATIVE_SECTION_SIZE, ZF_SECTION_OPTIONS);
-    zf_put64(table + ZF_NATIVE_SECTION_SIZE + 8, at);
-    zf_put64(table + ZF_NATIVE_SECTION_SIZE + 16, options_size);
-    memcpy(out + at, module->build_options, options_size);
+    size_t form_size = zf_form_size(module->program->code);
+    const zf_native_part parts[ZF_NATIVE_PARTS] = {
+        {ZF_SECTION_SPIRV, words, count * 4},
+        {ZF_SECTION_OPTIONS, module->build_options, strlen(module->build_options) + 1},
+        {ZF_SECTION_DECODED, NULL, form_size},
+    };
+    size_t at = ZF_NATIVE_HEADER_SIZE + ZF_NATIVE_PARTS * ZF_NATIVE_SECTION_SIZE;
+    for (uint32_t i = 0; i < ZF_NATIVE_PARTS; i++) {
+        uint8_t *entry = out + ZF_NATIVE_HEADER_SIZE + i * ZF_NATIVE_SECTION_SIZE;
+        zf_put32(entry, parts[i].kind);
+        zf_put64(entry + 8, at);
+        zf_put64(entry + 16, parts[i].size);
+        if (parts[i].data != NULL)
+            memcpy(out + at, parts[i].data, parts[i].size);
+        else
+            zf_form_write(module->program->code, out + at);
+        at += zf_align8(parts[i].size);
+    }
     zf_put64(out + 48, zf_fnv1a(out + ZF_NATIVE_HEADER_SIZE, size - ZF_NATIVE_HEADER_SIZE, 0xcbf29ce484222325ull));
 }
 
@@ -273,6 +404,11 @@ static ze_result_t zf_native_section(const uint8_t *data, size_t size, const uin
         if (length == 0 || data[offset + length - 1] != '\0' || strlen((const char *)data + offset) + 1 != length)
             return zf_native_reject(log, "the build options section is not one NUL-terminated string");
         view->options = (const char *)data + offset;
+    } else if (kind == ZF_SECTION_DECODED) {
+        if (view->decoded != NULL)
+            return zf_native_reject(log, "two decoded-form sections");
+        view->decoded = data + offset;
+        view->decoded_size = (size_t)length;
     }
     return ZE_RESULT_SUCCESS; /* unknown sections belong to later versions of the format and are skipped */
 }
@@ -324,6 +460,155 @@ ze_result_t zfi_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSiz
     zf_native_write(module, pModuleNativeBinary, needed);
     *pSize = needed;
     return ZE_RESULT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Program instrumentation (seed 003): zetModuleGetDebugInfo answers an ELF file (ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF
+ * is the only format) whose sections describe the decoded form the engine runs: the form itself (the same bytes as
+ * the native binary's), the specialized SPIR-V, for each decoded instruction the SPIR-V word it came from, and text
+ * tables of the functions and kernels (docs/spirv-execution.md, "Program instrumentation"). No DWARF: there is no
+ * machine code to describe. */
+
+typedef struct zf_elf_part {
+    const char *name;
+    uint32_t type;
+    const void *data;
+    size_t size;
+} zf_elf_part;
+
+/* Appends printf-formatted text to a malloc'ed string (*text, *length); false when out of memory. */
+static bool __attribute__((format(printf, 3, 4))) zf_text_append(char **text, size_t *length, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+    char *grown = n >= 0 ? realloc(*text, *length + (size_t)n + 1) : NULL;
+    if (grown == NULL)
+        return false;
+    va_start(args, format);
+    vsnprintf(grown + *length, (size_t)n + 1, format, args);
+    va_end(args);
+    *text = grown;
+    *length += (size_t)n;
+    return true;
+}
+
+static char *zf_function_table(const zf_dprog *code, size_t *length) {
+    char *text = NULL;
+    bool ok = zf_text_append(&text, length, "# function spirv-id blocks instructions frame-bytes private-bytes name\n");
+    for (uint32_t f = 0; ok && f < code->num_funcs; f++) {
+        const zf_dfunc *fn = &code->funcs[f];
+        ok =
+            zf_text_append(&text, length, "%u %u %u %u %u %u %s\n", f, fn->spirv_id, fn->block_count, fn->instructions,
+                           fn->frame_bytes, fn->private_bytes, fn->name != UINT32_MAX ? code->strings + fn->name : "-");
+    }
+    if (!ok)
+        free(text);
+    return ok ? text : NULL;
+}
+
+static char *zf_kernel_table(const zf_program *program, size_t *length) {
+    char *text = NULL;
+    bool ok = zf_text_append(&text, length,
+                             "# kernel function functions blocks instructions registers frame-bytes private-bytes\n");
+    for (uint32_t k = 0; ok && k < program->code->num_kernels; k++) {
+        zf_form_stats st;
+        zf_form_kernel_stats(program->code, k, &st);
+        ok = zf_text_append(&text, length, "%s %u %u %u %u %u %u %u\n", zf_spirv_kernel_at(program->spirv, k)->name,
+                            program->code->kernels[k].function, st.functions, st.blocks, st.instructions, st.registers,
+                            st.frame_bytes, st.private_bytes);
+    }
+    if (!ok)
+        free(text);
+    return ok ? text : NULL;
+}
+
+/* An ELF64 little-endian relocatable file of the given sections (plus the null section and .shstrtab). */
+static uint8_t *zf_elf_write(const zf_elf_part *parts, uint32_t count, size_t *size) {
+    size_t names = 1 + strlen(".shstrtab") + 1;
+    for (uint32_t i = 0; i < count; i++)
+        names += strlen(parts[i].name) + 1;
+    size_t at = sizeof(Elf64_Ehdr) + zf_align8(names);
+    for (uint32_t i = 0; i < count; i++)
+        at += zf_align8(parts[i].size);
+    *size = at + (count + 2) * sizeof(Elf64_Shdr);
+    uint8_t *out = calloc(1, *size);
+    if (out == NULL)
+        return NULL;
+    Elf64_Ehdr header = {.e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT},
+                         .e_type = ET_REL,
+                         .e_version = EV_CURRENT,
+                         .e_shoff = at,
+                         .e_ehsize = sizeof(Elf64_Ehdr),
+                         .e_shentsize = sizeof(Elf64_Shdr),
+                         .e_shnum = (uint16_t)(count + 2),
+                         .e_shstrndx = 1};
+    memcpy(out, &header, sizeof header);
+    Elf64_Shdr *sections = (Elf64_Shdr *)(void *)(out + at);
+    char *strtab = (char *)out + sizeof(Elf64_Ehdr);
+    size_t name_at = 1, data_at = sizeof(Elf64_Ehdr) + zf_align8(names);
+    memcpy(strtab + name_at, ".shstrtab", strlen(".shstrtab") + 1);
+    sections[1] = (Elf64_Shdr){.sh_name = (uint32_t)name_at,
+                               .sh_type = SHT_STRTAB,
+                               .sh_offset = sizeof(Elf64_Ehdr),
+                               .sh_size = names,
+                               .sh_addralign = 1};
+    name_at += strlen(".shstrtab") + 1;
+    for (uint32_t i = 0; i < count; i++) {
+        memcpy(strtab + name_at, parts[i].name, strlen(parts[i].name) + 1);
+        sections[2 + i] = (Elf64_Shdr){.sh_name = (uint32_t)name_at,
+                                       .sh_type = parts[i].type,
+                                       .sh_offset = data_at,
+                                       .sh_size = parts[i].size,
+                                       .sh_addralign = 8};
+        if (parts[i].size > 0)
+            memcpy(out + data_at, parts[i].data, parts[i].size);
+        name_at += strlen(parts[i].name) + 1;
+        data_at += zf_align8(parts[i].size);
+    }
+    return out;
+}
+
+static uint8_t *zf_debug_info(const zf_program *program, size_t *size) {
+    size_t words_count, form_size = zf_form_size(program->code), functions_size = 0, kernels_size = 0;
+    const uint32_t *words = zf_spirv_words(program->spirv, &words_count);
+    uint8_t *form = malloc(form_size);
+    char *functions = zf_function_table(program->code, &functions_size);
+    char *kernels = zf_kernel_table(program, &kernels_size);
+    uint8_t *elf = NULL;
+    if (form != NULL && functions != NULL && kernels != NULL) {
+        zf_form_write(program->code, form);
+        const zf_elf_part parts[] = {
+            {".zefake.decoded", SHT_PROGBITS, form, form_size},
+            {".zefake.spirv", SHT_PROGBITS, words, words_count * 4},
+            {".zefake.lines", SHT_PROGBITS, program->code->inst_words, program->code->num_insts * 4u},
+            {".zefake.functions", SHT_PROGBITS, functions, functions_size},
+            {".zefake.kernels", SHT_PROGBITS, kernels, kernels_size},
+        };
+        elf = zf_elf_write(parts, sizeof parts / sizeof parts[0], size);
+    }
+    free(form);
+    free(functions);
+    free(kernels);
+    return elf;
+}
+
+ze_result_t zfi_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize,
+                                      uint8_t *pDebugInfo) {
+    (void)format; /* ELF_DWARF, the only value the entry point lets through */
+    size_t size = 0;
+    uint8_t *elf = zf_debug_info(zf_module_from(hModule)->program, &size);
+    if (elf == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the module's debug information");
+    ze_result_t result = ZE_RESULT_SUCCESS;
+    if (pDebugInfo != NULL && *pSize < size)
+        result =
+            zf_fail(ZE_RESULT_ERROR_INVALID_SIZE, "*pSize is %zu, the debug information needs %zu bytes", *pSize, size);
+    else if (pDebugInfo != NULL)
+        memcpy(pDebugInfo, elf, size);
+    *pSize = size;
+    free(elf);
+    return result;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -518,6 +803,46 @@ static ze_result_t zf_check_kernels(zf_build *b) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* Whether calls of the ITT wrappers deliver annotations: the value of SpecId 0xFF747469 after specialization, or,
+ * when the module does not declare it, whether INTEL_ENABLE_OFFLOAD_ANNOTATIONS is set. */
+static bool zf_itt_enabled(const zf_spirv_module *spirv) {
+    const zf_spirv_spec_constant *itt = zf_spirv_find_spec_constant(spirv, ZF_ITT_SPEC_ID);
+    if (itt != NULL)
+        return itt->value != 0;
+    return getenv(ZF_ITT_ENV) != NULL;
+}
+
+/* The decoded form: from the native binary when it carries one (a tool may have instrumented it: it is validated and
+ * must fit the module's kernels), else decoded from the specialized SPIR-V. */
+static ze_result_t zf_build_code(zf_build *b) {
+    zf_program *program = b->program;
+    if (b->desc->format == ZE_MODULE_FORMAT_NATIVE && b->native.decoded != NULL) {
+        char why[256];
+        program->code = zf_form_load(b->native.decoded, b->native.decoded_size, why, sizeof why);
+        if (program->code == NULL || !zf_spirv_form_matches(program->spirv, program->code, why, sizeof why))
+            return zf_native_reject(&b->log, why);
+        return ZE_RESULT_SUCCESS;
+    }
+    zf_decode_options options = {.itt_enabled = zf_itt_enabled(program->spirv)};
+    zf_spirv_status s = zf_spirv_decode(program->spirv, &options, &program->code, &b->log);
+    return s == ZF_SPIRV_OK ? ZE_RESULT_SUCCESS : zf_reader_result(s, &b->log);
+}
+
+/* Function slots (the function pointers handed out) and the resolved relocations of the form. */
+static ze_result_t zf_program_functions(zf_program *program) {
+    uint32_t n = program->code->num_funcs;
+    program->function_slots = calloc(n ? n : 1, 1);
+    program->relocs = calloc(program->code->num_relocs ? program->code->num_relocs : 1, sizeof *program->relocs);
+    if (program->function_slots == NULL || program->relocs == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the module's functions");
+    program->num_function_slots = n;
+    zf_program_relocate(program);
+    if (!zf_registry_add(program))
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register the module");
+    program->registered = true;
+    return ZE_RESULT_SUCCESS;
+}
+
 static ze_result_t zf_build_program(zf_build *b) {
     b->program = calloc(1, sizeof *b->program);
     if (b->program == NULL)
@@ -542,8 +867,9 @@ static ze_result_t zf_build_program(zf_build *b) {
     if ((s = zf_spirv_finish(b->program->spirv, &b->log)) != ZF_SPIRV_OK)
         return zf_reader_result(s, &b->log);
     if ((r = zf_check_kernels(b)) == ZE_RESULT_SUCCESS &&
-        (r = zf_program_globals(b->program, &b->log)) == ZE_RESULT_SUCCESS)
-        r = zf_program_imports(b->program);
+        (r = zf_program_globals(b->program, &b->log)) == ZE_RESULT_SUCCESS &&
+        (r = zf_program_imports(b->program)) == ZE_RESULT_SUCCESS && (r = zf_build_code(b)) == ZE_RESULT_SUCCESS)
+        r = zf_program_functions(b->program);
     zf_program_uuid(b->program);
     return r;
 }
@@ -634,6 +960,36 @@ ze_result_t zfi_zeModuleDestroy(ze_module_handle_t hModule) {
     return ZE_RESULT_SUCCESS;
 }
 
+zf_program **zf_program_retain_providers(zf_program *program, uint32_t *count) {
+    zf_program **list = NULL;
+    uint32_t n = 0, capacity = 0;
+    pthread_mutex_lock(&zf_link_lock);
+    /* A breadth-first walk over import bindings; `list` doubles as the queue. */
+    for (int64_t at = -1; at < (int64_t)n; at++) {
+        zf_program *from = at < 0 ? program : list[at];
+        for (uint32_t i = 0; i < from->num_imports; i++) {
+            zf_program *provider = from->imports[i].provider;
+            bool known = provider == NULL || provider == program;
+            for (uint32_t k = 0; k < n && !known; k++)
+                known = list[k] == provider;
+            if (known)
+                continue;
+            if (n == capacity) {
+                capacity = capacity ? capacity * 2 : 4;
+                zf_program **grown = realloc(list, capacity * sizeof *grown);
+                if (grown == NULL)
+                    break;
+                list = grown;
+            }
+            zf_program_retain(provider);
+            list[n++] = provider;
+        }
+    }
+    pthread_mutex_unlock(&zf_link_lock);
+    *count = n;
+    return list;
+}
+
 bool zf_module_is_unlinked(zf_module *module) {
     bool unlinked = false;
     pthread_mutex_lock(&zf_link_lock);
@@ -693,6 +1049,18 @@ static const zf_import *zf_find_import(const zf_program *program, const char *na
     return NULL;
 }
 
+static uint64_t zf_global_address(const zf_program *program, uint32_t index) {
+    const zf_spirv_global *g = zf_spirv_global_at(program->spirv, index);
+    if (g == NULL)
+        return 0;
+    if (program->global_offsets[index] != SIZE_MAX)
+        return (uint64_t)(uintptr_t)(program->globals + program->global_offsets[index]);
+    const zf_import *import = g->name != NULL ? zf_find_import(program, g->name, false) : NULL;
+    size_t size;
+    void *ptr = import != NULL && import->provider != NULL ? zf_defined_global(import->provider, g->name, &size) : NULL;
+    return (uint64_t)(uintptr_t)ptr;
+}
+
 ze_result_t zfi_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize,
                                          void **pptr) {
     const zf_program *program = zf_module_from(hModule)->program;
@@ -717,17 +1085,23 @@ ze_result_t zfi_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char 
     return ZE_RESULT_SUCCESS;
 }
 
+/* The function pointer of an exported symbol of `program` (its function's slot). */
+static void *zf_export_slot(const zf_program *program, uint32_t symbol_index) {
+    uint32_t f = zf_function_of_id(program, zf_spirv_symbol_at(program->spirv, symbol_index)->id);
+    return f != UINT32_MAX ? &program->function_slots[f] : NULL;
+}
+
 ze_result_t zfi_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction) {
     zf_program *program = zf_module_from(hModule)->program;
     uint32_t index = zf_find_export(program, pFunctionName, true);
-    if (index != UINT32_MAX) {
-        *pfnFunction = &program->function_slots[index];
+    if (index != UINT32_MAX && zf_export_slot(program, index) != NULL) {
+        *pfnFunction = zf_export_slot(program, index);
         return ZE_RESULT_SUCCESS;
     }
     pthread_mutex_lock(&zf_link_lock);
     const zf_import *import = zf_find_import(program, pFunctionName, true);
     void *provided =
-        import != NULL && import->provider != NULL ? &import->provider->function_slots[import->provider_symbol] : NULL;
+        import != NULL && import->provider != NULL ? zf_export_slot(import->provider, import->provider_symbol) : NULL;
     pthread_mutex_unlock(&zf_link_lock);
     if (provided != NULL) {
         *pfnFunction = provided;
@@ -736,12 +1110,11 @@ ze_result_t zfi_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const cha
     if (import != NULL)
         return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME, "function '%s' is imported and not linked yet",
                        pFunctionName);
-    const zf_spirv_module *spirv = program->spirv;
-    for (uint32_t i = 0; i < zf_spirv_kernel_count(spirv); i++) {
-        if (strcmp(zf_spirv_kernel_at(spirv, i)->name, pFunctionName) == 0) {
-            *pfnFunction = &program->function_slots[zf_spirv_symbol_count(spirv) + i];
-            return ZE_RESULT_SUCCESS;
-        }
+    const zf_spirv_kernel *kernel = zf_spirv_find_kernel(program->spirv, pFunctionName);
+    uint32_t f = kernel != NULL ? zf_function_of_id(program, kernel->function) : UINT32_MAX;
+    if (f != UINT32_MAX) {
+        *pfnFunction = &program->function_slots[f];
+        return ZE_RESULT_SUCCESS;
     }
     return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME, "the module has no function named '%s'", pFunctionName);
 }
@@ -823,6 +1196,10 @@ static ze_result_t zf_link(zf_module **modules, uint32_t count, zf_spirv_log *lo
             plans[p].import->provider_symbol = plans[p].provider_symbol;
         }
     }
+    /* The importers' kernels reach their imports through the relocations of their decoded forms. */
+    for (uint32_t m = 0; ok && m < count; m++)
+        if (modules[m]->program->num_imports > 0)
+            zf_program_relocate(modules[m]->program);
     free(plans);
     if (!ok)
         return zf_fail(ZE_RESULT_ERROR_MODULE_LINK_FAILURE, "%s", zf_spirv_log_text(log));

@@ -1,6 +1,7 @@
 #include "zf_core.h"
 #include "zf_exec.h"
 #include "zf_memory.h"
+#include "zf_metric.h"
 #include "zf_object.h"
 
 #include <pthread.h>
@@ -110,8 +111,9 @@ ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result) {
 }
 
 /* The driver's only destructor, so that unloading happens in a fixed order: first the threads that may still touch
- * objects (engine workers, the IPC server), then the objects themselves. */
+ * objects (metric streamer threads, engine workers, the IPC server), then the objects themselves. */
 __attribute__((destructor)) static void zf_driver_unload(void) {
+    zf_metrics_shutdown();
     zf_engines_shutdown();
     zf_ipc_shutdown();
     zf_registry_release();

@@ -29,6 +29,16 @@ typedef struct zf_device {
     struct zf_device *subdevices;
 } zf_device;
 
+/* Where a root device of the driver comes from once ZE_AFFINITY_MASK and ZE_ENABLE_PCI_ID_DEVICE_ORDER are applied
+ * (device_select.c): the device's index in the scenario file and the tiles (sub-devices) of it that are kept, in
+ * order. Identifiers (UUIDs) follow the physical device and tile, whatever the position it is reported at. */
+typedef struct zf_device_origin {
+    uint32_t index;
+    uint32_t num_tiles; /* 0: the device has no sub-devices */
+    uint8_t tiles[ZF_SCENARIO_MAX_SUBDEVICES];
+    uint32_t physical_tiles; /* its sub-devices in the scenario file */
+} zf_device_origin;
+
 struct zf_driver {
     zf_object header;
     zf_scenario scenario;
@@ -37,7 +47,13 @@ struct zf_driver {
     zf_device *devices;         /* all root devices of the scenario */
     zf_device **visible;        /* the visible ones, in order */
     ze_driver_uuid_t uuid;
+    zf_device_origin origins[ZF_SCENARIO_MAX_DEVICES]; /* per root device of `scenario` (after selection) */
 };
+
+/* Applies ZE_ENABLE_PCI_ID_DEVICE_ORDER and ZE_AFFINITY_MASK to the loaded scenario: the devices not selected are
+ * removed, a device keeping some of its tiles becomes a device of those tiles, and driver->origins records where each
+ * remaining device comes from. Malformed mask entries are reported (warn) and ignored. */
+void zf_device_select(zf_driver *driver);
 
 typedef struct zf_context {
     zf_object header;

@@ -4,6 +4,7 @@
 #ifndef ZF_KERNEL_H
 #define ZF_KERNEL_H
 
+#include "zefake/zefake_ext.h"
 #include "zf_driver.h"
 
 #include <stdint.h>
@@ -31,12 +32,17 @@ void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3
 /* The kernel's name (for diagnostics and tracing). */
 const char *zf_kernel_launch_name(const zf_kernel_launch *launch);
 
-/* Device cycles one work-item of this kernel costs in the cost model (docs/cost-model.md). */
+/* Device cycles one work-item of this kernel costs in the cost model (docs/cost-model.md): a built-in kernel's own
+ * value, else the number of decoded instructions the kernel and the functions it calls are made of. */
 uint32_t zf_kernel_launch_cycles_per_item(const zf_kernel_launch *launch);
 
-/* Executes the launch on the host for `groups` work-groups: a built-in kernel computes its result; any other kernel
- * only takes its modelled time. Returns ZE_RESULT_SUCCESS, or an error result when the launch faulted (e.g. an
- * argument pointer outside its allocation), which execution reports on the device. Called on an engine worker. */
+/* Executes the launch on the host for `groups` work-groups: the SPIR-V execution engine runs the kernel (a built-in
+ * kernel may take its faster path to the same result). Returns ZE_RESULT_SUCCESS, or an error result when work-items
+ * faulted (an access outside an allocation...): the fault is logged naming kernel, work-item and address, and
+ * execution reports it on the device. Called on an engine worker; spreads work-groups over the engine's threads. */
 ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups);
+
+/* The ITT annotation callback of the zefake extension (zefakeSetAnnotationCallback, docs/spirv-execution.md). */
+ze_result_t zf_annotation_set_callback(zefake_pfnAnnotationCallback_t callback, void *user_data);
 
 #endif

@@ -8,6 +8,7 @@
 #define ZF_MODULE_H
 
 #include "spirv/spirv.h"
+#include "spirv/spirv_exec.h"
 #include "zf_driver.h"
 
 #include <stdatomic.h>
@@ -25,20 +26,37 @@ typedef struct zf_import {
 struct zf_program {
     atomic_uint refs;
     zf_spirv_module *spirv;
+    zf_dprog *code;   /* the decoded form the execution engine runs (docs/spirv-execution.md) */
+    uint64_t *relocs; /* the addresses code->relocs name; imports are 0 until linked (under the link lock) */
     zf_context *context;
     zf_device *device;
     uint8_t uuid[ZE_MAX_MODULE_UUID_SIZE];
     uint8_t *globals; /* storage of every global the module defines (64-byte aligned, inside globals_block) */
     void *globals_block;
+    size_t globals_size;
     size_t *global_offsets;  /* per reader global; SIZE_MAX for imported ones */
-    uint8_t *function_slots; /* one byte per exported symbol, then per kernel: their addresses are the function
-                                pointers zeModuleGetFunctionPointer hands out */
+    uint8_t *function_slots; /* one byte per function of the module: their addresses are the function pointers
+                                zeModuleGetFunctionPointer and the kernels' function-pointer constants hand out */
+    uint32_t num_function_slots;
+    bool registered; /* listed for function-pointer resolution (zf_program_find_function) */
     uint32_t num_imports;
     zf_import *imports; /* guarded by the link lock (module.c) */
 };
 
 void zf_program_retain(zf_program *program);
 void zf_program_release(zf_program *program);
+
+/* The live program whose function `address` is (a function pointer), retained for the caller; false when the address
+ * names no function of a live program. */
+bool zf_program_find_function(uint64_t address, zf_program **program, uint32_t *function);
+
+/* Every program `program` imports from, directly or through other imports, each retained: a launch keeps them so that
+ * calls into them stay valid whatever the application destroys meanwhile. *count receives their number; the array
+ * (malloc'ed, NULL when empty or out of memory) is released with zf_program_release on each item and free. */
+zf_program **zf_program_retain_providers(zf_program *program, uint32_t *count);
+
+/* The engine's view of a program (its form, resolved relocations and globals). */
+void zf_program_executable(const zf_program *program, zf_xprogram *out);
 
 typedef struct zf_module {
     zf_object header;
@@ -55,6 +73,9 @@ static inline zf_module *zf_module_from(ze_module_handle_t handle) {
 
 /* True when some import of the module is not resolved by zeModuleDynamicLink yet. */
 bool zf_module_is_unlinked(zf_module *module);
+
+/* A new build log holding a copy of `text` (zeModuleInspectLinkageExt's log is one too). */
+ze_result_t zf_build_log_create(const char *text, ze_module_build_log_handle_t *out);
 
 /* The value of -zet-profile-flags the module was built with (for zetKernelGetProfileInfo and
  * zetModuleGetDebugInfo, issue 8); false when it was built without. */

@@ -2,6 +2,7 @@
 #include "scenario/scenario.h"
 
 #include <dirent.h>
+#include <float.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +370,206 @@ static void scenario_non_gpu_device_needs_no_compute_engine(void **state) {
     assert_int_equal(s.devices[0].engine_groups[0].max_fill_pattern_size_bytes, 4);
 }
 
+/* ---- Metric definitions ---------------------------------------------------------------------------------------- */
+
+static const zf_scenario_metric_group *group_named(const zf_scenario *s, const zf_scenario_device *d,
+                                                   const char *name) {
+    for (uint32_t i = 0; i < d->num_metric_groups; i++) {
+        if (strcmp(zf_scenario_text(s, d->metric_groups[i].name), name) == 0)
+            return &d->metric_groups[i];
+    }
+    fail_msg("no metric group %s", name);
+    return NULL;
+}
+
+static void scenario_default_metric_groups(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_true(zf_scenario_load("default", &s, error));
+    const zf_scenario_device *d = &s.devices[0];
+    assert_int_equal(d->metric_options.timestamp_valid_bits, 32);
+    assert_int_equal(d->metric_options.domain_conflict, ZF_DOMAIN_CONFLICT_ERROR);
+    assert_int_equal(d->num_metric_groups, 5);
+    const zf_scenario_metric_group *basic = group_named(&s, d, "ComputeBasic");
+    assert_int_equal(basic->num_metrics, 28);
+    assert_int_equal(basic->domain, 0);
+    assert_int_equal(basic->sampling,
+                     ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED | ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED);
+    const zf_scenario_metric *first = &s.metrics[basic->first_metric];
+    assert_string_equal(zf_scenario_text(&s, first->name), "GpuTime");
+    assert_string_equal(zf_scenario_text(&s, first->units), "ns");
+    assert_int_equal(first->type, ZET_METRIC_TYPE_DURATION);
+    const zf_scenario_metric_group *test = group_named(&s, d, "TestOa");
+    assert_int_equal(test->num_counters, 8);
+    assert_int_equal(test->counters[7].multiply, 2);
+    assert_int_equal(test->counters[7].divide, 3);
+    assert_int_equal(test->counters[0].multiply, 0);
+    const zf_scenario_metric_group *eu = group_named(&s, d, "EuStallSampling");
+    assert_int_equal(eu->format, ZF_METRIC_FORMAT_EU_STALL);
+    assert_int_equal(eu->domain, 100);
+    assert_int_equal(eu->sampling, ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED);
+    assert_int_equal(group_named(&s, d, "EngineActivity")->domain, 1);
+
+    /* The second card of two-cards aliases the first: one copy of the definitions. */
+    static zf_scenario two;
+    assert_true(zf_scenario_load("two-cards", &two, error));
+    assert_int_equal(two.devices[1].num_metric_groups, two.devices[0].num_metric_groups);
+    assert_int_equal(two.devices[1].metric_groups[0].first_metric, two.devices[0].metric_groups[0].first_metric);
+    assert_int_equal(two.num_metrics, s.num_metrics);
+}
+
+/* Compiles a formula for oa records and evaluates it with fields[i] = i * 10 (A0 is then 30). */
+static uint64_t eval_int(const char *text) {
+    zf_formula_op ops[ZF_FORMULA_MAX_OPS];
+    size_t n = 0;
+    char why[256];
+    if (!zf_formula_compile(text, strlen(text), ZF_METRIC_FORMAT_OA, false, ops, ZF_FORMULA_MAX_OPS, &n, why,
+                            sizeof why))
+        fail_msg("%s: %s", text, why);
+    uint64_t fields[ZF_MF_COUNT];
+    for (int i = 0; i < ZF_MF_COUNT; i++)
+        fields[i] = (uint64_t)i * 10;
+    return zf_formula_eval_int(ops, n, fields);
+}
+
+static double eval_float(const char *text, uint64_t field_value) {
+    zf_formula_op ops[ZF_FORMULA_MAX_OPS];
+    size_t n = 0;
+    char why[256];
+    if (!zf_formula_compile(text, strlen(text), ZF_METRIC_FORMAT_OA, true, ops, ZF_FORMULA_MAX_OPS, &n, why,
+                            sizeof why))
+        fail_msg("%s: %s", text, why);
+    uint64_t fields[ZF_MF_COUNT];
+    for (int i = 0; i < ZF_MF_COUNT; i++)
+        fields[i] = field_value;
+    return zf_formula_eval_float(ops, n, fields);
+}
+
+static void scenario_formulas_compile_and_evaluate(void **state) {
+    (void)state;
+    assert_int_equal(eval_int("1 + 2 * 3"), 7);
+    assert_int_equal(eval_int("(1 + 2) * 3"), 9);
+    assert_int_equal(eval_int("7 / 2"), 3);   /* rounds down */
+    assert_int_equal(eval_int("10 - 20"), 0); /* stops at 0 */
+    assert_int_equal(eval_int("7 / 0"), 0);   /* defined: 0 */
+    assert_int_equal(eval_int("min(3, max(1, 2))"), 2);
+    assert_int_equal(eval_int("18446744073709551615 * 2"), UINT64_MAX);         /* saturates */
+    assert_int_equal(eval_int("18446744073709551615 * 2 / 4"), UINT64_MAX / 2); /* 128-bit intermediates */
+    assert_int_equal(eval_int("ticks"), ZF_MF_TICKS * 10);
+    assert_int_equal(eval_int("A0"), ZF_MF_A0 * 10);
+    assert_int_equal(eval_int("xve_active"), ZF_MF_A0 * 10);        /* the signal A0 carries */
+    assert_int_equal(eval_int("gpu_clocks"), (ZF_MF_A0 + 19) * 10); /* A19 */
+    assert_int_equal(eval_int("C7 - B0"), (uint64_t)(ZF_MF_C0 + 7 - ZF_MF_B0) * 10);
+    assert_int_equal(eval_int("xve_count + core_mhz"), (uint64_t)(ZF_MF_XVE_COUNT + ZF_MF_CORE_MHZ) * 10);
+    assert_true(eval_float("1 / 4", 0) == 0.25);
+    assert_true(eval_float("0.5 * gpu_ticks", 8) == 4.0);
+    assert_true(eval_float("1 - 3", 0) == -2.0);
+    assert_true(eval_float("gpu_ticks / 0", 8) == 0.0);
+    /* Huge products stay finite (2^1024 would be infinite), so no NaN can follow. */
+    double huge = eval_float("ticks * ticks * ticks * ticks * ticks * ticks * ticks * ticks * ticks * ticks * ticks * "
+                             "ticks * ticks * ticks * ticks * ticks",
+                             UINT64_MAX);
+    assert_true(huge <= DBL_MAX && huge > 1e300);
+}
+
+static void scenario_formula_errors_explained(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        zf_metric_format format;
+        bool floating;
+        const char *expect;
+    } cases[] = {
+        {"", ZF_METRIC_FORMAT_OA, false, "expected a number, a name or '(' (at column 1)"},
+        {"1 +", ZF_METRIC_FORMAT_OA, false, "expected a number, a name or '(' (at column 4)"},
+        {"(1", ZF_METRIC_FORMAT_OA, false, "expected ')' (at column 3)"},
+        {"foo * 2", ZF_METRIC_FORMAT_OA, false, "unknown name 'foo' (at column 1)"},
+        {"ip", ZF_METRIC_FORMAT_OA, false, "'ip' is not a field of oa records"},
+        {"gpu_ticks", ZF_METRIC_FORMAT_EU_STALL, false, "'gpu_ticks' is not a field of eu_stall records"},
+        {"min(1)", ZF_METRIC_FORMAT_OA, false, "expected ','"},
+        {"sqrt(2)", ZF_METRIC_FORMAT_OA, false, "unknown function 'sqrt' (known: min, max)"},
+        {"1.5", ZF_METRIC_FORMAT_OA, false, "decimal number in an integer formula"},
+        {"1.", ZF_METRIC_FORMAT_OA, true, "expected digits after the decimal point"},
+        {"99999999999999999999", ZF_METRIC_FORMAT_OA, false, "number too large"},
+        {"1 2", ZF_METRIC_FORMAT_OA, false, "unexpected '2' after the end of the expression (at column 3)"},
+        {"2x", ZF_METRIC_FORMAT_OA, false, "a name cannot start with a digit"},
+        {"1 % 2", ZF_METRIC_FORMAT_OA, false, "unexpected '%' after the end"},
+        {"1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1", ZF_METRIC_FORMAT_OA, false, "too long: more than 32 operations"},
+        {"((((((((((((((((((1))))))))))))))))))", ZF_METRIC_FORMAT_OA, false, "parentheses nested deeper than 16"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        zf_formula_op ops[ZF_FORMULA_MAX_OPS];
+        size_t n = 0;
+        char why[256] = "";
+        bool ok = zf_formula_compile(cases[i].text, strlen(cases[i].text), cases[i].format, cases[i].floating, ops,
+                                     ZF_FORMULA_MAX_OPS, &n, why, sizeof why);
+        if (ok || !strstr(why, cases[i].expect))
+            fail_msg("'%s': got '%s', expected '%s'", cases[i].text, ok ? "success" : why, cases[i].expect);
+    }
+}
+
+static void scenario_metric_rules_rejected_with_reason(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    static const struct {
+        const char *lines;
+        const char *expect;
+    } cases[] = {
+        {"    metric_groups: [{name: A, sampling: [time_based], metrics: [{name: X, formula: ticks}]}]\n",
+         "devices[0].metric_groups[0]: missing required key 'domain'"},
+        {"    metric_groups: [{name: A, domain: 0, sampling: [], metrics: [{name: X, formula: ticks}]}]\n",
+         "devices[0].metric_groups[0].sampling: must list at least one flag"},
+        {"    metric_groups: [{name: A, domain: 0, sampling: [time_based], metrics: []}]\n",
+         "devices[0].metric_groups[0].metrics: has 0 entries, 1..64 are supported"},
+        {"    metric_groups: [{name: A, domain: 0, sampling: [time_based], format: eu_stall, counters: [{signal: "
+         "threads}], metrics: [{name: X, formula: ip}]}]\n",
+         "devices[0].metric_groups[0].counters: only oa records have programmable counters"},
+        {"    metric_groups: [{name: A, domain: 0, sampling: [time_based], metrics: [{name: X, formula: ticks}, "
+         "{name: X, formula: ticks}]}]\n",
+         "devices[0].metric_groups[0].metrics[1].name: 'X' is already metrics[0]"},
+        {"    metric_groups: [{name: A, domain: 0, sampling: [time_based], metrics: [{name: X, type: counter, "
+         "formula: ticks}]}]\n",
+         "devices[0].metric_groups[0].metrics[0].type: unknown value 'counter'"},
+        {"    metric_groups: [{name: A, domain: 0, sampling: [time_based], counters: [{signal: threads, divide: "
+         "0}], metrics: [{name: X, formula: B0}]}]\n",
+         "devices[0].metric_groups[0].counters[0].divide: 0 is out of range 1..65535"},
+        {"    metric_options: {domain_conflict: last}\n",
+         "devices[0].metric_options.domain_conflict: unknown value 'last' (known: error, later_wins)"},
+        {"    metric_groups: {name: A}\n", "devices[0].metric_groups: expected a sequence, got a mapping"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        bool ok = parse_with_device_lines(cases[i].lines, &s, error);
+        if (ok || !strstr(error, cases[i].expect))
+            fail_msg("case %zu: got '%s', expected '%s'", i, ok ? "success" : error, cases[i].expect);
+    }
+}
+
+/* Lists longer than the limits are refused with the limit in the message. */
+static void scenario_metric_limits(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    static char text[64 * 1024];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "%s    metric_groups:\n      - name: Big\n        domain: 0\n"
+                                "        sampling: [time_based]\n        metrics:\n",
+                                minimal_yaml);
+    for (int i = 0; i < 65; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "          - {name: M%d, formula: ticks}\n", i);
+    assert_false(parse_text(text, &s, error));
+    assert_non_null(strstr(error, "metrics: has 65 entries, 1..64 are supported"));
+    n = (size_t)snprintf(text, sizeof text, "%s    metric_groups:\n", minimal_yaml);
+    for (int i = 0; i < 17; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "      - {name: G%d, domain: %d, sampling: [time_based], metrics: [{name: M, formula: "
+                              "ticks}]}\n",
+                              i, i);
+    assert_false(parse_text(text, &s, error));
+    assert_non_null(strstr(error, "metric_groups: has 17 entries, at most 16 are supported"));
+}
+
 /* ---- Robustness ------------------------------------------------------------------------------------------------- */
 
 /* Parses an exact-size heap copy so AddressSanitizer sees any read past the end. */
@@ -383,12 +584,18 @@ static void parse_must_not_crash(const char *text, size_t length, const char *so
     free(copy);
 }
 
+/* Every prefix of the device part, then every 13th into the (long, repetitive) metric definitions and the last: the
+ * suite stays fast while every kind of key and value is still cut somewhere. */
 static void scenario_truncated_prefixes_parse_or_fail_cleanly(void **state) {
     (void)state;
     const zf_scenario_embedded *e = embedded("default");
     assert_non_null(e);
-    for (size_t length = 0; length <= e->length; length++)
+    const char *metrics = strstr(e->yaml, "    metric_options:");
+    assert_non_null(metrics);
+    size_t dense = (size_t)(metrics - e->yaml) + 512;
+    for (size_t length = 0; length <= e->length; length += length < dense ? 1 : 13)
         parse_must_not_crash(e->yaml, length, "truncated.yaml");
+    parse_must_not_crash(e->yaml, e->length - 1, "truncated.yaml");
 }
 
 static uint64_t next_random(uint64_t *x) {
@@ -579,6 +786,11 @@ int main(void) {
         cmocka_unit_test(scenario_booleans_and_strings_are_strict),
         cmocka_unit_test(scenario_device_rules_rejected_with_reason),
         cmocka_unit_test(scenario_non_gpu_device_needs_no_compute_engine),
+        cmocka_unit_test(scenario_default_metric_groups),
+        cmocka_unit_test(scenario_formulas_compile_and_evaluate),
+        cmocka_unit_test(scenario_formula_errors_explained),
+        cmocka_unit_test(scenario_metric_rules_rejected_with_reason),
+        cmocka_unit_test(scenario_metric_limits),
         cmocka_unit_test(scenario_truncated_prefixes_parse_or_fail_cleanly),
         cmocka_unit_test(scenario_random_mutations_parse_or_fail_cleanly),
         cmocka_unit_test(scenario_deep_nesting_rejected),

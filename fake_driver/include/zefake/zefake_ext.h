@@ -40,6 +40,66 @@ typedef ze_result_t(ZE_APICALL *zefake_pfnGetInfo_t)(zefake_info_t *info);
 typedef ze_result_t(ZE_APICALL *zefake_pfnIsApiImplemented_t)(const char *name, ze_bool_t *implemented);
 #define ZEFAKE_FN_IS_API_IMPLEMENTED "zefakeIsApiImplemented"
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * ITT device annotations (docs/spirv-execution.md, "Annotations"). Kernels instrumented for ITT call the
+ * __itt_offload_* wrappers of shared/seeds/000; when specialization constant 0xFF747469 is non-zero (set by the
+ * application, or 1 by default when INTEL_ENABLE_OFFLOAD_ANNOTATIONS is in the environment), each call a work-item
+ * makes is delivered to the callback below, with the arguments the seeds' stubs take. */
+
+typedef enum zefake_annotation_kind_t {
+    ZEFAKE_ANNOTATION_WI_START = 0,        /* __itt_offload_wi_start_wrapper: a work-item starts */
+    ZEFAKE_ANNOTATION_WI_FINISH = 1,       /* __itt_offload_wi_finish_wrapper: a work-item ends */
+    ZEFAKE_ANNOTATION_WG_BARRIER = 2,      /* __itt_offload_wg_barrier_wrapper: it waits at a work-group barrier */
+    ZEFAKE_ANNOTATION_WI_RESUME = 3,       /* __itt_offload_wi_resume_wrapper: it resumes after the barrier */
+    ZEFAKE_ANNOTATION_ATOMIC_OP_START = 4, /* __itt_offload_atomic_op_start: an atomic operation starts */
+    ZEFAKE_ANNOTATION_ATOMIC_OP_FINISH = 5 /* __itt_offload_atomic_op_finish: it has finished */
+} zefake_annotation_kind_t;
+
+/* One annotation taken by one work-item. Valid during the callback only. */
+typedef struct zefake_annotation_t {
+    uint32_t size; /* sizeof(zefake_annotation_t) of the driver; later versions only append */
+    zefake_annotation_kind_t kind;
+    const char *kernel_name;   /* the kernel's entry-point name */
+    ze_device_handle_t device; /* the device the kernel was built for */
+    uint64_t group_id[3];      /* get_group_id(0..2): GroupID of the stubs */
+    uint64_t local_id[3];      /* get_local_id(0..2) */
+    uint64_t work_item_id;     /* get_global_linear_id(): WIId of the stubs */
+    uint32_t group_size;       /* work-items in the work-group: WGSize of the stubs */
+    uint32_t atomic_op;        /* atomic kinds: the __itt_atomic_mem_op_t the kernel passed, else 0 */
+    uint64_t atomic_object;    /* atomic kinds: the address the kernel passed, else 0 */
+    uint32_t atomic_order;     /* atomic kinds: the __itt_atomic_mem_order_t the kernel passed, else 0 */
+} zefake_annotation_t;
+
+/* Called once per annotation per work-item, on the driver's worker threads, possibly from several threads at once:
+ * it must be thread-safe and return quickly; it must not call Level Zero functions that wait for the device. */
+typedef void(ZE_APICALL *zefake_pfnAnnotationCallback_t)(const zefake_annotation_t *annotation, void *user_data);
+
+/* "zefakeSetAnnotationCallback": sets the one annotation callback (NULL removes it; a new one replaces the previous).
+ * Once it returns, the previous callback is neither running nor called again. Always ZE_RESULT_SUCCESS (before
+ * zeInit too). */
+typedef ze_result_t(ZE_APICALL *zefake_pfnSetAnnotationCallback_t)(zefake_pfnAnnotationCallback_t callback,
+                                                                   void *user_data);
+#define ZEFAKE_FN_SET_ANNOTATION_CALLBACK "zefakeSetAnnotationCallback"
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Program instrumentation: chained to zet_profile_properties_t.pNext, zetKernelGetProfileInfo fills it for a kernel
+ * of a module built with -zet-profile-flags (docs/spirv-execution.md, "Program instrumentation"). The counts describe
+ * the decoded form the engine runs: the kernel's entry function and every function it may call. */
+#define ZEFAKE_STRUCTURE_TYPE_KERNEL_PROFILE_EXP 0x7a660001u
+
+typedef struct zefake_kernel_profile_exp_t {
+    uint32_t stype; /* [in] ZEFAKE_STRUCTURE_TYPE_KERNEL_PROFILE_EXP */
+    void *pNext;    /* [in,out][optional] */
+    uint32_t functions;
+    uint32_t blocks;
+    uint32_t instructions;  /* decoded instructions */
+    uint32_t registers;     /* instructions that produce a value (register writes) */
+    uint32_t frame_bytes;   /* register slots per work-item, summed over the functions */
+    uint32_t private_bytes; /* private memory per work-item, summed over the functions */
+    uint32_t const_bytes;   /* the module's constants, per work-item */
+    uint32_t wave_bytes;    /* built-in values and local-memory pointers, per work-item */
+} zefake_kernel_profile_exp_t;
+
 #if defined(__cplusplus)
 }
 #endif

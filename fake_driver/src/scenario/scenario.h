@@ -6,7 +6,10 @@
 #ifndef ZF_SCENARIO_H
 #define ZF_SCENARIO_H
 
+#include "scenario/scenario_formula.h"
+
 #include <level_zero/ze_api.h>
+#include <level_zero/zet_api.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +22,15 @@
 #define ZF_SCENARIO_MAX_CACHES        4
 #define ZF_SCENARIO_MAX_ENGINE_GROUPS 8
 #define ZF_SCENARIO_ERROR_MAX         512
+
+/* Metric definitions (docs/scenarios.md, "metric_groups"). They live in pools of the scenario so that a device
+ * without metrics costs nothing and devices that alias the same YAML list share one copy. */
+#define ZF_SCENARIO_MAX_METRIC_GROUPS 16   /* entries of one device's metric_groups */
+#define ZF_SCENARIO_MAX_GROUP_METRICS 64   /* metrics of one entry */
+#define ZF_SCENARIO_MAX_METRICS       1024 /* all metrics of a scenario */
+#define ZF_SCENARIO_MAX_METRIC_OPS    8192 /* all compiled formula operations of a scenario */
+#define ZF_SCENARIO_METRIC_TEXT_BYTES (96 * 1024)
+#define ZF_METRIC_TEXT_MAX            256 /* a name, description, component or units string, with its NUL */
 
 /* How the device clock advances (docs/scenarios.md, "clock"). */
 typedef enum zf_clock_mode {
@@ -104,6 +116,52 @@ typedef struct zf_scenario_pci {
     uint32_t function;
 } zf_scenario_pci;
 
+/* A metric of a metric group entry. Strings are offsets into zf_scenario.metric_text; the formula is
+ * zf_scenario.metric_ops[first_op .. first_op + num_ops). */
+typedef struct zf_scenario_metric {
+    uint32_t name;
+    uint32_t description;
+    uint32_t component;
+    uint32_t units;
+    uint32_t formula_text; /* the source, for messages */
+    zet_metric_type_t type;
+    zet_value_type_t value_type;
+    uint32_t tier;
+    uint32_t first_op;
+    uint32_t num_ops;
+} zf_scenario_metric;
+
+/* A programmable counter (B0..B7 then C0..C7): floor(signal x multiply / divide) of the cumulative signal. */
+typedef struct zf_scenario_counter {
+    zf_metric_signal signal;
+    uint32_t multiply;
+    uint32_t divide; /* >= 1 */
+} zf_scenario_counter;
+
+/* One entry of a device's metric_groups: every sampling type it lists becomes one metric group of that name. */
+typedef struct zf_scenario_metric_group {
+    uint32_t name; /* offsets into zf_scenario.metric_text */
+    uint32_t description;
+    uint32_t domain;
+    zet_metric_group_sampling_type_flags_t sampling; /* TIME_BASED and/or EVENT_BASED */
+    zf_metric_format format;
+    uint32_t num_counters;
+    zf_scenario_counter counters[ZF_OA_FLEX_COUNTERS];
+    uint32_t first_metric; /* into zf_scenario.metrics */
+    uint32_t num_metrics;
+} zf_scenario_metric_group;
+
+/* How zetContextActivateMetricGroups treats two groups of one domain. */
+typedef enum zf_domain_conflict {
+    ZF_DOMAIN_CONFLICT_ERROR = 0,      /* the specification: ZE_RESULT_ERROR_INVALID_ARGUMENT */
+    ZF_DOMAIN_CONFLICT_LATER_WINS = 1, /* Intel's driver since mid-2022: success, the later group is activated */
+} zf_domain_conflict;
+
+typedef struct zf_scenario_metric_options {
+    uint32_t timestamp_valid_bits; /* of the timestamps in streamer records */
+    zf_domain_conflict domain_conflict;
+} zf_scenario_metric_options;
+
 /* One root device (a card, or an integrated GPU). Sub-devices (tiles) are derived from it: see docs/scenarios.md. */
 typedef struct zf_scenario_device {
     char name[ZE_MAX_DEVICE_NAME];
@@ -129,6 +187,9 @@ typedef struct zf_scenario_device {
     zf_scenario_cache caches[ZF_SCENARIO_MAX_CACHES];
     uint32_t num_engine_groups;
     zf_scenario_engine_group engine_groups[ZF_SCENARIO_MAX_ENGINE_GROUPS];
+    zf_scenario_metric_options metric_options;
+    uint32_t num_metric_groups;
+    zf_scenario_metric_group metric_groups[ZF_SCENARIO_MAX_METRIC_GROUPS];
 } zf_scenario_device;
 
 typedef struct zf_scenario {
@@ -141,7 +202,34 @@ typedef struct zf_scenario {
     bool p2p_atomics;     /* ... and do atomics on it */
     uint32_t num_devices; /* 1..ZF_SCENARIO_MAX_DEVICES */
     zf_scenario_device devices[ZF_SCENARIO_MAX_DEVICES];
+    /* Pools of the metric definitions of all devices. */
+    uint32_t num_metrics;
+    zf_scenario_metric metrics[ZF_SCENARIO_MAX_METRICS];
+    uint32_t num_metric_ops;
+    zf_formula_op metric_ops[ZF_SCENARIO_MAX_METRIC_OPS];
+    uint32_t metric_text_used;
+    char metric_text[ZF_SCENARIO_METRIC_TEXT_BYTES];
 } zf_scenario;
+
+/* A string of the metric pool. */
+static inline const char *zf_scenario_text(const zf_scenario *scenario, uint32_t offset) {
+    return &scenario->metric_text[offset];
+}
+
+/* An information entry: what the driver lists after a group's own metrics (as Intel's driver does), with the
+ * formula that computes it. */
+typedef struct zf_metric_info_def {
+    const char *name;
+    const char *description;
+    const char *units;
+    zet_metric_type_t type;
+    zet_value_type_t value_type;
+    const char *formula;
+} zf_metric_info_def;
+
+/* The information entries of groups of one sampling type (a single flag) with records of `format`. */
+const zf_metric_info_def *zf_metric_info_defs(zf_metric_format format, zet_metric_group_sampling_type_flags_t sampling,
+                                              size_t *count);
 
 /* Parses and validates YAML text. On success returns true and fills *out completely. On failure returns false,
  * leaves *out unspecified and writes "<source>:<line>: <reason>" into error (at most ZF_SCENARIO_ERROR_MAX bytes,

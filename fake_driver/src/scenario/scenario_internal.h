@@ -24,6 +24,9 @@ typedef struct zf_walk {
     char *error; /* ZF_SCENARIO_ERROR_MAX bytes */
     char path[ZF_PATH_MAX];
     size_t path_len;
+    zf_scenario *scenario; /* being filled: metric definitions go to its pools */
+    /* The metric_groups node of each device, so a device that aliases another's list shares its definitions. */
+    yaml_node_t *metric_nodes[ZF_SCENARIO_MAX_DEVICES];
 } zf_walk;
 
 typedef struct zf_field zf_field;
@@ -129,7 +132,50 @@ zf_number_status zf_number_parse(const char *text, size_t length, bool allow_suf
 /* Parses a plain-scalar integer and checks [min, max]; errors name the current path. */
 bool zf_scalar_uint(zf_walk *w, yaml_node_t *node, bool allow_suffix, uint64_t min, uint64_t max, uint64_t *out);
 
+/* ---- Schema table helpers (scenario_schema.c, scenario_metrics.c) ---- */
+
+#define ZF_KIB(n) ((uint64_t)(n) << 10)
+#define ZF_MIB(n) ((uint64_t)(n) << 20)
+#define ZF_GIB(n) ((uint64_t)(n) << 30)
+/* Largest memory and size accepted anywhere: 1 PiB, far beyond any device, small enough that sums cannot overflow. */
+#define ZF_SIZE_MAX (UINT64_C(1) << 50)
+
+#define ZF_MEMBER(T, m) .offset = offsetof(T, m), .size = sizeof(((T *)0)->m)
+#define ZF_UINT(T, m, k, lo, hi, opts)                                                                                 \
+    { .key = k, .parse = zf_parse_uint, ZF_MEMBER(T, m), .min = lo, .max = hi, .options = opts }
+#define ZF_BOOL(T, m, k)                                                                                               \
+    { .key = k, .parse = zf_parse_bool, ZF_MEMBER(T, m) }
+#define ZF_STRING(T, m, k, opts)                                                                                       \
+    { .key = k, .parse = zf_parse_string, ZF_MEMBER(T, m), .options = opts }
+#define ZF_ENUM(T, m, k, names, opts)                                                                                  \
+    { .key = k, .parse = zf_parse_enum, ZF_MEMBER(T, m), .aux = names, .options = opts }
+#define ZF_FLAGS(T, m, k, names, opts)                                                                                 \
+    { .key = k, .parse = zf_parse_flags, ZF_MEMBER(T, m), .aux = names, .options = opts }
+#define ZF_UINTS(T, m, k, spec, lo, hi, opts)                                                                          \
+    { .key = k, .parse = zf_parse_uint_list, ZF_MEMBER(T, m), .min = lo, .max = hi, .aux = spec, .options = opts }
+#define ZF_MAP(T, m, k, schema)                                                                                        \
+    { .key = k, .parse = zf_parse_mapping, ZF_MEMBER(T, m), .aux = schema }
+/* A mapping whose keys are stored directly in the parent struct (clock, p2p). */
+#define ZF_INLINE_MAP(k, schema)                                                                                       \
+    { .key = k, .parse = zf_parse_mapping, .offset = 0, .aux = schema }
+#define ZF_LIST(T, m, k, spec, opts)                                                                                   \
+    { .key = k, .parse = zf_parse_list, ZF_MEMBER(T, m), .aux = spec, .options = opts }
+#define ZF_CUSTOM(T, m, k, fn, opts)                                                                                   \
+    { .key = k, .parse = fn, ZF_MEMBER(T, m), .options = opts }
+#define ZF_RESERVED(k)                                                                                                 \
+    { .key = k }
+#define ZF_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define ZF_NAMES(a)                                                                                                    \
+    { a, ZF_COUNT(a) }
+#define ZF_SCHEMA(fields, finish)                                                                                      \
+    { fields, ZF_COUNT(fields), finish }
+
 /* The top-level schema entry point (scenario_schema.c): fills `out` from the document's root node. */
 bool zf_scenario_walk_root(zf_walk *w, yaml_node_t *root, zf_scenario *out);
+
+/* Device keys of the metric definitions (scenario_metrics.c). */
+bool zf_parse_metric_groups(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
+extern const zf_schema zf_metric_options_schema;
+void zf_metric_options_defaults(zf_scenario_metric_options *options);
 
 #endif

@@ -9,42 +9,6 @@
 _Static_assert(sizeof(ze_device_type_t) == sizeof(uint32_t), "enums are stored as uint32_t");
 _Static_assert(sizeof(zf_clock_mode) == sizeof(uint32_t), "enums are stored as uint32_t");
 
-#define ZF_KIB(n) ((uint64_t)(n) << 10)
-#define ZF_MIB(n) ((uint64_t)(n) << 20)
-#define ZF_GIB(n) ((uint64_t)(n) << 30)
-/* Largest memory and size accepted anywhere: 1 PiB, far beyond any device, small enough that sums cannot overflow. */
-#define ZF_SIZE_MAX (UINT64_C(1) << 50)
-
-#define ZF_MEMBER(T, m) .offset = offsetof(T, m), .size = sizeof(((T *)0)->m)
-#define ZF_UINT(T, m, k, lo, hi, opts)                                                                                 \
-    { .key = k, .parse = zf_parse_uint, ZF_MEMBER(T, m), .min = lo, .max = hi, .options = opts }
-#define ZF_BOOL(T, m, k)                                                                                               \
-    { .key = k, .parse = zf_parse_bool, ZF_MEMBER(T, m) }
-#define ZF_STRING(T, m, k, opts)                                                                                       \
-    { .key = k, .parse = zf_parse_string, ZF_MEMBER(T, m), .options = opts }
-#define ZF_ENUM(T, m, k, names, opts)                                                                                  \
-    { .key = k, .parse = zf_parse_enum, ZF_MEMBER(T, m), .aux = names, .options = opts }
-#define ZF_FLAGS(T, m, k, names, opts)                                                                                 \
-    { .key = k, .parse = zf_parse_flags, ZF_MEMBER(T, m), .aux = names, .options = opts }
-#define ZF_UINTS(T, m, k, spec, lo, hi, opts)                                                                          \
-    { .key = k, .parse = zf_parse_uint_list, ZF_MEMBER(T, m), .min = lo, .max = hi, .aux = spec, .options = opts }
-#define ZF_MAP(T, m, k, schema)                                                                                        \
-    { .key = k, .parse = zf_parse_mapping, ZF_MEMBER(T, m), .aux = schema }
-/* A mapping whose keys are stored directly in the parent struct (clock, p2p). */
-#define ZF_INLINE_MAP(k, schema)                                                                                       \
-    { .key = k, .parse = zf_parse_mapping, .offset = 0, .aux = schema }
-#define ZF_LIST(T, m, k, spec, opts)                                                                                   \
-    { .key = k, .parse = zf_parse_list, ZF_MEMBER(T, m), .aux = spec, .options = opts }
-#define ZF_CUSTOM(T, m, k, fn, opts)                                                                                   \
-    { .key = k, .parse = fn, ZF_MEMBER(T, m), .options = opts }
-#define ZF_RESERVED(k)                                                                                                 \
-    { .key = k }
-#define ZF_COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define ZF_NAMES(a)                                                                                                    \
-    { a, ZF_COUNT(a) }
-#define ZF_SCHEMA(fields, finish)                                                                                      \
-    { fields, ZF_COUNT(fields), finish }
-
 /* ---- Name tables ---------------------------------------------------------------------------------------------- */
 
 static const zf_name zf_device_type_items[] = {
@@ -428,6 +392,7 @@ static void zf_device_init(void *item, uint32_t index) {
     zf_device_defaults_compute(d);
     zf_device_defaults_memory(d, index);
     zf_device_defaults_engines(d);
+    zf_metric_options_defaults(&d->metric_options);
 }
 
 static yaml_node_t *zf_memory_node(zf_walk *w, yaml_node_t *device, uint32_t index) {
@@ -517,7 +482,8 @@ static const zf_field zf_device_fields[] = {
     ZF_LIST(zf_dev, memories, "memories", &zf_memory_list, 0),
     ZF_LIST(zf_dev, caches, "caches", &zf_cache_list, 0),
     ZF_LIST(zf_dev, engine_groups, "engine_groups", &zf_engine_group_list, 0),
-    ZF_RESERVED("metric_groups"),
+    ZF_MAP(zf_dev, metric_options, "metric_options", &zf_metric_options_schema),
+    ZF_CUSTOM(zf_dev, num_metric_groups, "metric_groups", zf_parse_metric_groups, 0),
 };
 static const zf_schema zf_device_schema = ZF_SCHEMA(zf_device_fields, zf_device_finish);
 static const zf_list_spec zf_device_list = {.item = &zf_device_schema,
@@ -582,6 +548,8 @@ static const zf_field zf_scenario_fields[] = {
 static const zf_schema zf_scenario_schema = ZF_SCHEMA(zf_scenario_fields, zf_scenario_finish);
 
 bool zf_scenario_walk_root(zf_walk *w, yaml_node_t *root, zf_scenario *out) {
+    w->scenario = out;
+    out->metric_text_used = 1;                     /* offset 0 is the empty string */
     out->driver_version = (1u << 24) | (3u << 16); /* "1.3.0" */
     out->clock_mode = ZF_CLOCK_MODELLED;
     out->p2p_access = false;

@@ -1,15 +1,41 @@
-# The SPIR-V reader (fake_driver/src/spirv): an OBJECT library linked into the driver the way zf_scenario is, and its
-# unit test. Included from fake_driver/CMakeLists.txt right after the scenario module; paths come from this file's
-# location.
+# The SPIR-V reader and execution engine (fake_driver/src/spirv): an OBJECT library linked into the driver the way
+# zf_scenario is, and their unit tests. Included from fake_driver/CMakeLists.txt right after the scenario module;
+# paths come from this file's location.
 get_filename_component(ZF_SPIRV_DIR "${CMAKE_CURRENT_LIST_DIR}" ABSOLUTE)
 get_filename_component(ZF_SPIRV_DRIVER_DIR "${ZF_SPIRV_DIR}/../.." ABSOLUTE)
 
 add_library(zf_spirv OBJECT
   "${ZF_SPIRV_DIR}/spirv_log.c"
   "${ZF_SPIRV_DIR}/spirv_read.c"
-  "${ZF_SPIRV_DIR}/spirv_layout.c")
+  "${ZF_SPIRV_DIR}/spirv_layout.c"
+  "${ZF_SPIRV_DIR}/spirv_cfg.c"
+  "${ZF_SPIRV_DIR}/spirv_decode.c"
+  "${ZF_SPIRV_DIR}/spirv_decode_func.c"
+  "${ZF_SPIRV_DIR}/spirv_decode_inst.c"
+  "${ZF_SPIRV_DIR}/spirv_decode_ext.c"
+  "${ZF_SPIRV_DIR}/spirv_decode_image.c"
+  "${ZF_SPIRV_DIR}/spirv_form.c"
+  "${ZF_SPIRV_DIR}/spirv_run.c"
+  "${ZF_SPIRV_DIR}/spirv_mem.c"
+  "${ZF_SPIRV_DIR}/spirv_wave.c"
+  "${ZF_SPIRV_DIR}/spirv_ops.c"
+  "${ZF_SPIRV_DIR}/spirv_ops_mem.c"
+  "${ZF_SPIRV_DIR}/spirv_ops_ext.c"
+  "${ZF_SPIRV_DIR}/spirv_ops_misc.c"
+  "${ZF_SPIRV_DIR}/spirv_image.c")
 set_target_properties(zf_spirv PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
 target_include_directories(zf_spirv PUBLIC "${ZF_SPIRV_DIR}")
+target_link_libraries(zf_spirv PUBLIC Threads::Threads m)
+# Kernels compute a * b + c as two roundings unless they ask for fma: the host compiler must not fuse them. The
+# handlers' lane loops are what the engine spends its time in: optimize them fully (not under coverage, which wants
+# -O0 line mapping).
+target_compile_options(zf_spirv PRIVATE -ffp-contract=off)
+if(NOT ZEFAKE_COVERAGE)
+  set_source_files_properties(
+    "${ZF_SPIRV_DIR}/spirv_ops.c" "${ZF_SPIRV_DIR}/spirv_ops_mem.c" "${ZF_SPIRV_DIR}/spirv_ops_ext.c"
+    "${ZF_SPIRV_DIR}/spirv_run.c"
+    PROPERTIES COMPILE_OPTIONS "-O3")
+endif()
 
 # The driver target is defined after this file is included: add the reader's objects to it once the directory has
 # been processed.
@@ -23,6 +49,15 @@ if(BUILD_TESTING)
   add_dependencies(zf_test_spirv_reader zc_kernels)
   add_test(NAME spirv_reader COMMAND zf_test_spirv_reader)
   set_tests_properties(spirv_reader PROPERTIES LABELS "driver;unit" TIMEOUT 120)
+
+  # The execution engine without the driver: decoding, the decoded form, launches against a stand-in memory service,
+  # faults, and mutated modules and forms.
+  add_executable(zf_test_spirv_engine "${ZF_SPIRV_DRIVER_DIR}/tests/test_spirv_engine.c")
+  target_link_libraries(zf_test_spirv_engine PRIVATE zf_spirv zefake_cmocka)
+  target_compile_definitions(zf_test_spirv_engine PRIVATE ZF_TEST_KERNEL_DIR="${CMAKE_BINARY_DIR}/conformance/kernels")
+  add_dependencies(zf_test_spirv_engine zc_kernels)
+  add_test(NAME spirv_engine COMMAND zf_test_spirv_engine)
+  set_tests_properties(spirv_engine PROPERTIES LABELS "driver;unit;spirv" TIMEOUT 120)
 
   # The built-in kernels (src/builtins.c) on the reader's view of the test kernels, against a stand-in for the
   # memory service; launches through queues are tested by the execution tests.

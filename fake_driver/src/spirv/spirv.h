@@ -89,6 +89,7 @@ typedef struct zf_spirv_arg {
     uint32_t storage; /* pointers: the storage class */
     uint64_t size;    /* the size zeKernelSetArgumentValue expects (0 for LOCAL: any positive size) */
     uint32_t align;
+    bool byval; /* VALUE: a struct passed by value, which the kernel receives as a pointer to its own copy */
     char type[ZF_SPIRV_TYPE_NAME_MAX]; /* e.g. "global f32*", "i32", "struct params_t" (docs/modules.md) */
 } zf_spirv_arg;
 

@@ -267,6 +267,7 @@ static zf_spirv_status zf_build_arg(const zf_spirv_module *m, uint32_t param, zf
         bool byval = (info->flags & ZF_ID_BYVAL) != 0 && w[2] == ZF_SPIRV_SC_FUNCTION;
         if (byval) { /* a struct passed by value: the application passes the struct itself */
             arg->kind = ZF_SPIRV_ARG_VALUE;
+            arg->byval = true;
             zf_type_name(m, w[3], arg->type, sizeof arg->type, 0);
             return zf_layout_of(m, w[3], &arg->size, &arg->align, log, info->def);
         }
@@ -624,7 +625,7 @@ static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, 
                           ZF_SPIRV_MAX_NESTING);
     const uint32_t *w = &m->words[info->def];
     char buf[24];
-    switch (info->opcode) {
+    switch (w[0] & 0xFFFFu) { /* the words: specializing a boolean rewrote its opcode */
     case ZF_OP_CONSTANT:
     case ZF_OP_SPEC_CONSTANT: {
         uint32_t bytes = m->words[m->ids[w[1]].def + 2] / 8;

@@ -1,0 +1,252 @@
+/* Cost of XPTI notifications through our dispatcher (layers/xpti, libxptifw.so), as ratios to an empty call through a
+ * function pointer measured in the same run:
+ *   - with nobody listening: the "is anyone listening" guard (xptiCheckTraceEnabled) an emitter puts before every
+ *     notification, and an unguarded notification of a type without callbacks;
+ *   - with one empty subscriber callback: a notification, and the composite an emitter pays per event (guard,
+ *     correlation id, notification);
+ *   - lookups: a known payload (xptiMakeEvent) and a known string (xptiRegisterString).
+ * The published figures of the real framework are ~10 ns per notification and ~55 ns composite (docs/xpti.md).
+ * Then, in a child process (this program re-executed), a zeDeviceGetProperties traced by the emitter with all four
+ * streams listened to by empty callbacks, as a ratio to the same call before the emitter started.
+ * Usage: zefake-bench-xpti [--quick]; library paths are compiled in (ZB_*). */
+#include "zexpti.h"
+#include "zx_xpti.h"
+
+#include <dlfcn.h>
+#include <level_zero/ze_api.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BENCH_REPEATS 7
+
+typedef struct bench_fw {
+#define BENCH_MEMBER(ret, name, params) zx_pfn_##name name;
+    ZX_XPTI_FUNCTIONS(BENCH_MEMBER)
+#undef BENCH_MEMBER
+} bench_fw;
+
+static bench_fw fw;
+static uint8_t bench_stream;
+
+static uint64_t bench_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double bench_median(double *samples) {
+    for (int i = 1; i < BENCH_REPEATS; i++)
+        for (int j = i; j > 0 && samples[j - 1] > samples[j]; j--) {
+            double t = samples[j];
+            samples[j] = samples[j - 1];
+            samples[j - 1] = t;
+        }
+    return samples[BENCH_REPEATS / 2];
+}
+
+/* Median ns per call of body(i) over BENCH_REPEATS runs of `iterations`. */
+static double bench_measure(void (*body)(uint64_t), uint64_t iterations) {
+    double samples[BENCH_REPEATS];
+    for (uint64_t i = 0; i < iterations / 10 + 1; i++) /* warm up */
+        body(i);
+    for (int r = 0; r < BENCH_REPEATS; r++) {
+        uint64_t start = bench_now_ns();
+        for (uint64_t i = 0; i < iterations; i++)
+            body(i);
+        samples[r] = (double)(bench_now_ns() - start) / (double)iterations;
+    }
+    return bench_median(samples);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The dispatcher */
+
+static void bench_empty_callback(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                                 const void *user_data) {
+    (void)type;
+    (void)parent;
+    (void)event;
+    (void)instance;
+    (void)user_data;
+}
+
+/* The baseline: the same empty function called through a pointer the compiler cannot see through. */
+static void (*volatile bench_indirect)(uint16_t, zx_xpti_event *, zx_xpti_event *, uint64_t,
+                                       const void *) = bench_empty_callback;
+static volatile bool bench_sink;
+
+static void bench_body_indirect(uint64_t i) {
+    bench_indirect(ZX_TP_FUNCTION_BEGIN, NULL, NULL, i, "f");
+}
+
+static void bench_body_guard_idle(uint64_t i) {
+    (void)i;
+    bench_sink = fw.xptiCheckTraceEnabled(bench_stream, ZX_TP_FUNCTION_END);
+}
+
+static void bench_body_notify_idle(uint64_t i) {
+    fw.xptiNotifySubscribers(bench_stream, ZX_TP_FUNCTION_END, NULL, NULL, i, "f");
+}
+
+static void bench_body_notify_one(uint64_t i) {
+    fw.xptiNotifySubscribers(bench_stream, ZX_TP_FUNCTION_BEGIN, NULL, NULL, i, "f");
+}
+
+static void bench_body_composite(uint64_t i) {
+    (void)i;
+    if (fw.xptiCheckTraceEnabled(bench_stream, ZX_TP_FUNCTION_BEGIN))
+        fw.xptiNotifySubscribers(bench_stream, ZX_TP_FUNCTION_BEGIN, NULL, NULL, fw.xptiGetUniqueId(), "f");
+}
+
+static zx_xpti_payload bench_payload = {"bench.kernel", NULL, "bench.c", 1, 1, NULL, 0, 0, {0}};
+
+static void bench_body_payload(uint64_t i) {
+    (void)i;
+    uint64_t instance;
+    bench_sink = fw.xptiMakeEvent(NULL, &bench_payload, ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE, &instance) != NULL;
+}
+
+static void bench_body_string(uint64_t i) {
+    (void)i;
+    bench_sink = fw.xptiRegisterString("bench.string", NULL) > 0;
+}
+
+static bool bench_load_dispatcher(void) {
+    void *lib = dlopen(ZB_DISPATCHER, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL)
+        return false;
+#define BENCH_LOOKUP(ret, name, params)                                                                                \
+    *(void **)&fw.name = dlsym(lib, #name);                                                                            \
+    if (fw.name == NULL)                                                                                               \
+        return false;
+    ZX_XPTI_FUNCTIONS(BENCH_LOOKUP)
+#undef BENCH_LOOKUP
+    fw.xptiForceSetTraceEnabled(true); /* no subscriber library: the benchmark registers its callback itself */
+    bench_stream = fw.xptiRegisterStream("bench.stream");
+    return bench_stream != 0 &&
+           fw.xptiRegisterCallback(bench_stream, ZX_TP_FUNCTION_BEGIN, bench_empty_callback) == ZX_XPTI_SUCCESS;
+}
+
+static int bench_dispatcher(uint64_t iterations) {
+    if (!bench_load_dispatcher()) {
+        fprintf(stderr, "zefake-bench-xpti: cannot load %s\n", ZB_DISPATCHER);
+        return EXIT_FAILURE;
+    }
+    static const struct {
+        const char *name;
+        void (*body)(uint64_t);
+    } cases[] = {
+        {"nobody listening: guard", bench_body_guard_idle},    {"nobody listening: notify", bench_body_notify_idle},
+        {"one empty callback: notify", bench_body_notify_one}, {"composite: guard+id+notify", bench_body_composite},
+        {"known payload: MakeEvent", bench_body_payload},      {"known string: RegisterString", bench_body_string},
+    };
+    double base = bench_measure(bench_body_indirect, iterations);
+    printf("XPTI through our dispatcher (ns per operation; ratio to an empty indirect call of %.2f ns):\n", base);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double ns = bench_measure(cases[i].body, iterations);
+        printf("  %-30s %7.2f ns ratio=%.2f\n", cases[i].name, ns, ns / base);
+    }
+    printf("  published for the real framework: ~10 ns per notification, ~55 ns composite\n");
+    return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The emitter, end to end (child process) */
+
+static ze_device_handle_t bench_device;
+
+static void bench_body_properties(uint64_t i) {
+    (void)i;
+    ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    zeDeviceGetProperties(bench_device, &props);
+}
+
+static bool bench_open_device(void) {
+    ze_driver_handle_t driver;
+    uint32_t count = 1;
+    if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, &driver) != ZE_RESULT_SUCCESS || count == 0)
+        return false;
+    count = 1;
+    return zeDeviceGet(driver, &count, &bench_device) == ZE_RESULT_SUCCESS && count == 1;
+}
+
+static int bench_emitter_child(uint64_t iterations) {
+    void *emitter = dlopen(ZB_EMITTER, RTLD_NOW | RTLD_LOCAL);
+    zx_emitter_state (*init)(void) = NULL;
+    if (emitter != NULL)
+        *(void **)&init = dlsym(emitter, "zx_emitter_init");
+    if (init == NULL || !bench_open_device()) {
+        fprintf(stderr, "zefake-bench-xpti: no emitter or no driver (set ZE_ENABLE_ALT_DRIVERS)\n");
+        return EXIT_FAILURE;
+    }
+    double untraced = bench_measure(bench_body_properties, iterations);
+    if (init() != ZX_EMITTER_TRACING) {
+        fprintf(stderr, "zefake-bench-xpti: the emitter did not start\n");
+        return EXIT_FAILURE;
+    }
+    double traced = bench_measure(bench_body_properties, iterations);
+    printf("untraced=%.1f traced=%.1f ratio=%.2f\n", untraced, traced, traced / untraced);
+    return EXIT_SUCCESS;
+}
+
+static void bench_emitter_environment(void) {
+    const char *old = getenv("LD_LIBRARY_PATH");
+    char path[8192];
+    snprintf(path, sizeof path, "%s%s%s", ZB_LAYER_DIR, old != NULL && *old != '\0' ? ":" : "", old ? old : "");
+    setenv("LD_LIBRARY_PATH", path, 1);
+    setenv("ZE_ENABLE_TRACING_LAYER", "1", 1);
+    setenv("XPTI_FRAMEWORK_DISPATCHER", ZB_DISPATCHER, 1);
+    setenv("XPTI_SUBSCRIBERS", ZB_EMPTY_SUBSCRIBER, 1);
+    unsetenv("XPTI_TRACE_ENABLE");
+}
+
+/* Runs the child; its report line goes into `line`. */
+static bool bench_run_emitter(bool quick, char *line, size_t size) {
+    int fds[2];
+    if (pipe(fds) != 0)
+        return false;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDOUT_FILENO);
+        bench_emitter_environment();
+        char *args[] = {"zefake-bench-xpti", "--child", quick ? "--quick" : NULL, NULL};
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *out = pid > 0 ? fdopen(fds[0], "r") : NULL;
+    bool got = out != NULL && fgets(line, (int)size, out) != NULL;
+    if (out != NULL)
+        fclose(out);
+    else
+        close(fds[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    return got && pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int main(int argc, char **argv) {
+    bool quick = false, child = false;
+    for (int i = 1; i < argc; i++) {
+        quick = quick || strcmp(argv[i], "--quick") == 0;
+        child = child || strcmp(argv[i], "--child") == 0;
+    }
+    if (child)
+        return bench_emitter_child(quick ? 2000 : 500000);
+    int status = bench_dispatcher(quick ? 20000 : 10000000);
+    char line[256] = "";
+    printf("zeDeviceGetProperties traced by the emitter, four streams with empty callbacks (ns per call):\n");
+    if (!bench_run_emitter(quick, line, sizeof line)) {
+        printf("  emitter failed\n");
+        return EXIT_FAILURE;
+    }
+    printf("  emitter %s", line);
+    return status;
+}

@@ -1,0 +1,97 @@
+/* SPIR-V execution: local memory, barriers and work-group/sub-group collectives (test_spirv_memory.c). The
+ * reduction and the scan synchronise through barriers in local memory, some inside a function that is not inlined;
+ * the loops that precede the barriers run a different number of times in each work-item. */
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+
+int __attribute__((overloadable)) intel_sub_group_shuffle(int value, uint lane);
+int __attribute__((overloadable)) intel_sub_group_shuffle_down(int current, int next, uint delta);
+int __attribute__((overloadable)) intel_sub_group_shuffle_xor(int value, uint mask);
+
+/* Tree reduction of a work-group's values in `scratch`; every work-item returns the total. */
+__attribute__((noinline)) float group_sum(local float *scratch, float value)
+{
+    size_t l = get_local_id(0), n = get_local_size(0);
+    scratch[l] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t stride = n / 2; stride > 0; stride /= 2) {
+        if (l < stride)
+            scratch[l] += scratch[l + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float total = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read it before scratch is used again */
+    return total;
+}
+
+/* Each work-item first sums a strided slice of `in` (a loop of varying length), then the group reduces. */
+kernel void reduce(global const float *in, global float *out, local float *scratch, uint n)
+{
+    float sum = 0.0f;
+    for (size_t i = get_global_id(0); i < n; i += get_global_size(0))
+        sum += in[i];
+    float total = group_sum(scratch, sum);
+    if (get_local_id(0) == 0)
+        out[get_group_id(0)] = total;
+}
+
+/* Inclusive scan (Hillis-Steele) with two local buffers, one static and one an argument. */
+kernel void scan(global const int *in, global int *out, local int *tmp)
+{
+    local int buffer[256];
+    size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);
+    local int *src = buffer, *dst = tmp;
+    src[l] = in[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t offset = 1; offset < n; offset *= 2) {
+        dst[l] = l >= offset ? src[l] + src[l - offset] : src[l];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        local int *t = src;
+        src = dst;
+        dst = t;
+    }
+    out[g] = src[l];
+}
+
+/* The OpenCL 2.0 work-group functions and the sub-group ones: 10 results per work-item. */
+kernel void collectives(global const int *in, global const float *fin, global int *out, global float *fout)
+{
+    size_t g = get_global_id(0);
+    int v = in[g];
+    float f = fin[g];
+    global int *o = out + g * 10;
+    o[0] = work_group_reduce_add(v);
+    o[1] = work_group_reduce_min(v);
+    o[2] = work_group_reduce_max(v);
+    o[3] = work_group_scan_inclusive_add(v);
+    o[4] = work_group_scan_exclusive_add(v);
+    o[5] = work_group_broadcast(v, 3);
+    o[6] = work_group_all(v > -100) + 2 * work_group_any(v > 40);
+    o[7] = sub_group_reduce_add(v);
+    o[8] = sub_group_scan_exclusive_max(v);
+    o[9] = sub_group_broadcast(v, 1);
+    fout[g * 2 + 0] = work_group_reduce_add(f);
+    fout[g * 2 + 1] = work_group_scan_inclusive_max(f);
+}
+
+kernel void shuffles(global const int *in, global int *out)
+{
+    size_t g = get_global_id(0);
+    uint lane = get_sub_group_local_id();
+    int v = in[g];
+    out[g * 3 + 0] = intel_sub_group_shuffle(v, (lane * 3 + 1) % get_sub_group_size());
+    out[g * 3 + 1] = intel_sub_group_shuffle_down(v, v + 1000, 2);
+    out[g * 3 + 2] = intel_sub_group_shuffle_xor(v, 1);
+}
+
+/* async_work_group_copy into local memory, a transform there, and the copy back (strided). */
+kernel void async_copy(global const float *in, global float *out, local float *tile)
+{
+    size_t n = get_local_size(0), group = get_group_id(0);
+    event_t e = async_work_group_copy(tile, in + group * n, n, 0);
+    wait_group_events(1, &e);
+    size_t l = get_local_id(0);
+    tile[l] = tile[l] * 2.0f + (float)l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    e = async_work_group_strided_copy(out + group, tile, n, get_num_groups(0), 0);
+    wait_group_events(1, &e);
+}

@@ -1,0 +1,737 @@
+/* Conformance: the XPTI emitter (layers/xpti, libzexpti.so) with our dispatcher and the suite's test subscriber
+ * (docs/xpti.md). Each test runs a workload in a child process set up as a user would trace an unmodified
+ * application: LD_PRELOAD of the emitter, ZE_ENABLE_TRACING_LAYER=1 (with our tracing layer first in
+ * LD_LIBRARY_PATH, or the stock one: ZC_XPTI_STOCK_LAYER), XPTI_FRAMEWORK_DISPATCHER and XPTI_SUBSCRIBERS. The
+ * child prints what the test subscriber saw (key=value lines) next to what the workload did; the test compares.
+ * No test asserts anything about time. */
+#include "zc_harness.h"
+#include "zc_kernel_files.h"
+#include "zexpti.h"
+#include "zx_functions.h"
+#include "zx_test_subscriber.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(ZC_XPTI_EMITTER) || !defined(ZC_XPTI_DISPATCHER) || !defined(ZC_XPTI_TEST_SUBSCRIBER) ||                  \
+    !defined(ZC_XPTI_TIMELINE) || !defined(ZC_XPTI_INCOMPLETE_SUBSCRIBER) || !defined(ZC_OUR_LAYER_DIR) ||             \
+    !defined(ZC_XPTI_PRELOAD_PREFIX) || !defined(ZC_RESULTS_DIR)
+#error "the XPTI libraries, the tracing layer's directory, the preload prefix and the results directory are required"
+#endif
+#ifndef ZC_XPTI_STOCK_LAYER
+#define ZC_XPTI_STOCK_LAYER 0
+#endif
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Child environments */
+
+typedef struct zc_env {
+    char preload[4096];
+    char library_path[8192];
+    char dispatcher[4096];
+    char subscribers[8192];
+    const char *vars[24];
+    size_t count;
+} zc_env;
+
+static void zc_env_add(zc_env *env, const char *var) {
+    if (env->count + 1 < ZC_COUNT(env->vars))
+        env->vars[env->count++] = var;
+    env->vars[env->count] = NULL;
+}
+
+/* The traced set-up: emitter preloaded (after the sanitizer runtime of a sanitized build), the tracing layer, our
+ * dispatcher, the given subscribers (NULL: none), any XPTI_TRACE_ENABLE of the caller removed. */
+static void zc_env_traced(zc_env *env, const char *subscribers, bool preload) {
+    memset(env, 0, sizeof *env);
+    const char *prefix = ZC_XPTI_PRELOAD_PREFIX;
+    snprintf(env->preload, sizeof env->preload, "LD_PRELOAD=%s%s%s", prefix, *prefix != '\0' ? " " : "",
+             preload ? ZC_XPTI_EMITTER : "");
+    zc_env_add(env, env->preload);
+    zc_env_add(env, "ZE_ENABLE_TRACING_LAYER=1");
+    if (!ZC_XPTI_STOCK_LAYER) {
+        const char *old = getenv("LD_LIBRARY_PATH");
+        snprintf(env->library_path, sizeof env->library_path, "LD_LIBRARY_PATH=%s%s%s", ZC_OUR_LAYER_DIR,
+                 old != NULL && *old != '\0' ? ":" : "", old != NULL ? old : "");
+        zc_env_add(env, env->library_path);
+    }
+    snprintf(env->dispatcher, sizeof env->dispatcher, "XPTI_FRAMEWORK_DISPATCHER=%s", ZC_XPTI_DISPATCHER);
+    zc_env_add(env, env->dispatcher);
+    if (subscribers != NULL) {
+        snprintf(env->subscribers, sizeof env->subscribers, "XPTI_SUBSCRIBERS=%s", subscribers);
+        zc_env_add(env, env->subscribers);
+    } else {
+        zc_env_add(env, "XPTI_SUBSCRIBERS");
+    }
+    zc_env_add(env, "XPTI_TRACE_ENABLE");
+    zc_env_add(env, "ZX_TS_STREAMS");
+    zc_env_add(env, "ZX_TS_OLD_END");
+}
+
+/* Runs `workload` traced; the child must exit with 0. */
+static void zc_run_workload(const char *workload, zc_env *env, zc_child *child) {
+    const char *args[] = {workload, NULL};
+    assert_true(zc_run_child_mode("workload", args, env->vars, ZC_CHILD_TIMEOUT_MS, child));
+    zc_assert_child_ok(child, workload);
+}
+
+static void zc_expect(const zc_child *child, const char *key, uint64_t expected) {
+    uint64_t got = zc_child_number(child, key);
+    if (got != expected)
+        zc_fail("%s=%" PRIu64 ", expected %" PRIu64 "\nchild output:\n%s\nchild stderr:\n%s", key, got, expected,
+                child->out, child->err);
+}
+
+static void zc_expect_text(const zc_child *child, const char *key, const char *expected) {
+    char value[512];
+    if (!zc_child_value(child, key, value, sizeof value) || strcmp(value, expected) != 0)
+        zc_fail("%s is '%s', expected '%s'\nchild output:\n%s", key, value, expected, child->out);
+}
+
+/* Two keys with the same value (what the workload did and what the subscriber saw). */
+static void zc_expect_same(const zc_child *child, const char *key, const char *other) {
+    char a[512] = "", b[512] = "";
+    bool got_a = zc_child_value(child, key, a, sizeof a);
+    bool got_b = zc_child_value(child, other, b, sizeof b);
+    if (!got_a || !got_b || strcmp(a, b) != 0)
+        zc_fail("%s='%s' but %s='%s'\nchild output:\n%s", key, a, other, b, child->out);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The workloads (child side) */
+
+typedef struct zc_l0 {
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    ze_context_handle_t context;
+} zc_l0;
+
+static bool zc_l0_open(zc_l0 *l0) {
+    uint32_t count = 1;
+    ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, &l0->driver) != ZE_RESULT_SUCCESS || count == 0)
+        return false;
+    count = 1;
+    return zeDeviceGet(l0->driver, &count, &l0->device) == ZE_RESULT_SUCCESS && count == 1 &&
+           zeContextCreate(l0->driver, &desc, &l0->context) == ZE_RESULT_SUCCESS;
+}
+
+#define ZC_CHECK(call)                                                                                                 \
+    do {                                                                                                               \
+        ze_result_t zc_r = (call);                                                                                     \
+        if (zc_r != ZE_RESULT_SUCCESS) {                                                                               \
+            fprintf(stderr, "%s:%d: %s gave 0x%x\n", __FILE__, __LINE__, #call, (unsigned)zc_r);                       \
+            return 1;                                                                                                  \
+        }                                                                                                              \
+    } while (0)
+
+/* Calls with known arguments and results: the debug stream's params and results are compared with these. */
+static int zc_work_basic(zc_l0 *l0) {
+    ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ZC_CHECK(zeDeviceGetProperties(l0->device, &props));
+    printf("expect.props_device=%" PRIu64 "\nexpect.props_pointer=%" PRIu64 "\n", (uint64_t)(uintptr_t)l0->device,
+           (uint64_t)(uintptr_t)&props);
+    zx_ts_call_record r;
+    zx_ts_last_call_fn last = NULL;
+    void *subscriber = dlopen(ZC_XPTI_TEST_SUBSCRIBER, RTLD_NOLOAD | RTLD_LAZY);
+    if (subscriber != NULL)
+        *(void **)&last = dlsym(subscriber, ZX_TS_LAST_CALL);
+    if (last != NULL && last(ZX_FN_zeDeviceGetProperties, &r))
+        printf("seen.props_device=%" PRIu64 "\nseen.props_pointer=%" PRIu64 "\nseen.props_result=%d\n", r.args[0],
+               r.args[1], r.result);
+    ze_result_t bad = zeDeviceGetProperties(l0->device, NULL);
+    printf("expect.bad_result=%d\n", (int)bad);
+    if (last != NULL && last(ZX_FN_zeDeviceGetProperties, &r))
+        printf("seen.bad_result=%d\nseen.bad_pointer=%" PRIu64 "\nseen.props_calls=%u\n", r.result, r.args[1], r.calls);
+    void *memory = NULL;
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    ZC_CHECK(zeMemAllocDevice(l0->context, &desc, 3000, 64, l0->device, &memory));
+    if (last != NULL && last(ZX_FN_zeMemAllocDevice, &r))
+        printf("seen.alloc_size=%" PRIu64 "\nseen.alloc_alignment=%" PRIu64 "\nseen.alloc_out=%" PRIu64 "\n", r.args[2],
+               r.args[3], r.args[5]);
+    printf("expect.alloc_out=%" PRIu64 "\n", (uint64_t)(uintptr_t)&memory);
+    ZC_CHECK(zeMemFree(l0->context, memory));
+    return 0;
+}
+
+/* Allocations of every kind, one that fails, and their frees. */
+static int zc_work_mem(zc_l0 *l0) {
+    ze_host_mem_alloc_desc_t host = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    ze_device_mem_alloc_desc_t dev = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *p[3] = {NULL, NULL, NULL};
+    ZC_CHECK(zeMemAllocHost(l0->context, &host, 4096, 64, &p[0]));
+    ZC_CHECK(zeMemAllocDevice(l0->context, &dev, 8192, 64, l0->device, &p[1]));
+    ZC_CHECK(zeMemAllocShared(l0->context, &dev, &host, 12288, 64, l0->device, &p[2]));
+    void *none = NULL;
+    ze_result_t bad = zeMemAllocHost(l0->context, &host, 0, 64, &none); /* size 0: an error */
+    printf("bad_alloc_failed=%d\n", bad != ZE_RESULT_SUCCESS);
+    const uint64_t sizes[] = {4096, 8192, 12288};
+    for (int i = 0; i < 3; i++) {
+        printf("expect.alloc.%d=0x%" PRIx64 ":%" PRIu64 "\n", i, (uint64_t)(uintptr_t)p[i], sizes[i]);
+        printf("expect.release.%d=0x%" PRIx64 ":%" PRIu64 "\n", i, (uint64_t)(uintptr_t)p[i], sizes[i]);
+        ZC_CHECK(zeMemFree(l0->context, p[i]));
+    }
+    return 0;
+}
+
+/* The known graph: fill A (e0) -> copy A to B (waits e0, e1) -> vadd (waits e1, e2) -> barrier (waits e2), executed
+ * twice on a queue; then a copy on an immediate list, waited for with its event. */
+typedef struct zc_graph_objects {
+    ze_event_pool_handle_t pool;
+    ze_event_handle_t events[4];
+    ze_module_handle_t module;
+    ze_kernel_handle_t kernel;
+    ze_command_queue_handle_t queue;
+    ze_command_list_handle_t list;
+    ze_command_list_handle_t immediate;
+    int32_t *a, *b, *c;
+} zc_graph_objects;
+
+static int zc_graph_create(zc_l0 *l0, zc_graph_objects *g) {
+    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 4};
+    ZC_CHECK(zeEventPoolCreate(l0->context, &pool_desc, 1, &l0->device, &g->pool));
+    for (uint32_t i = 0; i < 4; i++) {
+        ze_event_desc_t desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, ZE_EVENT_SCOPE_FLAG_HOST,
+                                ZE_EVENT_SCOPE_FLAG_HOST};
+        ZC_CHECK(zeEventCreate(g->pool, &desc, &g->events[i]));
+    }
+    ze_host_mem_alloc_desc_t host = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    ZC_CHECK(zeMemAllocHost(l0->context, &host, 256, 64, (void **)&g->a));
+    ZC_CHECK(zeMemAllocHost(l0->context, &host, 256, 64, (void **)&g->b));
+    ZC_CHECK(zeMemAllocHost(l0->context, &host, 256, 64, (void **)&g->c));
+    zc_spirv spirv = zc_load_spirv("vadd");
+    ze_module_desc_t module_desc = {
+        ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, spirv.size, spirv.data, NULL, NULL};
+    ze_result_t built = zeModuleCreate(l0->context, l0->device, &module_desc, &g->module, NULL);
+    free(spirv.data);
+    ZC_CHECK(built);
+    ze_kernel_desc_t kernel_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "vadd_int"};
+    ZC_CHECK(zeKernelCreate(g->module, &kernel_desc, &g->kernel));
+    ZC_CHECK(zeKernelSetGroupSize(g->kernel, 16, 1, 1));
+    ZC_CHECK(zeKernelSetArgumentValue(g->kernel, 0, sizeof g->a, &g->a));
+    ZC_CHECK(zeKernelSetArgumentValue(g->kernel, 1, sizeof g->b, &g->b));
+    ZC_CHECK(zeKernelSetArgumentValue(g->kernel, 2, sizeof g->c, &g->c));
+    ze_command_queue_desc_t queue_desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ZC_CHECK(zeCommandQueueCreate(l0->context, l0->device, &queue_desc, &g->queue));
+    ze_command_list_desc_t list_desc = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    ZC_CHECK(zeCommandListCreate(l0->context, l0->device, &list_desc, &g->list));
+    ZC_CHECK(zeCommandListCreateImmediate(l0->context, l0->device, &queue_desc, &g->immediate));
+    return 0;
+}
+
+static int zc_graph_record(zc_graph_objects *g) {
+    const int pattern = 3;
+    ze_group_count_t groups = {4, 1, 1};
+    ze_event_handle_t *e = g->events;
+    ZC_CHECK(zeCommandListAppendMemoryFill(g->list, g->a, &pattern, sizeof pattern, 256, e[0], 0, NULL));
+    ZC_CHECK(zeCommandListAppendMemoryCopy(g->list, g->b, g->a, 256, e[1], 1, &e[0]));
+    ZC_CHECK(zeCommandListAppendLaunchKernel(g->list, g->kernel, &groups, e[2], 1, &e[1]));
+    ZC_CHECK(zeCommandListAppendBarrier(g->list, NULL, 1, &e[2]));
+    ZC_CHECK(zeCommandListClose(g->list));
+    return 0;
+}
+
+static int zc_graph_run(zc_graph_objects *g) {
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 3; i++)
+            ZC_CHECK(zeEventHostReset(g->events[i]));
+        ZC_CHECK(zeCommandQueueExecuteCommandLists(g->queue, 1, &g->list, NULL));
+        ZC_CHECK(zeCommandQueueSynchronize(g->queue, UINT64_MAX));
+    }
+    ZC_CHECK(zeCommandListAppendMemoryCopy(g->immediate, g->a, g->c, 256, g->events[3], 0, NULL));
+    ZC_CHECK(zeEventHostSynchronize(g->events[3], UINT64_MAX));
+    printf("vadd_result=%d\n", (int)g->c[5]);
+    return 0;
+}
+
+static int zc_graph_destroy(zc_l0 *l0, zc_graph_objects *g) {
+    ZC_CHECK(zeCommandListDestroy(g->immediate));
+    ZC_CHECK(zeCommandListDestroy(g->list));
+    ZC_CHECK(zeCommandQueueDestroy(g->queue));
+    ZC_CHECK(zeKernelDestroy(g->kernel));
+    ZC_CHECK(zeModuleDestroy(g->module));
+    for (int i = 0; i < 4; i++)
+        ZC_CHECK(zeEventDestroy(g->events[i]));
+    ZC_CHECK(zeEventPoolDestroy(g->pool));
+    ZC_CHECK(zeMemFree(l0->context, g->a));
+    ZC_CHECK(zeMemFree(l0->context, g->b));
+    ZC_CHECK(zeMemFree(l0->context, g->c));
+    return 0;
+}
+
+static int zc_work_graph(zc_l0 *l0) {
+    zc_graph_objects g = {0};
+    if (zc_graph_create(l0, &g) != 0 || zc_graph_record(&g) != 0 || zc_graph_run(&g) != 0)
+        return 1;
+    return zc_graph_destroy(l0, &g);
+}
+
+#define ZC_THREADS      8
+#define ZC_THREAD_CALLS 300
+
+static void *zc_thread_calls(void *arg) {
+    zc_l0 *l0 = arg;
+    ze_host_mem_alloc_desc_t host = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    for (int i = 0; i < ZC_THREAD_CALLS; i++) {
+        ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+        zeDeviceGetProperties(l0->device, &props);
+        void *p = NULL;
+        if (i % 10 == 0 && zeMemAllocHost(l0->context, &host, 64, 64, &p) == ZE_RESULT_SUCCESS)
+            zeMemFree(l0->context, p);
+    }
+    return NULL;
+}
+
+static int zc_work_threads(zc_l0 *l0) {
+    pthread_t threads[ZC_THREADS];
+    for (int i = 0; i < ZC_THREADS; i++) {
+        if (pthread_create(&threads[i], NULL, zc_thread_calls, l0) != 0)
+            return 1;
+    }
+    for (int i = 0; i < ZC_THREADS; i++)
+        pthread_join(threads[i], NULL);
+    printf("expect.props_calls=%d\nexpect.mem_pairs=%d\n", ZC_THREADS * ZC_THREAD_CALLS,
+           ZC_THREADS * ZC_THREAD_CALLS / 10);
+    return 0;
+}
+
+/* What the subscriber saw, the emitter's state, and (for the debug stream) zeDeviceGetProperties' last record. */
+static void zc_report(void) {
+    void *subscriber = dlopen(ZC_XPTI_TEST_SUBSCRIBER, RTLD_NOLOAD | RTLD_LAZY);
+    zx_ts_print_fn print = NULL;
+    zx_ts_last_call_fn last = NULL;
+    if (subscriber != NULL) {
+        *(void **)&print = dlsym(subscriber, ZX_TS_PRINT);
+        *(void **)&last = dlsym(subscriber, ZX_TS_LAST_CALL);
+    }
+    zx_ts_call_record r;
+    if (last != NULL && last(ZX_FN_zeDeviceGetProperties, &r))
+        printf("seen.props_calls=%u\n", r.calls);
+    if (print != NULL)
+        print(stdout);
+    else
+        printf("subscriber=absent\n");
+}
+
+typedef zx_emitter_state (*zc_state_fn)(void);
+typedef void (*zc_finish_fn)(void);
+
+/* The emitter's functions: in the global scope when preloaded, else from the library the tool mode opened. */
+static void *zc_emitter_symbol(void *emitter, const char *name) {
+    return dlsym(emitter != NULL ? emitter : RTLD_DEFAULT, name);
+}
+
+/* Child: runs a workload. With "tool" the emitter is not preloaded: the child opens it and calls zx_emitter_init
+ * itself, first before zeInit (nothing happens), then after. The emitter is finished explicitly before the report,
+ * so that the streams are finalised and every task closed. */
+static int zc_child_workload(int argc, char **argv) {
+    const char *name = argc > 0 ? argv[0] : "basic";
+    bool tool = strcmp(name, "tool") == 0;
+    void *emitter = tool ? dlopen(ZC_XPTI_EMITTER, RTLD_NOW | RTLD_LOCAL) : NULL;
+    zc_state_fn init = NULL, status = NULL;
+    zc_finish_fn finish = NULL;
+    *(void **)&init = zc_emitter_symbol(emitter, "zx_emitter_init");
+    *(void **)&status = zc_emitter_symbol(emitter, "zx_emitter_status");
+    *(void **)&finish = zc_emitter_symbol(emitter, "zx_emitter_finish");
+    if (tool && init != NULL)
+        printf("before_init=%d\n", (int)init());
+    zc_l0 l0;
+    if (!zc_l0_open(&l0))
+        return 3;
+    if (tool && init != NULL)
+        printf("after_init=%d\n", (int)init());
+    int failed = 0;
+    if (strcmp(name, "basic") == 0 || tool)
+        failed = zc_work_basic(&l0);
+    else if (strcmp(name, "mem") == 0)
+        failed = zc_work_mem(&l0);
+    else if (strcmp(name, "graph") == 0)
+        failed = zc_work_graph(&l0);
+    else if (strcmp(name, "threads") == 0)
+        failed = zc_work_threads(&l0);
+    zeContextDestroy(l0.context);
+    printf("emitter=%d\n", status != NULL ? (int)status() : -1);
+    if (finish != NULL)
+        finish();
+    zc_report();
+    return failed;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Call and debug streams */
+
+static void call_stream_pairs_every_call(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("basic", &env, &child);
+    zc_expect(&child, "emitter", ZX_EMITTER_TRACING);
+    zc_expect(&child, "inits", 4);
+    zc_expect(&child, "finishes", 4);
+    uint64_t begins = zc_child_number(&child, "call_begins");
+    if (begins < 8)
+        zc_fail("only %" PRIu64 " calls traced:\n%s", begins, child.out);
+    zc_expect(&child, "call_ends", begins);
+    zc_expect(&child, "call_mismatches", 0);
+    zc_expect(&child, "call_bad", 0);
+    zc_expect(&child, "call_non_increasing", 0);
+    zc_child_free(&child);
+}
+
+/* Ids are stable: these values are fixed by layers/xpti/gen/function_ids.txt and documented in docs/xpti.md. */
+static void debug_ids_and_names_match_the_table(void **state) {
+    (void)state;
+    assert_int_equal(ZX_FN_zeCommandListAppendBarrier, 1);
+    assert_int_equal(ZX_FN_zeDeviceGetProperties, 55);
+    assert_int_equal(ZX_FN_zeInit, 98);
+    assert_int_equal(ZX_FN_zeVirtualMemUnmap, 144);
+    for (uint32_t id = 1; id < ZX_FN_LIMIT; id++) {
+        const zx_function_info *info = zx_function_by_id(id);
+        if (info != NULL && zx_function_id_of(info->name) != id)
+            zc_fail("id %u names %s, which maps back to %u", id, info->name, zx_function_id_of(info->name));
+    }
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("basic", &env, &child);
+    uint64_t begins = zc_child_number(&child, "call_begins");
+    zc_expect(&child, "debug_begins", begins);
+    zc_expect(&child, "debug_ends", begins);
+    zc_expect(&child, "debug_bad_ids", 0);
+    zc_expect(&child, "debug_mismatches", 0);
+    zc_expect(&child, "debug_bad_ret", 0);
+    zc_child_free(&child);
+}
+
+static void debug_params_are_the_calls(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("basic", &env, &child);
+    zc_expect_same(&child, "seen.props_device", "expect.props_device");
+    zc_expect_same(&child, "seen.props_pointer", "expect.props_pointer");
+    zc_expect(&child, "seen.bad_pointer", 0);
+    zc_expect(&child, "seen.alloc_size", 3000);
+    zc_expect(&child, "seen.alloc_alignment", 64);
+    zc_expect_same(&child, "seen.alloc_out", "expect.alloc_out");
+    zc_child_free(&child);
+}
+
+static void debug_result_is_what_the_application_got(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("basic", &env, &child);
+    zc_expect(&child, "seen.props_result", ZE_RESULT_SUCCESS);
+    zc_expect(&child, "expect.bad_result", ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_expect_same(&child, "seen.bad_result", "expect.bad_result");
+    zc_expect(&child, "seen.props_calls", 2);
+    zc_child_free(&child);
+}
+
+/* Subscribers built with older headers register 31 for function_with_args_end: they get their ends there. */
+static void old_subscribers_get_function_with_args_end_31(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_env_add(&env, "ZX_TS_OLD_END=1");
+    zc_run_workload("basic", &env, &child);
+    uint64_t begins = zc_child_number(&child, "debug_begins");
+    assert_true(begins > 0);
+    zc_expect(&child, "debug_old_ends", begins);
+    zc_expect(&child, "debug_ends", 0);
+    zc_expect(&child, "debug_mismatches", 0);
+    zc_child_free(&child);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * mem_alloc stream */
+
+static void mem_alloc_pairs_carry_pointer_and_size(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("mem", &env, &child);
+    zc_expect(&child, "bad_alloc_failed", 1);
+    zc_expect(&child, "mem_alloc_pairs", 4); /* the failed one too, with pointer 0 */
+    zc_expect(&child, "mem_release_pairs", 3);
+    zc_expect(&child, "mem_mismatches", 0);
+    char key[32], expected[32];
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "alloc.%d", i);
+        snprintf(expected, sizeof expected, "expect.alloc.%d", i);
+        zc_expect_same(&child, key, expected);
+        snprintf(key, sizeof key, "release.%d", i);
+        snprintf(expected, sizeof expected, "expect.release.%d", i);
+        zc_expect_same(&child, key, expected);
+    }
+    zc_expect_text(&child, "alloc.3", "0x0:0");
+    zc_child_free(&child);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Graph stream */
+
+static void zc_expect_contains(const zc_child *child, const char *key, const char *part) {
+    char value[512] = "";
+    if (!zc_child_value(child, key, value, sizeof value) || strstr(value, part) == NULL)
+        zc_fail("%s is '%s', which lacks '%s'", key, value, part);
+}
+
+static void graph_matches_the_workload(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("graph", &env, &child);
+    zc_expect(&child, "vadd_result", 6); /* 3 + 3: the workload really ran */
+    zc_expect(&child, "graph_creates", 1);
+    zc_expect(&child, "nodes", 5);
+    zc_expect_text(&child, "node.0", "memory_fill:memory fill");
+    zc_expect_text(&child, "node.1", "memory_copy:memory copy");
+    zc_expect_text(&child, "node.2", "kernel:vadd_int");
+    zc_expect_text(&child, "node.3", "barrier:barrier");
+    zc_expect_text(&child, "node.4", "memory_copy:memory copy");
+    zc_expect_contains(&child, "node_meta.2", "kernel_name=vadd_int;");
+    zc_expect_contains(&child, "node_meta.2", "group_count=4,1,1;");
+    zc_expect_contains(&child, "node_meta.2", "group_size=16,1,1;");
+    zc_expect_contains(&child, "node_meta.2", "global_size=64,1,1;");
+    zc_expect_contains(&child, "node_meta.2", "device_name=");
+    zc_expect_contains(&child, "node_meta.0", "memory_size=256;");
+    zc_expect_contains(&child, "node_meta.4", "queue_id=");
+    zc_expect(&child, "edges", 3);
+    zc_expect_text(&child, "edge.0", "0->1");
+    zc_expect_text(&child, "edge.1", "1->2");
+    zc_expect_text(&child, "edge.2", "2->3");
+    zc_expect_text(&child, "tasks", "0,1,2,3,0,1,2,3,4"); /* the list ran twice, then the immediate copy */
+    zc_expect(&child, "task_begins", 9);
+    zc_expect(&child, "task_pairs", 9);
+    zc_expect(&child, "task_mismatches", 0);
+    zc_expect(&child, "signals", 7); /* three signalling nodes twice, and the immediate copy */
+    zc_expect(&child, "signal_bad", 0);
+    zc_expect(&child, "wait_pairs", 3); /* two queue synchronisations, one event synchronisation */
+    zc_expect(&child, "wait_mismatches", 0);
+    zc_expect(&child, "queue_creates", 2); /* the queue and the immediate list */
+    zc_expect(&child, "queue_destroys", 2);
+    zc_expect(&child, "parent_bad", 0);
+    zc_expect(&child, "stash_bad", 0);
+    zc_child_free(&child);
+}
+
+static void timeline_of_the_graph_workload_is_valid_json(void **state) {
+    (void)state;
+    char file[4096], file_var[4200];
+    snprintf(file, sizeof file, "%s/%s-timeline.json", ZC_RESULTS_DIR, ZC_EXECUTABLE);
+    snprintf(file_var, sizeof file_var, "ZX_TIMELINE_FILE=%s", file);
+    remove(file);
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TIMELINE, true);
+    zc_env_add(&env, file_var);
+    zc_run_workload("graph", &env, &child);
+    zc_child_free(&child);
+    const char *argv[] = {"python3", "-m", "json.tool", file, NULL};
+    assert_true(zc_run_command(argv, NULL, ZC_CHILD_TIMEOUT_MS, &child));
+    zc_assert_child_ok(&child, "python3 -m json.tool on the timeline");
+    /* json.tool's output: one member per line, a space after each colon. */
+    const char *parts[] = {"\"traceEvents\": [",
+                           "\"ph\": \"b\"",
+                           "\"ph\": \"e\"",
+                           "\"name\": \"vadd_int\"",
+                           "\"name\": \"zeCommandQueueExecuteCommandLists\"",
+                           "\"cat\": \"wait\"",
+                           "\"name\": \"USM memory\""};
+    for (size_t i = 0; i < ZC_COUNT(parts); i++) {
+        if (strstr(child.out, parts[i]) == NULL)
+            zc_fail("the timeline %s lacks %s", file, parts[i]);
+    }
+    zc_child_free(&child);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Streams off, bad set-ups */
+
+static void zc_expect_untraced(const zc_child *child) {
+    zc_expect(child, "callbacks", 0);
+    zc_expect(child, "call_begins", 0);
+    zc_expect(child, "nodes", 0);
+}
+
+static void streams_off_no_callbacks_no_crash(void **state) {
+    (void)state;
+    const char *disabling[] = {"XPTI_TRACE_ENABLE=0", "XPTI_TRACE_ENABLE=false", "XPTI_TRACE_ENABLE=maybe"};
+    for (size_t i = 0; i < ZC_COUNT(disabling); i++) {
+        zc_env env;
+        zc_child child;
+        zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+        zc_env_add(&env, disabling[i]);
+        zc_run_workload("graph", &env, &child);
+        zc_expect(&child, "emitter", ZX_EMITTER_OFF);
+        zc_expect_text(&child, "subscriber", "absent"); /* the framework was not even loaded */
+        zc_child_free(&child);
+    }
+    /* Loaded and initialised, but listening to nothing: no tracer, no callback. */
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_env_add(&env, "ZX_TS_STREAMS=none");
+    zc_run_workload("graph", &env, &child);
+    zc_expect(&child, "emitter", ZX_EMITTER_OFF);
+    zc_expect(&child, "inits", 4);
+    zc_expect_untraced(&child);
+    zc_child_free(&child);
+}
+
+/* A stream nobody listens to gets no notification while the others do. */
+static void only_the_listened_streams_notify(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_env_add(&env, "ZX_TS_STREAMS=graph");
+    zc_run_workload("graph", &env, &child);
+    zc_expect(&child, "emitter", ZX_EMITTER_TRACING);
+    zc_expect(&child, "call_begins", 0);
+    zc_expect(&child, "debug_begins", 0);
+    zc_expect(&child, "mem_alloc_pairs", 0);
+    zc_expect(&child, "nodes", 5);
+    zc_expect(&child, "task_pairs", 9);
+    zc_child_free(&child);
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_env_add(&env, "ZX_TS_STREAMS=call,mem");
+    zc_run_workload("graph", &env, &child);
+    assert_true(zc_child_number(&child, "call_begins") > 0);
+    zc_expect(&child, "mem_alloc_pairs", 3);
+    zc_expect(&child, "debug_begins", 0);
+    zc_expect(&child, "nodes", 0);
+    zc_expect(&child, "graph_creates", 0);
+    zc_child_free(&child);
+}
+
+static void subscriber_missing_an_entry_point_is_not_loaded(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_INCOMPLETE_SUBSCRIBER "," ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("basic", &env, &child);
+    zc_expect(&child, "emitter", ZX_EMITTER_TRACING);
+    zc_expect(&child, "inits", 4);
+    assert_null(strstr(child.out, "zx_incomplete_subscriber"));
+    assert_non_null(strstr(child.err, "does not export xptiTraceFinish"));
+    zc_child_free(&child);
+    zc_env_traced(&env, ZC_XPTI_INCOMPLETE_SUBSCRIBER, true);
+    zc_run_workload("basic", &env, &child);
+    zc_expect(&child, "emitter", ZX_EMITTER_OFF); /* no subscriber loaded: tracing is off */
+    assert_null(strstr(child.out, "zx_incomplete_subscriber"));
+    zc_child_free(&child);
+}
+
+static void bad_dispatcher_leaves_tracing_off_with_a_diagnostic(void **state) {
+    (void)state;
+    const struct {
+        const char *var;
+        const char *diagnostic;
+    } cases[] = {
+        {"XPTI_FRAMEWORK_DISPATCHER=/nonexistent/libxptifw.so",
+         "zexpti: cannot load XPTI_FRAMEWORK_DISPATCHER=/nonexistent/libxptifw.so"},
+        {"XPTI_FRAMEWORK_DISPATCHER=" ZC_XPTI_INCOMPLETE_SUBSCRIBER, "does not export xptiFrameworkInitialize"},
+    };
+    for (size_t i = 0; i < ZC_COUNT(cases); i++) {
+        zc_env env;
+        zc_child child;
+        zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+        zc_env_add(&env, cases[i].var);
+        zc_run_workload("graph", &env, &child);
+        zc_expect(&child, "emitter", ZX_EMITTER_OFF);
+        zc_expect_text(&child, "subscriber", "absent");
+        if (strstr(child.err, cases[i].diagnostic) == NULL)
+            zc_fail("no diagnostic '%s' on stderr:\n%s", cases[i].diagnostic, child.err);
+        zc_child_free(&child);
+    }
+}
+
+/* Without ZE_ENABLE_TRACING_LAYER the loader has no tracer: the emitter says so and the application runs on. */
+static void no_tracing_layer_leaves_tracing_off_with_a_diagnostic(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_env_add(&env, "ZE_ENABLE_TRACING_LAYER");
+    zc_run_workload("basic", &env, &child);
+    zc_expect(&child, "emitter", ZX_EMITTER_OFF);
+    zc_expect(&child, "callbacks", 0);
+    assert_non_null(strstr(child.err, "ZE_ENABLE_TRACING_LAYER=1"));
+    zc_child_free(&child);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Threads, tools */
+
+static void eight_threads_lose_no_pair(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("threads", &env, &child);
+    uint64_t begins = zc_child_number(&child, "call_begins");
+    zc_expect(&child, "call_ends", begins);
+    zc_expect(&child, "call_mismatches", 0);
+    zc_expect(&child, "call_non_increasing", 0);
+    zc_expect(&child, "debug_ends", begins);
+    zc_expect(&child, "debug_mismatches", 0);
+    zc_expect_same(&child, "seen.props_calls", "expect.props_calls");
+    zc_expect_same(&child, "mem_alloc_pairs", "expect.mem_pairs");
+    zc_expect_same(&child, "mem_release_pairs", "expect.mem_pairs");
+    zc_expect(&child, "mem_mismatches", 0);
+    zc_child_free(&child);
+}
+
+static void tool_starts_the_emitter_after_zeInit(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, false);
+    zc_run_workload("tool", &env, &child);
+    zc_expect(&child, "before_init", ZX_EMITTER_NOT_STARTED);
+    zc_expect(&child, "after_init", ZX_EMITTER_TRACING);
+    zc_expect(&child, "inits", 4);
+    zc_expect_same(&child, "seen.props_device", "expect.props_device");
+    uint64_t begins = zc_child_number(&child, "call_begins");
+    assert_true(begins > 0);
+    zc_expect(&child, "call_ends", begins);
+    zc_child_free(&child);
+}
+
+int main(int argc, char **argv) {
+    static const struct CMUnitTest tests[] = {
+        cmocka_unit_test(call_stream_pairs_every_call),
+        cmocka_unit_test(debug_ids_and_names_match_the_table),
+        cmocka_unit_test(debug_params_are_the_calls),
+        cmocka_unit_test(debug_result_is_what_the_application_got),
+        cmocka_unit_test(old_subscribers_get_function_with_args_end_31),
+        cmocka_unit_test(mem_alloc_pairs_carry_pointer_and_size),
+        cmocka_unit_test(graph_matches_the_workload),
+        cmocka_unit_test(timeline_of_the_graph_workload_is_valid_json),
+        cmocka_unit_test(streams_off_no_callbacks_no_crash),
+        cmocka_unit_test(only_the_listened_streams_notify),
+        cmocka_unit_test(subscriber_missing_an_entry_point_is_not_loaded),
+        cmocka_unit_test(bad_dispatcher_leaves_tracing_off_with_a_diagnostic),
+        cmocka_unit_test(no_tracing_layer_leaves_tracing_off_with_a_diagnostic),
+        cmocka_unit_test(eight_threads_lose_no_pair),
+        cmocka_unit_test(tool_starts_the_emitter_after_zeInit),
+    };
+    static const zc_child_mode modes[] = {{"workload", zc_child_workload}};
+    static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), NULL, NULL, modes, ZC_COUNT(modes)};
+    return zc_main(argc, argv, &suite);
+}

@@ -1,0 +1,641 @@
+/* Conformance: our XPTI dispatcher (layers/xpti, libxptifw.so) against the framework contract of docs/xpti.md:
+ * string table, streams, callbacks per stream and type in registration order, the notification rules, events and
+ * payloads, metadata and objects, the stash tuple, defaults, user-defined types, subscriber loading from
+ * XPTI_SUBSCRIBERS with XPTI_TRACE_ENABLE, and bad input. The library is dlopen'ed (as emitters do) and every
+ * function looked up by name. Tests that depend on the environment run in child processes. No test asserts
+ * anything about time. */
+#include "zc_harness.h"
+#include "zx_test_subscriber.h"
+#include "zx_xpti.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ZC_XPTI_DISPATCHER
+#error "ZC_XPTI_DISPATCHER must name libxptifw.so"
+#endif
+
+/* The framework's functions, looked up once. */
+typedef struct zc_fw {
+#define ZC_FW_MEMBER(ret, name, params) zx_pfn_##name name;
+    ZX_XPTI_FUNCTIONS(ZC_FW_MEMBER)
+#undef ZC_FW_MEMBER
+    zx_pfn_xpti_metadata_at metadata_at;
+} zc_fw;
+
+static zc_fw zc_x;
+
+static bool zc_load_framework(void) {
+    void *lib = dlopen(ZC_XPTI_DISPATCHER, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL)
+        return false;
+#define ZC_FW_LOOKUP(ret, name, params)                                                                                \
+    *(void **)&zc_x.name = dlsym(lib, #name);                                                                          \
+    if (zc_x.name == NULL)                                                                                             \
+        return false;
+    ZX_XPTI_FUNCTIONS(ZC_FW_LOOKUP)
+#undef ZC_FW_LOOKUP
+    *(void **)&zc_x.metadata_at = dlsym(lib, ZX_XPTI_METADATA_AT);
+    return zc_x.metadata_at != NULL;
+}
+
+static int zc_setup(void **state) {
+    (void)state;
+    if (!zc_load_framework()) {
+        fprintf(stderr, "test_xpti_dispatcher: cannot load %s\n", ZC_XPTI_DISPATCHER);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Recording callbacks */
+
+#define ZC_MAX_SEEN 32
+
+typedef struct zc_seen {
+    int who;
+    uint16_t type;
+    zx_xpti_event *object;
+    uint64_t instance;
+    const void *user_data;
+} zc_seen;
+
+static zc_seen zc_log[ZC_MAX_SEEN];
+static unsigned zc_log_count;
+
+static void zc_record(int who, uint16_t type, zx_xpti_event *object, uint64_t instance, const void *user_data) {
+    if (zc_log_count < ZC_MAX_SEEN)
+        zc_log[zc_log_count++] = (zc_seen){who, type, object, instance, user_data};
+}
+
+static void zc_cb_a(uint16_t t, zx_xpti_event *p, zx_xpti_event *o, uint64_t i, const void *u) {
+    (void)p;
+    zc_record(1, t, o, i, u);
+}
+
+static void zc_cb_b(uint16_t t, zx_xpti_event *p, zx_xpti_event *o, uint64_t i, const void *u) {
+    (void)p;
+    zc_record(2, t, o, i, u);
+}
+
+static void zc_cb_c(uint16_t t, zx_xpti_event *p, zx_xpti_event *o, uint64_t i, const void *u) {
+    (void)p;
+    zc_record(3, t, o, i, u);
+}
+
+/* A stream of its own for a test, with tracing forced on. */
+static uint8_t zc_stream(const char *name) {
+    zc_x.xptiForceSetTraceEnabled(true);
+    uint8_t id = zc_x.xptiRegisterStream(name);
+    assert_int_not_equal(id, 0);
+    zc_log_count = 0;
+    return id;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Strings, streams, ids */
+
+static void strings_same_text_same_id_and_copy(void **state) {
+    (void)state;
+    char text[] = "zc.string.one";
+    char *copy1 = NULL, *copy2 = NULL;
+    zx_xpti_string_id id1 = zc_x.xptiRegisterString(text, &copy1);
+    text[0] = 'Z'; /* the table keeps its own copy */
+    zx_xpti_string_id id2 = zc_x.xptiRegisterString("zc.string.one", &copy2);
+    assert_true(id1 > 0);
+    assert_int_equal(id1, id2);
+    assert_ptr_equal(copy1, copy2);
+    assert_string_equal(copy1, "zc.string.one");
+    assert_string_equal(zc_x.xptiLookupString(id1), "zc.string.one");
+    zx_xpti_string_id other = zc_x.xptiRegisterString("zc.string.two", NULL);
+    assert_true(other > 0);
+    assert_int_not_equal(other, id1);
+}
+
+static void strings_bad_input(void **state) {
+    (void)state;
+    char *copy = (char *)"untouched";
+    assert_int_equal(zc_x.xptiRegisterString(NULL, &copy), ZX_XPTI_INVALID_ID);
+    assert_null(copy);
+    assert_null(zc_x.xptiLookupString(0));
+    assert_null(zc_x.xptiLookupString(-1));
+    assert_null(zc_x.xptiLookupString(INT32_MAX));
+    assert_null(zc_x.xptiLookupString(1 << 24));
+}
+
+static void streams_same_name_same_id(void **state) {
+    (void)state;
+    uint8_t a = zc_x.xptiRegisterStream("zc.stream.a");
+    uint8_t b = zc_x.xptiRegisterStream("zc.stream.b");
+    assert_int_not_equal(a, 0);
+    assert_int_not_equal(b, 0);
+    assert_int_not_equal(a, b);
+    assert_int_equal(zc_x.xptiRegisterStream("zc.stream.a"), a);
+    assert_int_equal(zc_x.xptiRegisterStream(NULL), 0);
+    assert_int_equal(zc_x.xptiRegisterStream(""), 0);
+    assert_int_equal(zc_x.xptiUnregisterStream("zc.stream.never"), ZX_XPTI_NOTFOUND);
+    assert_int_equal(zc_x.xptiUnregisterStream(NULL), ZX_XPTI_INVALIDARG);
+}
+
+static void unique_ids_increase(void **state) {
+    (void)state;
+    uint64_t previous = zc_x.xptiGetUniqueId();
+    for (int i = 0; i < 100; i++) {
+        uint64_t id = zc_x.xptiGetUniqueId();
+        assert_true(id > previous);
+        previous = id;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Callbacks and notifications */
+
+static void callbacks_run_in_registration_order(void **state) {
+    (void)state;
+    uint8_t s = zc_stream("zc.order");
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_TASK_BEGIN, zc_cb_b), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_TASK_BEGIN, zc_cb_c), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_TASK_BEGIN, zc_cb_a), ZX_XPTI_SUCCESS);
+    zx_xpti_event *ev = zc_x.xptiMakeEvent("zc.order.event", &(zx_xpti_payload){.name = "zc.order.event"},
+                                           ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE, NULL);
+    assert_non_null(ev);
+    assert_int_equal(zc_x.xptiNotifySubscribers(s, ZX_TP_TASK_BEGIN, NULL, ev, 42, "data"), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_log_count, 3);
+    const int order[] = {2, 3, 1};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(zc_log[i].who, order[i]);
+        assert_int_equal(zc_log[i].type, ZX_TP_TASK_BEGIN);
+        assert_ptr_equal(zc_log[i].object, ev);
+        assert_int_equal(zc_log[i].instance, 42);
+        assert_string_equal(zc_log[i].user_data, "data");
+    }
+    /* Other types of the stream and other streams are not called. */
+    zc_log_count = 0;
+    assert_int_equal(zc_x.xptiNotifySubscribers(s, ZX_TP_TASK_END, NULL, ev, 42, NULL), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiNotifySubscribers(zc_stream("zc.order.other"), ZX_TP_TASK_BEGIN, NULL, ev, 1, NULL),
+                     ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_log_count, 0);
+}
+
+static void callbacks_duplicate_unregister_and_again(void **state) {
+    (void)state;
+    uint8_t s = zc_stream("zc.dup");
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_SIGNAL, zc_cb_b), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_DUPLICATE);
+    assert_int_equal(zc_x.xptiUnregisterCallback(s, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiUnregisterCallback(s, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_NOTFOUND);
+    assert_int_equal(zc_x.xptiUnregisterCallback(s, ZX_TP_TASK_END, zc_cb_a), ZX_XPTI_NOTFOUND);
+    zx_xpti_event *ev = zc_x.xptiMakeEvent("zc.dup.event", &(zx_xpti_payload){.name = "zc.dup.event"}, 0, 0, NULL);
+    zc_x.xptiNotifySubscribers(s, ZX_TP_SIGNAL, NULL, ev, 1, NULL);
+    assert_int_equal(zc_log_count, 1);
+    assert_int_equal(zc_log[0].who, 2);
+    /* Registered again, it keeps its place before b. */
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_SUCCESS);
+    zc_log_count = 0;
+    zc_x.xptiNotifySubscribers(s, ZX_TP_SIGNAL, NULL, ev, 2, NULL);
+    assert_int_equal(zc_log_count, 2);
+    assert_int_equal(zc_log[0].who, 1);
+    assert_int_equal(zc_log[1].who, 2);
+}
+
+static void callbacks_bad_arguments(void **state) {
+    (void)state;
+    uint8_t s = zc_stream("zc.badcb");
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_SIGNAL, NULL), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.xptiRegisterCallback(0, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.xptiRegisterCallback(250, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.xptiUnregisterCallback(s, ZX_TP_SIGNAL, NULL), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.xptiUnregisterCallback(250, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_INVALIDARG);
+}
+
+/* Event-less notifications are allowed only with user data and for the types that carry everything in it. */
+static void notify_object_rules(void **state) {
+    (void)state;
+    uint8_t s = zc_stream("zc.rules");
+    const uint16_t optional[] = {ZX_TP_FUNCTION_BEGIN,         ZX_TP_FUNCTION_END,    ZX_TP_FUNCTION_WITH_ARGS_BEGIN,
+                                 ZX_TP_FUNCTION_WITH_ARGS_END, ZX_TP_MEM_ALLOC_BEGIN, ZX_TP_MEM_RELEASE_END,
+                                 ZX_TP_OFFLOAD_ALLOC_ACCESSOR, ZX_TP_DIAGNOSTICS};
+    for (size_t i = 0; i < ZC_COUNT(optional); i++) {
+        zc_x.xptiRegisterCallback(s, optional[i], zc_cb_a);
+        assert_int_equal(zc_x.xptiNotifySubscribers(s, optional[i], NULL, NULL, 1, "data"), ZX_XPTI_SUCCESS);
+        assert_int_equal(zc_x.xptiNotifySubscribers(s, optional[i], NULL, NULL, 1, NULL), ZX_XPTI_INVALIDARG);
+    }
+    assert_int_equal(zc_log_count, ZC_COUNT(optional));
+    const uint16_t required[] = {ZX_TP_GRAPH_CREATE,
+                                 ZX_TP_NODE_CREATE,
+                                 ZX_TP_TASK_BEGIN,
+                                 ZX_TP_SIGNAL,
+                                 ZX_TP_WAIT_BEGIN,
+                                 ZX_TP_QUEUE_CREATE,
+                                 0x81};
+    for (size_t i = 0; i < ZC_COUNT(required); i++)
+        assert_int_equal(zc_x.xptiNotifySubscribers(s, required[i], NULL, NULL, 1, "data"), ZX_XPTI_INVALIDARG);
+}
+
+static void tracing_off_notifies_nothing(void **state) {
+    (void)state;
+    uint8_t s = zc_stream("zc.off");
+    zc_x.xptiRegisterCallback(s, ZX_TP_FUNCTION_BEGIN, zc_cb_a);
+    assert_true(zc_x.xptiCheckTraceEnabled(s, ZX_TP_FUNCTION_BEGIN));
+    zc_x.xptiForceSetTraceEnabled(false);
+    assert_false(zc_x.xptiTraceEnabled());
+    assert_false(zc_x.xptiCheckTraceEnabled(s, ZX_TP_FUNCTION_BEGIN));
+    assert_int_equal(zc_x.xptiNotifySubscribers(s, ZX_TP_FUNCTION_BEGIN, NULL, NULL, 1, "x"), ZX_XPTI_FALSE);
+    assert_int_equal(zc_log_count, 0);
+    zc_x.xptiForceSetTraceEnabled(true);
+    assert_true(zc_x.xptiTraceEnabled());
+}
+
+static void check_trace_enabled_by_stream_and_type(void **state) {
+    (void)state;
+    uint8_t s = zc_stream("zc.check");
+    assert_false(zc_x.xptiCheckTraceEnabled(s, 0));
+    assert_false(zc_x.xptiCheckTraceEnabled(s, ZX_TP_WAIT_BEGIN));
+    zc_x.xptiRegisterCallback(s, ZX_TP_WAIT_BEGIN, zc_cb_a);
+    assert_true(zc_x.xptiCheckTraceEnabled(s, 0));
+    assert_true(zc_x.xptiCheckTraceEnabled(s, ZX_TP_WAIT_BEGIN));
+    assert_false(zc_x.xptiCheckTraceEnabled(s, ZX_TP_WAIT_END));
+    assert_false(zc_x.xptiCheckTraceEnabled(0, 0));
+    assert_false(zc_x.xptiCheckTraceEnabled(300, 0));
+    assert_false(zc_x.xptiCheckTraceEnabled(240, ZX_TP_WAIT_BEGIN));
+    zc_x.xptiUnregisterCallback(s, ZX_TP_WAIT_BEGIN, zc_cb_a);
+    assert_false(zc_x.xptiCheckTraceEnabled(s, 0));
+    /* A user-defined type in a high page. */
+    uint16_t user = zc_x.xptiRegisterUserDefinedTracePoint("zc.tool.check", 5);
+    zc_x.xptiRegisterCallback(s, user, zc_cb_b);
+    assert_true(zc_x.xptiCheckTraceEnabled(s, user));
+    assert_int_equal(zc_x.xptiUnregisterStream("zc.check"), ZX_XPTI_SUCCESS);
+    assert_false(zc_x.xptiCheckTraceEnabled(s, user));
+    assert_int_equal(zc_x.xptiRegisterStream("zc.check"), s); /* the id stays the name's */
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Events, payloads, metadata, objects */
+
+static void events_same_payload_same_event(void **state) {
+    (void)state;
+    char name[] = "zc.kernel";
+    zx_xpti_payload payload = {.name = name, .source_file = "zc.c", .line_no = 10, .column_no = 2};
+    uint64_t i1 = 0, i2 = 0, i3 = 0;
+    zx_xpti_event *e1 = zc_x.xptiMakeEvent(NULL, &payload, ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE, &i1);
+    zx_xpti_event *e2 = zc_x.xptiMakeEvent(NULL, &payload, ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE, &i2);
+    payload.line_no = 11;
+    zx_xpti_event *e3 = zc_x.xptiMakeEvent(NULL, &payload, ZX_ET_BARRIER, ZX_ACTIVITY_ACTIVE, &i3);
+    assert_non_null(e1);
+    assert_ptr_equal(e1, e2);
+    assert_int_equal(i1 + 1, i2);
+    assert_int_equal(i3, 1);
+    assert_ptr_not_equal(e1, e3);
+    assert_int_not_equal(e1->unique_id, e3->unique_id);
+    assert_int_equal(e1->event_type, ZX_ET_ALGORITHM);
+    assert_int_equal(e3->event_type, ZX_ET_BARRIER);
+    assert_int_equal(e1->source_id, -1);
+    const zx_xpti_payload *p = zc_x.xptiQueryPayload(e1);
+    assert_non_null(p);
+    assert_ptr_equal(p, e1->payload);
+    name[0] = 'Z'; /* the payload holds interned copies, not the caller's strings */
+    assert_string_equal(p->name, "zc.kernel");
+    assert_string_equal(p->source_file, "zc.c");
+    assert_int_equal(p->line_no, 10);
+    assert_int_equal(p->flags & (ZX_PAYLOAD_NAME | ZX_PAYLOAD_SOURCE_FILE | ZX_PAYLOAD_LINE),
+                     ZX_PAYLOAD_NAME | ZX_PAYLOAD_SOURCE_FILE | ZX_PAYLOAD_LINE);
+}
+
+static void events_bad_input(void **state) {
+    (void)state;
+    assert_null(zc_x.xptiMakeEvent(NULL, NULL, 0, 0, NULL));
+    zx_xpti_payload empty = {.line_no = 0xffffffffu, .column_no = 0xffffffffu};
+    assert_null(zc_x.xptiMakeEvent(NULL, &empty, 0, 0, NULL));
+    assert_non_null(zc_x.xptiMakeEvent("zc.by.name", NULL, 0, 0, NULL));
+    assert_null(zc_x.xptiQueryPayload(NULL));
+    zx_xpti_event fake = {0};
+    assert_null(zc_x.xptiQueryPayload(&fake));
+    zc_x.xptiReleaseEvent(NULL);
+    zc_x.xptiReleaseEvent(&fake); /* not one of its events: ignored */
+    assert_int_equal(zc_x.xptiAddMetadata(NULL, "k", 1), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.xptiAddMetadata(&fake, "k", 1), ZX_XPTI_INVALIDARG);
+    const char *key;
+    zx_xpti_object_id value;
+    assert_int_equal(zc_x.metadata_at(&fake, 0, &key, &value), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.metadata_at(NULL, 0, NULL, NULL), ZX_XPTI_INVALIDARG);
+}
+
+static void events_released_are_forgotten(void **state) {
+    (void)state;
+    zx_xpti_payload payload = {.name = "zc.release", .code_ptr_va = (void *)&payload};
+    zx_xpti_event *e = zc_x.xptiMakeEvent(NULL, &payload, 0, 0, NULL);
+    assert_non_null(e);
+    uint64_t uid = e->unique_id;
+    zc_x.xptiReleaseEvent(e);
+    assert_null(zc_x.xptiQueryPayload(e));
+    assert_int_equal(zc_x.xptiAddMetadata(e, "k", 1), ZX_XPTI_INVALIDARG);
+    zx_xpti_event *again = zc_x.xptiMakeEvent(NULL, &payload, 0, 0, NULL);
+    assert_non_null(again);
+    assert_int_not_equal(again->unique_id, uid);
+}
+
+static void metadata_and_objects(void **state) {
+    (void)state;
+    zx_xpti_event *e = zc_x.xptiMakeEvent(NULL, &(zx_xpti_payload){.name = "zc.meta"}, 0, 0, NULL);
+    uint64_t number = 4096;
+    zx_xpti_object_id text = zc_x.xptiRegisterObject("vadd", 4, ZX_METADATA_STRING);
+    zx_xpti_object_id size = zc_x.xptiRegisterObject((const char *)&number, sizeof number, ZX_METADATA_UNSIGNED);
+    assert_true(text > 0);
+    assert_int_equal(zc_x.xptiRegisterObject("vadd", 4, ZX_METADATA_STRING), text); /* stored once */
+    assert_int_not_equal(zc_x.xptiRegisterObject("vadd", 4, ZX_METADATA_BINARY), text);
+    assert_int_equal(zc_x.xptiAddMetadata(e, "kernel_name", text), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiAddMetadata(e, "memory_size", size), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiAddMetadata(e, "kernel_name", size), ZX_XPTI_DUPLICATE);
+    const char *key = NULL;
+    zx_xpti_object_id value = 0;
+    assert_int_equal(zc_x.metadata_at(e, 0, &key, &value), ZX_XPTI_SUCCESS);
+    assert_string_equal(key, "kernel_name");
+    zx_xpti_object_data data = zc_x.xptiLookupObject(value);
+    assert_int_equal(data.size, 4);
+    assert_int_equal(data.type, ZX_METADATA_STRING);
+    assert_memory_equal(data.data, "vadd", 4);
+    assert_int_equal(zc_x.metadata_at(e, 1, &key, &value), ZX_XPTI_SUCCESS);
+    data = zc_x.xptiLookupObject(value);
+    assert_int_equal(data.size, sizeof number);
+    assert_memory_equal(data.data, &number, sizeof number);
+    assert_int_equal(zc_x.metadata_at(e, 2, &key, &value), ZX_XPTI_NOTFOUND);
+    data = zc_x.xptiLookupObject(-5);
+    assert_null(data.data);
+    assert_int_equal(zc_x.xptiRegisterObject(NULL, 3, ZX_METADATA_BINARY), ZX_XPTI_INVALID_ID);
+}
+
+static void reset_forgets_events_keeps_strings(void **state) {
+    (void)state;
+    zx_xpti_string_id id = zc_x.xptiRegisterString("zc.reset.string", NULL);
+    zx_xpti_event *e = zc_x.xptiMakeEvent(NULL, &(zx_xpti_payload){.name = "zc.reset.event"}, 0, 0, NULL);
+    assert_non_null(zc_x.xptiQueryPayload(e));
+    zc_x.xptiReset();
+    assert_null(zc_x.xptiQueryPayload(e));
+    assert_string_equal(zc_x.xptiLookupString(id), "zc.reset.string");
+    assert_int_equal(e->unique_id != 0, true); /* its memory stays valid */
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Stash, defaults, user-defined types */
+
+static void *zc_stash_elsewhere(void *arg) {
+    (void)arg;
+    char *key = NULL;
+    uint64_t value = 0;
+    return (void *)(uintptr_t)(zc_x.xptiGetStashedTuple(&key, &value) == ZX_XPTI_NOTFOUND);
+}
+
+static void stash_is_a_per_thread_stack(void **state) {
+    (void)state;
+    char *key = NULL;
+    uint64_t value = 0;
+    assert_int_equal(zc_x.xptiGetStashedTuple(&key, &value), ZX_XPTI_NOTFOUND);
+    assert_int_equal(zc_x.xptiStashTuple("queue_id", 7), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiStashTuple("inner", 8), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiGetStashedTuple(&key, &value), ZX_XPTI_SUCCESS);
+    assert_string_equal(key, "inner");
+    assert_int_equal(value, 8);
+    pthread_t thread;
+    void *elsewhere_empty = NULL;
+    assert_int_equal(pthread_create(&thread, NULL, zc_stash_elsewhere, NULL), 0);
+    pthread_join(thread, &elsewhere_empty);
+    assert_non_null(elsewhere_empty);
+    zc_x.xptiUnstashTuple();
+    assert_int_equal(zc_x.xptiGetStashedTuple(&key, &value), ZX_XPTI_SUCCESS);
+    assert_string_equal(key, "queue_id");
+    assert_int_equal(value, 7);
+    zc_x.xptiUnstashTuple();
+    zc_x.xptiUnstashTuple(); /* one more than stashed: nothing happens */
+    assert_int_equal(zc_x.xptiGetStashedTuple(&key, &value), ZX_XPTI_NOTFOUND);
+    assert_int_equal(zc_x.xptiStashTuple(NULL, 1), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.xptiGetStashedTuple(NULL, &value), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.xptiGetStashedTuple(&key, NULL), ZX_XPTI_INVALIDARG);
+}
+
+static void defaults_keep_what_was_set(void **state) {
+    (void)state;
+    assert_int_equal(zc_x.xptiSetDefaultStreamID(9), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiGetDefaultStreamID(), 9);
+    assert_int_equal(zc_x.xptiSetDefaultEventType(ZX_ET_BARRIER), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiGetDefaultEventType(), ZX_ET_BARRIER);
+    assert_int_equal(zc_x.xptiSetDefaultTraceType(ZX_TP_TASK_BEGIN), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiGetDefaultTraceType(), ZX_TP_TASK_BEGIN);
+}
+
+static void user_defined_types_carry_the_tool(void **state) {
+    (void)state;
+    uint16_t tp1 = zc_x.xptiRegisterUserDefinedTracePoint("zc.tool.one", 3);
+    uint16_t tp2 = zc_x.xptiRegisterUserDefinedTracePoint("zc.tool.one", 4);
+    uint16_t tp3 = zc_x.xptiRegisterUserDefinedTracePoint("zc.tool.two", 3);
+    uint16_t et = zc_x.xptiRegisterUserDefinedEventType("zc.tool.one", 1);
+    assert_int_equal(tp1 & 0xff, 0x80 | 3);
+    assert_int_equal(tp2 & 0xff, 0x80 | 4);
+    assert_int_equal(tp1 >> 8, tp2 >> 8);
+    assert_int_not_equal(tp1 >> 8, 0);
+    assert_int_not_equal(tp1 >> 8, tp3 >> 8);
+    assert_int_equal(et, (tp1 & 0xff00) | 0x81);
+    assert_int_equal(zc_x.xptiRegisterUserDefinedTracePoint(NULL, 1), 0);
+    assert_int_equal(zc_x.xptiRegisterUserDefinedEventType("", 1), 0);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Threads: notifications while callbacks come and go */
+
+#define ZC_NOTIFIERS 8
+#define ZC_ROUNDS    2000
+
+static atomic_ulong zc_threaded_calls;
+static uint8_t zc_threaded_stream;
+static atomic_bool zc_threaded_stop;
+
+static void zc_cb_count(uint16_t t, zx_xpti_event *p, zx_xpti_event *o, uint64_t i, const void *u) {
+    (void)t;
+    (void)p;
+    (void)o;
+    (void)i;
+    (void)u;
+    atomic_fetch_add_explicit(&zc_threaded_calls, 1, memory_order_relaxed);
+}
+
+static void *zc_notifier(void *arg) {
+    (void)arg;
+    for (int i = 0; i < ZC_ROUNDS; i++) {
+        if (zc_x.xptiCheckTraceEnabled(zc_threaded_stream, ZX_TP_FUNCTION_BEGIN))
+            zc_x.xptiNotifySubscribers(zc_threaded_stream, ZX_TP_FUNCTION_BEGIN, NULL, NULL, (uint64_t)i, "f");
+        zc_x.xptiNotifySubscribers(zc_threaded_stream, ZX_TP_FUNCTION_END, NULL, NULL, (uint64_t)i, "f");
+    }
+    return NULL;
+}
+
+/* Registers and unregisters callbacks of new types while the notifiers run: new pages and nodes get published. */
+static void *zc_registrar(void *arg) {
+    (void)arg;
+    for (uint16_t type = 0x200; !atomic_load(&zc_threaded_stop) && type < 0x2000; type++) {
+        zc_x.xptiRegisterCallback(zc_threaded_stream, type, zc_cb_a);
+        zc_x.xptiUnregisterCallback(zc_threaded_stream, ZX_TP_FUNCTION_BEGIN, zc_cb_count);
+        zc_x.xptiRegisterCallback(zc_threaded_stream, ZX_TP_FUNCTION_BEGIN, zc_cb_count);
+    }
+    return NULL;
+}
+
+static void notify_from_threads_while_registering(void **state) {
+    (void)state;
+    zc_threaded_stream = zc_stream("zc.threads");
+    atomic_store(&zc_threaded_calls, 0);
+    atomic_store(&zc_threaded_stop, false);
+    assert_int_equal(zc_x.xptiRegisterCallback(zc_threaded_stream, ZX_TP_FUNCTION_END, zc_cb_count), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiRegisterCallback(zc_threaded_stream, ZX_TP_FUNCTION_BEGIN, zc_cb_count), ZX_XPTI_SUCCESS);
+    pthread_t threads[ZC_NOTIFIERS], registrar;
+    assert_int_equal(pthread_create(&registrar, NULL, zc_registrar, NULL), 0);
+    for (int i = 0; i < ZC_NOTIFIERS; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, zc_notifier, NULL), 0);
+    for (int i = 0; i < ZC_NOTIFIERS; i++)
+        pthread_join(threads[i], NULL);
+    atomic_store(&zc_threaded_stop, true);
+    pthread_join(registrar, NULL);
+    /* Every end notification reached the callback that never changed; begins came and went. */
+    unsigned long calls = atomic_load(&zc_threaded_calls);
+    assert_true(calls >= (unsigned long)ZC_NOTIFIERS * ZC_ROUNDS);
+    assert_true(calls <= 2ul * ZC_NOTIFIERS * ZC_ROUNDS);
+    assert_int_equal(zc_log_count, 0); /* the types the registrar added were never notified */
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Subscriber loading (child processes: the framework reads its environment once) */
+
+/* Child: initialises two streams twice and finalises them, printing what the test subscriber saw. */
+static int zc_child_subscribers(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    if (!zc_load_framework())
+        return 2;
+    zc_x.xptiFrameworkInitialize();
+    printf("trace_enabled=%d\n", zc_x.xptiTraceEnabled() ? 1 : 0);
+    printf("init_result=%d\n", (int)zc_x.xptiInitialize("zc.s1", 1, 2, "1.2"));
+    zc_x.xptiInitialize("zc.s1", 1, 2, "1.2"); /* already initialised: subscribers are not called again */
+    zc_x.xptiInitialize("zc.s2", 0, 1, NULL);
+    zc_x.xptiFinalize("zc.s1");
+    zc_x.xptiFinalize("zc.never");
+    zc_x.xptiFinalize(NULL);
+    zc_x.xptiFrameworkFinalize(); /* finalises zc.s2 */
+    void *subscriber = dlopen(ZC_XPTI_TEST_SUBSCRIBER, RTLD_NOLOAD | RTLD_LAZY);
+    zx_ts_print_fn print = NULL;
+    if (subscriber != NULL)
+        *(void **)&print = dlsym(subscriber, ZX_TS_PRINT);
+    if (print != NULL)
+        print(stdout);
+    else
+        printf("subscriber=absent\n");
+    return 0;
+}
+
+static void zc_run_subscribers(const char *enable, const char *subscribers, zc_child *child) {
+    char enable_var[64], subscribers_var[4096];
+    snprintf(enable_var, sizeof enable_var, "XPTI_TRACE_ENABLE=%s", enable != NULL ? enable : "");
+    snprintf(subscribers_var, sizeof subscribers_var, "XPTI_SUBSCRIBERS=%s", subscribers);
+    const char *env[] = {enable != NULL ? enable_var : "XPTI_TRACE_ENABLE", subscribers_var, NULL};
+    assert_true(zc_run_child_mode("subscribers", NULL, env, ZC_CHILD_TIMEOUT_MS, child));
+    zc_assert_child_ok(child, "the subscribers child");
+}
+
+static void subscribers_loaded_and_initialised_per_stream(void **state) {
+    (void)state;
+    const char *enabling[] = {NULL, "1", "true"};
+    for (size_t i = 0; i < ZC_COUNT(enabling); i++) {
+        zc_child child;
+        zc_run_subscribers(enabling[i], ZC_XPTI_TEST_SUBSCRIBER, &child);
+        assert_int_equal(zc_child_number(&child, "trace_enabled"), 1);
+        assert_int_equal(zc_child_number(&child, "init_result"), ZX_XPTI_SUCCESS);
+        assert_int_equal(zc_child_number(&child, "inits"), 2);
+        assert_int_equal(zc_child_number(&child, "finishes"), 2);
+        zc_child_free(&child);
+    }
+}
+
+static void subscribers_not_loaded_when_disabled(void **state) {
+    (void)state;
+    const char *disabling[] = {"0", "false", "yes", "TRUE", ""};
+    for (size_t i = 0; i < ZC_COUNT(disabling); i++) {
+        zc_child child;
+        zc_run_subscribers(disabling[i], ZC_XPTI_TEST_SUBSCRIBER, &child);
+        assert_int_equal(zc_child_number(&child, "trace_enabled"), 0);
+        assert_int_equal(zc_child_number(&child, "init_result"), ZX_XPTI_FALSE);
+        char value[32];
+        if (!zc_child_value(&child, "subscriber", value, sizeof value) || strcmp(value, "absent") != 0)
+            zc_fail("XPTI_TRACE_ENABLE=%s loaded the subscriber:\n%s", disabling[i], child.out);
+        zc_child_free(&child);
+    }
+}
+
+static void subscriber_without_an_entry_point_not_loaded(void **state) {
+    (void)state;
+    zc_child child;
+    zc_run_subscribers("1", ZC_XPTI_INCOMPLETE_SUBSCRIBER "," ZC_XPTI_TEST_SUBSCRIBER, &child);
+    assert_int_equal(zc_child_number(&child, "trace_enabled"), 1);
+    assert_int_equal(zc_child_number(&child, "inits"), 2);
+    assert_null(strstr(child.out, "zx_incomplete_subscriber"));
+    assert_non_null(strstr(child.err, "does not export xptiTraceFinish"));
+    zc_child_free(&child);
+    /* Alone, it leaves no subscriber: tracing is off. */
+    zc_run_subscribers("1", ZC_XPTI_INCOMPLETE_SUBSCRIBER, &child);
+    assert_int_equal(zc_child_number(&child, "trace_enabled"), 0);
+    zc_child_free(&child);
+}
+
+static void subscriber_bad_paths_skipped_with_a_diagnostic(void **state) {
+    (void)state;
+    zc_child child;
+    zc_run_subscribers("1", "/nonexistent/libnothing.so,," ZC_XPTI_TEST_SUBSCRIBER "," ZC_XPTI_TEST_SUBSCRIBER, &child);
+    assert_int_equal(zc_child_number(&child, "trace_enabled"), 1);
+    assert_int_equal(zc_child_number(&child, "inits"), 2); /* listed twice, loaded once */
+    assert_non_null(strstr(child.err, "xptifw: cannot load subscriber /nonexistent/libnothing.so"));
+    zc_child_free(&child);
+}
+
+static void initialize_bad_input(void **state) {
+    (void)state;
+    assert_int_equal(zc_x.xptiInitialize(NULL, 0, 1, "0.1"), ZX_XPTI_INVALIDARG);
+    assert_int_equal(zc_x.xptiInitialize("", 0, 1, "0.1"), ZX_XPTI_INVALIDARG);
+    /* No subscriber in this process: nothing to initialise. */
+    assert_int_equal(zc_x.xptiInitialize("zc.nobody", 0, 1, NULL), ZX_XPTI_FALSE);
+    zc_x.xptiFinalize("zc.nobody");
+    zc_x.xptiFrameworkFinalize(); /* more finalisations than initialisations: nothing happens */
+}
+
+int main(int argc, char **argv) {
+    static const struct CMUnitTest tests[] = {
+        cmocka_unit_test(strings_same_text_same_id_and_copy),
+        cmocka_unit_test(strings_bad_input),
+        cmocka_unit_test(streams_same_name_same_id),
+        cmocka_unit_test(unique_ids_increase),
+        cmocka_unit_test(callbacks_run_in_registration_order),
+        cmocka_unit_test(callbacks_duplicate_unregister_and_again),
+        cmocka_unit_test(callbacks_bad_arguments),
+        cmocka_unit_test(notify_object_rules),
+        cmocka_unit_test(tracing_off_notifies_nothing),
+        cmocka_unit_test(check_trace_enabled_by_stream_and_type),
+        cmocka_unit_test(events_same_payload_same_event),
+        cmocka_unit_test(events_bad_input),
+        cmocka_unit_test(events_released_are_forgotten),
+        cmocka_unit_test(metadata_and_objects),
+        cmocka_unit_test(reset_forgets_events_keeps_strings),
+        cmocka_unit_test(stash_is_a_per_thread_stack),
+        cmocka_unit_test(defaults_keep_what_was_set),
+        cmocka_unit_test(user_defined_types_carry_the_tool),
+        cmocka_unit_test(notify_from_threads_while_registering),
+        cmocka_unit_test(subscribers_loaded_and_initialised_per_stream),
+        cmocka_unit_test(subscribers_not_loaded_when_disabled),
+        cmocka_unit_test(subscriber_without_an_entry_point_not_loaded),
+        cmocka_unit_test(subscriber_bad_paths_skipped_with_a_diagnostic),
+        cmocka_unit_test(initialize_bad_input),
+    };
+    static const zc_child_mode modes[] = {{"subscribers", zc_child_subscribers}};
+    static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup, NULL, modes, ZC_COUNT(modes)};
+    return zc_main(argc, argv, &suite);
+}

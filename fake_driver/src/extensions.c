@@ -1,0 +1,129 @@
+/* Extension functions on kernels, events and modules that need nothing of their objects' internals beyond what the
+ * shared headers give: kernel scheduling hints (ZE_experimental_scheduling_hints), event timestamps per device
+ * (ZE_experimental_event_query_timestamps) and module linkage inspection (ZE_extension_linkage_inspection). */
+#include "zf_core.h"
+#include "zf_exec.h"
+#include "zf_module.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Scheduling hints */
+
+ze_result_t zfi_zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint) {
+    (void)hKernel;
+    if (pHint->stype != ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_DESC)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "pHint->stype is 0x%x, not ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_DESC", (unsigned)pHint->stype);
+    /* Every hint is accepted (zeDeviceGetModuleProperties reports them all) and, as the specification allows for
+     * hints, has no effect: the modelled engines run one kernel at a time. */
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Event timestamps per device */
+
+ze_result_t zfi_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount,
+                                          ze_kernel_timestamp_result_t *pTimestamps) {
+    zf_event *event = zf_event_from(hEvent);
+    const zf_device *device = zf_device_from(hDevice);
+    if (!(event->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the event's pool was not created with KERNEL_TIMESTAMP");
+    zf_sync_lock();
+    bool ready = event->signaled && event->timestamp_device != NULL;
+    zf_event copy = *event;
+    zf_sync_unlock();
+    if (!ready)
+        return ZE_RESULT_NOT_READY;
+    /* A command runs on one engine: one timestamp, which the device that ran it, its root device and its card's
+     * other tiles all report; a device of another card has none. */
+    uint32_t available = copy.timestamp_device->root == device->root ? 1 : 0;
+    if (zf_count_query(pCount, available, pTimestamps) > 0)
+        zf_event_write_kernel_timestamp(&copy, &pTimestamps[0]);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Linkage inspection */
+
+/* Whether some module of the set exports a symbol of that name and kind. */
+static bool zf_exported(zf_module *const *modules, uint32_t count, const zf_spirv_symbol *import) {
+    for (uint32_t m = 0; m < count; m++) {
+        const zf_spirv_module *spirv = modules[m]->program->spirv;
+        for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
+            const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
+            if (s->linkage == ZF_SPIRV_LINK_EXPORT && s->is_function == import->is_function &&
+                strcmp(s->name, import->name) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+typedef enum zf_list_kind { ZF_LIST_IMPORTS, ZF_LIST_UNRESOLVABLE, ZF_LIST_EXPORTS } zf_list_kind;
+
+static bool zf_symbol_listed(zf_module *const *modules, uint32_t count, const zf_spirv_symbol *s, zf_list_kind kind) {
+    switch (kind) {
+    case ZF_LIST_IMPORTS:
+        return s->linkage == ZF_SPIRV_LINK_IMPORT;
+    case ZF_LIST_UNRESOLVABLE:
+        return s->linkage == ZF_SPIRV_LINK_IMPORT && !zf_exported(modules, count, s);
+    case ZF_LIST_EXPORTS:
+        return s->linkage == ZF_SPIRV_LINK_EXPORT;
+    }
+    return false;
+}
+
+/* One section of the log: a title line, then each symbol of the set (in module order) on its own indented line. */
+static void zf_write_section(FILE *out, const char *title, zf_module *const *modules, uint32_t count,
+                             zf_list_kind kind) {
+    fprintf(out, "%s:\n", title);
+    for (uint32_t m = 0; m < count; m++) {
+        const zf_spirv_module *spirv = modules[m]->program->spirv;
+        for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
+            const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
+            if (zf_symbol_listed(modules, count, s, kind))
+                fprintf(out, "\t%s\n", s->name);
+        }
+    }
+}
+
+static ze_result_t zf_check_modules(uint32_t count, ze_module_handle_t *handles) {
+    for (uint32_t i = 0; i < count; i++) {
+        if (!zf_handle_is_live(handles[i], ZF_OBJ_ZE_MODULE))
+            return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "phModules[%u] (%p) is not a live module", i,
+                           (void *)handles[i]);
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules,
+                                          ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog) {
+    if (pInspectDesc->stype != ZE_STRUCTURE_TYPE_LINKAGE_INSPECTION_EXT_DESC)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "pInspectDesc->stype is 0x%x, not ZE_STRUCTURE_TYPE_LINKAGE_INSPECTION_EXT_DESC",
+                       (unsigned)pInspectDesc->stype);
+    ze_result_t result = zf_check_modules(numModules, phModules);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    if (out == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the linkage log");
+    zf_module *const *modules = (zf_module *const *)phModules;
+    ze_linkage_inspection_ext_flags_t flags = pInspectDesc->flags;
+    if (flags & ZE_LINKAGE_INSPECTION_EXT_FLAG_IMPORTS)
+        zf_write_section(out, "Import Symbol Names", modules, numModules, ZF_LIST_IMPORTS);
+    if (flags & ZE_LINKAGE_INSPECTION_EXT_FLAG_UNRESOLVABLE_IMPORTS)
+        zf_write_section(out, "Unresolvable Import Symbol Names", modules, numModules, ZF_LIST_UNRESOLVABLE);
+    if (flags & ZE_LINKAGE_INSPECTION_EXT_FLAG_EXPORTS)
+        zf_write_section(out, "Export Symbol Names", modules, numModules, ZF_LIST_EXPORTS);
+    bool written = fclose(out) == 0;
+    result = written ? zf_build_log_create(text, phLog)
+                     : zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the linkage log");
+    free(text);
+    return result;
+}

@@ -1,0 +1,325 @@
+/* The decoder's shared state: what spirv_decode.c (module level, functions, blocks), spirv_decode_inst.c (one
+ * instruction at a time) and spirv_decode_ext.c (the OpenCL extended instruction set) build together. The decoder
+ * reads the module through the reader's recorded offsets (spirv_internal.h) and never trusts an operand: every id is
+ * checked against the bound, its definition and its type before it becomes an operand of the decoded form. */
+#ifndef ZF_SPIRV_DECODE_H
+#define ZF_SPIRV_DECODE_H
+
+#include "spirv_exec.h"
+#include "spirv_form.h"
+#include "spirv_internal.h"
+
+/* Opcodes the decoder handles beyond those the reader names (SPIR-V unified numbering). */
+enum {
+    ZF_OP_SOURCE_CONTINUED = 2,
+    ZF_OP_SOURCE = 3,
+    ZF_OP_SOURCE_EXTENSION = 4,
+    ZF_OP_LINE = 8,
+    ZF_OP_EXT_INST = 12,
+    ZF_OP_LOAD = 61,
+    ZF_OP_STORE = 62,
+    ZF_OP_COPY_MEMORY = 63,
+    ZF_OP_COPY_MEMORY_SIZED = 64,
+    ZF_OP_ACCESS_CHAIN = 65,
+    ZF_OP_IN_BOUNDS_ACCESS_CHAIN = 66,
+    ZF_OP_PTR_ACCESS_CHAIN = 67,
+    ZF_OP_GENERIC_PTR_MEM_SEMANTICS = 69,
+    ZF_OP_IN_BOUNDS_PTR_ACCESS_CHAIN = 70,
+    ZF_OP_VECTOR_EXTRACT_DYNAMIC = 77,
+    ZF_OP_VECTOR_INSERT_DYNAMIC = 78,
+    ZF_OP_VECTOR_SHUFFLE = 79,
+    ZF_OP_COMPOSITE_CONSTRUCT = 80,
+    ZF_OP_COMPOSITE_EXTRACT = 81,
+    ZF_OP_COMPOSITE_INSERT = 82,
+    ZF_OP_COPY_OBJECT = 83,
+    ZF_OP_SAMPLED_IMAGE = 86,
+    ZF_OP_IMAGE_SAMPLE_EXPLICIT_LOD = 88,
+    ZF_OP_IMAGE_READ = 98,
+    ZF_OP_IMAGE_WRITE = 99,
+    ZF_OP_IMAGE = 100,
+    ZF_OP_IMAGE_QUERY_FORMAT = 101,
+    ZF_OP_IMAGE_QUERY_ORDER = 102,
+    ZF_OP_IMAGE_QUERY_SIZE_LOD = 103,
+    ZF_OP_IMAGE_QUERY_SIZE = 104,
+    ZF_OP_CONVERT_F_TO_U = 109,
+    ZF_OP_CONVERT_F_TO_S = 110,
+    ZF_OP_CONVERT_S_TO_F = 111,
+    ZF_OP_CONVERT_U_TO_F = 112,
+    ZF_OP_U_CONVERT = 113,
+    ZF_OP_S_CONVERT = 114,
+    ZF_OP_F_CONVERT = 115,
+    ZF_OP_CONVERT_PTR_TO_U = 117,
+    ZF_OP_SAT_CONVERT_S_TO_U = 118,
+    ZF_OP_SAT_CONVERT_U_TO_S = 119,
+    ZF_OP_CONVERT_U_TO_PTR = 120,
+    ZF_OP_PTR_CAST_TO_GENERIC = 121,
+    ZF_OP_GENERIC_CAST_TO_PTR = 122,
+    ZF_OP_GENERIC_CAST_TO_PTR_EXPLICIT = 123,
+    ZF_OP_BITCAST = 124,
+    ZF_OP_S_NEGATE = 126,
+    ZF_OP_F_NEGATE = 127,
+    ZF_OP_I_ADD = 128,
+    ZF_OP_F_ADD = 129,
+    ZF_OP_I_SUB = 130,
+    ZF_OP_F_SUB = 131,
+    ZF_OP_I_MUL = 132,
+    ZF_OP_F_MUL = 133,
+    ZF_OP_U_DIV = 134,
+    ZF_OP_S_DIV = 135,
+    ZF_OP_F_DIV = 136,
+    ZF_OP_U_MOD = 137,
+    ZF_OP_S_REM = 138,
+    ZF_OP_S_MOD = 139,
+    ZF_OP_F_REM = 140,
+    ZF_OP_F_MOD = 141,
+    ZF_OP_VECTOR_TIMES_SCALAR = 142,
+    ZF_OP_DOT = 148,
+    ZF_OP_I_ADD_CARRY = 149,
+    ZF_OP_I_SUB_BORROW = 150,
+    ZF_OP_U_MUL_EXTENDED = 151,
+    ZF_OP_S_MUL_EXTENDED = 152,
+    ZF_OP_ANY = 154,
+    ZF_OP_ALL = 155,
+    ZF_OP_IS_NAN = 156,
+    ZF_OP_IS_INF = 157,
+    ZF_OP_IS_FINITE = 158,
+    ZF_OP_IS_NORMAL = 159,
+    ZF_OP_SIGN_BIT_SET = 160,
+    ZF_OP_LESS_OR_GREATER = 161,
+    ZF_OP_ORDERED = 162,
+    ZF_OP_UNORDERED = 163,
+    ZF_OP_LOGICAL_EQUAL = 164,
+    ZF_OP_LOGICAL_NOT_EQUAL = 165,
+    ZF_OP_LOGICAL_OR = 166,
+    ZF_OP_LOGICAL_AND = 167,
+    ZF_OP_LOGICAL_NOT = 168,
+    ZF_OP_SELECT = 169,
+    ZF_OP_I_EQUAL = 170,
+    ZF_OP_F_UNORD_GREATER_THAN_EQUAL = 191,
+    ZF_OP_SHIFT_RIGHT_LOGICAL = 194,
+    ZF_OP_SHIFT_RIGHT_ARITHMETIC = 195,
+    ZF_OP_SHIFT_LEFT_LOGICAL = 196,
+    ZF_OP_BITWISE_OR = 197,
+    ZF_OP_BITWISE_XOR = 198,
+    ZF_OP_BITWISE_AND = 199,
+    ZF_OP_NOT = 200,
+    ZF_OP_BIT_REVERSE = 204,
+    ZF_OP_BIT_COUNT = 205,
+    ZF_OP_CONTROL_BARRIER = 224,
+    ZF_OP_MEMORY_BARRIER = 225,
+    ZF_OP_ATOMIC_LOAD = 227,
+    ZF_OP_ATOMIC_STORE = 228,
+    ZF_OP_ATOMIC_EXCHANGE = 229,
+    ZF_OP_ATOMIC_COMPARE_EXCHANGE = 230,
+    ZF_OP_ATOMIC_COMPARE_EXCHANGE_WEAK = 231,
+    ZF_OP_ATOMIC_I_INCREMENT = 232,
+    ZF_OP_ATOMIC_XOR = 242,
+    ZF_OP_PHI = 245,
+    ZF_OP_LOOP_MERGE = 246,
+    ZF_OP_SELECTION_MERGE = 247,
+    ZF_OP_BRANCH = 249,
+    ZF_OP_BRANCH_CONDITIONAL = 250,
+    ZF_OP_SWITCH = 251,
+    ZF_OP_UNREACHABLE = 255,
+    ZF_OP_LIFETIME_START = 256,
+    ZF_OP_LIFETIME_STOP = 257,
+    ZF_OP_GROUP_ASYNC_COPY = 259,
+    ZF_OP_GROUP_WAIT_EVENTS = 260,
+    ZF_OP_GROUP_ALL = 261,
+    ZF_OP_GROUP_ANY = 262,
+    ZF_OP_GROUP_BROADCAST = 263,
+    ZF_OP_GROUP_I_ADD = 264,
+    ZF_OP_GROUP_S_MAX = 271,
+    ZF_OP_ATOMIC_FLAG_TEST_AND_SET = 318,
+    ZF_OP_ATOMIC_FLAG_CLEAR = 319,
+    ZF_OP_NO_LINE = 317,
+    ZF_OP_MODULE_PROCESSED = 330,
+    ZF_OP_PTR_EQUAL = 401,
+    ZF_OP_PTR_NOT_EQUAL = 402,
+    ZF_OP_PTR_DIFF = 403,
+    ZF_OP_SUBGROUP_SHUFFLE_INTEL = 5571,
+    ZF_OP_SUBGROUP_SHUFFLE_DOWN_INTEL = 5572,
+    ZF_OP_SUBGROUP_SHUFFLE_UP_INTEL = 5573,
+    ZF_OP_SUBGROUP_SHUFFLE_XOR_INTEL = 5574,
+    ZF_OP_CONSTANT_FUNCTION_POINTER_INTEL = 5600,
+    ZF_OP_FUNCTION_POINTER_CALL_INTEL = 5601,
+    ZF_OP_ATOMIC_F_MIN_EXT = 5614,
+    ZF_OP_ATOMIC_F_MAX_EXT = 5615,
+    ZF_OP_ATOMIC_F_ADD_EXT = 6035,
+};
+
+/* Decorations the decoder reads. */
+enum {
+    ZF_DEC_SATURATED_CONVERSION = 28,
+    ZF_DEC_FP_ROUNDING_MODE = 39,
+};
+
+/* Type classes. */
+typedef enum zf_tclass {
+    ZF_TC_NONE = 0,
+    ZF_TC_VOID,
+    ZF_TC_BOOL,
+    ZF_TC_INT,
+    ZF_TC_FLOAT,
+    ZF_TC_VECTOR,
+    ZF_TC_ARRAY,
+    ZF_TC_STRUCT,
+    ZF_TC_POINTER,
+    ZF_TC_FUNCTION,
+    ZF_TC_OPAQUE, /* images, samplers, events, queues...: handle-sized, no operations */
+    ZF_TC_OTHER,  /* runtime arrays, matrices: no value of it can be decoded */
+} zf_tclass;
+
+typedef struct zf_tinfo {
+    uint8_t cls;   /* zf_tclass */
+    uint8_t etype; /* scalars and vectors: the element type */
+    uint8_t comps; /* scalars 1, vectors n */
+    uint8_t storage_known;
+    uint32_t size; /* bytes (OpenCL layout = register layout) */
+    uint32_t align;
+    uint32_t elem;    /* vectors, arrays: the element type; pointers: the pointee */
+    uint32_t storage; /* pointers */
+    uint32_t length;  /* arrays: element count; structs: member count */
+} zf_tinfo;
+
+/* What an id is, as an operand. */
+typedef enum zf_vkind {
+    ZF_V_NONE = 0,
+    ZF_V_CONST,    /* a constant: its const-area slot is made when first used */
+    ZF_V_FRAME,    /* a value of the function being decoded */
+    ZF_V_FUNCTION, /* an OpFunction: callable, not a value */
+    ZF_V_GLOBAL,   /* a CrossWorkgroup/UniformConstant variable: its address is a relocation */
+    ZF_V_BUILTIN,  /* an Input variable decorated BuiltIn */
+    ZF_V_LOCALVAR, /* a module-scope Workgroup variable */
+    ZF_V_FUNCPTR,  /* OpConstantFunctionPointerINTEL: a relocation */
+    ZF_V_EXTSET,   /* OpExtInstImport */
+    ZF_V_DEBUG,    /* the result of a debug-information extended instruction: no value */
+} zf_vkind;
+
+typedef struct zf_dval {
+    uint8_t kind;   /* zf_vkind */
+    uint8_t null;   /* constants: OpConstantNull or OpUndef (all zero) */
+    uint16_t flags; /* ZF_DV_* */
+    uint32_t type;  /* type id */
+    zf_ref ref;     /* ZF_REF_NONE until it has one */
+    uint32_t index; /* GLOBAL: reader global index; BUILTIN: wave entry of its value; LOCALVAR: variable index;
+                       FUNCTION: decoded function index; FUNCPTR: function id; EXTSET: 1 OpenCL.std, 2 debug */
+    uint32_t func;  /* FRAME: the function that owns it (function index + 1) */
+} zf_dval;
+
+enum {
+    ZF_DV_SATURATE = 1u << 0,
+    ZF_DV_ROUND_SHIFT = 1, /* 3 bits: ZF_ROUND_* + 0 */
+    ZF_DV_BUILTIN_DEC = 1u << 4,
+};
+
+/* A growable array of fixed-size items (like the reader's, for the form's tables). */
+typedef struct zf_vec {
+    void *items;
+    uint32_t count;
+    uint32_t capacity;
+} zf_vec;
+
+/* The block being decoded and the function it belongs to. */
+typedef struct zf_dfn_state {
+    uint32_t index;       /* decoded function index */
+    uint32_t first_block; /* into the form's blocks */
+    uint32_t num_blocks;
+    uint32_t *label_to_block; /* per id of the function's labels: its execution-order index + 1 (bound-sized map) */
+    uint32_t *block_label;    /* per execution-order index: the label id */
+    uint32_t *block_offset;   /* per execution-order index: the OpLabel's word offset */
+    uint32_t frame_bytes;
+    uint32_t private_bytes;
+    uint32_t current_block; /* execution-order index */
+} zf_dfn_state;
+
+typedef struct zf_decoder {
+    const zf_spirv_module *m;
+    zf_spirv_log *log;
+    const zf_decode_options *options;
+    zf_dval *vals;     /* [bound] */
+    zf_tinfo *types;   /* [bound] (cls NONE for non-types) */
+    uint32_t *func_of; /* [bound]: for OpFunction ids, the decoded function index + 1 */
+    uint16_t *dec;     /* [bound]: ZF_DV_* decoration flags */
+    uint8_t *builtin;  /* [bound]: BuiltIn value + 1 for decorated ids, 0 otherwise */
+    /* The form being built. */
+    zf_vec insts, words, blocks, edges, copies, funcs, params, consts, relocs, waves, locals, kernels, kernel_locals,
+        aux, bytes, strings;
+    uint32_t const_bytes;
+    uint32_t wave_bytes;
+    uint32_t flags;
+    zf_dfn_state fn;
+    uint32_t word;  /* word offset of the instruction being decoded (diagnostics) */
+    uint32_t fn_id; /* the function being decoded (diagnostics) */
+    bool failed;
+} zf_decoder;
+
+/* ---- spirv_decode.c ---- */
+
+void *zf_vec_push(zf_vec *vec, size_t item_size);
+zf_spirv_status zf_d_fail(zf_decoder *d, zf_spirv_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+zf_spirv_status zf_d_malformed(zf_decoder *d, const char *format, ...) __attribute__((format(printf, 2, 3)));
+zf_spirv_status zf_d_no_memory(zf_decoder *d);
+/* Fails the build naming the instruction at d->word as unsupported, with a reason. */
+zf_spirv_status zf_d_unsupported(zf_decoder *d, uint32_t opcode, const char *why);
+
+/* The type of an id (must be a type id), or NULL after logging. */
+const zf_tinfo *zf_d_type(zf_decoder *d, uint32_t id);
+/* Byte offset of member `index` of a struct type. */
+uint32_t zf_d_member_offset(zf_decoder *d, uint32_t struct_id, uint32_t index, uint32_t *member_type);
+
+/* The operand reference of a value id whose type has `size` bytes (0: any size). */
+zf_spirv_status zf_d_operand(zf_decoder *d, uint32_t id, zf_ref *ref, const zf_tinfo **type);
+zf_spirv_status zf_d_operand_sized(zf_decoder *d, uint32_t id, uint32_t size, zf_ref *ref);
+/* A new frame slot of `size` bytes aligned to `align` in the function being decoded. */
+zf_ref zf_d_frame_slot(zf_decoder *d, uint32_t size, uint32_t align);
+/* A const-area slot holding `size` bytes of `data` (deduplicated). */
+zf_spirv_status zf_d_const_bytes(zf_decoder *d, const void *data, uint32_t size, uint32_t align, zf_ref *ref);
+/* The frame value of a result id (assigned before the body is decoded). */
+zf_spirv_status zf_d_result(zf_decoder *d, uint32_t id, uint32_t type_id, zf_ref *ref);
+
+zf_dinst *zf_d_emit(zf_decoder *d, uint32_t op);
+uint32_t zf_d_aux(zf_decoder *d, uint32_t count); /* reserves aux words, returns the index (UINT32_MAX: no memory) */
+uint32_t *zf_d_aux_at(zf_decoder *d, uint32_t index);
+
+/* Constant values at decode time (spec constants applied): the bytes of a constant id in register layout. */
+zf_spirv_status zf_d_const_value(zf_decoder *d, uint32_t id, uint8_t *out, uint32_t size);
+/* An integer constant's value (for literal-like operands). */
+bool zf_d_const_int(zf_decoder *d, uint32_t id, uint64_t *value);
+
+/* Functions, blocks and kernels (spirv_decode_func.c). */
+zf_spirv_status zf_d_functions(zf_decoder *d);
+zf_spirv_status zf_d_kernels(zf_decoder *d);
+
+/* Module-scope Input (built-in) and Workgroup variables (spirv_decode_func.c). */
+zf_spirv_status zf_d_builtin_variable(zf_decoder *d, uint32_t id, uint32_t builtin, uint32_t pointee);
+zf_spirv_status zf_d_local_variable(zf_decoder *d, uint32_t id, uint32_t pointee);
+
+/* ---- spirv_decode_inst.c ---- */
+
+/* Decodes one body instruction at offset `at` (not OpLabel, OpPhi or OpFunctionParameter). */
+zf_spirv_status zf_d_instruction(zf_decoder *d, uint32_t at);
+/* The value of an instruction's result for setting up the frame: true when `opcode` has a result type and id. */
+bool zf_d_has_result(uint32_t opcode, const uint32_t *w, uint32_t count);
+
+/* ---- spirv_decode_image.c ---- */
+
+bool zf_d_is_image_op(uint32_t opcode);
+zf_spirv_status zf_d_image(zf_decoder *d, const uint32_t *w, uint32_t count);
+/* The inline sampler value of OpConstantSampler (ZF_INLINE_SAMPLER | fields). */
+bool zf_d_inline_sampler(const uint32_t *w, uint32_t count, uint64_t *value);
+
+/* ---- spirv_decode_ext.c ---- */
+
+zf_spirv_status zf_d_ext_inst(zf_decoder *d, const uint32_t *w, uint32_t count);
+
+/* ---- spirv_cfg.c ---- */
+
+/* Orders the blocks of a function for execution: entry first, every block after its forward predecessors, and the
+ * blocks of a loop before any block outside it, so that lanes waiting at a later block reconverge with the others
+ * (spirv_run.c runs the lowest-numbered block that has lanes). succ is a CSR adjacency (succ_first has n + 1 items).
+ * order receives block indices in execution order. False when out of memory. */
+bool zf_cfg_order(uint32_t n, const uint32_t *succ_first, const uint32_t *succ, uint32_t *order);
+
+#endif

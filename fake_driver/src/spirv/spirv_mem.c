@@ -1,0 +1,254 @@
+/* Memory accesses of kernels. Every load, store, atomic and copy goes through zf_mem: the address must lie in a
+ * region this thread already knows (its private and local memory, built-in values, module globals, allocations it
+ * met before), else the driver is asked (env->lookup):
+ *   - inside a USM allocation of the launch's context: the allocation is held until the launch ends and cached;
+ *   - overrunning an allocation, in the unused tail of its mapping, or in freed memory: a fault;
+ *   - outside every allocation: ordinary host memory (as the built-in kernels accept it), allowed where the process's
+ *     mappings say it is readable (and writable for stores); an allocation of another context or an unmapped
+ *     address (NULL...) is a fault.
+ * A fault stops the lane's work-item (it never touches the memory) and is reported with the kernel, the work-item
+ * and the address (zf_fault). */
+#include "spirv_run.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+bool zf_region_add(zf_ctx *ctx, const void *base, size_t size, zf_region_kind kind, void *hold, uintptr_t guard) {
+    if (ctx->num_regions == ctx->cap_regions) {
+        uint32_t cap = ctx->cap_regions ? ctx->cap_regions * 2 : 16;
+        zf_region *regions = realloc(ctx->regions, cap * sizeof *regions);
+        if (regions == NULL)
+            return false;
+        ctx->regions = regions;
+        ctx->cap_regions = cap;
+    }
+    uintptr_t lo = (uintptr_t)base;
+    ctx->regions[ctx->num_regions++] =
+        (zf_region){lo, lo + size, guard > lo + size ? guard : lo + size, hold, (uint8_t)kind, 1};
+    return true;
+}
+
+void zf_regions_release(zf_ctx *ctx) {
+    for (uint32_t i = 0; i < ctx->num_regions; i++)
+        if (ctx->regions[i].hold != NULL && ctx->env->release != NULL)
+            ctx->env->release(ctx->env->user, ctx->regions[i].hold);
+    free(ctx->regions);
+    ctx->regions = NULL;
+    ctx->num_regions = ctx->cap_regions = 0;
+    free(ctx->maps);
+    ctx->maps = NULL;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Faults */
+
+void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) {
+    zf_ctx *ctx = x->ctx;
+    if (ctx->dead[lane])
+        return;
+    ctx->dead[lane] = 1;
+    x->killed = true;
+    if (ctx->faults++ > 0)
+        return;
+    char what[192];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(what, sizeof what, format, args);
+    va_end(args);
+    uint64_t global[3], group[3], local[3];
+    zf_lane_ids(ctx, lane, global, group, local);
+    snprintf(ctx->first_fault, sizeof ctx->first_fault,
+             "kernel '%s': work-item (%" PRIu64 ", %" PRIu64 ", %" PRIu64 ") of group (%" PRIu64 ", %" PRIu64
+             ", %" PRIu64 "): %s",
+             ctx->launch->name != NULL ? ctx->launch->name : "?", global[0], global[1], global[2], group[0], group[1],
+             group[2], what);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Host mappings */
+
+static char *zf_read_maps(void) {
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    while (text != NULL) {
+        if (len + 4096 + 1 > cap) {
+            char *bigger = realloc(text, cap * 2);
+            if (bigger == NULL) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, text + len, cap - len - 1);
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+    }
+    close(fd);
+    if (text != NULL)
+        text[len] = '\0';
+    return text;
+}
+
+typedef struct zf_mapping {
+    uintptr_t lo, hi;
+    bool readable, writable, usm;
+} zf_mapping;
+
+/* The mapping holding addr, from the cached copy of /proc/self/maps. */
+static bool zf_find_mapping(const char *maps, uintptr_t addr, zf_mapping *out) {
+    for (const char *line = maps; line != NULL && *line != '\0';) {
+        unsigned long lo, hi;
+        char perms[5] = "";
+        int used = 0;
+        if (sscanf(line, "%lx-%lx %4s %*s %*s %*s%n", &lo, &hi, perms, &used) >= 3 && addr >= lo && addr < hi) {
+            const char *path = line + used;
+            while (*path == ' ')
+                path++;
+            out->lo = lo;
+            out->hi = hi;
+            out->readable = perms[0] == 'r';
+            out->writable = perms[1] == 'w';
+            out->usm = strncmp(path, "/memfd:zefake-usm", 17) == 0; /* docs/memory.md: every allocation is one */
+            return true;
+        }
+        line = strchr(line, '\n');
+        line = line != NULL ? line + 1 : NULL;
+    }
+    return false;
+}
+
+static uint8_t *zf_host_access(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
+    zf_ctx *ctx = x->ctx;
+    if (!ctx->maps_read) {
+        ctx->maps = zf_read_maps();
+        ctx->maps_read = true;
+    }
+    zf_mapping m;
+    if (!zf_find_mapping(ctx->maps, (uintptr_t)addr, &m)) {
+        zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 ": the address is not mapped", write ? "store" : "load", size,
+                 addr);
+        return NULL;
+    }
+    if (m.usm) {
+        zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 ": outside every allocation of the kernel's context",
+                 write ? "store" : "load", size, addr);
+        return NULL;
+    }
+    if (!ctx->env->system_memory) {
+        zf_fault(x, lane,
+                 "%s of %u bytes at 0x%" PRIx64 ": not in an allocation of the kernel's context, and the device has "
+                 "no access to other host memory (sharedSystemAllocCapabilities is 0)",
+                 write ? "store" : "load", size, addr);
+        return NULL;
+    }
+    if (!m.readable || (write && !m.writable) || addr + size > m.hi) {
+        zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 ": host memory that is not %s", write ? "store" : "load", size,
+                 addr, write ? "writable" : "readable");
+        return NULL;
+    }
+    if (zf_region_add(ctx, (const void *)m.lo, m.hi - m.lo, ZF_REGION_HOST, NULL, 0)) {
+        ctx->regions[ctx->num_regions - 1].writable = m.writable;
+        ctx->last_region = ctx->num_regions - 1;
+    }
+    return (uint8_t *)(uintptr_t)addr;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The slow path */
+
+static uint8_t *zf_region_verdict(zf_x *x, uint32_t lane, const zf_region *r, uint64_t addr, uint32_t size,
+                                  bool write) {
+    const char *what = write ? "store" : "load";
+    if (addr < r->lo) {
+        zf_fault(x, lane,
+                 "out-of-bounds %s of %u bytes at 0x%" PRIx64 ": starts %" PRIu64
+                 " bytes before allocation [0x%" PRIxPTR ", +%zu)",
+                 what, size, addr, (uint64_t)(r->lo - addr), r->lo, (size_t)(r->hi - r->lo));
+        return NULL;
+    }
+    if (addr < r->hi && addr + size > r->hi) {
+        zf_fault(x, lane,
+                 "out-of-bounds %s of %u bytes at 0x%" PRIx64 ": runs past the end of allocation [0x%" PRIxPTR
+                 ", +%zu)",
+                 what, size, addr, r->lo, (size_t)(r->hi - r->lo));
+        return NULL;
+    }
+    zf_fault(x, lane,
+             "out-of-bounds %s of %u bytes at 0x%" PRIx64 ": %" PRIu64 " bytes past the end of allocation [0x%" PRIxPTR
+             ", +%zu)",
+             what, size, addr, addr - r->hi, r->lo, (size_t)(r->hi - r->lo));
+    return NULL;
+}
+
+static uint8_t *zf_ask_driver(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
+    zf_ctx *ctx = x->ctx;
+    const char *what = write ? "store" : "load";
+    zf_mem_info info = {0};
+    zf_mem_kind kind =
+        ctx->env->lookup != NULL ? ctx->env->lookup(ctx->env->user, (uintptr_t)addr, size, &info) : ZF_MEM_UNKNOWN;
+    switch (kind) {
+    case ZF_MEM_INSIDE:
+        if (!zf_region_add(ctx, (const void *)info.base, info.size, ZF_REGION_ALLOCATION, info.hold, info.guard_end)) {
+            if (ctx->env->release != NULL)
+                ctx->env->release(ctx->env->user, info.hold);
+            zf_fault(x, lane, "out of host memory to track an allocation");
+            return NULL;
+        }
+        ctx->last_region = ctx->num_regions - 1;
+        return (uint8_t *)(uintptr_t)addr;
+    case ZF_MEM_OVERRUN:
+        zf_fault(x, lane, "out-of-bounds %s of %u bytes at 0x%" PRIx64 ": it overruns an allocation", what, size, addr);
+        return NULL;
+    case ZF_MEM_FREED:
+        zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 ": the memory was freed", what, size, addr);
+        return NULL;
+    default:
+        return zf_host_access(x, lane, addr, size, write);
+    }
+}
+
+uint8_t *zf_mem_slow(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
+    zf_ctx *ctx = x->ctx;
+    if (addr + size < addr) {
+        zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 " wraps around the address space", write ? "store" : "load",
+                 size, addr);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < ctx->num_regions; i++) {
+        const zf_region *r = &ctx->regions[i];
+        if (addr >= r->lo && addr + size <= r->hi) {
+            if (write && !r->writable) {
+                zf_fault(x, lane, "store of %u bytes at 0x%" PRIx64 ": read-only host memory", size, addr);
+                return NULL;
+            }
+            ctx->last_region = i;
+            return (uint8_t *)(uintptr_t)addr;
+        }
+        if (r->kind == ZF_REGION_ALLOCATION && addr < r->guard && addr + size > r->lo)
+            return zf_region_verdict(x, lane, r, addr, size, write);
+    }
+    return zf_ask_driver(x, lane, addr, size, write);
+}
+
+uint32_t zf_mem_storage_of(const zf_ctx *ctx, uint64_t addr) {
+    if (ctx->local != NULL && addr >= (uintptr_t)ctx->local &&
+        addr < (uintptr_t)ctx->local + ctx->local_stride * ctx->groups_per_wave)
+        return 4;
+    for (uint32_t i = 0; i < ctx->num_chunks; i++)
+        if (addr >= (uintptr_t)ctx->chunks[i].base && addr < (uintptr_t)ctx->chunks[i].base + ctx->chunks[i].size)
+            return 7;
+    if (ctx->byval != NULL && addr >= (uintptr_t)ctx->byval &&
+        addr < (uintptr_t)ctx->byval + ctx->byval_stride * ctx->L)
+        return 7;
+    return 5;
+}

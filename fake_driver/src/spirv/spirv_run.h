@@ -1,0 +1,228 @@
+/* The engine's inner workings, shared by its source files: spirv_wave.c (launches, waves, threads),
+ * spirv_run.c (function invocations, control flow, calls), spirv_mem.c (memory access checks) and the handlers of
+ * spirv_ops*.c.
+ *
+ * A wave is one or more whole work-groups run as the lanes of one instruction stream on one thread. Within a
+ * function invocation every lane waits at some block; the engine runs the lowest-numbered block that has lanes, for
+ * all of them at once (blocks are numbered for reconvergence, spirv_cfg.c). A handler therefore applies one decoded
+ * instruction to the active lanes: all of them in one contiguous loop when they are all there (`full`), or those in
+ * the `lanes` list. Barriers need no waiting: when a block runs, every lane of the group that will reach it is there.
+ */
+#ifndef ZF_SPIRV_RUN_H
+#define ZF_SPIRV_RUN_H
+
+#include "spirv_exec.h"
+#include "spirv_form.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define ZF_LANE_DONE      UINT32_MAX
+#define ZF_MAX_CALL_DEPTH 64u
+
+/* A memory range a kernel may touch, cached per thread so that most checks are two comparisons. */
+typedef enum zf_region_kind {
+    ZF_REGION_ALLOCATION = 0, /* a USM allocation (held until the launch ends) */
+    ZF_REGION_HOST,           /* ordinary host memory, as the process's mappings allow */
+    ZF_REGION_INTERNAL,       /* the engine's own: private and local memory, built-in values, module globals */
+} zf_region_kind;
+
+typedef struct zf_region {
+    uintptr_t lo, hi; /* [lo, hi) may be accessed */
+    uintptr_t guard;  /* [hi, guard) belongs to the allocation's mapping but is out of bounds */
+    void *hold;
+    uint8_t kind;
+    uint8_t writable;
+} zf_region;
+
+/* A program's constants broadcast for this thread. */
+typedef struct zf_pctx {
+    zf_xprogram program;
+    uint8_t *consts; /* const_bytes * L */
+} zf_pctx;
+
+/* Bump-allocated memory for frames and private variables (chunks never move: pointers into them stay valid). */
+typedef struct zf_chunk {
+    uint8_t *block; /* as allocated */
+    uint8_t *base;  /* 64-byte aligned */
+    size_t size;
+    size_t used;
+} zf_chunk;
+
+/* A position of the stack, to pop back to. */
+typedef struct zf_mark {
+    uint32_t chunk;
+    size_t used;
+} zf_mark;
+
+/* A function pointer resolved on this thread. */
+typedef struct zf_resolved {
+    uint64_t address;
+    zf_pctx *program;
+    uint32_t function;
+} zf_resolved;
+
+/* One thread's state for one launch. */
+typedef struct zf_ctx {
+    const zf_xlaunch *launch;
+    const zf_exec_env *env;
+    uint32_t L;           /* lanes of a wave */
+    uint32_t group_items; /* work-items per group */
+    uint32_t groups_per_wave;
+    uint32_t subgroup_size;
+    uint8_t *wave;       /* wave area: wave_bytes * L */
+    uint8_t *local;      /* the wave's groups' local memory */
+    size_t local_stride; /* per group */
+    uint8_t *byval;      /* per-lane copies of by-value struct arguments */
+    size_t byval_stride;
+    zf_pctx **programs; /* each allocated on its own: invocations keep pointers to them */
+    uint32_t num_programs, cap_programs;
+    zf_chunk *chunks; /* in allocation order; chunks above `top` are free for reuse */
+    uint32_t num_chunks, top;
+    zf_resolved resolved[16];
+    uint32_t num_resolved;
+    uint8_t *dead; /* [L]: lanes stopped by a fault */
+    uint32_t depth;
+    zf_region *regions;
+    uint32_t num_regions, cap_regions, last_region;
+    char *maps; /* /proc/self/maps, read at the first access outside every known region */
+    bool maps_read;
+    /* The wave being run. */
+    uint64_t wave_first_group; /* linear index of its first group */
+    uint32_t wave_groups;
+    /* Results. */
+    uint64_t faults;
+    char first_fault[ZF_FAULT_TEXT_MAX];
+    uint64_t lane_ops;
+    uint64_t annotations[ZF_ITT_COUNT];
+    /* printf output of the wave, written to stdout at once. */
+    char *out;
+    size_t out_len, out_cap;
+} zf_ctx;
+
+/* One function invocation. */
+typedef struct zf_x {
+    zf_ctx *ctx;
+    zf_pctx *prog;
+    const zf_dprog *code;
+    const zf_dfunc *fn;
+    uint8_t *area[3]; /* frame, const, wave */
+    uint32_t L;
+    uint32_t n;        /* active lanes */
+    bool full;         /* all L lanes, in order */
+    bool killed;       /* a lane faulted in the current instruction */
+    uint32_t *lanes;   /* [L]: the active lanes */
+    uint32_t *members; /* [L]: the lanes of this invocation, ascending */
+    uint32_t num_members;
+    uint32_t live;      /* members still running */
+    uint32_t *block_of; /* [L]: each lane's next block */
+    uint32_t *scratch;  /* [L] */
+    int64_t next;       /* set by a terminator: the block every active lane goes to, or -1 */
+    uint8_t *private_base;
+} zf_x;
+
+typedef void (*zf_handler)(zf_x *x, const zf_dinst *in);
+
+/* The handlers, indexed by zf_xop: spirv_run.c assembles the table once from the files' own tables. */
+extern zf_handler zf_handlers[ZF_X_COUNT];
+void zf_handlers_init(void);
+
+static inline uint8_t *zf_reg(const zf_x *x, zf_ref r) {
+    return x->area[r >> 30] + (size_t)(r & 0x3FFFFFFFu) * x->L;
+}
+
+/* Runs the body (the macro's last arguments) for every element index i of the active lanes, `per` per lane. */
+#define ZF_EACH(x, per, ...)                                                                                           \
+    do {                                                                                                               \
+        size_t zf_per_ = (per);                                                                                        \
+        if ((x)->full) {                                                                                               \
+            size_t zf_total_ = (size_t)(x)->L * zf_per_;                                                               \
+            for (size_t i = 0; i < zf_total_; i++) {                                                                   \
+                __VA_ARGS__;                                                                                           \
+            }                                                                                                          \
+        } else {                                                                                                       \
+            for (uint32_t zf_k_ = 0; zf_k_ < (x)->n; zf_k_++) {                                                        \
+                size_t zf_first_ = (size_t)(x)->lanes[zf_k_] * zf_per_;                                                \
+                for (size_t i = zf_first_; i < zf_first_ + zf_per_; i++) {                                             \
+                    __VA_ARGS__;                                                                                       \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
+
+/* Runs the body for every active lane l. */
+#define ZF_LANES(x, ...)                                                                                               \
+    do {                                                                                                               \
+        for (uint32_t zf_k_ = 0; zf_k_ < (x)->n; zf_k_++) {                                                            \
+            uint32_t l = (x)->lanes[zf_k_];                                                                            \
+            __VA_ARGS__;                                                                                               \
+        }                                                                                                              \
+    } while (0)
+
+/* Copies `size` bytes per lane between registers of that size, for the active lanes. */
+static inline void zf_copy_lanes(const zf_x *x, uint8_t *dst, const uint8_t *src, size_t size) {
+    if (x->full) {
+        memmove(dst, src, size * x->L);
+        return;
+    }
+    for (uint32_t k = 0; k < x->n; k++) {
+        size_t l = x->lanes[k];
+        memmove(dst + l * size, src + l * size, size);
+    }
+}
+
+/* ---- spirv_run.c ---- */
+
+/* Runs a function invocation whose members and frame are set up, until every member returned or faulted. */
+void zf_invoke(zf_x *x);
+/* Stack memory for an invocation: frame, private memory and lane arrays. NULL when out of memory. */
+bool zf_invocation_begin(zf_ctx *ctx, zf_pctx *prog, const zf_dfunc *fn, const uint32_t *lanes, uint32_t n, zf_x *sub,
+                         zf_mark *mark);
+void zf_invocation_end(zf_ctx *ctx, zf_mark mark);
+/* Frees the stack chunks of a context. */
+void zf_stack_release(zf_ctx *ctx);
+/* Removes lanes that faulted from the invocation's active list (after an instruction set x->killed). */
+void zf_drop_dead(zf_x *x);
+
+/* ---- spirv_mem.c ---- */
+
+/* A host pointer for [addr, addr + size) if lane `lane` may access it (writing when `write`); otherwise NULL after
+ * the lane was stopped with a fault naming the address. */
+uint8_t *zf_mem_slow(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write);
+
+static inline uint8_t *zf_mem(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
+    const zf_region *r = &x->ctx->regions[x->ctx->last_region];
+    if (addr >= r->lo && addr <= r->hi - size && size <= r->hi - r->lo && (r->writable || !write))
+        return (uint8_t *)(uintptr_t)addr;
+    return zf_mem_slow(x, lane, addr, size, write);
+}
+
+/* Adds a region the engine owns (always accepted). */
+bool zf_region_add(zf_ctx *ctx, const void *base, size_t size, zf_region_kind kind, void *hold, uintptr_t guard);
+void zf_regions_release(zf_ctx *ctx);
+/* Which storage class an address belongs to, for generic pointers: 4 Workgroup, 7 Function, 5 CrossWorkgroup. */
+uint32_t zf_mem_storage_of(const zf_ctx *ctx, uint64_t addr);
+
+/* Stops lane `lane` with a fault; the first fault of the launch is kept with the lane's work-item. */
+void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- spirv_wave.c ---- */
+
+/* The ids of the work-item of lane `lane` in the current wave. */
+void zf_lane_ids(const zf_ctx *ctx, uint32_t lane, uint64_t global[3], uint64_t group[3], uint64_t local[3]);
+/* The program context (constants broadcast for this thread) of a program, made on first use. NULL when out of
+ * memory. */
+zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program);
+/* Appends printf output for the wave. */
+void zf_output(zf_ctx *ctx, const char *text, size_t length);
+
+/* ---- handler tables of the ops files (NULL where a file has no handler) ---- */
+extern zf_handler const zf_handlers_arith[ZF_X_COUNT];
+extern zf_handler const zf_handlers_memory[ZF_X_COUNT];
+extern zf_handler const zf_handlers_ext[ZF_X_COUNT];
+extern zf_handler const zf_handlers_misc[ZF_X_COUNT];
+extern zf_handler const zf_handlers_image[ZF_X_COUNT];
+
+#endif

@@ -1,0 +1,643 @@
+/* Launches: work-groups packed into waves, waves spread over threads (the caller and a pool of workers, one per
+ * host core beyond the first), and each thread's context: its copy of the program's constants, the wave's
+ * built-in values and local memory, and the results it adds to the launch's.
+ *
+ * A wave holds whole work-groups (so a barrier is a point every lane of a group reaches together) and at least
+ * ZF_WAVE_LANES lanes when groups are small, so that the cost of interpreting an instruction is shared by many
+ * work-items. Waves are taken from a counter by whoever is free; results (faults, counts) are merged at the end,
+ * keeping the first fault of the lowest wave so that the report is the same run after run. */
+#include "spirv_run.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ZF_WAVE_LANES  128u
+#define ZF_MAX_WORKERS 15u
+#define ZF_LOCAL_ALIGN 16u
+
+/* SPIR-V BuiltIn values the engine fills. */
+enum {
+    ZF_BI_NUM_WORKGROUPS = 24,
+    ZF_BI_WORKGROUP_SIZE = 25,
+    ZF_BI_WORKGROUP_ID = 26,
+    ZF_BI_LOCAL_ID = 27,
+    ZF_BI_GLOBAL_ID = 28,
+    ZF_BI_LOCAL_INDEX = 29,
+    ZF_BI_WORK_DIM = 30,
+    ZF_BI_GLOBAL_SIZE = 31,
+    ZF_BI_ENQUEUED_SIZE = 32,
+    ZF_BI_GLOBAL_OFFSET = 33,
+    ZF_BI_GLOBAL_LINEAR_ID = 34,
+    ZF_BI_SUBGROUP_SIZE = 36,
+    ZF_BI_SUBGROUP_MAX_SIZE = 37,
+    ZF_BI_NUM_SUBGROUPS = 38,
+    ZF_BI_NUM_ENQUEUED_SUBGROUPS = 39,
+    ZF_BI_SUBGROUP_ID = 40,
+    ZF_BI_SUBGROUP_LOCAL_ID = 41,
+};
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Program contexts */
+
+static void *zf_aligned_alloc(size_t size) {
+    size = (size + 63) & ~(size_t)63;
+    return aligned_alloc(64, size ? size : 64);
+}
+
+/* Broadcasts a value of `size` bytes to the L lanes of the register at per-lane offset `offset`. */
+static void zf_broadcast(uint8_t *area, uint32_t L, uint32_t offset, const void *value, size_t size) {
+    uint8_t *base = area + (size_t)offset * L;
+    for (uint32_t l = 0; l < L; l++)
+        memcpy(base + (size_t)l * size, value, size);
+}
+
+zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
+    for (uint32_t i = 0; i < ctx->num_programs; i++)
+        if (ctx->programs[i]->program.code == program->code)
+            return ctx->programs[i];
+    if (ctx->num_programs == ctx->cap_programs) {
+        uint32_t cap = ctx->cap_programs ? ctx->cap_programs * 2 : 4;
+        zf_pctx **programs = realloc(ctx->programs, cap * sizeof *programs);
+        if (programs == NULL)
+            return NULL;
+        ctx->programs = programs;
+        ctx->cap_programs = cap;
+    }
+    const zf_dprog *code = program->code;
+    zf_pctx *pc = calloc(1, sizeof *pc);
+    uint8_t *consts = zf_aligned_alloc((size_t)code->const_bytes * ctx->L);
+    if (pc == NULL || consts == NULL) {
+        free(pc);
+        free(consts);
+        return NULL;
+    }
+    pc->program = *program;
+    pc->consts = consts;
+    for (uint32_t i = 0; i < code->num_consts; i++)
+        zf_broadcast(consts, ctx->L, code->consts[i].offset, code->bytes + code->consts[i].data, code->consts[i].size);
+    for (uint32_t i = 0; i < code->num_relocs; i++)
+        zf_broadcast(consts, ctx->L, code->relocs[i].offset, &program->relocs[i], 8);
+    if (program->globals != NULL && program->globals_size > 0)
+        zf_region_add(ctx, program->globals, program->globals_size, ZF_REGION_INTERNAL, NULL, 0);
+    ctx->programs[ctx->num_programs++] = pc;
+    return pc;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Work-item ids */
+
+void zf_lane_ids(const zf_ctx *ctx, uint32_t lane, uint64_t global[3], uint64_t group[3], uint64_t local[3]) {
+    const zf_xlaunch *launch = ctx->launch;
+    uint32_t slot = lane / ctx->group_items, r = lane % ctx->group_items;
+    const uint32_t *size = launch->group_size, *groups = launch->groups;
+    local[0] = r % size[0];
+    local[1] = (r / size[0]) % size[1];
+    local[2] = r / (size[0] * size[1]);
+    uint64_t linear = ctx->wave_first_group + slot;
+    group[0] = linear % groups[0];
+    group[1] = (linear / groups[0]) % groups[1];
+    group[2] = linear / ((uint64_t)groups[0] * groups[1]);
+    for (int d = 0; d < 3; d++)
+        global[d] = launch->offset[d] + group[d] * size[d] + local[d];
+}
+
+static uint32_t zf_work_dim(const zf_xlaunch *launch) {
+    for (int d = 2; d > 0; d--)
+        if ((uint64_t)launch->groups[d] * launch->group_size[d] > 1)
+            return (uint32_t)d + 1;
+    return 1;
+}
+
+/* The value(s) of a built-in for one lane. */
+static void zf_builtin_value(const zf_ctx *ctx, uint32_t builtin, uint32_t lane, uint64_t v[3]) {
+    const zf_xlaunch *launch = ctx->launch;
+    uint64_t global[3], group[3], local[3];
+    zf_lane_ids(ctx, lane, global, group, local);
+    uint32_t r = lane % ctx->group_items, S = ctx->subgroup_size, G = ctx->group_items;
+    v[0] = v[1] = v[2] = 0;
+    for (int d = 0; d < 3; d++) {
+        uint64_t gsize = (uint64_t)launch->groups[d] * launch->group_size[d];
+        switch (builtin) {
+        case ZF_BI_NUM_WORKGROUPS:
+            v[d] = launch->groups[d];
+            break;
+        case ZF_BI_WORKGROUP_SIZE:
+        case ZF_BI_ENQUEUED_SIZE:
+            v[d] = launch->group_size[d];
+            break;
+        case ZF_BI_WORKGROUP_ID:
+            v[d] = group[d];
+            break;
+        case ZF_BI_LOCAL_ID:
+            v[d] = local[d];
+            break;
+        case ZF_BI_GLOBAL_ID:
+            v[d] = global[d];
+            break;
+        case ZF_BI_GLOBAL_SIZE:
+            v[d] = gsize;
+            break;
+        case ZF_BI_GLOBAL_OFFSET:
+            v[d] = launch->offset[d];
+            break;
+        default:
+            break;
+        }
+    }
+    uint64_t gx = (uint64_t)launch->groups[0] * launch->group_size[0];
+    uint64_t gy = (uint64_t)launch->groups[1] * launch->group_size[1];
+    switch (builtin) {
+    case ZF_BI_LOCAL_INDEX:
+        v[0] = r;
+        break;
+    case ZF_BI_WORK_DIM:
+        v[0] = zf_work_dim(launch);
+        break;
+    case ZF_BI_GLOBAL_LINEAR_ID:
+        v[0] = (global[2] - launch->offset[2]) * gy * gx + (global[1] - launch->offset[1]) * gx +
+               (global[0] - launch->offset[0]);
+        break;
+    case ZF_BI_SUBGROUP_SIZE:
+        v[0] = G - (r / S) * S < S ? G - (r / S) * S : S;
+        break;
+    case ZF_BI_SUBGROUP_MAX_SIZE:
+        v[0] = S;
+        break;
+    case ZF_BI_NUM_SUBGROUPS:
+    case ZF_BI_NUM_ENQUEUED_SUBGROUPS:
+        v[0] = (G + S - 1) / S;
+        break;
+    case ZF_BI_SUBGROUP_ID:
+        v[0] = r / S;
+        break;
+    case ZF_BI_SUBGROUP_LOCAL_ID:
+        v[0] = r % S;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Fills the built-in values of the wave's lanes (the entries the program reads). */
+static void zf_fill_builtins(zf_ctx *ctx, const zf_dprog *code, uint32_t lanes) {
+    for (uint32_t i = 0; i < code->num_waves; i++) {
+        const zf_dwave *w = &code->waves[i];
+        if (w->kind != ZF_WAVE_BUILTIN)
+            continue;
+        uint32_t e = zf_etype_size(w->type), slot = zf_slot(w->comps);
+        uint8_t *base = ctx->wave + (size_t)w->offset * ctx->L;
+        for (uint32_t l = 0; l < lanes; l++) {
+            uint64_t v[3];
+            zf_builtin_value(ctx, w->index, l, v);
+            for (uint32_t c = 0; c < w->comps && c < 3; c++) {
+                if (e == 8)
+                    memcpy(base + ((size_t)l * slot + c) * 8, &v[c], 8);
+                else {
+                    uint32_t v32 = (uint32_t)v[c];
+                    memcpy(base + ((size_t)l * slot + c) * 4, &v32, 4);
+                }
+            }
+        }
+    }
+}
+
+/* Pointers that stay the same for every wave of the context: built-in addresses and local variables. */
+static void zf_fill_wave_pointers(zf_ctx *ctx, const zf_dprog *code, const zf_dkernel *kernel) {
+    for (uint32_t i = 0; i < code->num_waves; i++) {
+        const zf_dwave *w = &code->waves[i];
+        uint8_t *base = ctx->wave + (size_t)w->offset * ctx->L;
+        for (uint32_t l = 0; l < ctx->L && w->kind != ZF_WAVE_BUILTIN; l++) {
+            uint64_t p = 0;
+            if (w->kind == ZF_WAVE_POINTER) {
+                const zf_dwave *target = &code->waves[w->index];
+                size_t size = (size_t)zf_etype_size(target->type) * zf_slot(target->comps);
+                p = (uint64_t)(uintptr_t)(ctx->wave + (size_t)target->offset * ctx->L + l * size);
+            } else {
+                for (uint32_t k = 0; k < kernel->local_count; k++) {
+                    const zf_dkernel_local *kl = &code->kernel_locals[kernel->local_first + k];
+                    if (kl->variable == w->index)
+                        p = (uint64_t)(uintptr_t)(ctx->local + (l / ctx->group_items) * ctx->local_stride + kl->offset);
+                }
+            }
+            memcpy(base + (size_t)l * 8, &p, 8);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Contexts */
+
+static size_t zf_local_layout(const zf_xlaunch *launch, const zf_dkernel *kernel, size_t *arg_offsets) {
+    size_t at = (kernel->static_local_bytes + ZF_LOCAL_ALIGN - 1) / ZF_LOCAL_ALIGN * ZF_LOCAL_ALIGN;
+    for (uint32_t i = 0; i < launch->num_args; i++) {
+        arg_offsets[i] = at;
+        if (launch->args[i].kind == ZF_XARG_LOCAL)
+            at += (launch->args[i].size + ZF_LOCAL_ALIGN - 1) / ZF_LOCAL_ALIGN * ZF_LOCAL_ALIGN;
+    }
+    return at;
+}
+
+static size_t zf_byval_layout(const zf_xlaunch *launch, size_t *arg_offsets) {
+    size_t at = 0;
+    for (uint32_t i = 0; i < launch->num_args; i++) {
+        arg_offsets[i] = at;
+        if (launch->args[i].kind == ZF_XARG_BYVAL)
+            at += (launch->args[i].size + 15) / 16 * 16;
+    }
+    return at;
+}
+
+typedef struct zf_launch_plan {
+    const zf_xlaunch *launch;
+    const zf_dkernel *kernel;
+    uint32_t group_items;
+    uint32_t groups_per_wave;
+    uint64_t total_groups;
+    uint64_t waves;
+    size_t *local_offsets; /* per argument */
+    size_t local_stride;
+    size_t *byval_offsets;
+    size_t byval_stride;
+} zf_launch_plan;
+
+static void zf_ctx_destroy(zf_ctx *ctx) {
+    if (ctx == NULL)
+        return;
+    for (uint32_t i = 0; i < ctx->num_programs; i++) {
+        free(ctx->programs[i]->consts);
+        free(ctx->programs[i]);
+    }
+    free(ctx->programs);
+    zf_stack_release(ctx);
+    zf_regions_release(ctx);
+    free(ctx->wave);
+    free(ctx->local);
+    free(ctx->byval);
+    free(ctx->dead);
+    free(ctx->out);
+    free(ctx);
+}
+
+static zf_ctx *zf_ctx_create(const zf_launch_plan *plan) {
+    const zf_xlaunch *launch = plan->launch;
+    const zf_dprog *code = launch->program.code;
+    zf_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL)
+        return NULL;
+    ctx->launch = launch;
+    ctx->env = launch->env;
+    ctx->group_items = plan->group_items;
+    ctx->groups_per_wave = plan->groups_per_wave;
+    ctx->L = plan->group_items * plan->groups_per_wave;
+    ctx->subgroup_size = launch->subgroup_size ? launch->subgroup_size : 1;
+    ctx->local_stride = plan->local_stride;
+    ctx->byval_stride = plan->byval_stride;
+    ctx->dead = calloc(ctx->L, 1);
+    ctx->wave = zf_aligned_alloc((size_t)code->wave_bytes * ctx->L);
+    ctx->local = plan->local_stride ? zf_aligned_alloc(plan->local_stride * plan->groups_per_wave) : NULL;
+    ctx->byval = plan->byval_stride ? zf_aligned_alloc(plan->byval_stride * ctx->L) : NULL;
+    bool ok = ctx->dead && ctx->wave && (ctx->local || !plan->local_stride) && (ctx->byval || !plan->byval_stride);
+    /* The first region is always there: zf_mem's fast path reads regions[last_region] unconditionally. */
+    ok = ok && zf_region_add(ctx, ctx->wave, (size_t)code->wave_bytes * ctx->L, ZF_REGION_INTERNAL, NULL, 0);
+    if (ok && ctx->local)
+        ok = zf_region_add(ctx, ctx->local, plan->local_stride * plan->groups_per_wave, ZF_REGION_INTERNAL, NULL, 0);
+    if (ok && ctx->byval)
+        ok = zf_region_add(ctx, ctx->byval, plan->byval_stride * ctx->L, ZF_REGION_INTERNAL, NULL, 0);
+    if (ok && ctx->local)
+        memset(ctx->local, 0, plan->local_stride * plan->groups_per_wave);
+    if (ok && zf_program_context(ctx, &launch->program) == NULL)
+        ok = false;
+    if (!ok) {
+        zf_ctx_destroy(ctx);
+        return NULL;
+    }
+    zf_fill_wave_pointers(ctx, code, plan->kernel);
+    return ctx;
+}
+
+void zf_output(zf_ctx *ctx, const char *text, size_t length) {
+    if (ctx->out_len + length > ctx->out_cap) {
+        size_t cap = ctx->out_cap ? ctx->out_cap : 4096;
+        while (cap < ctx->out_len + length)
+            cap *= 2;
+        char *out = realloc(ctx->out, cap);
+        if (out == NULL)
+            return;
+        ctx->out = out;
+        ctx->out_cap = cap;
+    }
+    memcpy(ctx->out + ctx->out_len, text, length);
+    ctx->out_len += length;
+}
+
+static void zf_flush_output(zf_ctx *ctx) {
+    if (ctx->out_len == 0)
+        return;
+    flockfile(stdout);
+    fwrite(ctx->out, 1, ctx->out_len, stdout);
+    fflush(stdout);
+    funlockfile(stdout);
+    ctx->out_len = 0;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * One wave */
+
+static void zf_fill_params(zf_ctx *ctx, const zf_launch_plan *plan, zf_x *x, uint32_t lanes) {
+    const zf_xlaunch *launch = plan->launch;
+    const zf_dparam *params = x->code->params + x->fn->param_first;
+    for (uint32_t i = 0; i < launch->num_args && i < x->fn->param_count; i++) {
+        const zf_xarg *arg = &launch->args[i];
+        uint8_t *reg = zf_reg(x, params[i].ref);
+        size_t size = params[i].size;
+        /* The driver checks that arguments fit the form's parameters; a form on its own must still not make the
+         * engine read past an argument or write past a parameter. */
+        size_t pointer = size < 8 ? size : 8, value = size < arg->size ? size : (size_t)arg->size;
+        for (uint32_t l = 0; l < lanes; l++) {
+            uint64_t p;
+            switch (arg->kind) {
+            case ZF_XARG_LOCAL:
+                p = (uint64_t)(uintptr_t)(ctx->local + (l / ctx->group_items) * ctx->local_stride +
+                                          plan->local_offsets[i]);
+                memcpy(reg + l * size, &p, pointer);
+                break;
+            case ZF_XARG_BYVAL: {
+                uint8_t *copy = ctx->byval + l * ctx->byval_stride + plan->byval_offsets[i];
+                memcpy(copy, arg->value, (size_t)arg->size);
+                p = (uint64_t)(uintptr_t)copy;
+                memcpy(reg + l * size, &p, pointer);
+                break;
+            }
+            default:
+                memcpy(reg + l * size, arg->value, value);
+                break;
+            }
+        }
+    }
+}
+
+static void zf_run_wave(zf_ctx *ctx, const zf_launch_plan *plan, uint64_t wave) {
+    const zf_xlaunch *launch = plan->launch;
+    const zf_dprog *code = launch->program.code;
+    const zf_dfunc *fn = &code->funcs[plan->kernel->function];
+    ctx->wave_first_group = wave * plan->groups_per_wave;
+    uint64_t groups = plan->total_groups - ctx->wave_first_group;
+    ctx->wave_groups = groups < plan->groups_per_wave ? (uint32_t)groups : plan->groups_per_wave;
+    uint32_t lanes = ctx->wave_groups * ctx->group_items;
+    memset(ctx->dead, 0, ctx->L);
+    if (ctx->local != NULL)
+        memset(ctx->local, 0, ctx->local_stride * ctx->groups_per_wave);
+    zf_fill_builtins(ctx, code, lanes);
+    uint32_t *order = malloc(lanes * sizeof *order);
+    zf_x x;
+    zf_mark mark;
+    if (order == NULL) {
+        ctx->faults += lanes;
+        return;
+    }
+    for (uint32_t l = 0; l < lanes; l++)
+        order[l] = l;
+    if (!zf_invocation_begin(ctx, ctx->programs[0], fn, order, lanes, &x, &mark)) {
+        ctx->faults += lanes;
+        snprintf(ctx->first_fault, sizeof ctx->first_fault, "kernel '%s': out of host memory for a wave", launch->name);
+        free(order);
+        return;
+    }
+    zf_fill_params(ctx, plan, &x, lanes);
+    zf_invoke(&x);
+    zf_invocation_end(ctx, mark);
+    free(order);
+    zf_flush_output(ctx);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The worker pool */
+
+typedef struct zf_job {
+    struct zf_job *next;
+    const zf_launch_plan *plan;
+    uint64_t next_wave; /* atomic */
+    uint32_t helpers;   /* workers inside the job, guarded by the pool lock */
+    zf_xresult merged;  /* guarded by the pool lock */
+    uint64_t first_fault_wave;
+} zf_job;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t work; /* a job was posted */
+    pthread_cond_t done; /* a helper left a job */
+    zf_job *jobs;
+    uint32_t workers;
+    bool started;
+} zf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false};
+
+static void zf_merge(zf_job *job, const zf_ctx *ctx, uint64_t fault_wave) {
+    zf_xresult *r = &job->merged;
+    if (ctx->faults > 0 && fault_wave < job->first_fault_wave) {
+        job->first_fault_wave = fault_wave;
+        snprintf(r->first_fault, sizeof r->first_fault, "%s", ctx->first_fault);
+    }
+    r->faults += ctx->faults;
+    r->lane_ops += ctx->lane_ops;
+    for (int k = 0; k < ZF_ITT_COUNT; k++)
+        r->annotations[k] += ctx->annotations[k];
+}
+
+/* Takes waves until none is left; the context is made on the first wave taken. */
+static void zf_participate(zf_job *job) {
+    zf_ctx *ctx = NULL;
+    uint64_t fault_wave = UINT64_MAX;
+    for (;;) {
+        uint64_t wave = __atomic_fetch_add(&job->next_wave, 1, __ATOMIC_RELAXED);
+        if (wave >= job->plan->waves)
+            break;
+        if (ctx == NULL && (ctx = zf_ctx_create(job->plan)) == NULL) {
+            pthread_mutex_lock(&zf_pool.lock);
+            job->merged.faults += job->plan->group_items;
+            if (wave < job->first_fault_wave) {
+                job->first_fault_wave = wave;
+                snprintf(job->merged.first_fault, sizeof job->merged.first_fault,
+                         "kernel '%s': out of host memory for a wave", job->plan->launch->name);
+            }
+            pthread_mutex_unlock(&zf_pool.lock);
+            continue;
+        }
+        uint64_t before = ctx->faults;
+        zf_run_wave(ctx, job->plan, wave);
+        if (ctx->faults > before && fault_wave == UINT64_MAX)
+            fault_wave = wave;
+    }
+    if (ctx == NULL)
+        return;
+    pthread_mutex_lock(&zf_pool.lock);
+    zf_merge(job, ctx, fault_wave);
+    pthread_mutex_unlock(&zf_pool.lock);
+    zf_ctx_destroy(ctx);
+}
+
+static void *zf_worker_main(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&zf_pool.lock);
+    for (;;) {
+        zf_job *job = zf_pool.jobs;
+        while (job != NULL && __atomic_load_n(&job->next_wave, __ATOMIC_RELAXED) >= job->plan->waves)
+            job = job->next;
+        if (job == NULL) {
+            pthread_cond_wait(&zf_pool.work, &zf_pool.lock);
+            continue;
+        }
+        job->helpers++;
+        pthread_mutex_unlock(&zf_pool.lock);
+        zf_participate(job);
+        pthread_mutex_lock(&zf_pool.lock);
+        job->helpers--;
+        pthread_cond_broadcast(&zf_pool.done);
+    }
+    return NULL;
+}
+
+/* A child of fork() has none of the workers: it starts its own pool when it needs one. */
+static void zf_pool_after_fork(void) {
+    pthread_mutex_init(&zf_pool.lock, NULL);
+    pthread_cond_init(&zf_pool.work, NULL);
+    pthread_cond_init(&zf_pool.done, NULL);
+    zf_pool.jobs = NULL;
+    zf_pool.workers = 0;
+    zf_pool.started = false;
+}
+
+/* Starts the workers once (called with the pool lock held); a host with one core gets none. */
+static void zf_pool_start(void) {
+    if (zf_pool.started)
+        return;
+    zf_pool.started = true;
+    pthread_atfork(NULL, NULL, zf_pool_after_fork);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t wanted = cores > 1 ? (uint32_t)(cores - 1) : 0;
+    if (wanted > ZF_MAX_WORKERS)
+        wanted = ZF_MAX_WORKERS;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    for (uint32_t i = 0; i < wanted; i++) {
+        pthread_t thread;
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old); /* workers take no signals meant for the application */
+        int rc = pthread_create(&thread, &attr, zf_worker_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc != 0)
+            break;
+        zf_pool.workers++;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+static void zf_run_job(zf_job *job, uint32_t max_threads) {
+    bool share = job->plan->waves > 1 && max_threads != 1;
+    if (share) {
+        pthread_mutex_lock(&zf_pool.lock);
+        zf_pool_start();
+        share = zf_pool.workers > 0;
+        if (share) {
+            job->next = zf_pool.jobs;
+            zf_pool.jobs = job;
+            pthread_cond_broadcast(&zf_pool.work);
+        }
+        pthread_mutex_unlock(&zf_pool.lock);
+    }
+    zf_participate(job);
+    if (!share)
+        return;
+    pthread_mutex_lock(&zf_pool.lock);
+    for (zf_job **p = &zf_pool.jobs; *p != NULL; p = &(*p)->next) {
+        if (*p == job) {
+            *p = job->next;
+            break;
+        }
+    }
+    while (job->helpers > 0)
+        pthread_cond_wait(&zf_pool.done, &zf_pool.lock);
+    pthread_mutex_unlock(&zf_pool.lock);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The launch */
+
+void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
+    memset(result, 0, sizeof *result);
+    zf_handlers_init();
+    const zf_dprog *code = launch->program.code;
+    if (launch->kernel >= code->num_kernels)
+        return;
+    zf_launch_plan plan = {.launch = launch, .kernel = &code->kernels[launch->kernel]};
+    uint64_t items = (uint64_t)launch->group_size[0] * launch->group_size[1] * launch->group_size[2];
+    plan.total_groups = (uint64_t)launch->groups[0] * launch->groups[1] * launch->groups[2];
+    if (items == 0 || plan.total_groups == 0 || items > UINT32_MAX / 2)
+        return;
+    plan.group_items = (uint32_t)items;
+    uint64_t per_wave = items >= ZF_WAVE_LANES ? 1 : ZF_WAVE_LANES / items;
+    plan.groups_per_wave = (uint32_t)(per_wave < plan.total_groups ? per_wave : plan.total_groups);
+    plan.waves = (plan.total_groups + plan.groups_per_wave - 1) / plan.groups_per_wave;
+    size_t offsets[2 * 64];
+    size_t *local_offsets = launch->num_args <= 64 ? offsets : malloc(2 * launch->num_args * sizeof *local_offsets);
+    if (local_offsets == NULL) {
+        result->faults = items * plan.total_groups;
+        snprintf(result->first_fault, sizeof result->first_fault, "kernel '%s': out of host memory", launch->name);
+        return;
+    }
+    plan.local_offsets = local_offsets;
+    plan.byval_offsets = local_offsets + launch->num_args;
+    plan.local_stride = zf_local_layout(launch, plan.kernel, plan.local_offsets);
+    plan.byval_stride = zf_byval_layout(launch, plan.byval_offsets);
+    zf_job job = {.plan = &plan, .first_fault_wave = UINT64_MAX};
+    zf_run_job(&job, launch->max_threads);
+    *result = job.merged;
+    if (local_offsets != offsets)
+        free(local_offsets);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Statistics */
+
+void zf_form_kernel_stats(const zf_dprog *prog, uint32_t kernel, zf_form_stats *out) {
+    memset(out, 0, sizeof *out);
+    out->const_bytes = prog->const_bytes;
+    out->wave_bytes = prog->wave_bytes;
+    if (kernel >= prog->num_kernels)
+        return;
+    uint8_t *seen = calloc(prog->num_funcs ? prog->num_funcs : 1, 1);
+    uint32_t *stack = malloc((prog->num_funcs ? prog->num_funcs : 1) * sizeof *stack), top = 0;
+    if (seen == NULL || stack == NULL) {
+        free(seen);
+        free(stack);
+        return;
+    }
+    stack[top++] = prog->kernels[kernel].function;
+    seen[prog->kernels[kernel].function] = 1;
+    while (top > 0) {
+        const zf_dfunc *f = &prog->funcs[stack[--top]];
+        out->functions++;
+        out->blocks += f->block_count;
+        out->frame_bytes += f->frame_bytes;
+        out->private_bytes += f->private_bytes;
+        for (uint32_t b = 0; b < f->block_count; b++) {
+            const zf_dblock *blk = &prog->blocks[f->block_first + b];
+            out->instructions += blk->count;
+            for (uint32_t i = 0; i < blk->count; i++) {
+                const zf_dinst *in = &prog->insts[blk->first + i];
+                out->registers += in->dst != ZF_REF_NONE;
+                uint32_t callee = in->op == ZF_X_CALL ? prog->aux[in->aux] : UINT32_MAX;
+                if (callee < prog->num_funcs && !seen[callee]) {
+                    seen[callee] = 1;
+                    stack[top++] = callee;
+                }
+            }
+        }
+    }
+    free(seen);
+    free(stack);
+}

@@ -1,0 +1,551 @@
+/* The execution engine on its own (fake_driver/src/spirv, without the driver): the decoder on every test kernel, the
+ * decoded form's serialization, launches against a stand-in for the driver's memory service, the faults it reports,
+ * and robustness: mutated SPIR-V never crashes the decoder, whatever the decoder accepts the form validator accepts
+ * too, and mutated forms are refused or run without harming the process (each in a child process). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "spirv.h"
+#include "spirv_exec.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Every test kernel the conformance suites launch, and the corpus of the execution tests. */
+static const char *const zt_corpus[] = {"copy",
+                                        "fill",
+                                        "vadd",
+                                        "saxpy",
+                                        "gemm",
+                                        "spec_constant",
+                                        "globals",
+                                        "export",
+                                        "import",
+                                        "local_memory",
+                                        "reqd_group_size",
+                                        "empty",
+                                        "image",
+                                        "spec_global",
+                                        "spirv_arith",
+                                        "spirv_convert",
+                                        "spirv_control",
+                                        "spirv_math",
+                                        "spirv_data",
+                                        "spirv_local",
+                                        "spirv_atomics",
+                                        "spirv_globals",
+                                        "spirv_image",
+                                        "spirv_printf",
+                                        "spirv_itt",
+                                        "spirv_gemm",
+                                        "spirv_fptr",
+                                        "spirv_irreducible"};
+
+typedef struct zt_blob {
+    uint8_t *data;
+    size_t size;
+} zt_blob;
+
+static zt_blob zt_load(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.spv", ZF_TEST_KERNEL_DIR, name);
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        fail_msg("cannot open %s", path);
+    zt_blob blob = {0};
+    fseek(file, 0, SEEK_END);
+    blob.size = (size_t)ftell(file);
+    fseek(file, 0, SEEK_SET);
+    blob.data = malloc(blob.size);
+    assert_non_null(blob.data);
+    assert_int_equal(fread(blob.data, 1, blob.size, file), blob.size);
+    fclose(file);
+    return blob;
+}
+
+static zf_spirv_module *zt_module(const char *name) {
+    zt_blob blob = zt_load(name);
+    zf_spirv_log log = {0};
+    zf_spirv_module *m = NULL;
+    zf_spirv_status s = zf_spirv_read(blob.data, blob.size, &m, &log);
+    if (s == ZF_SPIRV_OK)
+        s = zf_spirv_finish(m, &log);
+    if (s != ZF_SPIRV_OK)
+        fail_msg("%s: status %d: %s", name, (int)s, zf_spirv_log_text(&log));
+    zf_spirv_log_free(&log);
+    free(blob.data);
+    return m;
+}
+
+static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
+    zf_decode_options options = {.itt_enabled = itt};
+    zf_spirv_log log = {0};
+    zf_dprog *prog = NULL;
+    if (zf_spirv_decode(m, &options, &prog, &log) != ZF_SPIRV_OK)
+        fail_msg("%s does not decode: %s", name, zf_spirv_log_text(&log));
+    zf_spirv_log_free(&log);
+    return prog;
+}
+
+static uint8_t *zt_serialize(const zf_dprog *prog, size_t *size) {
+    *size = zf_form_size(prog);
+    uint8_t *out = malloc(*size);
+    assert_non_null(out);
+    zf_form_write(prog, out);
+    return out;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * A stand-in for the driver: a few buffers are the allocations; nothing else is reachable. */
+
+typedef struct zt_mem {
+    uintptr_t base[8];
+    size_t size[8];
+    unsigned count;
+} zt_mem;
+
+static zf_mem_kind zt_lookup(void *user, uintptr_t ptr, size_t size, zf_mem_info *out) {
+    const zt_mem *mem = user;
+    for (unsigned i = 0; i < mem->count; i++) {
+        uintptr_t lo = mem->base[i], hi = lo + mem->size[i];
+        if (ptr >= lo && ptr < hi && size <= hi - ptr) {
+            *out = (zf_mem_info){.base = lo, .size = mem->size[i], .guard_end = (hi + 63) / 64 * 64};
+            return ZF_MEM_INSIDE;
+        }
+        if (ptr < hi + 64 && ptr + size > lo)
+            return ZF_MEM_OVERRUN;
+    }
+    return ZF_MEM_UNKNOWN;
+}
+
+static void *zt_buffer(zt_mem *mem, size_t size) {
+    assert_true(mem->count < 8);
+    void *p = aligned_alloc(64, (size + 63) / 64 * 64 + 64);
+    assert_non_null(p);
+    memset(p, 0, (size + 63) / 64 * 64 + 64);
+    mem->base[mem->count] = (uintptr_t)p;
+    mem->size[mem->count++] = size;
+    return p;
+}
+
+static void zt_mem_free(zt_mem *mem) {
+    for (unsigned i = 0; i < mem->count; i++)
+        free((void *)mem->base[i]);
+    mem->count = 0;
+}
+
+typedef struct zt_launch {
+    const zf_spirv_module *module;
+    const zf_dprog *code;
+    const char *kernel;
+    const void *const *values; /* per argument: its bytes; NULL for local memory */
+    const uint64_t *sizes;     /* per argument: its size (local memory: the bytes to reserve) */
+    uint32_t global, local;
+    uint32_t max_threads;
+    zt_mem *mem;
+} zt_launch;
+
+static void zt_run(const zt_launch *l, zf_xresult *result) {
+    const zf_spirv_kernel *k = zf_spirv_find_kernel(l->module, l->kernel);
+    assert_non_null(k);
+    uint32_t index = (uint32_t)(k - zf_spirv_kernel_at(l->module, 0));
+    zf_xarg args[16];
+    assert_true(k->num_args <= 16);
+    for (uint32_t i = 0; i < k->num_args; i++) {
+        zf_xarg_kind kind = k->args[i].kind == ZF_SPIRV_ARG_LOCAL ? ZF_XARG_LOCAL
+                            : k->args[i].byval                    ? ZF_XARG_BYVAL
+                                                                  : ZF_XARG_VALUE;
+        args[i] = (zf_xarg){kind, l->values[i], l->sizes[i]};
+    }
+    uint64_t *relocs = calloc(l->code->num_relocs + 1, 8);
+    assert_non_null(relocs);
+    zf_exec_env env = {.user = l->mem, .lookup = zt_lookup};
+    zf_xlaunch launch = {.program = {l->code, relocs, l->code, NULL, 0},
+                         .kernel = index,
+                         .name = l->kernel,
+                         .num_args = k->num_args,
+                         .args = args,
+                         .group_size = {l->local, 1, 1},
+                         .groups = {l->global / l->local, 1, 1},
+                         .subgroup_size = 16,
+                         .env = &env,
+                         .max_threads = l->max_threads};
+    zf_spirv_execute(&launch, result);
+    free(relocs);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Decoding */
+
+static void decodes_every_test_kernel(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof zt_corpus / sizeof zt_corpus[0]; i++) {
+        zf_spirv_module *m = zt_module(zt_corpus[i]);
+        for (int itt = 0; itt < 2; itt++) {
+            zf_dprog *prog = zt_decode(m, itt, zt_corpus[i]);
+            assert_int_equal(prog->num_kernels, zf_spirv_kernel_count(m));
+            char why[256];
+            if (!zf_form_validate(prog, why, sizeof why))
+                fail_msg("%s: the decoder's form is refused by the validator: %s", zt_corpus[i], why);
+            zf_dprog_free(prog);
+        }
+        zf_spirv_free(m);
+    }
+}
+
+static void unsupported_instruction_is_named_with_its_location(void **state) {
+    (void)state;
+    zf_spirv_module *m = zt_module("spirv_unsupported");
+    zf_decode_options options = {0};
+    zf_spirv_log log = {0};
+    zf_dprog *prog = NULL;
+    assert_int_not_equal(zf_spirv_decode(m, &options, &prog, &log), ZF_SPIRV_OK);
+    assert_null(prog);
+    const char *text = zf_spirv_log_text(&log);
+    if (strstr(text, "OpGroupNonUniformElect") == NULL || strstr(text, "word ") == NULL)
+        fail_msg("the log does not name the opcode and its word offset: %s", text);
+    zf_spirv_log_free(&log);
+    zf_spirv_free(m);
+}
+
+static void itt_wrappers_cost_nothing_when_off(void **state) {
+    (void)state;
+    zf_spirv_module *m = zt_module("spirv_itt");
+    zf_dprog *off = zt_decode(m, false, "spirv_itt"), *on = zt_decode(m, true, "spirv_itt");
+    zf_form_stats s_off, s_on;
+    zf_form_kernel_stats(off, 0, &s_off);
+    zf_form_kernel_stats(on, 0, &s_on);
+    assert_true(s_off.instructions < s_on.instructions);
+    assert_int_equal(off->kernels[0].itt_used, 0);
+    assert_int_not_equal(on->kernels[0].itt_used, 0);
+    zf_dprog_free(off);
+    zf_dprog_free(on);
+    zf_spirv_free(m);
+}
+
+static void forms_round_trip_and_match_their_module(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof zt_corpus / sizeof zt_corpus[0]; i++) {
+        zf_spirv_module *m = zt_module(zt_corpus[i]);
+        zf_dprog *prog = zt_decode(m, false, zt_corpus[i]);
+        size_t size, again_size;
+        uint8_t *bytes = zt_serialize(prog, &size);
+        char why[256] = "";
+        zf_dprog *loaded = zf_form_load(bytes, size, why, sizeof why);
+        if (loaded == NULL)
+            fail_msg("%s: its own form does not load: %s", zt_corpus[i], why);
+        uint8_t *again = zt_serialize(loaded, &again_size);
+        assert_int_equal(again_size, size);
+        assert_memory_equal(again, bytes, size);
+        if (!zf_spirv_form_matches(m, loaded, why, sizeof why))
+            fail_msg("%s: its form does not match it: %s", zt_corpus[i], why);
+        free(again);
+        free(bytes);
+        zf_dprog_free(loaded);
+        zf_dprog_free(prog);
+        zf_spirv_free(m);
+    }
+    /* A form that belongs to another module does not match. */
+    zf_spirv_module *copy = zt_module("copy"), *vadd = zt_module("vadd");
+    zf_dprog *form = zt_decode(vadd, false, "vadd");
+    char why[256] = "";
+    assert_false(zf_spirv_form_matches(copy, form, why, sizeof why));
+    assert_true(why[0] != '\0');
+    zf_dprog_free(form);
+    zf_spirv_free(copy);
+    zf_spirv_free(vadd);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Launches */
+
+static void zt_vadd(const zf_spirv_module *m, const zf_dprog *code, uint32_t threads, uint64_t *lane_ops) {
+    zt_mem mem = {0};
+    const uint32_t n = 1000;
+    int32_t *a = zt_buffer(&mem, n * 4), *b = zt_buffer(&mem, n * 4), *c = zt_buffer(&mem, n * 4);
+    for (uint32_t i = 0; i < n; i++) {
+        a[i] = (int32_t)i * 7;
+        b[i] = 3 - (int32_t)i;
+    }
+    const void *values[] = {&a, &b, &c};
+    const uint64_t sizes[] = {8, 8, 8};
+    zt_launch l = {m, code, "vadd_int", values, sizes, n, 100, threads, &mem};
+    zf_xresult result;
+    zt_run(&l, &result);
+    assert_int_equal(result.faults, 0);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(c[i], (int32_t)i * 6 + 3);
+    *lane_ops = result.lane_ops;
+    zt_mem_free(&mem);
+}
+
+typedef struct zt_params {
+    float scale;
+    int32_t bias;
+    double weight;
+} zt_params;
+
+static void zt_reduce(const zf_spirv_module *m, const zf_dprog *code, uint32_t threads, uint32_t local) {
+    zt_mem mem = {0};
+    const uint32_t n = 512;
+    float *in = zt_buffer(&mem, n * 4), *out = zt_buffer(&mem, n / local * 4);
+    for (uint32_t i = 0; i < n; i++)
+        in[i] = (float)(i % 7);
+    zt_params p = {2.0f, 0, 0.0};
+    uint8_t flag = 1;
+    int16_t pair[2] = {2, 0};
+    const void *values[] = {&in, &out, NULL, &p, &flag, pair};
+    const uint64_t sizes[] = {8, 8, local * 4, sizeof p, 1, 4};
+    zt_launch l = {m, code, "reduce_local", values, sizes, n, local, threads, &mem};
+    zf_xresult result;
+    zt_run(&l, &result);
+    assert_int_equal(result.faults, 0);
+    for (uint32_t g = 0; g < n / local; g++) {
+        float want = 0; /* small integers: exact in any order */
+        for (uint32_t i = 0; i < local; i++) {
+            float v = in[g * local + i] * 2.0f + 3.0f;
+            want += v + (i < 64 ? v : in[g * local + (i & 63)] * 2.0f + 3.0f);
+        }
+        assert_true(out[g] == want);
+    }
+    zt_mem_free(&mem);
+}
+
+static void runs_kernels_on_one_thread_and_many(void **state) {
+    (void)state;
+    zf_spirv_module *m = zt_module("vadd");
+    zf_dprog *code = zt_decode(m, false, "vadd");
+    uint64_t one = 0, many = 0;
+    zt_vadd(m, code, 1, &one);
+    zt_vadd(m, code, 0, &many);
+    assert_true(one > 0);
+    assert_int_equal(one, many); /* the work is the same however it is spread */
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+    m = zt_module("local_memory");
+    code = zt_decode(m, false, "local_memory");
+    zt_reduce(m, code, 1, 64);
+    zt_reduce(m, code, 0, 64);
+    zt_reduce(m, code, 0, 8);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+static void faults_name_the_kernel_work_item_and_address(void **state) {
+    (void)state;
+    zf_spirv_module *m = zt_module("spirv_globals");
+    zf_dprog *code = zt_decode(m, false, "spirv_globals");
+    zt_mem mem = {0};
+    const uint32_t n = 100;
+    int32_t *a = zt_buffer(&mem, n * 4);
+    const void *values[] = {&a, &n};
+    const uint64_t sizes[] = {8, 4};
+    zt_launch l = {m, code, "out_of_bounds", values, sizes, 128, 32, 0, &mem};
+    zf_xresult result;
+    zt_run(&l, &result);
+    assert_int_equal(result.faults, 28); /* work-items 100..127 store to a[100] */
+    char address[32];
+    snprintf(address, sizeof address, "%p", (void *)(a + n));
+    if (strstr(result.first_fault, "kernel 'out_of_bounds'") == NULL ||
+        strstr(result.first_fault, "work-item (100, 0, 0)") == NULL || strstr(result.first_fault, address + 2) == NULL)
+        fail_msg("the fault does not name the kernel, work-item 100 and %s: %s", address, result.first_fault);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(a[i], (int32_t)i + 1);
+    /* Memory outside the allocations faults: the stand-in offers no host memory. */
+    int32_t *stray = calloc(128, 4);
+    assert_non_null(stray);
+    l.values = (const void *const[]){&stray, &n};
+    zt_run(&l, &result);
+    assert_int_equal(result.faults, 128);
+    assert_non_null(strstr(result.first_fault, "sharedSystemAllocCapabilities is 0"));
+    assert_int_equal(stray[0], 0);
+    free(stray);
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+static void irreducible_loop_with_lanes_entering_at_both_heads(void **state) {
+    (void)state;
+    zf_spirv_module *m = zt_module("spirv_irreducible");
+    zf_dprog *code = zt_decode(m, false, "spirv_irreducible");
+    zt_mem mem = {0};
+    const uint32_t n = 96;
+    uint32_t *out = zt_buffer(&mem, n * 4);
+    const void *values[] = {&out};
+    const uint64_t sizes[] = {8};
+    zt_launch l = {m, code, "irreducible", values, sizes, n, 32, 1, &mem};
+    zf_xresult result;
+    zt_run(&l, &result);
+    assert_int_equal(result.faults, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = i % 5, steps = 0;
+        bool at_b = (i & 1) != 0;
+        do {
+            x = at_b ? 3 * x + 1 : x + 7;
+            steps++;
+            at_b = !at_b;
+        } while (x < 100);
+        assert_int_equal(out[i], 1000 * x + steps);
+    }
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Robustness */
+
+static uint64_t zt_next(uint64_t *state) {
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
+/* The reader tests' mutations: random words, bit flips, id-like values, word counts and opcodes. */
+static void zt_mutate(uint32_t *words, size_t count, uint32_t bound, uint64_t *rng) {
+    unsigned edits = 1 + (unsigned)(zt_next(rng) % 3);
+    for (unsigned e = 0; e < edits; e++) {
+        size_t at = 5 + (size_t)(zt_next(rng) % (count - 5));
+        switch (zt_next(rng) % 4) {
+        case 0:
+            words[at] ^= 1u << (zt_next(rng) % 32);
+            break;
+        case 1:
+            words[at] = (uint32_t)(zt_next(rng) % (bound + 3));
+            break;
+        case 2:
+            words[at] = (words[at] & 0xFFFF0000u) | (uint32_t)(zt_next(rng) % 400);
+            break;
+        default:
+            words[at] = (uint32_t)(zt_next(rng) % 64);
+            break;
+        }
+    }
+}
+
+/* Whatever the decoder makes of a mutated module, the validator accepts (native binaries rely on it). */
+static void zt_decode_mutated(const uint32_t *words, size_t size, const char *name, unsigned mutation,
+                              unsigned *decoded) {
+    zf_spirv_log log = {0};
+    zf_spirv_module *m = NULL;
+    if (zf_spirv_read(words, size, &m, &log) == ZF_SPIRV_OK && zf_spirv_finish(m, &log) == ZF_SPIRV_OK) {
+        zf_decode_options options = {.itt_enabled = true};
+        zf_dprog *prog = NULL;
+        if (zf_spirv_decode(m, &options, &prog, &log) == ZF_SPIRV_OK) {
+            char why[256];
+            if (!zf_form_validate(prog, why, sizeof why))
+                fail_msg("%s, mutation %u: the validator refuses the decoder's form: %s", name, mutation, why);
+            ++*decoded;
+            zf_dprog_free(prog);
+        } else if (zf_spirv_log_text(&log)[0] == '\0') {
+            fail_msg("%s, mutation %u: a decode failure without a log", name, mutation);
+        }
+    }
+    zf_spirv_free(m);
+    zf_spirv_log_free(&log);
+}
+
+static void mutated_modules_never_crash_the_decoder(void **state) {
+    (void)state;
+    const char *names[] = {"spirv_control", "spirv_data",  "spirv_local",   "spirv_atomics",
+                           "spirv_math",    "spirv_image", "spirv_fptr",    "spirv_irreducible",
+                           "spirv_printf",  "spirv_itt",   "spirv_convert", "spirv_gemm"};
+    uint64_t rng = 0x243F6A8885A308D3ull;
+    unsigned decoded = 0;
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        zt_blob blob = zt_load(names[f]);
+        uint32_t *words = malloc(blob.size);
+        assert_non_null(words);
+        for (unsigned i = 0; i < 5000; i++) {
+            memcpy(words, blob.data, blob.size);
+            zt_mutate(words, blob.size / 4, ((const uint32_t *)blob.data)[3], &rng);
+            zt_decode_mutated(words, blob.size, names[f], i, &decoded);
+        }
+        free(words);
+        free(blob.data);
+    }
+    assert_true(decoded > 0); /* some mutations keep the module valid, and then decode */
+}
+
+/* Runs a loaded form in a child process: it must end normally or by the time limit (a mutation may make a loop
+ * endless), never by another signal. */
+static void zt_run_isolated(const zf_spirv_module *m, const zf_dprog *code, size_t at) {
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct itimerval limit = {.it_value = {0, 100000}};
+        setitimer(ITIMER_REAL, &limit, NULL);
+        zt_mem mem = {0};
+        uint32_t *out = zt_buffer(&mem, 64 * 4);
+        const void *values[] = {&out};
+        const uint64_t sizes[] = {8};
+        zt_launch l = {m, code, "irreducible", values, sizes, 64, 32, 1, &mem};
+        zf_xresult result;
+        zt_run(&l, &result);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status) && WTERMSIG(status) != SIGALRM)
+        fail_msg("a form mutated at byte %zu killed the engine with signal %d", at, WTERMSIG(status));
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        fail_msg("a form mutated at byte %zu: the run exited with %d", at, WEXITSTATUS(status));
+}
+
+static void mutated_forms_are_refused_or_run_safely(void **state) {
+    (void)state;
+    zf_spirv_module *m = zt_module("spirv_irreducible");
+    zf_dprog *code = zt_decode(m, false, "spirv_irreducible");
+    size_t size;
+    uint8_t *bytes = zt_serialize(code, &size);
+    uint64_t rng = 0x13198A2E03707344ull;
+    unsigned refused = 0, ran = 0;
+    for (unsigned i = 0; i < 20000; i++) {
+        size_t at = (size_t)(zt_next(&rng) % size);
+        uint8_t saved = bytes[at];
+        bytes[at] ^= (uint8_t)(1u << (zt_next(&rng) % 8));
+        char why[256] = "";
+        zf_dprog *loaded = zf_form_load(bytes, size, why, sizeof why);
+        if (loaded == NULL) {
+            assert_true(why[0] != '\0');
+            refused++;
+        } else if (zf_spirv_form_matches(m, loaded, why, sizeof why) && ran < 400) {
+            zt_run_isolated(m, loaded, at);
+            ran++;
+        }
+        zf_dprog_free(loaded);
+        bytes[at] = saved;
+    }
+    assert_true(refused > 0 && ran > 0);
+    free(bytes);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(decodes_every_test_kernel),
+        cmocka_unit_test(unsupported_instruction_is_named_with_its_location),
+        cmocka_unit_test(itt_wrappers_cost_nothing_when_off),
+        cmocka_unit_test(forms_round_trip_and_match_their_module),
+        cmocka_unit_test(runs_kernels_on_one_thread_and_many),
+        cmocka_unit_test(faults_name_the_kernel_work_item_and_address),
+        cmocka_unit_test(irreducible_loop_with_lanes_entering_at_both_heads),
+        cmocka_unit_test(mutated_modules_never_crash_the_decoder),
+        cmocka_unit_test(mutated_forms_are_refused_or_run_safely),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

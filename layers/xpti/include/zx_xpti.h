@@ -1,0 +1,236 @@
+/* The XPTI framework's C interface as this project uses it: result codes, trace point and event types, the data
+ * layouts, and the framework functions (C linkage, `xpti` prefix) that our dispatcher (libxptifw.so) exports and our
+ * emitter looks up in whatever framework XPTI_FRAMEWORK_DISPATCHER names. Written from the facts in
+ * docs/xpti.md, not from Intel's headers (no distribution ships them).
+ *
+ * Layouts: function_with_args_t and mem_alloc_data_t are the same in every generation of the framework. Events and
+ * payloads changed between releases; the ones here are those of the generation with 64-bit event ids and the 80-byte
+ * payload (docs/xpti.md, "Graph stream"). Only the fields up to the payload pointer are shared with that generation:
+ * our dispatcher's events carry more after it, which only its own functions read. */
+#ifndef ZX_XPTI_H
+#define ZX_XPTI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Result codes (int32_t) */
+typedef int32_t zx_xpti_result;
+#define ZX_XPTI_SUCCESS    ((zx_xpti_result)0)
+#define ZX_XPTI_FALSE      ((zx_xpti_result)1)
+#define ZX_XPTI_FAIL       ((zx_xpti_result)0x80004001u)
+#define ZX_XPTI_NOTIMPL    ((zx_xpti_result)0x80004002u)
+#define ZX_XPTI_DUPLICATE  ((zx_xpti_result)0x80004003u)
+#define ZX_XPTI_NOTFOUND   ((zx_xpti_result)0x80004004u)
+#define ZX_XPTI_UNDELETE   ((zx_xpti_result)0x80004005u)
+#define ZX_XPTI_INVALIDARG ((zx_xpti_result)0x80004006u)
+
+typedef int32_t zx_xpti_string_id;
+typedef int32_t zx_xpti_object_id;
+#define ZX_XPTI_INVALID_ID (-1)
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Trace point types (uint16_t): begin = v << 1, end = v << 1 | 1 */
+enum {
+    ZX_TP_GRAPH_CREATE = 2,
+    ZX_TP_NODE_CREATE = 4,
+    ZX_TP_EDGE_CREATE = 6,
+    ZX_TP_REGION_BEGIN = 8,
+    ZX_TP_REGION_END = 9,
+    ZX_TP_TASK_BEGIN = 10,
+    ZX_TP_TASK_END = 11,
+    ZX_TP_BARRIER_BEGIN = 12,
+    ZX_TP_BARRIER_END = 13,
+    ZX_TP_LOCK_BEGIN = 14,
+    ZX_TP_LOCK_END = 15,
+    ZX_TP_SIGNAL = 16,
+    ZX_TP_TRANSFER_BEGIN = 18,
+    ZX_TP_TRANSFER_END = 19,
+    ZX_TP_THREAD_BEGIN = 20,
+    ZX_TP_THREAD_END = 21,
+    ZX_TP_WAIT_BEGIN = 22,
+    ZX_TP_WAIT_END = 23,
+    ZX_TP_FUNCTION_BEGIN = 24,
+    ZX_TP_FUNCTION_END = 25,
+    ZX_TP_METADATA = 26,
+    ZX_TP_FUNCTION_WITH_ARGS_BEGIN = 28,
+    ZX_TP_FUNCTION_WITH_ARGS_END = 29,
+    ZX_TP_FUNCTION_WITH_ARGS_END_OLD = 31, /* the value in older headers; subscribers built with them register it */
+    ZX_TP_MEM_ALLOC_BEGIN = 32,
+    ZX_TP_MEM_ALLOC_END = 33,
+    ZX_TP_MEM_RELEASE_BEGIN = 34,
+    ZX_TP_MEM_RELEASE_END = 35,
+    ZX_TP_OFFLOAD_MEMORY_OBJECT_CONSTRUCT = 36,
+    ZX_TP_OFFLOAD_MEMORY_OBJECT_DESTRUCT = 37,
+    ZX_TP_OFFLOAD_MEMORY_OBJECT_ASSOCIATE = 38,
+    ZX_TP_OFFLOAD_MEMORY_OBJECT_RELEASE = 39,
+    ZX_TP_OFFLOAD_ALLOC_ACCESSOR = 40,
+    ZX_TP_QUEUE_CREATE = 42,
+    ZX_TP_QUEUE_DESTROY = 43,
+    ZX_TP_DIAGNOSTICS = 126,
+    ZX_TP_USER_DEFINED = 0x80,
+};
+
+/* Event types (uint16_t) */
+enum {
+    ZX_ET_UNKNOWN = 0,
+    ZX_ET_GRAPH = 1,
+    ZX_ET_ALGORITHM = 2,
+    ZX_ET_BARRIER = 3,
+    ZX_ET_SCHEDULER = 4,
+    ZX_ET_ASYNC = 5,
+    ZX_ET_LOCK = 6,
+    ZX_ET_OFFLOAD_READ = 7,
+    ZX_ET_OFFLOAD_WRITE = 8,
+    ZX_ET_OFFLOAD_MEMORY_OBJECT = 9,
+    ZX_ET_OFFLOAD_ACCESSOR = 10,
+    ZX_ET_USER_DEFINED = 0x80,
+};
+
+/* Activity types (int32_t) */
+enum {
+    ZX_ACTIVITY_UNKNOWN = 0,
+    ZX_ACTIVITY_ACTIVE = 1,
+    ZX_ACTIVITY_OVERHEAD = 2,
+    ZX_ACTIVITY_BACKGROUND = 4,
+    ZX_ACTIVITY_SLEEP = 8,
+};
+
+/* Metadata value types (the `type` of xptiRegisterObject) */
+enum {
+    ZX_METADATA_BINARY = 0,
+    ZX_METADATA_STRING = 1,
+    ZX_METADATA_SIGNED = 2,
+    ZX_METADATA_UNSIGNED = 3,
+    ZX_METADATA_FLOATING = 4,
+    ZX_METADATA_BOOLEAN = 5,
+};
+
+/* Payload flags: which fields of a payload are valid. */
+enum {
+    ZX_PAYLOAD_NAME = 1u << 0,
+    ZX_PAYLOAD_SOURCE_FILE = 1u << 1,
+    ZX_PAYLOAD_LINE = 1u << 2,
+    ZX_PAYLOAD_COLUMN = 1u << 3,
+    ZX_PAYLOAD_CODE_POINTER = 1u << 4,
+};
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Layouts */
+
+/* The payload of the 80-byte generation. line_no/column_no are 0xffffffff when unknown. */
+typedef struct zx_xpti_payload {
+    const char *name;        /* @0 */
+    const char *stack_trace; /* @8 */
+    const char *source_file; /* @16 */
+    uint32_t line_no;        /* @24 */
+    uint32_t column_no;      /* @28 */
+    const void *code_ptr_va; /* @32 */
+    uint64_t internal;       /* @40: the framework's hash of the payload */
+    uint64_t flags;          /* @48: ZX_PAYLOAD_* */
+    uint64_t uid[3];         /* @56 */
+} zx_xpti_payload;
+
+/* The shared prefix of an event in the generation with 64-bit ids. */
+typedef struct zx_xpti_event {
+    uint64_t unique_id;       /* @0 */
+    uint64_t data_id;         /* @8 */
+    uint64_t instance_id;     /* @16: how many times xptiMakeEvent returned it */
+    uint16_t event_type;      /* @24 */
+    uint16_t activity_type;   /* @26 */
+    uint32_t unused;          /* @28 */
+    int64_t source_id;        /* @32: edges: unique_id of the source node; -1 otherwise */
+    int64_t target_id;        /* @40: edges: unique_id of the target node; -1 otherwise */
+    zx_xpti_payload *payload; /* @48 */
+} zx_xpti_event;
+
+typedef struct zx_function_with_args {
+    uint32_t function_id;      /* @0: docs/xpti.md's table */
+    const char *function_name; /* @8 */
+    void *args_data;           /* @16: the call's ze_*_params_t */
+    void *ret_data;            /* @24: NULL at begin; at end a ze_result_t * */
+    void *user_data;           /* @32 */
+} zx_function_with_args;
+
+typedef struct zx_mem_alloc_data {
+    uintptr_t mem_object_handle; /* @0 */
+    uintptr_t alloc_pointer;     /* @8 */
+    size_t alloc_size;           /* @16 */
+    size_t guard_zone_size;      /* @24 */
+    void *reserved;              /* @32 */
+} zx_mem_alloc_data;
+
+typedef struct zx_xpti_object_data {
+    size_t size;
+    const char *data;
+    uint8_t type; /* ZX_METADATA_* */
+} zx_xpti_object_data;
+
+typedef void (*zx_xpti_callback)(uint16_t trace_type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                                 const void *user_data);
+
+/* Subscriber entry points (each subscriber library defines both). */
+typedef void (*zx_xpti_trace_init_fn)(unsigned major, unsigned minor, const char *version_str, const char *stream_name);
+typedef void (*zx_xpti_trace_finish_fn)(const char *stream_name);
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The framework functions every generation has: X(return type, name, parameter list). The emitter requires all of
+ * them, as the real proxy does; our dispatcher exports all of them. */
+#define ZX_XPTI_FUNCTIONS(X)                                                                                           \
+    X(void, xptiFrameworkInitialize, (void))                                                                           \
+    X(void, xptiFrameworkFinalize, (void))                                                                             \
+    X(zx_xpti_result, xptiInitialize, (const char *stream, uint32_t major, uint32_t minor, const char *version))       \
+    X(void, xptiFinalize, (const char *stream))                                                                        \
+    X(uint64_t, xptiGetUniqueId, (void))                                                                               \
+    X(zx_xpti_string_id, xptiRegisterString, (const char *string, char **table_string))                                \
+    X(const char *, xptiLookupString, (zx_xpti_string_id id))                                                          \
+    X(uint8_t, xptiRegisterStream, (const char *stream_name))                                                          \
+    X(zx_xpti_result, xptiUnregisterStream, (const char *stream_name))                                                 \
+    X(uint16_t, xptiRegisterUserDefinedTracePoint, (const char *tool_name, uint8_t user_defined_tp))                   \
+    X(uint16_t, xptiRegisterUserDefinedEventType, (const char *tool_name, uint8_t user_defined_event))                 \
+    X(zx_xpti_event *, xptiMakeEvent,                                                                                  \
+      (const char *name, zx_xpti_payload *payload, uint16_t event_type, int32_t activity, uint64_t *instance_no))      \
+    X(const zx_xpti_payload *, xptiQueryPayload, (zx_xpti_event * event))                                              \
+    X(zx_xpti_result, xptiRegisterCallback, (uint8_t stream_id, uint16_t trace_type, zx_xpti_callback cb))             \
+    X(zx_xpti_result, xptiUnregisterCallback, (uint8_t stream_id, uint16_t trace_type, zx_xpti_callback cb))           \
+    X(zx_xpti_result, xptiNotifySubscribers,                                                                           \
+      (uint8_t stream_id, uint16_t trace_type, zx_xpti_event * parent, zx_xpti_event * object, uint64_t instance,      \
+       const void *user_data))                                                                                         \
+    X(zx_xpti_result, xptiAddMetadata, (zx_xpti_event * event, const char *key, zx_xpti_object_id value))              \
+    X(bool, xptiTraceEnabled, (void))                                                                                  \
+    X(bool, xptiCheckTraceEnabled, (uint16_t stream, uint16_t trace_type))                                             \
+    X(void, xptiReset, (void))                                                                                         \
+    X(void, xptiForceSetTraceEnabled, (bool enabled))                                                                  \
+    X(void, xptiReleaseEvent, (zx_xpti_event * event))                                                                 \
+    X(zx_xpti_result, xptiStashTuple, (const char *key, uint64_t value))                                               \
+    X(void, xptiUnstashTuple, (void))                                                                                  \
+    X(zx_xpti_result, xptiGetStashedTuple, (char **key, uint64_t *value))                                              \
+    X(uint8_t, xptiGetDefaultStreamID, (void))                                                                         \
+    X(zx_xpti_result, xptiSetDefaultStreamID, (uint8_t stream_id))                                                     \
+    X(uint16_t, xptiGetDefaultEventType, (void))                                                                       \
+    X(zx_xpti_result, xptiSetDefaultEventType, (uint16_t event_type))                                                  \
+    X(uint16_t, xptiGetDefaultTraceType, (void))                                                                       \
+    X(zx_xpti_result, xptiSetDefaultTraceType, (uint16_t trace_type))                                                  \
+    X(zx_xpti_object_id, xptiRegisterObject, (const char *data, size_t size, uint8_t type))                            \
+    X(zx_xpti_object_data, xptiLookupObject, (zx_xpti_object_id id))
+
+/* Function pointer types zx_pfn_<name>. */
+#define ZX_XPTI_PFN(ret, name, params) typedef ret(*zx_pfn_##name) params;
+ZX_XPTI_FUNCTIONS(ZX_XPTI_PFN)
+#undef ZX_XPTI_PFN
+
+/* Prototypes, for our dispatcher and for subscribers that link a framework. */
+#define ZX_XPTI_PROTOTYPE(ret, name, params) ret name params;
+ZX_XPTI_FUNCTIONS(ZX_XPTI_PROTOTYPE)
+#undef ZX_XPTI_PROTOTYPE
+
+/* Our dispatcher's one addition (no generation of the real framework has it; look it up with dlsym): the index-th
+ * metadata entry of an event, in the order added. NOTFOUND past the last one, INVALIDARG for a NULL or unknown event
+ * or NULL outputs. *key is the string table's copy of the key. */
+typedef zx_xpti_result (*zx_pfn_xpti_metadata_at)(zx_xpti_event *event, uint32_t index, const char **key,
+                                                  zx_xpti_object_id *value);
+#define ZX_XPTI_METADATA_AT "zx_xpti_metadata_at"
+zx_xpti_result zx_xpti_metadata_at(zx_xpti_event *event, uint32_t index, const char **key, zx_xpti_object_id *value);
+
+#endif

@@ -1,0 +1,481 @@
+/* The conformance suite's subscriber (zx_test_subscriber.h). Each callback checks what the streams promise
+ * (docs/xpti.md) and counts violations; zx_ts_print reports, as key=value lines:
+ *
+ *   inits, finishes, callbacks                 xptiTraceInit/Finish calls, callbacks of any kind
+ *   call_begins, call_ends, call_mismatches    function_begin/_end; a mismatch is an end that is not the end of this
+ *   call_bad, call_non_increasing              thread's innermost open call (instance and name), bad user data, an
+ *                                              instance not above the thread's previous one
+ *   debug_begins, debug_ends, debug_old_ends,  function_with_args_begin/_end (old_ends: under 31); bad ids are ids
+ *   debug_mismatches, debug_bad_ids,           whose name in the table differs from function_name, bad ret a begin
+ *   debug_bad_ret                              with ret_data or an end without
+ *   mem_alloc_pairs, mem_release_pairs,        mem_alloc/_release pairs on one thread with the same instance and
+ *   mem_mismatches, alloc.<i>, release.<i>     size; alloc.<i>=<pointer>:<size>, release.<i>=<pointer>:<size>
+ *   graph_creates, nodes, edges, task_begins,  the graph stream; node.<i>=<kind>:<name>, node_meta.<i>=k=v;...,
+ *   task_pairs, task_mismatches, signals,      edge.<i>=<source node>-><target node> (node indices), tasks=<node of
+ *   signal_bad, wait_pairs, wait_mismatches,   each task_begin, in order>; parent_bad counts graph notifications
+ *   queue_creates, queue_destroys,             whose parent is not the graph; stash_bad those without the
+ *   parent_bad, stash_bad                      ("queue_id", id) tuple */
+#include "zx_test_subscriber.h"
+#include "zexpti.h"
+#include "zx_functions.h"
+#include "zx_xpti.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZX_TS_EXPORT    __attribute__((visibility("default")))
+#define ZX_TS_DEPTH     64
+#define ZX_TS_MAX_NODES 256
+#define ZX_TS_MAX_LOG   256
+
+typedef struct zx_ts_frame {
+    uint64_t instance;
+    const void *data; /* call: the name; debug: args_data; mem: the size */
+    uint16_t type;
+} zx_ts_frame;
+
+typedef struct zx_ts_stack {
+    zx_ts_frame frames[ZX_TS_DEPTH];
+    unsigned depth;
+} zx_ts_stack;
+
+typedef struct zx_ts_node {
+    uint64_t uid;
+    char kind[24];
+    char name[64];
+    char meta[320];
+} zx_ts_node;
+
+typedef struct zx_ts_pending {
+    uint64_t instance;
+    uint64_t uid;
+} zx_ts_pending;
+
+enum {
+    ZX_C_INITS,
+    ZX_C_FINISHES,
+    ZX_C_CALLBACKS,
+    ZX_C_CALL_BEGINS,
+    ZX_C_CALL_ENDS,
+    ZX_C_CALL_MISMATCHES,
+    ZX_C_CALL_BAD,
+    ZX_C_CALL_NON_INCREASING,
+    ZX_C_DEBUG_BEGINS,
+    ZX_C_DEBUG_ENDS,
+    ZX_C_DEBUG_OLD_ENDS,
+    ZX_C_DEBUG_MISMATCHES,
+    ZX_C_DEBUG_BAD_IDS,
+    ZX_C_DEBUG_BAD_RET,
+    ZX_C_MEM_ALLOC_PAIRS,
+    ZX_C_MEM_RELEASE_PAIRS,
+    ZX_C_MEM_MISMATCHES,
+    ZX_C_GRAPH_CREATES,
+    ZX_C_TASK_BEGINS,
+    ZX_C_TASK_PAIRS,
+    ZX_C_TASK_MISMATCHES,
+    ZX_C_SIGNALS,
+    ZX_C_SIGNAL_BAD,
+    ZX_C_WAIT_PAIRS,
+    ZX_C_WAIT_MISMATCHES,
+    ZX_C_QUEUE_CREATES,
+    ZX_C_QUEUE_DESTROYS,
+    ZX_C_PARENT_BAD,
+    ZX_C_STASH_BAD,
+    ZX_C_COUNT
+};
+
+static const char *const zx_counter_names[ZX_C_COUNT] = {
+    "inits",           "finishes",        "callbacks",       "call_begins",
+    "call_ends",       "call_mismatches", "call_bad",        "call_non_increasing",
+    "debug_begins",    "debug_ends",      "debug_old_ends",  "debug_mismatches",
+    "debug_bad_ids",   "debug_bad_ret",   "mem_alloc_pairs", "mem_release_pairs",
+    "mem_mismatches",  "graph_creates",   "task_begins",     "task_pairs",
+    "task_mismatches", "signals",         "signal_bad",      "wait_pairs",
+    "wait_mismatches", "queue_creates",   "queue_destroys",  "parent_bad",
+    "stash_bad"};
+
+static atomic_ulong zx_counters[ZX_C_COUNT];
+
+static _Thread_local zx_ts_stack zx_call_stack, zx_debug_stack, zx_mem_stack;
+static _Thread_local uint64_t zx_last_instance;
+
+static pthread_mutex_t zx_lock = PTHREAD_MUTEX_INITIALIZER;
+static zx_ts_call_record zx_last_calls[ZX_FN_LIMIT];
+static uint64_t zx_allocs[ZX_TS_MAX_LOG][2], zx_releases[ZX_TS_MAX_LOG][2];
+static unsigned zx_alloc_count, zx_release_count;
+static uint64_t zx_graph_uid;
+static zx_ts_node zx_nodes[ZX_TS_MAX_NODES];
+static unsigned zx_node_count;
+static int64_t zx_edges[ZX_TS_MAX_NODES][2];
+static unsigned zx_edge_count;
+static zx_ts_pending zx_tasks_open[ZX_TS_MAX_NODES], zx_waits_open[ZX_TS_MAX_NODES];
+static unsigned zx_tasks_open_count, zx_waits_open_count;
+static int zx_task_order[ZX_TS_MAX_LOG];
+static unsigned zx_task_order_count;
+static zx_pfn_xpti_metadata_at zx_metadata_at;
+static pthread_once_t zx_metadata_once = PTHREAD_ONCE_INIT;
+
+static void zx_count(int counter) {
+    atomic_fetch_add_explicit(&zx_counters[counter], 1, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Per-thread pairing */
+
+static void zx_push(zx_ts_stack *stack, uint16_t type, uint64_t instance, const void *data) {
+    if (stack->depth < ZX_TS_DEPTH)
+        stack->frames[stack->depth] = (zx_ts_frame){instance, data, type};
+    stack->depth++;
+}
+
+/* Pops the innermost frame when the end matches it (type begin + 1, same instance); false otherwise. */
+static bool zx_pop(zx_ts_stack *stack, uint16_t end_type, uint64_t instance, const void **data) {
+    if (stack->depth == 0 || stack->depth > ZX_TS_DEPTH)
+        return false;
+    const zx_ts_frame *top = &stack->frames[stack->depth - 1];
+    if (top->instance != instance || top->type + 1 != end_type)
+        return false;
+    *data = top->data;
+    stack->depth--;
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Call and debug streams */
+
+static void zx_on_call(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                       const void *user_data) {
+    zx_count(ZX_C_CALLBACKS);
+    if (parent != NULL || event != NULL || user_data == NULL)
+        zx_count(ZX_C_CALL_BAD);
+    if (type == ZX_TP_FUNCTION_BEGIN) {
+        zx_count(ZX_C_CALL_BEGINS);
+        if (instance <= zx_last_instance)
+            zx_count(ZX_C_CALL_NON_INCREASING);
+        zx_last_instance = instance;
+        zx_push(&zx_call_stack, type, instance, user_data);
+        return;
+    }
+    zx_count(ZX_C_CALL_ENDS);
+    const void *name = NULL;
+    if (!zx_pop(&zx_call_stack, type, instance, &name) || name == NULL || user_data == NULL ||
+        strcmp(name, user_data) != 0)
+        zx_count(ZX_C_CALL_MISMATCHES);
+}
+
+static bool zx_id_matches(const zx_function_with_args *fwa) {
+    const zx_function_info *info = zx_function_by_id(fwa->function_id);
+    return info != NULL && fwa->function_name != NULL && strcmp(info->name, fwa->function_name) == 0;
+}
+
+static void zx_record_call(const zx_function_with_args *fwa, uint64_t instance) {
+    zx_arg args[ZX_TS_MAX_ARGS];
+    uint32_t n = zx_function_args(fwa->function_id, fwa->args_data, args, ZX_TS_MAX_ARGS);
+    pthread_mutex_lock(&zx_lock);
+    zx_ts_call_record *r = &zx_last_calls[fwa->function_id];
+    r->instance = instance;
+    r->calls++;
+    r->num_args = n;
+    for (uint32_t i = 0; i < n; i++)
+        r->args[i] = args[i].value;
+    r->result = *(const int32_t *)fwa->ret_data;
+    pthread_mutex_unlock(&zx_lock);
+}
+
+static void zx_on_debug(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                        const void *user_data) {
+    zx_count(ZX_C_CALLBACKS);
+    const zx_function_with_args *fwa = user_data;
+    if (fwa == NULL || parent != NULL || event != NULL || !zx_id_matches(fwa)) {
+        zx_count(ZX_C_DEBUG_BAD_IDS);
+        return;
+    }
+    if (type == ZX_TP_FUNCTION_WITH_ARGS_BEGIN) {
+        zx_count(ZX_C_DEBUG_BEGINS);
+        if (fwa->ret_data != NULL)
+            zx_count(ZX_C_DEBUG_BAD_RET);
+        zx_push(&zx_debug_stack, ZX_TP_FUNCTION_WITH_ARGS_BEGIN, instance, fwa->args_data);
+        return;
+    }
+    zx_count(type == ZX_TP_FUNCTION_WITH_ARGS_END ? ZX_C_DEBUG_ENDS : ZX_C_DEBUG_OLD_ENDS);
+    const void *args = NULL;
+    if (!zx_pop(&zx_debug_stack, ZX_TP_FUNCTION_WITH_ARGS_END, instance, &args) || args != fwa->args_data)
+        zx_count(ZX_C_DEBUG_MISMATCHES);
+    if (fwa->ret_data == NULL) {
+        zx_count(ZX_C_DEBUG_BAD_RET);
+        return;
+    }
+    zx_record_call(fwa, instance);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * mem_alloc stream */
+
+static void zx_log_mem(uint16_t type, const zx_mem_alloc_data *data) {
+    pthread_mutex_lock(&zx_lock);
+    bool alloc = type == ZX_TP_MEM_ALLOC_END;
+    unsigned *count = alloc ? &zx_alloc_count : &zx_release_count;
+    uint64_t(*log)[2] = alloc ? zx_allocs : zx_releases;
+    if (*count < ZX_TS_MAX_LOG) {
+        log[*count][0] = data->alloc_pointer;
+        log[*count][1] = data->alloc_size;
+        (*count)++;
+    }
+    pthread_mutex_unlock(&zx_lock);
+}
+
+static void zx_on_mem(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                      const void *user_data) {
+    zx_count(ZX_C_CALLBACKS);
+    const zx_mem_alloc_data *data = user_data;
+    if (data == NULL || parent != NULL || event != NULL) {
+        zx_count(ZX_C_MEM_MISMATCHES);
+        return;
+    }
+    if (type == ZX_TP_MEM_ALLOC_BEGIN || type == ZX_TP_MEM_RELEASE_BEGIN) {
+        const void *key = type == ZX_TP_MEM_ALLOC_BEGIN ? (const void *)(uintptr_t)data->alloc_size
+                                                        : (const void *)data->alloc_pointer;
+        zx_push(&zx_mem_stack, type, instance, key);
+        return;
+    }
+    const void *key = NULL;
+    bool paired = zx_pop(&zx_mem_stack, type, instance, &key);
+    bool same = type == ZX_TP_MEM_ALLOC_END ? key == (const void *)(uintptr_t)data->alloc_size
+                                            : key == (const void *)data->alloc_pointer;
+    if (!paired || !same) {
+        zx_count(ZX_C_MEM_MISMATCHES);
+        return;
+    }
+    zx_count(type == ZX_TP_MEM_ALLOC_END ? ZX_C_MEM_ALLOC_PAIRS : ZX_C_MEM_RELEASE_PAIRS);
+    zx_log_mem(type, data);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Graph stream (notifications arrive one at a time: the emitter serialises them) */
+
+static int zx_node_index(uint64_t uid) {
+    for (unsigned i = 0; i < zx_node_count; i++) {
+        if (zx_nodes[i].uid == uid)
+            return (int)i;
+    }
+    return -1;
+}
+
+static void zx_find_metadata_at(void) {
+    void *framework = dlopen("libxptifw.so", RTLD_NOLOAD | RTLD_LAZY);
+    if (framework != NULL)
+        *(void **)&zx_metadata_at = dlsym(framework, ZX_XPTI_METADATA_AT);
+}
+
+/* "key=value;..." of an event's metadata, when the dispatcher offers zx_xpti_metadata_at. */
+static void zx_read_meta(zx_xpti_event *event, char *out, size_t size) {
+    pthread_once(&zx_metadata_once, zx_find_metadata_at);
+    size_t used = 0;
+    const char *key;
+    zx_xpti_object_id value;
+    out[0] = '\0';
+    for (uint32_t i = 0; zx_metadata_at != NULL && zx_metadata_at(event, i, &key, &value) == ZX_XPTI_SUCCESS; i++) {
+        zx_xpti_object_data data = xptiLookupObject(value);
+        int n;
+        if (data.type == ZX_METADATA_UNSIGNED && data.size == sizeof(uint64_t)) {
+            uint64_t number;
+            memcpy(&number, data.data, sizeof number);
+            n = snprintf(out + used, size - used, "%s=%" PRIu64 ";", key, number);
+        } else {
+            n = snprintf(out + used, size - used, "%s=%.*s;", key, (int)data.size, data.data ? data.data : "");
+        }
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+static void zx_on_node(zx_xpti_event *event, const void *user_data) {
+    if (zx_node_count == ZX_TS_MAX_NODES || event == NULL)
+        return;
+    zx_ts_node *node = &zx_nodes[zx_node_count++];
+    const zx_xpti_payload *payload = xptiQueryPayload(event);
+    node->uid = event->unique_id;
+    snprintf(node->kind, sizeof node->kind, "%s", user_data != NULL ? (const char *)user_data : "?");
+    snprintf(node->name, sizeof node->name, "%s", payload != NULL && payload->name ? payload->name : "?");
+    zx_read_meta(event, node->meta, sizeof node->meta);
+}
+
+static bool zx_take(zx_ts_pending *open, unsigned *count, uint64_t instance, uint64_t uid) {
+    for (unsigned i = 0; i < *count; i++) {
+        if (open[i].instance != instance)
+            continue;
+        bool same = open[i].uid == uid;
+        open[i] = open[--*count];
+        return same;
+    }
+    return false;
+}
+
+static void zx_put(zx_ts_pending *open, unsigned *count, uint64_t instance, uint64_t uid) {
+    if (*count < ZX_TS_MAX_NODES)
+        open[(*count)++] = (zx_ts_pending){instance, uid};
+}
+
+static bool zx_queue_stashed(void) {
+    char *key = NULL;
+    uint64_t value = 0;
+    return xptiGetStashedTuple(&key, &value) == ZX_XPTI_SUCCESS && key != NULL && strcmp(key, "queue_id") == 0 &&
+           value != 0;
+}
+
+static void zx_on_task(uint16_t type, zx_xpti_event *event, uint64_t instance) {
+    if (!zx_queue_stashed())
+        zx_count(ZX_C_STASH_BAD);
+    if (type == ZX_TP_TASK_BEGIN) {
+        zx_count(ZX_C_TASK_BEGINS);
+        zx_put(zx_tasks_open, &zx_tasks_open_count, instance, event->unique_id);
+        if (zx_task_order_count < ZX_TS_MAX_LOG)
+            zx_task_order[zx_task_order_count++] = zx_node_index(event->unique_id);
+        return;
+    }
+    zx_count(zx_take(zx_tasks_open, &zx_tasks_open_count, instance, event->unique_id) ? ZX_C_TASK_PAIRS
+                                                                                      : ZX_C_TASK_MISMATCHES);
+}
+
+static void zx_on_graph_item(uint16_t type, zx_xpti_event *event, uint64_t instance, const void *user_data) {
+    switch (type) {
+    case ZX_TP_NODE_CREATE:
+        zx_on_node(event, user_data);
+        break;
+    case ZX_TP_EDGE_CREATE:
+        if (zx_edge_count < ZX_TS_MAX_NODES) {
+            zx_edges[zx_edge_count][0] = event->source_id;
+            zx_edges[zx_edge_count++][1] = event->target_id;
+        }
+        break;
+    case ZX_TP_TASK_BEGIN:
+    case ZX_TP_TASK_END:
+        zx_on_task(type, event, instance);
+        break;
+    case ZX_TP_SIGNAL:
+        zx_count(ZX_C_SIGNALS);
+        if (user_data == NULL || zx_node_index(event->unique_id) < 0 || !zx_queue_stashed())
+            zx_count(ZX_C_SIGNAL_BAD);
+        break;
+    default:
+        break;
+    }
+}
+
+static void zx_on_graph(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                        const void *user_data) {
+    zx_count(ZX_C_CALLBACKS);
+    pthread_mutex_lock(&zx_lock);
+    if (type == ZX_TP_GRAPH_CREATE) {
+        zx_count(ZX_C_GRAPH_CREATES);
+        zx_graph_uid = event != NULL ? event->unique_id : 0;
+    } else if (type == ZX_TP_WAIT_BEGIN) {
+        zx_put(zx_waits_open, &zx_waits_open_count, instance, event != NULL ? event->unique_id : 0);
+    } else if (type == ZX_TP_WAIT_END) {
+        bool paired = zx_take(zx_waits_open, &zx_waits_open_count, instance, event != NULL ? event->unique_id : 0);
+        zx_count(paired && user_data != NULL ? ZX_C_WAIT_PAIRS : ZX_C_WAIT_MISMATCHES);
+    } else if (type == ZX_TP_QUEUE_CREATE || type == ZX_TP_QUEUE_DESTROY) {
+        zx_count(type == ZX_TP_QUEUE_CREATE ? ZX_C_QUEUE_CREATES : ZX_C_QUEUE_DESTROYS);
+        if (!zx_queue_stashed())
+            zx_count(ZX_C_STASH_BAD);
+    } else if (event != NULL) {
+        if (parent == NULL || parent->unique_id != zx_graph_uid)
+            zx_count(ZX_C_PARENT_BAD);
+        zx_on_graph_item(type, event, instance, user_data);
+    }
+    pthread_mutex_unlock(&zx_lock);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Entry points */
+
+static bool zx_wanted(const char *short_name) {
+    const char *list = getenv("ZX_TS_STREAMS");
+    if (list == NULL)
+        return true;
+    size_t n = strlen(short_name);
+    for (const char *p = strstr(list, short_name); p != NULL; p = strstr(p + 1, short_name)) {
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return true;
+    }
+    return false;
+}
+
+static void zx_register(uint8_t stream, const uint16_t *types, size_t count, zx_xpti_callback cb) {
+    for (size_t i = 0; i < count; i++)
+        xptiRegisterCallback(stream, types[i], cb);
+}
+
+ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *version_str, const char *stream_name);
+ZX_TS_EXPORT void xptiTraceFinish(const char *stream_name);
+ZX_TS_EXPORT void zx_ts_print(FILE *out);
+ZX_TS_EXPORT bool zx_ts_last_call(uint32_t function_id, zx_ts_call_record *out);
+
+ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *version_str, const char *stream_name) {
+    (void)major;
+    (void)minor;
+    (void)version_str;
+    zx_count(ZX_C_INITS);
+    uint8_t id = xptiRegisterStream(stream_name);
+    bool old_end = getenv("ZX_TS_OLD_END") != NULL && strcmp(getenv("ZX_TS_OLD_END"), "1") == 0;
+    if (strcmp(stream_name, ZX_STREAM_CALL) == 0 && zx_wanted("call")) {
+        zx_register(id, (const uint16_t[]){ZX_TP_FUNCTION_BEGIN, ZX_TP_FUNCTION_END}, 2, zx_on_call);
+    } else if (strcmp(stream_name, ZX_STREAM_DEBUG) == 0 && zx_wanted("debug")) {
+        uint16_t end = old_end ? ZX_TP_FUNCTION_WITH_ARGS_END_OLD : ZX_TP_FUNCTION_WITH_ARGS_END;
+        zx_register(id, (const uint16_t[]){ZX_TP_FUNCTION_WITH_ARGS_BEGIN, end}, 2, zx_on_debug);
+    } else if (strcmp(stream_name, ZX_STREAM_MEM) == 0 && zx_wanted("mem")) {
+        const uint16_t types[] = {ZX_TP_MEM_ALLOC_BEGIN, ZX_TP_MEM_ALLOC_END, ZX_TP_MEM_RELEASE_BEGIN,
+                                  ZX_TP_MEM_RELEASE_END};
+        zx_register(id, types, 4, zx_on_mem);
+    } else if (strcmp(stream_name, ZX_STREAM_GRAPH) == 0 && zx_wanted("graph")) {
+        const uint16_t types[] = {ZX_TP_GRAPH_CREATE, ZX_TP_NODE_CREATE,  ZX_TP_EDGE_CREATE, ZX_TP_TASK_BEGIN,
+                                  ZX_TP_TASK_END,     ZX_TP_SIGNAL,       ZX_TP_WAIT_BEGIN,  ZX_TP_WAIT_END,
+                                  ZX_TP_QUEUE_CREATE, ZX_TP_QUEUE_DESTROY};
+        zx_register(id, types, sizeof types / sizeof types[0], zx_on_graph);
+    }
+}
+
+ZX_TS_EXPORT void xptiTraceFinish(const char *stream_name) {
+    (void)stream_name;
+    zx_count(ZX_C_FINISHES);
+}
+
+ZX_TS_EXPORT bool zx_ts_last_call(uint32_t function_id, zx_ts_call_record *out) {
+    if (function_id >= ZX_FN_LIMIT || out == NULL)
+        return false;
+    pthread_mutex_lock(&zx_lock);
+    *out = zx_last_calls[function_id];
+    pthread_mutex_unlock(&zx_lock);
+    return out->calls > 0;
+}
+
+static void zx_print_graph(FILE *out) {
+    fprintf(out, "nodes=%u\nedges=%u\n", zx_node_count, zx_edge_count);
+    for (unsigned i = 0; i < zx_node_count; i++)
+        fprintf(out, "node.%u=%s:%s\nnode_meta.%u=%s\n", i, zx_nodes[i].kind, zx_nodes[i].name, i, zx_nodes[i].meta);
+    for (unsigned i = 0; i < zx_edge_count; i++)
+        fprintf(out, "edge.%u=%d->%d\n", i, zx_node_index((uint64_t)zx_edges[i][0]),
+                zx_node_index((uint64_t)zx_edges[i][1]));
+    fputs("tasks=", out);
+    for (unsigned i = 0; i < zx_task_order_count; i++)
+        fprintf(out, "%s%d", i > 0 ? "," : "", zx_task_order[i]);
+    fputc('\n', out);
+}
+
+ZX_TS_EXPORT void zx_ts_print(FILE *out) {
+    pthread_mutex_lock(&zx_lock);
+    for (int i = 0; i < ZX_C_COUNT; i++)
+        fprintf(out, "%s=%lu\n", zx_counter_names[i], atomic_load(&zx_counters[i]));
+    for (unsigned i = 0; i < zx_alloc_count; i++)
+        fprintf(out, "alloc.%u=0x%" PRIx64 ":%" PRIu64 "\n", i, zx_allocs[i][0], zx_allocs[i][1]);
+    for (unsigned i = 0; i < zx_release_count; i++)
+        fprintf(out, "release.%u=0x%" PRIx64 ":%" PRIu64 "\n", i, zx_releases[i][0], zx_releases[i][1]);
+    zx_print_graph(out);
+    pthread_mutex_unlock(&zx_lock);
+    fflush(out);
+}
