@@ -535,7 +535,8 @@ static double zc_ulps(float got, double want) {
         return isnan(got) ? 0 : INFINITY;
     if (isinf(want))
         return got == (float)want ? 0 : INFINITY;
-    double ulp = ldexp(1.0, (want == 0 ? -149 : ilogb(want) - 23) < -149 ? -149 : ilogb(want) - 23);
+    int exponent = want == 0 ? -149 : ilogb(want) - 23; /* ilogb(0) is INT_MIN: never subtract from it */
+    double ulp = ldexp(1.0, exponent < -149 ? -149 : exponent);
     return fabs((double)got - want) / ulp;
 }
 
@@ -727,8 +728,9 @@ static void zc_int_expected(int32_t x, int32_t y, int32_t z, int32_t *r) {
     r[10] = (int32_t)(x < 0 ? 0u - ux : ux);
     r[11] = (int32_t)(uint32_t)(x > y ? (int64_t)x - y : (int64_t)y - x);
     r[12] = x < -1000 ? -1000 : x > 1000 ? 1000 : x;
-    r[13] = (int32_t)((uint32_t)(x24 * y24) + (uint32_t)z);
-    r[14] = x24 * y24;
+    uint32_t low24 = (uint32_t)((int64_t)x24 * y24); /* mul24: the low 32 bits of the product */
+    r[13] = (int32_t)(low24 + (uint32_t)z);
+    r[14] = (int32_t)low24;
     r[15] = (int32_t)(mad > INT32_MAX ? INT32_MAX : mad < INT32_MIN ? INT32_MIN : mad);
     r[16] = (int32_t)(uint32_t)(((uint64_t)ux * uy) >> 32);
     r[17] = (int32_t)((uint64_t)ux + uy > UINT32_MAX ? UINT32_MAX : ux + uy);

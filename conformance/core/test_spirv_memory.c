@@ -191,7 +191,7 @@ static void spirv_atomics_under_contention(void **state) {
         x ^= values[i];
         and_bits &= ~(1 << (i % 31));
         or_bits |= 1 << (i % 29);
-        wsum += (int64_t)values[i] << 20;
+        wsum += (int64_t)values[i] * (1 << 20); /* the kernel's shift, without C's undefined shift of a negative */
         wmax = (int64_t)values[i] * 1000000000 > wmax ? (int64_t)values[i] * 1000000000 : wmax;
     }
     zc_arg args[] = {ZC_PTR(counters), ZC_PTR(seen), ZC_PTR(values), ZC_PTR(wide)};

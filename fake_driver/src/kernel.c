@@ -475,10 +475,11 @@ static bool zf_capture_images(const zf_kernel *kernel, zf_kernel_launch *launch)
         return false;
     for (uint32_t i = 0; i < info->num_args; i++) {
         bool is_image = info->args[i].kind == ZF_SPIRV_ARG_IMAGE;
+        if (!is_image && info->args[i].kind != ZF_SPIRV_ARG_SAMPLER)
+            continue; /* only image and sampler arguments hold a handle (others may be shorter than one) */
         void *handle;
         memcpy(&handle, launch->arg_values[i], sizeof handle);
-        if ((!is_image && info->args[i].kind != ZF_SPIRV_ARG_SAMPLER) || handle == NULL ||
-            !zf_handle_is_live(handle, is_image ? ZF_OBJ_ZE_IMAGE : ZF_OBJ_ZE_SAMPLER))
+        if (handle == NULL || !zf_handle_is_live(handle, is_image ? ZF_OBJ_ZE_IMAGE : ZF_OBJ_ZE_SAMPLER))
             continue;
         zf_launch_image *slot = &launch->images[launch->num_images++];
         slot->handle = (uint64_t)(uintptr_t)handle;
