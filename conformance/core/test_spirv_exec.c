@@ -1002,6 +1002,52 @@ static void spirv_vector_loads_stores_and_shuffles(void **state) {
     zc_free(&s->x, h);
 }
 
+/* spirv_pointers.cl (OpenCL C 1.2, -fwrapv): OpPtrAccessChain walks, and the OpenCL 1.1 atomic functions. */
+typedef struct zc_pair {
+    int32_t key;
+    int16_t weight[3];
+} zc_pair;
+
+static int32_t zc_walk_expected(const int32_t *in, uint32_t i, int32_t stride) {
+    uint32_t sum = 0; /* the kernel's int arithmetic wraps (-fwrapv) */
+    for (int32_t k = 3; k >= 0; k--)
+        sum = sum * 3u + (uint32_t)in[i + (uint32_t)(k * stride)];
+    return (int32_t)sum;
+}
+
+static void spirv_opencl12_pointer_walks_and_atomics(void **state) {
+    zc_sx *s = *state;
+    const uint32_t n = 192;
+    const int32_t stride = 5;
+    int32_t *in = zc_spirv_buffer(s, (n + 3 * stride) * 4), *out = zc_spirv_buffer(s, n * 2 * 4);
+    zc_pair *pairs = zc_spirv_buffer(s, n * sizeof *pairs);
+    int32_t *totals = zc_spirv_buffer(s, 2 * 4);
+    uint64_t seed = 99;
+    for (uint32_t i = 0; i < n + 3 * stride; i++)
+        in[i] = (int32_t)zc_rand(&seed);
+    int32_t want_sum = 0, want_max = INT32_MIN;
+    for (uint32_t i = 0; i < n; i++) {
+        pairs[i] = (zc_pair){(int32_t)(zc_rand(&seed) % 100000) - 50000,
+                             {(int16_t)(i * 3), (int16_t)(-(int32_t)i), (int16_t)(i % 17 - 8)}};
+        want_sum += pairs[i].weight[2];
+        want_max = pairs[i].key > want_max ? pairs[i].key : want_max;
+    }
+    totals[1] = INT32_MIN;
+    zc_arg args[] = {ZC_PTR(in), ZC_PTR(out), ZC_PTR(pairs), ZC_PTR(totals), ZC_VAL(stride)};
+    zc_spirv_run(s, "spirv_pointers", "walk", n, 64, args, 5);
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t walk = zc_walk_expected(in, i, stride), member = pairs[i].key + pairs[i].weight[i % 3];
+        if (out[2 * i] != walk || out[2 * i + 1] != member)
+            zc_fail("item %u: walk %d and member %d, expected %d and %d", i, out[2 * i], out[2 * i + 1], walk, member);
+    }
+    assert_int_equal(totals[0], want_sum);
+    assert_int_equal(totals[1], want_max);
+    zc_free(&s->x, in);
+    zc_free(&s->x, out);
+    zc_free(&s->x, pairs);
+    zc_free(&s->x, totals);
+}
+
 int main(int argc, char **argv) {
 #define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
     static const struct CMUnitTest tests[] = {
@@ -1020,6 +1066,7 @@ int main(int argc, char **argv) {
         ZC_T(spirv_structs_by_value_and_in_private_memory),
         ZC_T(spirv_builtin_ids_of_a_3d_launch_with_offset),
         ZC_T(spirv_vector_loads_stores_and_shuffles),
+        ZC_T(spirv_opencl12_pointer_walks_and_atomics),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -621,6 +621,40 @@ static void spirv_host_memory_needs_shared_system_allocations(void **state) {
     zc_child_free(&child);
 }
 
+/* spirv_generic.cl: generic pointers into global, local and private memory, cast back with to_global, to_local and
+ * to_private (only the right one succeeds), read through, and their fence flags; a C11 atomic store then load. */
+static void spirv_generic_pointers_cast_back_to_their_storage(void **state) {
+    zc_sx *s = *state;
+    const uint32_t n = 256;
+    int32_t *data = zc_spirv_buffer(s, n * 4), *out = zc_spirv_buffer(s, n * 4 * 4), *flags = zc_spirv_buffer(s, n * 4);
+    for (uint32_t i = 0; i < n; i++)
+        data[i] = (int32_t)(i * 11 + 3);
+    zc_arg args[] = {ZC_PTR(data), ZC_PTR(out), ZC_PTR(flags)};
+    zc_spirv_run(s, "spirv_generic", "casts", n, 64, args, 3);
+    enum { zc_cast_global = 1, zc_cast_local = 2, zc_cast_private = 4 };
+    enum { zc_fence_local = 1, zc_fence_global = 2 }; /* CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t kind = i % 64 % 3;
+        int32_t want[4] = {kind == 0   ? zc_cast_global
+                           : kind == 1 ? zc_cast_local
+                                       : zc_cast_private,
+                           kind == 0   ? data[i]
+                           : kind == 1 ? (int32_t)i * 5
+                                       : (int32_t)i * 7,
+                           (int32_t)i + 1,
+                           kind == 0   ? zc_fence_global
+                           : kind == 1 ? zc_fence_local
+                                       : -1};
+        for (uint32_t k = 0; k < 4; k++)
+            if (out[i * 4 + k] != want[k])
+                zc_fail("item %u output %u: %d, expected %d", i, k, out[i * 4 + k], want[k]);
+        assert_int_equal(flags[i], (int32_t)i + 1);
+    }
+    zc_free(&s->x, data);
+    zc_free(&s->x, out);
+    zc_free(&s->x, flags);
+}
+
 int main(int argc, char **argv) {
 #define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
     static const struct CMUnitTest tests[] = {
@@ -632,6 +666,7 @@ int main(int argc, char **argv) {
         ZC_T(spirv_atomics_under_contention),
         ZC_T(spirv_histogram_in_local_memory),
         ZC_T(spirv_compare_exchange_and_c11_atomics),
+        ZC_T(spirv_generic_pointers_cast_back_to_their_storage),
         ZC_T(spirv_globals_and_specialization_constants),
         ZC_T(spirv_images_written_read_and_sampled),
         ZC_T(spirv_integer_images_and_queries),

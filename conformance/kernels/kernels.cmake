@@ -1,7 +1,7 @@
 # Test kernels: the OpenCL C sources here (and one SPIR-V assembly file) become SPIR-V modules at build time, each
 # checked by spirv-val before tests may use it. Included from conformance/CMakeLists.txt.
 #
-#   <name>.cl      clang-14 -cl-std=CL2.0 -target spir64 -O2 -emit-llvm -c, then llvm-spirv-14
+#   <name>.cl      clang-14 -cl-std=CL2.0 (or ZC_CL_STD_<name>) -target spir64 -O2 -emit-llvm -c, then llvm-spirv-14
 #   <name>.spvasm  spirv-as (SPIR-V 1.0)
 #
 # Outputs: ${ZC_KERNEL_DIR}/<name>.spv (in the build tree). Tests get the directory through ZC_KERNEL_DIR (a compile
@@ -23,7 +23,11 @@ set(ZC_OPENCL_KERNELS copy fill vadd saxpy gemm spec_constant globals export imp
 # the SPIR-V Tools of Debian bookworm refuse what their extension requires (a function-pointer constant names a
 # function defined later: SPV_INTEL_function_pointers allows it).
 list(APPEND ZC_OPENCL_KERNELS spirv_arith spirv_convert spirv_control spirv_math spirv_data spirv_local spirv_atomics
-                              spirv_globals spirv_image spirv_printf spirv_itt spirv_gemm spirv_fptr)
+                              spirv_globals spirv_image spirv_printf spirv_itt spirv_gemm spirv_fptr spirv_pointers
+                              spirv_generic)
+# OpenCL C 1.2 for one kernel; -fwrapv drops the in-bounds promise of pointer arithmetic (OpPtrAccessChain).
+set(ZC_CL_STD_spirv_pointers CL1.2)
+set(ZC_CLANG_FLAGS_spirv_pointers -fwrapv)
 set(ZC_CLANG_FLAGS_spirv_local -Xclang -cl-ext=+cl_khr_subgroups)
 set(ZC_LLVM_SPIRV_FLAGS_spirv_local --spirv-ext=+SPV_INTEL_subgroups)
 set(ZC_LLVM_SPIRV_FLAGS_spirv_fptr --spirv-ext=+SPV_INTEL_function_pointers)
@@ -43,9 +47,13 @@ foreach(name IN LISTS ZC_OPENCL_KERNELS)
   if(name IN_LIST ZC_UNVALIDATED_KERNELS)
     set(validate)
   endif()
+  set(cl_std CL2.0)
+  if(DEFINED ZC_CL_STD_${name})
+    set(cl_std ${ZC_CL_STD_${name}})
+  endif()
   add_custom_command(
     OUTPUT "${out}.spv"
-    COMMAND "${ZC_CLANG}" -cl-std=CL2.0 -target spir64 -O2 ${ZC_CLANG_FLAGS_${name}} -emit-llvm -c
+    COMMAND "${ZC_CLANG}" -cl-std=${cl_std} -target spir64 -O2 ${ZC_CLANG_FLAGS_${name}} -emit-llvm -c
             "${ZC_KERNEL_SOURCE_DIR}/${name}.cl" -o "${out}.bc"
     COMMAND "${ZC_LLVM_SPIRV}" ${ZC_LLVM_SPIRV_FLAGS_${name}} "${out}.bc" -o "${out}.unchecked.spv"
     ${validate}

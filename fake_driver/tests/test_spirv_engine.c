@@ -21,34 +21,13 @@
 #include <unistd.h>
 
 /* Every test kernel the conformance suites launch, and the corpus of the execution tests. */
-static const char *const zt_corpus[] = {"copy",
-                                        "fill",
-                                        "vadd",
-                                        "saxpy",
-                                        "gemm",
-                                        "spec_constant",
-                                        "globals",
-                                        "export",
-                                        "import",
-                                        "local_memory",
-                                        "reqd_group_size",
-                                        "empty",
-                                        "image",
-                                        "spec_global",
-                                        "spirv_arith",
-                                        "spirv_convert",
-                                        "spirv_control",
-                                        "spirv_math",
-                                        "spirv_data",
-                                        "spirv_local",
-                                        "spirv_atomics",
-                                        "spirv_globals",
-                                        "spirv_image",
-                                        "spirv_printf",
-                                        "spirv_itt",
-                                        "spirv_gemm",
-                                        "spirv_fptr",
-                                        "spirv_irreducible"};
+/* clang-format off */
+static const char *const zt_corpus[] = {
+    "copy", "fill", "vadd", "saxpy", "gemm", "spec_constant", "globals", "export", "import", "local_memory",
+    "reqd_group_size", "empty", "image", "spec_global", "spirv_arith", "spirv_convert", "spirv_control", "spirv_math",
+    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_printf", "spirv_itt",
+    "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic"};
+/* clang-format on */
 
 typedef struct zt_blob {
     uint8_t *data;
