@@ -256,6 +256,22 @@ static void affinity_some_tiles_renumbered(void **state) {
     zc_seen_free(&all);
 }
 
+/* The example: one tile of device 0 (a device of its own) and the whole of device 1. */
+static void affinity_tile_and_whole_device(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zc_seen all = zc_see(NULL);
+    zc_seen mixed = zc_see_mask("0.1,1");
+    assert_int_equal(zc_child_number(&mixed.child, "roots"), 2);
+    assert_int_equal(zc_child_number(&mixed.child, "r0.subs"), 0);
+    zc_assert_is(&mixed, &all, "r0.uuid", 0, 1);
+    assert_int_equal(zc_child_number(&mixed.child, "r1.subs"), 4);
+    zc_assert_is(&mixed, &all, "r1.uuid", 1, -1);
+    zc_assert_is(&mixed, &all, "r1.s0.uuid", 1, 0);
+    zc_seen_free(&mixed);
+    zc_seen_free(&all);
+}
+
 static void affinity_bad_entries_ignored(void **state) {
     (void)state;
     zc_skip_unless_fake();
@@ -310,7 +326,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(affinity_unset_reports_every_device), cmocka_unit_test(affinity_whole_devices),
         cmocka_unit_test(affinity_one_tile_is_a_device),       cmocka_unit_test(affinity_some_tiles_renumbered),
         cmocka_unit_test(affinity_bad_entries_ignored),        cmocka_unit_test(affinity_pci_order),
-        cmocka_unit_test(affinity_sysman_variable_accepted),
+        cmocka_unit_test(affinity_sysman_variable_accepted),   cmocka_unit_test(affinity_tile_and_whole_device),
     };
     static const zc_child_mode modes[] = {{"devices", zc_child_devices}};
     static const zc_suite suite = {ZC_EXECUTABLE,     tests, ZC_COUNT(tests), zc_group_setup,

@@ -425,6 +425,54 @@ static void zc_sample_checked(zc_sx *s, ze_image_handle_t image, const uint8_t *
     zc_free(&s->x, out);
 }
 
+/* The texel index nearest sampling reads for normalized coordinate `c` of a dimension of n texels, by the addressing
+ * rules of the OpenCL C specification (-1: the border colour). */
+static int zc_nearest_index(ze_sampler_address_mode_t mode, float c, int n) {
+    if (mode == ZE_SAMPLER_ADDRESS_MODE_REPEAT) {
+        int i = (int)floorf((c - floorf(c)) * (float)n);
+        return i > n - 1 ? i - n : i;
+    }
+    if (mode == ZE_SAMPLER_ADDRESS_MODE_MIRROR) {
+        float mirrored = fabsf(c - 2.0f * rintf(0.5f * c));
+        int i = (int)floorf(mirrored * (float)n);
+        return i < n - 1 ? i : n - 1;
+    }
+    int i = (int)floorf(c * (float)n);
+    if (mode == ZE_SAMPLER_ADDRESS_MODE_CLAMP)
+        return i < 0 ? 0 : i > n - 1 ? n - 1 : i;
+    return i < 0 || i > n - 1 ? -1 : i; /* CLAMP_TO_BORDER */
+}
+
+/* Nearest sampling at normalized coordinates far outside the image in each addressing mode: red and green give the
+ * texel read (the gradient's x / 15 and y / 15), the border colour of RGBA is transparent black. */
+static void zc_address_modes_checked(zc_sx *s, ze_image_handle_t image) {
+    const float points[8][2] = {{-0.3f, 0.2f},  {1.27f, 0.5f},  {2.6f, -1.4f},  {-2.1f, 3.05f},
+                                {0.99f, 1.01f}, {-0.01f, 0.0f}, {5.5f, -0.53f}, {0.47f, 0.52f}};
+    const ze_sampler_address_mode_t modes[] = {ZE_SAMPLER_ADDRESS_MODE_REPEAT, ZE_SAMPLER_ADDRESS_MODE_MIRROR,
+                                               ZE_SAMPLER_ADDRESS_MODE_CLAMP, ZE_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER};
+    float *coords = zc_spirv_buffer(s, 8 * 2 * 4), *out = zc_spirv_buffer(s, 8 * 16);
+    memcpy(coords, points, sizeof points);
+    for (size_t m = 0; m < ZC_COUNT(modes); m++) {
+        ze_sampler_handle_t sampler = zc_sampler(s, modes[m], ZE_SAMPLER_FILTER_MODE_NEAREST, true);
+        zc_arg args[] = {{sizeof image, &image}, {sizeof sampler, &sampler}, ZC_PTR(coords), ZC_PTR(out)};
+        zc_spirv_run(s, "spirv_image", "image_sample", 8, 8, args, 4);
+        for (int i = 0; i < 8; i++) {
+            int x = zc_nearest_index(modes[m], points[i][0], 16), y = zc_nearest_index(modes[m], points[i][1], 16);
+            bool border = x < 0 || y < 0;
+            float red = border ? 0 : nearbyintf(x / 15.0f * 255) / 255,
+                  green = border ? 0 : nearbyintf(y / 15.0f * 255) / 255;
+            if (fabsf(out[4 * i] - red) > 2e-3f || fabsf(out[4 * i + 1] - green) > 2e-3f ||
+                (border && out[4 * i + 3] != 0))
+                zc_fail("mode %d, sample at (%g,%g): (%g, %g, a %g), expected texel (%d,%d)", (int)modes[m],
+                        (double)points[i][0], (double)points[i][1], (double)out[4 * i], (double)out[4 * i + 1],
+                        (double)out[4 * i + 3], x, y);
+        }
+        zc_assert_success(zeSamplerDestroy(sampler));
+    }
+    zc_free(&s->x, coords);
+    zc_free(&s->x, out);
+}
+
 static void spirv_images_written_read_and_sampled(void **state) {
     zc_sx *s = *state;
     if (!zc_images_supported(s))
@@ -434,6 +482,7 @@ static void spirv_images_written_read_and_sampled(void **state) {
     uint8_t *pixels = zc_spirv_buffer(s, 16 * 16 * 4);
     zc_gradient_written(s, rgba, pixels);
     zc_sample_checked(s, rgba, pixels);
+    zc_address_modes_checked(s, rgba);
     /* An inline sampler (clamp to edge, unnormalized, nearest) with integer coordinates shifted out of the image. */
     float *out = zc_spirv_buffer(s, 16 * 16 * 16);
     zc_arg args[] = {{sizeof rgba, &rgba}, ZC_PTR(out)};
