@@ -210,14 +210,65 @@ static void timestamps_repeat_exactly_across_runs(void **state) {
     zc_child_free(&second);
 }
 
+/* Child mode "freed-destination <timestamp|query>": a regular list writing a global timestamp (or the kernel
+ * timestamps of an event) into device memory that is freed before the list executes, in a fresh process (the fault
+ * marks the device lost for the rest of the process). */
+static int zc_child_freed_destination(int argc, char **argv) {
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL || argc < 1)
+        return 2;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
+    ze_event_handle_t event = zc_event(pool, 0);
+    void *target = zc_device_alloc(x, 4096);
+    if (strcmp(argv[0], "timestamp") == 0) {
+        zc_assert_success(zeCommandListAppendWriteGlobalTimestamp(list, target, NULL, 0, NULL));
+    } else {
+        zc_assert_success(zeCommandListAppendSignalEvent(list, event));
+        zc_assert_success(zeCommandListAppendQueryKernelTimestamps(list, 1, &event, target, NULL, NULL, 0, NULL));
+    }
+    zc_assert_success(zeCommandListClose(list));
+    zc_free(x, target);
+    printf("execute=%u\n", (unsigned)zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    printf("synchronize=%u\n", (unsigned)zeCommandQueueSynchronize(queue, UINT64_MAX));
+    printf("status=%u\n", (unsigned)zeDeviceGetStatus(x->device));
+    zeEventDestroy(event);
+    zeEventPoolDestroy(pool);
+    zeCommandListDestroy(list);
+    zeCommandQueueDestroy(queue);
+    return zc_child_exec_end(x);
+}
+
+static void timestamps_into_freed_memory_fault_instead_of_crashing(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* how a device fault is reported is zefake's (docs/cost-model.md, "Faults") */
+    const char *const kinds[] = {"timestamp", "query"};
+    for (size_t i = 0; i < ZC_COUNT(kinds); i++) {
+        const char *args[] = {kinds[i], NULL};
+        zc_child child;
+        assert_true(zc_run_child_mode("freed-destination", args, NULL, ZC_CHILD_TIMEOUT_MS, &child));
+        zc_assert_child_ok(&child, "the process writing timestamps into freed memory");
+        assert_int_equal(zc_child_number(&child, "execute"), ZE_RESULT_SUCCESS);
+        assert_int_equal(zc_child_number(&child, "status"), ZE_RESULT_ERROR_DEVICE_LOST);
+        if (strstr(child.err, "freed") == NULL)
+            zc_fail("%s: the diagnostic does not name the freed memory:\n%s", kinds[i], child.err);
+        zc_child_free(&child);
+    }
+}
+
 int main(int argc, char **argv) {
 #define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
     static const struct CMUnitTest tests[] = {
-        ZC_T(timestamps_inside_submission_window), ZC_T(timestamps_consecutive_commands_do_not_overlap),
-        ZC_T(timestamps_written_by_list_increase), ZC_T(timestamps_query_command_matches_event_query),
-        ZC_T(timestamps_follow_cost_model),        cmocka_unit_test(timestamps_repeat_exactly_across_runs),
+        ZC_T(timestamps_inside_submission_window),
+        ZC_T(timestamps_consecutive_commands_do_not_overlap),
+        ZC_T(timestamps_written_by_list_increase),
+        ZC_T(timestamps_query_command_matches_event_query),
+        ZC_T(timestamps_follow_cost_model),
+        cmocka_unit_test(timestamps_repeat_exactly_across_runs),
+        cmocka_unit_test(timestamps_into_freed_memory_fault_instead_of_crashing),
     };
-    static const zc_child_mode modes[] = {{"workload", zc_workload}};
+    static const zc_child_mode modes[] = {{"workload", zc_workload}, {"freed-destination", zc_child_freed_destination}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);

@@ -3,8 +3,10 @@
  * the same bytes, partial unmaps, access attributes, copies into mapped ranges, and misuse answered per the
  * specification (on the fake, docs/virtual-memory.md). */
 #include "zc_exec.h"
+#include "zc_kernel_files.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static size_t zc_page(zc_exec *x) {
     size_t page = 0;
@@ -268,6 +270,92 @@ static void virtual_unmapped_pages_fault_instead_of_crashing(void **state) {
     zc_child_free(&child);
 }
 
+/* A mapping of one physical page at a fresh reservation, with `access`. */
+static void *zc_mapped_page(zc_exec *x, ze_memory_access_attribute_t access, ze_physical_mem_handle_t *physical) {
+    size_t page = zc_page(x);
+    void *va = zc_reserve(x, page);
+    *physical = zc_physical(x, page);
+    zc_assert_success(zeVirtualMemMap(x->context, va, page, *physical, 0, access));
+    return va;
+}
+
+/* Launches the fill kernel (dst[i] = value) over `items` work-items in groups of 64. */
+static ze_result_t zc_fill_kernel(zc_exec *x, ze_command_list_handle_t list, void *dst, int32_t value, uint32_t items) {
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "fill");
+    ze_kernel_handle_t kernel = zc_kernel_create(module, "fill");
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 0, sizeof dst, &dst));
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 1, sizeof value, &value));
+    zc_assert_success(zeKernelSetGroupSize(kernel, 64, 1, 1));
+    ze_group_count_t groups = {items / 64, 1, 1};
+    ze_result_t result = zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL);
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    return result;
+}
+
+static void virtual_kernels_reach_mapped_memory(void **state) {
+    zc_exec *x = *state;
+    ze_physical_mem_handle_t physical = NULL;
+    void *va = zc_mapped_page(x, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE, &physical);
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    zc_assert_success(zc_fill_kernel(x, list, va, 77, 256));
+    int32_t *host = zc_host_alloc(x, 256 * sizeof *host);
+    memset(host, 0, 256 * sizeof *host);
+    zc_assert_success(zeCommandListAppendMemoryCopy(list, host, va, 256 * sizeof *host, NULL, 0, NULL));
+    for (int i = 0; i < 256; i++)
+        if (host[i] != 77)
+            zc_fail("element %d read back through a copy: %d, expected 77", i, host[i]);
+    zc_assert_success(zeDeviceGetStatus(x->device));
+    zc_free(x, host);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeVirtualMemUnmap(x->context, va, zc_page(x)));
+    zc_assert_success(zeVirtualMemFree(x->context, va, zc_page(x)));
+    zc_assert_success(zePhysicalMemDestroy(x->context, physical));
+}
+
+/* Child mode "read-only-write <kernel|fill|copy>": a device write into a page mapped read-only, in a fresh process
+ * (the fault marks the device lost for the rest of the process). */
+static int zc_child_read_only_write(int argc, char **argv) {
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL || argc < 1)
+        return 3;
+    ze_physical_mem_handle_t physical = NULL;
+    int32_t *va = zc_mapped_page(x, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE, &physical);
+    va[0] = 5; /* the host writes it first, then the device may only read it */
+    zc_assert_success(zeVirtualMemSetAccessAttribute(x->context, va, zc_page(x), ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY));
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    int32_t value = 42;
+    ze_result_t appended = ZE_RESULT_SUCCESS;
+    if (strcmp(argv[0], "kernel") == 0)
+        appended = zc_fill_kernel(x, list, va, value, 64);
+    else if (strcmp(argv[0], "fill") == 0)
+        appended = zeCommandListAppendMemoryFill(list, va, &value, sizeof value, 64, NULL, 0, NULL);
+    else
+        appended = zeCommandListAppendMemoryCopy(list, va, &value, sizeof value, NULL, 0, NULL);
+    printf("append=%u\nstatus=%u\nvalue=%d\n", (unsigned)appended, (unsigned)zeDeviceGetStatus(x->device), va[0]);
+    zeCommandListDestroy(list);
+    return zc_child_exec_end(x);
+}
+
+static void virtual_read_only_pages_refuse_device_writes(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* how a device fault is reported is zefake's (docs/cost-model.md, "Faults") */
+    const char *const ways[] = {"kernel", "fill", "copy"};
+    for (size_t i = 0; i < ZC_COUNT(ways); i++) {
+        const char *args[] = {ways[i], NULL};
+        zc_child child;
+        if (!zc_run_child_mode("read-only-write", args, NULL, ZC_CHILD_TIMEOUT_MS, &child))
+            zc_fail("cannot start the child process");
+        zc_assert_child_ok(&child, "the process writing into a read-only page");
+        assert_int_equal(zc_child_number(&child, "append"), ZE_RESULT_SUCCESS);
+        assert_int_equal(zc_child_number(&child, "status"), ZE_RESULT_ERROR_DEVICE_LOST);
+        assert_int_equal(zc_child_number(&child, "value"), 5); /* nothing was written */
+        if (strstr(child.err, "read-only") == NULL)
+            zc_fail("%s: the diagnostic does not say the page is read-only:\n%s", ways[i], child.err);
+        zc_child_free(&child);
+    }
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
@@ -280,9 +368,12 @@ int main(int argc, char **argv) {
         ZC_TEST(virtual_bad_arguments),
         cmocka_unit_test(virtual_context_destroy_releases_reservations),
         cmocka_unit_test(virtual_unmapped_pages_fault_instead_of_crashing),
+        ZC_TEST(virtual_kernels_reach_mapped_memory),
+        cmocka_unit_test(virtual_read_only_pages_refuse_device_writes),
 #undef ZC_TEST
     };
-    static const zc_child_mode modes[] = {{"unmapped-copy", zc_child_unmapped_copy}};
+    static const zc_child_mode modes[] = {{"unmapped-copy", zc_child_unmapped_copy},
+                                          {"read-only-write", zc_child_read_only_write}};
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
     };

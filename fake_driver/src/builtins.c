@@ -3,8 +3,9 @@
  * A kernel is a built-in when its entry-point name and its parameter types (as the SPIR-V reader names them) equal
  * an entry of zf_builtins[]; adding one is adding an entry and its function (docs/builtin-kernels.md). Before
  * touching memory, each implementation checks that every buffer range the launch reaches lies inside one USM
- * allocation of the kernel's context or outside all of them (plain host memory); a range that runs over the end of
- * an allocation, or a NULL pointer, makes the launch fail without writing anything. */
+ * allocation of the kernel's context, or in ordinary host memory when the device reaches it; any other range (virtual
+ * memory, an overrun, a NULL pointer) makes the built-in decline without writing anything, and the execution engine
+ * runs the launch instead. */
 #include "zf_builtins.h"
 #include "zf_core.h"
 #include "zf_memory.h"
@@ -60,7 +61,15 @@ static ze_result_t zf_check_buffer(const zf_builtin_call *call, uint32_t arg, ui
         return ZE_RESULT_SUCCESS;
     if (zf_memory_range_overruns(call->context, start, (size_t)bytes))
         return zf_fault(call, arg, "the range it reaches runs outside its allocation", start, bytes);
-    return ZE_RESULT_SUCCESS; /* ordinary host memory, which the device can access like a system allocation */
+    /* Virtual memory, and host memory on a device without system allocations: the engine decides (by the mapping's
+     * access attribute, or with a fault), so that the result is the same with or without built-ins. */
+    zf_vm_span span;
+    if (zf_virtual_span(start, (size_t)bytes, &span) || !call->system_memory) {
+        zf_log(ZF_LOG_DEBUG, "kernel '%s': argument %u is not in an allocation of the context: the engine runs it",
+               call->name, arg);
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    return ZE_RESULT_SUCCESS; /* ordinary host memory, reached like a shared-system allocation */
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

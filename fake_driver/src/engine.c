@@ -158,19 +158,6 @@ void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_
     out->context = out->global;
 }
 
-static ze_result_t zf_perform_query_timestamps(const zf_query_timestamps_args *q) {
-    zf_sync_lock();
-    for (uint32_t i = 0; i < q->num_events; i++) {
-        size_t offset = q->offsets != NULL ? q->offsets[i] : i * sizeof(ze_kernel_timestamp_result_t);
-        ze_kernel_timestamp_result_t result = {{0, 0}, {0, 0}};
-        if (q->events[i]->signaled && q->events[i]->timestamp_device != NULL)
-            zf_event_write_kernel_timestamp(q->events[i], &result);
-        memcpy((char *)q->dst + offset, &result, sizeof result);
-    }
-    zf_sync_unlock();
-    return ZE_RESULT_SUCCESS;
-}
-
 /* Host-side effect of a command: returns its result, sets *cost_ns to its modelled duration and fills the work the
  * record reports (bytes, work-items, cycles). */
 static ze_result_t zf_perform(zf_engine *engine, zf_queue *queue, zf_command *command, uint64_t start_ns,
@@ -417,10 +404,11 @@ void zf_engines_shutdown(void) {
 
 /* ---- what each command does on the host ---- */
 
-/* Before a command touches [ptr, ptr + size): the range must not run past its allocation nor reach freed memory, and
- * an allocation it lies in is held mapped until zf_access_end, even if the application frees it meanwhile. Plain
- * host memory the driver did not allocate is accessed as it is. */
-static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t size, const char *what,
+/* Before a command touches [ptr, ptr + size): the range must not run past its allocation nor reach freed memory (or
+ * virtual memory mapped without access; for a write, mapped read-only), and an allocation it lies in is held mapped
+ * until zf_access_end, even if the application frees it meanwhile. Plain host memory the driver did not allocate is
+ * accessed as it is. */
+static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t size, bool write, const char *what,
                                    zf_mem_block **hold) {
     *hold = NULL;
     if (size == 0)
@@ -431,8 +419,15 @@ static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t 
     }
     zf_allocation allocation;
     *hold = zf_memory_hold(context, ptr, size, &allocation);
-    if (*hold == NULL && zf_memory_range_freed(ptr, size)) {
-        zf_log(ZF_LOG_ERROR, "device fault: %s [%p, +%zu) is in freed memory", what, ptr, size);
+    if (*hold != NULL)
+        return ZE_RESULT_SUCCESS;
+    if (zf_memory_range_freed(ptr, size)) {
+        zf_log(ZF_LOG_ERROR, "device fault: %s [%p, +%zu) is in freed or unmapped memory", what, ptr, size);
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    zf_vm_span span;
+    if (write && zf_virtual_span(ptr, size, &span) && span.access == ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY) {
+        zf_log(ZF_LOG_ERROR, "device fault: %s writes [%p, +%zu), virtual memory mapped read-only", what, ptr, size);
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
     return ZE_RESULT_SUCCESS;
@@ -452,9 +447,9 @@ typedef struct zf_transfer {
 } zf_transfer;
 
 static ze_result_t zf_transfer_begin(const zf_transfer *t, const char *what, zf_mem_block *holds[2]) {
-    ze_result_t result = zf_access_begin(t->dst_context, t->dst, t->dst_extent, what, &holds[0]);
+    ze_result_t result = zf_access_begin(t->dst_context, t->dst, t->dst_extent, true, what, &holds[0]);
     if (result == ZE_RESULT_SUCCESS)
-        result = zf_access_begin(t->src_context, t->src, t->src_extent, what, &holds[1]);
+        result = zf_access_begin(t->src_context, t->src, t->src_extent, false, what, &holds[1]);
     return result;
 }
 
@@ -513,7 +508,7 @@ static ze_result_t zf_perform_copy_region(zf_queue *queue, const zf_copy_region_
 
 static ze_result_t zf_perform_fill(zf_queue *queue, const zf_fill_args *fill) {
     zf_mem_block *hold = NULL;
-    ze_result_t result = zf_access_begin(queue->context, fill->dst, fill->size, "fill", &hold);
+    ze_result_t result = zf_access_begin(queue->context, fill->dst, fill->size, true, "fill", &hold);
     if (result == ZE_RESULT_SUCCESS) {
         uint8_t *dst = fill->dst;
         if (fill->pattern_size == 1) {
@@ -527,14 +522,66 @@ static ze_result_t zf_perform_fill(zf_queue *queue, const zf_fill_args *fill) {
     return result;
 }
 
-static ze_result_t zf_perform_launch(zf_engine *engine, const zf_launch_args *launch, uint64_t *cost_ns,
-                                     zf_work_record *record) {
-    uint32_t count = launch->num_kernels;
-    if (launch->indirect_count != NULL && *launch->indirect_count < count)
-        count = *launch->indirect_count; /* the device reads the count at execution, bounded by the append */
+/* Writes of the device into the application's memory go through the same checks as copies. */
+static ze_result_t zf_device_write(zf_context *context, void *dst, const void *src, size_t size, const char *what) {
+    zf_mem_block *hold = NULL;
+    ze_result_t result = zf_access_begin(context, dst, size, true, what, &hold);
+    if (result == ZE_RESULT_SUCCESS)
+        memcpy(dst, src, size);
+    zf_access_end(hold);
+    return result;
+}
+
+static ze_result_t zf_device_read(zf_context *context, void *dst, const void *src, size_t size, const char *what) {
+    zf_mem_block *hold = NULL;
+    ze_result_t result = zf_access_begin(context, src, size, false, what, &hold);
+    if (result == ZE_RESULT_SUCCESS)
+        memcpy(dst, src, size);
+    zf_access_end(hold);
+    return result;
+}
+
+static ze_result_t zf_perform_write_timestamp(zf_engine *engine, zf_queue *queue, uint64_t *dst, uint64_t ns) {
+    uint64_t ticks;
+    zf_write_timestamp(engine->device, &ticks, ns);
+    return zf_device_write(queue->context, dst, &ticks, sizeof ticks, "global timestamp");
+}
+
+static ze_result_t zf_perform_query_timestamps(zf_queue *queue, const zf_query_timestamps_args *q) {
+    ze_result_t result = ZE_RESULT_SUCCESS;
+    for (uint32_t i = 0; i < q->num_events && result == ZE_RESULT_SUCCESS; i++) {
+        size_t offset = q->offsets != NULL ? q->offsets[i] : i * sizeof(ze_kernel_timestamp_result_t);
+        ze_kernel_timestamp_result_t timestamp = {{0, 0}, {0, 0}};
+        zf_sync_lock();
+        if (q->events[i]->signaled && q->events[i]->timestamp_device != NULL)
+            zf_event_write_kernel_timestamp(q->events[i], &timestamp);
+        zf_sync_unlock();
+        result = zf_device_write(queue->context, (char *)q->dst + offset, &timestamp, sizeof timestamp,
+                                 "kernel timestamp query");
+    }
+    return result;
+}
+
+static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const zf_launch_args *launch,
+                                     uint64_t *cost_ns, zf_work_record *record) {
+    uint32_t count = launch->num_kernels, indirect_count = 0;
+    if (launch->indirect_count != NULL) {
+        /* the device reads the count at execution, bounded by the append */
+        ze_result_t read = zf_device_read(queue->context, &indirect_count, launch->indirect_count,
+                                          sizeof indirect_count, "indirect kernel count");
+        if (read != ZE_RESULT_SUCCESS)
+            return read;
+        count = indirect_count < count ? indirect_count : count;
+    }
     ze_result_t result = ZE_RESULT_SUCCESS;
     for (uint32_t k = 0; k < count; k++) {
-        ze_group_count_t groups = launch->indirect_groups != NULL ? launch->indirect_groups[k] : launch->groups;
+        ze_group_count_t groups = launch->groups;
+        if (launch->indirect_groups != NULL) {
+            ze_result_t read = zf_device_read(queue->context, &groups, &launch->indirect_groups[k], sizeof groups,
+                                              "indirect group count");
+            if (read != ZE_RESULT_SUCCESS)
+                return read;
+        }
         uint64_t kernel_ns = zf_cost_kernel_ns(launch->launches[k], &groups, engine->device);
         *cost_ns += kernel_ns;
         record->work_items += zf_launch_work_items(launch->launches[k], &groups);
@@ -560,14 +607,13 @@ static ze_result_t zf_perform(zf_engine *engine, zf_queue *queue, zf_command *co
         record->bytes_written = command->u.fill.size;
         return zf_perform_fill(queue, &command->u.fill);
     case ZF_CMD_WRITE_TIMESTAMP:
-        zf_write_timestamp(engine->device, command->timestamp_dst, start_ns);
-        return ZE_RESULT_SUCCESS;
+        return zf_perform_write_timestamp(engine, queue, command->timestamp_dst, start_ns);
     case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
-        return zf_perform_query_timestamps(&command->u.query);
+        return zf_perform_query_timestamps(queue, &command->u.query);
     case ZF_CMD_LAUNCH:
     case ZF_CMD_LAUNCH_INDIRECT:
     case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        return zf_perform_launch(engine, &command->u.launch, cost_ns, record);
+        return zf_perform_launch(engine, queue, &command->u.launch, cost_ns, record);
     case ZF_CMD_CUSTOM:
         return command->u.custom.ops->perform(command->u.custom.payload, queue, start_ns, cost_ns);
     case ZF_CMD_BARRIER:

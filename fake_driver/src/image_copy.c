@@ -61,9 +61,10 @@ static uint64_t zf_memory_extent(const zf_copy_plane *p, bool dst) {
 }
 
 /* The memory side must lie inside one allocation of the context, or outside all of them (host memory), and not in
- * freed memory; an allocation it lies in is held until the copy is done. */
-static ze_result_t zf_memory_side_begin(zf_context *context, const void *ptr, uint64_t extent, zf_mem_block **hold,
-                                        bool *host) {
+ * freed memory (nor, when written, in virtual memory mapped read-only); an allocation it lies in is held until the
+ * copy is done. */
+static ze_result_t zf_memory_side_begin(zf_context *context, const void *ptr, uint64_t extent, bool write,
+                                        zf_mem_block **hold, bool *host) {
     *hold = NULL;
     *host = true;
     if (zf_memory_range_overruns(context, ptr, (size_t)extent)) {
@@ -74,7 +75,14 @@ static ze_result_t zf_memory_side_begin(zf_context *context, const void *ptr, ui
     zf_allocation allocation;
     *hold = zf_memory_hold(context, ptr, (size_t)extent, &allocation);
     if (*hold == NULL && zf_memory_range_freed(ptr, (size_t)extent)) {
-        zf_log(ZF_LOG_ERROR, "device fault: image copy [%p, +%llu) is in freed memory", ptr,
+        zf_log(ZF_LOG_ERROR, "device fault: image copy [%p, +%llu) is in freed or unmapped memory", ptr,
+               (unsigned long long)extent);
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    zf_vm_span span;
+    if (*hold == NULL && write && zf_virtual_span(ptr, (size_t)extent, &span) &&
+        span.access == ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY) {
+        zf_log(ZF_LOG_ERROR, "device fault: image copy writes [%p, +%llu), virtual memory mapped read-only", ptr,
                (unsigned long long)extent);
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
@@ -109,9 +117,9 @@ static ze_result_t zf_image_copy_perform(void *payload, zf_queue *queue, uint64_
     bool host = false;
     ze_result_t result = ZE_RESULT_SUCCESS;
     if (c->dst_store == NULL)
-        result = zf_memory_side_begin(queue->context, dst, zf_memory_extent(&c->planes[0], true), &hold, &host);
+        result = zf_memory_side_begin(queue->context, dst, zf_memory_extent(&c->planes[0], true), true, &hold, &host);
     else if (c->src_store == NULL)
-        result = zf_memory_side_begin(queue->context, src, zf_memory_extent(&c->planes[0], false), &hold, &host);
+        result = zf_memory_side_begin(queue->context, src, zf_memory_extent(&c->planes[0], false), false, &hold, &host);
     if (result == ZE_RESULT_SUCCESS)
         zf_copy_planes(c, dst, src);
     zf_memory_release(hold);

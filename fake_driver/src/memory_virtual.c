@@ -436,6 +436,58 @@ ze_result_t zfi_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, con
 /* ------------------------------------------------------------------------------------------------------------------
  * Command execution */
 
+/* Access attributes from the most to the least restrictive. */
+static int zf_access_rank(ze_memory_access_attribute_t access) {
+    return access == ZE_MEMORY_ACCESS_ATTRIBUTE_NONE ? 0 : access == ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY ? 1 : 2;
+}
+
+/* The run of adjacent mappings with the access attribute of the page at `address` (mapped). */
+static zf_vm_span zf_uniform_run(const zf_reservation *r, uintptr_t address) {
+    size_t i = zf_first_map_after(r, address);
+    zf_vm_span run = {r->maps[i].start, r->maps[i].start + r->maps[i].size, r->maps[i].access};
+    for (size_t k = i; k > 0 && r->maps[k - 1].start + r->maps[k - 1].size == run.start &&
+                       r->maps[k - 1].access == run.access;
+         k--)
+        run.start = r->maps[k - 1].start;
+    for (size_t k = i + 1; k < r->num_maps && r->maps[k].start == run.end && r->maps[k].access == run.access; k++)
+        run.end = r->maps[k].start + r->maps[k].size;
+    return run;
+}
+
+static void zf_span_in(const zf_reservation *r, uintptr_t start, uintptr_t end, zf_vm_span *span) {
+    *span = (zf_vm_span){start, end, ZE_MEMORY_ACCESS_ATTRIBUTE_NONE};
+    if (start < r->start || end > r->start + r->size)
+        return; /* partly outside the reservation */
+    uintptr_t run_end = start;
+    ze_memory_access_attribute_t first = zf_access_run(r, start, &run_end), least = first;
+    for (uintptr_t at = run_end; at < end && zf_access_rank(least) > 0;) {
+        ze_memory_access_attribute_t next = zf_access_run(r, at, &run_end);
+        least = zf_access_rank(next) < zf_access_rank(least) ? next : least;
+        at = run_end;
+    }
+    span->access = least;
+    if (least == first && first != ZE_MEMORY_ACCESS_ATTRIBUTE_NONE && end <= run_end)
+        *span = zf_uniform_run(r, start);
+}
+
+bool zf_virtual_span(const void *ptr, size_t size, zf_vm_span *span) {
+    if (atomic_load_explicit(&zf_reservation_count, memory_order_relaxed) == 0)
+        return false;
+    uintptr_t start = (uintptr_t)ptr, end = start + (size > 0 ? size : 1);
+    if (end < start)
+        end = UINTPTR_MAX;
+    bool found = false;
+    pthread_mutex_lock(&zf_vm_lock);
+    for (size_t i = 0; i < zf_num_reservations && !found; i++) {
+        const zf_reservation *r = zf_reservations[i];
+        found = start < r->start + r->size && end > r->start;
+        if (found)
+            zf_span_in(r, start, end, span);
+    }
+    pthread_mutex_unlock(&zf_vm_lock);
+    return found;
+}
+
 bool zf_virtual_range_inaccessible(const void *ptr, size_t size) {
     if (atomic_load_explicit(&zf_reservation_count, memory_order_relaxed) == 0)
         return false; /* the common case: no reservation at all */

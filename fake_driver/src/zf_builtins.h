@@ -19,6 +19,7 @@ typedef struct zf_builtin_call {
     uint32_t group_size[3];
     ze_group_count_t groups;
     uint32_t offset[3]; /* the global offset: get_global_id(d) starts there */
+    bool system_memory; /* the device reaches host memory outside allocations (sharedSystemAllocCapabilities) */
 } zf_builtin_call;
 
 typedef ze_result_t (*zf_builtin_fn)(const zf_builtin_call *call);

@@ -52,6 +52,18 @@ void zf_memory_release(zf_mem_block *block);
  * size 0 is treated as 1. */
 bool zf_memory_range_freed(const void *ptr, size_t size);
 
+/* A range of a virtual memory reservation (zeVirtualMemReserve) as device accesses see it. */
+typedef struct zf_vm_span {
+    uintptr_t start, end;                /* [start, end): one access attribute throughout */
+    ze_memory_access_attribute_t access; /* NONE: not mapped, or mapped without access */
+} zf_vm_span;
+
+/* Whether [ptr, ptr + size) touches a reservation. If it does, *span holds it: the run of adjacent mappings with the
+ * range's access attribute around it, or the range itself with its most restrictive attribute when it crosses
+ * attributes (NONE when part of it is not mapped or lies outside the reservation). size 0 is treated as 1. A range
+ * mapped for access stays valid while the application leaves the mapping alone, as on a device. */
+bool zf_virtual_span(const void *ptr, size_t size, zf_vm_span *span);
+
 /* Device memory in use on `device` and its capacity, in bytes: a sub-device's own tile, or the sum over a root
  * device's tiles (the sum of zeDeviceGetMemoryProperties' totalSize for that device). */
 void zf_memory_device_usage(zf_device *device, uint64_t *used, uint64_t *capacity);

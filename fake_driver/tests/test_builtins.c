@@ -62,6 +62,13 @@ bool zf_memory_range_overruns(zf_context *context, const void *ptr, size_t size)
     return false;
 }
 
+bool zf_virtual_span(const void *ptr, size_t size, zf_vm_span *span) {
+    (void)ptr;
+    (void)size;
+    (void)span;
+    return false; /* no virtual memory here */
+}
+
 void zf_log(zf_log_level level, const char *format, ...) {
     (void)level;
     (void)format;
@@ -94,7 +101,7 @@ static const zf_builtin *zt_builtin(const char *file, const char *kernel) {
 }
 
 static zf_builtin_call zt_call(const char *name, const void *const *args, uint32_t items) {
-    zf_builtin_call call = {.name = name, .args = args, .group_size = {1, 1, 1}};
+    zf_builtin_call call = {.name = name, .args = args, .group_size = {1, 1, 1}, .system_memory = true};
     call.groups.groupCountX = items;
     call.groups.groupCountY = 1;
     call.groups.groupCountZ = 1;

@@ -51,6 +51,8 @@ typedef enum zf_mem_kind {
     ZF_MEM_UNKNOWN,    /* outside every allocation of the context (maybe ordinary host memory) */
     ZF_MEM_OVERRUN,    /* overlaps an allocation without fitting in it */
     ZF_MEM_FREED,      /* touches a recently freed allocation */
+    ZF_MEM_MAPPED,     /* inside mapped virtual memory: base/size give a range of one access (read_only) */
+    ZF_MEM_UNMAPPED,   /* touches virtual memory that is not mapped, or mapped without access */
 } zf_mem_kind;
 
 typedef struct zf_mem_info {
@@ -58,6 +60,7 @@ typedef struct zf_mem_info {
     size_t size;
     uintptr_t guard_end; /* the allocation's mapping ends here: [base + size, guard_end) is out of bounds */
     void *hold;          /* released with env->release at the end of the launch */
+    bool read_only;      /* ZF_MEM_MAPPED: stores fault */
 } zf_mem_info;
 
 /* An image argument as the engine reads and writes it (the driver describes it at launch). Enumerations use the

@@ -3,6 +3,8 @@
  * met before), else the driver is asked (env->lookup):
  *   - inside a USM allocation of the launch's context: the allocation is held until the launch ends and cached;
  *   - overrunning an allocation, in the unused tail of its mapping, or in freed memory: a fault;
+ *   - in mapped virtual memory: allowed as its access attribute says (stores to read-only mappings fault), and in
+ *     unmapped virtual memory a fault;
  *   - outside every allocation: ordinary host memory (as the built-in kernels accept it), allowed where the process's
  *     mappings say it is readable (and writable for stores); an allocation of another context or an unmapped
  *     address (NULL...) is a fault.
@@ -190,6 +192,21 @@ static uint8_t *zf_region_verdict(zf_x *x, uint32_t lane, const zf_region *r, ui
     return NULL;
 }
 
+/* Mapped virtual memory: cached as a region of its access, so that later stores to read-only pages fault too. */
+static uint8_t *zf_mapped_access(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write,
+                                 const zf_mem_info *info) {
+    zf_ctx *ctx = x->ctx;
+    if (write && info->read_only) {
+        zf_fault(x, lane, "store of %u bytes at 0x%" PRIx64 ": virtual memory mapped read-only", size, addr);
+        return NULL;
+    }
+    if (zf_region_add(ctx, (const void *)info->base, info->size, ZF_REGION_HOST, NULL, 0)) {
+        ctx->regions[ctx->num_regions - 1].writable = !info->read_only;
+        ctx->last_region = ctx->num_regions - 1;
+    }
+    return (uint8_t *)(uintptr_t)addr;
+}
+
 static uint8_t *zf_ask_driver(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
     zf_ctx *ctx = x->ctx;
     const char *what = write ? "store" : "load";
@@ -212,6 +229,12 @@ static uint8_t *zf_ask_driver(zf_x *x, uint32_t lane, uint64_t addr, uint32_t si
     case ZF_MEM_FREED:
         zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 ": the memory was freed", what, size, addr);
         return NULL;
+    case ZF_MEM_MAPPED:
+        return zf_mapped_access(x, lane, addr, size, write, &info);
+    case ZF_MEM_UNMAPPED:
+        zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 ": virtual memory that is not mapped with access", what, size,
+                 addr);
+        return NULL;
     default:
         return zf_host_access(x, lane, addr, size, write);
     }
@@ -228,7 +251,7 @@ uint8_t *zf_mem_slow(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool 
         const zf_region *r = &ctx->regions[i];
         if (addr >= r->lo && addr + size <= r->hi) {
             if (write && !r->writable) {
-                zf_fault(x, lane, "store of %u bytes at 0x%" PRIx64 ": read-only host memory", size, addr);
+                zf_fault(x, lane, "store of %u bytes at 0x%" PRIx64 ": read-only memory", size, addr);
                 return NULL;
             }
             ctx->last_region = i;
