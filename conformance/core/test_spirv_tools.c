@@ -550,10 +550,9 @@ static void spirv_kernel_profile_info_follows_the_build_flags(void **state) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Instructions the engine does not run */
 
-static void spirv_unsupported_instruction_fails_the_build(void **state) {
-    zc_sx *s = *state;
-    zc_skip_unless_fake();
-    zc_spirv spirv = zc_load_spirv("spirv_unsupported");
+/* A kernel file the engine refuses: the build fails and its log names `what` and where it is. */
+static void zc_build_refused(zc_sx *s, const char *file, const char *what) {
+    zc_spirv spirv = zc_load_spirv(file);
     ze_module_handle_t module = NULL;
     ze_module_build_log_handle_t log = NULL;
     zc_assert_result(zc_module_from(s->x.context, s->x.device, ZE_MODULE_FORMAT_IL_SPIRV, spirv.data, spirv.size, NULL,
@@ -561,11 +560,23 @@ static void spirv_unsupported_instruction_fails_the_build(void **state) {
                      ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
     assert_null(module);
     char *text = zc_build_log_text(log);
-    if (strstr(text, "OpGroupNonUniformElect") == NULL || strstr(text, "word ") == NULL)
-        zc_fail("the build log does not name the instruction and where it is:\n%s", text);
+    if (strstr(text, what) == NULL || strstr(text, "word ") == NULL)
+        zc_fail("%s: the build log does not name %s and where it is:\n%s", file, what, text);
     free(text);
     zc_assert_success(zeModuleBuildLogDestroy(log));
     free(spirv.data);
+}
+
+static void spirv_unsupported_instruction_fails_the_build(void **state) {
+    zc_skip_unless_fake();
+    zc_build_refused(*state, "spirv_unsupported", "OpGroupNonUniformElect");
+}
+
+/* Only OpenCL.std runs; debug-information sets decode to nothing; an instruction of another set is refused rather than
+ * dropped. */
+static void spirv_foreign_extended_instruction_set_fails_the_build(void **state) {
+    zc_skip_unless_fake();
+    zc_build_refused(*state, "spirv_foreign_set", "\"GLSL.std.450\"");
 }
 
 int main(int argc, char **argv) {
@@ -582,6 +593,7 @@ int main(int argc, char **argv) {
         ZC_T(spirv_module_debug_info_describes_the_decoded_form),
         ZC_T(spirv_kernel_profile_info_follows_the_build_flags),
         ZC_T(spirv_unsupported_instruction_fails_the_build),
+        ZC_T(spirv_foreign_extended_instruction_set_fails_the_build),
     };
     static const zc_child_mode modes[] = {{"printf", zc_child_printf}, {"itt-env", zc_child_itt_env}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,

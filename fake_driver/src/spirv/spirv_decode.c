@@ -610,9 +610,13 @@ static zf_spirv_status zf_scan_module_instruction(zf_decoder *d, uint32_t at) {
         zf_scan_group_decorate(d, w, count);
         return ZF_SPIRV_OK;
     case ZF_OP_EXT_INST_IMPORT: {
-        const char *name = (const char *)&w[2];
+        const char *name = zf_spirv_string_at(d->m, at, 2);
         d->vals[w[1]].kind = ZF_V_EXTSET;
-        d->vals[w[1]].index = strcmp(name, "OpenCL.std") == 0 ? 1 : 2;
+        d->vals[w[1]].index = strcmp(name, "OpenCL.std") == 0 ? ZF_EXTSET_OPENCL
+                              : strcmp(name, "OpenCL.DebugInfo.100") == 0 || strcmp(name, "DebugInfo") == 0 ||
+                                      strncmp(name, "NonSemantic.", 12) == 0
+                                  ? ZF_EXTSET_DEBUG
+                                  : ZF_EXTSET_OTHER;
         return ZF_SPIRV_OK;
     }
     case ZF_OP_VARIABLE:

@@ -192,9 +192,16 @@ typedef enum zf_vkind {
     ZF_V_BUILTIN,  /* an Input variable decorated BuiltIn */
     ZF_V_LOCALVAR, /* a module-scope Workgroup variable */
     ZF_V_FUNCPTR,  /* OpConstantFunctionPointerINTEL: a relocation */
-    ZF_V_EXTSET,   /* OpExtInstImport */
+    ZF_V_EXTSET,   /* OpExtInstImport: index is a zf_extset */
     ZF_V_DEBUG,    /* the result of a debug-information extended instruction: no value */
 } zf_vkind;
+
+/* The extended instruction sets the decoder knows. */
+typedef enum zf_extset {
+    ZF_EXTSET_OPENCL = 1, /* OpenCL.std: run */
+    ZF_EXTSET_DEBUG = 2,  /* debug information (OpenCL.DebugInfo.100, DebugInfo, NonSemantic.*): nothing to run */
+    ZF_EXTSET_OTHER = 3,  /* anything else: its instructions fail the build */
+} zf_extset;
 
 typedef struct zf_dval {
     uint8_t kind;   /* zf_vkind */

@@ -1,8 +1,9 @@
 /* The decoder for OpExtInst: the OpenCL extended instruction set ("OpenCL.std") becomes ZF_X_EXT (element-wise
  * math, integer and common functions), ZF_X_EXTP (functions that also write through a pointer), ZF_X_EXTV
- * (geometric functions), vector loads and stores, shuffles and printf. Debug-information sets decode to nothing;
- * any other set fails the build. A scalar operand given to a function on vectors (fmax(float4, float)) is splatted
- * into a vector first, so that every handler sees operands of one shape. */
+ * (geometric functions), vector loads and stores, shuffles and printf. Debug-information sets (OpenCL.DebugInfo.100,
+ * DebugInfo, NonSemantic.*) decode to nothing; an instruction of any other set fails the build. A scalar operand given
+ * to a function on vectors (fmax(float4, float)) is splatted into a vector first, so that every handler sees operands
+ * of one shape. */
 #include "spirv_decode.h"
 
 #include <stdio.h>
@@ -394,7 +395,13 @@ zf_spirv_status zf_d_ext_inst(zf_decoder *d, const uint32_t *w, uint32_t count) 
     uint32_t set = w[3];
     if (set == 0 || set >= d->m->bound || d->vals[set].kind != ZF_V_EXTSET)
         return zf_d_malformed(d, "OpExtInst names %%%u, which is not an OpExtInstImport", set);
-    if (d->vals[set].index == 2)
+    if (d->vals[set].index == ZF_EXTSET_DEBUG)
         return ZF_SPIRV_OK; /* debug information: nothing to run */
+    if (d->vals[set].index == ZF_EXTSET_OTHER) {
+        char why[128];
+        snprintf(why, sizeof why, "an instruction of the extended instruction set \"%.60s\"",
+                 zf_spirv_string_at(d->m, d->m->ids[set].def, 2));
+        return zf_d_unsupported(d, ZF_OP_EXT_INST, why);
+    }
     return zf_ext_opencl(d, w[4], w, count);
 }

@@ -290,7 +290,7 @@ static zf_spirv_status zf_index_blocks(zf_decoder *d, const zf_spirv_function *f
 
 static bool zf_is_debug_ext(const zf_decoder *d, const uint32_t *w, uint32_t count) {
     return (w[0] & 0xFFFFu) == ZF_OP_EXT_INST && count >= 5 && w[3] < d->m->bound &&
-           d->vals[w[3]].kind == ZF_V_EXTSET && d->vals[w[3]].index == 2;
+           d->vals[w[3]].kind == ZF_V_EXTSET && d->vals[w[3]].index == ZF_EXTSET_DEBUG;
 }
 
 /* A frame slot for every result (and private memory for Function variables) before any instruction is decoded. */
