@@ -77,8 +77,9 @@ static void zf_h_var(zf_x *x, const zf_dinst *in) {
 #define ZF_LOAD_SIZED(T)                                                                                               \
     do {                                                                                                               \
         T *d = (T *)dst;                                                                                               \
+        zf_mem_window w = zf_window(x);                                                                                \
         ZF_LANES(x, {                                                                                                  \
-            const uint8_t *p = zf_mem(x, l, ptr[l], sizeof(T), false);                                                 \
+            const uint8_t *p = zf_mem_via(x, &w, l, ptr[l], sizeof(T), false);                                         \
             if (p != NULL)                                                                                             \
                 memcpy(&d[l], p, sizeof(T));                                                                           \
         });                                                                                                            \
@@ -179,8 +180,9 @@ static void zf_h_load(zf_x *x, const zf_dinst *in) {
 #define ZF_STORE_SIZED(T)                                                                                              \
     do {                                                                                                               \
         const T *s = (const T *)src;                                                                                   \
+        zf_mem_window w = zf_window(x);                                                                                \
         ZF_LANES(x, {                                                                                                  \
-            uint8_t *p = zf_mem(x, l, ptr[l], sizeof(T), true);                                                        \
+            uint8_t *p = zf_mem_via(x, &w, l, ptr[l], sizeof(T), true);                                                \
             if (p != NULL)                                                                                             \
                 memcpy(p, &s[l], sizeof(T));                                                                           \
         });                                                                                                            \

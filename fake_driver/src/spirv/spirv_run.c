@@ -321,9 +321,18 @@ static void zf_pass_args(zf_x *x, zf_x *sub, const uint32_t *args, uint32_t n) {
         uint8_t *dst = zf_reg(sub, params[i].ref);
         const uint8_t *src = zf_reg(x, args[2 * i]);
         size_t size = args[2 * i + 1];
+        if (sub->num_members == sub->L) { /* every lane calls: the whole register */
+            memcpy(dst, src, size * sub->L);
+            continue;
+        }
         for (uint32_t k = 0; k < sub->num_members; k++) {
             size_t l = sub->members[k];
-            memcpy(dst + l * size, src + l * size, size);
+            if (size == 8)
+                memcpy(dst + l * 8, src + l * 8, 8); /* constant sizes: one move each */
+            else if (size == 4)
+                memcpy(dst + l * 4, src + l * 4, 4);
+            else
+                memcpy(dst + l * size, src + l * size, size);
         }
     }
 }

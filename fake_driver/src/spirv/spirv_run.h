@@ -199,6 +199,27 @@ static inline uint8_t *zf_mem(zf_x *x, uint32_t lane, uint64_t addr, uint32_t si
     return zf_mem_slow(x, lane, addr, size, write);
 }
 
+/* The last region used, copied into locals by loops over lanes: stores into registers cannot alias it then, so the
+ * compiler keeps it in registers instead of re-reading the region table for every lane. */
+typedef struct zf_mem_window {
+    uintptr_t lo, hi;
+    bool writable;
+} zf_mem_window;
+
+static inline zf_mem_window zf_window(const zf_x *x) {
+    const zf_region *r = &x->ctx->regions[x->ctx->last_region];
+    return (zf_mem_window){r->lo, r->hi, r->writable};
+}
+
+/* zf_mem through a window, which follows the region the slow path settles on. */
+static inline uint8_t *zf_mem_via(zf_x *x, zf_mem_window *w, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
+    if (addr >= w->lo && addr <= w->hi - size && size <= w->hi - w->lo && (w->writable || !write))
+        return (uint8_t *)(uintptr_t)addr;
+    uint8_t *p = zf_mem_slow(x, lane, addr, size, write);
+    *w = zf_window(x);
+    return p;
+}
+
 /* Adds a region the engine owns (always accepted). */
 bool zf_region_add(zf_ctx *ctx, const void *base, size_t size, zf_region_kind kind, void *hold, uintptr_t guard);
 void zf_regions_release(zf_ctx *ctx);

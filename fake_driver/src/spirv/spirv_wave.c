@@ -104,6 +104,28 @@ void zf_lane_ids(const zf_ctx *ctx, uint32_t lane, uint64_t global[3], uint64_t 
         global[d] = launch->offset[d] + group[d] * size[d] + local[d];
 }
 
+/* The ids of consecutive lanes, advanced by counting instead of dividing (zf_lane_ids for the first). */
+typedef struct zf_lane_walk {
+    uint64_t global[3], group[3], local[3];
+    uint32_t r; /* the lane's index in its group */
+} zf_lane_walk;
+
+static void zf_walk_next(const zf_ctx *ctx, zf_lane_walk *w) {
+    const zf_xlaunch *launch = ctx->launch;
+    const uint32_t *size = launch->group_size, *groups = launch->groups;
+    if (++w->r == ctx->group_items) {
+        w->r = 0;
+        memset(w->local, 0, sizeof w->local);
+        for (int d = 0; d < 3 && ++w->group[d] == groups[d]; d++)
+            w->group[d] = 0;
+    } else {
+        for (int d = 0; d < 3 && ++w->local[d] == size[d]; d++)
+            w->local[d] = 0;
+    }
+    for (int d = 0; d < 3; d++)
+        w->global[d] = launch->offset[d] + w->group[d] * size[d] + w->local[d];
+}
+
 static uint32_t zf_work_dim(const zf_xlaunch *launch) {
     for (int d = 2; d > 0; d--)
         if ((uint64_t)launch->groups[d] * launch->group_size[d] > 1)
@@ -111,55 +133,45 @@ static uint32_t zf_work_dim(const zf_xlaunch *launch) {
     return 1;
 }
 
-/* The value(s) of a built-in for one lane. */
-static void zf_builtin_value(const zf_ctx *ctx, uint32_t builtin, uint32_t lane, uint64_t v[3]) {
+/* The value(s) of a built-in for the lane at `w`. */
+static void zf_builtin_value(const zf_ctx *ctx, uint32_t builtin, const zf_lane_walk *w, uint64_t v[3]) {
     const zf_xlaunch *launch = ctx->launch;
-    uint64_t global[3], group[3], local[3];
-    zf_lane_ids(ctx, lane, global, group, local);
-    uint32_t r = lane % ctx->group_items, S = ctx->subgroup_size, G = ctx->group_items;
+    uint32_t r = w->r, S = ctx->subgroup_size, G = ctx->group_items;
     v[0] = v[1] = v[2] = 0;
-    for (int d = 0; d < 3; d++) {
-        uint64_t gsize = (uint64_t)launch->groups[d] * launch->group_size[d];
-        switch (builtin) {
-        case ZF_BI_NUM_WORKGROUPS:
-            v[d] = launch->groups[d];
-            break;
-        case ZF_BI_WORKGROUP_SIZE:
-        case ZF_BI_ENQUEUED_SIZE:
-            v[d] = launch->group_size[d];
-            break;
-        case ZF_BI_WORKGROUP_ID:
-            v[d] = group[d];
-            break;
-        case ZF_BI_LOCAL_ID:
-            v[d] = local[d];
-            break;
-        case ZF_BI_GLOBAL_ID:
-            v[d] = global[d];
-            break;
-        case ZF_BI_GLOBAL_SIZE:
-            v[d] = gsize;
-            break;
-        case ZF_BI_GLOBAL_OFFSET:
-            v[d] = launch->offset[d];
-            break;
-        default:
-            break;
-        }
-    }
-    uint64_t gx = (uint64_t)launch->groups[0] * launch->group_size[0];
-    uint64_t gy = (uint64_t)launch->groups[1] * launch->group_size[1];
     switch (builtin) {
+    case ZF_BI_GLOBAL_ID:
+        memcpy(v, w->global, sizeof w->global);
+        break;
+    case ZF_BI_LOCAL_ID:
+        memcpy(v, w->local, sizeof w->local);
+        break;
+    case ZF_BI_WORKGROUP_ID:
+        memcpy(v, w->group, sizeof w->group);
+        break;
+    case ZF_BI_NUM_WORKGROUPS:
+    case ZF_BI_WORKGROUP_SIZE:
+    case ZF_BI_ENQUEUED_SIZE:
+    case ZF_BI_GLOBAL_SIZE:
+    case ZF_BI_GLOBAL_OFFSET:
+        for (int d = 0; d < 3; d++)
+            v[d] = builtin == ZF_BI_NUM_WORKGROUPS  ? launch->groups[d]
+                   : builtin == ZF_BI_GLOBAL_SIZE   ? (uint64_t)launch->groups[d] * launch->group_size[d]
+                   : builtin == ZF_BI_GLOBAL_OFFSET ? launch->offset[d]
+                                                    : launch->group_size[d];
+        break;
     case ZF_BI_LOCAL_INDEX:
         v[0] = r;
         break;
     case ZF_BI_WORK_DIM:
         v[0] = zf_work_dim(launch);
         break;
-    case ZF_BI_GLOBAL_LINEAR_ID:
-        v[0] = (global[2] - launch->offset[2]) * gy * gx + (global[1] - launch->offset[1]) * gx +
-               (global[0] - launch->offset[0]);
+    case ZF_BI_GLOBAL_LINEAR_ID: {
+        uint64_t gx = (uint64_t)launch->groups[0] * launch->group_size[0];
+        uint64_t gy = (uint64_t)launch->groups[1] * launch->group_size[1];
+        v[0] = (w->global[2] - launch->offset[2]) * gy * gx + (w->global[1] - launch->offset[1]) * gx +
+               (w->global[0] - launch->offset[0]);
         break;
+    }
     case ZF_BI_SUBGROUP_SIZE:
         v[0] = G - (r / S) * S < S ? G - (r / S) * S : S;
         break;
@@ -182,24 +194,37 @@ static void zf_builtin_value(const zf_ctx *ctx, uint32_t builtin, uint32_t lane,
 }
 
 /* Fills the built-in values of the wave's lanes (the entries the program reads). */
+static void zf_store_builtin(zf_ctx *ctx, const zf_dwave *entry, uint32_t lane, const uint64_t v[3]) {
+    uint32_t e = zf_etype_size(entry->type), slot = zf_slot(entry->comps);
+    uint8_t *base = ctx->wave + (size_t)entry->offset * ctx->L;
+    for (uint32_t c = 0; c < entry->comps && c < 3; c++) {
+        if (e == 8) {
+            memcpy(base + ((size_t)lane * slot + c) * 8, &v[c], 8);
+        } else {
+            uint32_t v32 = (uint32_t)v[c];
+            memcpy(base + ((size_t)lane * slot + c) * 4, &v32, 4);
+        }
+    }
+}
+
 static void zf_fill_builtins(zf_ctx *ctx, const zf_dprog *code, uint32_t lanes) {
-    for (uint32_t i = 0; i < code->num_waves; i++) {
-        const zf_dwave *w = &code->waves[i];
-        if (w->kind != ZF_WAVE_BUILTIN)
-            continue;
-        uint32_t e = zf_etype_size(w->type), slot = zf_slot(w->comps);
-        uint8_t *base = ctx->wave + (size_t)w->offset * ctx->L;
-        for (uint32_t l = 0; l < lanes; l++) {
+    bool any = false;
+    for (uint32_t i = 0; i < code->num_waves && !any; i++)
+        any = code->waves[i].kind == ZF_WAVE_BUILTIN;
+    if (!any || lanes == 0)
+        return;
+    zf_lane_walk walk = {.r = 0};
+    zf_lane_ids(ctx, 0, walk.global, walk.group, walk.local);
+    for (uint32_t l = 0; l < lanes; l++) {
+        if (l > 0)
+            zf_walk_next(ctx, &walk);
+        for (uint32_t i = 0; i < code->num_waves; i++) {
+            const zf_dwave *entry = &code->waves[i];
+            if (entry->kind != ZF_WAVE_BUILTIN)
+                continue;
             uint64_t v[3];
-            zf_builtin_value(ctx, w->index, l, v);
-            for (uint32_t c = 0; c < w->comps && c < 3; c++) {
-                if (e == 8)
-                    memcpy(base + ((size_t)l * slot + c) * 8, &v[c], 8);
-                else {
-                    uint32_t v32 = (uint32_t)v[c];
-                    memcpy(base + ((size_t)l * slot + c) * 4, &v32, 4);
-                }
-            }
+            zf_builtin_value(ctx, entry->index, &walk, v);
+            zf_store_builtin(ctx, entry, l, v);
         }
     }
 }
@@ -346,6 +371,24 @@ static void zf_flush_output(zf_ctx *ctx) {
 /* ------------------------------------------------------------------------------------------------------------------
  * One wave */
 
+/* Copies `value` bytes into each of `lanes` slots of `size` bytes (pointers and scalars: whole words). */
+static void zf_broadcast_value(uint8_t *reg, size_t size, const void *from, size_t value, uint32_t lanes) {
+    if (size == 8 && value == 8) { /* constant sizes: each copy is one move */
+        uint64_t v;
+        memcpy(&v, from, 8);
+        for (uint32_t l = 0; l < lanes; l++)
+            memcpy(reg + (size_t)l * 8, &v, 8);
+    } else if (size == 4 && value == 4) {
+        uint32_t v;
+        memcpy(&v, from, 4);
+        for (uint32_t l = 0; l < lanes; l++)
+            memcpy(reg + (size_t)l * 4, &v, 4);
+    } else {
+        for (uint32_t l = 0; l < lanes; l++)
+            memcpy(reg + l * size, from, value);
+    }
+}
+
 static void zf_fill_params(zf_ctx *ctx, const zf_launch_plan *plan, zf_x *x, uint32_t lanes) {
     const zf_xlaunch *launch = plan->launch;
     const zf_dparam *params = x->code->params + x->fn->param_first;
@@ -356,25 +399,25 @@ static void zf_fill_params(zf_ctx *ctx, const zf_launch_plan *plan, zf_x *x, uin
         /* The driver checks that arguments fit the form's parameters; a form on its own must still not make the
          * engine read past an argument or write past a parameter. */
         size_t pointer = size < 8 ? size : 8, value = size < arg->size ? size : (size_t)arg->size;
-        for (uint32_t l = 0; l < lanes; l++) {
-            uint64_t p;
-            switch (arg->kind) {
-            case ZF_XARG_LOCAL:
-                p = (uint64_t)(uintptr_t)(ctx->local + (l / ctx->group_items) * ctx->local_stride +
-                                          plan->local_offsets[i]);
+        switch (arg->kind) {
+        case ZF_XARG_LOCAL:
+            for (uint32_t l = 0; l < lanes; l++) {
+                uint64_t p = (uint64_t)(uintptr_t)(ctx->local + (l / ctx->group_items) * ctx->local_stride +
+                                                   plan->local_offsets[i]);
                 memcpy(reg + l * size, &p, pointer);
-                break;
-            case ZF_XARG_BYVAL: {
+            }
+            break;
+        case ZF_XARG_BYVAL:
+            for (uint32_t l = 0; l < lanes; l++) {
                 uint8_t *copy = ctx->byval + l * ctx->byval_stride + plan->byval_offsets[i];
                 memcpy(copy, arg->value, (size_t)arg->size);
-                p = (uint64_t)(uintptr_t)copy;
+                uint64_t p = (uint64_t)(uintptr_t)copy;
                 memcpy(reg + l * size, &p, pointer);
-                break;
             }
-            default:
-                memcpy(reg + l * size, arg->value, value);
-                break;
-            }
+            break;
+        default:
+            zf_broadcast_value(reg, size, arg->value, value, lanes);
+            break;
         }
     }
 }
