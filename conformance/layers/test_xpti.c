@@ -301,6 +301,83 @@ static int zc_work_threads(zc_l0 *l0) {
     return 0;
 }
 
+/* Whether the driver lists the zefake extension, which delivers ITT annotations: the emitter then offers a fifth
+ * stream (docs/xpti.md). */
+static bool zc_driver_has_fake_extension(const zc_l0 *l0) {
+    ze_driver_extension_properties_t props[64];
+    uint32_t count = ZC_COUNT(props);
+    if (zeDriverGetExtensionProperties(l0->driver, &count, props) != ZE_RESULT_SUCCESS)
+        return false;
+    for (uint32_t i = 0; i < count && i < ZC_COUNT(props); i++) {
+        if (strcmp(props[i].name, ZEFAKE_EXTENSION_NAME) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* ITT device annotations: spirv_itt.cl's `annotated` over ZC_ITT_ITEMS work-items in groups of ZC_ITT_GROUP, with
+ * specialization constant 0xFF747469 set to `value` (as test_spirv_tools.c launches it). Each work-item takes each
+ * of the six annotations once; the atomic ones name `counter`, operation 1 and order 5. */
+#define ZC_ITT_SPEC_ID 0xFF747469u
+#define ZC_ITT_ITEMS   128u
+#define ZC_ITT_GROUP   32u
+
+static int zc_itt_kernel(zc_l0 *l0, uint8_t value, ze_module_handle_t *module, ze_kernel_handle_t *kernel) {
+    zc_spirv spirv = zc_load_spirv("spirv_itt");
+    uint32_t id = ZC_ITT_SPEC_ID;
+    const void *values[] = {&value};
+    ze_module_constants_t constants = {1, &id, values};
+    ze_module_desc_t desc = {
+        ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, spirv.size, spirv.data, NULL, &constants};
+    ze_result_t built = zeModuleCreate(l0->context, l0->device, &desc, module, NULL);
+    free(spirv.data);
+    ZC_CHECK(built);
+    ze_kernel_desc_t kernel_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "annotated"};
+    ZC_CHECK(zeKernelCreate(*module, &kernel_desc, kernel));
+    return 0;
+}
+
+static int zc_itt_launch(zc_l0 *l0, ze_kernel_handle_t kernel, int32_t *counter, int32_t *out) {
+    ZC_CHECK(zeKernelSetArgumentValue(kernel, 0, sizeof counter, &counter));
+    ZC_CHECK(zeKernelSetArgumentValue(kernel, 1, sizeof out, &out));
+    ZC_CHECK(zeKernelSetGroupSize(kernel, ZC_ITT_GROUP, 1, 1));
+    ze_command_queue_desc_t desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t list = NULL;
+    ZC_CHECK(zeCommandListCreateImmediate(l0->context, l0->device, &desc, &list));
+    ze_group_count_t groups = {ZC_ITT_ITEMS / ZC_ITT_GROUP, 1, 1};
+    ze_result_t launched = zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL);
+    ZC_CHECK(zeCommandListDestroy(list));
+    ZC_CHECK(launched);
+    return 0;
+}
+
+/* Prints the constant the kernel saw, its atomic count, and what the ITT stream must carry. Other drivers do not know
+ * the wrappers: the test skips there, so nothing is launched. */
+static int zc_work_itt(zc_l0 *l0, uint8_t value) {
+    if (!zc_driver_has_fake_extension(l0))
+        return 0;
+    ze_host_mem_alloc_desc_t host = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    int32_t *counter = NULL, *out = NULL;
+    ZC_CHECK(zeMemAllocHost(l0->context, &host, sizeof *counter, 64, (void **)&counter));
+    ZC_CHECK(zeMemAllocHost(l0->context, &host, ZC_ITT_ITEMS * sizeof *out, 64, (void **)&out));
+    *counter = 0;
+    memset(out, 0xff, ZC_ITT_ITEMS * sizeof *out);
+    ze_module_handle_t module = NULL;
+    ze_kernel_handle_t kernel = NULL;
+    if (zc_itt_kernel(l0, value, &module, &kernel) != 0 || zc_itt_launch(l0, kernel, counter, out) != 0)
+        return 1;
+    printf("itt_value=%d\nitt_value_last=%d\nitt_counter=%d\n", (int)out[0], (int)out[ZC_ITT_ITEMS - 1], (int)*counter);
+    printf("expect.itt_device=%" PRIu64 "\nexpect.itt_atomic=%" PRIu64 ":1:5\n", (uint64_t)(uintptr_t)l0->device,
+           (uint64_t)(uintptr_t)counter);
+    ZC_CHECK(zeKernelDestroy(kernel));
+    ZC_CHECK(zeModuleDestroy(module));
+    ZC_CHECK(zeMemFree(l0->context, counter));
+    ZC_CHECK(zeMemFree(l0->context, out));
+    return 0;
+}
+
 /* What the subscriber saw, the emitter's state, and (for the debug stream) zeDeviceGetProperties' last record. */
 static void zc_report(void) {
     void *subscriber = dlopen(ZC_XPTI_TEST_SUBSCRIBER, RTLD_NOLOAD | RTLD_LAZY);
@@ -355,10 +432,14 @@ static int zc_child_workload(int argc, char **argv) {
         failed = zc_work_graph(&l0);
     else if (strcmp(name, "threads") == 0)
         failed = zc_work_threads(&l0);
+    else if (strcmp(name, "itt") == 0 || strcmp(name, "itt-off") == 0)
+        failed = zc_work_itt(&l0, strcmp(name, "itt") == 0 ? 1 : 0);
     zeContextDestroy(l0.context);
     printf("emitter=%d\n", status != NULL ? (int)status() : -1);
     if (finish != NULL)
         finish();
+    bool fake = zc_driver_has_fake_extension(&l0); /* after finish: not traced */
+    printf("fake=%d\nexpect.streams=%d\n", fake, fake ? 5 : 4);
     zc_report();
     return failed;
 }
@@ -373,8 +454,8 @@ static void call_stream_pairs_every_call(void **state) {
     zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
     zc_run_workload("basic", &env, &child);
     zc_expect(&child, "emitter", ZX_EMITTER_TRACING);
-    zc_expect(&child, "inits", 4);
-    zc_expect(&child, "finishes", 4);
+    zc_expect_same(&child, "inits", "expect.streams");
+    zc_expect_same(&child, "finishes", "expect.streams");
     uint64_t begins = zc_child_number(&child, "call_begins");
     if (begins < 8)
         zc_fail("only %" PRIu64 " calls traced:\n%s", begins, child.out);
@@ -560,6 +641,139 @@ static void timeline_of_the_graph_workload_is_valid_json(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * ITT stream (offered where a driver delivers annotations: the fake's extension) */
+
+static void zc_skip_unless_itt(zc_child *child) {
+    if (zc_child_number(child, "fake") != 0)
+        return;
+    bool required = strcmp(zc_target(), "fake") == 0;
+    zc_child_free(child);
+    if (required)
+        zc_fail("the target is the fake driver but the workload's driver lacks %s", ZEFAKE_EXTENSION_NAME);
+    print_message("the ITT stream needs %s, which target %s lacks: skipped\n", ZEFAKE_EXTENSION_NAME, zc_target());
+    skip();
+}
+
+static void zc_expect_itt_counts(const zc_child *child, uint64_t per_kind) {
+    static const char *const kinds[] = {"itt_wi_start",  "itt_wi_finish",       "itt_wg_barrier",
+                                        "itt_wi_resume", "itt_atomic_op_start", "itt_atomic_op_finish"};
+    for (size_t i = 0; i < ZC_COUNT(kinds); i++)
+        zc_expect(child, kinds[i], per_kind);
+}
+
+/* The kernel ran as it does untraced: the constant it saw in every work-item and its atomic count. */
+static void zc_expect_itt_kernel_ran(const zc_child *child, uint64_t value) {
+    zc_expect(child, "itt_value", value);
+    zc_expect(child, "itt_value_last", value);
+    zc_expect(child, "itt_counter", ZC_ITT_ITEMS);
+}
+
+static void itt_stream_carries_every_annotation(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("itt", &env, &child);
+    zc_skip_unless_itt(&child);
+    zc_expect(&child, "emitter", ZX_EMITTER_TRACING);
+    zc_expect_itt_kernel_ran(&child, 1);
+    zc_expect_itt_counts(&child, ZC_ITT_ITEMS); /* each kind once per work-item */
+    zc_expect(&child, "itt_bad", 0);
+    zc_expect(&child, "itt_1d_bad", 0);
+    zc_expect(&child, "itt_other", 0);
+    const uint64_t ids = (uint64_t)ZC_ITT_ITEMS * (ZC_ITT_ITEMS + 1) / 2; /* every work-item started and finished */
+    zc_expect(&child, "itt_started", ids);
+    zc_expect(&child, "itt_finished", ids);
+    zc_expect_text(&child, "itt_kernel", "annotated");
+    zc_expect(&child, "itt_group_size", ZC_ITT_GROUP);
+    zc_expect_same(&child, "itt_device", "expect.itt_device");
+    zc_expect_same(&child, "itt_atomic", "expect.itt_atomic");
+    zc_child_free(&child);
+}
+
+static void itt_constant_zero_gives_no_notification(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("itt-off", &env, &child);
+    zc_skip_unless_itt(&child);
+    zc_expect(&child, "emitter", ZX_EMITTER_TRACING);
+    zc_expect_itt_kernel_ran(&child, 0);
+    zc_expect_itt_counts(&child, 0);
+    zc_expect(&child, "itt_bad", 0);
+    zc_child_free(&child);
+}
+
+/* Nobody listens to the ITT stream: the kernel runs with its annotations on and nothing reaches the subscriber. */
+static void itt_stream_not_listened_to_is_quiet(void **state) {
+    (void)state;
+    const char *streams[] = {"ZX_TS_STREAMS=graph", "ZX_TS_STREAMS=none"};
+    const zx_emitter_state states[] = {ZX_EMITTER_TRACING, ZX_EMITTER_OFF};
+    for (size_t i = 0; i < ZC_COUNT(streams); i++) {
+        zc_env env;
+        zc_child child;
+        zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+        zc_env_add(&env, streams[i]);
+        zc_run_workload("itt", &env, &child);
+        zc_skip_unless_itt(&child);
+        zc_expect(&child, "emitter", states[i]);
+        zc_expect_same(&child, "inits", "expect.streams");
+        zc_expect_itt_kernel_ran(&child, 1);
+        zc_expect_itt_counts(&child, 0);
+        zc_expect(&child, "itt_bad", 0);
+        zc_child_free(&child);
+    }
+}
+
+/* The ITT stream does not come through the tracer: listened to alone, it needs no tracing layer. */
+static void itt_stream_alone_needs_no_tracing_layer(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_env_add(&env, "ZE_ENABLE_TRACING_LAYER");
+    zc_env_add(&env, "ZX_TS_STREAMS=itt");
+    zc_run_workload("itt", &env, &child);
+    zc_skip_unless_itt(&child);
+    zc_expect(&child, "emitter", ZX_EMITTER_TRACING);
+    zc_expect(&child, "call_begins", 0);
+    zc_expect_itt_counts(&child, ZC_ITT_ITEMS);
+    zc_expect(&child, "itt_bad", 0);
+    assert_null(strstr(child.err, "ZE_ENABLE_TRACING_LAYER"));
+    zc_child_free(&child);
+}
+
+/* The timeline shows annotations as instant events when asked (ZX_TIMELINE_ITT=1), and only then. */
+static void timeline_shows_itt_annotations_when_asked(void **state) {
+    (void)state;
+    char file[4096], file_var[4200];
+    snprintf(file, sizeof file, "%s/%s-itt-timeline.json", ZC_RESULTS_DIR, ZC_EXECUTABLE);
+    snprintf(file_var, sizeof file_var, "ZX_TIMELINE_FILE=%s", file);
+    for (int asked = 1; asked >= 0; asked--) {
+        remove(file);
+        zc_env env;
+        zc_child child;
+        zc_env_traced(&env, ZC_XPTI_TIMELINE, true);
+        zc_env_add(&env, file_var);
+        zc_env_add(&env, asked ? "ZX_TIMELINE_ITT=1" : "ZX_TIMELINE_ITT");
+        zc_run_workload("itt", &env, &child);
+        zc_skip_unless_itt(&child);
+        zc_child_free(&child);
+        const char *argv[] = {"python3", "-m", "json.tool", file, NULL};
+        assert_true(zc_run_command(argv, NULL, ZC_CHILD_TIMEOUT_MS, &child));
+        zc_assert_child_ok(&child, "python3 -m json.tool on the timeline");
+        const char *parts[] = {"\"cat\": \"itt\"", "\"name\": \"wi_start\"", "\"name\": \"atomic_op_finish\"",
+                               "\"kernel\": \"annotated\""};
+        for (size_t i = 0; i < ZC_COUNT(parts); i++) {
+            if ((strstr(child.out, parts[i]) != NULL) != (asked != 0))
+                zc_fail("the timeline %s %s %s", file, asked ? "lacks" : "has, unasked,", parts[i]);
+        }
+        zc_child_free(&child);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * Streams off, bad set-ups */
 
 static void zc_expect_untraced(const zc_child *child) {
@@ -588,7 +802,7 @@ static void streams_off_no_callbacks_no_crash(void **state) {
     zc_env_add(&env, "ZX_TS_STREAMS=none");
     zc_run_workload("graph", &env, &child);
     zc_expect(&child, "emitter", ZX_EMITTER_OFF);
-    zc_expect(&child, "inits", 4);
+    zc_expect_same(&child, "inits", "expect.streams");
     zc_expect_untraced(&child);
     zc_child_free(&child);
 }
@@ -626,7 +840,7 @@ static void subscriber_missing_an_entry_point_is_not_loaded(void **state) {
     zc_env_traced(&env, ZC_XPTI_INCOMPLETE_SUBSCRIBER "," ZC_XPTI_TEST_SUBSCRIBER, true);
     zc_run_workload("basic", &env, &child);
     zc_expect(&child, "emitter", ZX_EMITTER_TRACING);
-    zc_expect(&child, "inits", 4);
+    zc_expect_same(&child, "inits", "expect.streams");
     assert_null(strstr(child.out, "zx_incomplete_subscriber"));
     assert_non_null(strstr(child.err, "does not export xptiTraceFinish"));
     zc_child_free(&child);
@@ -705,7 +919,7 @@ static void tool_starts_the_emitter_after_zeInit(void **state) {
     zc_run_workload("tool", &env, &child);
     zc_expect(&child, "before_init", ZX_EMITTER_NOT_STARTED);
     zc_expect(&child, "after_init", ZX_EMITTER_TRACING);
-    zc_expect(&child, "inits", 4);
+    zc_expect_same(&child, "inits", "expect.streams");
     zc_expect_same(&child, "seen.props_device", "expect.props_device");
     uint64_t begins = zc_child_number(&child, "call_begins");
     assert_true(begins > 0);
@@ -723,6 +937,11 @@ int main(int argc, char **argv) {
         cmocka_unit_test(mem_alloc_pairs_carry_pointer_and_size),
         cmocka_unit_test(graph_matches_the_workload),
         cmocka_unit_test(timeline_of_the_graph_workload_is_valid_json),
+        cmocka_unit_test(itt_stream_carries_every_annotation),
+        cmocka_unit_test(itt_constant_zero_gives_no_notification),
+        cmocka_unit_test(itt_stream_not_listened_to_is_quiet),
+        cmocka_unit_test(itt_stream_alone_needs_no_tracing_layer),
+        cmocka_unit_test(timeline_shows_itt_annotations_when_asked),
         cmocka_unit_test(streams_off_no_callbacks_no_crash),
         cmocka_unit_test(only_the_listened_streams_notify),
         cmocka_unit_test(subscriber_missing_an_entry_point_is_not_loaded),

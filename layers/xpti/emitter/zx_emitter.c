@@ -6,10 +6,13 @@
  * zx_emitter_init after zeInit instead. Nothing happens in a process that never calls zeInit: no framework is loaded.
  *
  * Start-up order: find the loader (already loaded by then) → load the framework (XPTI_FRAMEWORK_DISPATCHER, every
- * function required, like the real proxy) → initialise the four streams (subscribers register their callbacks in
- * xptiTraceInit) → if anyone listens, graph_create, then a tracer with callbacks on every traced function (or only on
- * the hooked ones when nobody listens to the call and debug streams) → publish the context → enable the tracer. Any
- * failure leaves tracing off with a diagnostic, the application untouched. */
+ * function required, like the real proxy) → look for a driver that delivers ITT annotations → initialise the four
+ * streams, and the ITT stream when such a driver exists (subscribers register their callbacks in xptiTraceInit) → if
+ * anyone listens to the four, a tracer with callbacks on every traced function (or only on the hooked ones when
+ * nobody listens to the call and debug streams), and graph_create → publish the context → set the driver's
+ * annotation callback when the ITT stream is listened to → enable the tracer. The ITT stream needs no tracer: when it
+ * is the only one listened to, none is created. Any failure leaves tracing off with a diagnostic, the application
+ * untouched. */
 #include "zx_emitter.h"
 
 #include <dlfcn.h>
@@ -45,6 +48,7 @@ static const struct {
     [ZX_S_DEBUG] = {ZX_STREAM_DEBUG, ZX_STREAM_DEBUG_MAJOR, ZX_STREAM_DEBUG_MINOR, "0.1"},
     [ZX_S_MEM] = {ZX_STREAM_MEM, ZX_STREAM_MEM_MAJOR, ZX_STREAM_MEM_MINOR, "0.1"},
     [ZX_S_GRAPH] = {ZX_STREAM_GRAPH, ZX_STREAM_GRAPH_MAJOR, ZX_STREAM_GRAPH_MINOR, "1.0"},
+    [ZX_S_ITT] = {ZX_STREAM_ITT, ZX_STREAM_ITT_MAJOR, ZX_STREAM_ITT_MINOR, "1.0"},
 };
 
 void zx_diag(const char *format, ...) {
@@ -98,9 +102,19 @@ static bool zx_proxy_load(zx_fw *fw) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Streams */
 
+/* The four tracer streams are always offered; the ITT stream only when a driver delivers annotations, and only
+ * looked for when tracing is enabled, so that an untraced process gets no diagnostic about it. */
+static void zx_streams_offer(zx_ctx *ctx, bool enabled) {
+    for (int s = 0; s < ZX_S_COUNT; s++)
+        ctx->offered[s] = s != ZX_S_ITT;
+    ctx->offered[ZX_S_ITT] = enabled && zx_itt_probe();
+}
+
 static bool zx_streams_start(zx_ctx *ctx) {
     bool any = false;
     for (int s = 0; s < ZX_S_COUNT; s++) {
+        if (!ctx->offered[s])
+            continue;
         ctx->stream[s] = ctx->fw.xptiRegisterStream(zx_streams[s].name);
         ctx->fw.xptiInitialize(zx_streams[s].name, zx_streams[s].major, zx_streams[s].minor, zx_streams[s].version);
         ctx->listened[s] = ctx->stream[s] != 0 && ctx->fw.xptiCheckTraceEnabled(ctx->stream[s], 0);
@@ -110,15 +124,17 @@ static bool zx_streams_start(zx_ctx *ctx) {
 }
 
 static void zx_streams_finish(const zx_ctx *ctx) {
-    for (int s = ZX_S_COUNT - 1; s >= 0; s--)
-        ctx->fw.xptiFinalize(zx_streams[s].name);
+    for (int s = ZX_S_COUNT - 1; s >= 0; s--) {
+        if (ctx->offered[s])
+            ctx->fw.xptiFinalize(zx_streams[s].name);
+    }
     ctx->fw.xptiFrameworkFinalize();
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
  * The tracer */
 
-static void *zx_loader_symbol(const char *name) {
+void *zx_loader_symbol(const char *name) {
     return zx_loader != NULL ? dlsym(zx_loader, name) : NULL;
 }
 
@@ -170,6 +186,12 @@ static bool zx_tracer_start(const zx_ctx *ctx) {
     return false;
 }
 
+/* Only the four streams of traced calls need a tracer. */
+static bool zx_tracer_needed(const zx_ctx *ctx) {
+    return ctx->listened[ZX_S_CALL] || ctx->listened[ZX_S_DEBUG] || ctx->listened[ZX_S_MEM] ||
+           ctx->listened[ZX_S_GRAPH];
+}
+
 static void zx_tracer_enable(bool enable) {
     zx_pfn_tracer_enable set_enabled;
     *(void **)&set_enabled = zx_loader_symbol("zelTracerSetEnabled");
@@ -190,14 +212,17 @@ static zx_emitter_state zx_start(void) {
     if (!zx_proxy_load(&ctx->fw))
         return ZX_EMITTER_OFF;
     ctx->fw.xptiFrameworkInitialize();
-    bool listened = ctx->fw.xptiTraceEnabled() && zx_streams_start(ctx);
-    if (!listened || !zx_tracer_start(ctx)) {
+    bool enabled = ctx->fw.xptiTraceEnabled();
+    zx_streams_offer(ctx, enabled);
+    bool listened = enabled && zx_streams_start(ctx);
+    if (!listened || (zx_tracer_needed(ctx) && !zx_tracer_start(ctx))) {
         zx_streams_finish(ctx);
         return ZX_EMITTER_OFF;
     }
     *(void **)&ctx->device_props = zx_loader_symbol("zeDeviceGetProperties");
     zx_graph_start(ctx);
     atomic_store_explicit(&zx_active, ctx, memory_order_release);
+    zx_itt_start(ctx);
     zx_tracer_enable(true);
     atexit(zx_at_exit);
     return ZX_EMITTER_TRACING;
@@ -217,17 +242,19 @@ ZX_EXPORT zx_emitter_state zx_emitter_init(void) {
     return state;
 }
 
-/* Stops callbacks first (unpublish, disable, destroy: destroy waits for callbacks in flight), then closes what the
- * graph stream still has open, then lets the subscribers finish. */
+/* Stops callbacks first (unpublish; remove the driver's annotation callback and disable and destroy the tracer, both
+ * of which wait for callbacks in flight), then closes what the graph stream still has open, then lets the
+ * subscribers finish. */
 ZX_EXPORT void zx_emitter_finish(void) {
     pthread_mutex_lock(&zx_setup_lock);
     zx_emitter_state state = (zx_emitter_state)atomic_load_explicit(&zx_state, memory_order_relaxed);
     if (state == ZX_EMITTER_TRACING) {
         atomic_store_explicit(&zx_active, NULL, memory_order_release);
+        zx_itt_stop();
         zx_tracer_enable(false);
         zx_pfn_tracer_destroy destroy;
         *(void **)&destroy = zx_loader_symbol("zelTracerDestroy");
-        if (destroy != NULL)
+        if (destroy != NULL && zx_tracer != NULL)
             destroy(zx_tracer);
         zx_tracer = NULL;
         zx_graph_finish(&zx_context);

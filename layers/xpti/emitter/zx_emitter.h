@@ -4,6 +4,7 @@
  *   zx_calls.c         the per-call path: correlation ids, the call and debug streams, hook dispatch
  *   zx_mem.c           hooks for the mem_alloc stream
  *   zx_graph*.c        hooks for the graph stream
+ *   zx_itt.c           the ITT stream: annotations the driver delivers through zefake's extension, not the tracer
  *   zx_emitter_gen.c   (generated) one prologue and epilogue per function, the hook and registration tables
  *
  * The context (framework functions, stream ids) is built before the tracer exists and published once with a release
@@ -55,7 +56,7 @@ extern const zx_registration zx_registrations[ZX_FN_COUNT];
 void zx_call_begin(uint32_t fn, void *params, void **instance);
 void zx_call_end(ze_result_t result, void **instance);
 
-typedef enum zx_stream_index { ZX_S_CALL, ZX_S_DEBUG, ZX_S_MEM, ZX_S_GRAPH, ZX_S_COUNT } zx_stream_index;
+typedef enum zx_stream_index { ZX_S_CALL, ZX_S_DEBUG, ZX_S_MEM, ZX_S_GRAPH, ZX_S_ITT, ZX_S_COUNT } zx_stream_index;
 
 /* The framework's functions, looked up by name. */
 typedef struct zx_fw {
@@ -69,6 +70,7 @@ typedef ze_result_t(ZE_APICALL *zx_pfn_device_props)(ze_device_handle_t, ze_devi
 typedef struct zx_ctx {
     zx_fw fw;
     uint8_t stream[ZX_S_COUNT];
+    bool offered[ZX_S_COUNT];         /* initialised: the ITT stream only when a driver delivers annotations */
     bool listened[ZX_S_COUNT];        /* someone listened to the stream at start */
     zx_xpti_event *graph;             /* the graph event: parent of nodes, edges, tasks and signals */
     zx_pfn_device_props device_props; /* the loader's zeDeviceGetProperties, for device names */
@@ -96,5 +98,15 @@ void zx_diag(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* The graph stream's start (graph_create) and finish (closes the tasks still open). */
 void zx_graph_start(zx_ctx *ctx);
 void zx_graph_finish(const zx_ctx *ctx);
+
+/* A function of the loader, which zeInit has loaded; NULL when absent. */
+void *zx_loader_symbol(const char *name);
+
+/* The ITT stream (zx_itt.c), under the set-up lock. probe: whether a driver delivers annotations (one diagnostic
+ * when none does); start: registers the driver callback when someone listens, after the context is published; stop:
+ * removes it and returns once no call of it is running, before the streams are finalised. */
+bool zx_itt_probe(void);
+void zx_itt_start(const zx_ctx *ctx);
+void zx_itt_stop(void);
 
 #endif

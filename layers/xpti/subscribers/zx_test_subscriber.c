@@ -14,7 +14,15 @@
  *   task_pairs, task_mismatches, signals,      edge.<i>=<source node>-><target node> (node indices), tasks=<node of
  *   signal_bad, wait_pairs, wait_mismatches,   each task_begin, in order>; parent_bad counts graph notifications
  *   queue_creates, queue_destroys,             whose parent is not the graph; stash_bad those without the
- *   parent_bad, stash_bad                      ("queue_id", id) tuple */
+ *   parent_bad, stash_bad                      ("queue_id", id) tuple
+ *   itt_<kind> (itt_wi_start, ...)             the ITT stream: notifications per annotation kind; itt_bad those that
+ *   itt_bad, itt_1d_bad                        break the stream's contract (docs/xpti.md: type 32 + kind, instance =
+ *   itt_started, itt_finished                  work_item_id, NULL parent and object, size, a local id below the
+ *   itt_kernel, itt_device, itt_group_size,    group size, atomic fields 0 on other kinds); itt_1d_bad 1-D ones whose
+ *   itt_atomic (object:op:order)               work_item_id is not group_id[0] * group_size + local_id[0];
+ *   itt_other                                  started/finished the sums of work_item_id + 1 over wi_start/wi_finish;
+ *                                              the values of the first annotation (of the first atomic one for
+ *                                              itt_atomic) and itt_other, how many later ones differ from them */
 #include "zx_test_subscriber.h"
 #include "zexpti.h"
 #include "zx_functions.h"
@@ -85,6 +93,9 @@ enum {
     ZX_C_QUEUE_DESTROYS,
     ZX_C_PARENT_BAD,
     ZX_C_STASH_BAD,
+    ZX_C_ITT_BAD,
+    ZX_C_ITT_1D_BAD,
+    ZX_C_ITT_OTHER,
     ZX_C_COUNT
 };
 
@@ -96,7 +107,7 @@ static const char *const zx_counter_names[ZX_C_COUNT] = {
     "mem_mismatches",  "graph_creates",   "task_begins",     "task_pairs",
     "task_mismatches", "signals",         "signal_bad",      "wait_pairs",
     "wait_mismatches", "queue_creates",   "queue_destroys",  "parent_bad",
-    "stash_bad"};
+    "stash_bad",       "itt_bad",         "itt_1d_bad",      "itt_other"};
 
 static atomic_ulong zx_counters[ZX_C_COUNT];
 
@@ -118,6 +129,20 @@ static int zx_task_order[ZX_TS_MAX_LOG];
 static unsigned zx_task_order_count;
 static zx_pfn_xpti_metadata_at zx_metadata_at;
 static pthread_once_t zx_metadata_once = PTHREAD_ONCE_INIT;
+
+/* The ITT stream: counts are atomic (notifications come from several driver threads at once); the values of the
+ * first annotation are kept under zx_lock. */
+static const char *const zx_itt_names[ZX_ITT_KIND_COUNT] = {
+    "itt_wi_start", "itt_wi_finish", "itt_wg_barrier", "itt_wi_resume", "itt_atomic_op_start", "itt_atomic_op_finish"};
+static atomic_ulong zx_itt_counts[ZX_ITT_KIND_COUNT];
+static atomic_ullong zx_itt_started, zx_itt_finished;
+typedef struct zx_ts_itt_first {
+    bool seen, atomic_seen;
+    char kernel[64];
+    uint64_t device, group_size;
+    uint64_t atomic[3]; /* object, op, order */
+} zx_ts_itt_first;
+static zx_ts_itt_first zx_itt_first;
 
 static void zx_count(int counter) {
     atomic_fetch_add_explicit(&zx_counters[counter], 1, memory_order_relaxed);
@@ -392,6 +417,77 @@ static void zx_on_graph(uint16_t type, zx_xpti_event *parent, zx_xpti_event *eve
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * ITT stream (notifications come from the driver's worker threads, several at once) */
+
+static bool zx_itt_is_atomic(uint32_t kind) {
+    return kind == ZX_ITT_ATOMIC_OP_START || kind == ZX_ITT_ATOMIC_OP_FINISH;
+}
+
+/* What the stream promises whatever the kernel: docs/xpti.md, "sycl.experimental.level_zero.itt". */
+static bool zx_itt_valid(uint16_t type, const zx_xpti_event *parent, const zx_xpti_event *event, uint64_t instance,
+                         const zx_itt_annotation *a) {
+    if (a == NULL || parent != NULL || event != NULL || a->size < sizeof *a || a->kind >= ZX_ITT_KIND_COUNT)
+        return false;
+    if (type != ZX_TP_ITT_BASE + a->kind || instance != a->work_item_id || a->kernel_name == NULL || a->reserved != 0)
+        return false;
+    for (int d = 0; d < 3; d++) {
+        if (a->local_id[d] >= a->group_size)
+            return false;
+    }
+    return zx_itt_is_atomic(a->kind) || (a->atomic_object == 0 && a->atomic_op == 0 && a->atomic_order == 0);
+}
+
+static bool zx_itt_one_d(const zx_itt_annotation *a) {
+    return a->group_id[1] == 0 && a->group_id[2] == 0 && a->local_id[1] == 0 && a->local_id[2] == 0;
+}
+
+/* Under zx_lock: keeps the first annotation's values, or tells whether this one differs from them. */
+static bool zx_itt_differs(const zx_itt_annotation *a) {
+    zx_ts_itt_first *f = &zx_itt_first;
+    bool differs = false;
+    if (!f->seen) {
+        f->seen = true;
+        snprintf(f->kernel, sizeof f->kernel, "%s", a->kernel_name);
+        f->device = (uint64_t)(uintptr_t)a->device;
+        f->group_size = a->group_size;
+    } else {
+        differs = strncmp(f->kernel, a->kernel_name, sizeof f->kernel - 1) != 0 ||
+                  f->device != (uint64_t)(uintptr_t)a->device || f->group_size != a->group_size;
+    }
+    if (!zx_itt_is_atomic(a->kind))
+        return differs;
+    uint64_t atomic[3] = {a->atomic_object, a->atomic_op, a->atomic_order};
+    if (!f->atomic_seen) {
+        f->atomic_seen = true;
+        memcpy(f->atomic, atomic, sizeof atomic);
+        return differs;
+    }
+    return differs || memcmp(f->atomic, atomic, sizeof atomic) != 0;
+}
+
+static void zx_on_itt(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                      const void *user_data) {
+    zx_count(ZX_C_CALLBACKS);
+    const zx_itt_annotation *a = user_data;
+    if (!zx_itt_valid(type, parent, event, instance, a)) {
+        zx_count(ZX_C_ITT_BAD);
+        return;
+    }
+    atomic_fetch_add_explicit(&zx_itt_counts[a->kind], 1, memory_order_relaxed);
+    if (a->kind == ZX_ITT_WI_START)
+        atomic_fetch_add_explicit(&zx_itt_started, a->work_item_id + 1, memory_order_relaxed);
+    if (a->kind == ZX_ITT_WI_FINISH)
+        atomic_fetch_add_explicit(&zx_itt_finished, a->work_item_id + 1, memory_order_relaxed);
+    if (zx_itt_one_d(a) && a->work_item_id != a->group_id[0] * a->group_size + a->local_id[0])
+        zx_count(ZX_C_ITT_1D_BAD);
+    pthread_mutex_lock(&zx_lock);
+    bool differs = zx_itt_differs(a);
+    pthread_mutex_unlock(&zx_lock);
+    if (differs)
+        zx_count(ZX_C_ITT_OTHER);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * Entry points */
 
 static bool zx_wanted(const char *short_name) {
@@ -437,6 +533,9 @@ ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *vers
                                   ZX_TP_TASK_END,     ZX_TP_SIGNAL,       ZX_TP_WAIT_BEGIN,  ZX_TP_WAIT_END,
                                   ZX_TP_QUEUE_CREATE, ZX_TP_QUEUE_DESTROY};
         zx_register(id, types, sizeof types / sizeof types[0], zx_on_graph);
+    } else if (strcmp(stream_name, ZX_STREAM_ITT) == 0 && zx_wanted("itt")) {
+        for (uint16_t kind = 0; kind < ZX_ITT_KIND_COUNT; kind++)
+            xptiRegisterCallback(id, (uint16_t)(ZX_TP_ITT_BASE + kind), zx_on_itt);
     }
 }
 
@@ -467,6 +566,19 @@ static void zx_print_graph(FILE *out) {
     fputc('\n', out);
 }
 
+/* Under zx_lock. */
+static void zx_print_itt(FILE *out) {
+    for (int k = 0; k < ZX_ITT_KIND_COUNT; k++)
+        fprintf(out, "%s=%lu\n", zx_itt_names[k], atomic_load(&zx_itt_counts[k]));
+    fprintf(out, "itt_started=%llu\nitt_finished=%llu\n", atomic_load(&zx_itt_started), atomic_load(&zx_itt_finished));
+    const zx_ts_itt_first *f = &zx_itt_first;
+    if (f->seen)
+        fprintf(out, "itt_kernel=%s\nitt_device=%" PRIu64 "\nitt_group_size=%" PRIu64 "\n", f->kernel, f->device,
+                f->group_size);
+    if (f->atomic_seen)
+        fprintf(out, "itt_atomic=%" PRIu64 ":%" PRIu64 ":%" PRIu64 "\n", f->atomic[0], f->atomic[1], f->atomic[2]);
+}
+
 ZX_TS_EXPORT void zx_ts_print(FILE *out) {
     pthread_mutex_lock(&zx_lock);
     for (int i = 0; i < ZX_C_COUNT; i++)
@@ -476,6 +588,7 @@ ZX_TS_EXPORT void zx_ts_print(FILE *out) {
     for (unsigned i = 0; i < zx_release_count; i++)
         fprintf(out, "release.%u=0x%" PRIx64 ":%" PRIu64 "\n", i, zx_releases[i][0], zx_releases[i][1]);
     zx_print_graph(out);
+    zx_print_itt(out);
     pthread_mutex_unlock(&zx_lock);
     fflush(out);
 }

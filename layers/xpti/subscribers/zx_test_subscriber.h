@@ -2,7 +2,7 @@
  * notification as it comes (pairing, ids, payloads) and keeps what a test compares with its workload. The test
  * process reaches it with dlopen(<path>, RTLD_NOLOAD) and dlsym.
  *
- * Environment: ZX_TS_STREAMS lists the streams it subscribes to (call,debug,mem,graph; default all, "none" for
+ * Environment: ZX_TS_STREAMS lists the streams it subscribes to (call,debug,mem,graph,itt; default all, "none" for
  * nothing); ZX_TS_OLD_END=1 makes it register function_with_args_end under its old value 31 instead of 29. */
 #ifndef ZX_TEST_SUBSCRIBER_H
 #define ZX_TEST_SUBSCRIBER_H

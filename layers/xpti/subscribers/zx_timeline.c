@@ -7,6 +7,9 @@
  * each Level Zero call as a slice on its thread (the debug stream adds the arguments and the result to the slice),
  * host waits as slices inside them, each task (an execution of a node) as an async slice from task_begin to task_end,
  * nodes, edges, signals and queues as instant events with their metadata, and the USM memory allocated as a counter.
+ * With ZX_TIMELINE_ITT=1, also each ITT device annotation as an instant event on the driver thread that ran the
+ * work-item: off by default, because a kernel takes six annotations per work-item and a timeline of millions of
+ * instants is of no use to a viewer (and costs the kernel a formatted write each).
  *
  * The file is written as the events come (buffered) and closed when the last stream is finalised, or at unload. */
 #include "zexpti.h"
@@ -39,6 +42,7 @@ static FILE *zx_tl_file;
 static bool zx_tl_first = true;
 static bool zx_tl_closed;
 static unsigned zx_tl_streams; /* initialised and not yet finalised */
+static bool zx_tl_itt_counted; /* the ITT stream is among them */
 static int64_t zx_tl_memory;   /* USM bytes allocated */
 static zx_pfn_xpti_metadata_at zx_tl_metadata_at;
 static pthread_once_t zx_tl_metadata_once = PTHREAD_ONCE_INIT;
@@ -343,6 +347,38 @@ static void zx_tl_on_graph(uint16_t type, zx_xpti_event *parent, zx_xpti_event *
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * ITT annotations (opt-in: ZX_TIMELINE_ITT=1) */
+
+static bool zx_tl_itt_wanted(void) {
+    const char *value = getenv("ZX_TIMELINE_ITT");
+    return value != NULL && strcmp(value, "1") == 0;
+}
+
+static void zx_tl_on_itt(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                         const void *user_data) {
+    (void)type;
+    (void)parent;
+    (void)event;
+    (void)instance;
+    static const char *const names[ZX_ITT_KIND_COUNT] = {"wi_start",  "wi_finish",       "wg_barrier",
+                                                         "wi_resume", "atomic_op_start", "atomic_op_finish"};
+    const zx_itt_annotation *a = user_data;
+    if (a == NULL || a->kind >= ZX_ITT_KIND_COUNT)
+        return;
+    zx_tl_buf b;
+    zx_tl_start(&b, "i", "itt", names[a->kind]);
+    zx_tl_put_string(&b, ",\"s\":\"t\",\"args\":{\"kernel\":", a->kernel_name);
+    zx_tl_put(&b, ",\"work_item\":%" PRIu64 ",\"group\":\"%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\"", a->work_item_id,
+              a->group_id[0], a->group_id[1], a->group_id[2]);
+    zx_tl_put(&b, ",\"local\":\"%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\"", a->local_id[0], a->local_id[1], a->local_id[2]);
+    if (a->kind == ZX_ITT_ATOMIC_OP_START || a->kind == ZX_ITT_ATOMIC_OP_FINISH)
+        zx_tl_put(&b, ",\"object\":\"0x%" PRIx64 "\",\"op\":%u,\"order\":%u", a->atomic_object, a->atomic_op,
+                  a->atomic_order);
+    zx_tl_close(&b);
+    zx_tl_emit(&b);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * Entry points */
 
 static void zx_tl_register(uint8_t stream, const uint16_t *types, size_t count, zx_xpti_callback cb) {
@@ -352,6 +388,10 @@ static void zx_tl_register(uint8_t stream, const uint16_t *types, size_t count, 
 
 ZX_TL_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *version_str, const char *stream_name);
 ZX_TL_EXPORT void xptiTraceFinish(const char *stream_name);
+
+static const uint16_t zx_tl_itt_types[ZX_ITT_KIND_COUNT] = {ZX_TP_ITT_WI_START,        ZX_TP_ITT_WI_FINISH,
+                                                            ZX_TP_ITT_WG_BARRIER,      ZX_TP_ITT_WI_RESUME,
+                                                            ZX_TP_ITT_ATOMIC_OP_START, ZX_TP_ITT_ATOMIC_OP_FINISH};
 
 static const uint16_t zx_tl_graph_types[] = {
     ZX_TP_GRAPH_CREATE, ZX_TP_NODE_CREATE, ZX_TP_EDGE_CREATE, ZX_TP_TASK_BEGIN,   ZX_TP_TASK_END,
@@ -370,10 +410,13 @@ ZX_TL_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *vers
         zx_tl_register(id, (const uint16_t[]){ZX_TP_MEM_ALLOC_END, ZX_TP_MEM_RELEASE_END}, 2, zx_tl_on_mem);
     else if (strcmp(stream_name, ZX_STREAM_GRAPH) == 0)
         zx_tl_register(id, zx_tl_graph_types, sizeof zx_tl_graph_types / sizeof zx_tl_graph_types[0], zx_tl_on_graph);
+    else if (strcmp(stream_name, ZX_STREAM_ITT) == 0 && zx_tl_itt_wanted())
+        zx_tl_register(id, zx_tl_itt_types, ZX_ITT_KIND_COUNT, zx_tl_on_itt);
     else
-        return; /* not one of the emitter's streams */
+        return; /* not one of the emitter's streams, or the ITT stream unasked */
     pthread_mutex_lock(&zx_tl_lock);
     zx_tl_streams++;
+    zx_tl_itt_counted = zx_tl_itt_counted || strcmp(stream_name, ZX_STREAM_ITT) == 0;
     zx_tl_open_locked();
     pthread_mutex_unlock(&zx_tl_lock);
 }
@@ -382,6 +425,10 @@ ZX_TL_EXPORT void xptiTraceFinish(const char *stream_name) {
     bool ours = strcmp(stream_name, ZX_STREAM_CALL) == 0 || strcmp(stream_name, ZX_STREAM_DEBUG) == 0 ||
                 strcmp(stream_name, ZX_STREAM_MEM) == 0 || strcmp(stream_name, ZX_STREAM_GRAPH) == 0;
     pthread_mutex_lock(&zx_tl_lock);
+    if (strcmp(stream_name, ZX_STREAM_ITT) == 0 && zx_tl_itt_counted) {
+        ours = true;
+        zx_tl_itt_counted = false;
+    }
     if (ours && zx_tl_streams > 0 && --zx_tl_streams == 0)
         zx_tl_close_locked();
     pthread_mutex_unlock(&zx_tl_lock);
