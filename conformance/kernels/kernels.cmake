@@ -32,10 +32,12 @@ set(ZC_CLANG_FLAGS_spirv_local -Xclang -cl-ext=+cl_khr_subgroups)
 set(ZC_LLVM_SPIRV_FLAGS_spirv_local --spirv-ext=+SPV_INTEL_subgroups)
 set(ZC_LLVM_SPIRV_FLAGS_spirv_fptr --spirv-ext=+SPV_INTEL_function_pointers)
 set(ZC_UNVALIDATED_KERNELS spirv_fptr)
+# ZE_experimental_module_program (test_module_program.c): three inputs linked into one module, and a bad one.
+list(APPEND ZC_OPENCL_KERNELS program_main program_scale program_offset program_mismatch)
 
 set(ZC_ASSEMBLY_KERNELS spec_global)
 # Assembly: SPIR-V 1.0 unless ZC_SPIRV_AS_ENV_<name> names another target environment.
-list(APPEND ZC_ASSEMBLY_KERNELS spirv_unsupported spirv_irreducible)
+list(APPEND ZC_ASSEMBLY_KERNELS spirv_unsupported spirv_irreducible spirv_foreign_set)
 set(ZC_SPIRV_AS_ENV_spirv_unsupported spv1.3)
 
 set(ZC_KERNEL_OUTPUTS)

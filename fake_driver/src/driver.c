@@ -15,9 +15,9 @@ static atomic_bool zf_initialized;
 static bool zf_init_failed;
 
 /* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties: exactly those whose functions
- * and structures work (docs/extensions.md). The others of the headers are left out: module programs (several SPIR-V
- * inputs in one module), ray tracing, float atomics, sub-groups and linkonce_odr (properties of the SPIR-V
- * execution), power-saving hints, bandwidth properties, device memory properties and fabric topology. */
+ * and structures work (docs/extensions.md). The others of the headers are left out: ray tracing, float atomics,
+ * sub-groups and linkonce_odr (properties of the SPIR-V execution), power-saving hints, bandwidth properties, device
+ * memory properties and fabric topology. */
 static const ze_driver_extension_properties_t zf_extensions[] = {
     {ZEFAKE_EXTENSION_NAME, ZEFAKE_EXTENSION_VERSION},
     {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT},
@@ -34,6 +34,7 @@ static const ze_driver_extension_properties_t zf_extensions[] = {
     {ZE_IMAGE_COPY_EXT_NAME, ZE_IMAGE_COPY_EXT_VERSION_CURRENT},
     {ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME, ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT},
     {ZE_LINKAGE_INSPECTION_EXT_NAME, ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT},
+    {ZE_MODULE_PROGRAM_EXP_NAME, ZE_MODULE_PROGRAM_EXP_VERSION_CURRENT},
     {ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME, ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT},
     {ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT},
     {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},

@@ -48,15 +48,17 @@ ze_result_t zfi_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_ha
 /* ------------------------------------------------------------------------------------------------------------------
  * Linkage inspection */
 
-/* Whether some module of the set exports a symbol of that name and kind. */
+/* Whether some module of the set exports a symbol of that name and kind (from any of its programs). */
 static bool zf_exported(zf_module *const *modules, uint32_t count, const zf_spirv_symbol *import) {
     for (uint32_t m = 0; m < count; m++) {
-        const zf_spirv_module *spirv = modules[m]->program->spirv;
-        for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
-            const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
-            if (s->linkage == ZF_SPIRV_LINK_EXPORT && s->is_function == import->is_function &&
-                strcmp(s->name, import->name) == 0)
-                return true;
+        for (uint32_t p = 0; p < modules[m]->num_programs; p++) {
+            const zf_spirv_module *spirv = modules[m]->programs[p]->spirv;
+            for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
+                const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
+                if (s->linkage == ZF_SPIRV_LINK_EXPORT && s->is_function == import->is_function &&
+                    strcmp(s->name, import->name) == 0)
+                    return true;
+            }
         }
     }
     return false;
@@ -64,28 +66,34 @@ static bool zf_exported(zf_module *const *modules, uint32_t count, const zf_spir
 
 typedef enum zf_list_kind { ZF_LIST_IMPORTS, ZF_LIST_UNRESOLVABLE, ZF_LIST_EXPORTS } zf_list_kind;
 
-static bool zf_symbol_listed(zf_module *const *modules, uint32_t count, const zf_spirv_symbol *s, zf_list_kind kind) {
+/* An import another program of the same module exports (ZE_experimental_module_program) is none of the module's. */
+static bool zf_symbol_listed(zf_module *const *modules, uint32_t count, const zf_module *module,
+                             const zf_spirv_symbol *s, zf_list_kind kind) {
+    bool imported = s->linkage == ZF_SPIRV_LINK_IMPORT && !zf_module_resolves_import(module, s);
     switch (kind) {
     case ZF_LIST_IMPORTS:
-        return s->linkage == ZF_SPIRV_LINK_IMPORT;
+        return imported;
     case ZF_LIST_UNRESOLVABLE:
-        return s->linkage == ZF_SPIRV_LINK_IMPORT && !zf_exported(modules, count, s);
+        return imported && !zf_exported(modules, count, s);
     case ZF_LIST_EXPORTS:
         return s->linkage == ZF_SPIRV_LINK_EXPORT;
     }
     return false;
 }
 
-/* One section of the log: a title line, then each symbol of the set (in module order) on its own indented line. */
+/* One section of the log: a title line, then each symbol of the set (in module order, then in the order of each
+ * module's programs) on its own indented line. */
 static void zf_write_section(FILE *out, const char *title, zf_module *const *modules, uint32_t count,
                              zf_list_kind kind) {
     fprintf(out, "%s:\n", title);
     for (uint32_t m = 0; m < count; m++) {
-        const zf_spirv_module *spirv = modules[m]->program->spirv;
-        for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
-            const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
-            if (zf_symbol_listed(modules, count, s, kind))
-                fprintf(out, "\t%s\n", s->name);
+        for (uint32_t p = 0; p < modules[m]->num_programs; p++) {
+            const zf_spirv_module *spirv = modules[m]->programs[p]->spirv;
+            for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
+                const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
+                if (zf_symbol_listed(modules, count, modules[m], s, kind))
+                    fprintf(out, "\t%s\n", s->name);
+            }
         }
     }
 }

@@ -120,23 +120,23 @@ ze_result_t zfi_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_
     if (zf_module_is_unlinked(module))
         return zf_fail(ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED,
                        "the module has imports that zeModuleDynamicLink has not resolved");
-    const zf_spirv_kernel *info = zf_spirv_find_kernel(module->program->spirv, desc->pKernelName);
+    zf_program *program = NULL;
+    uint32_t index = 0;
+    const zf_spirv_kernel *info = zf_module_find_kernel(module, desc->pKernelName, &program, &index);
     if (info == NULL)
         return zf_fail(ZE_RESULT_ERROR_INVALID_KERNEL_NAME, "the module has no kernel named '%s'", desc->pKernelName);
     zf_kernel *kernel = calloc(1, sizeof *kernel);
     if (kernel == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a kernel");
     kernel->module = module;
-    kernel->program = module->program;
+    kernel->program = program; /* the module's program that defines the kernel (it may have several) */
+    kernel->index = index;
     kernel->info = info;
     kernel->builtin = zf_builtin_match(info);
     const char *builtins = getenv(ZF_BUILTINS_ENV);
     kernel->use_builtin = kernel->builtin != NULL && (builtins == NULL || strcmp(builtins, "0") != 0);
-    while (kernel->index < zf_spirv_kernel_count(module->program->spirv) &&
-           zf_spirv_kernel_at(module->program->spirv, kernel->index) != info)
-        kernel->index++;
     zf_form_stats stats;
-    zf_form_kernel_stats(module->program->code, kernel->index, &stats);
+    zf_form_kernel_stats(program->code, kernel->index, &stats);
     kernel->cycles_per_item = stats.instructions > 0 ? stats.instructions : 1;
     ze_result_t result = zf_kernel_alloc_args(kernel);
     if (result == ZE_RESULT_SUCCESS && !zf_object_register(&kernel->header, ZF_OBJ_ZE_KERNEL, &module->header))
@@ -631,6 +631,16 @@ static zf_mem_kind zf_env_lookup(void *user, uintptr_t ptr, size_t size, zf_mem_
         out->hold = hold;
         return ZF_MEM_INSIDE;
     }
+    zf_vm_span span;
+    if (zf_virtual_span((const void *)ptr, size, &span)) {
+        if (span.access == ZE_MEMORY_ACCESS_ATTRIBUTE_NONE)
+            return ZF_MEM_UNMAPPED;
+        *out = (zf_mem_info){.base = span.start,
+                             .size = span.end - span.start,
+                             .guard_end = span.end,
+                             .read_only = span.access == ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY};
+        return ZF_MEM_MAPPED;
+    }
     if (zf_memory_range_overruns(context, (const void *)ptr, size))
         return ZF_MEM_OVERRUN;
     if (zf_memory_range_freed((const void *)ptr, size))
@@ -771,6 +781,7 @@ ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_
             .context = launch->context,
             .args = launch->arg_values,
             .groups = *groups,
+            .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
         };
         memcpy(call.group_size, launch->group_size, sizeof call.group_size);
         memcpy(call.offset, launch->offset, sizeof call.offset);

@@ -295,10 +295,14 @@ static void zf_program_relocate(zf_program *program) {
 #define ZF_NATIVE_VERSION      1u
 #define ZF_NATIVE_HEADER_SIZE  64u
 #define ZF_NATIVE_SECTION_SIZE 24u
-#define ZF_NATIVE_MAX_SECTIONS 16u
+/* Bounds the section table before it is walked; the table must fit the binary as well. */
+#define ZF_NATIVE_MAX_SECTIONS (1u << 20)
 #define ZF_SECTION_SPIRV       1u
 #define ZF_SECTION_OPTIONS     2u
 #define ZF_SECTION_DECODED     3u
+/* A module of several programs (ZE_experimental_module_program): one section per program, in input order, each a
+ * whole native binary of one program; such a container has no other sections (docs/extensions.md). */
+#define ZF_SECTION_PROGRAM 4u
 
 typedef struct zf_native_view {
     const uint8_t *spirv;
@@ -306,6 +310,7 @@ typedef struct zf_native_view {
     const char *options;    /* "" when the section is absent */
     const uint8_t *decoded; /* NULL when the section is absent: the SPIR-V is decoded again */
     size_t decoded_size;
+    uint32_t num_programs; /* ZF_SECTION_PROGRAM sections */
 } zf_native_view;
 
 static void zf_put32(uint8_t *p, uint32_t v) {
@@ -335,53 +340,91 @@ static size_t zf_align8(size_t n) {
     return (n + 7) & ~(size_t)7;
 }
 
-/* The sections of a native binary: the specialized SPIR-V, the build options and the decoded form. */
-typedef struct zf_native_part {
-    uint32_t kind;
-    const void *data;
-    size_t size;
-} zf_native_part;
-
+/* The sections of one program's native binary: the specialized SPIR-V, the build options and the decoded form. */
 #define ZF_NATIVE_PARTS 3u
 
-static size_t zf_native_size(const zf_module *module) {
-    size_t count;
-    zf_spirv_words(module->program->spirv, &count);
-    return ZF_NATIVE_HEADER_SIZE + ZF_NATIVE_PARTS * ZF_NATIVE_SECTION_SIZE + zf_align8(count * 4) +
-           zf_align8(strlen(module->build_options) + 1) + zf_align8(zf_form_size(module->program->code));
-}
-
-static void zf_native_write(const zf_module *module, uint8_t *out, size_t size) {
-    size_t count;
-    const uint32_t *words = zf_spirv_words(module->program->spirv, &count);
+/* Writes the header and the section table of a binary of `count` sections of the given kinds and sizes (the whole
+ * binary is `size` bytes); offsets[i] receives where section i starts. */
+static void zf_native_frame(uint8_t *out, size_t size, zf_device *device, const uint32_t *kinds, const size_t *sizes,
+                            uint32_t count, size_t *offsets) {
     memset(out, 0, size);
     memcpy(out, ZF_NATIVE_MAGIC, 8);
     zf_put32(out + 8, ZF_NATIVE_VERSION);
     zf_put32(out + 12, ZF_NATIVE_HEADER_SIZE);
     ze_native_kernel_uuid_t uuid;
-    zf_native_kernel_uuid(module->program->device, &uuid);
+    zf_native_kernel_uuid(device, &uuid);
     memcpy(out + 16, uuid.id, 16);
-    zf_put32(out + 32, ZF_NATIVE_PARTS);
+    zf_put32(out + 32, count);
     zf_put64(out + 40, size);
-    size_t form_size = zf_form_size(module->program->code);
-    const zf_native_part parts[ZF_NATIVE_PARTS] = {
-        {ZF_SECTION_SPIRV, words, count * 4},
-        {ZF_SECTION_OPTIONS, module->build_options, strlen(module->build_options) + 1},
-        {ZF_SECTION_DECODED, NULL, form_size},
-    };
-    size_t at = ZF_NATIVE_HEADER_SIZE + ZF_NATIVE_PARTS * ZF_NATIVE_SECTION_SIZE;
-    for (uint32_t i = 0; i < ZF_NATIVE_PARTS; i++) {
-        uint8_t *entry = out + ZF_NATIVE_HEADER_SIZE + i * ZF_NATIVE_SECTION_SIZE;
-        zf_put32(entry, parts[i].kind);
+    size_t at = ZF_NATIVE_HEADER_SIZE + (size_t)count * ZF_NATIVE_SECTION_SIZE;
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t *entry = out + ZF_NATIVE_HEADER_SIZE + (size_t)i * ZF_NATIVE_SECTION_SIZE;
+        zf_put32(entry, kinds[i]);
         zf_put64(entry + 8, at);
-        zf_put64(entry + 16, parts[i].size);
-        if (parts[i].data != NULL)
-            memcpy(out + at, parts[i].data, parts[i].size);
-        else
-            zf_form_write(module->program->code, out + at);
-        at += zf_align8(parts[i].size);
+        zf_put64(entry + 16, sizes[i]);
+        offsets[i] = at;
+        at += zf_align8(sizes[i]);
     }
+}
+
+/* The checksum, once every section is written. */
+static void zf_native_seal(uint8_t *out, size_t size) {
     zf_put64(out + 48, zf_fnv1a(out + ZF_NATIVE_HEADER_SIZE, size - ZF_NATIVE_HEADER_SIZE, 0xcbf29ce484222325ull));
+}
+
+static size_t zf_native_program_size(const zf_program *program, const char *options) {
+    size_t count;
+    zf_spirv_words(program->spirv, &count);
+    return ZF_NATIVE_HEADER_SIZE + ZF_NATIVE_PARTS * ZF_NATIVE_SECTION_SIZE + zf_align8(count * 4) +
+           zf_align8(strlen(options) + 1) + zf_align8(zf_form_size(program->code));
+}
+
+static void zf_native_program_write(const zf_program *program, const char *options, uint8_t *out, size_t size) {
+    size_t count, offsets[ZF_NATIVE_PARTS];
+    const uint32_t *words = zf_spirv_words(program->spirv, &count);
+    const uint32_t kinds[ZF_NATIVE_PARTS] = {ZF_SECTION_SPIRV, ZF_SECTION_OPTIONS, ZF_SECTION_DECODED};
+    const size_t sizes[ZF_NATIVE_PARTS] = {count * 4, strlen(options) + 1, zf_form_size(program->code)};
+    zf_native_frame(out, size, program->device, kinds, sizes, ZF_NATIVE_PARTS, offsets);
+    memcpy(out + offsets[0], words, sizes[0]);
+    memcpy(out + offsets[1], options, sizes[1]);
+    zf_form_write(program->code, out + offsets[2]);
+    zf_native_seal(out, size);
+}
+
+/* A module of one program is that program's binary; a module of several wraps theirs in ZF_SECTION_PROGRAM
+ * sections. */
+static size_t zf_native_size(const zf_module *module) {
+    if (module->num_programs == 1)
+        return zf_native_program_size(module->program, module->build_options[0]);
+    size_t size = ZF_NATIVE_HEADER_SIZE + (size_t)module->num_programs * ZF_NATIVE_SECTION_SIZE;
+    for (uint32_t i = 0; i < module->num_programs; i++)
+        size += zf_align8(zf_native_program_size(module->programs[i], module->build_options[i]));
+    return size;
+}
+
+static bool zf_native_write(const zf_module *module, uint8_t *out, size_t size) {
+    if (module->num_programs == 1) {
+        zf_native_program_write(module->program, module->build_options[0], out, size);
+        return true;
+    }
+    uint32_t n = module->num_programs;
+    uint32_t *kinds = calloc(n, sizeof *kinds);
+    size_t *sizes = calloc(n, sizeof *sizes), *offsets = calloc(n, sizeof *offsets);
+    bool ok = kinds != NULL && sizes != NULL && offsets != NULL;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        kinds[i] = ZF_SECTION_PROGRAM;
+        sizes[i] = zf_native_program_size(module->programs[i], module->build_options[i]);
+    }
+    if (ok) {
+        zf_native_frame(out, size, module->program->device, kinds, sizes, n, offsets);
+        for (uint32_t i = 0; i < n; i++)
+            zf_native_program_write(module->programs[i], module->build_options[i], out + offsets[i], sizes[i]);
+        zf_native_seal(out, size);
+    }
+    free(kinds);
+    free(sizes);
+    free(offsets);
+    return ok;
 }
 
 static ze_result_t zf_native_reject(zf_spirv_log *log, const char *why) {
@@ -409,6 +452,8 @@ static ze_result_t zf_native_section(const uint8_t *data, size_t size, const uin
             return zf_native_reject(log, "two decoded-form sections");
         view->decoded = data + offset;
         view->decoded_size = (size_t)length;
+    } else if (kind == ZF_SECTION_PROGRAM) {
+        view->num_programs++;
     }
     return ZE_RESULT_SUCCESS; /* unknown sections belong to later versions of the format and are skipped */
 }
@@ -440,9 +485,25 @@ static ze_result_t zf_native_parse(const uint8_t *data, size_t size, zf_device *
         if (r != ZE_RESULT_SUCCESS)
             return r;
     }
-    if (view->spirv == NULL)
+    if (view->num_programs > 0 && (view->spirv != NULL || view->decoded != NULL))
+        return zf_native_reject(log, "program sections beside a program's own sections");
+    if (view->spirv == NULL && view->num_programs == 0)
         return zf_native_reject(log, "no SPIR-V section");
     return ZE_RESULT_SUCCESS;
+}
+
+/* The program sections of a binary zf_native_parse accepted, as inputs of a module (each one a native binary). */
+static void zf_native_programs(const uint8_t *data, const zf_module_input *outer, zf_module_input *inputs) {
+    uint32_t sections = zf_get32(data + 32), n = 0;
+    for (uint32_t i = 0; i < sections; i++) {
+        const uint8_t *entry = data + ZF_NATIVE_HEADER_SIZE + (size_t)i * ZF_NATIVE_SECTION_SIZE;
+        if (zf_get32(entry) != ZF_SECTION_PROGRAM)
+            continue;
+        inputs[n] = *outer;
+        inputs[n].data = data + zf_get64(entry + 8);
+        inputs[n].size = (size_t)zf_get64(entry + 16);
+        n++;
+    }
 }
 
 ze_result_t zfi_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary) {
@@ -457,7 +518,8 @@ ze_result_t zfi_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSiz
         *pSize = needed;
         return zf_fail(ZE_RESULT_ERROR_INVALID_SIZE, "*pSize is %zu, the native binary needs %zu bytes", given, needed);
     }
-    zf_native_write(module, pModuleNativeBinary, needed);
+    if (!zf_native_write(module, pModuleNativeBinary, needed))
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to write the native binary");
     *pSize = needed;
     return ZE_RESULT_SUCCESS;
 }
@@ -569,27 +631,60 @@ static uint8_t *zf_elf_write(const zf_elf_part *parts, uint32_t count, size_t *s
     return out;
 }
 
-static uint8_t *zf_debug_info(const zf_program *program, size_t *size) {
+/* The sections of one program; a module of several programs has them for each, the names of program i > 0 ending
+ * in ".<i>" (docs/spirv-execution.md, "Program instrumentation"). */
+#define ZF_DEBUG_PARTS    5u
+#define ZF_DEBUG_NAME_MAX 32u
+
+typedef struct zf_debug_program {
+    uint8_t *form;
+    char *functions, *kernels;
+    char names[ZF_DEBUG_PARTS][ZF_DEBUG_NAME_MAX];
+} zf_debug_program;
+
+static bool zf_debug_program_parts(const zf_program *program, uint32_t index, zf_debug_program *d, zf_elf_part *parts) {
+    static const char *const names[ZF_DEBUG_PARTS] = {".zefake.decoded", ".zefake.spirv", ".zefake.lines",
+                                                      ".zefake.functions", ".zefake.kernels"};
     size_t words_count, form_size = zf_form_size(program->code), functions_size = 0, kernels_size = 0;
     const uint32_t *words = zf_spirv_words(program->spirv, &words_count);
-    uint8_t *form = malloc(form_size);
-    char *functions = zf_function_table(program->code, &functions_size);
-    char *kernels = zf_kernel_table(program, &kernels_size);
-    uint8_t *elf = NULL;
-    if (form != NULL && functions != NULL && kernels != NULL) {
-        zf_form_write(program->code, form);
-        const zf_elf_part parts[] = {
-            {".zefake.decoded", SHT_PROGBITS, form, form_size},
-            {".zefake.spirv", SHT_PROGBITS, words, words_count * 4},
-            {".zefake.lines", SHT_PROGBITS, program->code->inst_words, program->code->num_insts * 4u},
-            {".zefake.functions", SHT_PROGBITS, functions, functions_size},
-            {".zefake.kernels", SHT_PROGBITS, kernels, kernels_size},
-        };
-        elf = zf_elf_write(parts, sizeof parts / sizeof parts[0], size);
+    d->form = malloc(form_size ? form_size : 1);
+    d->functions = zf_function_table(program->code, &functions_size);
+    d->kernels = zf_kernel_table(program, &kernels_size);
+    if (d->form == NULL || d->functions == NULL || d->kernels == NULL)
+        return false;
+    zf_form_write(program->code, d->form);
+    for (uint32_t i = 0; i < ZF_DEBUG_PARTS; i++) {
+        if (index == 0)
+            snprintf(d->names[i], ZF_DEBUG_NAME_MAX, "%s", names[i]);
+        else
+            snprintf(d->names[i], ZF_DEBUG_NAME_MAX, "%s.%u", names[i], index);
     }
-    free(form);
-    free(functions);
-    free(kernels);
+    const zf_elf_part made[ZF_DEBUG_PARTS] = {
+        {d->names[0], SHT_PROGBITS, d->form, form_size},
+        {d->names[1], SHT_PROGBITS, words, words_count * 4},
+        {d->names[2], SHT_PROGBITS, program->code->inst_words, program->code->num_insts * 4u},
+        {d->names[3], SHT_PROGBITS, d->functions, functions_size},
+        {d->names[4], SHT_PROGBITS, d->kernels, kernels_size},
+    };
+    memcpy(parts, made, sizeof made);
+    return true;
+}
+
+static uint8_t *zf_debug_info(const zf_module *module, size_t *size) {
+    uint32_t n = module->num_programs;
+    zf_debug_program *programs = calloc(n, sizeof *programs);
+    zf_elf_part *parts = calloc((size_t)n * ZF_DEBUG_PARTS, sizeof *parts);
+    bool ok = programs != NULL && parts != NULL;
+    for (uint32_t i = 0; ok && i < n; i++)
+        ok = zf_debug_program_parts(module->programs[i], i, &programs[i], parts + (size_t)i * ZF_DEBUG_PARTS);
+    uint8_t *elf = ok ? zf_elf_write(parts, n * ZF_DEBUG_PARTS, size) : NULL;
+    for (uint32_t i = 0; programs != NULL && i < n; i++) {
+        free(programs[i].form);
+        free(programs[i].functions);
+        free(programs[i].kernels);
+    }
+    free(programs);
+    free(parts);
     return elf;
 }
 
@@ -597,7 +692,7 @@ ze_result_t zfi_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_de
                                       uint8_t *pDebugInfo) {
     (void)format; /* ELF_DWARF, the only value the entry point lets through */
     size_t size = 0;
-    uint8_t *elf = zf_debug_info(zf_module_from(hModule)->program, &size);
+    uint8_t *elf = zf_debug_info(zf_module_from(hModule), &size);
     if (elf == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the module's debug information");
     ze_result_t result = ZE_RESULT_SUCCESS;
@@ -680,10 +775,11 @@ static ze_result_t zf_parse_options(const char *text, zf_options *options, zf_sp
 /* ------------------------------------------------------------------------------------------------------------------
  * zeModuleCreate */
 
+/* The build of one program from one input. */
 typedef struct zf_build {
     zf_context *context;
     zf_device *device;
-    const ze_module_desc_t *desc;
+    const zf_module_input *input;
     zf_spirv_log log;
     zf_native_view native;
     const void *spirv; /* what the reader reads */
@@ -716,10 +812,12 @@ static bool zf_context_has_device(const zf_context *context, const zf_device *de
 }
 
 static ze_result_t zf_build_input(zf_build *b) {
-    const ze_module_desc_t *desc = b->desc;
-    const char *flags = desc->pBuildFlags ? desc->pBuildFlags : "";
-    if (desc->format == ZE_MODULE_FORMAT_NATIVE) {
-        ze_result_t r = zf_native_parse(desc->pInputModule, desc->inputSize, b->device, &b->native, &b->log);
+    const zf_module_input *input = b->input;
+    const char *flags = input->flags;
+    if (input->format == ZE_MODULE_FORMAT_NATIVE) {
+        ze_result_t r = zf_native_parse(input->data, input->size, b->device, &b->native, &b->log);
+        if (r == ZE_RESULT_SUCCESS && b->native.num_programs > 0)
+            r = zf_native_reject(&b->log, "a program section holds a binary of several programs");
         if (r != ZE_RESULT_SUCCESS)
             return r;
         b->spirv = b->native.spirv;
@@ -729,8 +827,8 @@ static ze_result_t zf_build_input(zf_build *b) {
         if ((b->options = malloc(size)) != NULL)
             snprintf(b->options, size, "%s%s%s", b->native.options, *b->native.options && *flags ? " " : "", flags);
     } else {
-        b->spirv = desc->pInputModule;
-        b->spirv_size = desc->inputSize;
+        b->spirv = input->data;
+        b->spirv_size = input->size;
         b->options = strdup(flags);
     }
     if (b->options == NULL)
@@ -751,10 +849,10 @@ static ze_result_t zf_check_version(zf_build *b) {
 }
 
 static ze_result_t zf_apply_constants(zf_build *b) {
-    const ze_module_constants_t *constants = b->desc->pConstants;
+    const ze_module_constants_t *constants = b->input->constants;
     if (constants == NULL || constants->numConstants == 0)
         return ZE_RESULT_SUCCESS;
-    if (b->desc->format == ZE_MODULE_FORMAT_NATIVE) {
+    if (b->input->format == ZE_MODULE_FORMAT_NATIVE) {
         /* The spec: constants are valid only for SPIR-V input; a native binary's were applied when it was built. */
         zf_spirv_log_printf(&b->log, "note: specialization constants are ignored for a native binary");
         return ZE_RESULT_SUCCESS;
@@ -774,7 +872,7 @@ static ze_result_t zf_apply_constants(zf_build *b) {
 }
 
 static void zf_apply_itt_default(zf_build *b) {
-    if (b->desc->format != ZE_MODULE_FORMAT_IL_SPIRV || getenv(ZF_ITT_ENV) == NULL)
+    if (b->input->format != ZE_MODULE_FORMAT_IL_SPIRV || getenv(ZF_ITT_ENV) == NULL)
         return;
     const zf_spirv_spec_constant *itt = zf_spirv_find_spec_constant(b->program->spirv, ZF_ITT_SPEC_ID);
     if (itt == NULL || itt->set)
@@ -816,7 +914,7 @@ static bool zf_itt_enabled(const zf_spirv_module *spirv) {
  * must fit the module's kernels), else decoded from the specialized SPIR-V. */
 static ze_result_t zf_build_code(zf_build *b) {
     zf_program *program = b->program;
-    if (b->desc->format == ZE_MODULE_FORMAT_NATIVE && b->native.decoded != NULL) {
+    if (b->input->format == ZE_MODULE_FORMAT_NATIVE && b->native.decoded != NULL) {
         char why[256];
         program->code = zf_form_load(b->native.decoded, b->native.decoded_size, why, sizeof why);
         if (program->code == NULL || !zf_spirv_form_matches(program->spirv, program->code, why, sizeof why))
@@ -854,7 +952,7 @@ static ze_result_t zf_build_program(zf_build *b) {
     if (s != ZF_SPIRV_OK) {
         ze_result_t r = zf_reader_result(s, &b->log);
         /* A native binary whose checksum matched but whose SPIR-V does not read was not made by this driver. */
-        return b->desc->format == ZE_MODULE_FORMAT_NATIVE && r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
+        return b->input->format == ZE_MODULE_FORMAT_NATIVE && r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
                    ? ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
                    : r;
     }
@@ -874,53 +972,181 @@ static ze_result_t zf_build_program(zf_build *b) {
     return r;
 }
 
-static ze_result_t zf_module_register(zf_build *b, zf_module **out) {
+/* ------------------------------------------------------------------------------------------------------------------
+ * Modules of one or several programs */
+
+/* The programs and options of a module being assembled, one per input. */
+typedef struct zf_assembly {
+    zf_context *context;
+    zf_device *device;
+    uint32_t count;
+    bool labelled; /* a module program (or its native binary): log lines name the input */
+    zf_program **programs;
+    char **options;
+    zf_options parsed; /* -zet-profile-flags of the last input that has it */
+    zf_spirv_log *log;
+} zf_assembly;
+
+/* Copies the lines of one input's log into the module's, prefixed with the input when the module has several. */
+static void zf_log_merge(zf_spirv_log *to, const zf_spirv_log *from, bool labelled, uint32_t input) {
+    const char *text = zf_spirv_log_text(from);
+    while (*text != '\0') {
+        const char *end = strchr(text, '\n');
+        int length = (int)(end != NULL ? (size_t)(end - text) : strlen(text));
+        if (labelled)
+            zf_spirv_log_printf(to, "input %u: %.*s", input, length, text);
+        else
+            zf_spirv_log_printf(to, "%.*s", length, text);
+        text += length + (end != NULL);
+    }
+    if (from->truncated)
+        to->truncated = true;
+}
+
+/* The diagnostic of an input that does not build: its number and the first line of its log. */
+static void zf_input_failed(ze_result_t result, uint32_t i, const zf_spirv_log *log) {
+    const char *text = zf_spirv_log_text(log), *end = strchr(text, '\n');
+    int length = (int)(end != NULL ? (size_t)(end - text) : strlen(text));
+    zf_fail(result, "input %u of the module does not build: %.*s", i, length, text);
+}
+
+static ze_result_t zf_assemble_input(zf_assembly *a, const zf_module_input *input, uint32_t i) {
+    zf_build b = {.context = a->context, .device = a->device, .input = input};
+    ze_result_t r = zf_build_input(&b);
+    if (r == ZE_RESULT_SUCCESS)
+        r = zf_build_program(&b);
+    zf_log_merge(a->log, &b.log, a->labelled, i);
+    if (r == ZE_RESULT_SUCCESS) {
+        a->programs[i] = b.program;
+        a->options[i] = b.options;
+        if (b.parsed.has_profile_flags)
+            a->parsed = b.parsed;
+    } else {
+        if (a->labelled)
+            zf_input_failed(r, i, &b.log);
+        zf_program_release(b.program);
+        free(b.options);
+    }
+    zf_spirv_log_free(&b.log);
+    return r;
+}
+
+static void zf_program_unbind(zf_program *program);
+
+/* Drops what a module that was not made holds: the bindings of its programs to each other first. */
+static void zf_assembly_free(zf_assembly *a) {
+    for (uint32_t i = 0; a->programs != NULL && i < a->count; i++)
+        if (a->programs[i] != NULL)
+            zf_program_unbind(a->programs[i]);
+    for (uint32_t i = 0; i < a->count; i++) {
+        zf_program_release(a->programs != NULL ? a->programs[i] : NULL);
+        free(a->options != NULL ? a->options[i] : NULL);
+    }
+    free(a->programs);
+    free(a->options);
+}
+
+/* Binds the imports of each program that another program of the module exports (zeModuleDynamicLink's rules). */
+static ze_result_t zf_link_inputs(zf_program **programs, uint32_t count, zf_spirv_log *log);
+
+static ze_result_t zf_module_register(zf_assembly *a, zf_module **out) {
     zf_module *module = calloc(1, sizeof *module);
     if (module == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a module");
-    module->program = b->program;
-    module->build_options = b->options;
-    module->has_profile_flags = b->parsed.has_profile_flags;
-    module->profile_flags = b->parsed.profile_flags;
+    module->program = a->programs[0];
+    module->num_programs = a->count;
+    module->programs = a->programs;
+    module->build_options = a->options;
+    module->has_profile_flags = a->parsed.has_profile_flags;
+    module->profile_flags = a->parsed.profile_flags;
     atomic_init(&module->live_kernels, 0);
-    if (!zf_object_register(&module->header, ZF_OBJ_ZE_MODULE, &b->context->header)) {
+    if (!zf_object_register(&module->header, ZF_OBJ_ZE_MODULE, &a->context->header)) {
         free(module);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register a module");
     }
-    b->program = NULL; /* owned by the module now */
-    b->options = NULL;
+    a->programs = NULL; /* owned by the module now */
+    a->options = NULL;
+    a->count = 0;
     *out = module;
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t zf_module_build(zf_build *b, zf_module **out) {
-    if (!zf_context_has_device(b->context, b->device)) {
-        zf_spirv_log_printf(&b->log, "the device is not one of the context's devices");
+/* Builds each input into a program (stopping at the first that fails), links them and makes the module. */
+static ze_result_t zf_module_assemble(zf_assembly *a, const zf_module_input *inputs, zf_module **out) {
+    a->programs = calloc(a->count, sizeof *a->programs);
+    a->options = calloc(a->count, sizeof *a->options);
+    if (a->programs == NULL || a->options == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for %u inputs", a->count);
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    for (uint32_t i = 0; i < a->count && r == ZE_RESULT_SUCCESS; i++)
+        r = zf_assemble_input(a, &inputs[i], i);
+    if (r == ZE_RESULT_SUCCESS && a->count > 1)
+        r = zf_link_inputs(a->programs, a->count, a->log);
+    if (r == ZE_RESULT_SUCCESS)
+        r = zf_module_register(a, out);
+    return r;
+}
+
+/* A native binary of several programs: each is reloaded with the caller's options, then they are linked again. */
+static ze_result_t zf_module_native_programs(zf_assembly *a, const zf_module_input *outer, uint32_t count,
+                                             zf_module **out) {
+    zf_module_input *inputs = calloc(count, sizeof *inputs);
+    if (inputs == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for %u programs", count);
+    zf_native_programs(outer->data, outer, inputs);
+    a->count = count;
+    a->labelled = true;
+    ze_result_t r = zf_module_assemble(a, inputs, out);
+    free(inputs);
+    return r;
+}
+
+static ze_result_t zf_module_create(zf_assembly *a, const ze_module_desc_t *desc, zf_module **out) {
+    if (!zf_context_has_device(a->context, a->device)) {
+        zf_spirv_log_printf(a->log, "the device is not one of the context's devices");
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hDevice is not a device of hContext (nor a sub-device)");
     }
-    ze_result_t r = zf_build_input(b);
-    if (r == ZE_RESULT_SUCCESS)
-        r = zf_build_program(b);
-    if (r == ZE_RESULT_SUCCESS)
-        r = zf_module_register(b, out);
-    return r;
+    zf_module_input *inputs = NULL;
+    uint32_t count = 0;
+    ze_result_t r = zf_module_program_inputs(desc, &inputs, &count, a->log);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
+    if (count > 0) {
+        a->count = count;
+        a->labelled = true;
+        r = zf_module_assemble(a, inputs, out);
+        free(inputs);
+        return r;
+    }
+    const zf_module_input single = {desc->format, desc->pInputModule, desc->inputSize,
+                                    desc->pBuildFlags != NULL ? desc->pBuildFlags : "", desc->pConstants};
+    if (desc->format == ZE_MODULE_FORMAT_NATIVE) {
+        zf_native_view view;
+        r = zf_native_parse(desc->pInputModule, desc->inputSize, a->device, &view, a->log);
+        if (r != ZE_RESULT_SUCCESS)
+            return r;
+        if (view.num_programs > 0)
+            return zf_module_native_programs(a, &single, view.num_programs, out);
+    }
+    a->count = 1;
+    return zf_module_assemble(a, &single, out);
 }
 
 ze_result_t zfi_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc,
                                ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog) {
-    zf_build b = {.context = zf_context_from(hContext), .device = zf_device_from(hDevice), .desc = desc};
+    zf_spirv_log log = {0};
+    zf_assembly a = {.context = zf_context_from(hContext), .device = zf_device_from(hDevice), .log = &log};
     zf_module *module = NULL;
-    ze_result_t result = zf_module_build(&b, &module);
-    zf_program_release(b.program);
-    free(b.options);
+    ze_result_t result = zf_module_create(&a, desc, &module);
+    zf_assembly_free(&a);
     if (phBuildLog != NULL) {
-        ze_result_t r = zf_build_log_create(zf_spirv_log_text(&b.log), phBuildLog);
+        ze_result_t r = zf_build_log_create(zf_spirv_log_text(&log), phBuildLog);
         if (r != ZE_RESULT_SUCCESS && result == ZE_RESULT_SUCCESS) {
             zfi_zeModuleDestroy((ze_module_handle_t)module);
             result = r;
         }
     }
-    zf_spirv_log_free(&b.log);
+    zf_spirv_log_free(&log);
     if (result == ZE_RESULT_SUCCESS)
         *phModule = (ze_module_handle_t)module;
     return result;
@@ -950,11 +1176,17 @@ ze_result_t zfi_zeModuleDestroy(ze_module_handle_t hModule) {
         return zf_fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "%u kernel(s) created from the module are still alive",
                        kernels);
     zf_object_unregister(&module->header); /* the handle dies before its parts */
-    /* Unbinding breaks reference cycles between modules that import from each other. */
-    zf_program_unbind(module->program);
-    zf_program_release(module->program);
-    module->program = NULL;
+    /* Unbinding breaks reference cycles between modules (and programs of a module) that import from each other. */
+    for (uint32_t i = 0; i < module->num_programs; i++)
+        zf_program_unbind(module->programs[i]);
+    for (uint32_t i = 0; i < module->num_programs; i++) {
+        zf_program_release(module->programs[i]);
+        free(module->build_options[i]);
+    }
+    free(module->programs);
     free(module->build_options);
+    module->program = NULL;
+    module->programs = NULL;
     module->build_options = NULL;
     zf_object_retire(&module->header);
     return ZE_RESULT_SUCCESS;
@@ -993,10 +1225,29 @@ zf_program **zf_program_retain_providers(zf_program *program, uint32_t *count) {
 bool zf_module_is_unlinked(zf_module *module) {
     bool unlinked = false;
     pthread_mutex_lock(&zf_link_lock);
-    for (uint32_t i = 0; i < module->program->num_imports; i++)
-        unlinked = unlinked || module->program->imports[i].provider == NULL;
+    for (uint32_t p = 0; p < module->num_programs; p++) {
+        const zf_program *program = module->programs[p];
+        for (uint32_t i = 0; i < program->num_imports; i++)
+            unlinked = unlinked || program->imports[i].provider == NULL;
+    }
     pthread_mutex_unlock(&zf_link_lock);
     return unlinked;
+}
+
+const zf_spirv_kernel *zf_module_find_kernel(const zf_module *module, const char *name, zf_program **program,
+                                             uint32_t *index) {
+    for (uint32_t p = 0; p < module->num_programs; p++) {
+        const zf_spirv_module *spirv = module->programs[p]->spirv;
+        for (uint32_t k = 0; k < zf_spirv_kernel_count(spirv); k++) {
+            const zf_spirv_kernel *kernel = zf_spirv_kernel_at(spirv, k);
+            if (strcmp(kernel->name, name) == 0) {
+                *program = module->programs[p];
+                *index = k;
+                return kernel;
+            }
+        }
+    }
+    return NULL;
 }
 
 bool zf_module_profile_flags(const zf_module *module, uint32_t *flags) {
@@ -1005,10 +1256,16 @@ bool zf_module_profile_flags(const zf_module *module, uint32_t *flags) {
 }
 
 ze_result_t zfi_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames) {
-    const zf_spirv_module *spirv = zf_module_from(hModule)->program->spirv;
-    uint32_t n = zf_count_query(pCount, zf_spirv_kernel_count(spirv), pNames);
-    for (uint32_t i = 0; i < n; i++)
-        pNames[i] = zf_spirv_kernel_at(spirv, i)->name;
+    const zf_module *module = zf_module_from(hModule);
+    uint32_t total = 0;
+    for (uint32_t p = 0; p < module->num_programs; p++)
+        total += zf_spirv_kernel_count(module->programs[p]->spirv);
+    uint32_t n = zf_count_query(pCount, total, pNames), at = 0;
+    for (uint32_t p = 0; p < module->num_programs && at < n; p++) {
+        const zf_spirv_module *spirv = module->programs[p]->spirv;
+        for (uint32_t k = 0; k < zf_spirv_kernel_count(spirv) && at < n; k++)
+            pNames[at++] = zf_spirv_kernel_at(spirv, k)->name;
+    }
     return ZE_RESULT_SUCCESS;
 }
 
@@ -1025,6 +1282,13 @@ static uint32_t zf_find_export(const zf_program *program, const char *name, bool
             return i;
     }
     return UINT32_MAX;
+}
+
+bool zf_module_resolves_import(const zf_module *module, const zf_spirv_symbol *import) {
+    for (uint32_t p = 0; p < module->num_programs && module->num_programs > 1; p++)
+        if (zf_find_export(module->programs[p], import->name, import->is_function) != UINT32_MAX)
+            return true;
+    return false;
 }
 
 /* The address of a defined global of `program`, by name; NULL when it defines none of that name. */
@@ -1061,21 +1325,31 @@ static uint64_t zf_global_address(const zf_program *program, uint32_t index) {
     return (uint64_t)(uintptr_t)ptr;
 }
 
+/* A global imported by one of the module's programs, from its provider once linked; *imported tells whether some
+ * program imports that name. */
+static void *zf_imported_global(const zf_module *module, const char *name, size_t *size, bool *imported) {
+    void *ptr = NULL;
+    pthread_mutex_lock(&zf_link_lock);
+    for (uint32_t p = 0; p < module->num_programs && ptr == NULL; p++) {
+        const zf_import *import = zf_find_import(module->programs[p], name, false);
+        *imported = *imported || import != NULL;
+        if (import != NULL && import->provider != NULL)
+            ptr = zf_defined_global(import->provider, name, size);
+    }
+    pthread_mutex_unlock(&zf_link_lock);
+    return ptr;
+}
+
 ze_result_t zfi_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize,
                                          void **pptr) {
-    const zf_program *program = zf_module_from(hModule)->program;
+    const zf_module *module = zf_module_from(hModule);
     size_t size = 0;
-    void *ptr = zf_defined_global(program, pGlobalName, &size);
-    if (ptr == NULL) {
-        pthread_mutex_lock(&zf_link_lock);
-        const zf_import *import = zf_find_import(program, pGlobalName, false);
-        if (import != NULL && import->provider != NULL)
-            ptr = zf_defined_global(import->provider, pGlobalName, &size);
-        pthread_mutex_unlock(&zf_link_lock);
-        if (import != NULL && ptr == NULL)
-            return zf_fail(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME, "global '%s' is imported and not linked yet",
-                           pGlobalName);
-    }
+    void *ptr = NULL;
+    for (uint32_t p = 0; p < module->num_programs && ptr == NULL; p++)
+        ptr = zf_defined_global(module->programs[p], pGlobalName, &size);
+    bool imported = false;
+    if (ptr == NULL && (ptr = zf_imported_global(module, pGlobalName, &size, &imported)) == NULL && imported)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME, "global '%s' is imported and not linked yet", pGlobalName);
     if (ptr == NULL)
         return zf_fail(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME, "the module has no global named '%s'", pGlobalName);
     if (pSize != NULL)
@@ -1091,37 +1365,55 @@ static void *zf_export_slot(const zf_program *program, uint32_t symbol_index) {
     return f != UINT32_MAX ? &program->function_slots[f] : NULL;
 }
 
-ze_result_t zfi_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction) {
-    zf_program *program = zf_module_from(hModule)->program;
-    uint32_t index = zf_find_export(program, pFunctionName, true);
-    if (index != UINT32_MAX && zf_export_slot(program, index) != NULL) {
-        *pfnFunction = zf_export_slot(program, index);
-        return ZE_RESULT_SUCCESS;
+/* An exported function of one of the module's programs. */
+static void *zf_exported_function(const zf_module *module, const char *name) {
+    for (uint32_t p = 0; p < module->num_programs; p++) {
+        uint32_t index = zf_find_export(module->programs[p], name, true);
+        void *slot = index != UINT32_MAX ? zf_export_slot(module->programs[p], index) : NULL;
+        if (slot != NULL)
+            return slot;
     }
+    return NULL;
+}
+
+/* A function imported by one of the module's programs, from its provider once linked. */
+static void *zf_imported_function(const zf_module *module, const char *name, bool *imported) {
+    void *provided = NULL;
     pthread_mutex_lock(&zf_link_lock);
-    const zf_import *import = zf_find_import(program, pFunctionName, true);
-    void *provided =
-        import != NULL && import->provider != NULL ? zf_export_slot(import->provider, import->provider_symbol) : NULL;
-    pthread_mutex_unlock(&zf_link_lock);
-    if (provided != NULL) {
-        *pfnFunction = provided;
-        return ZE_RESULT_SUCCESS;
+    for (uint32_t p = 0; p < module->num_programs && provided == NULL; p++) {
+        const zf_import *import = zf_find_import(module->programs[p], name, true);
+        *imported = *imported || import != NULL;
+        if (import != NULL && import->provider != NULL)
+            provided = zf_export_slot(import->provider, import->provider_symbol);
     }
-    if (import != NULL)
+    pthread_mutex_unlock(&zf_link_lock);
+    return provided;
+}
+
+ze_result_t zfi_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction) {
+    const zf_module *module = zf_module_from(hModule);
+    void *slot = zf_exported_function(module, pFunctionName);
+    bool imported = false;
+    if (slot == NULL && (slot = zf_imported_function(module, pFunctionName, &imported)) == NULL && imported)
         return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME, "function '%s' is imported and not linked yet",
                        pFunctionName);
-    const zf_spirv_kernel *kernel = zf_spirv_find_kernel(program->spirv, pFunctionName);
-    uint32_t f = kernel != NULL ? zf_function_of_id(program, kernel->function) : UINT32_MAX;
-    if (f != UINT32_MAX) {
-        *pfnFunction = &program->function_slots[f];
-        return ZE_RESULT_SUCCESS;
+    zf_program *program = NULL;
+    uint32_t index = 0;
+    if (slot == NULL && zf_module_find_kernel(module, pFunctionName, &program, &index) != NULL) {
+        uint32_t f = zf_function_of_id(program, zf_spirv_kernel_at(program->spirv, index)->function);
+        slot = f != UINT32_MAX ? &program->function_slots[f] : NULL;
     }
-    return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME, "the module has no function named '%s'", pFunctionName);
+    if (slot == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME, "the module has no function named '%s'", pFunctionName);
+    *pfnFunction = slot;
+    return ZE_RESULT_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
- * zeModuleDynamicLink: all or nothing. Every unresolved import of every module must be exported by exactly one other
- * module of the set, with the same kind (function or variable) and shape; only then are the bindings made. */
+ * Linking, all or nothing: every import to link must be exported by exactly one other program of the set, with the
+ * same kind (function or variable) and shape; only then are the bindings made. zeModuleDynamicLink links the programs
+ * of the modules it lists. zeModuleCreate links the programs of a module built from several inputs the same way,
+ * except that an import no input exports is left for zeModuleDynamicLink. */
 
 typedef struct zf_link_plan {
     zf_import *import;
@@ -1129,81 +1421,191 @@ typedef struct zf_link_plan {
     uint32_t provider_symbol;
 } zf_link_plan;
 
+typedef struct zf_link_unit {
+    zf_program *program;
+    uint32_t module; /* its position in zeModuleDynamicLink's list; UINT32_MAX for the inputs of one module */
+    uint32_t input;  /* its position among its module's programs */
+    bool several;    /* its module has several programs */
+} zf_link_unit;
+
+typedef struct zf_link_set {
+    zf_link_unit *units;
+    uint32_t count;
+    bool creating; /* the inputs of one module being created */
+    zf_spirv_log *log;
+} zf_link_set;
+
+typedef enum zf_plan_result { ZF_PLAN_BOUND, ZF_PLAN_LEFT, ZF_PLAN_FAILED } zf_plan_result;
+
 static const char *zf_symbol_kind(bool is_function) {
     return is_function ? "function" : "variable";
 }
 
-static bool zf_plan_import(zf_module **modules, uint32_t count, uint32_t self, zf_import *import, zf_link_plan *plan,
-                           zf_spirv_log *log) {
-    const zf_spirv_symbol *want = import->symbol;
-    uint32_t found = 0;
-    for (uint32_t m = 0; m < count; m++) {
-        zf_program *candidate = modules[m]->program;
-        if (m == self || candidate == modules[self]->program)
-            continue;
-        uint32_t index = zf_find_export(candidate, want->name, want->is_function);
-        if (index == UINT32_MAX)
-            continue;
-        const zf_spirv_symbol *have = zf_spirv_symbol_at(candidate->spirv, index);
-        if (want->is_function ? have->num_params != want->num_params : have->size != want->size) {
-            zf_spirv_log_printf(log, "module %u: import %s '%s' does not match module %u's export (%s)", self,
-                                zf_symbol_kind(want->is_function), want->name, m,
-                                want->is_function ? "parameter count" : "size");
-            return false;
-        }
-        if (found++ == 0) {
-            plan->import = import;
-            plan->provider = candidate;
-            plan->provider_symbol = index;
-        }
-    }
-    if (found == 1)
-        return true;
-    zf_spirv_log_printf(log, "module %u: %s import %s '%s'", self, found == 0 ? "unresolved" : "ambiguous",
-                        zf_symbol_kind(want->is_function), want->name);
-    return false;
+/* How logs name a program: "module 1", "module 1 input 0" or, in a module being created, "input 0". */
+static const char *zf_unit_label(const zf_link_unit *unit, char *buffer, size_t size) {
+    if (unit->module == UINT32_MAX)
+        snprintf(buffer, size, "input %u", unit->input);
+    else if (unit->several)
+        snprintf(buffer, size, "module %u input %u", unit->module, unit->input);
+    else
+        snprintf(buffer, size, "module %u", unit->module);
+    return buffer;
 }
 
-static ze_result_t zf_link(zf_module **modules, uint32_t count, zf_spirv_log *log) {
-    uint32_t total = 0;
-    for (uint32_t m = 0; m < count; m++)
-        total += modules[m]->program->num_imports;
-    zf_link_plan *plans = calloc(total ? total : 1, sizeof *plans);
-    if (plans == NULL)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to link");
-    uint32_t planned = 0;
-    bool ok = true;
-    for (uint32_t m = 0; m < count; m++) {
-        zf_program *program = modules[m]->program;
-        if (program->context != modules[0]->program->context) {
-            zf_spirv_log_printf(log, "module %u belongs to another context than module 0", m);
-            ok = false;
+static bool zf_shape_differs(const zf_spirv_symbol *want, const zf_spirv_symbol *have) {
+    return want->is_function ? have->num_params != want->num_params : have->size != want->size;
+}
+
+static zf_plan_result zf_plan_import(const zf_link_set *set, uint32_t self, zf_import *import, zf_link_plan *plan) {
+    const zf_spirv_symbol *want = import->symbol;
+    char mine[48], theirs[48];
+    zf_unit_label(&set->units[self], mine, sizeof mine);
+    uint32_t found = 0;
+    for (uint32_t u = 0; u < set->count; u++) {
+        zf_program *candidate = set->units[u].program;
+        uint32_t index = candidate == set->units[self].program
+                             ? UINT32_MAX
+                             : zf_find_export(candidate, want->name, want->is_function);
+        if (index == UINT32_MAX)
             continue;
+        if (zf_shape_differs(want, zf_spirv_symbol_at(candidate->spirv, index))) {
+            zf_spirv_log_printf(set->log, "%s: import %s '%s' does not match %s's export (%s)", mine,
+                                zf_symbol_kind(want->is_function), want->name,
+                                zf_unit_label(&set->units[u], theirs, sizeof theirs),
+                                want->is_function ? "parameter count" : "size");
+            return ZF_PLAN_FAILED;
         }
-        for (uint32_t i = 0; i < program->num_imports; i++) {
-            if (program->imports[i].provider != NULL)
-                continue; /* imports are linked once */
-            if (zf_plan_import(modules, count, m, &program->imports[i], &plans[planned], log))
-                planned++;
-            else
-                ok = false;
-        }
+        if (found++ == 0)
+            *plan = (zf_link_plan){import, candidate, index};
     }
-    for (uint32_t p = 0; ok && p < planned; p++) {
+    if (found == 1)
+        return ZF_PLAN_BOUND;
+    if (found == 0 && set->creating) {
+        zf_spirv_log_printf(set->log, "note: %s: %s import '%s' is exported by no input; left for zeModuleDynamicLink",
+                            mine, zf_symbol_kind(want->is_function), want->name);
+        return ZF_PLAN_LEFT;
+    }
+    zf_spirv_log_printf(set->log, "%s: %s import %s '%s'", mine, found == 0 ? "unresolved" : "ambiguous",
+                        zf_symbol_kind(want->is_function), want->name);
+    return ZF_PLAN_FAILED;
+}
+
+/* Binds what was planned and resolves the importers' relocations (their kernels reach the imports through them). */
+static void zf_link_commit(const zf_link_set *set, zf_link_plan *plans, uint32_t planned) {
+    for (uint32_t p = 0; p < planned; p++) {
         if (plans[p].import->provider == NULL) { /* a module listed twice plans the same import twice */
             zf_program_retain(plans[p].provider);
             plans[p].import->provider = plans[p].provider;
             plans[p].import->provider_symbol = plans[p].provider_symbol;
         }
     }
-    /* The importers' kernels reach their imports through the relocations of their decoded forms. */
-    for (uint32_t m = 0; ok && m < count; m++)
-        if (modules[m]->program->num_imports > 0)
-            zf_program_relocate(modules[m]->program);
+    for (uint32_t u = 0; u < set->count; u++)
+        if (set->units[u].program->num_imports > 0)
+            zf_program_relocate(set->units[u].program);
+}
+
+/* Plans every import not linked yet and, when nothing failed, binds them; `failure` is the result otherwise. */
+static ze_result_t zf_link_run(const zf_link_set *set, bool ok, ze_result_t failure) {
+    uint32_t total = 0;
+    for (uint32_t u = 0; u < set->count; u++)
+        total += set->units[u].program->num_imports;
+    zf_link_plan *plans = calloc(total ? total : 1, sizeof *plans);
+    if (plans == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to link");
+    uint32_t planned = 0;
+    for (uint32_t u = 0; u < set->count; u++) {
+        zf_program *program = set->units[u].program;
+        for (uint32_t i = 0; i < program->num_imports; i++) {
+            if (program->imports[i].provider != NULL)
+                continue; /* imports are linked once */
+            zf_plan_result r = zf_plan_import(set, u, &program->imports[i], &plans[planned]);
+            planned += r == ZF_PLAN_BOUND;
+            ok = ok && r != ZF_PLAN_FAILED;
+        }
+    }
+    if (ok)
+        zf_link_commit(set, plans, planned);
     free(plans);
     if (!ok)
-        return zf_fail(ZE_RESULT_ERROR_MODULE_LINK_FAILURE, "%s", zf_spirv_log_text(log));
+        return zf_fail(failure, "%s", zf_spirv_log_text(set->log));
     return ZE_RESULT_SUCCESS;
+}
+
+/* Two inputs of one module may not define the same kernel or export the same symbol: names must find one thing. */
+static bool zf_inputs_distinct(zf_program **programs, uint32_t count, zf_spirv_log *log) {
+    bool ok = true;
+    for (uint32_t j = 1; j < count; j++) {
+        const zf_spirv_module *spirv = programs[j]->spirv;
+        for (uint32_t i = 0; i < j; i++) {
+            for (uint32_t k = 0; k < zf_spirv_kernel_count(spirv); k++) {
+                const char *name = zf_spirv_kernel_at(spirv, k)->name;
+                if (zf_spirv_find_kernel(programs[i]->spirv, name) == NULL)
+                    continue;
+                zf_spirv_log_printf(log, "inputs %u and %u both define kernel '%s'", i, j, name);
+                ok = false;
+            }
+            for (uint32_t s = 0; s < zf_spirv_symbol_count(spirv); s++) {
+                const zf_spirv_symbol *symbol = zf_spirv_symbol_at(spirv, s);
+                if (symbol->linkage != ZF_SPIRV_LINK_EXPORT ||
+                    zf_find_export(programs[i], symbol->name, symbol->is_function) == UINT32_MAX)
+                    continue;
+                zf_spirv_log_printf(log, "inputs %u and %u both export %s '%s'", i, j,
+                                    zf_symbol_kind(symbol->is_function), symbol->name);
+                ok = false;
+            }
+        }
+    }
+    return ok;
+}
+
+static ze_result_t zf_link_inputs(zf_program **programs, uint32_t count, zf_spirv_log *log) {
+    zf_link_unit *units = calloc(count, sizeof *units);
+    if (units == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to link %u inputs", count);
+    for (uint32_t i = 0; i < count; i++)
+        units[i] = (zf_link_unit){programs[i], UINT32_MAX, i, true};
+    zf_link_set set = {units, count, true, log};
+    bool distinct = zf_inputs_distinct(programs, count, log);
+    pthread_mutex_lock(&zf_link_lock);
+    ze_result_t result = zf_link_run(&set, distinct, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    pthread_mutex_unlock(&zf_link_lock);
+    free(units);
+    return result;
+}
+
+/* The programs of the listed modules, each once (a module may be listed twice); modules of another context than the
+ * first are logged and left out. */
+static bool zf_link_units(zf_module **modules, uint32_t count, zf_link_set *set) {
+    bool ok = true;
+    for (uint32_t m = 0; m < count; m++) {
+        if (modules[m]->program->context != modules[0]->program->context) {
+            zf_spirv_log_printf(set->log, "module %u belongs to another context than module 0", m);
+            ok = false;
+            continue;
+        }
+        for (uint32_t p = 0; p < modules[m]->num_programs; p++) {
+            zf_program *program = modules[m]->programs[p];
+            bool listed = false;
+            for (uint32_t u = 0; u < set->count && !listed; u++)
+                listed = set->units[u].program == program;
+            if (!listed)
+                set->units[set->count++] = (zf_link_unit){program, m, p, modules[m]->num_programs > 1};
+        }
+    }
+    return ok;
+}
+
+static ze_result_t zf_link(zf_module **modules, uint32_t count, zf_spirv_log *log) {
+    uint32_t total = 0;
+    for (uint32_t m = 0; m < count; m++)
+        total += modules[m]->num_programs;
+    zf_link_set set = {calloc(total ? total : 1, sizeof *set.units), 0, false, log};
+    if (set.units == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to link");
+    bool ok = zf_link_units(modules, count, &set);
+    ze_result_t result = zf_link_run(&set, ok, ZE_RESULT_ERROR_MODULE_LINK_FAILURE);
+    free(set.units);
+    return result;
 }
 
 ze_result_t zfi_zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules,

@@ -58,13 +58,18 @@ zf_program **zf_program_retain_providers(zf_program *program, uint32_t *count);
 /* The engine's view of a program (its form, resolved relocations and globals). */
 void zf_program_executable(const zf_program *program, zf_xprogram *out);
 
+/* A module is one program, or several when it was built from several inputs (ZE_experimental_module_program,
+ * docs/extensions.md): each input is a program of its own, and the imports of one that another exports are bound at
+ * creation by the same machinery as zeModuleDynamicLink. */
 typedef struct zf_module {
     zf_object header;
-    zf_program *program;
+    zf_program *program; /* programs[0] */
+    uint32_t num_programs;
+    zf_program **programs;    /* in input order */
+    char **build_options;     /* per program, as given ("" when none) */
     atomic_uint live_kernels; /* a module with live kernels cannot be destroyed */
     bool has_profile_flags;   /* built with -zet-profile-flags */
     uint32_t profile_flags;
-    char *build_options; /* as given, "" when none */
 } zf_module;
 
 static inline zf_module *zf_module_from(ze_module_handle_t handle) {
@@ -73,6 +78,34 @@ static inline zf_module *zf_module_from(ze_module_handle_t handle) {
 
 /* True when some import of the module is not resolved by zeModuleDynamicLink yet. */
 bool zf_module_is_unlinked(zf_module *module);
+
+/* The kernel named `name` among the module's programs: its description, the program defining it (not retained) and
+ * its index among that program's kernels; NULL when no program of the module has it. */
+const zf_spirv_kernel *zf_module_find_kernel(const zf_module *module, const char *name, zf_program **program,
+                                             uint32_t *index);
+
+/* Whether an import of one of the module's programs is exported by another of its programs: it is then resolved
+ * inside the module and is no import of the module. */
+bool zf_module_resolves_import(const zf_module *module, const zf_spirv_symbol *import);
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Building (module.c and module_program.c) */
+
+/* One input of a module: zeModuleCreate's descriptor, one input of a module program or one program of a native
+ * binary. */
+typedef struct zf_module_input {
+    ze_module_format_t format;
+    const void *data;
+    size_t size;
+    const char *flags;                      /* build options, never NULL */
+    const ze_module_constants_t *constants; /* NULL when none */
+} zf_module_input;
+
+/* The inputs of a ze_module_program_exp_desc_t chained to `desc` (malloc'ed into *inputs), checked against the rules
+ * of the extension; *count is 0 when no such descriptor is chained. A rule broken fails with its result, a build log
+ * line and a diagnostic naming the argument. */
+ze_result_t zf_module_program_inputs(const ze_module_desc_t *desc, zf_module_input **inputs, uint32_t *count,
+                                     zf_spirv_log *log);
 
 /* A new build log holding a copy of `text` (zeModuleInspectLinkageExt's log is one too). */
 ze_result_t zf_build_log_create(const char *text, ze_module_build_log_handle_t *out);
