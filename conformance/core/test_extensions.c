@@ -56,6 +56,7 @@ static void extensions_fake_list_is_exact(void **state) {
         {ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME, ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT},
         {ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT},
         {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},
+        {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT},
     };
     uint32_t n = 0;
     zc_assert_success(zeDriverGetExtensionProperties(zc_sys()->driver, &n, NULL));
@@ -83,6 +84,33 @@ static void extension_eu_count(void **state) {
         zc_assert_success(zeDeviceGetProperties(sys->all[i], &p));
         assert_int_equal(eus.numTotalEUs, p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice);
         assert_ptr_equal(p.pNext, &eus);
+    }
+}
+
+/* Only capabilities the header defines; a device that adds and subtracts atomically also loads and stores. On the
+ * fake, exactly what its execution engine runs (docs/extensions.md). */
+static void extension_float_atomics(void **state) {
+    (void)state;
+    zc_require_extension(ZE_FLOAT_ATOMICS_EXT_NAME);
+    const ze_device_fp_atomic_ext_flags_t defined = 0x7u | (0x7u << 16);
+    const zc_system *sys = zc_sys();
+    for (uint32_t i = 0; i < sys->num_all; i++) {
+        ze_float_atomic_ext_properties_t fa = {ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES, NULL, ~0u, ~0u, ~0u};
+        ze_device_module_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES, .pNext = &fa};
+        zc_assert_success(zeDeviceGetModuleProperties(sys->all[i], &p));
+        const ze_device_fp_atomic_ext_flags_t flags[3] = {fa.fp16Flags, fa.fp32Flags, fa.fp64Flags};
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(flags[k] & ~defined, 0);
+            if (flags[k] & ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD)
+                assert_true(flags[k] & ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE);
+        }
+        if (!(p.flags & ZE_DEVICE_MODULE_FLAG_FP64))
+            assert_int_equal(fa.fp64Flags, 0);
+        if (zc_driver_is_fake()) {
+            assert_int_equal(fa.fp16Flags, 0);
+            assert_int_equal(fa.fp32Flags, defined);
+            assert_int_equal(fa.fp64Flags, (p.flags & ZE_DEVICE_MODULE_FLAG_FP64) ? defined : 0);
+        }
     }
 }
 
@@ -463,6 +491,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(extensions_fake_list_is_exact),
         cmocka_unit_test(extension_eu_count),
         cmocka_unit_test(extension_device_luid),
+        cmocka_unit_test(extension_float_atomics),
         cmocka_unit_test(extension_pci_properties),
         ZC_TEST(extension_cache_reservation),
         ZC_TEST(extension_global_offset),

@@ -704,6 +704,35 @@ static void spirv_generic_pointers_cast_back_to_their_storage(void **state) {
     zc_free(&s->x, flags);
 }
 
+/* spirv_float_atomics.cl over 1024 work-items in groups of 64: exact sums, extremes, exchanges and group sums. */
+static void spirv_float_atomics_add_min_max_exchange(void **state) {
+    zc_sx *s = *state;
+    const uint32_t n = 1024, local = 64;
+    float *sum = zc_spirv_buffer(s, 4), *extremes = zc_spirv_buffer(s, 8), *swapped = zc_spirv_buffer(s, n * 4);
+    float *group_out = zc_spirv_buffer(s, n / local * 4);
+    double *dsum = zc_spirv_buffer(s, 8);
+    extremes[0] = INFINITY;
+    extremes[1] = -INFINITY;
+    zc_arg args[] = {ZC_PTR(sum),      ZC_PTR(dsum), ZC_PTR(extremes), ZC_PTR(swapped), ZC_LOCAL(sizeof(float)),
+                     ZC_PTR(group_out)};
+    zc_spirv_run(s, "spirv_float_atomics", "float_atomics", n, local, args, 6);
+    assert_true(sum[0] == 0.5f * (float)n);
+    assert_true(dsum[0] == 0.25 * n);
+    assert_true(extremes[0] == -100.0f);
+    assert_true(extremes[1] == (float)(n - 1) * 0.5f);
+    for (uint32_t i = 0; i < n; i++)
+        if (swapped[i] != (float)i + 0.25f)
+            zc_fail("exchange of item %u: %g", i, (double)swapped[i]);
+    for (uint32_t g = 0; g < n / local; g++)
+        if (group_out[g] != (float)local)
+            zc_fail("group %u: local sum %g, expected %u", g, (double)group_out[g], local);
+    zc_free(&s->x, sum);
+    zc_free(&s->x, dsum);
+    zc_free(&s->x, extremes);
+    zc_free(&s->x, swapped);
+    zc_free(&s->x, group_out);
+}
+
 int main(int argc, char **argv) {
 #define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
     static const struct CMUnitTest tests[] = {
@@ -716,6 +745,7 @@ int main(int argc, char **argv) {
         ZC_T(spirv_histogram_in_local_memory),
         ZC_T(spirv_compare_exchange_and_c11_atomics),
         ZC_T(spirv_generic_pointers_cast_back_to_their_storage),
+        ZC_T(spirv_float_atomics_add_min_max_exchange),
         ZC_T(spirv_globals_and_specialization_constants),
         ZC_T(spirv_images_written_read_and_sampled),
         ZC_T(spirv_integer_images_and_queries),

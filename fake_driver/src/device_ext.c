@@ -43,12 +43,26 @@ void zf_device_properties_chain(const zf_device *device, void *next) {
     }
 }
 
+/* The execution engine's floating-point atomics (docs/spirv-execution.md): load, store, exchange, add
+ * (OpAtomicFAddEXT), min and max (OpAtomicFMinEXT, OpAtomicFMaxEXT) on 32- and 64-bit floats in global and local
+ * memory; none on halves. */
+static void zf_float_atomics(const zf_device *device, ze_float_atomic_ext_properties_t *p) {
+    const ze_device_fp_atomic_ext_flags_t all =
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD |
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE |
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX;
+    p->fp16Flags = 0;
+    p->fp32Flags = all;
+    p->fp64Flags = (device->desc->module.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0 ? all : 0;
+}
+
 void zf_device_module_properties_chain(const zf_device *device, void *next) {
-    (void)device;
     for (unsigned n = 0; next != NULL && n < ZF_MAX_CHAIN; n++) {
         ze_base_properties_t *ext = next;
         if (ext->stype == ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_PROPERTIES)
             ((ze_scheduling_hint_exp_properties_t *)ext)->schedulingHintFlags = ZF_SCHEDULING_HINTS;
+        else if (ext->stype == ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES)
+            zf_float_atomics(device, (ze_float_atomic_ext_properties_t *)ext);
         next = ext->pNext;
     }
 }

@@ -26,7 +26,7 @@ static const char *const zt_corpus[] = {
     "copy", "fill", "vadd", "saxpy", "gemm", "spec_constant", "globals", "export", "import", "local_memory",
     "reqd_group_size", "empty", "image", "spec_global", "spirv_arith", "spirv_convert", "spirv_control", "spirv_math",
     "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_printf", "spirv_itt",
-    "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic"};
+    "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics"};
 /* clang-format on */
 
 typedef struct zt_blob {
