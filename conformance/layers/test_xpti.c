@@ -9,6 +9,7 @@
 #include "zexpti.h"
 #include "zx_functions.h"
 #include "zx_test_subscriber.h"
+#include "zx_xpti.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if !defined(ZC_XPTI_EMITTER) || !defined(ZC_XPTI_DISPATCHER) || !defined(ZC_XPTI_TEST_SUBSCRIBER) ||                  \
     !defined(ZC_XPTI_TIMELINE) || !defined(ZC_XPTI_INCOMPLETE_SUBSCRIBER) || !defined(ZC_OUR_LAYER_DIR) ||             \
@@ -104,6 +106,44 @@ static void zc_expect_same(const zc_child *child, const char *key, const char *o
 /* ------------------------------------------------------------------------------------------------------------------
  * The workloads (child side) */
 
+/* The workload's own list of the Level Zero calls it makes, in order, with the calling thread: ZC_SEQ(fn, args...)
+ * lists `fn` (the identifier called, stringified: nothing comes from the emitter's tables) and then calls it. Calls
+ * that ZC_EXPECT_ARGS precedes also carry the argument values a probe must read through the debug stream's
+ * args_data at begin. Only the main thread lists calls, or a thread it joins before listing more. */
+#define ZC_SEQ_MAX  32
+#define ZC_SEQ_ARGS 6
+
+typedef struct zc_seq_entry {
+    const char *name;
+    uint64_t thread;
+    uint32_t arg_count; /* 0: no expectation */
+    uint64_t args[ZC_SEQ_ARGS];
+} zc_seq_entry;
+
+static zc_seq_entry zc_seq[ZC_SEQ_MAX];
+static unsigned zc_seq_count;
+static zc_seq_entry zc_seq_pending; /* the argument expectation for the next listed call */
+
+static void zc_seq_add(const char *name) {
+    if (zc_seq_count < ZC_SEQ_MAX) {
+        zc_seq[zc_seq_count] = zc_seq_pending;
+        zc_seq[zc_seq_count].name = name;
+        zc_seq[zc_seq_count].thread = (uint64_t)gettid();
+    }
+    zc_seq_count++;
+    zc_seq_pending = (zc_seq_entry){0};
+}
+
+static void zc_seq_expect(const uint64_t *values, size_t count) {
+    zc_seq_pending.arg_count = (uint32_t)(count < ZC_SEQ_ARGS ? count : ZC_SEQ_ARGS);
+    memcpy(zc_seq_pending.args, values, zc_seq_pending.arg_count * sizeof *values);
+}
+
+#define ZC_SEQ(fn, ...) (zc_seq_add(#fn), fn(__VA_ARGS__))
+#define ZC_EXPECT_ARGS(...)                                                                                            \
+    zc_seq_expect((const uint64_t[]){__VA_ARGS__}, sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
+#define ZC_U64(x) ((uint64_t)(uintptr_t)(x))
+
 typedef struct zc_l0 {
     ze_driver_handle_t driver;
     ze_device_handle_t device;
@@ -113,11 +153,12 @@ typedef struct zc_l0 {
 static bool zc_l0_open(zc_l0 *l0) {
     uint32_t count = 1;
     ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, &l0->driver) != ZE_RESULT_SUCCESS || count == 0)
+    if (ZC_SEQ(zeInit, 0) != ZE_RESULT_SUCCESS || ZC_SEQ(zeDriverGet, &count, &l0->driver) != ZE_RESULT_SUCCESS ||
+        count == 0)
         return false;
     count = 1;
-    return zeDeviceGet(l0->driver, &count, &l0->device) == ZE_RESULT_SUCCESS && count == 1 &&
-           zeContextCreate(l0->driver, &desc, &l0->context) == ZE_RESULT_SUCCESS;
+    return ZC_SEQ(zeDeviceGet, l0->driver, &count, &l0->device) == ZE_RESULT_SUCCESS && count == 1 &&
+           ZC_SEQ(zeContextCreate, l0->driver, &desc, &l0->context) == ZE_RESULT_SUCCESS;
 }
 
 #define ZC_CHECK(call)                                                                                                 \
@@ -301,6 +342,142 @@ static int zc_work_threads(zc_l0 *l0) {
     return 0;
 }
 
+/* The sequence workload: a known list of calls (zc_l0_open's and zeContextDestroy included) on two threads, a
+ * failing one among them, with the arguments of five of them. The probe reads those arguments with the headers'
+ * own params types, at function_with_args_begin, while args_data is valid. */
+typedef uint32_t (*zc_probe_fn)(const void *args, uint64_t *values);
+
+static uint32_t zc_probe_device_props(const void *args, uint64_t *v) {
+    const ze_device_get_properties_params_t *p = args;
+    v[0] = ZC_U64(*p->phDevice);
+    v[1] = ZC_U64(*p->ppDeviceProperties);
+    return 2;
+}
+
+static uint32_t zc_probe_alloc_device(const void *args, uint64_t *v) {
+    const ze_mem_alloc_device_params_t *p = args;
+    v[0] = ZC_U64(*p->phContext);
+    v[1] = ZC_U64(*p->pdevice_desc);
+    v[2] = *p->psize;
+    v[3] = *p->palignment;
+    v[4] = ZC_U64(*p->phDevice);
+    v[5] = ZC_U64(*p->ppptr);
+    return 6;
+}
+
+static uint32_t zc_probe_copy(const void *args, uint64_t *v) {
+    const ze_command_list_append_memory_copy_params_t *p = args;
+    v[0] = ZC_U64(*p->phCommandList);
+    v[1] = ZC_U64(*p->pdstptr);
+    v[2] = ZC_U64(*p->psrcptr);
+    v[3] = *p->psize;
+    v[4] = ZC_U64(*p->phSignalEvent);
+    v[5] = *p->pnumWaitEvents;
+    return 6;
+}
+
+static uint32_t zc_probe_free(const void *args, uint64_t *v) {
+    const ze_mem_free_params_t *p = args;
+    v[0] = ZC_U64(*p->phContext);
+    v[1] = ZC_U64(*p->pptr);
+    return 2;
+}
+
+static uint32_t zc_probe_args(const char *function_name, const void *args_data, uint64_t *values, uint32_t max) {
+    static const struct {
+        const char *name;
+        zc_probe_fn probe;
+    } probes[] = {{"zeDeviceGetProperties", zc_probe_device_props},
+                  {"zeMemAllocDevice", zc_probe_alloc_device},
+                  {"zeCommandListAppendMemoryCopy", zc_probe_copy},
+                  {"zeMemFree", zc_probe_free}};
+    for (size_t i = 0; i < ZC_COUNT(probes) && max >= ZC_SEQ_ARGS; i++) {
+        if (strcmp(function_name, probes[i].name) == 0)
+            return probes[i].probe(args_data, values);
+    }
+    return 0;
+}
+
+typedef struct zc_seq_copy {
+    zc_l0 *l0;
+    void *dst, *src;
+    int failed;
+} zc_seq_copy;
+
+static int zc_seq_copy_calls(zc_seq_copy *copy) {
+    ze_command_queue_desc_t desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t list = NULL;
+    ZC_CHECK(ZC_SEQ(zeCommandListCreateImmediate, copy->l0->context, copy->l0->device, &desc, &list));
+    ZC_EXPECT_ARGS(ZC_U64(list), ZC_U64(copy->dst), ZC_U64(copy->src), 256, 0, 0);
+    ZC_CHECK(ZC_SEQ(zeCommandListAppendMemoryCopy, list, copy->dst, copy->src, 256, NULL, 0, NULL));
+    ZC_CHECK(ZC_SEQ(zeCommandListDestroy, list));
+    return 0;
+}
+
+static void *zc_seq_copy_thread(void *arg) {
+    zc_seq_copy *copy = arg;
+    copy->failed = zc_seq_copy_calls(copy);
+    return NULL;
+}
+
+static int zc_work_sequence(zc_l0 *l0) {
+    zx_ts_set_args_probe_fn set_probe = NULL;
+    void *subscriber = dlopen(ZC_XPTI_TEST_SUBSCRIBER, RTLD_NOLOAD | RTLD_LAZY);
+    if (subscriber != NULL)
+        *(void **)&set_probe = dlsym(subscriber, ZX_TS_SET_ARGS_PROBE);
+    if (set_probe != NULL)
+        set_probe(zc_probe_args);
+    ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ZC_EXPECT_ARGS(ZC_U64(l0->device), ZC_U64(&props));
+    ZC_CHECK(ZC_SEQ(zeDeviceGetProperties, l0->device, &props));
+    ZC_EXPECT_ARGS(ZC_U64(l0->device), 0);
+    if (ZC_SEQ(zeDeviceGetProperties, l0->device, NULL) == ZE_RESULT_SUCCESS)
+        return 1;
+    ze_device_mem_alloc_desc_t dev_desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    ze_host_mem_alloc_desc_t host_desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    void *dev = NULL, *host = NULL;
+    ZC_EXPECT_ARGS(ZC_U64(l0->context), ZC_U64(&dev_desc), 3000, 64, ZC_U64(l0->device), ZC_U64(&dev));
+    ZC_CHECK(ZC_SEQ(zeMemAllocDevice, l0->context, &dev_desc, 3000, 64, l0->device, &dev));
+    ZC_CHECK(ZC_SEQ(zeMemAllocHost, l0->context, &host_desc, 4096, 64, &host));
+    zc_seq_copy copy = {l0, dev, host, 1};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, zc_seq_copy_thread, &copy) != 0 || pthread_join(thread, NULL) != 0 ||
+        copy.failed != 0)
+        return 1;
+    ZC_EXPECT_ARGS(ZC_U64(l0->context), ZC_U64(dev));
+    ZC_CHECK(ZC_SEQ(zeMemFree, l0->context, dev));
+    ZC_CHECK(ZC_SEQ(zeMemFree, l0->context, host));
+    return 0;
+}
+
+/* The workload's list ("expect.seq.<i>=<function> <thread> <arguments>") and the subscriber's log of begins
+ * ("begin.<i>=<type> <function id> <name> <instance> <thread> <values>"); "-" for no values. */
+static void zc_print_values(const uint64_t *values, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++)
+        printf("%s%" PRIu64, i > 0 ? "," : " ", values[i]);
+    puts(count == 0 ? " -" : "");
+}
+
+static void zc_print_sequence(void) {
+    printf("expect.seq_count=%u\n", zc_seq_count);
+    for (unsigned i = 0; i < zc_seq_count && i < ZC_SEQ_MAX; i++) {
+        printf("expect.seq.%u=%s %" PRIu64, i, zc_seq[i].name, zc_seq[i].thread);
+        zc_print_values(zc_seq[i].args, zc_seq[i].arg_count);
+    }
+    zx_ts_begin_at_fn begin_at = NULL;
+    void *subscriber = dlopen(ZC_XPTI_TEST_SUBSCRIBER, RTLD_NOLOAD | RTLD_LAZY);
+    if (subscriber != NULL)
+        *(void **)&begin_at = dlsym(subscriber, ZX_TS_BEGIN_AT);
+    zx_ts_begin_record r;
+    for (uint32_t i = 0; begin_at != NULL && begin_at(i, &r); i++) {
+        printf("begin.%u=%u %u %s %" PRIu64 " %" PRIu64, i, r.type, r.function_id, r.name[0] ? r.name : "?", r.instance,
+               r.thread);
+        zc_print_values(r.values, r.probed);
+    }
+}
+
 /* Whether the driver lists the zefake extension, which delivers ITT annotations: the emitter then offers a fifth
  * stream (docs/xpti.md). */
 static bool zc_driver_has_fake_extension(const zc_l0 *l0) {
@@ -434,13 +611,17 @@ static int zc_child_workload(int argc, char **argv) {
         failed = zc_work_threads(&l0);
     else if (strcmp(name, "itt") == 0 || strcmp(name, "itt-off") == 0)
         failed = zc_work_itt(&l0, strcmp(name, "itt") == 0 ? 1 : 0);
-    zeContextDestroy(l0.context);
+    else if (strcmp(name, "sequence") == 0)
+        failed = zc_work_sequence(&l0);
+    ZC_SEQ(zeContextDestroy, l0.context);
     printf("emitter=%d\n", status != NULL ? (int)status() : -1);
     if (finish != NULL)
         finish();
     bool fake = zc_driver_has_fake_extension(&l0); /* after finish: not traced */
     printf("fake=%d\nexpect.streams=%d\n", fake, fake ? 5 : 4);
     zc_report();
+    if (strcmp(name, "sequence") == 0)
+        zc_print_sequence();
     return failed;
 }
 
@@ -466,28 +647,219 @@ static void call_stream_pairs_every_call(void **state) {
     zc_child_free(&child);
 }
 
-/* Ids are stable: these values are fixed by layers/xpti/gen/function_ids.txt and documented in docs/xpti.md. */
+/* ------------------------------------------------------------------------------------------------------------------
+ * The sequence workload, checked call by call against its own list and layers/xpti/gen/function_ids.txt */
+
+typedef struct zc_listed {
+    char name[ZX_TS_BEGIN_NAME];
+    uint64_t thread;
+    char args[256]; /* "v0,v1,...", or "-" */
+} zc_listed;
+
+typedef struct zc_begin {
+    unsigned type;
+    uint32_t id;
+    char name[ZX_TS_BEGIN_NAME];
+    uint64_t instance;
+    uint64_t thread;
+    char values[256]; /* what the probe read, as zc_listed.args */
+} zc_begin;
+
+static zc_listed zc_listed_at(const zc_child *child, unsigned index) {
+    char key[32], value[512] = "";
+    zc_listed l = {0};
+    snprintf(key, sizeof key, "expect.seq.%u", index);
+    if (!zc_child_value(child, key, value, sizeof value) ||
+        sscanf(value, "%79s %" SCNu64 " %255s", l.name, &l.thread, l.args) != 3)
+        zc_fail("the workload listed no call %u ('%s')\nchild output:\n%s", index, value, child->out);
+    return l;
+}
+
+static zc_begin zc_begin_at(const zc_child *child, unsigned index) {
+    char key[32], value[512] = "";
+    zc_begin b = {0};
+    snprintf(key, sizeof key, "begin.%u", index);
+    if (!zc_child_value(child, key, value, sizeof value) ||
+        sscanf(value, "%u %" SCNu32 " %79s %" SCNu64 " %" SCNu64 " %255s", &b.type, &b.id, b.name, &b.instance,
+               &b.thread, b.values) != 6)
+        zc_fail("the subscriber logged no begin %u ('%s')\nchild output:\n%s", index, value, child->out);
+    return b;
+}
+
+/* Runs the sequence workload; returns how many calls it listed. Its first is zeInit, which is not traced: the
+ * emitter starts in its zeInit wrapper once the loader's zeInit returned (and starts no tracer before). */
+static unsigned zc_run_sequence(zc_child *child) {
+    zc_env env;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_run_workload("sequence", &env, child);
+    zc_expect(child, "emitter", ZX_EMITTER_TRACING);
+    unsigned listed = (unsigned)zc_child_number(child, "expect.seq_count");
+    if (listed < 2 || listed > ZC_SEQ_MAX || strcmp(zc_listed_at(child, 0).name, "zeInit") != 0)
+        zc_fail("the workload listed %u calls, not zeInit first\n%s", listed, child->out);
+    return listed;
+}
+
+/* The begin of listed call `call` on `type`'s stream: each call has its function_begin, then its
+ * function_with_args_begin, and nothing comes between the calls. */
+static zc_begin zc_begin_of(const zc_child *child, unsigned call, uint16_t type) {
+    return zc_begin_at(child, 2 * (call - 1) + (type == ZX_TP_FUNCTION_WITH_ARGS_BEGIN));
+}
+
+static void zc_expect_begin(const zc_child *child, unsigned call, const zc_listed *listed, uint16_t type) {
+    zc_begin b = zc_begin_of(child, call, type);
+    if (b.type != type || strcmp(b.name, listed->name) != 0 || b.thread != listed->thread)
+        zc_fail("call %u is %s on thread %" PRIu64 ", but begin %u of type %u names %s on thread %" PRIu64
+                "\nchild output:\n%s",
+                call, listed->name, listed->thread, 2 * (call - 1) + (type == ZX_TP_FUNCTION_WITH_ARGS_BEGIN), b.type,
+                b.name, b.thread, child->out);
+}
+
+typedef struct zc_thread_ids {
+    uint64_t thread[ZC_SEQ_MAX];
+    uint64_t last[ZC_SEQ_MAX]; /* the thread's last correlation id */
+    unsigned count;
+} zc_thread_ids;
+
+/* Correlation ids: the same at both begins of a call, above the previous call's on its thread, never reused. */
+static void zc_expect_correlation(const zc_child *child, unsigned call, uint64_t *seen, zc_thread_ids *threads) {
+    zc_begin c = zc_begin_of(child, call, ZX_TP_FUNCTION_BEGIN);
+    zc_begin d = zc_begin_of(child, call, ZX_TP_FUNCTION_WITH_ARGS_BEGIN);
+    if (c.instance != d.instance)
+        zc_fail("call %u (%s): correlation id %" PRIu64 " on the call stream, %" PRIu64 " on the debug stream", call,
+                c.name, c.instance, d.instance);
+    for (unsigned i = 1; i < call; i++) {
+        if (seen[i] == c.instance)
+            zc_fail("calls %u and %u share correlation id %" PRIu64, i, call, c.instance);
+    }
+    seen[call] = c.instance;
+    unsigned t = 0;
+    while (t < threads->count && threads->thread[t] != c.thread)
+        t++;
+    if (t == threads->count) {
+        threads->thread[threads->count++] = c.thread;
+    } else if (c.instance <= threads->last[t]) {
+        zc_fail("call %u (%s): correlation id %" PRIu64 " not above its thread's previous %" PRIu64, call, c.name,
+                c.instance, threads->last[t]);
+    }
+    threads->last[t] = c.instance;
+}
+
+/* The subscriber's log of begins is the workload's list of calls, exactly: names, order, threads, and one
+ * correlation id per call shared by its two begins. */
+static void call_and_debug_begins_are_the_workloads_calls_in_order(void **state) {
+    (void)state;
+    zc_child child;
+    unsigned listed = zc_run_sequence(&child);
+    zc_expect(&child, "begins_logged", 2 * (uint64_t)(listed - 1));
+    zc_expect(&child, "begins_unlogged", 0);
+    uint64_t seen[ZC_SEQ_MAX] = {0};
+    zc_thread_ids threads = {0};
+    for (unsigned call = 1; call < listed; call++) {
+        zc_listed l = zc_listed_at(&child, call);
+        zc_expect_begin(&child, call, &l, ZX_TP_FUNCTION_BEGIN);
+        zc_expect_begin(&child, call, &l, ZX_TP_FUNCTION_WITH_ARGS_BEGIN);
+        zc_expect_correlation(&child, call, seen, &threads);
+    }
+    assert_int_equal(threads.count, 2); /* the workload's two threads */
+    zc_child_free(&child);
+}
+
+/* layers/xpti/gen/function_ids.txt (ZC_XPTI_FUNCTION_IDS), the list the function-id table of docs/xpti.md is
+ * generated from (and checked against by docs_xpti_function_ids_current), read here rather than taken from the
+ * emitter's generated table. */
+typedef struct zc_id_entry {
+    uint32_t id;
+    char name[ZX_TS_BEGIN_NAME];
+} zc_id_entry;
+
+typedef struct zc_id_file {
+    zc_id_entry entries[1024];
+    unsigned count;
+} zc_id_file;
+
+static void zc_id_file_path(char *path, size_t size) {
+    snprintf(path, size, "%s", ZC_XPTI_FUNCTION_IDS);
+}
+
+static void zc_id_file_read(zc_id_file *ids) {
+    char path[4096], line[256];
+    zc_id_file_path(path, sizeof path);
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        zc_fail("cannot read %s", path);
+    ids->count = 0;
+    while (fgets(line, sizeof line, file) != NULL && ids->count < ZC_COUNT(ids->entries)) {
+        zc_id_entry *e = &ids->entries[ids->count];
+        if (line[0] != '#' && sscanf(line, "%" SCNu32 " %79s", &e->id, e->name) == 2)
+            ids->count++;
+    }
+    fclose(file);
+}
+
+static uint32_t zc_id_file_find(const zc_id_file *ids, const char *name) {
+    for (unsigned i = 0; i < ids->count; i++) {
+        if (strcmp(ids->entries[i].name, name) == 0)
+            return ids->entries[i].id;
+    }
+    return 0;
+}
+
+/* Ids are stable: fixed by layers/xpti/gen/function_ids.txt and documented in docs/xpti.md. The emitter's generated
+ * table follows the file, and every function_with_args_begin of the sequence workload carries the file's id of the
+ * function the workload called (looked up by the workload's name, not the emitter's). */
 static void debug_ids_and_names_match_the_table(void **state) {
     (void)state;
     assert_int_equal(ZX_FN_zeCommandListAppendBarrier, 1);
     assert_int_equal(ZX_FN_zeDeviceGetProperties, 55);
     assert_int_equal(ZX_FN_zeInit, 98);
     assert_int_equal(ZX_FN_zeVirtualMemUnmap, 144);
-    for (uint32_t id = 1; id < ZX_FN_LIMIT; id++) {
-        const zx_function_info *info = zx_function_by_id(id);
-        if (info != NULL && zx_function_id_of(info->name) != id)
-            zc_fail("id %u names %s, which maps back to %u", id, info->name, zx_function_id_of(info->name));
+    static zc_id_file ids;
+    zc_id_file_read(&ids);
+    if (ids.count < 144)
+        zc_fail("function_ids.txt lists %u functions, fewer than the 144 of spec 1.4", ids.count);
+    for (unsigned i = 0; i < ids.count; i++) {
+        const zc_id_entry *e = &ids.entries[i];
+        const zx_function_info *info = zx_function_by_id(e->id);
+        if (info == NULL || strcmp(info->name, e->name) != 0 || zx_function_id_of(e->name) != e->id)
+            zc_fail("function_ids.txt gives %s id %u; the emitter's table names %s for it", e->name, e->id,
+                    info != NULL ? info->name : "nothing");
     }
-    zc_env env;
     zc_child child;
-    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
-    zc_run_workload("basic", &env, &child);
+    unsigned listed = zc_run_sequence(&child);
+    for (unsigned call = 1; call < listed; call++) {
+        zc_listed l = zc_listed_at(&child, call);
+        zc_begin d = zc_begin_of(&child, call, ZX_TP_FUNCTION_WITH_ARGS_BEGIN);
+        uint32_t id = zc_id_file_find(&ids, l.name);
+        if (id == 0 || d.id != id || strcmp(d.name, l.name) != 0)
+            zc_fail("call %u is %s, id %u in function_ids.txt; the debug stream gave id %u, name %s", call, l.name, id,
+                    d.id, d.name);
+    }
     uint64_t begins = zc_child_number(&child, "call_begins");
     zc_expect(&child, "debug_begins", begins);
     zc_expect(&child, "debug_ends", begins);
     zc_expect(&child, "debug_bad_ids", 0);
     zc_expect(&child, "debug_mismatches", 0);
     zc_expect(&child, "debug_bad_ret", 0);
+    zc_child_free(&child);
+}
+
+/* At function_with_args_begin, args_data is the call's params struct: read through the headers' own params types,
+ * it points to exactly the arguments the workload passed (five calls: a failing one, one on the other thread). */
+static void debug_params_at_begin_are_the_calls_arguments(void **state) {
+    (void)state;
+    zc_child child;
+    unsigned listed = zc_run_sequence(&child);
+    unsigned checked = 0;
+    for (unsigned call = 1; call < listed; call++) {
+        zc_listed l = zc_listed_at(&child, call);
+        if (strcmp(l.args, "-") == 0)
+            continue;
+        zc_begin d = zc_begin_of(&child, call, ZX_TP_FUNCTION_WITH_ARGS_BEGIN);
+        if (strcmp(d.values, l.args) != 0)
+            zc_fail("call %u (%s) passed %s; the probe read %s through args_data", call, l.name, l.args, d.values);
+        checked++;
+    }
+    assert_int_equal(checked, 5);
     zc_child_free(&child);
 }
 
@@ -930,7 +1302,9 @@ static void tool_starts_the_emitter_after_zeInit(void **state) {
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(call_stream_pairs_every_call),
+        cmocka_unit_test(call_and_debug_begins_are_the_workloads_calls_in_order),
         cmocka_unit_test(debug_ids_and_names_match_the_table),
+        cmocka_unit_test(debug_params_at_begin_are_the_calls_arguments),
         cmocka_unit_test(debug_params_are_the_calls),
         cmocka_unit_test(debug_result_is_what_the_application_got),
         cmocka_unit_test(old_subscribers_get_function_with_args_end_31),

@@ -11,7 +11,8 @@ set(ZC_XPTI_DEFINITIONS
     ZC_XPTI_TEST_SUBSCRIBER="$<TARGET_FILE:zx_test_subscriber>" ZC_XPTI_TIMELINE="$<TARGET_FILE:zx_timeline>"
     ZC_XPTI_INCOMPLETE_SUBSCRIBER="$<TARGET_FILE:zx_incomplete_subscriber>"
     ZC_XPTI_PRELOAD_PREFIX="${ZC_XPTI_PRELOAD_PREFIX}" ZC_OUR_LAYER_DIR="${CMAKE_BINARY_DIR}/layers/tracing"
-    ZC_RESULTS_DIR="${ZC_RESULTS_DIR}" ZC_KERNEL_DIR="${ZC_KERNEL_DIR}")
+    ZC_RESULTS_DIR="${ZC_RESULTS_DIR}" ZC_KERNEL_DIR="${ZC_KERNEL_DIR}"
+    ZC_XPTI_FUNCTION_IDS="${PROJECT_SOURCE_DIR}/layers/xpti/gen/function_ids.txt")
 
 function(zc_add_xpti name)
   zc_add_conformance(${name} layers SOURCES ${ARGN} LABELS xpti DEFINITIONS ${ZC_XPTI_DEFINITIONS} ${ZC_XPTI_EXTRA})

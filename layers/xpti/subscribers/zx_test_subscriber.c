@@ -8,6 +8,9 @@
  *   debug_begins, debug_ends, debug_old_ends,  function_with_args_begin/_end (old_ends: under 31); bad ids are ids
  *   debug_mismatches, debug_bad_ids,           whose name in the table differs from function_name, bad ret a begin
  *   debug_bad_ret                              with ret_data or an end without
+ *   begins_logged, begins_unlogged             the log of function_begin and function_with_args_begin (both
+ *                                              streams, every thread, in arrival order; zx_ts_begin_at reads it):
+ *                                              begins kept, begins past ZX_TS_MAX_BEGINS dropped
  *   mem_alloc_pairs, mem_release_pairs,        mem_alloc/_release pairs on one thread with the same instance and
  *   mem_mismatches, alloc.<i>, release.<i>     size; alloc.<i>=<pointer>:<size>, release.<i>=<pointer>:<size>
  *   graph_creates, nodes, edges, task_begins,  the graph stream; node.<i>=<kind>:<name>, node_meta.<i>=k=v;...,
@@ -34,6 +37,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ZX_TS_EXPORT    __attribute__((visibility("default")))
 #define ZX_TS_DEPTH     64
@@ -128,6 +132,10 @@ static unsigned zx_tasks_open_count, zx_waits_open_count;
 static int zx_task_order[ZX_TS_MAX_LOG];
 static unsigned zx_task_order_count;
 static zx_pfn_xpti_metadata_at zx_metadata_at;
+static zx_ts_begin_record zx_begins[ZX_TS_MAX_BEGINS];
+static unsigned zx_begin_count;
+static unsigned long zx_begins_unlogged;
+static zx_ts_args_probe_fn zx_args_probe;
 static pthread_once_t zx_metadata_once = PTHREAD_ONCE_INIT;
 
 /* The ITT stream: counts are atomic (notifications come from several driver threads at once); the values of the
@@ -172,6 +180,26 @@ static bool zx_pop(zx_ts_stack *stack, uint16_t end_type, uint64_t instance, con
 /* ------------------------------------------------------------------------------------------------------------------
  * Call and debug streams */
 
+/* Appends a begin to the log; for the debug stream the probe (if set) reads the arguments while args is valid. */
+static void zx_log_begin(uint16_t type, uint32_t function_id, const char *name, uint64_t instance, const void *args) {
+    pthread_mutex_lock(&zx_lock);
+    if (zx_begin_count == ZX_TS_MAX_BEGINS) {
+        zx_begins_unlogged++;
+        pthread_mutex_unlock(&zx_lock);
+        return;
+    }
+    zx_ts_begin_record *r = &zx_begins[zx_begin_count++];
+    *r = (zx_ts_begin_record){.type = type, .function_id = function_id, .instance = instance};
+    r->thread = (uint64_t)gettid();
+    r->args_data = args;
+    snprintf(r->name, sizeof r->name, "%s", name != NULL ? name : "");
+    if (args != NULL && zx_args_probe != NULL) {
+        uint32_t n = zx_args_probe(r->name, args, r->values, ZX_TS_PROBE_VALUES);
+        r->probed = n < ZX_TS_PROBE_VALUES ? n : ZX_TS_PROBE_VALUES;
+    }
+    pthread_mutex_unlock(&zx_lock);
+}
+
 static void zx_on_call(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
                        const void *user_data) {
     zx_count(ZX_C_CALLBACKS);
@@ -183,6 +211,7 @@ static void zx_on_call(uint16_t type, zx_xpti_event *parent, zx_xpti_event *even
             zx_count(ZX_C_CALL_NON_INCREASING);
         zx_last_instance = instance;
         zx_push(&zx_call_stack, type, instance, user_data);
+        zx_log_begin(type, 0, user_data, instance, NULL);
         return;
     }
     zx_count(ZX_C_CALL_ENDS);
@@ -215,6 +244,8 @@ static void zx_on_debug(uint16_t type, zx_xpti_event *parent, zx_xpti_event *eve
                         const void *user_data) {
     zx_count(ZX_C_CALLBACKS);
     const zx_function_with_args *fwa = user_data;
+    if (fwa != NULL && type == ZX_TP_FUNCTION_WITH_ARGS_BEGIN) /* logged whatever its id: tests check ids */
+        zx_log_begin(type, fwa->function_id, fwa->function_name, instance, fwa->args_data);
     if (fwa == NULL || parent != NULL || event != NULL || !zx_id_matches(fwa)) {
         zx_count(ZX_C_DEBUG_BAD_IDS);
         return;
@@ -511,6 +542,8 @@ ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *vers
 ZX_TS_EXPORT void xptiTraceFinish(const char *stream_name);
 ZX_TS_EXPORT void zx_ts_print(FILE *out);
 ZX_TS_EXPORT bool zx_ts_last_call(uint32_t function_id, zx_ts_call_record *out);
+ZX_TS_EXPORT bool zx_ts_begin_at(uint32_t index, zx_ts_begin_record *out);
+ZX_TS_EXPORT void zx_ts_set_args_probe(zx_ts_args_probe_fn probe);
 
 ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *version_str, const char *stream_name) {
     (void)major;
@@ -553,6 +586,23 @@ ZX_TS_EXPORT bool zx_ts_last_call(uint32_t function_id, zx_ts_call_record *out) 
     return out->calls > 0;
 }
 
+ZX_TS_EXPORT bool zx_ts_begin_at(uint32_t index, zx_ts_begin_record *out) {
+    if (out == NULL)
+        return false;
+    pthread_mutex_lock(&zx_lock);
+    bool found = index < zx_begin_count;
+    if (found)
+        *out = zx_begins[index];
+    pthread_mutex_unlock(&zx_lock);
+    return found;
+}
+
+ZX_TS_EXPORT void zx_ts_set_args_probe(zx_ts_args_probe_fn probe) {
+    pthread_mutex_lock(&zx_lock);
+    zx_args_probe = probe;
+    pthread_mutex_unlock(&zx_lock);
+}
+
 static void zx_print_graph(FILE *out) {
     fprintf(out, "nodes=%u\nedges=%u\n", zx_node_count, zx_edge_count);
     for (unsigned i = 0; i < zx_node_count; i++)
@@ -583,6 +633,7 @@ ZX_TS_EXPORT void zx_ts_print(FILE *out) {
     pthread_mutex_lock(&zx_lock);
     for (int i = 0; i < ZX_C_COUNT; i++)
         fprintf(out, "%s=%lu\n", zx_counter_names[i], atomic_load(&zx_counters[i]));
+    fprintf(out, "begins_logged=%u\nbegins_unlogged=%lu\n", zx_begin_count, zx_begins_unlogged);
     for (unsigned i = 0; i < zx_alloc_count; i++)
         fprintf(out, "alloc.%u=0x%" PRIx64 ":%" PRIu64 "\n", i, zx_allocs[i][0], zx_allocs[i][1]);
     for (unsigned i = 0; i < zx_release_count; i++)
