@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <level_zero/ze_api.h>
 #include <level_zero/zet_api.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,75 @@ static void demo_print_fake_info(ze_driver_handle_t driver) {
 /* ---- Metrics: the groups of the first device, and a small workload under a query and under a streamer ---------- */
 
 #define DEMO_BYTES (1u << 20)
+#define DEMO_ITEMS (DEMO_BYTES / 4) /* the kernel's work-items: one per int of the buffers */
+#define DEMO_GROUP 64u
+
+/* A SPIR-V module with one kernel, vadd_int(global int *a, global int *b, global int *c): c[i] = a[i] + b[i] for
+ * i = get_global_id(0). Its name and parameters are those of the built-in kernel of docs/builtin-kernels.md (the
+ * suite compiles the same kernel from conformance/kernels/vadd.cl); it is written here instruction by instruction so
+ * that the demo needs neither a compiler nor a file. */
+#define DEMO_WORDS(...)        (sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t))
+#define DEMO_INST(opcode, ...) ((uint32_t)(1 + DEMO_WORDS(__VA_ARGS__)) << 16 | (opcode)), __VA_ARGS__
+#define DEMO_INST0(opcode)     ((uint32_t)1 << 16 | (opcode))
+#define DEMO_HEADER(bound)     0x07230203u, 0x00010000u, 0u, (uint32_t)(bound), 0u
+enum {
+    DEMO_ID_FN = 1,
+    DEMO_ID_GID,
+    DEMO_ID_U64,
+    DEMO_ID_U32,
+    DEMO_ID_V3,
+    DEMO_ID_PV3,
+    DEMO_ID_VOID,
+    DEMO_ID_P32,
+    DEMO_ID_FTY,
+    DEMO_ID_A,
+    DEMO_ID_B,
+    DEMO_ID_C,
+    DEMO_ID_ENTRY,
+    DEMO_ID_G,
+    DEMO_ID_I,
+    DEMO_ID_PA,
+    DEMO_ID_PB,
+    DEMO_ID_PC,
+    DEMO_ID_VA,
+    DEMO_ID_VB,
+    DEMO_ID_SUM,
+    DEMO_ID_BOUND
+};
+static const uint32_t demo_vadd_spirv[] = {
+    DEMO_HEADER(DEMO_ID_BOUND),                                           /* magic, SPIR-V 1.0, bound, schema */
+    DEMO_INST(17, 4),                                                     /* OpCapability Addresses */
+    DEMO_INST(17, 6),                                                     /* OpCapability Kernel */
+    DEMO_INST(17, 11),                                                    /* OpCapability Int64 */
+    DEMO_INST(14, 2, 2),                                                  /* OpMemoryModel Physical64 OpenCL */
+    DEMO_INST(15, 6, DEMO_ID_FN, 0x64646176, 0x746e695f, 0, DEMO_ID_GID), /* OpEntryPoint Kernel "vadd_int" */
+    DEMO_INST(71, DEMO_ID_GID, 11, 28),                                   /* OpDecorate BuiltIn GlobalInvocationId */
+    DEMO_INST(71, DEMO_ID_GID, 22),                                       /* OpDecorate Constant */
+    DEMO_INST(21, DEMO_ID_U64, 64, 0),                                    /* OpTypeInt 64 */
+    DEMO_INST(21, DEMO_ID_U32, 32, 0),                                    /* OpTypeInt 32 */
+    DEMO_INST(23, DEMO_ID_V3, DEMO_ID_U64, 3),                            /* OpTypeVector u64 x 3 */
+    DEMO_INST(32, DEMO_ID_PV3, 1, DEMO_ID_V3),                            /* OpTypePointer Input */
+    DEMO_INST(19, DEMO_ID_VOID),                                          /* OpTypeVoid */
+    DEMO_INST(32, DEMO_ID_P32, 5, DEMO_ID_U32),                           /* OpTypePointer CrossWorkgroup */
+    DEMO_INST(33, DEMO_ID_FTY, DEMO_ID_VOID, DEMO_ID_P32, DEMO_ID_P32, DEMO_ID_P32), /* OpTypeFunction */
+    DEMO_INST(59, DEMO_ID_PV3, DEMO_ID_GID, 1),                                      /* OpVariable Input */
+    DEMO_INST(54, DEMO_ID_VOID, DEMO_ID_FN, 0, DEMO_ID_FTY),                         /* OpFunction */
+    DEMO_INST(55, DEMO_ID_P32, DEMO_ID_A),                                           /* OpFunctionParameter a */
+    DEMO_INST(55, DEMO_ID_P32, DEMO_ID_B),                                           /* OpFunctionParameter b */
+    DEMO_INST(55, DEMO_ID_P32, DEMO_ID_C),                                           /* OpFunctionParameter c */
+    DEMO_INST(248, DEMO_ID_ENTRY),                                                   /* OpLabel */
+    DEMO_INST(61, DEMO_ID_V3, DEMO_ID_G, DEMO_ID_GID, 2, 32),         /* OpLoad the global id, Aligned 32 */
+    DEMO_INST(81, DEMO_ID_U64, DEMO_ID_I, DEMO_ID_G, 0),              /* OpCompositeExtract i = id.x */
+    DEMO_INST(70, DEMO_ID_P32, DEMO_ID_PA, DEMO_ID_A, DEMO_ID_I),     /* OpInBoundsPtrAccessChain &a[i] */
+    DEMO_INST(70, DEMO_ID_P32, DEMO_ID_PB, DEMO_ID_B, DEMO_ID_I),     /* &b[i] */
+    DEMO_INST(70, DEMO_ID_P32, DEMO_ID_PC, DEMO_ID_C, DEMO_ID_I),     /* &c[i] */
+    DEMO_INST(61, DEMO_ID_U32, DEMO_ID_VA, DEMO_ID_PA, 2, 4),         /* OpLoad a[i], Aligned 4 */
+    DEMO_INST(61, DEMO_ID_U32, DEMO_ID_VB, DEMO_ID_PB, 2, 4),         /* OpLoad b[i], Aligned 4 */
+    DEMO_INST(128, DEMO_ID_U32, DEMO_ID_SUM, DEMO_ID_VA, DEMO_ID_VB), /* OpIAdd */
+    DEMO_INST(62, DEMO_ID_PC, DEMO_ID_SUM, 2, 4),                     /* OpStore c[i], Aligned 4 */
+    DEMO_INST0(253),                                                  /* OpReturn */
+    DEMO_INST0(56),                                                   /* OpFunctionEnd */
+};
 
 static const char *demo_sampling(zet_metric_group_sampling_type_flags_t flags) {
     if (flags == ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED)
@@ -163,12 +233,15 @@ static zet_metric_group_handle_t demo_find_group(zet_metric_group_handle_t *grou
     return NULL;
 }
 
-/* What the demo runs: a context, an immediate list on the first compute-capable engine group and two buffers. */
+/* What the demo runs: a context, an immediate list on the first engine group with metrics, two buffers and the
+ * vadd_int kernel. */
 typedef struct demo_workload {
     ze_context_handle_t context;
     ze_device_handle_t device;
     ze_command_list_handle_t list;
     void *src, *dst;
+    ze_module_handle_t module;
+    ze_kernel_handle_t kernel;
 } demo_workload;
 
 static uint32_t demo_compute_ordinal(ze_device_handle_t device) {
@@ -183,6 +256,24 @@ static uint32_t demo_compute_ordinal(ze_device_handle_t device) {
             return i;
     }
     return 0;
+}
+
+/* The vadd_int kernel computing dst = src + src over the buffers. */
+static int demo_kernel_create(demo_workload *w) {
+    ze_module_desc_t module_desc = {ZE_STRUCTURE_TYPE_MODULE_DESC,
+                                    NULL,
+                                    ZE_MODULE_FORMAT_IL_SPIRV,
+                                    sizeof demo_vadd_spirv,
+                                    (const uint8_t *)demo_vadd_spirv,
+                                    NULL,
+                                    NULL};
+    ze_kernel_desc_t kernel_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "vadd_int"};
+    return demo_check(zeModuleCreate(w->context, w->device, &module_desc, &w->module, NULL), "zeModuleCreate") ||
+           demo_check(zeKernelCreate(w->module, &kernel_desc, &w->kernel), "zeKernelCreate") ||
+           demo_check(zeKernelSetGroupSize(w->kernel, DEMO_GROUP, 1, 1), "zeKernelSetGroupSize") ||
+           demo_check(zeKernelSetArgumentValue(w->kernel, 0, sizeof w->src, &w->src), "zeKernelSetArgumentValue") ||
+           demo_check(zeKernelSetArgumentValue(w->kernel, 1, sizeof w->src, &w->src), "zeKernelSetArgumentValue") ||
+           demo_check(zeKernelSetArgumentValue(w->kernel, 2, sizeof w->dst, &w->dst), "zeKernelSetArgumentValue");
 }
 
 static int demo_workload_create(demo_workload *w, ze_driver_handle_t driver, ze_device_handle_t device) {
@@ -201,11 +292,16 @@ static int demo_workload_create(demo_workload *w, ze_driver_handle_t driver, ze_
            demo_check(zeCommandListCreateImmediate(w->context, device, &queue_desc, &w->list),
                       "zeCommandListCreateImmediate") ||
            demo_check(zeMemAllocDevice(w->context, &mem_desc, DEMO_BYTES, 64, device, &w->src), "zeMemAllocDevice") ||
-           demo_check(zeMemAllocDevice(w->context, &mem_desc, DEMO_BYTES, 64, device, &w->dst), "zeMemAllocDevice");
+           demo_check(zeMemAllocDevice(w->context, &mem_desc, DEMO_BYTES, 64, device, &w->dst), "zeMemAllocDevice") ||
+           demo_kernel_create(w);
 }
 
 static void demo_workload_destroy(demo_workload *w) {
     zetContextActivateMetricGroups(w->context, w->device, 0, NULL);
+    if (w->kernel != NULL)
+        zeKernelDestroy(w->kernel);
+    if (w->module != NULL)
+        zeModuleDestroy(w->module);
     if (w->src != NULL)
         zeMemFree(w->context, w->src);
     if (w->dst != NULL)
@@ -216,14 +312,44 @@ static void demo_workload_destroy(demo_workload *w) {
         zeContextDestroy(w->context);
 }
 
-/* A fill of the source and a copy to the destination: 1 MiB written, then 1 MiB read and written. */
+/* A fill of the source (1 MiB written), the kernel (dst = src + src: the XVEs work) and a copy of the destination
+ * back to the source (1 MiB read and written). */
 static int demo_workload_run(demo_workload *w) {
     uint32_t pattern = 0x5a5a5a5a;
+    ze_group_count_t groups = {DEMO_ITEMS / DEMO_GROUP, 1, 1};
     return demo_check(
                zeCommandListAppendMemoryFill(w->list, w->src, &pattern, sizeof pattern, DEMO_BYTES, NULL, 0, NULL),
                "zeCommandListAppendMemoryFill") ||
-           demo_check(zeCommandListAppendMemoryCopy(w->list, w->dst, w->src, DEMO_BYTES, NULL, 0, NULL),
+           demo_check(zeCommandListAppendLaunchKernel(w->list, w->kernel, &groups, NULL, 0, NULL),
+                      "zeCommandListAppendLaunchKernel") ||
+           demo_check(zeCommandListAppendMemoryCopy(w->list, w->src, w->dst, DEMO_BYTES, NULL, 0, NULL),
                       "zeCommandListAppendMemoryCopy");
+}
+
+/* The metrics the demo prints when the group has them (ComputeBasic on Data Center GPU Max); otherwise the first ten
+ * of the group. */
+static const char *const demo_shown[] = {
+    "GpuTime",   "GpuCoreClocks", "GPU_MEMORY_BYTE_READ",    "GPU_MEMORY_BYTE_WRITE", "XVE_ACTIVE",
+    "XVE_STALL", "XVE_BUSY",      "XVE_COMPUTE_THREAD_COUNT"};
+
+static bool demo_is_shown(const char *name) {
+    for (size_t i = 0; i < sizeof demo_shown / sizeof demo_shown[0]; i++) {
+        if (strcmp(name, demo_shown[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Which of the group's metrics to print: those of demo_shown it has, or its first ten. */
+static void demo_pick_metrics(const zet_metric_handle_t *metrics, uint32_t count, bool *shown) {
+    uint32_t found = 0;
+    for (uint32_t m = 0; m < count; m++) {
+        zet_metric_properties_t p = {.stype = ZET_STRUCTURE_TYPE_METRIC_PROPERTIES};
+        shown[m] = zetMetricGetProperties(metrics[m], &p) == ZE_RESULT_SUCCESS && demo_is_shown(p.name);
+        found += shown[m];
+    }
+    for (uint32_t m = 0; m < count && found == 0; m++)
+        shown[m] = m < 10;
 }
 
 static void demo_print_value(zet_metric_handle_t metric, zet_typed_value_t value) {
@@ -256,11 +382,15 @@ static void demo_print_values(zet_metric_group_handle_t group, const uint8_t *da
         zetMetricGroupCalculateMultipleMetricValuesExp(group, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size,
                                                        data, &sets, &total, counts, values) == ZE_RESULT_SUCCESS) {
         uint32_t results = counts[0] / num_metrics;
+        bool shown[DEMO_MAX];
+        demo_pick_metrics(metrics, num_metrics, shown);
         printf("    %u set(s) (one per tile), %u result(s) in set 0\n", sets, results);
         for (uint32_t r = 0; r < results && r < rows; r++) {
             printf("    result %u:", r);
-            for (uint32_t m = 0; m < num_metrics && m < 10; m++)
-                demo_print_value(metrics[m], values[r * num_metrics + m]);
+            for (uint32_t m = 0; m < num_metrics; m++) {
+                if (shown[m])
+                    demo_print_value(metrics[m], values[r * num_metrics + m]);
+            }
             printf("\n");
         }
     }
@@ -269,7 +399,9 @@ static void demo_print_values(zet_metric_group_handle_t group, const uint8_t *da
 }
 
 static void demo_query(demo_workload *w, zet_metric_group_handle_t group) {
-    printf("  query (ComputeBasic, EVENT_BASED) around a 1 MiB fill and copy:\n");
+    printf("  query (ComputeBasic, EVENT_BASED) around a 1 MiB fill, a vadd_int kernel over %u items and a 1 MiB "
+           "copy:\n",
+           DEMO_ITEMS);
     zet_metric_query_pool_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC, NULL,
                                          ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE, 1};
     zet_metric_query_pool_handle_t pool = NULL;
@@ -311,7 +443,7 @@ static void demo_streamer(demo_workload *w, zet_metric_group_handle_t group) {
         !demo_check(zetMetricStreamerReadData(streamer, UINT32_MAX, &size, NULL), "zetMetricStreamerReadData") &&
         (data = malloc(size)) != NULL &&
         !demo_check(zetMetricStreamerReadData(streamer, UINT32_MAX, &size, data), "zetMetricStreamerReadData"))
-        demo_print_values(group, data, size, 4);
+        demo_print_values(group, data, size, 8);
     free(data);
     zetMetricStreamerClose(streamer);
 }

@@ -73,15 +73,81 @@ static void activation_replaces_previous_set(void **state) {
     zc_activate(context, device, 0, NULL);
 }
 
+/* Moves the device clock by host reads (1 us each on the fake's modelled clock, docs/cost-model.md). */
+static void zc_pass_time(ze_device_handle_t device, uint32_t reads) {
+    uint64_t host = 0, ticks = 0;
+    for (uint32_t i = 0; i < reads; i++)
+        zc_assert_success(zeDeviceGetGlobalTimestamps(device, &host, &ticks));
+}
+
+/* Every report the streamer holds (asserts a plain success: no report was dropped). */
+static uint8_t *zc_read_all(zet_metric_streamer_handle_t streamer, size_t *size) {
+    *size = 0;
+    zc_assert_success(zetMetricStreamerReadData(streamer, UINT32_MAX, size, NULL));
+    uint8_t *data = malloc(*size + 1);
+    assert_non_null(data);
+    zc_assert_success(zetMetricStreamerReadData(streamer, UINT32_MAX, size, data));
+    return data;
+}
+
+/* The sequence number of tile 0's first and last reports in streamer data; false when it holds none. */
+static bool zc_sequence_range(const uint8_t *data, size_t size, uint32_t *first, uint32_t *last) {
+    size_t length = 0;
+    const uint8_t *records = zc_tile_records(data, size, 0, &length);
+    if (length < ZC_OA_RECORD_SIZE)
+        return false;
+    *first = zc_get32(records) & 0xffff;
+    *last = zc_get32(records + length - ZC_OA_RECORD_SIZE) & 0xffff;
+    return true;
+}
+
+/* Activating the active groups again changes nothing, and disturbs no streamer of them: it stays open, loses and
+ * repeats no report, and its calculation goes on pairing the last report read before with the first one after. */
+/* The sets of values of streamer data (frames per tile on a multi-tile device), as a tool calculates them. */
+static zc_sets zc_stream_sets(zet_metric_group_handle_t group, const uint8_t *data, size_t size) {
+    zc_sets sets = zc_calculate_sets(group, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, data, size);
+    assert_int_equal(sets.num_sets, zc_tiles(zc_sys()->roots[0]));
+    return sets;
+}
+
+/* Activating the active groups again changes nothing, and disturbs no streamer of them: it stays open, loses and
+ * repeats no report, and the calculation goes on pairing the last report read before with the first one after. */
 static void activation_again_is_a_no_op(void **state) {
     ze_context_handle_t context = *state;
     ze_device_handle_t device = zc_sys()->roots[0];
     zet_metric_group_handle_t group = zc_need_group(device, "ComputeBasic", ZC_TIME_BASED);
     zc_activate(context, device, 1, &group);
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 1024, 100000};
+    zet_metric_streamer_handle_t streamer = NULL, other = NULL;
+    zc_assert_success(zetMetricStreamerOpen(context, device, group, &desc, NULL, &streamer));
+    zc_pass_time(device, 300);
+    size_t before_size = 0, after_size = 0;
+    uint8_t *before = zc_read_all(streamer, &before_size);
+    zc_sets a = zc_stream_sets(group, before, before_size);
     zc_activate(context, device, 1, &group);
     zet_metric_group_handle_t twice[2] = {group, group};
     zc_activate(context, device, 2, twice);
-    zc_assert_success(zc_try_streamer(context, device, group));
+    zc_assert_result(zetMetricStreamerOpen(context, device, group, &desc, NULL, &other),
+                     ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE); /* still open */
+    zc_pass_time(device, 300);
+    uint8_t *after = zc_read_all(streamer, &after_size);
+    zc_sets b = zc_stream_sets(group, after, after_size);
+    if (zc_driver_is_fake()) {
+        uint32_t first = 0, last = 0, next = 0, end = 0, count = zc_metric_count(group);
+        assert_true(zc_sequence_range(before, before_size, &first, &last));
+        assert_true(zc_sequence_range(after, after_size, &next, &end));
+        assert_int_equal(first, 0);
+        assert_int_equal(next, last + 1);
+        for (uint32_t t = 0; t < a.num_sets; t++) {
+            assert_int_equal(a.counts[t], last * count);         /* N reports, N - 1 pairs */
+            assert_int_equal(b.counts[t], (end - last) * count); /* one pair more: with the kept report */
+        }
+    }
+    zc_sets_free(&a);
+    zc_sets_free(&b);
+    free(before);
+    free(after);
+    zc_assert_success(zetMetricStreamerClose(streamer));
     zc_activate(context, device, 0, NULL);
 }
 

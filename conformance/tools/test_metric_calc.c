@@ -47,6 +47,22 @@ static float zc_percent(uint64_t a, uint64_t b, uint64_t c) {
     return (float)(v < 100.0 ? v : 100.0);
 }
 
+/* Two typed values are the same: the same type and the same value of that type (padding bytes are not values). */
+static bool zc_same_values(const zet_typed_value_t *a, const zet_typed_value_t *b, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++) {
+        if (a[i].type != b[i].type)
+            return false;
+        bool same = a[i].type == ZET_VALUE_TYPE_FLOAT32   ? memcmp(&a[i].value.fp32, &b[i].value.fp32, 4) == 0
+                    : a[i].type == ZET_VALUE_TYPE_FLOAT64 ? memcmp(&a[i].value.fp64, &b[i].value.fp64, 8) == 0
+                    : a[i].type == ZET_VALUE_TYPE_BOOL8   ? a[i].value.b8 == b[i].value.b8
+                    : a[i].type == ZET_VALUE_TYPE_UINT32  ? a[i].value.ui32 == b[i].value.ui32
+                                                          : a[i].value.ui64 == b[i].value.ui64;
+        if (!same)
+            return false;
+    }
+    return true;
+}
+
 /* ---- Streamer snapshots --------------------------------------------------------------------------------------- */
 
 /* TestOa: the timestamp and the GPU clock wrap at 32 bits between the first two reports. */
@@ -239,6 +255,52 @@ static void calc_query_records(void **state) {
     free(v.values);
 }
 
+/* MAX_METRIC_VALUES over query records: one result holding each metric's maximum over the records (the flags too),
+ * as the Exp call gives it for the same data. */
+static void calc_max_of_query_records(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zet_metric_group_handle_t group = zc_need_group(zc_device(), "TestOa", ZC_EVENT_BASED);
+    static const struct {
+        uint64_t begin, duration, clocks, b1, b7;
+        uint32_t flags;
+    } records[3] = {{10, 1000, 300, 30, 5, 0}, {30, 2000, 900, 10, 50, 0x1}, {20, 3000, 600, 20, 7, 0x4}};
+    uint8_t raw[3 * ZC_QUERY_RECORD_SIZE];
+    uint64_t top[6] = {0}; /* GpuTime, GpuCoreClocks, AvgGpuCoreFrequencyMHz, Counter1, Counter7, QueryBeginTime */
+    for (int i = 0; i < 3; i++) {
+        zc_query_record q = {.flags = records[i].flags,
+                             .begin_ns = records[i].begin,
+                             .duration_ns = records[i].duration,
+                             .gpu_ticks = records[i].clocks};
+        q.b[1] = records[i].b1;
+        q.b[7] = records[i].b7;
+        zc_write_query(raw + i * ZC_QUERY_RECORD_SIZE, &q);
+        const uint64_t values[6] = {
+            records[i].duration, records[i].clocks, records[i].clocks * 1000 / records[i].duration,
+            records[i].b1,       records[i].b7,     records[i].begin};
+        for (int m = 0; m < 6; m++)
+            top[m] = values[m] > top[m] ? values[m] : top[m];
+    }
+    uint32_t count = 0;
+    zc_assert_success(zetMetricGroupCalculateMetricValues(group, ZC_MAX, sizeof raw, raw, &count, NULL));
+    assert_int_equal(count, zc_metric_count(group));
+    zc_values v = zc_calculate(group, ZC_MAX, raw, sizeof raw);
+    assert_int_equal(v.count, zc_metric_count(group));
+    static const char *const names[6] = {"GpuTime",  "GpuCoreClocks", "AvgGpuCoreFrequencyMHz",
+                                         "Counter1", "Counter7",      "QueryBeginTime"};
+    for (int m = 0; m < 6; m++)
+        assert_int_equal(zc_at(group, &v, 0, names[m]), top[m]);
+    assert_int_equal(zc_at(group, &v, 0, "ReportError"), 1);
+    assert_int_equal(zc_at(group, &v, 0, "QuerySplitOccurred"), 1);
+    assert_int_equal(zc_at(group, &v, 0, "ReportLost"), 0);
+    zc_sets s = zc_calculate_sets(group, ZC_MAX, raw, sizeof raw);
+    assert_int_equal(s.num_sets, 1);
+    assert_int_equal(s.counts[0], v.count);
+    assert_true(zc_same_values(s.values, v.values, v.count));
+    zc_sets_free(&s);
+    free(v.values);
+}
+
 /* ---- EU stall samples ----------------------------------------------------------------------------------------- */
 
 static void calc_eu_stall_samples_summed_per_ip(void **state) {
@@ -335,6 +397,57 @@ static void calc_multi_tile_frame(void **state) {
     zc_sets_free(&s);
 }
 
+/* MAX_METRIC_VALUES through the Exp call: one set of maxima per section of a frame, each over its own tile's data (a
+ * section of one snapshot has no pair, so no value), and one set for plain data. MAX calls keep no record. */
+static void calc_max_through_the_exp_call(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zet_metric_group_handle_t group = zc_need_group(zc_device(), "TestOa", ZC_TIME_BASED);
+    uint32_t mc = zc_metric_count(group), clocks = zc_metric_index(group, "GpuCoreClocks");
+    static const uint32_t steps[3] = {10, 40, 20};
+    uint8_t raw[4 * ZC_OA_RECORD_SIZE];
+    zc_write_oa(raw, &(zc_oa_snapshot){.sequence = 21990});
+    zc_values kept = zc_calculate(group, ZC_PLAIN, raw, ZC_OA_RECORD_SIZE); /* the kept record: 21990 */
+    free(kept.values);
+    zc_oa_snapshot snapshot = {.sequence = 22000, .timestamp = 1000};
+    for (int i = 0; i < 4; i++) {
+        zc_write_oa(raw + i * ZC_OA_RECORD_SIZE, &snapshot);
+        snapshot.sequence++;
+        snapshot.timestamp += 384;
+        snapshot.gpu_ticks += i < 3 ? steps[i] : 0;
+    }
+    zc_sets s = zc_calculate_sets(group, ZC_MAX, raw, sizeof raw);
+    assert_int_equal(s.num_sets, 1);
+    assert_int_equal(s.counts[0], mc);
+    assert_int_equal(zc_u64(s.values[clocks]), 40);
+    zc_sets_free(&s);
+    /* The MAX call kept no record: the report that follows (22004) has nothing to pair with. */
+    zc_write_oa(raw, &snapshot);
+    s = zc_calculate_sets(group, ZC_PLAIN, raw, ZC_OA_RECORD_SIZE);
+    assert_int_equal(s.counts[0], 0);
+    zc_sets_free(&s);
+    if (zc_subdevice_count(zc_device()) < 2)
+        return;
+    uint8_t tile0[3 * ZC_OA_RECORD_SIZE], tile1[ZC_OA_RECORD_SIZE];
+    zc_test_oa_stream(tile0, 3, 22100, 7);
+    zc_test_oa_stream(tile1, 1, 22200, 9);
+    const uint8_t *sections[2] = {tile0, tile1};
+    const size_t sizes[2] = {sizeof tile0, sizeof tile1};
+    uint8_t frame[48 + sizeof tile0 + sizeof tile1];
+    size_t size = zc_write_frame(frame, 2, sections, sizes);
+    uint32_t sets = 0, total = 0;
+    zc_assert_success(
+        zetMetricGroupCalculateMultipleMetricValuesExp(group, ZC_MAX, size, frame, &sets, &total, NULL, NULL));
+    assert_int_equal(sets, 2);
+    assert_int_equal(total, 2 * mc); /* a bound: a set of maxima per section with a record */
+    s = zc_calculate_sets(group, ZC_MAX, frame, size);
+    assert_int_equal(s.num_sets, 2);
+    assert_int_equal(s.counts[0], mc);
+    assert_int_equal(s.counts[1], 0);
+    assert_int_equal(zc_u64(s.values[clocks]), 7);
+    zc_sets_free(&s);
+}
+
 /* ---- Malformed data ------------------------------------------------------------------------------------------- */
 
 static ze_result_t zc_plain_result(zet_metric_group_handle_t group, const uint8_t *data, size_t size) {
@@ -378,6 +491,85 @@ static void calc_malformed_sizes(void **state) {
         zc_assert_result(zc_plain_result(eu, raw, 65), ZE_RESULT_ERROR_INVALID_SIZE);
         zc_assert_success(zc_plain_result(eu, raw, 128));
     }
+}
+
+/* An exact-size heap copy, so that AddressSanitizer sees a read past the end. */
+static uint8_t *zc_heap_copy(const uint8_t *data, size_t size) {
+    uint8_t *copy = malloc(size > 0 ? size : 1);
+    assert_non_null(copy);
+    memcpy(copy, data, size);
+    return copy;
+}
+
+/* The results of both calls for `size` bytes of `data`: *plain of zetMetricGroupCalculateMetricValues, *multi of the
+ * Exp call. */
+static void zc_both_results(zet_metric_group_handle_t group, const uint8_t *data, size_t size, ze_result_t *plain,
+                            ze_result_t *multi) {
+    uint8_t *copy = zc_heap_copy(data, size);
+    *plain = zc_plain_result(group, copy, size);
+    *multi = zc_multi_result(group, copy, size);
+    free(copy);
+}
+
+static void zc_expect_both(zet_metric_group_handle_t group, const uint8_t *data, size_t size, ze_result_t plain,
+                           ze_result_t multi, const char *what) {
+    ze_result_t got_plain, got_multi;
+    zc_both_results(group, data, size, &got_plain, &got_multi);
+    if (got_plain != plain || got_multi != multi)
+        zc_fail("%s (%zu bytes): %s and %s, expected %s and %s", what, size, zc_result_name(got_plain),
+                zc_result_name(got_multi), zc_result_name(plain), zc_result_name(multi));
+}
+
+/* docs/metrics-raw-formats.md, "Frame or plain data": data is a frame exactly when it holds at least 16 bytes and
+ * starts with the magic. Shorter data is plain whatever it starts with (and no record is that short); a record
+ * written by hand that starts with the magic makes its data a frame, which the plain call refuses and the Exp call
+ * validates as a frame. The same record without the magic calculates. */
+static void calc_data_starting_with_the_magic_is_a_frame(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zet_metric_group_handle_t groups[3] = {zc_need_group(zc_device(), "TestOa", ZC_TIME_BASED),
+                                           zc_need_group(zc_device(), "TestOa", ZC_EVENT_BASED),
+                                           zc_need_group(zc_device(), "EuStallSampling", ZC_TIME_BASED)};
+    uint8_t raw[ZC_QUERY_RECORD_SIZE];
+    memset(raw, 0, sizeof raw);
+    zc_put32(raw, ZC_FRAME_MAGIC);
+    for (int g = 0; g < 3; g++) {
+        for (size_t size = 1; size < 16; size++)
+            zc_expect_both(groups[g], raw, size, ZE_RESULT_ERROR_INVALID_SIZE, ZE_RESULT_ERROR_INVALID_SIZE,
+                           "plain data shorter than a frame header");
+    }
+    /* 16 bytes with the magic: a frame header announcing one section (32 header bytes) that the data cannot hold. */
+    raw[4] = 1;
+    raw[6] = 32;
+    zc_put32(raw + 8, 1);
+    zc_expect_both(groups[0], raw, 16, ZE_RESULT_ERROR_INVALID_ARGUMENT, ZE_RESULT_ERROR_INVALID_SIZE,
+                   "a 16-byte frame header");
+
+    zc_write_oa(raw, &(zc_oa_snapshot){.sequence = 21000, .timestamp = 5});
+    zc_put32(raw, ZC_FRAME_MAGIC); /* bytes 4..5 (context id) read as the frame version: 0 */
+    zc_expect_both(groups[0], raw, ZC_OA_RECORD_SIZE, ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                   ZE_RESULT_ERROR_INVALID_ARGUMENT, "an OA snapshot starting with the magic");
+    zc_write_oa(raw, &(zc_oa_snapshot){.sequence = 21000, .timestamp = 5});
+    zc_expect_both(groups[0], raw, ZC_OA_RECORD_SIZE, ZE_RESULT_SUCCESS, ZE_RESULT_SUCCESS, "the same snapshot");
+
+    zc_query_record q = {.duration_ns = 1000, .gpu_ticks = 1600};
+    zc_write_query(raw, &q);
+    zc_put32(raw, ZC_FRAME_MAGIC); /* instead of the tag; the flags (0) read as the frame version */
+    zc_expect_both(groups[1], raw, ZC_QUERY_RECORD_SIZE, ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                   ZE_RESULT_ERROR_INVALID_ARGUMENT, "a query record starting with the magic");
+    zc_put32(raw, 0); /* the tag is not checked */
+    zc_expect_both(groups[1], raw, ZC_QUERY_RECORD_SIZE, ZE_RESULT_SUCCESS, ZE_RESULT_SUCCESS,
+                   "a query record with another tag");
+
+    /* An EU stall IP whose bits above 28 (masked away) make the first word the magic. */
+    const uint32_t counts[9] = {1};
+    zc_write_eu(raw, ZC_FRAME_MAGIC, counts, 0, 0);
+    zc_expect_both(groups[2], raw, ZC_EU_STALL_RECORD_SIZE, ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                   ZE_RESULT_ERROR_INVALID_ARGUMENT, "an EU stall sample starting with the magic");
+    zc_write_eu(raw, ZC_FRAME_MAGIC & ((1u << 29) - 1), counts, 0, 0);
+    zc_values v = zc_calculate(groups[2], ZC_PLAIN, raw, ZC_EU_STALL_RECORD_SIZE);
+    assert_int_equal(zc_at(groups[2], &v, 0, "IP"), ZC_FRAME_MAGIC & ((1u << 29) - 1));
+    free(v.values);
 }
 
 /* A valid two-set frame of TestOa snapshots in buf (header 48 bytes, sections of one record each). */
@@ -476,41 +668,77 @@ static bool zc_acceptable(ze_result_t r) {
            r == ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
+/* What both calls answered for one input: the count query's results and the values the real calls wrote. */
+typedef struct zc_fuzz_outcome {
+    ze_result_t plain;
+    ze_result_t multi;
+    uint64_t values; /* written by the real calls */
+} zc_fuzz_outcome;
+
+static void zc_check_acceptable(ze_result_t r, const char *call, size_t size) {
+    if (!zc_acceptable(r))
+        zc_fail("%s: %s for %zu bytes", call, zc_result_name(r), size);
+}
+
+/* zetMetricGroupCalculateMetricValues: the count query, then a real call with a random capacity up to the count. */
+static void zc_fuzz_plain_call(zet_metric_group_handle_t group, zet_metric_group_calculation_type_t type,
+                               const uint8_t *data, size_t size, uint64_t *seed, zc_fuzz_outcome *out) {
+    uint32_t count = 0;
+    out->plain = zetMetricGroupCalculateMetricValues(group, type, size, data, &count, NULL);
+    zc_check_acceptable(out->plain, "count", size);
+    if (out->plain != ZE_RESULT_SUCCESS || count == 0)
+        return;
+    count = (uint32_t)(zc_random(seed) % count) + 1;
+    zet_typed_value_t *values = calloc(count, sizeof *values);
+    assert_non_null(values);
+    ze_result_t r = zetMetricGroupCalculateMetricValues(group, type, size, data, &count, values);
+    free(values);
+    zc_check_acceptable(r, "values", size);
+    if (zc_driver_is_fake() && r != out->plain)
+        zc_fail("values: %s after the count query's %s", zc_result_name(r), zc_result_name(out->plain));
+    out->values += count;
+}
+
+/* The Exp call: the count query, then a real call with exactly the sets and values it answered. */
+static void zc_fuzz_multi_call(zet_metric_group_handle_t group, zet_metric_group_calculation_type_t type,
+                               const uint8_t *data, size_t size, zc_fuzz_outcome *out) {
+    uint32_t sets = 0, total = 0;
+    out->multi = zetMetricGroupCalculateMultipleMetricValuesExp(group, type, size, data, &sets, &total, NULL, NULL);
+    zc_check_acceptable(out->multi, "sets", size);
+    if (out->multi != ZE_RESULT_SUCCESS || sets == 0 || total == 0)
+        return;
+    uint32_t *counts = calloc(sets, sizeof *counts);
+    zet_typed_value_t *values = calloc(total, sizeof *values);
+    assert_true(counts != NULL && values != NULL);
+    ze_result_t r =
+        zetMetricGroupCalculateMultipleMetricValuesExp(group, type, size, data, &sets, &total, counts, values);
+    free(counts);
+    free(values);
+    zc_check_acceptable(r, "set values", size);
+    if (zc_driver_is_fake() && r != out->multi)
+        zc_fail("set values: %s after the count query's %s", zc_result_name(r), zc_result_name(out->multi));
+    out->values += total;
+}
+
+/* Both calls on an exact-size heap copy of the data, so that a read past the end is caught by AddressSanitizer. */
+static zc_fuzz_outcome zc_fuzz_calls(zet_metric_group_handle_t group, const uint8_t *data, size_t size,
+                                     uint64_t *seed) {
+    zet_metric_group_calculation_type_t type = zc_random(seed) % 2 ? ZC_PLAIN : ZC_MAX;
+    uint8_t *copy = zc_heap_copy(data, size);
+    zc_fuzz_outcome out = {ZE_RESULT_SUCCESS, ZE_RESULT_SUCCESS, 0};
+    zc_fuzz_plain_call(group, type, copy, size, seed, &out);
+    zc_fuzz_multi_call(group, type, copy, size, &out);
+    free(copy);
+    return out;
+}
+
 static void zc_fuzz_group(zet_metric_group_handle_t group, uint64_t *seed, int iterations) {
     for (int i = 0; i < iterations; i++) {
         size_t size = zc_random_size(seed);
-        /* An exact-size heap copy, so a read past the end is caught by AddressSanitizer. */
         uint8_t *data = malloc(size > 0 ? size : 1);
         assert_non_null(data);
         zc_random_data(data, size, seed);
-        zet_metric_group_calculation_type_t type = zc_random(seed) % 2 ? ZC_PLAIN : ZC_MAX;
-        uint32_t count = 0;
-        ze_result_t r = zetMetricGroupCalculateMetricValues(group, type, size, data, &count, NULL);
-        if (!zc_acceptable(r))
-            zc_fail("count: %s for %zu bytes", zc_result_name(r), size);
-        if (r == ZE_RESULT_SUCCESS && count > 0) {
-            count = (uint32_t)(zc_random(seed) % (count + 1)) + 1;
-            zet_typed_value_t *values = calloc(count, sizeof *values);
-            assert_non_null(values);
-            r = zetMetricGroupCalculateMetricValues(group, type, size, data, &count, values);
-            free(values);
-            if (!zc_acceptable(r))
-                zc_fail("values: %s for %zu bytes", zc_result_name(r), size);
-        }
-        uint32_t sets = 0, total = 0;
-        r = zetMetricGroupCalculateMultipleMetricValuesExp(group, type, size, data, &sets, &total, NULL, NULL);
-        if (!zc_acceptable(r))
-            zc_fail("sets: %s for %zu bytes", zc_result_name(r), size);
-        if (r == ZE_RESULT_SUCCESS && sets > 0 && total > 0) {
-            uint32_t *counts = calloc(sets, sizeof *counts);
-            zet_typed_value_t *values = calloc(total, sizeof *values);
-            assert_true(counts != NULL && values != NULL);
-            r = zetMetricGroupCalculateMultipleMetricValuesExp(group, type, size, data, &sets, &total, counts, values);
-            free(counts);
-            free(values);
-            if (!zc_acceptable(r))
-                zc_fail("set values: %s for %zu bytes", zc_result_name(r), size);
-        }
+        zc_fuzz_calls(group, data, size, seed);
         free(data);
     }
 }
@@ -529,44 +757,269 @@ static void calc_random_bytes_and_sizes_never_crash(void **state) {
     }
 }
 
-/* The calculation may be called from simultaneous threads, also on one group (the carried record has its lock). */
+/* ---- Mutations of valid data: the record-reading paths, with inputs whose results the documents predict --------- */
+
+#define ZC_MAX_TILES 64u
+
+/* The tile ids a frame of `device`'s data names (docs/metrics-raw-formats.md): its sub-devices, or itself. */
+static uint32_t zc_frame_tiles(ze_device_handle_t device, uint32_t ids[ZC_MAX_TILES]) {
+    uint32_t n = zc_subdevice_count(device);
+    for (uint32_t i = 0; i < n && i < ZC_MAX_TILES; i++)
+        ids[i] = i;
+    if (n > 0)
+        return n < ZC_MAX_TILES ? n : ZC_MAX_TILES;
+    ze_device_properties_t p = zc_device_props(device);
+    ids[0] = (p.flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE) ? p.subdeviceId : 0;
+    return 1;
+}
+
+/* The record size of a group's data: OA snapshots (streamers), OA query records, EU stall samples. */
+static uint32_t zc_record_size(zet_metric_group_handle_t group) {
+    zet_metric_group_properties_t p = zc_group_properties(group);
+    if (!(p.samplingType & ZC_TIME_BASED))
+        return ZC_QUERY_RECORD_SIZE;
+    return strcmp(p.name, "EuStallSampling") == 0 ? ZC_EU_STALL_RECORD_SIZE : ZC_OA_RECORD_SIZE;
+}
+
+/* A well-formed record of that size (docs/metrics-raw-formats.md) with random contents: an OA snapshot's header holds
+ * `sequence`, a timer or marker reason and zero bits 25-31; a query record its tag and flag bits 0-3; an EU stall
+ * sample an IP of 29 bits. */
+static void zc_random_record(uint8_t *rec, uint32_t record_size, uint16_t sequence, uint64_t *seed) {
+    for (uint32_t i = 0; i < record_size; i++)
+        rec[i] = (uint8_t)zc_random(seed);
+    uint32_t word = (uint32_t)zc_random(seed);
+    if (record_size == ZC_OA_RECORD_SIZE) {
+        zc_put32(rec, sequence | (1u + (word & 1u)) << 16 | (word & 2u) << 23);
+    } else if (record_size == ZC_QUERY_RECORD_SIZE) {
+        zc_put32(rec, ZC_QUERY_TAG);
+        zc_put32(rec + 4, word & 0xfu);
+    } else {
+        zc_put64(rec, word & ((1u << 29) - 1));
+    }
+}
+
+/* A mutated input and the results docs/metrics-raw-formats.md predicts for it on the fake. */
+typedef struct zc_mutant {
+    uint8_t data[16 + 16 * ZC_MAX_TILES + ZC_MAX_TILES * 4 * ZC_QUERY_RECORD_SIZE];
+    size_t size;
+    size_t header; /* 0 for plain data */
+    uint32_t sections;
+    ze_result_t plain; /* expected of zetMetricGroupCalculateMetricValues */
+    ze_result_t multi; /* expected of the Exp call */
+} zc_mutant;
+
+/* Valid data of the group: a frame with a section for every tile (two times in three) or plain records (plain data
+ * of a multi-tile device is one set too), each part 0..3 (plain: 1..4) whole records, OA snapshots in consecutive
+ * sequence. */
+static void zc_valid_input(zc_mutant *m, uint32_t record_size, const uint32_t *tiles, uint32_t num_tiles,
+                           uint64_t *seed) {
+    bool framed = zc_random(seed) % 3 != 0;
+    m->sections = framed ? num_tiles : 1;
+    m->header = framed ? 16 + 16 * (size_t)m->sections : 0;
+    size_t offset = m->header;
+    uint16_t sequence = (uint16_t)zc_random(seed);
+    if (framed) {
+        memset(m->data, 0, m->header);
+        zc_put32(m->data, ZC_FRAME_MAGIC);
+        m->data[4] = 1;
+        m->data[6] = (uint8_t)m->header;
+        m->data[7] = (uint8_t)(m->header >> 8);
+        zc_put32(m->data + 8, m->sections);
+    }
+    for (uint32_t i = 0; i < m->sections; i++) {
+        uint32_t records = (uint32_t)(zc_random(seed) % 4) + (framed ? 0 : 1);
+        if (framed) {
+            zc_put32(m->data + 16 + 16 * i, tiles[i]);
+            zc_put32(m->data + 24 + 16 * i, (uint32_t)offset);
+            zc_put32(m->data + 28 + 16 * i, records * record_size);
+        }
+        for (uint32_t r = 0; r < records; r++, offset += record_size)
+            zc_random_record(m->data + offset, record_size, sequence++, seed);
+    }
+    m->size = offset;
+    m->multi = ZE_RESULT_SUCCESS;
+    m->plain = framed ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_SUCCESS;
+}
+
+/* Flips a few record bytes (never the frame header); plain data must still not start with the magic. */
+static void zc_flip_record_bytes(zc_mutant *m, uint64_t *seed) {
+    if (m->size == m->header)
+        return;
+    for (uint64_t flips = zc_random(seed) % 6; flips > 0; flips--)
+        m->data[m->header + zc_random(seed) % (m->size - m->header)] ^= (uint8_t)(1 + zc_random(seed) % 255);
+    if (m->header == 0 && zc_get32(m->data) == ZC_FRAME_MAGIC)
+        m->data[0] ^= 1;
+}
+
+/* Cuts 1 .. record size - 1 bytes off the end: plain data is no longer whole records, a frame's last section (or its
+ * header) runs past the end; data left shorter than 16 bytes is plain. */
+static void zc_truncate(zc_mutant *m, uint32_t record_size, uint64_t *seed) {
+    if (m->size < 2)
+        return;
+    size_t limit = m->size - 1 < record_size - 1 ? m->size - 1 : record_size - 1;
+    m->size -= 1 + zc_random(seed) % limit;
+    m->multi = ZE_RESULT_ERROR_INVALID_SIZE;
+    m->plain = m->header > 0 && m->size >= 16 ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_SIZE;
+}
+
+/* Moves one section's size by a whole record, or its offset onto the first section's: valid while the section stays
+ * inside the data (sections may overlap). */
+static void zc_resize_section(zc_mutant *m, uint32_t record_size, uint64_t *seed) {
+    uint32_t i = (uint32_t)(zc_random(seed) % m->sections);
+    uint8_t *entry = m->data + 16 + 16 * i;
+    uint32_t offset = zc_get32(entry + 8), length = zc_get32(entry + 12);
+    switch (zc_random(seed) % 3) {
+    case 0:
+        length += record_size;
+        break;
+    case 1:
+        length = length >= record_size ? length - record_size : length;
+        break;
+    default:
+        offset = (uint32_t)m->header;
+        break;
+    }
+    zc_put32(entry + 8, offset);
+    zc_put32(entry + 12, length);
+    m->multi = (size_t)offset + length <= m->size ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_SIZE;
+}
+
+/* Names a random tile in one section: valid while every tile is the device's and named once. */
+static void zc_retile_section(zc_mutant *m, const uint32_t *tiles, uint32_t num_tiles, uint64_t *seed) {
+    uint32_t i = (uint32_t)(zc_random(seed) % m->sections), tile = (uint32_t)(zc_random(seed) % (num_tiles + 2));
+    zc_put32(m->data + 16 + 16 * i, tile);
+    bool known = false, repeated = false;
+    for (uint32_t t = 0; t < num_tiles; t++)
+        known = known || tiles[t] == tile;
+    for (uint32_t j = 0; j < m->sections; j++)
+        repeated = repeated || (j != i && zc_get32(m->data + 16 + 16 * j) == tile);
+    m->multi = known && !repeated ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}
+
+static void zc_mutate(zc_mutant *m, uint32_t record_size, const uint32_t *tiles, uint32_t num_tiles, uint64_t *seed) {
+    zc_valid_input(m, record_size, tiles, num_tiles, seed);
+    zc_flip_record_bytes(m, seed);
+    uint64_t kind = zc_random(seed) % 4;
+    if (kind == 1)
+        zc_truncate(m, record_size, seed);
+    else if (kind == 2 && m->header > 0)
+        zc_resize_section(m, record_size, seed);
+    else if (kind == 3 && m->header > 0)
+        zc_retile_section(m, tiles, num_tiles, seed);
+}
+
+/* Returns how many of the inputs calculated to at least one value. */
+static uint32_t zc_fuzz_mutations(zet_metric_group_handle_t group, ze_device_handle_t device, uint64_t *seed,
+                                  uint32_t iterations) {
+    uint32_t tiles[ZC_MAX_TILES], num_tiles = zc_frame_tiles(device, tiles), calculated = 0;
+    uint32_t record_size = zc_record_size(group);
+    zc_mutant *m = malloc(sizeof *m);
+    assert_non_null(m);
+    for (uint32_t i = 0; i < iterations; i++) {
+        zc_mutate(m, record_size, tiles, num_tiles, seed);
+        zc_fuzz_outcome out = zc_fuzz_calls(group, m->data, m->size, seed);
+        calculated += out.values > 0;
+        if (zc_driver_is_fake() && (out.plain != m->plain || out.multi != m->multi))
+            zc_fail("a mutated input of %zu bytes (%u sections): %s and %s, expected %s and %s", m->size, m->sections,
+                    zc_result_name(out.plain), zc_result_name(out.multi), zc_result_name(m->plain),
+                    zc_result_name(m->multi));
+    }
+    free(m);
+    return calculated;
+}
+
+/* Valid plain data and frames of every group, mutated: record bytes flipped, section sizes and offsets moved by whole
+ * records, tiles renamed, the end cut off. Exact-size heap copies let AddressSanitizer see any read past the data.
+ * On the fake every result is the one the validation table predicts, and many inputs calculate values. */
+static void calc_mutated_frames_and_records_never_crash(void **state) {
+    (void)state;
+    const zc_system *sys = zc_sys();
+    uint64_t seed = 0x7a6566616b65u;
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        zc_count_query query = zc_metric_group_query(sys->all[d]);
+        uint32_t n = 0;
+        zet_metric_group_handle_t *groups = zc_query_all(&query, &n);
+        for (uint32_t g = 0; g < n; g++) {
+            uint32_t calculated = zc_fuzz_mutations(groups[g], sys->all[d], &seed, 200);
+            if (zc_driver_is_fake() && calculated < 200 / 5)
+                zc_fail("only %u of 200 mutated inputs calculated values", calculated);
+        }
+        free(groups);
+    }
+}
+
+/* ---- Threads -------------------------------------------------------------------------------------------------- */
+
+/* The calculation may be called from simultaneous threads, also on one group (the carried record has its lock): each
+ * thread calculates streams of its own, which never continue another's, and must get exactly the values a single
+ * thread gets for the same reports. */
 typedef struct zc_calc_job {
     zet_metric_group_handle_t group;
     uint16_t first_sequence;
+    uint32_t ticks_step; /* GPU clocks between reports, different per thread */
+    uint32_t count;      /* values per call */
+    zet_typed_value_t expected[256];
     int failures;
 } zc_calc_job;
+
+static void zc_job_records(const zc_calc_job *job, uint16_t first_sequence, uint8_t *raw) {
+    for (uint16_t i = 0; i < 4; i++)
+        zc_write_oa(raw + i * ZC_OA_RECORD_SIZE, &(zc_oa_snapshot){.sequence = (uint16_t)(first_sequence + i),
+                                                                   .timestamp = 1000u * i,
+                                                                   .gpu_ticks = job->ticks_step * i});
+}
 
 static void *zc_calc_thread(void *arg) {
     zc_calc_job *job = arg;
     uint8_t raw[4 * ZC_OA_RECORD_SIZE];
     zet_typed_value_t values[256];
     for (int round = 0; round < 200; round++) {
-        for (uint16_t i = 0; i < 4; i++)
-            zc_write_oa(raw + i * ZC_OA_RECORD_SIZE,
-                        &(zc_oa_snapshot){.sequence = (uint16_t)(job->first_sequence + 8 * round + i),
-                                          .timestamp = 1000u * i,
-                                          .gpu_ticks = 5u * i});
+        zc_job_records(job, (uint16_t)(job->first_sequence + 8 * round), raw);
         uint32_t count = 256;
         if (zetMetricGroupCalculateMetricValues(job->group, ZC_PLAIN, sizeof raw, raw, &count, values) !=
-            ZE_RESULT_SUCCESS)
+                ZE_RESULT_SUCCESS ||
+            count != job->count || !zc_same_values(values, job->expected, count))
             job->failures++;
     }
     return NULL;
+}
+
+/* The values of one call on the job's reports, from this thread alone (a stream no other call continues). */
+static void zc_job_reference(zc_calc_job *job, uint16_t first_sequence) {
+    uint8_t raw[4 * ZC_OA_RECORD_SIZE];
+    zc_job_records(job, (uint16_t)(first_sequence - 2), raw);
+    job->count = 256; /* the kept record becomes one the reference does not continue */
+    zc_assert_success(
+        zetMetricGroupCalculateMetricValues(job->group, ZC_PLAIN, ZC_OA_RECORD_SIZE, raw, &job->count, job->expected));
+    zc_job_records(job, first_sequence, raw);
+    job->count = 256;
+    zc_assert_success(
+        zetMetricGroupCalculateMetricValues(job->group, ZC_PLAIN, sizeof raw, raw, &job->count, job->expected));
+    assert_int_equal(job->count, 3 * zc_metric_count(job->group));
+    if (zc_driver_is_fake()) { /* docs/metrics-raw-formats.md: pairwise differences */
+        uint32_t clocks = zc_metric_index(job->group, "GpuCoreClocks"), mc = zc_metric_count(job->group);
+        for (uint32_t r = 0; r < 3; r++)
+            assert_int_equal(zc_u64(job->expected[r * mc + clocks]), job->ticks_step);
+    }
 }
 
 static void calc_from_simultaneous_threads(void **state) {
     (void)state;
     zet_metric_group_handle_t group = zc_need_group(zc_device(), "TestOa", ZC_TIME_BASED);
     pthread_t threads[4];
-    zc_calc_job jobs[4];
+    zc_calc_job *jobs = calloc(4, sizeof *jobs);
+    assert_non_null(jobs);
     for (int i = 0; i < 4; i++) {
-        jobs[i] = (zc_calc_job){group, (uint16_t)(10000 + 4000 * i), 0};
-        assert_int_equal(pthread_create(&threads[i], NULL, zc_calc_thread, &jobs[i]), 0);
+        jobs[i] = (zc_calc_job){.group = group, .first_sequence = (uint16_t)(10000 + 4000 * i), .ticks_step = 5u + i};
+        zc_job_reference(&jobs[i], (uint16_t)(60000 + 16 * i));
     }
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, zc_calc_thread, &jobs[i]), 0);
     for (int i = 0; i < 4; i++) {
         pthread_join(threads[i], NULL);
         assert_int_equal(jobs[i].failures, 0);
     }
+    free(jobs);
 }
 
 int main(int argc, char **argv) {
@@ -575,11 +1028,15 @@ int main(int argc, char **argv) {
         cmocka_unit_test(calc_stream_40_bit_counters),
         cmocka_unit_test(calc_value_count_limits_the_values),
         cmocka_unit_test(calc_query_records),
+        cmocka_unit_test(calc_max_of_query_records),
         cmocka_unit_test(calc_eu_stall_samples_summed_per_ip),
         cmocka_unit_test(calc_multi_tile_frame),
+        cmocka_unit_test(calc_max_through_the_exp_call),
         cmocka_unit_test(calc_malformed_sizes),
         cmocka_unit_test(calc_malformed_frames),
+        cmocka_unit_test(calc_data_starting_with_the_magic_is_a_frame),
         cmocka_unit_test(calc_random_bytes_and_sizes_never_crash),
+        cmocka_unit_test(calc_mutated_frames_and_records_never_crash),
         cmocka_unit_test(calc_from_simultaneous_threads),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};

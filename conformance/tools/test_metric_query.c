@@ -4,6 +4,7 @@
 #include "zc_exec.h"
 #include "zc_kernel_files.h"
 #include "zc_metric.h"
+#include "zc_metric_work.h"
 
 #include <inttypes.h>
 
@@ -104,6 +105,15 @@ static void query_pool_bad_arguments(void **state) {
     desc.count = 0;
     zc_assert_result(zetMetricQueryPoolCreate(f->x.context, f->x.device, event, &desc, &pool),
                      ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    /* desc->stype: 0 (tools leave it so) or METRIC_QUERY_POOL_DESC; a descriptor of another type is refused. */
+    desc.count = 1;
+    desc.stype = ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC;
+    zc_assert_result(zetMetricQueryPoolCreate(f->x.context, f->x.device, event, &desc, &pool),
+                     ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    desc.stype = 0;
+    zc_assert_success(zetMetricQueryPoolCreate(f->x.context, f->x.device, event, &desc, &pool));
+    zc_assert_success(zetMetricQueryPoolDestroy(pool));
+    desc.stype = ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC;
     if (zc_sys()->num_subdevices[0] > 0) {
         zet_metric_group_handle_t sub = zc_need_group(zc_sys()->subdevices[0][0], "ComputeBasic", ZC_EVENT_BASED);
         desc.count = 1;
@@ -365,8 +375,28 @@ static void query_known_workload_gives_the_modelled_values(void **state) {
     zc_assert_success(zetMetricQueryPoolDestroy(pool));
 }
 
-/* TestOa counters are floor(clocks x factor) at each end of the query: the differences are within one of the
- * factor times the clocks, and exactly what the two floors give. */
+/* TestOa counters are floor(clocks x factor) at each end of a query (docs/metrics.md, the shipped scenarios): set s
+ * of a query's values must hold exactly the differences of the two floors. */
+static void zc_check_test_oa_counters(zet_metric_group_handle_t group, const zc_sets *sets, uint32_t s, uint64_t mhz) {
+    static const struct {
+        const char *name;
+        uint64_t multiply, divide;
+    } factors[] = {{"Counter0", 0, 1}, {"Counter1", 1, 1}, {"Counter2", 1, 1}, {"Counter3", 1, 2},
+                   {"Counter4", 1, 3}, {"Counter5", 1, 3}, {"Counter6", 1, 6}, {"Counter7", 2, 3}};
+    uint64_t begin = zc_value(group, sets, s, "QueryBeginTime"), time = zc_value(group, sets, s, "GpuTime");
+    uint64_t at_begin = zc_cycles(begin, mhz), at_end = zc_cycles(begin + time, mhz);
+    assert_int_equal(zc_value(group, sets, s, "GpuCoreClocks"), at_end - at_begin);
+    for (size_t i = 0; i < ZC_COUNT(factors); i++) {
+        uint64_t want =
+            at_end * factors[i].multiply / factors[i].divide - at_begin * factors[i].multiply / factors[i].divide;
+        if (zc_value(group, sets, s, factors[i].name) != want)
+            zc_fail("%s = %" PRIu64 ", expected %" PRIu64, factors[i].name, zc_value(group, sets, s, factors[i].name),
+                    want);
+    }
+    assert_int_equal(zc_value(group, sets, s, "Counter8"), 1);
+}
+
+/* TestOa counters follow the GPU clock over the measured workload. */
 static void query_test_oa_counters_follow_the_clock(void **state) {
     zc_query_fixture *f = *state;
     zc_exec *x = &f->x;
@@ -376,28 +406,66 @@ static void query_test_oa_counters_follow_the_clock(void **state) {
     zet_metric_query_pool_handle_t pool = zc_pool(x, group, 1, ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE);
     zet_metric_query_handle_t query = zc_query(pool, 0);
     zc_run_measured_workload(f, query);
-    uint32_t tiles = zc_subdevice_count(x->device) > 0 ? zc_subdevice_count(x->device) : 1;
+    uint32_t tiles = zc_tiles(x->device);
     zc_sets sets = zc_query_sets(group, query, tiles);
     uint64_t mhz = zc_device_props(x->device).coreClockRate;
-    static const struct {
-        const char *name;
-        uint64_t multiply, divide;
-    } factors[] = {{"Counter0", 0, 1}, {"Counter1", 1, 1}, {"Counter2", 1, 1}, {"Counter3", 1, 2},
-                   {"Counter4", 1, 3}, {"Counter5", 1, 3}, {"Counter6", 1, 6}, {"Counter7", 2, 3}};
+    for (uint32_t s = 0; s < tiles; s++)
+        zc_check_test_oa_counters(group, &sets, s, mhz);
+    zc_sets_free(&sets);
+    zc_assert_success(zetMetricQueryDestroy(query));
+    zc_assert_success(zetMetricQueryPoolDestroy(pool));
+}
+
+/* begin, `launches` long launches (zc_metric_work.h), end: one list, one engine. */
+static void zc_run_long_measured_work(zc_query_fixture *f, zet_metric_query_handle_t query, uint32_t launches) {
+    zc_exec *x = &f->x;
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "gemm");
+    void *buffer = zc_device_alloc(x, 64);
+    ze_kernel_handle_t kernel = zc_long_gemm_kernel(module, buffer);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_assert_success(zetCommandListAppendMetricQueryBegin(list, query));
+    zc_append_long_launches(list, kernel, launches);
+    zc_assert_success(zetCommandListAppendMetricQueryEnd(list, query, NULL, 0, NULL));
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zc_run(queue, list);
+    zc_assert_success(zeCommandQueueDestroy(queue));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_free(x, buffer);
+    zc_assert_success(zeModuleDestroy(module));
+}
+
+/* A query around more than 2^32 timestamp ticks of work (and so more than 2^32 GPU clocks): its records hold 64-bit
+ * differences (docs/metrics-raw-formats.md), so the ticks, GpuTime, GpuCoreClocks and the TestOa counters keep
+ * every bit and equal what the cost model predicts. */
+static void query_counters_keep_64_bits_past_2_32_clocks(void **state) {
+    zc_query_fixture *f = *state;
+    zc_exec *x = &f->x;
+    zc_skip_unless_fake();
+    zet_metric_group_handle_t group = zc_need_group(x->device, "TestOa", ZC_EVENT_BASED);
+    zc_activate(x->context, x->device, 1, &group);
+    zet_metric_query_pool_handle_t pool = zc_pool(x, group, 1, ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE);
+    zet_metric_query_handle_t query = zc_query(pool, 0);
+    uint32_t launches = zc_launches_past_tick_wrap(x->device, 0, 0); /* a duration of more than 2^32 ticks */
+    zc_run_long_measured_work(f, query, launches);
+    ze_device_properties_t p = zc_device_props(x->device);
+    uint64_t duration = 100 + launches * zc_long_launch_ns(x->device); /* the begin command, then the launches */
+    uint32_t tiles = zc_tiles(x->device);
+    size_t size = 0, length = 0;
+    uint8_t *data = zc_query_data(query, &size);
+    zc_sets sets = zc_query_sets(group, query, tiles);
     for (uint32_t s = 0; s < tiles; s++) {
-        uint64_t begin = zc_value(group, &sets, s, "QueryBeginTime"), time = zc_value(group, &sets, s, "GpuTime");
-        uint64_t at_begin = zc_cycles(begin, mhz), at_end = zc_cycles(begin + time, mhz);
-        assert_int_equal(zc_value(group, &sets, s, "GpuCoreClocks"), at_end - at_begin);
-        for (size_t i = 0; i < ZC_COUNT(factors); i++) {
-            uint64_t want =
-                at_end * factors[i].multiply / factors[i].divide - at_begin * factors[i].multiply / factors[i].divide;
-            if (zc_value(group, &sets, s, factors[i].name) != want)
-                zc_fail("%s = %" PRIu64 ", expected %" PRIu64, factors[i].name,
-                        zc_value(group, &sets, s, factors[i].name), want);
-        }
-        assert_int_equal(zc_value(group, &sets, s, "Counter8"), 1);
+        uint64_t begin = zc_value(group, &sets, s, "QueryBeginTime");
+        assert_int_equal(zc_value(group, &sets, s, "GpuTime"), duration);
+        uint64_t ticks = zc_ticks_at(begin + duration, p.timerResolution) - zc_ticks_at(begin, p.timerResolution);
+        assert_true(ticks > (1ull << 32));
+        const uint8_t *record = zc_tile_records(data, size, s, &length);
+        assert_int_equal(zc_get64(record + 24), ticks);
+        assert_true(zc_value(group, &sets, s, "GpuCoreClocks") > (1ull << 32));
+        zc_check_test_oa_counters(group, &sets, s, p.coreClockRate);
     }
     zc_sets_free(&sets);
+    free(data);
     zc_assert_success(zetMetricQueryDestroy(query));
     zc_assert_success(zetMetricQueryPoolDestroy(pool));
 }
@@ -483,6 +551,7 @@ int main(int argc, char **argv) {
         ZC_T(query_append_checks),
         ZC_T(query_known_workload_gives_the_modelled_values),
         ZC_T(query_test_oa_counters_follow_the_clock),
+        ZC_T(query_counters_keep_64_bits_past_2_32_clocks),
         ZC_T(query_same_workload_same_values),
         ZC_T(query_end_without_begin_and_execution_pools),
     };

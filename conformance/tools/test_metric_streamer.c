@@ -5,6 +5,7 @@
 #include "zc_exec.h"
 #include "zc_kernel_files.h"
 #include "zc_metric.h"
+#include "zc_metric_work.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,23 +59,6 @@ static uint8_t *zc_read(zet_metric_streamer_handle_t streamer, uint32_t max_repo
     return data;
 }
 
-/* The records of tile `tile` in data read from a streamer: the frame's section, or all of unframed data. */
-static const uint8_t *zc_tile_records(const uint8_t *data, size_t size, uint32_t tile, size_t *length) {
-    *length = size;
-    if (size < 16 || zc_get32(data) != ZC_FRAME_MAGIC)
-        return data;
-    uint32_t sets = zc_get32(data + 8);
-    for (uint32_t i = 0; i < sets; i++) {
-        const uint8_t *entry = data + 16 + 16 * i;
-        if (zc_get32(entry) == tile) {
-            *length = zc_get32(entry + 12);
-            return data + zc_get32(entry + 8);
-        }
-    }
-    zc_fail("no section for tile %u", tile);
-    return NULL;
-}
-
 /* Device time passes through host reads of the clock (1 us each on the modelled clock, docs/cost-model.md). */
 static uint64_t zc_advance_clock(ze_device_handle_t device, uint32_t reads) {
     uint64_t host = 0, ticks = 0;
@@ -93,11 +77,6 @@ static uint64_t zc_period_ticks(ze_device_handle_t device, uint64_t requested_ns
     while (p * 2 <= ticks)
         p *= 2;
     return p;
-}
-
-static uint32_t zc_tiles(ze_device_handle_t device) {
-    uint32_t n = zc_subdevice_count(device);
-    return n > 0 ? n : 1;
 }
 
 /* GEMM of 8x8 outputs with a long inner dimension: one long kernel (docs/builtin-kernels.md: 4 + 2k cycles). */
@@ -163,6 +142,58 @@ static void streamer_open_checks_in_order(void **state) {
                      ZE_RESULT_NOT_READY);
     zc_assert_result(zetMetricStreamerOpen(x->context, x->device, test, NULL, NULL, &other),
                      ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+}
+
+/* A host-visible event of its own context (the caller destroys the pool and the event). */
+static ze_event_handle_t zc_event_in(ze_context_handle_t context, ze_device_handle_t device,
+                                     ze_event_pool_handle_t *pool) {
+    ze_event_pool_desc_t desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+    zc_assert_success(zeEventPoolCreate(context, &desc, 1, &device, pool));
+    return zc_event(*pool, 0);
+}
+
+/* Argument errors of zetMetricStreamerOpen (docs/metrics.md, "Streamer"): a group of a sub-device on the root device,
+ * a descriptor of another type, a notification event of another context. They come before the state checks: a
+ * streamer of the group is open meanwhile, yet none of them answers ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE. */
+static void streamer_open_bad_arguments(void **state) {
+    zc_streamer_fixture *f = *state;
+    zc_exec *x = &f->x;
+    zet_metric_group_handle_t group = zc_need_group(x->device, "TestOa", ZC_TIME_BASED);
+    zc_activate(x->context, x->device, 1, &group);
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 16, 100000};
+    zet_metric_streamer_handle_t streamer = NULL, open = zc_open(x, group, &desc, NULL);
+    if (zc_subdevice_count(x->device) > 0) {
+        ze_device_handle_t sub = zc_sys()->subdevices[0][0];
+        zet_metric_group_handle_t sub_group = zc_need_group(sub, "TestOa", ZC_TIME_BASED);
+        zc_activate(x->context, sub, 1, &sub_group);
+        ze_result_t r = zetMetricStreamerOpen(x->context, x->device, sub_group, &desc, NULL, &streamer);
+        if (zc_driver_is_fake())
+            zc_assert_result(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        else
+            zc_assert_error(r);
+        zc_activate(x->context, sub, 0, NULL);
+    }
+    if (!zc_driver_is_fake())
+        zc_assert_success(zetMetricStreamerClose(open));
+    zc_skip_unless_fake(); /* the specification names no result for the next two */
+    zet_metric_streamer_desc_t wrong = desc;
+    wrong.stype = ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC;
+    zc_assert_result(zetMetricStreamerOpen(x->context, x->device, group, &wrong, NULL, &streamer),
+                     ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_context_handle_t other = NULL;
+    zc_assert_success(zeContextCreate(zc_sys()->driver, &context_desc, &other));
+    ze_event_pool_handle_t pool = NULL;
+    ze_event_handle_t event = zc_event_in(other, x->device, &pool);
+    zc_assert_result(zetMetricStreamerOpen(x->context, x->device, group, &desc, event, &streamer),
+                     ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+    zc_assert_success(zeEventDestroy(event));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeContextDestroy(other));
+    zc_assert_success(zetMetricStreamerClose(open));
+    /* None of them opened anything; stype 0 (tools leave it so) opens. */
+    wrong.stype = 0;
+    zc_assert_success(zetMetricStreamerClose(zc_open(x, group, &wrong, NULL)));
 }
 
 static void streamer_period_and_notification_count_written_back(void **state) {
@@ -294,6 +325,112 @@ static void streamer_reports_while_work_runs(void **state) {
     zc_assert_success(zetMetricStreamerClose(streamer));
 }
 
+/* ---- Counters that wrap (fake) -------------------------------------------------------------------------------- */
+
+/* What docs/metrics.md predicts for the reports of a streamer with period P ticks: report k is due at P x k ticks,
+ * that is at device time ceil(k x P x 10^9 / timer Hz) ns, and carries the GPU clocks of that instant. */
+typedef struct zc_stream_model {
+    uint64_t period; /* P, ticks */
+    uint64_t hz, mhz;
+    uint64_t first_k, last_k;
+} zc_stream_model;
+
+static uint64_t zc_report_clocks(const zc_stream_model *m, uint64_t k) {
+    unsigned __int128 scaled = (unsigned __int128)k * m->period * 1000000000u;
+    uint64_t ns = (uint64_t)(scaled / m->hz + (scaled % m->hz != 0));
+    return zc_gpu_clocks_at(ns, m->mhz);
+}
+
+/* The raw records of one tile: report k = first_k + i at index i, and the timestamp and the GPU clock each wrapped
+ * (a later report with a smaller raw value) at least once. */
+static void zc_check_wrapped_records(const uint8_t *records, size_t length, const zc_stream_model *m) {
+    size_t n = length / ZC_OA_RECORD_SIZE;
+    assert_int_equal(n, m->last_k - m->first_k + 1);
+    bool timestamp_wrapped = false, clock_wrapped = false;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *rec = records + i * ZC_OA_RECORD_SIZE;
+        /* timestamp_valid_bits is 32 in the shipped scenarios (docs/scenarios.md) */
+        assert_int_equal(zc_get64(rec + 8), ((m->first_k + i) * m->period) & 0xffffffffu);
+        assert_int_equal(zc_get32(rec + 16), zc_report_clocks(m, m->first_k + i) & 0xffffffffu);
+        if (i > 0) {
+            timestamp_wrapped = timestamp_wrapped || zc_get64(rec + 8) < zc_get64(rec - ZC_OA_RECORD_SIZE + 8);
+            clock_wrapped = clock_wrapped || zc_get32(rec + 16) < zc_get32(rec - ZC_OA_RECORD_SIZE + 16);
+        }
+    }
+    assert_true(timestamp_wrapped && clock_wrapped);
+}
+
+/* TestOa values of one tile's results: result r pairs reports first_k + r and first_k + r + 1. */
+static void zc_check_wrapped_values(zet_metric_group_handle_t group, const zet_typed_value_t *values, uint32_t count,
+                                    const zc_stream_model *m) {
+    uint32_t mc = zc_metric_count(group);
+    uint32_t time = zc_metric_index(group, "GpuTime"), clocks = zc_metric_index(group, "GpuCoreClocks");
+    uint32_t c1 = zc_metric_index(group, "Counter1"), c3 = zc_metric_index(group, "Counter3");
+    uint32_t c7 = zc_metric_index(group, "Counter7"), c8 = zc_metric_index(group, "Counter8");
+    assert_int_equal(count, (m->last_k - m->first_k) * mc);
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < count / mc; r++) {
+        const zet_typed_value_t *row = values + (size_t)r * mc;
+        uint64_t before = zc_report_clocks(m, m->first_k + r), after = zc_report_clocks(m, m->first_k + r + 1);
+        assert_int_equal(zc_u64(row[time]), m->period * 1000000000u / m->hz);
+        assert_int_equal(zc_u64(row[clocks]), after - before);
+        assert_int_equal(zc_u64(row[c1]), after - before);
+        assert_int_equal(zc_u64(row[c3]), after / 2 - before / 2);
+        assert_int_equal(zc_u64(row[c7]), after * 2 / 3 - before * 2 / 3);
+        assert_int_equal(zc_u64(row[c8]), 1);
+        total += zc_u64(row[clocks]);
+    }
+    assert_true(total > (1ull << 32)); /* the results cover more than a whole turn of the 32-bit clock */
+}
+
+/* Device time passes 2^32 GPU clocks (on every launch) and 2^32 timestamp ticks while a TestOa streamer samples the
+ * long modelled launches of zc_metric_work.h. Each pair of reports still calculates exactly what the documents
+ * predict across both wraps, and the reports end where the cost model says the work ends. */
+static void streamer_counters_wrap_under_long_kernels(void **state) {
+    zc_streamer_fixture *f = *state;
+    zc_exec *x = &f->x;
+    zc_skip_unless_fake();
+    zet_metric_group_handle_t group = zc_need_group(x->device, "TestOa", ZC_TIME_BASED);
+    zc_activate(x->context, x->device, 1, &group);
+    ze_device_properties_t p = zc_device_props(x->device);
+    zc_stream_model m = {.hz = p.timerResolution, .mhz = p.coreClockRate};
+    uint64_t before = zc_device_ticks(x->device);
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 16384, 20000000};
+    zet_metric_streamer_handle_t streamer = zc_open(x, group, &desc, NULL);
+    m.period = zc_period_ticks(x->device, desc.samplingPeriod);
+    assert_int_equal(desc.samplingPeriod, (m.period * 1000000000u + m.hz - 1) / m.hz);
+    uint32_t launches = zc_launches_past_tick_wrap(x->device, before, 2 * m.period);
+    void *buffer = zc_device_alloc(x, 64);
+    ze_kernel_handle_t kernel = zc_long_gemm_kernel(f->gemm, buffer);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_append_long_launches(list, kernel, launches);
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zc_run(queue, list);
+    uint64_t after = zc_device_ticks(x->device); /* 1 us after the end of the work */
+    uint64_t work = zc_ticks_at(launches * zc_long_launch_ns(x->device) + 1000, m.hz);
+    assert_true(after - before == work || after - before == work + 1);
+    m.first_k = before / m.period + 1;
+    m.last_k = after / m.period;
+    size_t size = 0, length = 0;
+    ze_result_t result;
+    uint8_t *data = zc_read(streamer, UINT32_MAX, &size, &result);
+    zc_assert_success(result);
+    zc_sets sets = zc_calculate_sets(group, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, data, size);
+    assert_int_equal(sets.num_sets, zc_tiles(x->device));
+    for (uint32_t t = 0, offset = 0; t < sets.num_sets; offset += sets.counts[t++]) {
+        const uint8_t *records = zc_tile_records(data, size, t, &length);
+        zc_check_wrapped_records(records, length, &m);
+        zc_check_wrapped_values(group, sets.values + offset, sets.counts[t], &m);
+    }
+    zc_sets_free(&sets);
+    free(data);
+    zc_assert_success(zetMetricStreamerClose(streamer));
+    zc_assert_success(zeCommandQueueDestroy(queue));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_free(x, buffer);
+}
+
 static void streamer_notification_event_signalled_when_reports_are_readable(void **state) {
     zc_streamer_fixture *f = *state;
     zc_exec *x = &f->x;
@@ -377,6 +514,20 @@ static void streamer_overflow_warns_and_keeps_the_oldest_reports(void **state) {
     zc_assert_success(zetMetricStreamerClose(streamer));
 }
 
+/* The sequence numbers of tile t's reports in data read from a streamer must be first, first + 1, ...; returns how
+ * many reports there are. */
+static size_t zc_check_sequence(const uint8_t *data, size_t size, uint32_t tile, uint32_t first) {
+    size_t length = 0;
+    const uint8_t *records = zc_tile_records(data, size, tile, &length);
+    assert_int_equal(length % ZC_OA_RECORD_SIZE, 0);
+    size_t n = length / ZC_OA_RECORD_SIZE;
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(zc_get32(records + i * ZC_OA_RECORD_SIZE) & 0xffff, (first + i) & 0xffff);
+    return n;
+}
+
+/* maxReportCount 2 returns exactly the 2 oldest reports of every tile; the others stay in the buffer, intact and in
+ * order: the next read starts with the third report, and its calculation continues the stream of the first read. */
 static void streamer_read_respects_max_report_count(void **state) {
     zc_streamer_fixture *f = *state;
     zc_exec *x = &f->x;
@@ -384,12 +535,38 @@ static void streamer_read_respects_max_report_count(void **state) {
     zc_activate(x->context, x->device, 1, &group);
     zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 64, 10000};
     zet_metric_streamer_handle_t streamer = zc_open(x, group, &desc, NULL);
-    zc_run_gemm(f, 20000);
+    zc_run_gemm(f, 20000); /* about 27 us: 4 reports at the fake's 6667 ns period */
     size_t size = 0, length = 0;
     ze_result_t result;
     uint8_t *data = zc_read(streamer, 2, &size, &result);
-    zc_tile_records(data, size, 0, &length);
-    assert_true(length <= 2 * ZC_OA_RECORD_SIZE);
+    uint32_t tiles = zc_tiles(x->device);
+    for (uint32_t t = 0; t < tiles; t++) {
+        zc_tile_records(data, size, t, &length);
+        assert_true(length <= 2 * ZC_OA_RECORD_SIZE);
+    }
+    if (zc_driver_is_fake()) {
+        zc_assert_success(result);
+        assert_int_equal(size, (tiles > 1 ? 16 + 16 * tiles : 0) + 2 * (size_t)tiles * ZC_OA_RECORD_SIZE);
+        size_t rest_size = 0;
+        uint8_t *rest_data = zc_read(streamer, UINT32_MAX, &rest_size, &result);
+        zc_assert_success(result);
+        for (uint32_t t = 0; t < tiles; t++) {
+            assert_int_equal(zc_check_sequence(data, size, t, 0), 2);
+            assert_true(zc_check_sequence(rest_data, rest_size, t, 2) >= 1);
+        }
+        /* The first read's last report is carried: the rest gives one result per report. */
+        uint32_t count = zc_metric_count(group);
+        zc_sets first = zc_calculate_sets(group, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, data, size);
+        zc_sets rest = zc_calculate_sets(group, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, rest_data, rest_size);
+        for (uint32_t t = 0; t < tiles; t++) {
+            zc_tile_records(rest_data, rest_size, t, &length);
+            assert_int_equal(first.counts[t], count);
+            assert_int_equal(rest.counts[t], length / ZC_OA_RECORD_SIZE * count);
+        }
+        zc_sets_free(&first);
+        zc_sets_free(&rest);
+        free(rest_data);
+    }
     free(data);
     zc_assert_result(zetMetricStreamerReadData(streamer, UINT32_MAX, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
     zc_assert_success(zetMetricStreamerClose(streamer));
@@ -436,6 +613,73 @@ static void streamer_markers_show_in_later_reports(void **state) {
     list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
     zc_assert_result(zetCommandListAppendMetricStreamerMarker(list, streamer, 1), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
     zc_assert_success(zeCommandListDestroy(list));
+}
+
+/* An immediate list on an engine group with the METRICS flag of `device` in `context`. */
+static ze_command_list_handle_t zc_metrics_list(ze_context_handle_t context, ze_device_handle_t device) {
+    zc_exec y = {.context = context, .device = device};
+    zc_exec_groups(&y);
+    uint32_t ordinal = y.compute_ordinal;
+    for (uint32_t i = 0; i < y.num_groups; i++) {
+        if (y.groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS) {
+            ordinal = i;
+            break;
+        }
+    }
+    return zc_immediate(&y, ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+}
+
+static void zc_assert_marker_refused(ze_command_list_handle_t list, zet_metric_streamer_handle_t streamer,
+                                     ze_result_t expected, const char *what) {
+    ze_result_t got = zetCommandListAppendMetricStreamerMarker(list, streamer, 0x5eed);
+    if (got != expected)
+        zc_fail("a marker %s: %s, expected %s", what, zc_result_name(got), zc_result_name(expected));
+    zc_assert_success(zeCommandListDestroy(list));
+}
+
+/* Markers go on a list of the streamer's device and context whose engine group has the METRICS flag, for an OA
+ * streamer (docs/metrics.md, "Markers"). A refused marker leaves no trace in the reports. */
+static void streamer_marker_on_a_wrong_list_or_streamer_is_refused(void **state) {
+    zc_streamer_fixture *f = *state;
+    zc_exec *x = &f->x;
+    zc_skip_unless_fake(); /* the specification leaves these to the application */
+    zet_metric_group_handle_t oa = zc_need_group(x->device, "TestOa", ZC_TIME_BASED);
+    zet_metric_group_handle_t eu = zc_need_group(x->device, "EuStallSampling", ZC_TIME_BASED);
+    zet_metric_group_handle_t both[2] = {oa, eu};
+    zc_activate(x->context, x->device, 2, both);
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 1024, 10000};
+    zet_metric_streamer_handle_t streamer = zc_open(x, oa, &desc, NULL), eu_streamer = zc_open(x, eu, &desc, NULL);
+    if (x->copy_ordinal != ZC_NO_ORDINAL)
+        zc_assert_marker_refused(zc_immediate(x, x->copy_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS), streamer,
+                                 ZE_RESULT_ERROR_INVALID_ARGUMENT, "on a copy engine");
+    zc_assert_marker_refused(zc_metrics_list(x->context, x->device), eu_streamer, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                             "for an EU stall streamer");
+    const zc_system *sys = zc_sys();
+    ze_device_handle_t other = sys->num_subdevices[0] > 0 ? sys->subdevices[0][0]
+                               : sys->num_roots > 1       ? sys->roots[1]
+                                                          : NULL;
+    if (other != NULL)
+        zc_assert_marker_refused(zc_metrics_list(x->context, other), streamer, ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                                 "on another device's list");
+    ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_context_handle_t context = NULL;
+    zc_assert_success(zeContextCreate(sys->driver, &context_desc, &context));
+    zc_assert_marker_refused(zc_metrics_list(context, x->device), streamer, ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                             "on another context's list");
+    zc_assert_success(zeContextDestroy(context));
+    zc_advance_clock(x->device, 30);
+    size_t size = 0, length = 0;
+    ze_result_t result;
+    uint8_t *data = zc_read(streamer, UINT32_MAX, &size, &result);
+    const uint8_t *records = zc_tile_records(data, size, 0, &length);
+    assert_true(length >= ZC_OA_RECORD_SIZE);
+    for (size_t i = 0; i < length / ZC_OA_RECORD_SIZE; i++) {
+        assert_int_equal((zc_get32(records + i * ZC_OA_RECORD_SIZE) >> 16) & 0xff, 1); /* timer reports only */
+        assert_int_equal(zc_get32(records + i * ZC_OA_RECORD_SIZE + 20), 0);           /* no marker value */
+    }
+    free(data);
+    zc_assert_success(zetMetricStreamerClose(eu_streamer));
+    zc_assert_success(zetMetricStreamerClose(streamer));
 }
 
 /* Instruction-pointer samples while a kernel runs, summed per IP by the calculation. */
@@ -654,14 +898,17 @@ int main(int argc, char **argv) {
 #define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_streamer, zc_teardown_streamer)
     static const struct CMUnitTest tests[] = {
         ZC_T(streamer_open_checks_in_order),
+        ZC_T(streamer_open_bad_arguments),
         ZC_T(streamer_period_and_notification_count_written_back),
         ZC_T(streamer_reports_at_the_period_while_idle),
         ZC_T(streamer_reports_while_work_runs),
+        ZC_T(streamer_counters_wrap_under_long_kernels),
         ZC_T(streamer_notification_event_signalled_when_reports_are_readable),
         ZC_T(streamer_notification_event_must_be_host_visible),
         ZC_T(streamer_overflow_warns_and_keeps_the_oldest_reports),
         ZC_T(streamer_read_respects_max_report_count),
         ZC_T(streamer_markers_show_in_later_reports),
+        ZC_T(streamer_marker_on_a_wrong_list_or_streamer_is_refused),
         ZC_T(streamer_eu_stall_sampling),
         ZC_T(streamer_root_device_data_is_framed_per_tile),
         ZC_T(streamer_concurrent_engines_are_all_counted),

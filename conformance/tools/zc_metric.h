@@ -278,6 +278,24 @@ static inline size_t zc_write_frame(uint8_t *out, uint32_t sets, const uint8_t *
     return offset;
 }
 
+/* The records of tile `tile` in data read from a streamer or a query: the frame's section, or all of plain data
+ * (a frame is at least 16 bytes starting with the magic). */
+static inline const uint8_t *zc_tile_records(const uint8_t *data, size_t size, uint32_t tile, size_t *length) {
+    *length = size;
+    if (size < 16 || zc_get32(data) != ZC_FRAME_MAGIC)
+        return data;
+    uint32_t sets = zc_get32(data + 8);
+    for (uint32_t i = 0; i < sets; i++) {
+        const uint8_t *entry = data + 16 + 16 * i;
+        if (zc_get32(entry) == tile) {
+            *length = zc_get32(entry + 12);
+            return data + zc_get32(entry + 8);
+        }
+    }
+    zc_fail("no section for tile %u", tile);
+    return NULL;
+}
+
 /* ---- Devices -------------------------------------------------------------------------------------------------- */
 
 static inline ze_device_properties_t zc_device_props(ze_device_handle_t device) {
@@ -290,6 +308,12 @@ static inline uint32_t zc_subdevice_count(ze_device_handle_t device) {
     uint32_t n = 0;
     zc_assert_success(zeDeviceGetSubDevices(device, &n, NULL));
     return n;
+}
+
+/* The tiles a device's metric data covers: its sub-devices, or itself. */
+static inline uint32_t zc_tiles(ze_device_handle_t device) {
+    uint32_t n = zc_subdevice_count(device);
+    return n > 0 ? n : 1;
 }
 
 /* Activates exactly these groups on the device (asserts success). */

@@ -1,9 +1,10 @@
 /* Calculation of metric values from raw data (docs/metrics-raw-formats.md).
  *
  * Raw data is never trusted: the frame of multi-tile data is validated before any offset in it is used, every read
- * stays inside the caller's rawDataSize, and any bytes of a valid size calculate (formulas are defined for all field
- * values). Streamer snapshots are calculated pairwise; the last snapshot of a call is carried to the next call on the
- * same group when the next data continues the stream (its first report's sequence number follows). */
+ * stays inside the caller's rawDataSize, and any plain data of a valid size calculates (formulas are defined for all
+ * field values). Data of 16 bytes or more that starts with the frame magic is a frame, whatever else it holds. Streamer
+ * snapshots are calculated pairwise; the last snapshot of a call is carried to the next call on the same group when the
+ * next data continues the stream (its first report's sequence number follows). */
 #include "zf_core.h"
 #include "zf_metric.h"
 
@@ -49,8 +50,10 @@ typedef struct zf_frame {
     zf_data_set sets[ZF_FRAME_MAX_SETS];
 } zf_frame;
 
+/* The one rule that tells frames from plain data (docs/metrics-raw-formats.md, "Frame or plain data"): at least a
+ * frame header's 16 bytes, starting with the magic. Everything else is plain data, whatever its first bytes. */
 static bool zf_is_framed(const uint8_t *data, size_t size) {
-    return size >= 4 && zf_get32(data) == ZF_FRAME_MAGIC;
+    return size >= ZF_FRAME_HEADER_SIZE && zf_get32(data) == ZF_FRAME_MAGIC;
 }
 
 static bool zf_tile_index(const zf_metric_device *mdev, uint32_t tile_id, uint32_t *index) {
@@ -87,11 +90,8 @@ static ze_result_t zf_frame_entry(const zf_metric_group *g, const uint8_t *data,
     return ZE_RESULT_SUCCESS;
 }
 
-/* Validates a frame completely before any set is read. */
+/* Validates a frame completely before any set is read; `size` is at least ZF_FRAME_HEADER_SIZE (zf_is_framed). */
 static ze_result_t zf_frame_parse(const zf_metric_group *g, const uint8_t *data, size_t size, zf_frame *frame) {
-    if (size < ZF_FRAME_HEADER_SIZE)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_SIZE, "%zu bytes cannot hold a frame header (%u bytes)", size,
-                       ZF_FRAME_HEADER_SIZE);
     uint32_t version = (uint32_t)data[4] | (uint32_t)data[5] << 8;
     size_t header = (size_t)data[6] | (size_t)data[7] << 8;
     uint32_t count = zf_get32(data + 8);
@@ -392,8 +392,9 @@ static ze_result_t zf_parse_raw(const zf_metric_group *g, const uint8_t *data, s
         return zf_plain_set(g, data, size, frame);
     if (!allow_frame)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                       "the data is framed per-tile data of a multi-tile device: calculate it with "
-                       "zetMetricGroupCalculateMultipleMetricValuesExp");
+                       "pRawData (%zu bytes) starts with the frame magic \"ZFMT\": it is framed per-tile data of a "
+                       "multi-tile device, which only zetMetricGroupCalculateMultipleMetricValuesExp calculates",
+                       size);
     return zf_frame_parse(g, data, size, frame);
 }
 

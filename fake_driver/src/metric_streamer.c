@@ -625,14 +625,20 @@ ze_result_t zfi_zetCommandListAppendMetricStreamerMarker(zet_command_list_handle
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
     zf_metric_streamer *s = zf_streamer_from(hMetricStreamer);
     if (list->context != s->context)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list and the streamer belong to other contexts");
+        return zf_fail(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "hCommandList and hMetricStreamer belong to different contexts (the specification: same context)");
     if (list->device != s->mdev->device)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is not on the streamer's device");
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "hCommandList is not on hMetricStreamer's device: the streamer is not accessible to it");
     if (!(list->group_flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS))
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                       "the command list's engine group has no METRICS flag: markers need one that has");
+                       "hCommandList's engine group has no METRICS flag: markers need one that has");
+    /* As Intel's driver answers for its instruction-pointer sampling streamer: markers are an OA feature. */
     if (s->group->format != ZF_METRIC_FORMAT_OA)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s records carry no stream markers", s->group->name);
+        return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                       "hMetricStreamer samples %s, whose records carry no stream markers (OA groups only)",
+                       s->group->name);
     zf_marker_payload *payload = malloc(sizeof *payload);
     if (payload == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a marker");
