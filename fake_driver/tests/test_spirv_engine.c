@@ -11,6 +11,7 @@
 
 #include "spirv.h"
 #include "spirv_exec.h"
+#include "zt_spirv_files.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -28,42 +29,6 @@ static const char *const zt_corpus[] = {
     "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_printf", "spirv_itt",
     "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics"};
 /* clang-format on */
-
-typedef struct zt_blob {
-    uint8_t *data;
-    size_t size;
-} zt_blob;
-
-static zt_blob zt_load(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.spv", ZF_TEST_KERNEL_DIR, name);
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        fail_msg("cannot open %s", path);
-    zt_blob blob = {0};
-    fseek(file, 0, SEEK_END);
-    blob.size = (size_t)ftell(file);
-    fseek(file, 0, SEEK_SET);
-    blob.data = malloc(blob.size);
-    assert_non_null(blob.data);
-    assert_int_equal(fread(blob.data, 1, blob.size, file), blob.size);
-    fclose(file);
-    return blob;
-}
-
-static zf_spirv_module *zt_module(const char *name) {
-    zt_blob blob = zt_load(name);
-    zf_spirv_log log = {0};
-    zf_spirv_module *m = NULL;
-    zf_spirv_status s = zf_spirv_read(blob.data, blob.size, &m, &log);
-    if (s == ZF_SPIRV_OK)
-        s = zf_spirv_finish(m, &log);
-    if (s != ZF_SPIRV_OK)
-        fail_msg("%s: status %d: %s", name, (int)s, zf_spirv_log_text(&log));
-    zf_spirv_log_free(&log);
-    free(blob.data);
-    return m;
-}
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -168,7 +133,7 @@ static void zt_run(const zt_launch *l, zf_xresult *result) {
 static void decodes_every_test_kernel(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof zt_corpus / sizeof zt_corpus[0]; i++) {
-        zf_spirv_module *m = zt_module(zt_corpus[i]);
+        zf_spirv_module *m = zt_read_ok(zt_corpus[i]);
         for (int itt = 0; itt < 2; itt++) {
             zf_dprog *prog = zt_decode(m, itt, zt_corpus[i]);
             assert_int_equal(prog->num_kernels, zf_spirv_kernel_count(m));
@@ -183,7 +148,7 @@ static void decodes_every_test_kernel(void **state) {
 
 static void unsupported_instruction_is_named_with_its_location(void **state) {
     (void)state;
-    zf_spirv_module *m = zt_module("spirv_unsupported");
+    zf_spirv_module *m = zt_read_ok("spirv_unsupported");
     zf_decode_options options = {0};
     zf_spirv_log log = {0};
     zf_dprog *prog = NULL;
@@ -198,7 +163,7 @@ static void unsupported_instruction_is_named_with_its_location(void **state) {
 
 static void itt_wrappers_cost_nothing_when_off(void **state) {
     (void)state;
-    zf_spirv_module *m = zt_module("spirv_itt");
+    zf_spirv_module *m = zt_read_ok("spirv_itt");
     zf_dprog *off = zt_decode(m, false, "spirv_itt"), *on = zt_decode(m, true, "spirv_itt");
     zf_form_stats s_off, s_on;
     zf_form_kernel_stats(off, 0, &s_off);
@@ -214,7 +179,7 @@ static void itt_wrappers_cost_nothing_when_off(void **state) {
 static void forms_round_trip_and_match_their_module(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof zt_corpus / sizeof zt_corpus[0]; i++) {
-        zf_spirv_module *m = zt_module(zt_corpus[i]);
+        zf_spirv_module *m = zt_read_ok(zt_corpus[i]);
         zf_dprog *prog = zt_decode(m, false, zt_corpus[i]);
         size_t size, again_size;
         uint8_t *bytes = zt_serialize(prog, &size);
@@ -234,7 +199,7 @@ static void forms_round_trip_and_match_their_module(void **state) {
         zf_spirv_free(m);
     }
     /* A form that belongs to another module does not match. */
-    zf_spirv_module *copy = zt_module("copy"), *vadd = zt_module("vadd");
+    zf_spirv_module *copy = zt_read_ok("copy"), *vadd = zt_read_ok("vadd");
     zf_dprog *form = zt_decode(vadd, false, "vadd");
     char why[256] = "";
     assert_false(zf_spirv_form_matches(copy, form, why, sizeof why));
@@ -301,7 +266,7 @@ static void zt_reduce(const zf_spirv_module *m, const zf_dprog *code, uint32_t t
 
 static void runs_kernels_on_one_thread_and_many(void **state) {
     (void)state;
-    zf_spirv_module *m = zt_module("vadd");
+    zf_spirv_module *m = zt_read_ok("vadd");
     zf_dprog *code = zt_decode(m, false, "vadd");
     uint64_t one = 0, many = 0;
     zt_vadd(m, code, 1, &one);
@@ -310,7 +275,7 @@ static void runs_kernels_on_one_thread_and_many(void **state) {
     assert_int_equal(one, many); /* the work is the same however it is spread */
     zf_dprog_free(code);
     zf_spirv_free(m);
-    m = zt_module("local_memory");
+    m = zt_read_ok("local_memory");
     code = zt_decode(m, false, "local_memory");
     zt_reduce(m, code, 1, 64);
     zt_reduce(m, code, 0, 64);
@@ -321,7 +286,7 @@ static void runs_kernels_on_one_thread_and_many(void **state) {
 
 static void faults_name_the_kernel_work_item_and_address(void **state) {
     (void)state;
-    zf_spirv_module *m = zt_module("spirv_globals");
+    zf_spirv_module *m = zt_read_ok("spirv_globals");
     zf_dprog *code = zt_decode(m, false, "spirv_globals");
     zt_mem mem = {0};
     const uint32_t n = 100;
@@ -355,7 +320,7 @@ static void faults_name_the_kernel_work_item_and_address(void **state) {
 
 static void irreducible_loop_with_lanes_entering_at_both_heads(void **state) {
     (void)state;
-    zf_spirv_module *m = zt_module("spirv_irreducible");
+    zf_spirv_module *m = zt_read_ok("spirv_irreducible");
     zf_dprog *code = zt_decode(m, false, "spirv_irreducible");
     zt_mem mem = {0};
     const uint32_t n = 96;
@@ -486,7 +451,7 @@ static void zt_run_isolated(const zf_spirv_module *m, const zf_dprog *code, size
 
 static void mutated_forms_are_refused_or_run_safely(void **state) {
     (void)state;
-    zf_spirv_module *m = zt_module("spirv_irreducible");
+    zf_spirv_module *m = zt_read_ok("spirv_irreducible");
     zf_dprog *code = zt_decode(m, false, "spirv_irreducible");
     size_t size;
     uint8_t *bytes = zt_serialize(code, &size);

@@ -8,49 +8,13 @@
 #include <cmocka.h>
 
 #include "spirv.h"
+#include "zt_spirv_files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define ZT_MUTATIONS 4000u
-
-typedef struct zt_blob {
-    uint8_t *data;
-    size_t size;
-} zt_blob;
-
-static zt_blob zt_load(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.spv", ZF_TEST_KERNEL_DIR, name);
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        fail_msg("cannot open %s", path);
-    zt_blob blob = {0};
-    fseek(file, 0, SEEK_END);
-    blob.size = (size_t)ftell(file);
-    fseek(file, 0, SEEK_SET);
-    blob.data = malloc(blob.size);
-    assert_non_null(blob.data);
-    assert_int_equal(fread(blob.data, 1, blob.size, file), blob.size);
-    fclose(file);
-    return blob;
-}
-
-/* Reads and finishes a module that must be valid. */
-static zf_spirv_module *zt_read_ok(const char *name) {
-    zt_blob blob = zt_load(name);
-    zf_spirv_log log = {0};
-    zf_spirv_module *m = NULL;
-    zf_spirv_status s = zf_spirv_read(blob.data, blob.size, &m, &log);
-    if (s == ZF_SPIRV_OK)
-        s = zf_spirv_finish(m, &log);
-    if (s != ZF_SPIRV_OK)
-        fail_msg("%s: status %d: %s", name, (int)s, zf_spirv_log_text(&log));
-    zf_spirv_log_free(&log);
-    free(blob.data);
-    return m;
-}
 
 static const zf_spirv_global *zt_global(const zf_spirv_module *m, const char *name) {
     for (uint32_t i = 0; i < zf_spirv_global_count(m); i++) {
