@@ -7,41 +7,38 @@
 #include <string.h>
 #include <time.h>
 
-#define BENCH_REPEATS 7
+#define ZB_PROGRAM "zefake-bench-calls"
+#include "zb_bench.h"
 
-typedef void (*bench_body)(void *state, uint64_t iterations);
+#define ZB_REPEATS 7
 
-typedef struct bench_state {
+typedef void (*zb_body)(void *state, uint64_t iterations);
+
+typedef struct zb_state {
     ze_driver_handle_t driver;
     ze_device_handle_t device;
-} bench_state;
-
-static uint64_t bench_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+} zb_state;
 
 /* The baseline: a call the compiler cannot inline or remove. */
-__attribute__((noinline)) static ze_result_t bench_empty(void *state) {
+__attribute__((noinline)) static ze_result_t zb_empty(void *state) {
     __asm__ volatile("" ::"r"(state) : "memory");
     return ZE_RESULT_SUCCESS;
 }
-static ze_result_t (*volatile bench_empty_ptr)(void *) = bench_empty;
+static ze_result_t (*volatile zb_empty_ptr)(void *) = zb_empty;
 
-static void bench_baseline(void *state, uint64_t iterations) {
+static void zb_baseline(void *state, uint64_t iterations) {
     for (uint64_t i = 0; i < iterations; i++)
-        bench_empty_ptr(state);
+        zb_empty_ptr(state);
 }
 
-static void bench_device_properties(void *state, uint64_t iterations) {
-    bench_state *s = state;
+static void zb_device_properties(void *state, uint64_t iterations) {
+    zb_state *s = state;
     ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
     for (uint64_t i = 0; i < iterations; i++)
         zeDeviceGetProperties(s->device, &props);
 }
 
-static void bench_driver_get(void *state, uint64_t iterations) {
+static void zb_driver_get(void *state, uint64_t iterations) {
     (void)state;
     for (uint64_t i = 0; i < iterations; i++) {
         uint32_t count = 0;
@@ -49,25 +46,19 @@ static void bench_driver_get(void *state, uint64_t iterations) {
     }
 }
 
-/* Median ns per iteration over BENCH_REPEATS runs. */
-static double bench_measure(bench_body body, void *state, uint64_t iterations) {
-    double samples[BENCH_REPEATS];
+/* Median ns per iteration over ZB_REPEATS runs. */
+static double zb_measure(zb_body body, void *state, uint64_t iterations) {
+    double samples[ZB_REPEATS];
     body(state, iterations / 10 + 1); /* warm up */
-    for (int r = 0; r < BENCH_REPEATS; r++) {
-        uint64_t start = bench_now_ns();
+    for (int r = 0; r < ZB_REPEATS; r++) {
+        uint64_t start = zb_now_ns();
         body(state, iterations);
-        samples[r] = (double)(bench_now_ns() - start) / (double)iterations;
+        samples[r] = (double)(zb_now_ns() - start) / (double)iterations;
     }
-    for (int i = 1; i < BENCH_REPEATS; i++)
-        for (int j = i; j > 0 && samples[j - 1] > samples[j]; j--) {
-            double t = samples[j];
-            samples[j] = samples[j - 1];
-            samples[j - 1] = t;
-        }
-    return samples[BENCH_REPEATS / 2];
+    return zb_median(samples, ZB_REPEATS);
 }
 
-static int bench_setup(bench_state *s) {
+static int zb_setup(zb_state *s) {
     uint32_t count = 1;
     if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, &s->driver) != ZE_RESULT_SUCCESS || count == 0)
         return 1;
@@ -79,14 +70,14 @@ static int bench_setup(bench_state *s) {
 
 int main(int argc, char **argv) {
     uint64_t iterations = (argc > 1 && strcmp(argv[1], "--quick") == 0) ? 20000 : 2000000;
-    bench_state state;
-    if (bench_setup(&state) != 0) {
+    zb_state state;
+    if (zb_setup(&state) != 0) {
         fprintf(stderr, "zefake-bench-calls: no driver (set ZE_ENABLE_ALT_DRIVERS)\n");
         return EXIT_FAILURE;
     }
-    double base = bench_measure(bench_baseline, &state, iterations);
-    double props = bench_measure(bench_device_properties, &state, iterations);
-    double get = bench_measure(bench_driver_get, &state, iterations);
+    double base = zb_measure(zb_baseline, &state, iterations);
+    double props = zb_measure(zb_device_properties, &state, iterations);
+    double get = zb_measure(zb_driver_get, &state, iterations);
     printf("baseline: empty call through a pointer %.2f ns\n", base);
     printf("zeDeviceGetProperties through the loader: %.1f ns, ratio %.1f\n", props, props / base);
     printf("zeDriverGet through the loader: %.1f ns, ratio %.1f\n", get, get / base);

@@ -12,24 +12,14 @@
 #include <string.h>
 #include <time.h>
 
+#define ZB_PROGRAM "zefake-bench-exec"
+#include "zb_bench.h"
+
 typedef struct zb_exec {
     ze_context_handle_t context;
     ze_device_handle_t device;
     uint32_t compute_ordinal;
 } zb_exec;
-
-static uint64_t zb_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void zb_check(ze_result_t result, const char *what) {
-    if (result != ZE_RESULT_SUCCESS) {
-        fprintf(stderr, "zefake-bench-exec: %s failed: 0x%x\n", what, (unsigned)result);
-        exit(EXIT_FAILURE);
-    }
-}
 
 static void zb_setup(zb_exec *x) {
     ze_driver_handle_t driver = NULL;

@@ -12,20 +12,10 @@
 #include <string.h>
 #include <time.h>
 
+#define ZB_PROGRAM "zefake-bench-metrics"
+#include "zb_bench.h"
+
 #define ZB_RECORD 256u
-
-static uint64_t zb_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void zb_check(ze_result_t result, const char *what) {
-    if (result != ZE_RESULT_SUCCESS) {
-        fprintf(stderr, "zefake-bench-metrics: %s failed: 0x%x\n", what, (unsigned)result);
-        exit(EXIT_FAILURE);
-    }
-}
 
 typedef struct zb_metrics {
     ze_driver_handle_t driver;

@@ -26,6 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define ZB_PROGRAM "zefake-bench-spirv"
+#include "zb_bench.h"
+
 extern char **environ;
 
 #define ZB_GEMM_TILE  16u
@@ -54,24 +57,6 @@ typedef struct zb_case {
     void (*sim_args)(const struct zb_case *, FILE *, const char *dump); /* the .sim file's argument lines */
     void (*set_args)(const struct zb_case *, ze_kernel_handle_t);
 } zb_case;
-
-static uint64_t zb_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void zb_check(ze_result_t result, const char *what) {
-    if (result != ZE_RESULT_SUCCESS) {
-        fprintf(stderr, "zefake-bench-spirv: %s failed: 0x%x\n", what, (unsigned)result);
-        exit(EXIT_FAILURE);
-    }
-}
-
-static void zb_fail(const char *what, const char *detail) {
-    fprintf(stderr, "zefake-bench-spirv: %s: %s\n", what, detail);
-    exit(EXIT_FAILURE);
-}
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Set-up */

@@ -15,60 +15,51 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BENCH_REPEATS 7
+#define ZB_PROGRAM "zefake-bench-tracing"
+#include "zb_bench.h"
 
-typedef struct bench_config {
+#define ZB_REPEATS 7
+
+typedef struct zb_config {
     const char *name;   /* as printed */
     const char *mode;   /* the child's tracer API: "driver" or "layer" */
     bool tracing_layer; /* ZE_ENABLE_TRACING_LAYER=1 */
     bool our_layer;     /* layers/tracing first in LD_LIBRARY_PATH */
-} bench_config;
+} zb_config;
 
-static const bench_config bench_configs[] = {
+static const zb_config zb_configs[] = {
     {"stock tracing layer", "layer", true, false},
     {"our tracing layer", "layer", true, true},
     {"driver tracer (zetTracerExp)", "driver", false, false},
 };
 
-static uint64_t bench_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------------------------------------------------------------
  * The child: one configuration */
 
-static void ZE_APICALL bench_empty_callback(ze_device_get_properties_params_t *params, ze_result_t result,
-                                            void *user_data, void **instance) {
+static void ZE_APICALL zb_empty_callback(ze_device_get_properties_params_t *params, ze_result_t result, void *user_data,
+                                         void **instance) {
     (void)params;
     (void)result;
     (void)user_data;
     (void)instance;
 }
 
-/* Median ns per zeDeviceGetProperties over BENCH_REPEATS runs. */
-static double bench_properties(ze_device_handle_t device, uint64_t iterations) {
+/* Median ns per zeDeviceGetProperties over ZB_REPEATS runs. */
+static double zb_properties(ze_device_handle_t device, uint64_t iterations) {
     ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
-    double samples[BENCH_REPEATS];
+    double samples[ZB_REPEATS];
     for (uint64_t i = 0; i < iterations / 10 + 1; i++) /* warm up */
         zeDeviceGetProperties(device, &props);
-    for (int r = 0; r < BENCH_REPEATS; r++) {
-        uint64_t start = bench_now_ns();
+    for (int r = 0; r < ZB_REPEATS; r++) {
+        uint64_t start = zb_now_ns();
         for (uint64_t i = 0; i < iterations; i++)
             zeDeviceGetProperties(device, &props);
-        samples[r] = (double)(bench_now_ns() - start) / (double)iterations;
+        samples[r] = (double)(zb_now_ns() - start) / (double)iterations;
     }
-    for (int i = 1; i < BENCH_REPEATS; i++)
-        for (int j = i; j > 0 && samples[j - 1] > samples[j]; j--) {
-            double t = samples[j];
-            samples[j] = samples[j - 1];
-            samples[j - 1] = t;
-        }
-    return samples[BENCH_REPEATS / 2];
+    return zb_median(samples, ZB_REPEATS);
 }
 
-static bool bench_device(ze_driver_handle_t *driver, ze_device_handle_t *device) {
+static bool zb_device(ze_driver_handle_t *driver, ze_device_handle_t *device) {
     uint32_t count = 1;
     if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, driver) != ZE_RESULT_SUCCESS || count == 0)
         return false;
@@ -77,10 +68,10 @@ static bool bench_device(ze_driver_handle_t *driver, ze_device_handle_t *device)
 }
 
 /* An enabled tracer with the empty callbacks, through the driver's tools API or the layer's API. */
-static bool bench_enable_tracer(const char *mode, ze_driver_handle_t driver) {
+static bool zb_enable_tracer(const char *mode, ze_driver_handle_t driver) {
     static int user_data;
     ze_callbacks_t callbacks = {0};
-    callbacks.Device.pfnGetPropertiesCb = bench_empty_callback;
+    callbacks.Device.pfnGetPropertiesCb = zb_empty_callback;
     if (strcmp(mode, "driver") == 0) {
         ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
         ze_context_handle_t context = NULL;
@@ -101,7 +92,7 @@ static bool bench_enable_tracer(const char *mode, ze_driver_handle_t driver) {
 }
 
 /* Which tracing layer the loader loaded: ours exports zelTracerResetAllCallbacks, the stock one does not. */
-static const char *bench_loaded_layer(void) {
+static const char *zb_loaded_layer(void) {
     void *layer = dlopen("libze_tracing_layer.so.1", RTLD_NOLOAD | RTLD_LAZY);
     if (layer == NULL)
         return "none";
@@ -110,28 +101,27 @@ static const char *bench_loaded_layer(void) {
     return ours ? "ours" : "stock";
 }
 
-static int bench_child(const char *mode, uint64_t iterations) {
+static int zb_child(const char *mode, uint64_t iterations) {
     ze_driver_handle_t driver;
     ze_device_handle_t device;
-    if (!bench_device(&driver, &device)) {
+    if (!zb_device(&driver, &device)) {
         fprintf(stderr, "zefake-bench-tracing: no driver (set ZE_ENABLE_ALT_DRIVERS)\n");
         return EXIT_FAILURE;
     }
-    double untraced = bench_properties(device, iterations);
-    if (!bench_enable_tracer(mode, driver)) {
+    double untraced = zb_properties(device, iterations);
+    if (!zb_enable_tracer(mode, driver)) {
         fprintf(stderr, "zefake-bench-tracing: cannot enable a %s tracer\n", mode);
         return EXIT_FAILURE;
     }
-    double traced = bench_properties(device, iterations);
-    printf("layer=%s untraced=%.1f traced=%.1f ratio=%.2f\n", bench_loaded_layer(), untraced, traced,
-           traced / untraced);
+    double traced = zb_properties(device, iterations);
+    printf("layer=%s untraced=%.1f traced=%.1f ratio=%.2f\n", zb_loaded_layer(), untraced, traced, traced / untraced);
     return EXIT_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
  * The parent: one child per configuration */
 
-static void bench_child_environment(const bench_config *config) {
+static void zb_child_environment(const zb_config *config) {
     if (config->tracing_layer)
         setenv("ZE_ENABLE_TRACING_LAYER", "1", 1);
     else
@@ -144,31 +134,14 @@ static void bench_child_environment(const bench_config *config) {
     setenv("LD_LIBRARY_PATH", path, 1);
 }
 
+static void zb_prepare_child(const void *config) {
+    zb_child_environment(config);
+}
+
 /* Runs one configuration; its report line goes into `line`. */
-static bool bench_run_child(const bench_config *config, bool quick, char *line, size_t size) {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return false;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDOUT_FILENO);
-        bench_child_environment(config);
-        char *args[] = {"zefake-bench-tracing", "--child", (char *)config->mode, quick ? "--quick" : NULL, NULL};
-        execv("/proc/self/exe", args);
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *out = pid > 0 ? fdopen(fds[0], "r") : NULL;
-    bool got = out != NULL && fgets(line, (int)size, out) != NULL;
-    if (out != NULL)
-        fclose(out);
-    else
-        close(fds[0]);
-    int status = 0;
-    if (pid > 0)
-        waitpid(pid, &status, 0);
-    return got && pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+static bool zb_run_child(const zb_config *config, bool quick, char *line, size_t size) {
+    char *args[] = {"zefake-bench-tracing", "--child", (char *)config->mode, quick ? "--quick" : NULL, NULL};
+    return zb_child_line(args, zb_prepare_child, config, line, size);
 }
 
 int main(int argc, char **argv) {
@@ -182,17 +155,17 @@ int main(int argc, char **argv) {
     }
     uint64_t iterations = quick ? 20000 : 1000000;
     if (child_mode != NULL)
-        return bench_child(child_mode, iterations);
+        return zb_child(child_mode, iterations);
     int status = EXIT_SUCCESS;
     printf("traced zeDeviceGetProperties, one enabled tracer with empty callbacks (ns per call, ratio to untraced):\n");
-    for (size_t i = 0; i < sizeof bench_configs / sizeof bench_configs[0]; i++) {
+    for (size_t i = 0; i < sizeof zb_configs / sizeof zb_configs[0]; i++) {
         char line[256] = "";
-        if (!bench_run_child(&bench_configs[i], quick, line, sizeof line)) {
-            printf("  %-30s failed\n", bench_configs[i].name);
+        if (!zb_run_child(&zb_configs[i], quick, line, sizeof line)) {
+            printf("  %-30s failed\n", zb_configs[i].name);
             status = EXIT_FAILURE;
             continue;
         }
-        printf("  %-30s %s", bench_configs[i].name, line);
+        printf("  %-30s %s", zb_configs[i].name, line);
     }
     return status;
 }

@@ -22,52 +22,39 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BENCH_REPEATS 7
+#define ZB_PROGRAM "zefake-bench-xpti"
+#include "zb_bench.h"
 
-typedef struct bench_fw {
-#define BENCH_MEMBER(ret, name, params) zx_pfn_##name name;
-    ZX_XPTI_FUNCTIONS(BENCH_MEMBER)
-#undef BENCH_MEMBER
-} bench_fw;
+#define ZB_REPEATS 7
 
-static bench_fw fw;
-static uint8_t bench_stream;
+typedef struct zb_fw {
+#define ZB_MEMBER(ret, name, params) zx_pfn_##name name;
+    ZX_XPTI_FUNCTIONS(ZB_MEMBER)
+#undef ZB_MEMBER
+} zb_fw;
 
-static uint64_t bench_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static zb_fw fw;
+static uint8_t zb_stream;
 
-static double bench_median(double *samples) {
-    for (int i = 1; i < BENCH_REPEATS; i++)
-        for (int j = i; j > 0 && samples[j - 1] > samples[j]; j--) {
-            double t = samples[j];
-            samples[j] = samples[j - 1];
-            samples[j - 1] = t;
-        }
-    return samples[BENCH_REPEATS / 2];
-}
-
-/* Median ns per call of body(i) over BENCH_REPEATS runs of `iterations`. */
-static double bench_measure(void (*body)(uint64_t), uint64_t iterations) {
-    double samples[BENCH_REPEATS];
+/* Median ns per call of body(i) over ZB_REPEATS runs of `iterations`. */
+static double zb_measure(void (*body)(uint64_t), uint64_t iterations) {
+    double samples[ZB_REPEATS];
     for (uint64_t i = 0; i < iterations / 10 + 1; i++) /* warm up */
         body(i);
-    for (int r = 0; r < BENCH_REPEATS; r++) {
-        uint64_t start = bench_now_ns();
+    for (int r = 0; r < ZB_REPEATS; r++) {
+        uint64_t start = zb_now_ns();
         for (uint64_t i = 0; i < iterations; i++)
             body(i);
-        samples[r] = (double)(bench_now_ns() - start) / (double)iterations;
+        samples[r] = (double)(zb_now_ns() - start) / (double)iterations;
     }
-    return bench_median(samples);
+    return zb_median(samples, ZB_REPEATS);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
  * The dispatcher */
 
-static void bench_empty_callback(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
-                                 const void *user_data) {
+static void zb_empty_callback(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
+                              const void *user_data) {
     (void)type;
     (void)parent;
     (void)event;
@@ -76,64 +63,64 @@ static void bench_empty_callback(uint16_t type, zx_xpti_event *parent, zx_xpti_e
 }
 
 /* The baseline: the same empty function called through a pointer the compiler cannot see through. */
-static void (*volatile bench_indirect)(uint16_t, zx_xpti_event *, zx_xpti_event *, uint64_t,
-                                       const void *) = bench_empty_callback;
-static volatile bool bench_sink;
+static void (*volatile zb_indirect)(uint16_t, zx_xpti_event *, zx_xpti_event *, uint64_t,
+                                    const void *) = zb_empty_callback;
+static volatile bool zb_sink;
 
-static void bench_body_indirect(uint64_t i) {
-    bench_indirect(ZX_TP_FUNCTION_BEGIN, NULL, NULL, i, "f");
+static void zb_body_indirect(uint64_t i) {
+    zb_indirect(ZX_TP_FUNCTION_BEGIN, NULL, NULL, i, "f");
 }
 
-static void bench_body_guard_idle(uint64_t i) {
+static void zb_body_guard_idle(uint64_t i) {
     (void)i;
-    bench_sink = fw.xptiCheckTraceEnabled(bench_stream, ZX_TP_FUNCTION_END);
+    zb_sink = fw.xptiCheckTraceEnabled(zb_stream, ZX_TP_FUNCTION_END);
 }
 
-static void bench_body_notify_idle(uint64_t i) {
-    fw.xptiNotifySubscribers(bench_stream, ZX_TP_FUNCTION_END, NULL, NULL, i, "f");
+static void zb_body_notify_idle(uint64_t i) {
+    fw.xptiNotifySubscribers(zb_stream, ZX_TP_FUNCTION_END, NULL, NULL, i, "f");
 }
 
-static void bench_body_notify_one(uint64_t i) {
-    fw.xptiNotifySubscribers(bench_stream, ZX_TP_FUNCTION_BEGIN, NULL, NULL, i, "f");
+static void zb_body_notify_one(uint64_t i) {
+    fw.xptiNotifySubscribers(zb_stream, ZX_TP_FUNCTION_BEGIN, NULL, NULL, i, "f");
 }
 
-static void bench_body_composite(uint64_t i) {
+static void zb_body_composite(uint64_t i) {
     (void)i;
-    if (fw.xptiCheckTraceEnabled(bench_stream, ZX_TP_FUNCTION_BEGIN))
-        fw.xptiNotifySubscribers(bench_stream, ZX_TP_FUNCTION_BEGIN, NULL, NULL, fw.xptiGetUniqueId(), "f");
+    if (fw.xptiCheckTraceEnabled(zb_stream, ZX_TP_FUNCTION_BEGIN))
+        fw.xptiNotifySubscribers(zb_stream, ZX_TP_FUNCTION_BEGIN, NULL, NULL, fw.xptiGetUniqueId(), "f");
 }
 
-static zx_xpti_payload bench_payload = {"bench.kernel", NULL, "bench.c", 1, 1, NULL, 0, 0, {0}};
+static zx_xpti_payload zb_payload = {"bench.kernel", NULL, "bench.c", 1, 1, NULL, 0, 0, {0}};
 
-static void bench_body_payload(uint64_t i) {
+static void zb_body_payload(uint64_t i) {
     (void)i;
     uint64_t instance;
-    bench_sink = fw.xptiMakeEvent(NULL, &bench_payload, ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE, &instance) != NULL;
+    zb_sink = fw.xptiMakeEvent(NULL, &zb_payload, ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE, &instance) != NULL;
 }
 
-static void bench_body_string(uint64_t i) {
+static void zb_body_string(uint64_t i) {
     (void)i;
-    bench_sink = fw.xptiRegisterString("bench.string", NULL) > 0;
+    zb_sink = fw.xptiRegisterString("bench.string", NULL) > 0;
 }
 
-static bool bench_load_dispatcher(void) {
+static bool zb_load_dispatcher(void) {
     void *lib = dlopen(ZB_DISPATCHER, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL)
         return false;
-#define BENCH_LOOKUP(ret, name, params)                                                                                \
+#define ZB_LOOKUP(ret, name, params)                                                                                   \
     *(void **)&fw.name = dlsym(lib, #name);                                                                            \
     if (fw.name == NULL)                                                                                               \
         return false;
-    ZX_XPTI_FUNCTIONS(BENCH_LOOKUP)
-#undef BENCH_LOOKUP
+    ZX_XPTI_FUNCTIONS(ZB_LOOKUP)
+#undef ZB_LOOKUP
     fw.xptiForceSetTraceEnabled(true); /* no subscriber library: the benchmark registers its callback itself */
-    bench_stream = fw.xptiRegisterStream("bench.stream");
-    return bench_stream != 0 &&
-           fw.xptiRegisterCallback(bench_stream, ZX_TP_FUNCTION_BEGIN, bench_empty_callback) == ZX_XPTI_SUCCESS;
+    zb_stream = fw.xptiRegisterStream("bench.stream");
+    return zb_stream != 0 &&
+           fw.xptiRegisterCallback(zb_stream, ZX_TP_FUNCTION_BEGIN, zb_empty_callback) == ZX_XPTI_SUCCESS;
 }
 
-static int bench_dispatcher(uint64_t iterations) {
-    if (!bench_load_dispatcher()) {
+static int zb_dispatcher(uint64_t iterations) {
+    if (!zb_load_dispatcher()) {
         fprintf(stderr, "zefake-bench-xpti: cannot load %s\n", ZB_DISPATCHER);
         return EXIT_FAILURE;
     }
@@ -141,14 +128,14 @@ static int bench_dispatcher(uint64_t iterations) {
         const char *name;
         void (*body)(uint64_t);
     } cases[] = {
-        {"nobody listening: guard", bench_body_guard_idle},    {"nobody listening: notify", bench_body_notify_idle},
-        {"one empty callback: notify", bench_body_notify_one}, {"composite: guard+id+notify", bench_body_composite},
-        {"known payload: MakeEvent", bench_body_payload},      {"known string: RegisterString", bench_body_string},
+        {"nobody listening: guard", zb_body_guard_idle},    {"nobody listening: notify", zb_body_notify_idle},
+        {"one empty callback: notify", zb_body_notify_one}, {"composite: guard+id+notify", zb_body_composite},
+        {"known payload: MakeEvent", zb_body_payload},      {"known string: RegisterString", zb_body_string},
     };
-    double base = bench_measure(bench_body_indirect, iterations);
+    double base = zb_measure(zb_body_indirect, iterations);
     printf("XPTI through our dispatcher (ns per operation; ratio to an empty indirect call of %.2f ns):\n", base);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        double ns = bench_measure(cases[i].body, iterations);
+        double ns = zb_measure(cases[i].body, iterations);
         printf("  %-30s %7.2f ns ratio=%.2f\n", cases[i].name, ns, ns / base);
     }
     printf("  published for the real framework: ~10 ns per notification, ~55 ns composite\n");
@@ -158,43 +145,43 @@ static int bench_dispatcher(uint64_t iterations) {
 /* ------------------------------------------------------------------------------------------------------------------
  * The emitter, end to end (child process) */
 
-static ze_device_handle_t bench_device;
+static ze_device_handle_t zb_device;
 
-static void bench_body_properties(uint64_t i) {
+static void zb_body_properties(uint64_t i) {
     (void)i;
     ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
-    zeDeviceGetProperties(bench_device, &props);
+    zeDeviceGetProperties(zb_device, &props);
 }
 
-static bool bench_open_device(void) {
+static bool zb_open_device(void) {
     ze_driver_handle_t driver;
     uint32_t count = 1;
     if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, &driver) != ZE_RESULT_SUCCESS || count == 0)
         return false;
     count = 1;
-    return zeDeviceGet(driver, &count, &bench_device) == ZE_RESULT_SUCCESS && count == 1;
+    return zeDeviceGet(driver, &count, &zb_device) == ZE_RESULT_SUCCESS && count == 1;
 }
 
-static int bench_emitter_child(uint64_t iterations) {
+static int zb_emitter_child(uint64_t iterations) {
     void *emitter = dlopen(ZB_EMITTER, RTLD_NOW | RTLD_LOCAL);
     zx_emitter_state (*init)(void) = NULL;
     if (emitter != NULL)
         *(void **)&init = dlsym(emitter, "zx_emitter_init");
-    if (init == NULL || !bench_open_device()) {
+    if (init == NULL || !zb_open_device()) {
         fprintf(stderr, "zefake-bench-xpti: no emitter or no driver (set ZE_ENABLE_ALT_DRIVERS)\n");
         return EXIT_FAILURE;
     }
-    double untraced = bench_measure(bench_body_properties, iterations);
+    double untraced = zb_measure(zb_body_properties, iterations);
     if (init() != ZX_EMITTER_TRACING) {
         fprintf(stderr, "zefake-bench-xpti: the emitter did not start\n");
         return EXIT_FAILURE;
     }
-    double traced = bench_measure(bench_body_properties, iterations);
+    double traced = zb_measure(zb_body_properties, iterations);
     printf("untraced=%.1f traced=%.1f ratio=%.2f\n", untraced, traced, traced / untraced);
     return EXIT_SUCCESS;
 }
 
-static void bench_emitter_environment(void) {
+static void zb_emitter_environment(void) {
     const char *old = getenv("LD_LIBRARY_PATH");
     char path[8192];
     snprintf(path, sizeof path, "%s%s%s", ZB_LAYER_DIR, old != NULL && *old != '\0' ? ":" : "", old ? old : "");
@@ -205,31 +192,15 @@ static void bench_emitter_environment(void) {
     unsetenv("XPTI_TRACE_ENABLE");
 }
 
+static void zb_prepare_emitter(const void *unused) {
+    (void)unused;
+    zb_emitter_environment();
+}
+
 /* Runs the child; its report line goes into `line`. */
-static bool bench_run_emitter(bool quick, char *line, size_t size) {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return false;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDOUT_FILENO);
-        bench_emitter_environment();
-        char *args[] = {"zefake-bench-xpti", "--child", quick ? "--quick" : NULL, NULL};
-        execv("/proc/self/exe", args);
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *out = pid > 0 ? fdopen(fds[0], "r") : NULL;
-    bool got = out != NULL && fgets(line, (int)size, out) != NULL;
-    if (out != NULL)
-        fclose(out);
-    else
-        close(fds[0]);
-    int status = 0;
-    if (pid > 0)
-        waitpid(pid, &status, 0);
-    return got && pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+static bool zb_run_emitter(bool quick, char *line, size_t size) {
+    char *args[] = {"zefake-bench-xpti", "--child", quick ? "--quick" : NULL, NULL};
+    return zb_child_line(args, zb_prepare_emitter, NULL, line, size);
 }
 
 int main(int argc, char **argv) {
@@ -239,11 +210,11 @@ int main(int argc, char **argv) {
         child = child || strcmp(argv[i], "--child") == 0;
     }
     if (child)
-        return bench_emitter_child(quick ? 2000 : 500000);
-    int status = bench_dispatcher(quick ? 20000 : 10000000);
+        return zb_emitter_child(quick ? 2000 : 500000);
+    int status = zb_dispatcher(quick ? 20000 : 10000000);
     char line[256] = "";
     printf("zeDeviceGetProperties traced by the emitter, four streams with empty callbacks (ns per call):\n");
-    if (!bench_run_emitter(quick, line, sizeof line)) {
+    if (!zb_run_emitter(quick, line, sizeof line)) {
         printf("  emitter failed\n");
         return EXIT_FAILURE;
     }
