@@ -164,28 +164,11 @@ static void event_ipc_bad_handles(void **state) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Between processes */
 
-static void zc_hex_encode(const ze_ipc_event_pool_handle_t *handle, char *text) {
-    for (size_t i = 0; i < sizeof handle->data; i++)
-        snprintf(text + 2 * i, 3, "%02x", (unsigned char)handle->data[i]);
-}
-
-static bool zc_hex_decode(const char *text, ze_ipc_event_pool_handle_t *handle) {
-    if (strlen(text) != 2 * sizeof handle->data)
-        return false;
-    for (size_t i = 0; i < sizeof handle->data; i++) {
-        unsigned value = 0;
-        if (sscanf(text + 2 * i, "%2x", &value) != 1)
-            return false;
-        handle->data[i] = (char)value;
-    }
-    return true;
-}
-
 /* Child mode "events <hex handle>": opens the pool, signals event 1 with a command, then waits for the parent to
  * signal event 0 from its host. */
 static int zc_child_events(int argc, char **argv) {
     ze_ipc_event_pool_handle_t handle;
-    if (argc != 1 || !zc_hex_decode(argv[0], &handle))
+    if (argc != 1 || !zc_hex_decode(argv[0], handle.data, sizeof handle.data))
         return 2;
     void *state = NULL;
     if (zc_setup_system(&state) != 0 || zc_setup_exec(&state) != 0)
@@ -236,7 +219,7 @@ static void event_ipc_between_processes(void **state) {
     ze_ipc_event_pool_handle_t handle;
     zc_assert_success(zeEventPoolGetIpcHandle(pool, &handle));
     char hex[2 * ZE_MAX_IPC_HANDLE_SIZE + 1];
-    zc_hex_encode(&handle, hex);
+    zc_hex_encode(handle.data, sizeof handle.data, hex);
     pthread_t thread;
     assert_int_equal(pthread_create(&thread, NULL, zc_parent_answers, &side), 0);
     const char *args[] = {hex, NULL};

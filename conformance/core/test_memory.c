@@ -1005,23 +1005,6 @@ static void memory_ipc_forged_handles_refused(void **state) {
     zc_assert_success(zeMemFree(context, secret));
 }
 
-static void zc_hex_encode(const ze_ipc_mem_handle_t *handle, char *text) {
-    for (size_t i = 0; i < sizeof handle->data; i++)
-        snprintf(text + 2 * i, 3, "%02x", (unsigned char)handle->data[i]);
-}
-
-static bool zc_hex_decode(const char *text, ze_ipc_mem_handle_t *handle) {
-    if (strlen(text) != 2 * sizeof handle->data)
-        return false;
-    for (size_t i = 0; i < sizeof handle->data; i++) {
-        unsigned value = 0;
-        if (sscanf(text + 2 * i, "%2x", &value) != 1)
-            return false;
-        handle->data[i] = (char)value;
-    }
-    return true;
-}
-
 /* In the child: opens the handle on the first root device of a new context. With `expect_ok`, first tries a forged
  * copy (reported as forged=<result>), then checks the pattern of `seed_in`, writes the pattern of `seed_out` and
  * closes. Returns the exit status. */
@@ -1050,7 +1033,7 @@ static int zc_child_open(ze_context_handle_t context, const ze_ipc_mem_handle_t 
  * its parent. With "refused" it exits 0 when the open is refused with ZE_RESULT_ERROR_INVALID_ARGUMENT. */
 static int zc_child_ipc_open(int argc, char **argv) {
     ze_ipc_mem_handle_t handle;
-    if (argc != 5 || !zc_hex_decode(argv[0], &handle))
+    if (argc != 5 || !zc_hex_decode(argv[0], handle.data, sizeof handle.data))
         return 2;
     size_t size = (size_t)strtoull(argv[1], NULL, 0);
     uint32_t seed_in = (uint32_t)strtoul(argv[2], NULL, 0), seed_out = (uint32_t)strtoul(argv[3], NULL, 0);
@@ -1067,7 +1050,7 @@ static int zc_child_ipc_open(int argc, char **argv) {
 static void zc_run_ipc_child(const ze_ipc_mem_handle_t *handle, size_t size, const char *expect, zc_child *child) {
     char hex[2 * ZE_MAX_IPC_HANDLE_SIZE + 1];
     char size_text[32];
-    zc_hex_encode(handle, hex);
+    zc_hex_encode(handle->data, sizeof handle->data, hex);
     snprintf(size_text, sizeof size_text, "%zu", size);
     const char *args[] = {hex, size_text, "21", "22", expect, NULL};
     if (!zc_run_child_mode("ipc-open", args, NULL, ZC_CHILD_TIMEOUT_MS, child))

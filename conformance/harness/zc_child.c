@@ -370,3 +370,23 @@ uint64_t zc_child_number(const zc_child *child, const char *key) {
         zc_fail("the child reported '%s=%s', not a number", key, value);
     return number;
 }
+
+void zc_hex_encode(const void *bytes, size_t size, char *text) {
+    const unsigned char *b = bytes;
+    for (size_t i = 0; i < size; i++)
+        snprintf(text + 2 * i, 3, "%02x", b[i]);
+    text[2 * size] = '\0';
+}
+
+bool zc_hex_decode(const char *text, void *bytes, size_t size) {
+    if (strlen(text) != 2 * size || strspn(text, "0123456789abcdefABCDEF") != 2 * size)
+        return false;
+    unsigned char *b = bytes;
+    for (size_t i = 0; i < size; i++) {
+        unsigned value = 0;
+        if (sscanf(text + 2 * i, "%2x", &value) != 1)
+            return false;
+        b[i] = (unsigned char)value;
+    }
+    return true;
+}

@@ -191,4 +191,9 @@ bool zc_child_value(const zc_child *child, const char *key, char *value, size_t 
 /* The value of `key` as an unsigned number (fails the test when missing or not a number). */
 uint64_t zc_child_number(const zc_child *child, const char *key);
 
+/* Bytes as a hexadecimal argument for a child (an IPC handle, say): `text` holds 2 * size + 1 characters. Decoding
+ * is false unless `text` is exactly 2 * size hexadecimal digits. */
+void zc_hex_encode(const void *bytes, size_t size, char *text);
+bool zc_hex_decode(const char *text, void *bytes, size_t size);
+
 #endif
