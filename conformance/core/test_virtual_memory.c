@@ -334,6 +334,9 @@ static int zc_child_read_only_write(int argc, char **argv) {
         appended = zeCommandListAppendMemoryCopy(list, va, &value, sizeof value, NULL, 0, NULL);
     printf("append=%u\nstatus=%u\nvalue=%d\n", (unsigned)appended, (unsigned)zeDeviceGetStatus(x->device), va[0]);
     zeCommandListDestroy(list);
+    zeVirtualMemUnmap(x->context, va, zc_page(x));
+    zeVirtualMemFree(x->context, va, zc_page(x));
+    zePhysicalMemDestroy(x->context, physical);
     return zc_child_exec_end(x);
 }
 
