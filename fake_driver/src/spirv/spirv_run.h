@@ -91,6 +91,7 @@ typedef struct zf_ctx {
     bool maps_read;
     /* The wave being run. */
     uint64_t wave_first_group; /* linear index of its first group */
+    bool builtins_ready;       /* the wave-invariant built-ins of all L lanes are in the wave area */
     uint32_t wave_groups;
     /* Results. */
     uint64_t faults;

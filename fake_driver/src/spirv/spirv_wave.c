@@ -193,39 +193,43 @@ static void zf_builtin_value(const zf_ctx *ctx, uint32_t builtin, const zf_lane_
     }
 }
 
-/* Fills the built-in values of the wave's lanes (the entries the program reads). */
-static void zf_store_builtin(zf_ctx *ctx, const zf_dwave *entry, uint32_t lane, const uint64_t v[3]) {
-    uint32_t e = zf_etype_size(entry->type), slot = zf_slot(entry->comps);
+/* Whether a built-in differs between waves: a wave is whole work-groups, so a lane keeps its place in its group (local
+ * ids, sub-group ids) and only the group it belongs to changes. */
+static bool zf_builtin_per_wave(uint32_t builtin) {
+    return builtin == ZF_BI_GLOBAL_ID || builtin == ZF_BI_WORKGROUP_ID || builtin == ZF_BI_GLOBAL_LINEAR_ID;
+}
+
+/* One built-in for `count` lanes from lane 0 on. The ids of a wave's lanes are walked once per entry: cheaper than
+ * dividing per lane, and the per-wave entries are few (usually the global id alone). */
+static void zf_fill_builtin(zf_ctx *ctx, const zf_dwave *entry, uint32_t count) {
+    bool wide = zf_etype_size(entry->type) == 8;
+    uint32_t comps = entry->comps < 3 ? entry->comps : 3, slot = zf_slot(entry->comps);
     uint8_t *base = ctx->wave + (size_t)entry->offset * ctx->L;
-    for (uint32_t c = 0; c < entry->comps && c < 3; c++) {
-        if (e == 8) {
-            memcpy(base + ((size_t)lane * slot + c) * 8, &v[c], 8);
+    zf_lane_walk walk = {.r = 0};
+    zf_lane_ids(ctx, 0, walk.global, walk.group, walk.local);
+    for (uint32_t l = 0; l < count; l++) {
+        if (l > 0)
+            zf_walk_next(ctx, &walk);
+        uint64_t v[3];
+        zf_builtin_value(ctx, entry->index, &walk, v);
+        if (wide) {
+            memcpy(base + (size_t)l * slot * 8, v, (size_t)comps * 8);
         } else {
-            uint32_t v32 = (uint32_t)v[c];
-            memcpy(base + ((size_t)lane * slot + c) * 4, &v32, 4);
+            uint32_t narrow[3] = {(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2]};
+            memcpy(base + (size_t)l * slot * 4, narrow, (size_t)comps * 4);
         }
     }
 }
 
+/* Fills the built-ins the program reads: all of them for every lane of the wave area the first time, then only those
+ * that change from wave to wave, for the wave's lanes. */
 static void zf_fill_builtins(zf_ctx *ctx, const zf_dprog *code, uint32_t lanes) {
-    bool any = false;
-    for (uint32_t i = 0; i < code->num_waves && !any; i++)
-        any = code->waves[i].kind == ZF_WAVE_BUILTIN;
-    if (!any || lanes == 0)
-        return;
-    zf_lane_walk walk = {.r = 0};
-    zf_lane_ids(ctx, 0, walk.global, walk.group, walk.local);
-    for (uint32_t l = 0; l < lanes; l++) {
-        if (l > 0)
-            zf_walk_next(ctx, &walk);
-        for (uint32_t i = 0; i < code->num_waves; i++) {
-            const zf_dwave *entry = &code->waves[i];
-            if (entry->kind != ZF_WAVE_BUILTIN)
-                continue;
-            uint64_t v[3];
-            zf_builtin_value(ctx, entry->index, &walk, v);
-            zf_store_builtin(ctx, entry, l, v);
-        }
+    bool all = !ctx->builtins_ready;
+    ctx->builtins_ready = true;
+    for (uint32_t i = 0; i < code->num_waves; i++) {
+        const zf_dwave *entry = &code->waves[i];
+        if (entry->kind == ZF_WAVE_BUILTIN && (all || zf_builtin_per_wave(entry->index)))
+            zf_fill_builtin(ctx, entry, all ? ctx->L : lanes);
     }
 }
 
