@@ -36,7 +36,12 @@ static void zf_h_extract(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a);
     size_t size = in->size, from = in->asize, at = in->aux;
-    ZF_LANES(x, memcpy(d + l * size, a + l * from + at, size));
+    if (size == 8) /* a component of a 64-bit vector (ids, sizes): one move per lane */
+        ZF_LANES(x, memcpy(d + l * 8, a + l * from + at, 8));
+    else if (size == 4)
+        ZF_LANES(x, memcpy(d + l * 4, a + l * from + at, 4));
+    else
+        ZF_LANES(x, memcpy(d + l * size, a + l * from + at, size));
 }
 
 static void zf_h_insert(zf_x *x, const zf_dinst *in) {
