@@ -156,15 +156,18 @@ static ze_result_t zf_image_extent(const ze_image_desc_t *d, const zf_format *f,
     return result;
 }
 
-/* Subsampled planes and packed pixel pairs need whole blocks. */
+/* Subsampled planes and packed pixel pairs need whole blocks: the width a multiple of every plane's block width, the
+ * height of its block height. */
 static ze_result_t zf_check_blocks(const zf_format *f, const uint32_t extent[4]) {
     for (uint32_t p = 0; p < f->num_planes; p++) {
         const zf_format_plane *plane = &f->planes[p];
-        if (extent[0] % plane->block_width != 0 || extent[1] % plane->block_height != 0)
+        bool width = extent[0] % plane->block_width != 0;
+        if (width || extent[1] % plane->block_height != 0)
             return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                           "format %s needs a width that is a multiple of %u and a height that is a multiple of %u, "
-                           "not %u x %u",
-                           f->name, plane->block_width, plane->block_height, extent[0], extent[1]);
+                           "desc->%s %u is not a multiple of %u: plane %u of format %s stores blocks of %u x %u pixels",
+                           width ? "width" : "height", width ? extent[0] : extent[1],
+                           width ? plane->block_width : plane->block_height, p, f->name, plane->block_width,
+                           plane->block_height);
     }
     return ZE_RESULT_SUCCESS;
 }

@@ -268,13 +268,47 @@ static bool zf_bytes_intersect(const zf_image_copy *c) {
     return false;
 }
 
+/* Whether every plane of a starts where b's does and steps rows and slices alike: views of the same planes, which
+ * may differ in size (a planar view smaller than its plane). */
+static bool zf_same_planes(const zf_image *a, const zf_image *b) {
+    for (uint32_t p = 0; p < a->num_planes; p++) {
+        const zf_image_plane *pa = &a->planes[p], *pb = &b->planes[p];
+        if (pa->offset != pb->offset || pa->row_pitch != pb->row_pitch || pa->slice_pitch != pb->slice_pitch)
+            return false;
+    }
+    return a->num_planes == b->num_planes;
+}
+
+/* Box b of plane p in bytes within a row, rows of blocks and slices: where a byte is, exactly, on planes that share
+ * their start and pitches. */
+static zf_box zf_byte_box(const zf_image *image, uint32_t p, const zf_box *b) {
+    const zf_format_plane *f = &image->planes[p].layout;
+    return (zf_box){b->x / f->block_width * f->block_bytes, b->y / f->block_height, b->z,
+                    b->w / f->block_width * f->block_bytes, b->h / f->block_height, b->d};
+}
+
+static bool zf_planes_intersect(const zf_image *dst, const zf_image *src, const zf_box *db, const zf_box *sb) {
+    for (uint32_t p = 0; p < dst->num_planes; p++) {
+        zf_box d = zf_byte_box(dst, p, db), s = zf_byte_box(src, p, sb);
+        if (zf_boxes_intersect(&d, &s))
+            return true;
+    }
+    return false;
+}
+
+/* Regions of one memory overlap when they share a byte: exactly for the same layout or views of the same planes,
+ * conservatively (byte ranges) otherwise. */
 static ze_result_t zf_check_overlap(const zf_image *dst, const zf_image *src, const zf_box *db, const zf_box *sb,
                                     const zf_image_copy *c) {
     if (dst->store != src->store)
         return ZE_RESULT_SUCCESS;
-    bool overlap = zf_same_layout(dst, src) ? zf_boxes_intersect(db, sb) : zf_bytes_intersect(c);
+    bool overlap = zf_same_layout(dst, src)   ? zf_boxes_intersect(db, sb)
+                   : zf_same_planes(dst, src) ? zf_planes_intersect(dst, src, db, sb)
+                                              : zf_bytes_intersect(c);
     if (overlap)
-        return zf_fail(ZE_RESULT_ERROR_OVERLAPPING_REGIONS, "the source and destination regions share image memory");
+        return zf_fail(ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
+                       "pDstRegion and pSrcRegion share bytes of the same image memory (hDstImage and hSrcImage are "
+                       "the same image or views of it)");
     return ZE_RESULT_SUCCESS;
 }
 
