@@ -57,6 +57,7 @@ static void extensions_fake_list_is_exact(void **state) {
         {ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT},
         {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},
         {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT},
+        {ZE_SUBGROUPS_EXT_NAME, ZE_SUBGROUP_EXT_VERSION_CURRENT},
     };
     uint32_t n = 0;
     zc_assert_success(zeDriverGetExtensionProperties(zc_sys()->driver, &n, NULL));

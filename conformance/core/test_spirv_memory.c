@@ -1,7 +1,7 @@
 /* Conformance: memory as kernels see it. Local memory shared by a work-group and synchronised by barriers
  * (reductions, scans, collectives, async copies), atomics under contention from every work-item of a launch, module
- * globals and specialization constants, images and samplers, and (on the fake) the report of out-of-bounds accesses.
- * Kernels: conformance/kernels/spirv_{local,atomics,globals,image}.cl. */
+ * globals and specialization constants, images and samplers, sub-group block reads and writes, and (on the fake) the
+ * report of out-of-bounds accesses. Kernels: conformance/kernels/spirv_{local,atomics,globals,image,subgroups}.cl. */
 #include "zc_spirv.h"
 
 #include <inttypes.h>
@@ -548,6 +548,157 @@ static void spirv_integer_images_and_queries(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * Sub-group block reads and writes (cl_intel_subgroups, spirv_subgroups.cl). Each work-item's 15 values are blocks
+ * of 1, 2, 4 and 8 components, at offsets 0, 1, 3 and 7 of its values and of the sub-group's rows or elements. */
+
+static const uint32_t zc_block_first[4] = {0, 1, 3, 7}, zc_block_comps[4] = {1, 2, 4, 8};
+
+/* The kernels' element types by the suffix of their names. */
+static const struct {
+    const char *suffix;
+    uint32_t bytes;
+} zc_block_types[] = {{"uc", 1}, {"us", 2}, {"ui", 4}, {"ul", 8}};
+
+static void zc_pattern(uint8_t *p, size_t n, uint32_t seed) {
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(((uint32_t)i * 2654435761u + seed * 40503u) >> 13);
+}
+
+static bool zc_device_has_subgroup_size(zc_sx *s, uint32_t size) {
+    ze_device_compute_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    zc_assert_success(zeDeviceGetComputeProperties(s->x.device, &props));
+    for (uint32_t i = 0; i < props.numSubGroupSizes && i < ZE_SUBGROUPSIZE_COUNT; i++)
+        if (props.subGroupSizes[i] == size)
+            return true;
+    return false;
+}
+
+/* Component c of sub-group block b of work-item g is element (g / S) x 15 x S + first[b] x S + g % S + c x S: the
+ * value read from `in` (kept by the work-item at g x 15 + first[b] + c), and where it is written back to `out`. */
+static void zc_block_buffer_checked(zc_sx *s, const char *kernel, uint32_t e) {
+    const uint32_t global = 128, local = 64, n = 15 * global;
+    uint32_t sg = zc_subgroup_size(s, "spirv_subgroups", kernel);
+    uint8_t *in = zc_spirv_buffer(s, n * e), *got = zc_spirv_buffer(s, n * e), *out = zc_spirv_buffer(s, n * e);
+    zc_pattern(in, n * e, e);
+    zc_arg args[] = {ZC_PTR(in), ZC_PTR(got), ZC_PTR(out)};
+    zc_spirv_run(s, "spirv_subgroups", kernel, global, local, args, 3);
+    for (uint32_t g = 0; g < global; g++)
+        for (uint32_t b = 0; b < 4; b++)
+            for (uint32_t c = 0; c < zc_block_comps[b]; c++) {
+                uint32_t element = g / sg * 15 * sg + zc_block_first[b] * sg + g % sg + c * sg;
+                if (memcmp(got + (g * 15 + zc_block_first[b] + c) * e, in + element * e, e) != 0)
+                    zc_fail("%s (sub-groups of %u): work-item %u, block of %u, component %u is not element %u", kernel,
+                            sg, g, zc_block_comps[b], c, element);
+            }
+    if (memcmp(out, in, n * e) != 0) /* the blocks cover the sub-groups' elements exactly once */
+        zc_fail("%s (sub-groups of %u): the blocks written back differ from those read", kernel, sg);
+    zc_free(&s->x, in);
+    zc_free(&s->x, got);
+    zc_free(&s->x, out);
+}
+
+static void spirv_sub_group_block_reads_and_writes(void **state) {
+    zc_sx *s = *state;
+    for (size_t t = 0; t < ZC_COUNT(zc_block_types); t++) {
+        char name[64];
+        snprintf(name, sizeof name, "block_buffer_%s", zc_block_types[t].suffix);
+        zc_block_buffer_checked(s, name, zc_block_types[t].bytes);
+    }
+    if (zc_device_has_subgroup_size(s, 16)) {
+        assert_int_equal(zc_subgroup_size(s, "spirv_subgroups", "block_buffer_ui_16"), 16);
+        zc_block_buffer_checked(s, "block_buffer_ui_16", 4);
+    }
+}
+
+/* Images of 160 x 16 RGBA8 texels: rows of 640 bytes, the block accesses' unit. */
+#define ZC_BLOCK_ROW    640
+#define ZC_BLOCK_ROWS   16
+#define ZC_BLOCK_GLOBAL 64
+
+/* What the read kernel of `e`-byte elements gets at byte offset x0: work-item g's component c of block b is the
+ * element at byte x0 + g x e of row first[b] + c (bytes outside the rows read as 0 on the fake). */
+static void zc_block_image_read_checked(zc_sx *s, ze_image_handle_t image, const uint8_t *bytes, uint32_t t,
+                                        int32_t x0) {
+    uint32_t e = zc_block_types[t].bytes;
+    char name[64];
+    snprintf(name, sizeof name, "block_image_read_%s", zc_block_types[t].suffix);
+    uint8_t *got = zc_spirv_buffer(s, ZC_BLOCK_GLOBAL * 15 * e);
+    zc_arg args[] = {{sizeof image, &image}, ZC_PTR(got), ZC_VAL(x0)};
+    zc_spirv_run(s, "spirv_subgroups", name, ZC_BLOCK_GLOBAL, ZC_BLOCK_GLOBAL, args, 3);
+    for (uint32_t g = 0; g < ZC_BLOCK_GLOBAL; g++)
+        for (uint32_t b = 0; b < 4; b++)
+            for (uint32_t c = 0; c < zc_block_comps[b]; c++) {
+                uint32_t row = zc_block_first[b] + c;
+                for (uint32_t j = 0; j < e; j++) {
+                    int64_t x = (int64_t)x0 + g * e + j;
+                    uint8_t want = x >= 0 && x < ZC_BLOCK_ROW ? bytes[row * ZC_BLOCK_ROW + x] : 0;
+                    uint8_t have = got[(g * 15 + zc_block_first[b] + c) * e + j];
+                    if (have != want)
+                        zc_fail("%s at x %d: work-item %u, row %u, byte %u is 0x%02x, expected 0x%02x", name, x0, g,
+                                row, j, have, want);
+                }
+            }
+    zc_free(&s->x, got);
+}
+
+/* The write kernel of `e`-byte elements at byte offset x0 on a zeroed image: `data` lands where the reads find it,
+ * nothing else changes (bytes past a row's end are dropped on the fake, not written into the next row). */
+static void zc_block_image_write_checked(zc_sx *s, ze_image_handle_t image, uint32_t t, int32_t x0) {
+    uint32_t e = zc_block_types[t].bytes;
+    char name[64];
+    snprintf(name, sizeof name, "block_image_write_%s", zc_block_types[t].suffix);
+    uint8_t *data = zc_spirv_buffer(s, ZC_BLOCK_GLOBAL * 15 * e),
+            *bytes = zc_spirv_buffer(s, ZC_BLOCK_ROW * ZC_BLOCK_ROWS);
+    uint8_t *want = zc_spirv_buffer(s, ZC_BLOCK_ROW * ZC_BLOCK_ROWS);
+    zc_pattern(data, ZC_BLOCK_GLOBAL * 15 * e, 100 + e);
+    zc_assert_success(zeCommandListAppendImageCopyFromMemory(s->list, image, want, NULL, NULL, 0, NULL));
+    zc_arg args[] = {{sizeof image, &image}, ZC_PTR(data), ZC_VAL(x0)};
+    zc_spirv_run(s, "spirv_subgroups", name, ZC_BLOCK_GLOBAL, ZC_BLOCK_GLOBAL, args, 3);
+    zc_assert_success(zeCommandListAppendImageCopyToMemory(s->list, bytes, image, NULL, NULL, 0, NULL));
+    for (uint32_t g = 0; g < ZC_BLOCK_GLOBAL; g++)
+        for (uint32_t k = 0; k < 15; k++) /* value k of a work-item is in row k */
+            for (uint32_t j = 0; j < e; j++) {
+                int64_t x = (int64_t)x0 + g * e + j;
+                if (x >= 0 && x < ZC_BLOCK_ROW)
+                    want[k * ZC_BLOCK_ROW + x] = data[(g * 15 + k) * e + j];
+            }
+    for (uint32_t i = 0; i < ZC_BLOCK_ROW * ZC_BLOCK_ROWS; i++)
+        if (bytes[i] != want[i])
+            zc_fail("%s at x %d: byte %u of row %u is 0x%02x, expected 0x%02x", name, x0, i % ZC_BLOCK_ROW,
+                    i / ZC_BLOCK_ROW, bytes[i], want[i]);
+    zc_free(&s->x, data);
+    zc_free(&s->x, bytes);
+    zc_free(&s->x, want);
+}
+
+static void spirv_sub_group_image_block_reads_and_writes(void **state) {
+    zc_sx *s = *state;
+    if (!zc_images_supported(s))
+        skip();
+    ze_image_handle_t source = zc_image(s, ZE_IMAGE_TYPE_2D, ZE_IMAGE_FORMAT_LAYOUT_8_8_8_8, ZE_IMAGE_FORMAT_TYPE_UINT,
+                                        ZC_BLOCK_ROW / 4, ZC_BLOCK_ROWS, 1, 0, 0);
+    ze_image_handle_t target = zc_image(s, ZE_IMAGE_TYPE_2D, ZE_IMAGE_FORMAT_LAYOUT_8_8_8_8, ZE_IMAGE_FORMAT_TYPE_UINT,
+                                        ZC_BLOCK_ROW / 4, ZC_BLOCK_ROWS, 1, 0, ZE_IMAGE_FLAG_KERNEL_WRITE);
+    uint8_t *bytes = zc_spirv_buffer(s, ZC_BLOCK_ROW * ZC_BLOCK_ROWS);
+    zc_pattern(bytes, ZC_BLOCK_ROW * ZC_BLOCK_ROWS, 7);
+    zc_assert_success(zeCommandListAppendImageCopyFromMemory(s->list, source, bytes, NULL, NULL, 0, NULL));
+    for (uint32_t t = 0; t < ZC_COUNT(zc_block_types); t++) {
+        int32_t e = (int32_t)zc_block_types[t].bytes;
+        zc_block_image_read_checked(s, source, bytes, t, 3); /* reads may start at any byte */
+        zc_block_image_write_checked(s, target, t, 4);       /* writes at a multiple of 4 */
+        if (!zc_driver_is_fake())
+            continue;
+        /* Blocks partly outside the rows: the fake's bounds are those of other image accesses. */
+        zc_block_image_read_checked(s, source, bytes, t, -3);
+        zc_block_image_read_checked(s, source, bytes, t, ZC_BLOCK_ROW - 48 * e + 1);
+        zc_block_image_write_checked(s, target, t, ZC_BLOCK_ROW - 32 * e);
+    }
+    zc_assert_success(zeImageDestroy(source));
+    zc_assert_success(zeImageDestroy(target));
+    zc_free(&s->x, bytes);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * Faults (fake only: they make the device report DEVICE_LOST, so they run in child processes) */
 
 static int zc_child_fault(int argc, char **argv) {
@@ -749,6 +900,8 @@ int main(int argc, char **argv) {
         ZC_T(spirv_globals_and_specialization_constants),
         ZC_T(spirv_images_written_read_and_sampled),
         ZC_T(spirv_integer_images_and_queries),
+        ZC_T(spirv_sub_group_block_reads_and_writes),
+        ZC_T(spirv_sub_group_image_block_reads_and_writes),
         cmocka_unit_test(spirv_out_of_bounds_access_is_reported),
         cmocka_unit_test(spirv_null_pointer_load_is_reported),
         cmocka_unit_test(spirv_host_memory_needs_shared_system_allocations),

@@ -36,6 +36,11 @@ list(APPEND ZC_OPENCL_KERNELS spirv_float_atomics)
 set(ZC_CLANG_FLAGS_spirv_float_atomics
     -Xclang -cl-ext=+cl_ext_float_atomics,+__opencl_c_ext_fp32_global_atomic_add,+__opencl_c_ext_fp64_global_atomic_add,+__opencl_c_ext_fp32_local_atomic_add,+__opencl_c_ext_fp32_global_atomic_min_max,+cl_khr_fp64)
 set(ZC_LLVM_SPIRV_FLAGS_spirv_float_atomics --spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max)
+# The sub-group block reads and writes of cl_intel_subgroups: the kernel declares the intel_* functions itself
+# (clang-14 declares none of them), cl_khr_subgroups gives it the sub-group built-ins.
+list(APPEND ZC_OPENCL_KERNELS spirv_subgroups)
+set(ZC_CLANG_FLAGS_spirv_subgroups -Xclang -cl-ext=+cl_khr_subgroups)
+set(ZC_LLVM_SPIRV_FLAGS_spirv_subgroups --spirv-ext=+SPV_INTEL_subgroups)
 # ZE_experimental_module_program (test_module_program.c): three inputs linked into one module, and a bad one.
 list(APPEND ZC_OPENCL_KERNELS program_main program_scale program_offset program_mismatch)
 

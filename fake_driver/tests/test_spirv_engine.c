@@ -27,7 +27,8 @@ static const char *const zt_corpus[] = {
     "copy", "fill", "vadd", "saxpy", "gemm", "spec_constant", "globals", "export", "import", "local_memory",
     "reqd_group_size", "empty", "image", "spec_global", "spirv_arith", "spirv_convert", "spirv_control", "spirv_math",
     "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_printf", "spirv_itt",
-    "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics"};
+    "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics",
+    "spirv_subgroups"};
 /* clang-format on */
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
@@ -346,6 +347,41 @@ static void irreducible_loop_with_lanes_entering_at_both_heads(void **state) {
     zf_spirv_free(m);
 }
 
+/* Sub-group block reads and writes (spirv_subgroups.cl, sub-groups of 16) fault like loads and stores, and a block
+ * write that faults writes none of its lane's elements. */
+static void block_accesses_fault_like_loads_and_stores(void **state) {
+    (void)state;
+    zf_spirv_module *m = zt_read_ok("spirv_subgroups");
+    zf_dprog *code = zt_decode(m, false, "spirv_subgroups");
+    zt_mem mem = {0};
+    const uint32_t block = 15 * 16, keep = block + 7 * 16; /* a sub-group's elements; what stays in `out` */
+    uint32_t *in = zt_buffer(&mem, 2 * block * 4), *got = zt_buffer(&mem, 32 * 15 * 4);
+    uint32_t *out = zt_buffer(&mem, (keep + 100) * 4), *short_in = zt_buffer(&mem, (block + 5) * 4);
+    for (uint32_t i = 0; i < 2 * block; i++)
+        in[i] = i * 2654435761u;
+    const void *values[] = {&in, &got, &out};
+    const uint64_t sizes[] = {8, 8, 8};
+    zt_launch l = {m, code, "block_buffer_ui", values, sizes, 32, 32, 1, &mem};
+    zf_xresult result;
+    zt_run(&l, &result);
+    assert_int_equal(result.faults, 16); /* the second sub-group's block of 8 runs past the end of `out` */
+    if (strstr(result.first_fault, "work-item (16, 0, 0)") == NULL ||
+        strstr(result.first_fault, "store of 4 bytes") == NULL)
+        fail_msg("the fault does not name work-item 16 and a store: %s", result.first_fault);
+    for (uint32_t i = 0; i < keep + 100; i++)
+        assert_int_equal(out[i], i < keep ? in[i] : 0);
+    assert_int_equal(got[17 * 15 + 3], in[block + 3 * 16 + 1]); /* work-item 17, first element of its block of 4 */
+    l.values = (const void *const[]){&short_in, &got, &out};
+    zt_run(&l, &result);
+    assert_int_equal(result.faults, 16); /* lanes 5.. fault at the first block, the others at the second */
+    if (strstr(result.first_fault, "work-item (21, 0, 0)") == NULL ||
+        strstr(result.first_fault, "load of 4 bytes") == NULL)
+        fail_msg("the fault does not name work-item 21 and a load: %s", result.first_fault);
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Robustness */
 
@@ -403,9 +439,9 @@ static void zt_decode_mutated(const uint32_t *words, size_t size, const char *na
 
 static void mutated_modules_never_crash_the_decoder(void **state) {
     (void)state;
-    const char *names[] = {"spirv_control", "spirv_data",  "spirv_local",   "spirv_atomics",
-                           "spirv_math",    "spirv_image", "spirv_fptr",    "spirv_irreducible",
-                           "spirv_printf",  "spirv_itt",   "spirv_convert", "spirv_gemm"};
+    const char *names[] = {"spirv_control", "spirv_data", "spirv_local",       "spirv_atomics", "spirv_math",
+                           "spirv_image",   "spirv_fptr", "spirv_irreducible", "spirv_printf",  "spirv_itt",
+                           "spirv_convert", "spirv_gemm", "spirv_subgroups"};
     uint64_t rng = 0x243F6A8885A308D3ull;
     unsigned decoded = 0;
     for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
@@ -488,6 +524,7 @@ int main(void) {
         cmocka_unit_test(runs_kernels_on_one_thread_and_many),
         cmocka_unit_test(faults_name_the_kernel_work_item_and_address),
         cmocka_unit_test(irreducible_loop_with_lanes_entering_at_both_heads),
+        cmocka_unit_test(block_accesses_fault_like_loads_and_stores),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),
         cmocka_unit_test(mutated_forms_are_refused_or_run_safely),
     };

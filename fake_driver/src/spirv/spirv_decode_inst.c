@@ -53,6 +53,7 @@ bool zf_d_has_result(uint32_t opcode, const uint32_t *w, uint32_t count) {
         (opcode >= ZF_OP_GROUP_ALL && opcode <= ZF_OP_GROUP_S_MAX) || opcode == ZF_OP_GROUP_ASYNC_COPY ||
         opcode == ZF_OP_ATOMIC_FLAG_TEST_AND_SET || (opcode >= ZF_OP_PTR_EQUAL && opcode <= ZF_OP_PTR_DIFF) ||
         (opcode >= ZF_OP_SUBGROUP_SHUFFLE_INTEL && opcode <= ZF_OP_SUBGROUP_SHUFFLE_XOR_INTEL) ||
+        opcode == ZF_OP_SUBGROUP_BLOCK_READ_INTEL || opcode == ZF_OP_SUBGROUP_IMAGE_BLOCK_READ_INTEL ||
         opcode == ZF_OP_FUNCTION_POINTER_CALL_INTEL || opcode == ZF_OP_ATOMIC_F_MIN_EXT ||
         opcode == ZF_OP_ATOMIC_F_MAX_EXT || opcode == ZF_OP_ATOMIC_F_ADD_EXT)
         return true;
@@ -1309,6 +1310,85 @@ static zf_spirv_status zf_decode_sg_shuffle(zf_decoder *d, const uint32_t *w, ui
     return ZF_SPIRV_OK;
 }
 
+/* The values of sub-group block reads and writes: what the intel_sub_group_block_* functions of OpenCL C have, a
+ * scalar or a vector of 2, 4 or 8 integers of any width. */
+static bool zf_block_shape(const zf_tinfo *t) {
+    return (t->cls == ZF_TC_INT || t->cls == ZF_TC_VECTOR) && zf_etype_is_int(t->etype) &&
+           (t->comps == 1 || t->comps == 2 || t->comps == 4 || t->comps == 8);
+}
+
+static zf_spirv_status zf_emit_block(zf_decoder *d, uint32_t op, const zf_arg *value, bool write, zf_ref target,
+                                     zf_ref coord) {
+    zf_dinst *in = zf_d_emit(d, op);
+    if (in == NULL)
+        return ZF_SPIRV_NO_MEMORY;
+    in->dst = write ? ZF_REF_NONE : value->ref;
+    in->a = target;
+    in->type = value->t->etype;
+    in->comps = value->t->comps;
+    in->size = value->t->size;
+    in->aux = write ? ZF_SGB_WRITE : ZF_SGB_READ;
+    if (op == ZF_X_SGBLOCK) {
+        in->b = write ? value->ref : ZF_REF_NONE;
+    } else {
+        in->b = coord;
+        in->c = write ? value->ref : ZF_REF_NONE;
+    }
+    return ZF_SPIRV_OK;
+}
+
+/* OpSubgroupBlockReadINTEL (result type, result, pointer) and OpSubgroupBlockWriteINTEL (pointer, data). The
+ * element width is the value's: the functions name it (_uc, _us, none, _ul), whatever the pointer's type says. */
+static zf_spirv_status zf_decode_sg_block(zf_decoder *d, const uint32_t *w, uint32_t count) {
+    uint32_t opcode = w[0] & 0xFFFFu;
+    bool write = opcode == ZF_OP_SUBGROUP_BLOCK_WRITE_INTEL;
+    zf_arg value, p;
+    zf_spirv_status s = zf_need(d, count, write ? 3 : 4);
+    if (s == ZF_SPIRV_OK)
+        s = write ? zf_get(d, w[2], &value) : zf_res(d, w, &value);
+    if (s == ZF_SPIRV_OK)
+        s = zf_get(d, w[write ? 1 : 3], &p);
+    if (s != ZF_SPIRV_OK)
+        return s;
+    if (p.t->cls != ZF_TC_POINTER)
+        return zf_d_malformed(d, "a sub-group block access through a value that is not a pointer");
+    if (!zf_block_shape(value.t))
+        return zf_d_unsupported(d, opcode, "a block that is not 1, 2, 4 or 8 integers per work-item");
+    return zf_emit_block(d, ZF_X_SGBLOCK, &value, write, p.ref, ZF_REF_NONE);
+}
+
+/* Whether a value is an image of a 2D, non-arrayed OpTypeImage: cl_intel_subgroups defines image block accesses on
+ * image2d_t only. */
+static bool zf_is_image_2d(zf_decoder *d, uint32_t id, const zf_tinfo *t) {
+    const zf_spirv_idinfo *type = zf_spirv_id(d->m, d->vals[id].type);
+    if (t->cls != ZF_TC_OPAQUE || t->size != 8 || type == NULL || type->opcode != ZF_OP_TYPE_IMAGE)
+        return false;
+    const uint32_t *tw = &d->m->words[type->def];
+    return tw[3] == 1 && tw[5] == 0; /* Dim 2D, not Arrayed (the reader checked that the 9 words are there) */
+}
+
+/* OpSubgroupImageBlockReadINTEL (result type, result, image, coordinate) and OpSubgroupImageBlockWriteINTEL (image,
+ * coordinate, data). */
+static zf_spirv_status zf_decode_sg_image_block(zf_decoder *d, const uint32_t *w, uint32_t count) {
+    uint32_t opcode = w[0] & 0xFFFFu, first = opcode == ZF_OP_SUBGROUP_IMAGE_BLOCK_WRITE_INTEL ? 1 : 3;
+    bool write = first == 1;
+    zf_arg value, image, coord;
+    zf_spirv_status s = zf_need(d, count, write ? 4 : 5);
+    if (s == ZF_SPIRV_OK)
+        s = write ? zf_get(d, w[3], &value) : zf_res(d, w, &value);
+    if (s == ZF_SPIRV_OK && (s = zf_get(d, w[first], &image)) == ZF_SPIRV_OK)
+        s = zf_get(d, w[first + 1], &coord);
+    if (s != ZF_SPIRV_OK)
+        return s;
+    if (!zf_is_image_2d(d, w[first], image.t))
+        return zf_d_unsupported(d, opcode, "an image that is not a 2D image (image2d_t)");
+    if (coord.t->cls != ZF_TC_VECTOR || coord.t->comps != 2 || coord.t->etype != ZF_T_I32)
+        return zf_d_malformed(d, "a sub-group image block coordinate that is not an int2");
+    if (!zf_block_shape(value.t))
+        return zf_d_unsupported(d, opcode, "a block that is not 1, 2, 4 or 8 integers per work-item");
+    return zf_emit_block(d, ZF_X_IMGBLOCK, &value, write, image.ref, coord.ref);
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * The dispatcher */
 
@@ -1441,6 +1521,10 @@ static zf_spirv_status zf_decode_other(zf_decoder *d, uint32_t opcode, const uin
             return zf_decode_group(d, w, count);
         if (opcode >= ZF_OP_SUBGROUP_SHUFFLE_INTEL && opcode <= ZF_OP_SUBGROUP_SHUFFLE_XOR_INTEL)
             return zf_decode_sg_shuffle(d, w, count);
+        if (opcode == ZF_OP_SUBGROUP_BLOCK_READ_INTEL || opcode == ZF_OP_SUBGROUP_BLOCK_WRITE_INTEL)
+            return zf_decode_sg_block(d, w, count);
+        if (opcode == ZF_OP_SUBGROUP_IMAGE_BLOCK_READ_INTEL || opcode == ZF_OP_SUBGROUP_IMAGE_BLOCK_WRITE_INTEL)
+            return zf_decode_sg_image_block(d, w, count);
         if (zf_d_is_image_op(opcode))
             return zf_d_image(d, w, count);
         return zf_d_unsupported(d, opcode, NULL);

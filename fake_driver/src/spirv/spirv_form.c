@@ -21,7 +21,8 @@ static const char *const zf_xop_names[ZF_X_COUNT] = {
     "conv",        "dot",      "access",   "ptrdiff", "gcast",    "getfence",  "var",       "load",    "store",
     "storez",      "copymem",  "copymemn", "atomic",  "br",       "brc",       "switch",    "ret",     "retv",
     "unreachable", "call",     "callp",    "barrier", "fence",    "itt",       "ext",       "extp",    "extv",
-    "vload",       "vstore",   "xshuffle", "printf",  "group",    "asynccopy", "sgshuffle", "image",
+    "vload",       "vstore",   "xshuffle", "printf",  "group",    "asynccopy", "sgshuffle", "image",   "sgblock",
+    "imgblock",
 };
 
 const char *zf_xop_name(uint32_t op) {
@@ -234,6 +235,16 @@ static bool zf_sizes_other(const zf_dinst *in, zf_operand_sizes *o) {
                                 write ? t : 0};
         return true;
     }
+    case ZF_X_SGBLOCK: {
+        bool write = in->aux == ZF_SGB_WRITE;
+        *o = (zf_operand_sizes){write ? 0 : t, 8, write ? t : 0, 0};
+        return true;
+    }
+    case ZF_X_IMGBLOCK: {
+        bool write = in->aux == ZF_SGB_WRITE;
+        *o = (zf_operand_sizes){write ? 0 : t, 8, 8, write ? t : 0};
+        return true;
+    }
     default:
         return false;
     }
@@ -320,7 +331,7 @@ static bool zf_check_types(zf_check *c, const zf_dinst *in) {
                  in->op == ZF_X_VINSERT || in->op == ZF_X_SHUFFLE || in->op == ZF_X_SELECTV || in->op == ZF_X_EXT ||
                  in->op == ZF_X_EXTP || in->op == ZF_X_EXTV || in->op == ZF_X_VLOAD || in->op == ZF_X_VSTORE ||
                  in->op == ZF_X_XSHUFFLE || in->op == ZF_X_GROUP || in->op == ZF_X_ATOMIC || in->op == ZF_X_SWITCH ||
-                 in->op == ZF_X_IMAGE;
+                 in->op == ZF_X_IMAGE || in->op == ZF_X_SGBLOCK || in->op == ZF_X_IMGBLOCK;
     if (!typed)
         return true;
     if (in->type == ZF_T_NONE || in->type >= ZF_T_COUNT)
@@ -339,6 +350,10 @@ static bool zf_check_types(zf_check *c, const zf_dinst *in) {
     if (in->op == ZF_X_XSHUFFLE &&
         ((in->aux & 0xFFu) < 1 || (in->aux & 0xFFu) > 16 || !zf_etype_is_int((in->aux >> 8) & 0xFFu)))
         return zf_bad(c, "a shuffle of %u components with mask type %u", in->aux & 0xFFu, (in->aux >> 8) & 0xFFu);
+    /* The handlers address a block's components one element at a time: OpenCL's blocks are 1, 2, 4 or 8 integers. */
+    if ((in->op == ZF_X_SGBLOCK || in->op == ZF_X_IMGBLOCK) &&
+        (!zf_etype_is_int(in->type) || in->comps > 8 || (in->comps & (in->comps - 1)) != 0))
+        return zf_bad(c, "a sub-group block of %u elements of type %u", in->comps, in->type);
     return true;
 }
 
@@ -418,6 +433,10 @@ static const char *zf_align_rules(uint32_t op) {
         return "1141";
     case ZF_X_IMAGE:
         return "epie";
+    case ZF_X_SGBLOCK:
+        return "epe1";
+    case ZF_X_IMGBLOCK:
+        return "ep4e";
     default:
         return "1111";
     }
@@ -634,6 +653,9 @@ static bool zf_check_aux_users(zf_check *c, const zf_dinst *in, uint32_t blocks)
         bool coords_ok = in->aux > ZF_IMG_WRITE || ((zf_etype_is_int(ct) || ct == ZF_T_F32) && cn >= 1 && cn <= 4);
         return in->aux < ZF_IMG_COUNT && coords_ok ? true : zf_bad(c, "image operation %u", in->aux);
     }
+    case ZF_X_SGBLOCK:
+    case ZF_X_IMGBLOCK:
+        return in->aux <= ZF_SGB_WRITE ? true : zf_bad(c, "sub-group block direction %u", in->aux);
     default:
         return true;
     }

@@ -186,6 +186,11 @@ typedef enum zf_xop {
     ZF_X_SGSHUFFLE, /* sub-group shuffles (INTEL): aux = kind, a value, b index/delta, c second value */
     ZF_X_IMAGE,     /* image operation aux (ZF_IMG_*): dst[T] from image a (8 bytes, 16 with a sampler) at coordinate
                        b (asize: its element type | components << 8), writing c[T] */
+    ZF_X_SGBLOCK,   /* sub-group block read (aux ZF_SGB_READ: dst[T]) or write (ZF_SGB_WRITE: b[T]) at pointer a[8];
+                       component k of sub-group lane i is element i + k * sub-group size. T: 1, 2, 4 or 8 integers */
+    ZF_X_IMGBLOCK,  /* sub-group block read (aux ZF_SGB_READ: dst[T]) or write (ZF_SGB_WRITE: c[T]) of the raw bytes
+                       of 2D image a[8] at b (x in bytes, y in rows: two i32); component k of lane i is the element at
+                       byte x + i * element size of row y + k. T as for ZF_X_SGBLOCK */
     ZF_X_COUNT
 } zf_xop;
 
@@ -277,6 +282,9 @@ enum {
 
 /* ZF_X_SGSHUFFLE kinds. */
 enum { ZF_SG_SHUFFLE = 0, ZF_SG_SHUFFLE_DOWN, ZF_SG_SHUFFLE_UP, ZF_SG_SHUFFLE_XOR };
+
+/* ZF_X_SGBLOCK and ZF_X_IMGBLOCK directions. */
+enum { ZF_SGB_READ = 0, ZF_SGB_WRITE = 1 };
 
 /* One decoded instruction (32 bytes). */
 typedef struct zf_dinst {

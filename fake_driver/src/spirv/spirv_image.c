@@ -1,7 +1,8 @@
 /* Image instructions: reads (with and without a sampler), writes and queries of image arguments, for every colour
  * layout and type Level Zero images have (docs/images.md), with the swizzle and sRGB of the image and OpenCL's sampler
- * rules (normalized coordinates, nearest and linear filtering, the five addressing modes). Texels are read and
- * written in the image's memory, with every address checked against the image's size. */
+ * rules (normalized coordinates, nearest and linear filtering, the five addressing modes), and the sub-group block
+ * reads and writes of cl_intel_subgroups. Texels are read and written in the image's memory, with every address
+ * checked against the image's size. */
 #include "spirv_num.h"
 #include "spirv_run.h"
 
@@ -474,6 +475,60 @@ static void zf_h_image(zf_x *x, const zf_dinst *in) {
     });
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * Sub-group image block reads and writes (cl_intel_subgroups): the image's bytes as they are stored, no format
+ * conversion, addressed by a byte coordinate along the row and a row number. */
+
+/* One element of `e` bytes at byte x of row y: bytes outside the image read as 0 and are not written, as texels
+ * outside the image are for other accesses. */
+static void zf_block_element(const zf_ximage *img, int64_t x, int64_t y, uint8_t *value, uint32_t e, bool write) {
+    uint64_t row_bytes = (uint64_t)img->width * zf_pixel_bytes(img->layout);
+    bool row_inside = y >= 0 && y < img->height;
+    uint64_t row = row_inside ? (uint64_t)y * img->row_pitch : 0;
+    if (row_inside && x >= 0 && (uint64_t)x + e <= row_bytes && row + (uint64_t)x + e <= img->size) {
+        memcpy(write ? img->base + row + x : value, write ? value : img->base + row + x, e);
+        return;
+    }
+    for (uint32_t b = 0; b < e; b++) {
+        int64_t at = x + b;
+        bool inside = row_inside && at >= 0 && (uint64_t)at < row_bytes && row + (uint64_t)at < img->size;
+        if (write && inside)
+            img->base[row + (uint64_t)at] = value[b];
+        else if (!write)
+            value[b] = inside ? img->base[row + (uint64_t)at] : 0;
+    }
+}
+
+/* Lane i of a sub-group reads or writes, for component k, the element at byte x + i * e of row y + k: the block is
+ * S elements wide (S the sub-group size) and one row per component high. */
+static void zf_h_imgblock(zf_x *x, const zf_dinst *in) {
+    const zf_ctx *ctx = x->ctx;
+    bool write = in->aux == ZF_SGB_WRITE;
+    uint32_t e = zf_etype_size(in->type), n = in->comps;
+    size_t stride = (size_t)e * zf_slot(n);
+    const uint8_t *a = zf_reg(x, in->a), *coord = zf_reg(x, in->b);
+    uint8_t *values = zf_reg(x, write ? in->c : in->dst);
+    zf_ximage cache;
+    uint64_t cached = 0;
+    ZF_LANES(x, {
+        uint64_t handle;
+        int32_t xy[2];
+        memcpy(&handle, a + (size_t)l * 8, 8);
+        memcpy(xy, coord + (size_t)l * 8, 8);
+        const zf_ximage *img = zf_image_get(x, l, handle, &cache, &cached);
+        if (img == NULL)
+            continue;
+        if (img->type != ZF_IT_2D) {
+            zf_fault(x, l, "image argument 0x%" PRIx64 " of a sub-group image block access is not a 2D image", handle);
+            continue;
+        }
+        int64_t bx = (int64_t)xy[0] + (int64_t)((l % ctx->group_items) % ctx->subgroup_size) * e;
+        for (uint32_t k = 0; k < n; k++)
+            zf_block_element(img, bx, (int64_t)xy[1] + k, values + (size_t)l * stride + (size_t)k * e, e, write);
+    });
+}
+
 zf_handler const zf_handlers_image[ZF_X_COUNT] = {
     [ZF_X_IMAGE] = zf_h_image,
+    [ZF_X_IMGBLOCK] = zf_h_imgblock,
 };

@@ -1,6 +1,6 @@
 /* Handlers that involve more than one lane or the world outside the kernel: printf (to stdout, one line at a time
  * per work-item, in lane order within a wave), ITT annotations (delivered to the driver's callback), work-group and
- * sub-group collectives, sub-group shuffles, barriers and fences. */
+ * sub-group collectives, sub-group shuffles and block reads and writes, barriers and fences. */
 #include "spirv_num.h"
 #include "spirv_run.h"
 
@@ -420,6 +420,34 @@ static void zf_h_sgshuffle(zf_x *x, const zf_dinst *in) {
     free(tmp);
 }
 
+/* intel_sub_group_block_read and _write on memory: the sub-group reads or writes a block of S x n elements at the
+ * pointer, S being the (maximum) sub-group size, so that component k of lane i is element i + k * S (the last
+ * sub-group of a group may have fewer lanes; the stride stays S). Each lane accesses its own elements through its own
+ * pointer (OpenCL requires the same one in every lane), and all of them are checked before any is made: a fault stops
+ * the lane without a partial write, as for a store. */
+static void zf_h_sgblock(zf_x *x, const zf_dinst *in) {
+    const zf_ctx *ctx = x->ctx;
+    bool write = in->aux == ZF_SGB_WRITE;
+    uint32_t e = zf_etype_size(in->type), n = in->comps, sub = ctx->subgroup_size;
+    size_t stride = (size_t)e * zf_slot(n);
+    const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
+    uint8_t *values = zf_reg(x, write ? in->b : in->dst);
+    ZF_LANES(x, {
+        uint64_t lane = (l % ctx->group_items) % sub;
+        uint8_t *at[8];
+        uint32_t k = 0;
+        for (; k < n; k++) {
+            at[k] = zf_mem(x, l, ptr[l] + (lane + (uint64_t)k * sub) * e, e, write);
+            if (at[k] == NULL)
+                break;
+        }
+        for (uint32_t c = 0; k == n && c < n; c++) {
+            uint8_t *value = values + (size_t)l * stride + (size_t)c * e;
+            memcpy(write ? at[c] : value, write ? value : at[c], e);
+        }
+    });
+}
+
 static void zf_h_barrier(zf_x *x, const zf_dinst *in) {
     (void)x;
     (void)in; /* the lanes that reach it are all here: the wave runs in lock-step */
@@ -442,4 +470,5 @@ static void zf_h_fence(zf_x *x, const zf_dinst *in) {
 zf_handler const zf_handlers_misc[ZF_X_COUNT] = {
     [ZF_X_PRINTF] = zf_h_printf,       [ZF_X_ITT] = zf_h_itt,         [ZF_X_GROUP] = zf_h_group,
     [ZF_X_SGSHUFFLE] = zf_h_sgshuffle, [ZF_X_BARRIER] = zf_h_barrier, [ZF_X_FENCE] = zf_h_fence,
+    [ZF_X_SGBLOCK] = zf_h_sgblock,
 };
