@@ -982,10 +982,18 @@ static void graph_matches_the_workload(void **state) {
     zc_child_free(&child);
 }
 
+/* A file of the results directory for this run: runs of the same executable in other variants (ZC_VARIANT, e.g.
+ * no-builtins) may run at the same time and must not share it. */
+static void zc_result_file(char *file, size_t size, const char *what) {
+    const char *variant = getenv("ZC_VARIANT");
+    snprintf(file, size, "%s/%s%s%s-%s", ZC_RESULTS_DIR, ZC_EXECUTABLE, variant != NULL ? "." : "",
+             variant != NULL ? variant : "", what);
+}
+
 static void timeline_of_the_graph_workload_is_valid_json(void **state) {
     (void)state;
     char file[4096], file_var[4200];
-    snprintf(file, sizeof file, "%s/%s-timeline.json", ZC_RESULTS_DIR, ZC_EXECUTABLE);
+    zc_result_file(file, sizeof file, "timeline.json");
     snprintf(file_var, sizeof file_var, "ZX_TIMELINE_FILE=%s", file);
     remove(file);
     zc_env env;
@@ -1120,7 +1128,7 @@ static void itt_stream_alone_needs_no_tracing_layer(void **state) {
 static void timeline_shows_itt_annotations_when_asked(void **state) {
     (void)state;
     char file[4096], file_var[4200];
-    snprintf(file, sizeof file, "%s/%s-itt-timeline.json", ZC_RESULTS_DIR, ZC_EXECUTABLE);
+    zc_result_file(file, sizeof file, "itt-timeline.json");
     snprintf(file_var, sizeof file_var, "ZX_TIMELINE_FILE=%s", file);
     for (int asked = 1; asked >= 0; asked--) {
         remove(file);
