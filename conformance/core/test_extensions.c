@@ -58,6 +58,7 @@ static void extensions_fake_list_is_exact(void **state) {
         {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},
         {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT},
         {ZE_SUBGROUPS_EXT_NAME, ZE_SUBGROUP_EXT_VERSION_CURRENT},
+        {ZE_LINKONCE_ODR_EXT_NAME, ZE_LINKONCE_ODR_EXT_VERSION_CURRENT},
     };
     uint32_t n = 0;
     zc_assert_success(zeDriverGetExtensionProperties(zc_sys()->driver, &n, NULL));

@@ -1,4 +1,4 @@
-# Test kernels: the OpenCL C sources here (and one SPIR-V assembly file) become SPIR-V modules at build time, each
+# Test kernels: the OpenCL C sources here (and some SPIR-V assembly files) become SPIR-V modules at build time, each
 # checked by spirv-val before tests may use it. Included from conformance/CMakeLists.txt.
 #
 #   <name>.cl      clang-14 -cl-std=CL2.0 (or ZC_CL_STD_<name>) -target spir64 -O2 -emit-llvm -c, then llvm-spirv-14
@@ -48,6 +48,13 @@ set(ZC_ASSEMBLY_KERNELS spec_global)
 # Assembly: SPIR-V 1.0 unless ZC_SPIRV_AS_ENV_<name> names another target environment.
 list(APPEND ZC_ASSEMBLY_KERNELS spirv_unsupported spirv_irreducible spirv_foreign_set)
 set(ZC_SPIRV_AS_ENV_spirv_unsupported spv1.3)
+# ZE_extension_linkonce_odr (test_module_program.c): LinkOnceODR definitions in two modules, a strong export, an
+# importer, and LinkOnceODR definitions of other types. SPIR-V 1.0 for all five: LinkOnceODR needs the
+# SPV_KHR_linkonce_odr extension (declared by the modules that use it), no later SPIR-V version.
+list(APPEND ZC_ASSEMBLY_KERNELS linkonce_a linkonce_b linkonce_strong linkonce_user linkonce_mismatch)
+foreach(name IN ITEMS linkonce_a linkonce_b linkonce_strong linkonce_user linkonce_mismatch)
+  set(ZC_SPIRV_AS_ENV_${name} spv1.0)
+endforeach()
 
 set(ZC_KERNEL_OUTPUTS)
 foreach(name IN LISTS ZC_OPENCL_KERNELS)

@@ -16,8 +16,8 @@ static bool zf_init_failed;
 
 /* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties: exactly those whose functions
  * and structures work (docs/extensions.md); ZE_extension_subgroups is the execution engine's SPV_INTEL_subgroups
- * (shuffles, buffer and image block reads and writes). The others of the headers are left out: ray tracing,
- * linkonce_odr (the linker does not merge such definitions across modules), power-saving hints, bandwidth properties,
+ * (shuffles, buffer and image block reads and writes), ZE_extension_linkonce_odr the linker's LinkOnceODR rules
+ * (docs/modules.md). The others of the headers are left out: ray tracing, power-saving hints, bandwidth properties,
  * device memory properties and fabric topology. */
 static const ze_driver_extension_properties_t zf_extensions[] = {
     {ZEFAKE_EXTENSION_NAME, ZEFAKE_EXTENSION_VERSION},
@@ -41,6 +41,7 @@ static const ze_driver_extension_properties_t zf_extensions[] = {
     {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},
     {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT},
     {ZE_SUBGROUPS_EXT_NAME, ZE_SUBGROUP_EXT_VERSION_CURRENT},
+    {ZE_LINKONCE_ODR_EXT_NAME, ZE_LINKONCE_ODR_EXT_VERSION_CURRENT},
 };
 #define ZF_NUM_EXTENSIONS (sizeof zf_extensions / sizeof zf_extensions[0])
 

@@ -48,14 +48,15 @@ ze_result_t zfi_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_ha
 /* ------------------------------------------------------------------------------------------------------------------
  * Linkage inspection */
 
-/* Whether some module of the set exports a symbol of that name and kind (from any of its programs). */
+/* Whether some module of the set exports a symbol of that name and kind, or defines it LinkOnceODR (from any of its
+ * programs). */
 static bool zf_exported(zf_module *const *modules, uint32_t count, const zf_spirv_symbol *import) {
     for (uint32_t m = 0; m < count; m++) {
         for (uint32_t p = 0; p < modules[m]->num_programs; p++) {
             const zf_spirv_module *spirv = modules[m]->programs[p]->spirv;
             for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
                 const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
-                if (s->linkage == ZF_SPIRV_LINK_EXPORT && s->is_function == import->is_function &&
+                if (zf_spirv_linkage_defines(s->linkage) && s->is_function == import->is_function &&
                     strcmp(s->name, import->name) == 0)
                     return true;
             }
@@ -66,7 +67,8 @@ static bool zf_exported(zf_module *const *modules, uint32_t count, const zf_spir
 
 typedef enum zf_list_kind { ZF_LIST_IMPORTS, ZF_LIST_UNRESOLVABLE, ZF_LIST_EXPORTS } zf_list_kind;
 
-/* An import another program of the same module exports (ZE_experimental_module_program) is none of the module's. */
+/* An import another program of the same module defines (ZE_experimental_module_program) is none of the module's;
+ * LinkOnceODR definitions are exports (ZE_extension_linkonce_odr). */
 static bool zf_symbol_listed(zf_module *const *modules, uint32_t count, const zf_module *module,
                              const zf_spirv_symbol *s, zf_list_kind kind) {
     bool imported = s->linkage == ZF_SPIRV_LINK_IMPORT && !zf_module_resolves_import(module, s);
@@ -76,7 +78,7 @@ static bool zf_symbol_listed(zf_module *const *modules, uint32_t count, const zf
     case ZF_LIST_UNRESOLVABLE:
         return imported && !zf_exported(modules, count, s);
     case ZF_LIST_EXPORTS:
-        return s->linkage == ZF_SPIRV_LINK_EXPORT;
+        return zf_spirv_linkage_defines(s->linkage);
     }
     return false;
 }

@@ -1274,28 +1274,64 @@ ze_result_t zfi_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_prop
     return ZE_RESULT_SUCCESS;
 }
 
-/* The exported symbol of `program` named `name`, of the given kind; UINT32_MAX when there is none. */
-static uint32_t zf_find_export(const zf_program *program, const char *name, bool is_function) {
+/* The symbol of `program` named `name`, of the given kind and linkage; UINT32_MAX when there is none. */
+static uint32_t zf_find_symbol(const zf_program *program, const char *name, bool is_function,
+                               zf_spirv_linkage linkage) {
     for (uint32_t i = 0; i < zf_spirv_symbol_count(program->spirv); i++) {
         const zf_spirv_symbol *s = zf_spirv_symbol_at(program->spirv, i);
-        if (s->linkage == ZF_SPIRV_LINK_EXPORT && s->is_function == is_function && strcmp(s->name, name) == 0)
+        if (s->linkage == linkage && s->is_function == is_function && strcmp(s->name, name) == 0)
             return i;
     }
     return UINT32_MAX;
 }
 
+/* The definition of `name` in `program` that imports may bind to: its Export, else its LinkOnceODR definition. */
+static uint32_t zf_find_definition(const zf_program *program, const char *name, bool is_function) {
+    uint32_t index = zf_find_symbol(program, name, is_function, ZF_SPIRV_LINK_EXPORT);
+    return index != UINT32_MAX ? index : zf_find_symbol(program, name, is_function, ZF_SPIRV_LINK_ONCE_ODR);
+}
+
+/* The program of `module` whose definition of `name` the module's queries answer with: the first (in input order)
+ * exporting it, else the first holding it as LinkOnceODR (docs/modules.md); *index receives the symbol. */
+static zf_program *zf_module_definition(const zf_module *module, const char *name, bool is_function, uint32_t *index) {
+    static const zf_spirv_linkage order[2] = {ZF_SPIRV_LINK_EXPORT, ZF_SPIRV_LINK_ONCE_ODR};
+    for (uint32_t k = 0; k < 2; k++) {
+        for (uint32_t p = 0; p < module->num_programs; p++) {
+            *index = zf_find_symbol(module->programs[p], name, is_function, order[k]);
+            if (*index != UINT32_MAX)
+                return module->programs[p];
+        }
+    }
+    return NULL;
+}
+
 bool zf_module_resolves_import(const zf_module *module, const zf_spirv_symbol *import) {
     for (uint32_t p = 0; p < module->num_programs && module->num_programs > 1; p++)
-        if (zf_find_export(module->programs[p], import->name, import->is_function) != UINT32_MAX)
+        if (zf_find_definition(module->programs[p], import->name, import->is_function) != UINT32_MAX)
             return true;
     return false;
 }
 
-/* The address of a defined global of `program`, by name; NULL when it defines none of that name. */
-static void *zf_defined_global(const zf_program *program, const char *name, size_t *size) {
+/* The address of a defined global of `program`, by name, among its LinkOnceODR globals or among the others; NULL when
+ * it defines none of that name there. */
+static void *zf_defined_global(const zf_program *program, const char *name, bool once_odr, size_t *size) {
     for (uint32_t i = 0; i < zf_spirv_global_count(program->spirv); i++) {
         const zf_spirv_global *g = zf_spirv_global_at(program->spirv, i);
-        if (g->name == NULL || strcmp(g->name, name) != 0 || program->global_offsets[i] == SIZE_MAX)
+        if (g->name == NULL || strcmp(g->name, name) != 0 || program->global_offsets[i] == SIZE_MAX ||
+            (g->linkage == ZF_SPIRV_LINK_ONCE_ODR) != once_odr)
+            continue;
+        *size = (size_t)g->size;
+        return program->globals + program->global_offsets[i];
+    }
+    return NULL;
+}
+
+/* The storage of the variable a symbol of `program` defines (an import's provider); NULL when it defines none. */
+static void *zf_symbol_storage(const zf_program *program, uint32_t symbol_index, size_t *size) {
+    const zf_spirv_symbol *s = zf_spirv_symbol_at(program->spirv, symbol_index);
+    for (uint32_t i = 0; s != NULL && i < zf_spirv_global_count(program->spirv); i++) {
+        const zf_spirv_global *g = zf_spirv_global_at(program->spirv, i);
+        if (g->id != s->id || program->global_offsets[i] == SIZE_MAX)
             continue;
         *size = (size_t)g->size;
         return program->globals + program->global_offsets[i];
@@ -1321,7 +1357,9 @@ static uint64_t zf_global_address(const zf_program *program, uint32_t index) {
         return (uint64_t)(uintptr_t)(program->globals + program->global_offsets[index]);
     const zf_import *import = g->name != NULL ? zf_find_import(program, g->name, false) : NULL;
     size_t size;
-    void *ptr = import != NULL && import->provider != NULL ? zf_defined_global(import->provider, g->name, &size) : NULL;
+    void *ptr = import != NULL && import->provider != NULL
+                    ? zf_symbol_storage(import->provider, import->provider_symbol, &size)
+                    : NULL;
     return (uint64_t)(uintptr_t)ptr;
 }
 
@@ -1334,7 +1372,7 @@ static void *zf_imported_global(const zf_module *module, const char *name, size_
         const zf_import *import = zf_find_import(module->programs[p], name, false);
         *imported = *imported || import != NULL;
         if (import != NULL && import->provider != NULL)
-            ptr = zf_defined_global(import->provider, name, size);
+            ptr = zf_symbol_storage(import->provider, import->provider_symbol, size);
     }
     pthread_mutex_unlock(&zf_link_lock);
     return ptr;
@@ -1345,8 +1383,10 @@ ze_result_t zfi_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char 
     const zf_module *module = zf_module_from(hModule);
     size_t size = 0;
     void *ptr = NULL;
-    for (uint32_t p = 0; p < module->num_programs && ptr == NULL; p++)
-        ptr = zf_defined_global(module->programs[p], pGlobalName, &size);
+    /* A global the module defines: the first input's, a LinkOnceODR one only when no input has another. */
+    for (uint32_t k = 0; k < 2 && ptr == NULL; k++)
+        for (uint32_t p = 0; p < module->num_programs && ptr == NULL; p++)
+            ptr = zf_defined_global(module->programs[p], pGlobalName, k == 1, &size);
     bool imported = false;
     if (ptr == NULL && (ptr = zf_imported_global(module, pGlobalName, &size, &imported)) == NULL && imported)
         return zf_fail(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME, "global '%s' is imported and not linked yet", pGlobalName);
@@ -1365,15 +1405,11 @@ static void *zf_export_slot(const zf_program *program, uint32_t symbol_index) {
     return f != UINT32_MAX ? &program->function_slots[f] : NULL;
 }
 
-/* An exported function of one of the module's programs. */
+/* A function one of the module's programs exports or holds as LinkOnceODR (zf_module_definition's choice). */
 static void *zf_exported_function(const zf_module *module, const char *name) {
-    for (uint32_t p = 0; p < module->num_programs; p++) {
-        uint32_t index = zf_find_export(module->programs[p], name, true);
-        void *slot = index != UINT32_MAX ? zf_export_slot(module->programs[p], index) : NULL;
-        if (slot != NULL)
-            return slot;
-    }
-    return NULL;
+    uint32_t index = UINT32_MAX;
+    const zf_program *program = zf_module_definition(module, name, true, &index);
+    return program != NULL ? zf_export_slot(program, index) : NULL;
 }
 
 /* A function imported by one of the module's programs, from its provider once linked. */
@@ -1410,10 +1446,12 @@ ze_result_t zfi_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const cha
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
- * Linking, all or nothing: every import to link must be exported by exactly one other program of the set, with the
- * same kind (function or variable) and shape; only then are the bindings made. zeModuleDynamicLink links the programs
- * of the modules it lists. zeModuleCreate links the programs of a module built from several inputs the same way,
- * except that an import no input exports is left for zeModuleDynamicLink. */
+ * Linking, all or nothing: every import to link must be exported by exactly one other program of the set, or else
+ * defined LinkOnceODR by one or more (the first in link order is used), with the same kind (function or variable)
+ * and shape; definitions of one name that several programs hold, one of them LinkOnceODR, must have the same type.
+ * Only then are the bindings made. zeModuleDynamicLink links the programs of the modules it lists, in list order.
+ * zeModuleCreate links the programs of a module built from several inputs the same way, in input order, except that
+ * an import no input defines is left for zeModuleDynamicLink (docs/modules.md, "Dynamic linking"). */
 
 typedef struct zf_link_plan {
     zf_import *import;
@@ -1452,42 +1490,122 @@ static const char *zf_unit_label(const zf_link_unit *unit, char *buffer, size_t 
     return buffer;
 }
 
+static const char *zf_linkage_label(zf_spirv_linkage linkage) {
+    return linkage == ZF_SPIRV_LINK_ONCE_ODR ? "LinkOnceODR" : linkage == ZF_SPIRV_LINK_IMPORT ? "Import" : "Export";
+}
+
 static bool zf_shape_differs(const zf_spirv_symbol *want, const zf_spirv_symbol *have) {
     return want->is_function ? have->num_params != want->num_params : have->size != want->size;
 }
 
-static zf_plan_result zf_plan_import(const zf_link_set *set, uint32_t self, zf_import *import, zf_link_plan *plan) {
+/* What the other programs of the set offer one import: the first export and the first LinkOnceODR definition in link
+ * order, and how many programs have each. */
+typedef struct zf_candidates {
+    zf_link_plan first_export, first_once_odr;
+    uint32_t exports, once_odrs;
+} zf_candidates;
+
+/* Gathers the candidates of an import; false (logged) when one has another shape. */
+static bool zf_gather_candidates(const zf_link_set *set, uint32_t self, zf_import *import, zf_candidates *c) {
     const zf_spirv_symbol *want = import->symbol;
-    char mine[48], theirs[48];
-    zf_unit_label(&set->units[self], mine, sizeof mine);
-    uint32_t found = 0;
     for (uint32_t u = 0; u < set->count; u++) {
         zf_program *candidate = set->units[u].program;
         uint32_t index = candidate == set->units[self].program
                              ? UINT32_MAX
-                             : zf_find_export(candidate, want->name, want->is_function);
+                             : zf_find_definition(candidate, want->name, want->is_function);
         if (index == UINT32_MAX)
             continue;
-        if (zf_shape_differs(want, zf_spirv_symbol_at(candidate->spirv, index))) {
-            zf_spirv_log_printf(set->log, "%s: import %s '%s' does not match %s's export (%s)", mine,
-                                zf_symbol_kind(want->is_function), want->name,
-                                zf_unit_label(&set->units[u], theirs, sizeof theirs),
+        const zf_spirv_symbol *have = zf_spirv_symbol_at(candidate->spirv, index);
+        bool once_odr = have->linkage == ZF_SPIRV_LINK_ONCE_ODR;
+        if (zf_shape_differs(want, have)) {
+            char mine[48], theirs[48];
+            zf_spirv_log_printf(set->log, "%s: import %s '%s' does not match %s's %s (%s)",
+                                zf_unit_label(&set->units[self], mine, sizeof mine), zf_symbol_kind(want->is_function),
+                                want->name, zf_unit_label(&set->units[u], theirs, sizeof theirs),
+                                once_odr ? "LinkOnceODR definition" : "export",
                                 want->is_function ? "parameter count" : "size");
-            return ZF_PLAN_FAILED;
+            return false;
         }
-        if (found++ == 0)
-            *plan = (zf_link_plan){import, candidate, index};
+        uint32_t *count = once_odr ? &c->once_odrs : &c->exports;
+        if ((*count)++ == 0)
+            *(once_odr ? &c->first_once_odr : &c->first_export) = (zf_link_plan){import, candidate, index};
     }
-    if (found == 1)
+    return true;
+}
+
+/* One export binds the import; with none, the first LinkOnceODR definition does (a strong definition is preferred to
+ * LinkOnceODR ones, which may all be discarded for it); several exports are ambiguous. */
+static zf_plan_result zf_plan_import(const zf_link_set *set, uint32_t self, zf_import *import, zf_link_plan *plan) {
+    const zf_spirv_symbol *want = import->symbol;
+    zf_candidates c = {.exports = 0};
+    if (!zf_gather_candidates(set, self, import, &c))
+        return ZF_PLAN_FAILED;
+    if (c.exports == 1 || (c.exports == 0 && c.once_odrs > 0)) {
+        *plan = c.exports == 1 ? c.first_export : c.first_once_odr;
         return ZF_PLAN_BOUND;
-    if (found == 0 && set->creating) {
+    }
+    char mine[48];
+    zf_unit_label(&set->units[self], mine, sizeof mine);
+    if (c.exports == 0 && set->creating) {
         zf_spirv_log_printf(set->log, "note: %s: %s import '%s' is exported by no input; left for zeModuleDynamicLink",
                             mine, zf_symbol_kind(want->is_function), want->name);
         return ZF_PLAN_LEFT;
     }
-    zf_spirv_log_printf(set->log, "%s: %s import %s '%s'", mine, found == 0 ? "unresolved" : "ambiguous",
+    zf_spirv_log_printf(set->log, "%s: %s import %s '%s'", mine, c.exports == 0 ? "unresolved" : "ambiguous",
                         zf_symbol_kind(want->is_function), want->name);
     return ZF_PLAN_FAILED;
+}
+
+/* The first definition of `symbol`'s name and kind in the units before `before` that the one-definition rule pairs
+ * it with: any definition when `symbol` is LinkOnceODR, else a LinkOnceODR one. */
+static const zf_spirv_symbol *zf_odr_partner(const zf_link_set *set, uint32_t before, const zf_spirv_symbol *symbol,
+                                             uint32_t *unit) {
+    for (uint32_t u = 0; u < before; u++) {
+        const zf_spirv_module *spirv = set->units[u].program->spirv;
+        for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
+            const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
+            if (!zf_spirv_linkage_defines(s->linkage) || s->is_function != symbol->is_function ||
+                strcmp(s->name, symbol->name) != 0)
+                continue;
+            if (s->linkage == ZF_SPIRV_LINK_ONCE_ODR || symbol->linkage == ZF_SPIRV_LINK_ONCE_ODR) {
+                *unit = u;
+                return s;
+            }
+        }
+    }
+    return NULL;
+}
+
+static void zf_log_odr_mismatch(const zf_link_set *set, uint32_t first_unit, const zf_spirv_symbol *first,
+                                uint32_t second_unit, const zf_spirv_symbol *second) {
+    char a[48], b[48], ta[160], tb[160];
+    zf_spirv_symbol_type_name(set->units[first_unit].program->spirv, first, ta, sizeof ta);
+    zf_spirv_symbol_type_name(set->units[second_unit].program->spirv, second, tb, sizeof tb);
+    zf_spirv_log_printf(set->log, "%s and %s define %s '%s' with different types: %s %s and %s %s",
+                        zf_unit_label(&set->units[first_unit], a, sizeof a),
+                        zf_unit_label(&set->units[second_unit], b, sizeof b), zf_symbol_kind(second->is_function),
+                        second->name, zf_linkage_label(first->linkage), ta, zf_linkage_label(second->linkage), tb);
+}
+
+/* The one-definition rule: definitions of one name and kind that several programs of the set hold, one of them
+ * LinkOnceODR, have the same type. Each definition is compared with the first earlier one it pairs with; every
+ * difference is logged, naming both programs and both types. */
+static bool zf_odr_consistent(const zf_link_set *set) {
+    bool ok = true;
+    for (uint32_t u = 1; u < set->count; u++) {
+        const zf_spirv_module *spirv = set->units[u].program->spirv;
+        for (uint32_t i = 0; i < zf_spirv_symbol_count(spirv); i++) {
+            const zf_spirv_symbol *s = zf_spirv_symbol_at(spirv, i);
+            uint32_t unit = 0;
+            const zf_spirv_symbol *partner =
+                zf_spirv_linkage_defines(s->linkage) ? zf_odr_partner(set, u, s, &unit) : NULL;
+            if (partner == NULL || zf_spirv_symbol_same_type(set->units[unit].program->spirv, partner, spirv, s))
+                continue;
+            zf_log_odr_mismatch(set, unit, partner, u, s);
+            ok = false;
+        }
+    }
+    return ok;
 }
 
 /* Binds what was planned and resolves the importers' relocations (their kernels reach the imports through them). */
@@ -1506,6 +1624,7 @@ static void zf_link_commit(const zf_link_set *set, zf_link_plan *plans, uint32_t
 
 /* Plans every import not linked yet and, when nothing failed, binds them; `failure` is the result otherwise. */
 static ze_result_t zf_link_run(const zf_link_set *set, bool ok, ze_result_t failure) {
+    ok = zf_odr_consistent(set) && ok;
     uint32_t total = 0;
     for (uint32_t u = 0; u < set->count; u++)
         total += set->units[u].program->num_imports;
@@ -1531,7 +1650,8 @@ static ze_result_t zf_link_run(const zf_link_set *set, bool ok, ze_result_t fail
     return ZE_RESULT_SUCCESS;
 }
 
-/* Two inputs of one module may not define the same kernel or export the same symbol: names must find one thing. */
+/* Two inputs of one module may not define the same kernel or export the same symbol: names must find one thing.
+ * LinkOnceODR definitions are no conflict (zf_odr_consistent checks their types). */
 static bool zf_inputs_distinct(zf_program **programs, uint32_t count, zf_spirv_log *log) {
     bool ok = true;
     for (uint32_t j = 1; j < count; j++) {
@@ -1547,7 +1667,7 @@ static bool zf_inputs_distinct(zf_program **programs, uint32_t count, zf_spirv_l
             for (uint32_t s = 0; s < zf_spirv_symbol_count(spirv); s++) {
                 const zf_spirv_symbol *symbol = zf_spirv_symbol_at(spirv, s);
                 if (symbol->linkage != ZF_SPIRV_LINK_EXPORT ||
-                    zf_find_export(programs[i], symbol->name, symbol->is_function) == UINT32_MAX)
+                    zf_find_symbol(programs[i], symbol->name, symbol->is_function, ZF_SPIRV_LINK_EXPORT) == UINT32_MAX)
                     continue;
                 zf_spirv_log_printf(log, "inputs %u and %u both export %s '%s'", i, j,
                                     zf_symbol_kind(symbol->is_function), symbol->name);

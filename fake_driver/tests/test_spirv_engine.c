@@ -28,7 +28,7 @@ static const char *const zt_corpus[] = {
     "reqd_group_size", "empty", "image", "spec_global", "spirv_arith", "spirv_convert", "spirv_control", "spirv_math",
     "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_printf", "spirv_itt",
     "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics",
-    "spirv_subgroups"};
+    "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {

@@ -140,6 +140,47 @@ static void linkage_symbols(void **state) {
     zf_spirv_free(m);
 }
 
+static void zt_assert_type_name(const zf_spirv_module *m, const char *symbol, const char *expected) {
+    char name[64];
+    zf_spirv_symbol_type_name(m, zt_symbol(m, symbol), name, sizeof name);
+    assert_string_equal(name, expected);
+}
+
+/* LinkageAttributes LinkOnceODR (SPV_KHR_linkonce_odr): a kind of its own, compared by type across modules. */
+static void linkonce_odr_symbols_and_types(void **state) {
+    (void)state;
+    zf_spirv_module *a = zt_read_ok("linkonce_a"), *b = zt_read_ok("linkonce_b");
+    zf_spirv_module *strong = zt_read_ok("linkonce_strong"), *other = zt_read_ok("linkonce_mismatch");
+    const char *names[] = {"linkonce_helper", "linkonce_value"};
+    for (size_t i = 0; i < 2; i++) {
+        const zf_spirv_symbol *sa = zt_symbol(a, names[i]);
+        assert_non_null(sa);
+        assert_int_equal(sa->linkage, ZF_SPIRV_LINK_ONCE_ODR);
+        assert_int_equal(zt_symbol(strong, names[i])->linkage, ZF_SPIRV_LINK_EXPORT);
+        assert_true(zf_spirv_symbol_same_type(a, sa, b, zt_symbol(b, names[i])));
+        assert_true(zf_spirv_symbol_same_type(strong, zt_symbol(strong, names[i]), a, sa));
+        /* Same shape (one parameter, 4 bytes), another type. */
+        assert_false(zf_spirv_symbol_same_type(a, sa, other, zt_symbol(other, names[i])));
+    }
+    assert_false(zf_spirv_symbol_same_type(a, zt_symbol(a, names[0]), a, zt_symbol(a, names[1])));
+    /* A struct holding a pointer to itself: equal where it recurs in step, different by a member. */
+    assert_true(zf_spirv_symbol_same_type(a, zt_symbol(a, "linkonce_list"), b, zt_symbol(b, "linkonce_list")));
+    assert_false(zf_spirv_symbol_same_type(a, zt_symbol(a, "linkonce_list"), other, zt_symbol(other, "linkonce_list")));
+    zt_assert_type_name(a, "linkonce_list", "global struct node");
+    zt_assert_type_name(a, "linkonce_helper", "i32(i32)");
+    zt_assert_type_name(other, "linkonce_helper", "i64(i64)");
+    zt_assert_type_name(a, "linkonce_value", "global i32");
+    zt_assert_type_name(other, "linkonce_value", "global f32");
+    /* A LinkOnceODR global has storage and its initializer, as an exported one. */
+    for (uint32_t i = 0; i < zf_spirv_global_count(a); i++)
+        if (zf_spirv_global_at(a, i)->initializer != 0)
+            assert_int_equal(zf_spirv_global_at(a, i)->linkage, ZF_SPIRV_LINK_ONCE_ODR);
+    zf_spirv_free(a);
+    zf_spirv_free(b);
+    zf_spirv_free(strong);
+    zf_spirv_free(other);
+}
+
 static void spec_constants_defaults_and_values(void **state) {
     (void)state;
     zt_blob blob = zt_load("spec_constant");
@@ -240,6 +281,25 @@ static void malformed_headers(void **state) {
     memcpy(words, blob.data, blob.size);
     words[3] = 3; /* far too small for the ids the module uses */
     zt_expect_failure(words, blob.size, ZF_SPIRV_MALFORMED, "outside the bound");
+    free(words);
+    free(blob.data);
+}
+
+/* OpExtension: any name is accepted (SPV_KHR_linkonce_odr here), but it must be a string ending in the instruction. */
+static void extension_names_are_checked_strings(void **state) {
+    (void)state;
+    zt_blob blob = zt_load("linkonce_a");
+    uint32_t *words = malloc(blob.size);
+    assert_non_null(words);
+    memcpy(words, blob.data, blob.size);
+    size_t at = 5;
+    while (at < blob.size / 4 && (words[at] & 0xFFFFu) != 10) /* OpExtension */
+        at += words[at] >> 16;
+    assert_true(at < blob.size / 4);
+    assert_string_equal((const char *)&words[at + 1], "SPV_KHR_linkonce_odr");
+    for (uint32_t i = 1; i < words[at] >> 16; i++)
+        words[at + i] |= 0x20202020u; /* no NUL byte left in the name */
+    zt_expect_failure(words, blob.size, ZF_SPIRV_MALFORMED, "the extension name string");
     free(words);
     free(blob.data);
 }
@@ -366,11 +426,19 @@ static void zt_exercise(zf_spirv_module *m, zf_spirv_log *log) {
         for (uint32_t a = 0; a < k->num_args; a++)
             assert_true(strlen(k->args[a].type) < ZF_SPIRV_TYPE_NAME_MAX);
     }
+    for (uint32_t i = 0; i < zf_spirv_symbol_count(m); i++) {
+        const zf_spirv_symbol *s = zf_spirv_symbol_at(m, i);
+        char name[32];
+        zf_spirv_symbol_type_name(m, s, name, sizeof name);
+        assert_true(strlen(name) < sizeof name);
+        (void)zf_spirv_symbol_same_type(m, s, m, s); /* false where a mutation left a type undefined */
+    }
 }
 
 static void random_mutations(void **state) {
     (void)state;
-    const char *names[] = {"local_memory", "globals", "spec_global", "export", "reqd_group_size", "gemm"};
+    const char *names[] = {"local_memory",    "globals", "spec_global",      "export",
+                           "reqd_group_size", "gemm",    "linkonce_mismatch"};
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     unsigned refused = 0;
     for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
@@ -408,6 +476,8 @@ int main(void) {
         cmocka_unit_test(execution_modes_and_attributes),
         cmocka_unit_test(globals_sizes_and_initial_values),
         cmocka_unit_test(linkage_symbols),
+        cmocka_unit_test(linkonce_odr_symbols_and_types),
+        cmocka_unit_test(extension_names_are_checked_strings),
         cmocka_unit_test(spec_constants_defaults_and_values),
         cmocka_unit_test(specialization_rewrites_the_module),
         cmocka_unit_test(malformed_headers),

@@ -112,11 +112,20 @@ typedef struct zf_spirv_kernel {
     char *attributes;                 /* OpenCL source attributes rebuilt from execution modes, "" when none */
 } zf_spirv_kernel;
 
+/* LinkageAttributes: EXPORT and ONCE_ODR (LinkOnceODR, SPV_KHR_linkonce_odr) are definitions other modules may
+ * import; several modules may hold the same ONCE_ODR definition, and a strong EXPORT of the name is preferred to it
+ * (docs/modules.md, "Dynamic linking"). */
 typedef enum zf_spirv_linkage {
     ZF_SPIRV_LINK_NONE = 0,
     ZF_SPIRV_LINK_EXPORT,
     ZF_SPIRV_LINK_IMPORT,
+    ZF_SPIRV_LINK_ONCE_ODR,
 } zf_spirv_linkage;
+
+/* Whether a symbol of this linkage defines something other modules' imports may bind to. */
+static inline bool zf_spirv_linkage_defines(zf_spirv_linkage linkage) {
+    return linkage == ZF_SPIRV_LINK_EXPORT || linkage == ZF_SPIRV_LINK_ONCE_ODR;
+}
 
 /* A module-scope variable an application can reach: CrossWorkgroup (`global`) or UniformConstant (`constant`). */
 typedef struct zf_spirv_global {
@@ -129,7 +138,7 @@ typedef struct zf_spirv_global {
     uint32_t initializer; /* constant id, 0 = none (zero-filled) */
 } zf_spirv_global;
 
-/* An exported or imported function or variable (LinkageAttributes), built-in variables excluded. */
+/* An exported, LinkOnceODR or imported function or variable (LinkageAttributes), built-in variables excluded. */
 typedef struct zf_spirv_symbol {
     const char *name;
     uint32_t id;
@@ -137,6 +146,7 @@ typedef struct zf_spirv_symbol {
     bool is_function;
     uint32_t num_params; /* functions: for link-time checks */
     uint64_t size;       /* variables: bytes */
+    uint32_t type;       /* functions: the OpTypeFunction; variables: the pointer type */
 } zf_spirv_symbol;
 
 typedef struct zf_spirv_module zf_spirv_module;
@@ -177,6 +187,18 @@ zf_spirv_status zf_spirv_global_init(const zf_spirv_module *module, const zf_spi
 
 uint32_t zf_spirv_symbol_count(const zf_spirv_module *module);
 const zf_spirv_symbol *zf_spirv_symbol_at(const zf_spirv_module *module, uint32_t index);
+
+/* Whether two symbols, of the same or of different modules, have the same type: both functions with the same result
+ * and parameter types, or both variables of the same storage class and pointee type. Types are compared by structure
+ * (integer width and signedness, float width, vector and array lengths, struct members and CPacked, pointer storage
+ * classes...), not by id or name; recursive types compare equal where they recur in step. Types nested deeper than
+ * ZF_SPIRV_MAX_NESTING, or needing more than 1024 distinct type pairs, compare as different. */
+bool zf_spirv_symbol_same_type(const zf_spirv_module *a, const zf_spirv_symbol *sa, const zf_spirv_module *b,
+                               const zf_spirv_symbol *sb);
+
+/* The symbol's type for logs: "i32(i32, global f32*)" for a function, "global i32" for a variable; cut short to
+ * `size` bytes. */
+void zf_spirv_symbol_type_name(const zf_spirv_module *module, const zf_spirv_symbol *symbol, char *out, size_t size);
 
 /* Capabilities declared by OpCapability, in order. */
 uint32_t zf_spirv_capability_count(const zf_spirv_module *module);

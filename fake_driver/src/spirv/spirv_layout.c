@@ -475,10 +475,18 @@ static const char *zf_linkage_name(const zf_spirv_module *m, const zf_spirv_idin
         return NULL;
     const char *name = zf_spirv_string_at(m, info->linkage, 3);
     uint32_t count = zf_spirv_count_at(m, info->linkage);
-    /* The linkage type is the last word (the walk checked that it follows the string). */
+    /* The linkage type is the last word (the walk checked that it follows the string and is one of the three). */
     uint32_t type = m->words[info->linkage + count - 1];
-    *linkage = type == ZF_LINKAGE_IMPORT ? ZF_SPIRV_LINK_IMPORT : ZF_SPIRV_LINK_EXPORT;
+    *linkage = type == ZF_LINKAGE_IMPORT          ? ZF_SPIRV_LINK_IMPORT
+               : type == ZF_LINKAGE_LINK_ONCE_ODR ? ZF_SPIRV_LINK_ONCE_ODR
+                                                  : ZF_SPIRV_LINK_EXPORT;
     return name;
+}
+
+static const char *zf_linkage_word(zf_spirv_linkage linkage) {
+    return linkage == ZF_SPIRV_LINK_IMPORT     ? "imported"
+           : linkage == ZF_SPIRV_LINK_ONCE_ODR ? "LinkOnceODR"
+                                               : "exported";
 }
 
 static zf_spirv_status zf_build_globals(zf_spirv_module *m, zf_spirv_log *log) {
@@ -527,15 +535,15 @@ static zf_spirv_status zf_build_symbol(zf_spirv_module *m, uint32_t id, zf_spirv
     if (symbol->is_function) {
         const zf_spirv_function *fn = ZF_SPIRV_AT(m->functions, zf_spirv_function, info->index);
         symbol->num_params = fn->num_params;
+        symbol->type = fn->type;
         if ((linkage == ZF_SPIRV_LINK_IMPORT) != (fn->body == 0))
             return zf_fail_at(log, ZF_SPIRV_MALFORMED, fn->offset, "function '%s' is %s but %s a body", name,
-                              linkage == ZF_SPIRV_LINK_IMPORT ? "imported" : "exported",
-                              fn->body == 0 ? "has no" : "has");
+                              zf_linkage_word(linkage), fn->body == 0 ? "has no" : "has");
         return ZF_SPIRV_OK;
     }
     uint32_t align;
-    return zf_pointee_size(m, ZF_SPIRV_AT(m->variables, zf_spirv_variable, info->index)->type, &symbol->size, &align,
-                           log);
+    symbol->type = ZF_SPIRV_AT(m->variables, zf_spirv_variable, info->index)->type;
+    return zf_pointee_size(m, symbol->type, &symbol->size, &align, log);
 }
 
 static zf_spirv_status zf_build_symbols(zf_spirv_module *m, zf_spirv_log *log) {
@@ -693,4 +701,128 @@ uint32_t zf_spirv_symbol_count(const zf_spirv_module *m) {
 
 const zf_spirv_symbol *zf_spirv_symbol_at(const zf_spirv_module *m, uint32_t index) {
     return index < m->symbols.count ? ZF_SPIRV_AT(m->symbols, zf_spirv_symbol, index) : NULL;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Symbol types: the link-time comparison of definitions several modules hold (LinkOnceODR, docs/modules.md) */
+
+/* Bounds one comparison: types needing more distinct pairs, or nested deeper than ZF_SPIRV_MAX_NESTING, compare as
+ * different (no real signature comes near either). */
+#define ZF_TYPE_PAIRS_MAX 1024u
+
+/* The type pairs met in one comparison, compared or under comparison. A pair met again is taken as equal: any
+ * difference ends the whole comparison (every rule is a conjunction), so the assumption is safe; recursive types (a
+ * struct holding a pointer to itself) then compare equal when they recur in step, and a type used many times is
+ * compared once. */
+typedef struct zf_type_pairs {
+    uint32_t a[ZF_TYPE_PAIRS_MAX];
+    uint32_t b[ZF_TYPE_PAIRS_MAX];
+    uint32_t count;
+    uint32_t depth;
+} zf_type_pairs;
+
+static bool zf_same_type(const zf_spirv_module *ma, uint32_t ta, const zf_spirv_module *mb, uint32_t tb,
+                         zf_type_pairs *pairs);
+
+/* Operand words first .. count - 1 of two type instructions, all type ids. */
+static bool zf_same_type_operands(const zf_spirv_module *ma, const uint32_t *wa, const zf_spirv_module *mb,
+                                  const uint32_t *wb, uint32_t first, uint32_t count, zf_type_pairs *pairs) {
+    for (uint32_t i = first; i < count; i++)
+        if (!zf_same_type(ma, wa[i], mb, wb[i], pairs))
+            return false;
+    return true;
+}
+
+static bool zf_same_array_length(const zf_spirv_module *ma, uint32_t la, const zf_spirv_module *mb, uint32_t lb) {
+    uint64_t a = 0, b = 0;
+    return zf_int_constant(ma, la, &a, NULL, 0) == ZF_SPIRV_OK && zf_int_constant(mb, lb, &b, NULL, 0) == ZF_SPIRV_OK &&
+           a == b;
+}
+
+/* Two type instructions of the same opcode and word count: type operands compare as types, the others as words. */
+static bool zf_same_type_words(const zf_spirv_module *ma, const uint32_t *wa, const zf_spirv_module *mb,
+                               const uint32_t *wb, zf_type_pairs *pairs) {
+    uint32_t count = wa[0] >> 16;
+    switch (wa[0] & 0xFFFFu) {
+    case ZF_OP_TYPE_VECTOR:
+    case ZF_OP_TYPE_MATRIX:
+        return wa[3] == wb[3] && zf_same_type(ma, wa[2], mb, wb[2], pairs);
+    case ZF_OP_TYPE_ARRAY:
+        return zf_same_array_length(ma, wa[3], mb, wb[3]) && zf_same_type(ma, wa[2], mb, wb[2], pairs);
+    case ZF_OP_TYPE_RUNTIME_ARRAY:
+    case ZF_OP_TYPE_SAMPLED_IMAGE:
+        return zf_same_type(ma, wa[2], mb, wb[2], pairs);
+    case ZF_OP_TYPE_STRUCT:
+    case ZF_OP_TYPE_FUNCTION: /* members; result and parameters */
+        return zf_same_type_operands(ma, wa, mb, wb, 2, count, pairs);
+    case ZF_OP_TYPE_POINTER:
+        return wa[2] == wb[2] && zf_same_type(ma, wa[3], mb, wb[3], pairs);
+    case ZF_OP_TYPE_IMAGE: /* the sampled type, then dimensions, depth, arrayed, ... as literals */
+        return zf_same_type(ma, wa[2], mb, wb[2], pairs) && memcmp(&wa[3], &wb[3], (count - 3) * 4u) == 0;
+    case ZF_OP_TYPE_OPAQUE: /* the name (checked NUL-terminated by the walk) */
+        return strcmp((const char *)&wa[2], (const char *)&wb[2]) == 0;
+    default: /* void, bool, int (width, signedness), float (width), sampler, event, pipe...: literals only */
+        return count < 2 || memcmp(&wa[2], &wb[2], (count - 2) * 4u) == 0;
+    }
+}
+
+static bool zf_same_type(const zf_spirv_module *ma, uint32_t ta, const zf_spirv_module *mb, uint32_t tb,
+                         zf_type_pairs *pairs) {
+    const zf_spirv_idinfo *ia = zf_spirv_id(ma, ta), *ib = zf_spirv_id(mb, tb);
+    if (ia == NULL || ib == NULL || ia->def == 0 || ib->def == 0)
+        return false;
+    const uint32_t *wa = &ma->words[ia->def], *wb = &mb->words[ib->def];
+    if (wa[0] != wb[0] || (ia->flags & ZF_ID_CPACKED) != (ib->flags & ZF_ID_CPACKED))
+        return false; /* another opcode or word count, or another struct layout */
+    for (uint32_t i = 0; i < pairs->count; i++)
+        if (pairs->a[i] == ta && pairs->b[i] == tb)
+            return true;
+    if (pairs->count == ZF_TYPE_PAIRS_MAX || pairs->depth == ZF_SPIRV_MAX_NESTING)
+        return false;
+    pairs->a[pairs->count] = ta;
+    pairs->b[pairs->count] = tb;
+    pairs->count++;
+    pairs->depth++;
+    bool same = zf_same_type_words(ma, wa, mb, wb, pairs);
+    pairs->depth--;
+    return same;
+}
+
+bool zf_spirv_symbol_same_type(const zf_spirv_module *a, const zf_spirv_symbol *sa, const zf_spirv_module *b,
+                               const zf_spirv_symbol *sb) {
+    zf_type_pairs pairs = {.count = 0};
+    return sa->is_function == sb->is_function && zf_same_type(a, sa->type, b, sb->type, &pairs);
+}
+
+/* Appends `text` to the NUL-terminated name in `out`, cut short at `size` bytes. */
+static void zf_name_append(char *out, size_t size, const char *text) {
+    size_t at = strlen(out);
+    if (at + 1 < size)
+        zf_name_printf(out + at, size - at, "%s", text);
+}
+
+void zf_spirv_symbol_type_name(const zf_spirv_module *m, const zf_spirv_symbol *symbol, char *out, size_t size) {
+    if (size == 0)
+        return;
+    const zf_spirv_idinfo *info = zf_spirv_id(m, symbol->type);
+    if (info == NULL || info->def == 0) {
+        zf_name_printf(out, size, "?");
+        return;
+    }
+    const uint32_t *w = &m->words[info->def];
+    char part[ZF_SPIRV_TYPE_NAME_MAX], buf[24];
+    if (!symbol->is_function) { /* the pointer type of the variable: its storage class and what it holds */
+        zf_type_name(m, w[3], part, sizeof part, 0);
+        zf_name_printf(out, size, "%s %s", zf_storage_name(w[2], buf, sizeof buf), part);
+        return;
+    }
+    zf_type_name(m, w[2], part, sizeof part, 0);
+    zf_name_printf(out, size, "%s(", part);
+    for (uint32_t i = 3; i < zf_spirv_count_at(m, info->def); i++) {
+        zf_type_name(m, w[i], part, sizeof part, 0);
+        if (i > 3)
+            zf_name_append(out, size, ", ");
+        zf_name_append(out, size, part);
+    }
+    zf_name_append(out, size, ")");
 }

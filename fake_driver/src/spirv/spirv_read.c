@@ -770,6 +770,10 @@ static zf_spirv_status zf_read_module_level(zf_walk *k) {
         return zf_read_group_decorate(k);
     case ZF_OP_TYPE_FORWARD_POINTER:
         return zf_read_forward_pointer(k);
+    case ZF_OP_EXTENSION: { /* any name: what a module may use is decided by decoding its instructions */
+        zf_spirv_status s = zf_need_words(k, 2);
+        return s != ZF_SPIRV_OK ? s : zf_need_string(k, 1, "the extension name", NULL);
+    }
     case ZF_OP_STRING:
     case ZF_OP_EXT_INST_IMPORT: {
         zf_spirv_status s = zf_need_words(k, 3);
