@@ -313,6 +313,22 @@ bool zc_run_child_mode(const char *mode, const char *const args[], const char *c
     return started;
 }
 
+bool zc_run_child_in_scenario(const char *mode, const char *yaml, unsigned timeout_ms, zc_child *child) {
+    char path[] = "/tmp/zc_scenario_XXXXXX.yaml";
+    int fd = mkstemps(path, 5);
+    if (fd < 0)
+        return false;
+    size_t length = strlen(yaml);
+    bool written = write(fd, yaml, length) == (ssize_t)length;
+    close(fd);
+    char variable[64 + sizeof path];
+    snprintf(variable, sizeof variable, "ZEFAKE_SCENARIO=%s", path);
+    const char *const env[] = {variable, NULL};
+    bool ran = written && zc_run_child_mode(mode, NULL, env, timeout_ms, child);
+    unlink(path);
+    return ran;
+}
+
 void zc_child_free(zc_child *child) {
     zc_output_free(child->out);
     zc_output_free(child->err);

@@ -172,6 +172,9 @@ bool zc_run_self(const char *const args[], const char *const env[], unsigned tim
 bool zc_run_child_mode(const char *mode, const char *const args[], const char *const env[], unsigned timeout_ms,
                        zc_child *child);
 
+/* zc_run_child_mode with ZEFAKE_SCENARIO naming a temporary file holding `yaml` (removed once the child ended). */
+bool zc_run_child_in_scenario(const char *mode, const char *yaml, unsigned timeout_ms, zc_child *child);
+
 void zc_child_free(zc_child *child);
 
 /* True when the child exited with status 0. */

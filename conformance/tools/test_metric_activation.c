@@ -220,18 +220,8 @@ static int zc_child_lenient(int argc, char **argv) {
 static void activation_later_wins_option(void **state) {
     (void)state;
     zc_skip_unless_fake();
-    char path[] = "/tmp/zc_lenient_XXXXXX.yaml";
-    int fd = mkstemps(path, 5);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, zc_lenient_yaml, sizeof zc_lenient_yaml - 1), (ssize_t)(sizeof zc_lenient_yaml - 1));
-    close(fd);
-    char env[64 + sizeof path];
-    snprintf(env, sizeof env, "ZEFAKE_SCENARIO=%s", path);
-    const char *const envs[] = {env, NULL};
     zc_child child;
-    bool ran = zc_run_child_mode("lenient", NULL, envs, ZC_CHILD_TIMEOUT_MS, &child);
-    unlink(path);
-    assert_true(ran);
+    assert_true(zc_run_child_in_scenario("lenient", zc_lenient_yaml, ZC_CHILD_TIMEOUT_MS, &child));
     zc_assert_child_ok(&child, "the lenient child");
     char value[64];
     assert_true(zc_child_value(&child, "activate", value, sizeof value));

@@ -874,18 +874,8 @@ static int zc_child_realtime(int argc, char **argv) {
 static void streamer_realtime_clock_samples_while_idle(void **state) {
     (void)state;
     zc_skip_unless_fake();
-    char path[] = "/tmp/zc_realtime_XXXXXX.yaml";
-    int fd = mkstemps(path, 5);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, zc_realtime_yaml, sizeof zc_realtime_yaml - 1), (ssize_t)(sizeof zc_realtime_yaml - 1));
-    close(fd);
-    char env[64 + sizeof path];
-    snprintf(env, sizeof env, "ZEFAKE_SCENARIO=%s", path);
-    const char *const envs[] = {env, NULL};
     zc_child child;
-    bool ran = zc_run_child_mode("realtime", NULL, envs, ZC_CHILD_TIMEOUT_MS, &child);
-    unlink(path);
-    assert_true(ran);
+    assert_true(zc_run_child_in_scenario("realtime", zc_realtime_yaml, ZC_CHILD_TIMEOUT_MS, &child));
     zc_assert_child_ok(&child, "the realtime child");
     char value[64];
     assert_true(zc_child_value(&child, "sync", value, sizeof value));

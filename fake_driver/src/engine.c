@@ -522,19 +522,12 @@ static ze_result_t zf_perform_fill(zf_queue *queue, const zf_fill_args *fill) {
     return result;
 }
 
-/* Writes of the device into the application's memory go through the same checks as copies. */
-static ze_result_t zf_device_write(zf_context *context, void *dst, const void *src, size_t size, const char *what) {
+/* A small read or write of the device in the application's memory (the other side is the driver's), checked like a
+ * copy: `write` says which side is the application's. */
+static ze_result_t zf_device_access(zf_context *context, void *dst, const void *src, size_t size, bool write,
+                                    const char *what) {
     zf_mem_block *hold = NULL;
-    ze_result_t result = zf_access_begin(context, dst, size, true, what, &hold);
-    if (result == ZE_RESULT_SUCCESS)
-        memcpy(dst, src, size);
-    zf_access_end(hold);
-    return result;
-}
-
-static ze_result_t zf_device_read(zf_context *context, void *dst, const void *src, size_t size, const char *what) {
-    zf_mem_block *hold = NULL;
-    ze_result_t result = zf_access_begin(context, src, size, false, what, &hold);
+    ze_result_t result = zf_access_begin(context, write ? dst : src, size, write, what, &hold);
     if (result == ZE_RESULT_SUCCESS)
         memcpy(dst, src, size);
     zf_access_end(hold);
@@ -544,7 +537,7 @@ static ze_result_t zf_device_read(zf_context *context, void *dst, const void *sr
 static ze_result_t zf_perform_write_timestamp(zf_engine *engine, zf_queue *queue, uint64_t *dst, uint64_t ns) {
     uint64_t ticks;
     zf_write_timestamp(engine->device, &ticks, ns);
-    return zf_device_write(queue->context, dst, &ticks, sizeof ticks, "global timestamp");
+    return zf_device_access(queue->context, dst, &ticks, sizeof ticks, true, "global timestamp");
 }
 
 static ze_result_t zf_perform_query_timestamps(zf_queue *queue, const zf_query_timestamps_args *q) {
@@ -556,8 +549,8 @@ static ze_result_t zf_perform_query_timestamps(zf_queue *queue, const zf_query_t
         if (q->events[i]->signaled && q->events[i]->timestamp_device != NULL)
             zf_event_write_kernel_timestamp(q->events[i], &timestamp);
         zf_sync_unlock();
-        result = zf_device_write(queue->context, (char *)q->dst + offset, &timestamp, sizeof timestamp,
-                                 "kernel timestamp query");
+        result = zf_device_access(queue->context, (char *)q->dst + offset, &timestamp, sizeof timestamp, true,
+                                  "kernel timestamp query");
     }
     return result;
 }
@@ -567,8 +560,8 @@ static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const z
     uint32_t count = launch->num_kernels, indirect_count = 0;
     if (launch->indirect_count != NULL) {
         /* the device reads the count at execution, bounded by the append */
-        ze_result_t read = zf_device_read(queue->context, &indirect_count, launch->indirect_count,
-                                          sizeof indirect_count, "indirect kernel count");
+        ze_result_t read = zf_device_access(queue->context, &indirect_count, launch->indirect_count,
+                                            sizeof indirect_count, false, "indirect kernel count");
         if (read != ZE_RESULT_SUCCESS)
             return read;
         count = indirect_count < count ? indirect_count : count;
@@ -577,8 +570,8 @@ static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const z
     for (uint32_t k = 0; k < count; k++) {
         ze_group_count_t groups = launch->groups;
         if (launch->indirect_groups != NULL) {
-            ze_result_t read = zf_device_read(queue->context, &groups, &launch->indirect_groups[k], sizeof groups,
-                                              "indirect group count");
+            ze_result_t read = zf_device_access(queue->context, &groups, &launch->indirect_groups[k], sizeof groups,
+                                                false, "indirect group count");
             if (read != ZE_RESULT_SUCCESS)
                 return read;
         }

@@ -159,16 +159,20 @@ ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zfi_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr) {
-    zf_event *event = zf_event_from(hEvent);
+ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy) {
     if (!(event->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the event's pool was not created with KERNEL_TIMESTAMP");
     zf_sync_lock();
     bool ready = event->signaled && event->timestamp_device != NULL;
-    zf_event copy = *event;
+    *copy = *event;
     zf_sync_unlock();
-    if (!ready)
-        return ZE_RESULT_NOT_READY;
-    zf_event_write_kernel_timestamp(&copy, dstptr);
-    return ZE_RESULT_SUCCESS;
+    return ready ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+ze_result_t zfi_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr) {
+    zf_event copy;
+    ze_result_t result = zf_event_timestamp_snapshot(zf_event_from(hEvent), &copy);
+    if (result == ZE_RESULT_SUCCESS)
+        zf_event_write_kernel_timestamp(&copy, dstptr);
+    return result;
 }

@@ -27,16 +27,11 @@ ze_result_t zfi_zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_schedul
 
 ze_result_t zfi_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount,
                                           ze_kernel_timestamp_result_t *pTimestamps) {
-    zf_event *event = zf_event_from(hEvent);
     const zf_device *device = zf_device_from(hDevice);
-    if (!(event->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the event's pool was not created with KERNEL_TIMESTAMP");
-    zf_sync_lock();
-    bool ready = event->signaled && event->timestamp_device != NULL;
-    zf_event copy = *event;
-    zf_sync_unlock();
-    if (!ready)
-        return ZE_RESULT_NOT_READY;
+    zf_event copy;
+    ze_result_t result = zf_event_timestamp_snapshot(zf_event_from(hEvent), &copy);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
     /* A command runs on one engine: one timestamp, which the device that ran it, its root device and its card's
      * other tiles all report; a device of another card has none. */
     uint32_t available = copy.timestamp_device->root == device->root ? 1 : 0;

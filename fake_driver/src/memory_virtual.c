@@ -445,9 +445,8 @@ static int zf_access_rank(ze_memory_access_attribute_t access) {
 static zf_vm_span zf_uniform_run(const zf_reservation *r, uintptr_t address) {
     size_t i = zf_first_map_after(r, address);
     zf_vm_span run = {r->maps[i].start, r->maps[i].start + r->maps[i].size, r->maps[i].access};
-    for (size_t k = i; k > 0 && r->maps[k - 1].start + r->maps[k - 1].size == run.start &&
-                       r->maps[k - 1].access == run.access;
-         k--)
+    for (size_t k = i;
+         k > 0 && r->maps[k - 1].start + r->maps[k - 1].size == run.start && r->maps[k - 1].access == run.access; k--)
         run.start = r->maps[k - 1].start;
     for (size_t k = i + 1; k < r->num_maps && r->maps[k].start == run.end && r->maps[k].access == run.access; k++)
         run.end = r->maps[k].start + r->maps[k].size;
@@ -489,19 +488,6 @@ bool zf_virtual_span(const void *ptr, size_t size, zf_vm_span *span) {
 }
 
 bool zf_virtual_range_inaccessible(const void *ptr, size_t size) {
-    if (atomic_load_explicit(&zf_reservation_count, memory_order_relaxed) == 0)
-        return false; /* the common case: no reservation at all */
-    uintptr_t start = (uintptr_t)ptr, end = start + (size > 0 ? size : 1);
-    bool inaccessible = false;
-    pthread_mutex_lock(&zf_vm_lock);
-    for (size_t i = 0; i < zf_num_reservations && !inaccessible; i++) {
-        const zf_reservation *r = zf_reservations[i];
-        if (end <= r->start || start >= r->start + r->size)
-            continue;
-        uintptr_t lo = start > r->start ? start : r->start, hi = end < r->start + r->size ? end : r->start + r->size;
-        for (uintptr_t at = lo, run_end = lo; at < hi && !inaccessible; at = run_end)
-            inaccessible = zf_access_run(r, at, &run_end) == ZE_MEMORY_ACCESS_ATTRIBUTE_NONE;
-    }
-    pthread_mutex_unlock(&zf_vm_lock);
-    return inaccessible;
+    zf_vm_span span;
+    return zf_virtual_span(ptr, size, &span) && span.access == ZE_MEMORY_ACCESS_ATTRIBUTE_NONE;
 }

@@ -19,6 +19,15 @@ const char *zf_metric_group_mismatch(const zf_metric_group *group, const zf_metr
     return "belongs to another device";
 }
 
+ze_result_t zf_metric_check_target(zf_context *context, zf_metric_device *mdev, const zf_metric_group *group) {
+    if (!zf_context_has_device(context, mdev->device))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hDevice is not a device of hContext");
+    const char *mismatch = zf_metric_group_mismatch(group, mdev);
+    if (mismatch != NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hMetricGroup (%s) %s", group->name, mismatch);
+    return ZE_RESULT_SUCCESS;
+}
+
 bool zf_metric_group_is_active(const zf_metric_group *group) {
     const zf_metric_device *mdev = group->mdev;
     for (uint32_t i = 0; i < mdev->num_active; i++) {

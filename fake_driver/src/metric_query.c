@@ -55,11 +55,9 @@ static zf_metric_query *zf_query_from(zet_metric_query_handle_t handle) {
 
 static ze_result_t zf_check_pool_arguments(zf_context *context, zf_metric_device *mdev, const zf_metric_group *group,
                                            const zet_metric_query_pool_desc_t *desc) {
-    if (!zf_context_has_device(context, mdev->device))
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hDevice is not a device of hContext");
-    const char *mismatch = zf_metric_group_mismatch(group, mdev);
-    if (mismatch != NULL)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hMetricGroup (%s) %s", group->name, mismatch);
+    ze_result_t target = zf_metric_check_target(context, mdev, group);
+    if (target != ZE_RESULT_SUCCESS)
+        return target;
     if (desc->stype != 0 && desc->stype != ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "desc->stype is 0x%x, not METRIC_QUERY_POOL_DESC",
                        (unsigned)desc->stype);

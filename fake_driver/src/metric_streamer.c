@@ -352,11 +352,9 @@ static uint32_t zf_round_notify(zet_metric_streamer_desc_t *desc) {
 
 static ze_result_t zf_check_open_arguments(zf_context *context, zf_metric_device *mdev, const zf_metric_group *group,
                                            const zet_metric_streamer_desc_t *desc, ze_event_handle_t event) {
-    if (!zf_context_has_device(context, mdev->device))
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hDevice is not a device of hContext");
-    const char *mismatch = zf_metric_group_mismatch(group, mdev);
-    if (mismatch != NULL)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hMetricGroup (%s) %s", group->name, mismatch);
+    ze_result_t target = zf_metric_check_target(context, mdev, group);
+    if (target != ZE_RESULT_SUCCESS)
+        return target;
     if (desc->stype != 0 && desc->stype != ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "desc->stype is 0x%x, not METRIC_STREAMER_DESC",
                        (unsigned)desc->stype);

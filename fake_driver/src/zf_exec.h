@@ -215,6 +215,9 @@ uint64_t zf_cost_kernel_ns(const zf_kernel_launch *launch, const ze_group_count_
 
 /* The kernel timestamps of a signalled event, in ticks of its device's clock masked to the kernel valid bits. */
 void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_result_t *out);
+/* A consistent copy of an event whose kernel timestamps are ready: ZE_RESULT_ERROR_INVALID_ARGUMENT when its pool has
+ * no KERNEL_TIMESTAMP flag, ZE_RESULT_NOT_READY until a command signalled it. */
+ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy);
 
 /* Appends a command of a family implemented outside the engine: the list checks (closed state, signal and wait
  * events) and the immediate-list behaviour are those of every append. The payload is owned by the command from then

@@ -186,6 +186,8 @@ void zf_metric_wait(pthread_cond_t *cond, uint64_t deadline_ns);
 bool zf_metric_group_is_active(const zf_metric_group *group);
 /* Why a live group cannot be used with `mdev` (another device, root/sub-device mix), or NULL when it can. */
 const char *zf_metric_group_mismatch(const zf_metric_group *group, const zf_metric_device *mdev);
+/* The checks shared by query pools and streamers: hDevice belongs to hContext and hMetricGroup to hDevice. */
+ze_result_t zf_metric_check_target(zf_context *context, zf_metric_device *mdev, const zf_metric_group *group);
 
 /* Stops streamer threads (library unload; called by zf_core.c before the engines stop). */
 void zf_metrics_shutdown(void);
