@@ -161,6 +161,18 @@ static void event_ipc_bad_handles(void **state) {
     zc_assert_success(zeEventPoolDestroy(pool));
 }
 
+/* A destroyed pool has no IPC handle to give (zefake detects the stale handle; elsewhere it is undefined). */
+static void event_ipc_destroyed_pool_refused(void **state) {
+    zc_exec *x = *state;
+    zc_require_event_ipc();
+    zc_skip_unless_fake();
+    ze_event_pool_handle_t pool = zc_ipc_pool(x->context, x->device, 2);
+    zc_assert_success(zeEventPoolDestroy(pool));
+    ze_ipc_event_pool_handle_t handle;
+    zc_assert_result(zeEventPoolGetIpcHandle(pool, &handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zeEventPoolCloseIpcHandle(pool), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Between processes */
 
@@ -250,6 +262,7 @@ int main(int argc, char **argv) {
         ZC_TEST(event_ipc_event_created_after_signal_sees_it),
         ZC_TEST(event_ipc_close_and_destroy_rules),
         ZC_TEST(event_ipc_bad_handles),
+        ZC_TEST(event_ipc_destroyed_pool_refused),
         ZC_TEST(event_ipc_between_processes),
 #undef ZC_TEST
     };

@@ -579,6 +579,12 @@ static void spirv_foreign_extended_instruction_set_fails_the_build(void **state)
     zc_build_refused(*state, "spirv_foreign_set", "\"GLSL.std.450\"");
 }
 
+/* cl_intel_subgroups has blocks of 1, 2, 4 and 8 elements: a block of 3 is refused, not read some other way. */
+static void spirv_subgroup_block_of_three_fails_the_build(void **state) {
+    zc_skip_unless_fake();
+    zc_build_refused(*state, "spirv_block3", "OpSubgroupBlockReadINTEL");
+}
+
 int main(int argc, char **argv) {
 #define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
     static const struct CMUnitTest tests[] = {
@@ -594,6 +600,7 @@ int main(int argc, char **argv) {
         ZC_T(spirv_kernel_profile_info_follows_the_build_flags),
         ZC_T(spirv_unsupported_instruction_fails_the_build),
         ZC_T(spirv_foreign_extended_instruction_set_fails_the_build),
+        ZC_T(spirv_subgroup_block_of_three_fails_the_build),
     };
     static const zc_child_mode modes[] = {{"printf", zc_child_printf}, {"itt-env", zc_child_itt_env}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,

@@ -220,6 +220,27 @@ static void virtual_bad_arguments(void **state) {
     zc_assert_result(zeVirtualMemReserve(x->context, NULL, page, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
 }
 
+/* A destroyed context reserves, maps and frees nothing (zefake detects the stale handle; elsewhere it is undefined). */
+static void virtual_destroyed_context_refused(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    ze_context_handle_t context = NULL;
+    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    zc_assert_success(zeContextCreate(zc_sys()->driver, &cd, &context));
+    size_t page = 0;
+    zc_assert_success(zeVirtualMemQueryPageSize(context, zc_sys()->roots[0], 1, &page));
+    zc_assert_success(zeContextDestroy(context));
+    void *va = NULL;
+    zc_assert_result(zeVirtualMemReserve(context, NULL, page, &va), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    assert_null(va);
+    zc_assert_result(zeVirtualMemQueryPageSize(context, zc_sys()->roots[0], 1, &page),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ze_physical_mem_desc_t desc = {ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, NULL, 0, page};
+    ze_physical_mem_handle_t physical = NULL;
+    zc_assert_result(zePhysicalMemCreate(context, zc_sys()->roots[0], &desc, &physical),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+}
+
 static void virtual_context_destroy_releases_reservations(void **state) {
     (void)state;
     zc_skip_unless_fake();
@@ -369,6 +390,7 @@ int main(int argc, char **argv) {
         ZC_TEST(virtual_access_attributes),
         ZC_TEST(virtual_misuse_answered),
         ZC_TEST(virtual_bad_arguments),
+        cmocka_unit_test(virtual_destroyed_context_refused),
         cmocka_unit_test(virtual_context_destroy_releases_reservations),
         cmocka_unit_test(virtual_unmapped_pages_fault_instead_of_crashing),
         ZC_TEST(virtual_kernels_reach_mapped_memory),

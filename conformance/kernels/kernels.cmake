@@ -46,7 +46,7 @@ list(APPEND ZC_OPENCL_KERNELS program_main program_scale program_offset program_
 
 set(ZC_ASSEMBLY_KERNELS spec_global)
 # Assembly: SPIR-V 1.0 unless ZC_SPIRV_AS_ENV_<name> names another target environment.
-list(APPEND ZC_ASSEMBLY_KERNELS spirv_unsupported spirv_irreducible spirv_foreign_set)
+list(APPEND ZC_ASSEMBLY_KERNELS spirv_unsupported spirv_irreducible spirv_foreign_set spirv_block3)
 set(ZC_SPIRV_AS_ENV_spirv_unsupported spv1.3)
 # ZE_extension_linkonce_odr (test_module_program.c): LinkOnceODR definitions in two modules, a strong export, an
 # importer, and LinkOnceODR definitions of other types. SPIR-V 1.0 for all five: LinkOnceODR needs the

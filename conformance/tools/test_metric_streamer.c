@@ -196,6 +196,26 @@ static void streamer_open_bad_arguments(void **state) {
     zc_assert_success(zetMetricStreamerClose(zc_open(x, group, &wrong, NULL)));
 }
 
+/* A closed streamer is a stale handle: every call on it is refused (zefake detects it; elsewhere it is undefined). */
+static void streamer_closed_handle_refused(void **state) {
+    zc_streamer_fixture *f = *state;
+    zc_exec *x = &f->x;
+    zc_skip_unless_fake();
+    zet_metric_group_handle_t group = zc_need_group(x->device, "TestOa", ZC_TIME_BASED);
+    zc_activate(x->context, x->device, 1, &group);
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 16, 100000};
+    zet_metric_streamer_handle_t streamer = zc_open(x, group, &desc, NULL);
+    zc_assert_success(zetMetricStreamerClose(streamer));
+    size_t size = 0;
+    zc_assert_result(zetMetricStreamerReadData(streamer, UINT32_MAX, &size, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zetMetricStreamerClose(streamer), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    zc_assert_result(zetCommandListAppendMetricStreamerMarker(list, streamer, 7), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_success(zeCommandListDestroy(list));
+    /* The group can be streamed again. */
+    zc_assert_success(zetMetricStreamerClose(zc_open(x, group, &desc, NULL)));
+}
+
 static void streamer_period_and_notification_count_written_back(void **state) {
     zc_streamer_fixture *f = *state;
     zc_exec *x = &f->x;
@@ -889,6 +909,7 @@ int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         ZC_T(streamer_open_checks_in_order),
         ZC_T(streamer_open_bad_arguments),
+        ZC_T(streamer_closed_handle_refused),
         ZC_T(streamer_period_and_notification_count_written_back),
         ZC_T(streamer_reports_at_the_period_while_idle),
         ZC_T(streamer_reports_while_work_runs),
