@@ -8,9 +8,6 @@
 #include <pthread.h>
 #include <string.h>
 
-/* Longer extension chains are refused as cycles elsewhere; property queries just stop walking. */
-#define ZF_MAX_CHAIN 32u
-
 /* Every scheduling hint the header defines: the fake's scheduler has no use for them, which the specification allows
  * ("a hint ... may be ignored"). */
 #define ZF_SCHEDULING_HINTS                                                                                            \

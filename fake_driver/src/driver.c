@@ -147,7 +147,7 @@ ze_result_t zfi_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_prop
     pDriverProperties->driverVersion = driver->scenario.driver_version;
     /* ZE_extension_memory_free_policies: zeMemFreeExt honours both policies. */
     ze_base_properties_t *next = pDriverProperties->pNext;
-    for (unsigned n = 0; next != NULL && n < 32; n++, next = next->pNext) {
+    for (unsigned n = 0; next != NULL && n < ZF_MAX_CHAIN; n++, next = next->pNext) {
         if (next->stype == ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES)
             ((ze_driver_memory_free_ext_properties_t *)next)->freePolicies =
                 ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;

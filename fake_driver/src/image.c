@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ZF_MAX_CHAIN 32u
-
 /* What a descriptor asks for, once read. */
 typedef struct zf_image_request {
     const ze_image_desc_t *desc;

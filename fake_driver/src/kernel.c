@@ -355,7 +355,7 @@ ze_result_t zfi_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_prop
     zf_kernel_uuid(kernel, &p->uuid);
     /* Extension structures the driver knows; others in the chain are left alone. */
     ze_base_properties_t *next = p->pNext;
-    for (unsigned depth = 0; next != NULL && depth < 32; depth++, next = next->pNext) {
+    for (unsigned depth = 0; next != NULL && depth < ZF_MAX_CHAIN; depth++, next = next->pNext) {
         if (next->stype == ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES)
             ((ze_kernel_preferred_group_size_properties_t *)next)->preferredMultiple = max_subgroup;
     }
@@ -805,7 +805,7 @@ ze_result_t zfi_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile
     zf_form_stats stats;
     zf_form_kernel_stats(kernel->program->code, kernel->index, &stats);
     ze_base_properties_t *next = pProfileProperties->pNext;
-    for (unsigned depth = 0; profiled && next != NULL && depth < 32; depth++, next = next->pNext) {
+    for (unsigned depth = 0; profiled && next != NULL && depth < ZF_MAX_CHAIN; depth++, next = next->pNext) {
         if ((uint32_t)next->stype != ZEFAKE_STRUCTURE_TYPE_KERNEL_PROFILE_EXP)
             continue;
         zefake_kernel_profile_exp_t *p = (zefake_kernel_profile_exp_t *)next;

@@ -7,9 +7,6 @@
 
 #include <stdint.h>
 
-/* Extension chains longer than this are refused: a cycle would otherwise never end. */
-#define ZF_MAX_CHAIN 32u
-
 /* One allocation request, once the descriptors are read. */
 typedef struct zf_alloc_request {
     zf_context *context;

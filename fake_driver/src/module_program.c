@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* A pNext chain longer than this is taken for a cycle. */
-#define ZF_MAX_CHAIN 256u
+/* Module descriptors may carry more extension structures than property queries: a longer chain is a cycle. */
+#define ZF_PROGRAM_MAX_CHAIN 256u
 
 #define ZF_PROGRAM_DESC "ze_module_program_exp_desc_t"
 
@@ -33,9 +33,10 @@ static ze_result_t zf_find_program_desc(const ze_module_desc_t *desc, const ze_m
     *out = NULL;
     uint32_t length = 0;
     for (const ze_base_desc_t *next = desc->pNext; next != NULL; next = next->pNext) {
-        if (++length > ZF_MAX_CHAIN)
+        if (++length > ZF_PROGRAM_MAX_CHAIN)
             return zf_program_reject(log, ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                                     "desc->pNext: the chain has more than %u structures (a cycle?)", ZF_MAX_CHAIN);
+                                     "desc->pNext: the chain has more than %u structures (a cycle?)",
+                                     ZF_PROGRAM_MAX_CHAIN);
         if (next->stype != ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC)
             continue;
         if (*out != NULL)

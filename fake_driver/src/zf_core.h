@@ -7,6 +7,10 @@
 
 #include <stdbool.h>
 
+/* The longest pNext chain the driver walks: a longer one is taken for a cycle (refused where a descriptor is read,
+ * the walk stops where properties are filled). */
+#define ZF_MAX_CHAIN 32u
+
 typedef enum zf_log_level {
     ZF_LOG_NONE = 0,
     ZF_LOG_ERROR = 1,
