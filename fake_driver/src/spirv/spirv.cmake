@@ -37,9 +37,6 @@ if(NOT ZEFAKE_COVERAGE)
     PROPERTIES COMPILE_OPTIONS "-O3")
 endif()
 
-# The driver target is defined after this file is included: add the reader's objects to it once the directory has
-# been processed.
-cmake_language(DEFER CALL target_link_libraries ze_fake PRIVATE zf_spirv)
 
 if(BUILD_TESTING)
   # Fed with the test kernels that conformance/kernels/kernels.cmake compiles (target zc_kernels).
@@ -59,10 +56,10 @@ if(BUILD_TESTING)
   add_test(NAME spirv_engine COMMAND zf_test_spirv_engine)
   set_tests_properties(spirv_engine PROPERTIES LABELS "driver;unit;spirv" TIMEOUT 120)
 
-  # The built-in kernels (src/builtins.c) on the reader's view of the test kernels, against a stand-in for the
+  # The built-in kernels (src/module/builtins.c) on the reader's view of the test kernels, against a stand-in for the
   # memory service; launches through queues are tested by the execution tests.
   add_executable(zf_test_builtins "${ZF_SPIRV_DRIVER_DIR}/tests/test_builtins.c"
-                                  "${ZF_SPIRV_DRIVER_DIR}/src/builtins.c")
+                                  "${ZF_SPIRV_DRIVER_DIR}/src/module/builtins.c")
   target_link_libraries(zf_test_builtins PRIVATE zf_spirv zefake_cmocka)
   target_include_directories(zf_test_builtins PRIVATE "${ZF_SPIRV_DRIVER_DIR}/src" "${ZF_GEN_DIR}"
     $<TARGET_PROPERTY:PkgConfig::LEVEL_ZERO,INTERFACE_INCLUDE_DIRECTORIES>)

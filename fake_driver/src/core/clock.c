@@ -1,0 +1,63 @@
+#include "core/zf_clock.h"
+
+#include <time.h>
+
+void zf_clock_init(zf_clock *clock, zf_clock_mode mode, const zf_scenario_timer *timer) {
+    pthread_mutex_init(&clock->lock, NULL);
+    clock->mode = mode;
+    clock->frequency_hz = timer->frequency_hz;
+    clock->valid_bits = timer->valid_bits;
+    clock->kernel_valid_bits = timer->kernel_valid_bits;
+    clock->now_ns = 0;
+    clock->host_origin_ns = zf_host_now_ns();
+}
+
+void zf_clock_destroy(zf_clock *clock) {
+    pthread_mutex_destroy(&clock->lock);
+}
+
+uint64_t zf_host_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t zf_clock_ns_to_ticks(const zf_clock *clock, uint64_t ns) {
+    /* 128-bit intermediate: ns * Hz overflows 64 bits after a few seconds at GHz rates. */
+    return (uint64_t)(((unsigned __int128)ns * clock->frequency_hz) / 1000000000u);
+}
+
+uint64_t zf_clock_mask(uint64_t ticks, uint32_t bits) {
+    return bits >= 64 ? ticks : ticks & ((UINT64_C(1) << bits) - 1);
+}
+
+uint64_t zf_clock_now_ns(zf_clock *clock) {
+    if (clock->mode == ZF_CLOCK_REALTIME)
+        return zf_host_now_ns() - clock->host_origin_ns;
+    pthread_mutex_lock(&clock->lock);
+    uint64_t ns = clock->now_ns;
+    pthread_mutex_unlock(&clock->lock);
+    return ns;
+}
+
+void zf_clock_observe(zf_clock *clock, uint64_t ns) {
+    if (clock->mode == ZF_CLOCK_REALTIME)
+        return;
+    pthread_mutex_lock(&clock->lock);
+    if (ns > clock->now_ns)
+        clock->now_ns = ns;
+    pthread_mutex_unlock(&clock->lock);
+}
+
+uint64_t zf_clock_read_ticks(zf_clock *clock) {
+    uint64_t ns;
+    if (clock->mode == ZF_CLOCK_REALTIME) {
+        ns = zf_host_now_ns() - clock->host_origin_ns;
+    } else {
+        pthread_mutex_lock(&clock->lock);
+        clock->now_ns += ZF_CLOCK_READ_STEP_NS;
+        ns = clock->now_ns;
+        pthread_mutex_unlock(&clock->lock);
+    }
+    return zf_clock_ns_to_ticks(clock, ns);
+}

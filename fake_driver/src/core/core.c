@@ -1,0 +1,109 @@
+/* Services every area uses: the log (ZEFAKE_LOG), argument and handle rejections that explain themselves at debug
+ * level, and the per-call scope that names the API function being called. */
+#include "core/zf_core.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static _Thread_local zf_call_scope *zf_current_scope;
+
+static const char *const zf_level_names[] = {"none", "error", "warn", "info", "debug"};
+
+static zf_log_level zf_read_log_level(void) {
+    const char *value = getenv("ZEFAKE_LOG");
+    if (value == NULL || value[0] == '\0')
+        return ZF_LOG_WARN;
+    for (int level = ZF_LOG_NONE; level <= ZF_LOG_DEBUG; level++) {
+        if (strcasecmp(value, zf_level_names[level]) == 0)
+            return (zf_log_level)level;
+    }
+    fprintf(stderr, "zefake: warn: ZEFAKE_LOG=%s is not one of none, error, warn, info, debug; using warn\n", value);
+    return ZF_LOG_WARN;
+}
+
+static atomic_int zf_log_level_cache = -1;
+
+bool zf_log_enabled(zf_log_level level) {
+    int current = atomic_load_explicit(&zf_log_level_cache, memory_order_relaxed);
+    if (current < 0) {
+        current = (int)zf_read_log_level();
+        atomic_store_explicit(&zf_log_level_cache, current, memory_order_relaxed);
+    }
+    return (int)level <= current;
+}
+
+void zf_log(zf_log_level level, const char *format, ...) {
+    if (!zf_log_enabled(level))
+        return;
+    /* One fprintf per line keeps lines from different threads whole. */
+    char line[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    fprintf(stderr, "zefake: %s: %s\n", zf_level_names[level], line);
+}
+
+static const char *zf_result_text(ze_result_t result) {
+    const char *name = zf_result_name(result);
+    return name != NULL ? name : "ZE_RESULT_<unknown>";
+}
+
+const char *zf_current_api_name(void) {
+    return zf_current_scope != NULL ? zf_api_table[zf_current_scope->api].name : "zefake";
+}
+
+ze_result_t zf_reject_uninitialized(zf_api_id api) {
+    zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_UNINITIALIZED: zeInit has not succeeded", zf_api_table[api].name);
+    return ZE_RESULT_ERROR_UNINITIALIZED;
+}
+
+ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *rule) {
+    zf_log(ZF_LOG_DEBUG, "%s: %s: the arguments break the rule `%s`", zf_api_table[api].name, zf_result_text(result),
+           rule);
+    return result;
+}
+
+ze_result_t zf_reject_handle(zf_api_id api, const char *argument, const void *handle) {
+    zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_INVALID_NULL_HANDLE: %s (%p) is not a live handle of the expected type",
+           zf_api_table[api].name, argument, handle);
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+}
+
+ze_result_t zf_unsupported(zf_api_id api) {
+    zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: not implemented by zefake", zf_api_table[api].name);
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+ze_result_t zf_fail(ze_result_t result, const char *format, ...) {
+    if (zf_current_scope != NULL)
+        zf_current_scope->explained = true;
+    if (!zf_log_enabled(ZF_LOG_DEBUG))
+        return result;
+    char reason[768];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(reason, sizeof reason, format, args);
+    va_end(args);
+    zf_log(ZF_LOG_DEBUG, "%s: %s: %s", zf_current_api_name(), zf_result_text(result), reason);
+    return result;
+}
+
+void zf_call_enter(zf_call_scope *scope, zf_api_id api) {
+    scope->api = api;
+    scope->explained = false;
+    scope->outer = zf_current_scope;
+    zf_current_scope = scope;
+}
+
+ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result) {
+    zf_current_scope = scope->outer;
+    if (zf_result_is_error(result) && !scope->explained)
+        zf_log(ZF_LOG_DEBUG, "%s: %s", zf_api_table[scope->api].name, zf_result_text(result));
+    return result;
+}

@@ -1,0 +1,313 @@
+/* Devices and sub-devices: built from the scenario, answering every property query from it.
+ *
+ * A root device with N sub-devices divides its slices and memory evenly among them; every other property is shared
+ * (docs/scenarios.md, "Sub-devices"). Out-structs keep the caller's stype and pNext. */
+#include "core/zf_core.h"
+#include "driver/zf_device_ext.h"
+#include "driver/zf_driver.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void zf_device_uuid(zf_device *device) {
+    /* Stable and unique per device: ids, PCI address, root index, sub-device (0 = root) and a zefake tag. */
+    const zf_scenario_device *d = device->desc;
+    uint8_t *id = device->uuid.id;
+    memset(id, 0, ZE_MAX_DEVICE_UUID_SIZE);
+    id[0] = (uint8_t)d->vendor_id;
+    id[1] = (uint8_t)(d->vendor_id >> 8);
+    id[2] = (uint8_t)d->device_id;
+    id[3] = (uint8_t)(d->device_id >> 8);
+    id[4] = (uint8_t)d->pci.domain;
+    id[5] = (uint8_t)d->pci.bus;
+    id[6] = (uint8_t)d->pci.device;
+    id[7] = (uint8_t)d->pci.function;
+    /* The physical device and tile, wherever ZE_AFFINITY_MASK put them (device_select.c): a device reduced to one tile
+     * is that tile. */
+    const zf_device_origin *origin = &device->driver->origins[device->root_index];
+    bool single_tile = origin->num_tiles == 1 && origin->physical_tiles > 1;
+    id[8] = (uint8_t)origin->index;
+    id[9] = (uint8_t)(device->is_subdevice ? origin->tiles[device->subdevice_id] + 1
+                      : single_tile        ? origin->tiles[0] + 1
+                                           : 0);
+    memcpy(&id[12], "zfk", 4);
+}
+
+static void zf_device_build_properties(zf_device *device);
+
+static bool zf_device_register(zf_device *device, zf_driver *driver) {
+    zf_device_uuid(device);
+    zf_device_build_properties(device);
+    return zf_object_register(&device->header, ZF_OBJ_ZE_DEVICE, &driver->header);
+}
+
+static bool zf_subdevices_create(zf_device *root) {
+    uint32_t n = root->desc->num_subdevices;
+    if (n == 0)
+        return true;
+    root->subdevices = calloc(n, sizeof *root->subdevices);
+    if (root->subdevices == NULL)
+        return false;
+    root->num_subdevices = n;
+    for (uint32_t i = 0; i < n; i++) {
+        zf_device *sub = &root->subdevices[i];
+        sub->driver = root->driver;
+        sub->desc = root->desc;
+        sub->root = root;
+        sub->root_index = root->root_index;
+        sub->is_subdevice = true;
+        sub->subdevice_id = i;
+        sub->share = n;
+        if (!zf_device_register(sub, root->driver))
+            return false;
+    }
+    return true;
+}
+
+bool zf_devices_create(zf_driver *driver) {
+    uint32_t n = driver->scenario.num_devices;
+    driver->devices = calloc(n, sizeof *driver->devices);
+    if (driver->devices == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        zf_device *device = &driver->devices[i];
+        device->driver = driver;
+        device->desc = &driver->scenario.devices[i];
+        device->root = device;
+        device->root_index = i;
+        device->share = 1;
+        zf_clock_init(&device->clock, driver->scenario.clock_mode, &device->desc->timer);
+        if (!zf_device_register(device, driver) || !zf_subdevices_create(device))
+            return false;
+    }
+    return true;
+}
+
+ze_result_t zfi_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices) {
+    zf_driver *driver = zf_driver_from(hDriver);
+    uint32_t n = zf_count_query(pCount, driver->num_devices, phDevices);
+    for (uint32_t i = 0; i < n; i++)
+        phDevices[i] = (ze_device_handle_t)driver->visible[i];
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices) {
+    zf_device *device = zf_device_from(hDevice);
+    uint32_t n = zf_count_query(pCount, device->num_subdevices, phSubdevices);
+    for (uint32_t i = 0; i < n; i++)
+        phSubdevices[i] = (ze_device_handle_t)&device->subdevices[i];
+    return ZE_RESULT_SUCCESS;
+}
+
+static uint64_t zf_timer_resolution(const zf_scenario_timer *timer, ze_structure_type_t stype) {
+    if (stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2)
+        return timer->frequency_hz; /* cycles per second */
+    uint64_t ns = (1000000000u + timer->frequency_hz / 2) / timer->frequency_hz;
+    return ns > 0 ? ns : 1; /* nanoseconds per cycle, never 0 */
+}
+
+/* Device properties are fixed once the device exists: built once, copied out on every query (a hot call). */
+static void zf_device_build_properties(zf_device *device) {
+    const zf_scenario_device *d = device->desc;
+    ze_device_properties_t *p = &device->properties;
+    p->type = d->type;
+    p->vendorId = d->vendor_id;
+    p->deviceId = d->device_id;
+    p->flags = d->flags | (device->is_subdevice ? ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE : 0);
+    p->subdeviceId = device->is_subdevice ? device->subdevice_id : 0;
+    p->coreClockRate = d->core_clock_rate_mhz;
+    p->maxMemAllocSize = d->max_mem_alloc_size_bytes;
+    p->maxHardwareContexts = d->max_hardware_contexts;
+    p->maxCommandQueuePriority = d->max_command_queue_priority;
+    p->numThreadsPerEU = d->topology.threads_per_eu;
+    p->physicalEUSimdWidth = d->topology.simd_width;
+    p->numEUsPerSubslice = d->topology.eus_per_subslice;
+    p->numSubslicesPerSlice = d->topology.subslices_per_slice;
+    p->numSlices = d->topology.slices / device->share;
+    p->timestampValidBits = d->timer.valid_bits;
+    p->kernelTimestampValidBits = d->timer.kernel_valid_bits;
+    p->uuid = device->uuid;
+    snprintf(p->name, sizeof p->name, "%s", d->name);
+}
+
+ze_result_t zfi_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties) {
+    const zf_device *device = zf_device_from(hDevice);
+    ze_device_properties_t *p = pDeviceProperties;
+    /* Everything after the caller's stype and pNext. */
+    const size_t head = offsetof(ze_device_properties_t, type);
+    memcpy((char *)p + head, (const char *)&device->properties + head, sizeof *p - head);
+    p->timerResolution = zf_timer_resolution(&device->desc->timer, p->stype);
+    if (p->pNext != NULL)
+        zf_device_properties_chain(device, p->pNext);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetComputeProperties(ze_device_handle_t hDevice,
+                                             ze_device_compute_properties_t *pComputeProperties) {
+    const zf_scenario_compute *c = &zf_device_from(hDevice)->desc->compute;
+    ze_device_compute_properties_t *p = pComputeProperties;
+    p->maxTotalGroupSize = c->max_total_group_size;
+    p->maxGroupSizeX = c->max_group_size[0];
+    p->maxGroupSizeY = c->max_group_size[1];
+    p->maxGroupSizeZ = c->max_group_size[2];
+    p->maxGroupCountX = c->max_group_count[0];
+    p->maxGroupCountY = c->max_group_count[1];
+    p->maxGroupCountZ = c->max_group_count[2];
+    p->maxSharedLocalMemory = c->max_shared_local_memory_bytes;
+    p->numSubGroupSizes = c->num_sub_group_sizes;
+    memset(p->subGroupSizes, 0, sizeof p->subGroupSizes);
+    memcpy(p->subGroupSizes, c->sub_group_sizes, c->num_sub_group_sizes * sizeof c->sub_group_sizes[0]);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetModuleProperties(ze_device_handle_t hDevice,
+                                            ze_device_module_properties_t *pModuleProperties) {
+    const zf_device *device = zf_device_from(hDevice);
+    const zf_scenario_module *m = &device->desc->module;
+    ze_device_module_properties_t *p = pModuleProperties;
+    p->spirvVersionSupported = m->spirv_version;
+    p->flags = m->flags;
+    p->fp16flags = (m->flags & ZE_DEVICE_MODULE_FLAG_FP16) ? m->fp16_flags : 0;
+    p->fp32flags = m->fp32_flags;
+    p->fp64flags = (m->flags & ZE_DEVICE_MODULE_FLAG_FP64) ? m->fp64_flags : 0;
+    p->maxArgumentsSize = m->max_arguments_size_bytes;
+    p->printfBufferSize = m->printf_buffer_size_bytes;
+    /* Native binaries are only valid for the same kind of device: tie the UUID to vendor and device ids. */
+    memset(p->nativeKernelSupported.id, 0, sizeof p->nativeKernelSupported.id);
+    memcpy(p->nativeKernelSupported.id, "zefake-native", 13);
+    p->nativeKernelSupported.id[14] = (uint8_t)device->desc->device_id;
+    p->nativeKernelSupported.id[15] = (uint8_t)(device->desc->device_id >> 8);
+    zf_device_module_properties_chain(device, p->pNext);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t
+zfi_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount,
+                                           ze_command_queue_group_properties_t *pCommandQueueGroupProperties) {
+    const zf_scenario_device *d = zf_device_from(hDevice)->desc;
+    uint32_t n = zf_count_query(pCount, d->num_engine_groups, pCommandQueueGroupProperties);
+    for (uint32_t i = 0; i < n; i++) {
+        ze_command_queue_group_properties_t *p = &pCommandQueueGroupProperties[i];
+        p->flags = d->engine_groups[i].flags;
+        p->maxMemoryFillPatternSize = (size_t)d->engine_groups[i].max_fill_pattern_size_bytes;
+        p->numQueues = d->engine_groups[i].num_queues;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount,
+                                            ze_device_memory_properties_t *pMemProperties) {
+    const zf_device *device = zf_device_from(hDevice);
+    const zf_scenario_device *d = device->desc;
+    uint32_t n = zf_count_query(pCount, d->num_memories, pMemProperties);
+    for (uint32_t i = 0; i < n; i++) {
+        ze_device_memory_properties_t *p = &pMemProperties[i];
+        p->flags = d->memories[i].flags;
+        p->maxClockRate = d->memories[i].max_clock_rate_mhz;
+        p->maxBusWidth = d->memories[i].max_bus_width_bits;
+        p->totalSize = d->memories[i].total_size_bytes / device->share;
+        snprintf(p->name, sizeof p->name, "%s", d->memories[i].name);
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice,
+                                                  ze_device_memory_access_properties_t *pMemAccessProperties) {
+    const zf_scenario_memory_access *a = &zf_device_from(hDevice)->desc->memory_access;
+    pMemAccessProperties->hostAllocCapabilities = a->host;
+    pMemAccessProperties->deviceAllocCapabilities = a->device;
+    pMemAccessProperties->sharedSingleDeviceAllocCapabilities = a->shared_single_device;
+    pMemAccessProperties->sharedCrossDeviceAllocCapabilities = a->shared_cross_device;
+    pMemAccessProperties->sharedSystemAllocCapabilities = a->shared_system;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount,
+                                           ze_device_cache_properties_t *pCacheProperties) {
+    const zf_device *device = zf_device_from(hDevice);
+    const zf_scenario_device *d = device->desc;
+    uint32_t n = zf_count_query(pCount, d->num_caches, pCacheProperties);
+    for (uint32_t i = 0; i < n; i++) {
+        pCacheProperties[i].flags = d->caches[i].user_control ? ZE_DEVICE_CACHE_PROPERTY_FLAG_USER_CONTROL : 0;
+        pCacheProperties[i].cacheSize = (size_t)d->caches[i].size_bytes;
+        zf_device_cache_properties_chain(device, i, pCacheProperties[i].pNext);
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties) {
+    const zf_scenario_images *i = &zf_device_from(hDevice)->desc->images;
+    ze_device_image_properties_t *p = pImageProperties;
+    p->maxImageDims1D = i->max_dims_1d;
+    p->maxImageDims2D = i->max_dims_2d;
+    p->maxImageDims3D = i->max_dims_3d;
+    p->maxImageBufferSize = i->max_buffer_size_bytes;
+    p->maxImageArraySlices = i->max_array_slices;
+    p->maxSamplers = i->max_samplers;
+    p->maxReadImageArgs = i->max_read_args;
+    p->maxWriteImageArgs = i->max_write_args;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice,
+                                                    ze_device_external_memory_properties_t *pExternalMemoryProperties) {
+    (void)hDevice;
+    /* Device allocations and images are memfds: exported and imported as descriptors (memory_external.c). */
+    const ze_external_memory_type_flags_t types =
+        ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD | ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
+    pExternalMemoryProperties->memoryAllocationImportTypes = types;
+    pExternalMemoryProperties->memoryAllocationExportTypes = types;
+    pExternalMemoryProperties->imageImportTypes = types;
+    pExternalMemoryProperties->imageExportTypes = types;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_device_p2p_property_flags_t zf_p2p_flags(const zf_device *device, const zf_device *peer) {
+    if (device->root == peer->root)
+        return ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS | ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS; /* tiles of one card */
+    const zf_scenario *s = &device->driver->scenario;
+    ze_device_p2p_property_flags_t flags = 0;
+    if (s->p2p_access)
+        flags |= ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS;
+    if (s->p2p_access && s->p2p_atomics)
+        flags |= ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS;
+    return flags;
+}
+
+ze_result_t zfi_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice,
+                                         ze_device_p2p_properties_t *pP2PProperties) {
+    pP2PProperties->flags = zf_p2p_flags(zf_device_from(hDevice), zf_device_from(hPeerDevice));
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value) {
+    ze_device_p2p_property_flags_t flags = zf_p2p_flags(zf_device_from(hDevice), zf_device_from(hPeerDevice));
+    *value = (flags & ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS) != 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+void zf_device_record_fault(zf_device *device, const char *what) {
+    atomic_fetch_add(&device->faults, 1);
+    if (device->root != device)
+        atomic_fetch_add(&device->root->faults, 1);
+    zf_log(ZF_LOG_ERROR, "%s: execution fault (%s); zeDeviceGetStatus now reports ZE_RESULT_ERROR_DEVICE_LOST",
+           device->desc->name, what != NULL ? what : "unknown");
+}
+
+ze_result_t zfi_zeDeviceGetStatus(ze_device_handle_t hDevice) {
+    zf_device *device = zf_device_from(hDevice);
+    unsigned faults = atomic_load(&device->faults);
+    if (faults > 0)
+        return zf_fail(ZE_RESULT_ERROR_DEVICE_LOST, "%u execution fault(s) happened on this device", faults);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp,
+                                            uint64_t *deviceTimestamp) {
+    zf_clock *clock = zf_device_clock(zf_device_from(hDevice));
+    *hostTimestamp = zf_host_now_ns();
+    *deviceTimestamp = zf_clock_mask(zf_clock_read_ticks(clock), clock->valid_bits);
+    return ZE_RESULT_SUCCESS;
+}

@@ -1,0 +1,172 @@
+/* zeInit and the driver object: scenario selection and the extension list (zefake's own extension functions are
+ * handed out by the composition root, ze/zefake_ext.c). */
+#include "zefake/zefake_ext.h"
+#include "core/zf_core.h"
+#include "driver/zf_driver.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t zf_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static zf_driver *zf_the_driver;
+static atomic_bool zf_initialized;
+static bool zf_init_failed;
+
+/* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties: exactly those whose functions
+ * and structures work (docs/extensions.md); ZE_extension_subgroups is the execution engine's SPV_INTEL_subgroups
+ * (shuffles, buffer and image block reads and writes), ZE_extension_linkonce_odr the linker's LinkOnceODR rules
+ * (docs/modules.md). The others of the headers are left out: ray tracing, power-saving hints, bandwidth properties,
+ * device memory properties and fabric topology. */
+static const ze_driver_extension_properties_t zf_extensions[] = {
+    {ZEFAKE_EXTENSION_NAME, ZEFAKE_EXTENSION_VERSION},
+    {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT},
+    {ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME, ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT},
+    {ZE_CACHE_RESERVATION_EXT_NAME, ZE_CACHE_RESERVATION_EXT_VERSION_CURRENT},
+    {ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME, ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT},
+    {ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME, ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_CURRENT},
+    {ZE_IMAGE_VIEW_EXP_NAME, ZE_IMAGE_VIEW_EXP_VERSION_CURRENT},
+    {ZE_IMAGE_VIEW_PLANAR_EXP_NAME, ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_CURRENT},
+    {ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME, ZE_SCHEDULING_HINTS_EXP_VERSION_CURRENT},
+    {ZE_EU_COUNT_EXT_NAME, ZE_EU_COUNT_EXT_VERSION_CURRENT},
+    {ZE_PCI_PROPERTIES_EXT_NAME, ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT},
+    {ZE_SRGB_EXT_NAME, ZE_SRGB_EXT_VERSION_CURRENT},
+    {ZE_IMAGE_COPY_EXT_NAME, ZE_IMAGE_COPY_EXT_VERSION_CURRENT},
+    {ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME, ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT},
+    {ZE_LINKAGE_INSPECTION_EXT_NAME, ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT},
+    {ZE_MODULE_PROGRAM_EXP_NAME, ZE_MODULE_PROGRAM_EXP_VERSION_CURRENT},
+    {ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME, ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT},
+    {ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT},
+    {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},
+    {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT},
+    {ZE_SUBGROUPS_EXT_NAME, ZE_SUBGROUP_EXT_VERSION_CURRENT},
+    {ZE_LINKONCE_ODR_EXT_NAME, ZE_LINKONCE_ODR_EXT_VERSION_CURRENT},
+};
+#define ZF_NUM_EXTENSIONS (sizeof zf_extensions / sizeof zf_extensions[0])
+
+bool zf_driver_is_initialized(void) {
+    return atomic_load_explicit(&zf_initialized, memory_order_acquire);
+}
+
+zf_driver *zf_driver_get(void) {
+    return zf_driver_is_initialized() ? zf_the_driver : NULL;
+}
+
+static bool zf_device_type_visible(ze_device_type_t type, ze_init_flags_t flags) {
+    bool gpu_only = (flags & ZE_INIT_FLAG_GPU_ONLY) != 0;
+    bool vpu_only = (flags & ZE_INIT_FLAG_VPU_ONLY) != 0;
+    if (gpu_only == vpu_only)
+        return true; /* neither or both: every device */
+    return gpu_only ? type == ZE_DEVICE_TYPE_GPU : type == ZE_DEVICE_TYPE_VPU;
+}
+
+static void zf_driver_uuid(zf_driver *driver) {
+    /* Stable across runs and machines: a fixed tag, then the driver version. */
+    static const uint8_t tag[8] = {'z', 'e', 'f', 'a', 'k', 'e', 0, 1};
+    memcpy(driver->uuid.id, tag, sizeof tag);
+    uint32_t version = driver->scenario.driver_version;
+    for (int i = 0; i < 4; i++)
+        driver->uuid.id[8 + i] = (uint8_t)(version >> (8 * i));
+}
+
+static bool zf_driver_select_visible(zf_driver *driver) {
+    driver->visible = calloc(driver->scenario.num_devices, sizeof *driver->visible);
+    if (driver->visible == NULL)
+        return false;
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
+        if (zf_device_type_visible(driver->devices[i].desc->type, driver->init_flags))
+            driver->visible[driver->num_devices++] = &driver->devices[i];
+    }
+    return true;
+}
+
+static ze_result_t zf_driver_build(ze_init_flags_t flags, zf_driver **out) {
+    zf_driver *driver = calloc(1, sizeof *driver);
+    if (driver == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    const char *selector = getenv("ZEFAKE_SCENARIO");
+    if (!zf_scenario_load(selector, &driver->scenario, error)) {
+        /* Always on stderr: the loader prints nothing, this is the only explanation the user gets. */
+        fprintf(stderr, "zefake: error: cannot load scenario (ZEFAKE_SCENARIO=%s): %s\n",
+                selector != NULL ? selector : "", error);
+        free(driver);
+        return ZE_RESULT_ERROR_UNINITIALIZED;
+    }
+    driver->init_flags = flags;
+    zf_device_select(driver); /* ZE_AFFINITY_MASK, ZE_ENABLE_PCI_ID_DEVICE_ORDER */
+    zf_driver_uuid(driver);
+    if (!zf_object_register(&driver->header, ZF_OBJ_ZE_DRIVER, NULL) || !zf_devices_create(driver) ||
+        !zf_driver_select_visible(driver)) {
+        fprintf(stderr, "zefake: error: out of host memory while building the driver\n");
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    zf_log(ZF_LOG_INFO, "scenario '%s' from %s: %u root device(s), %u visible", driver->scenario.name,
+           driver->scenario.source, driver->scenario.num_devices, driver->num_devices);
+    *out = driver;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeInit(ze_init_flags_t flags) {
+    if (zf_driver_is_initialized())
+        return ZE_RESULT_SUCCESS; /* idempotent: the first successful call decided what is visible */
+    pthread_mutex_lock(&zf_init_lock);
+    ze_result_t result = ZE_RESULT_SUCCESS;
+    if (zf_init_failed) {
+        result = zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "an earlier zeInit failed; see the error above");
+    } else if (!zf_driver_is_initialized()) {
+        result = zf_driver_build(flags, &zf_the_driver);
+        if (result == ZE_RESULT_SUCCESS)
+            atomic_store_explicit(&zf_initialized, true, memory_order_release);
+        else
+            zf_init_failed = true;
+    }
+    pthread_mutex_unlock(&zf_init_lock);
+    return result;
+}
+
+ze_result_t zfi_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
+    zf_driver *driver = zf_the_driver;
+    /* A driver with no device of the requested types is not reported at all. */
+    uint32_t available = driver->num_devices > 0 ? 1 : 0;
+    if (zf_count_query(pCount, available, phDrivers) > 0)
+        phDrivers[0] = (ze_driver_handle_t)driver;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version) {
+    (void)hDriver;
+    *version = ZE_API_VERSION_CURRENT;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties) {
+    zf_driver *driver = zf_driver_from(hDriver);
+    pDriverProperties->uuid = driver->uuid;
+    pDriverProperties->driverVersion = driver->scenario.driver_version;
+    /* ZE_extension_memory_free_policies: zeMemFreeExt honours both policies. */
+    ze_base_properties_t *next = pDriverProperties->pNext;
+    for (unsigned n = 0; next != NULL && n < ZF_MAX_CHAIN; n++, next = next->pNext) {
+        if (next->stype == ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES)
+            ((ze_driver_memory_free_ext_properties_t *)next)->freePolicies =
+                ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties) {
+    (void)hDriver;
+    /* Memory IPC handles (memory_ipc.c) and event-pool IPC handles (event_ipc.c). */
+    pIpcProperties->flags = ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount,
+                                               ze_driver_extension_properties_t *pExtensionProperties) {
+    (void)hDriver;
+    uint32_t n = zf_count_query(pCount, ZF_NUM_EXTENSIONS, pExtensionProperties);
+    for (uint32_t i = 0; i < n; i++)
+        pExtensionProperties[i] = zf_extensions[i];
+    return ZE_RESULT_SUCCESS;
+}

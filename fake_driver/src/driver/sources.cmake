@@ -1,0 +1,2 @@
+# driver/: zeInit and the driver, devices and sub-devices, device selection, contexts.
+zf_area(driver driver.c device.c device_ext.c device_select.c context.c)

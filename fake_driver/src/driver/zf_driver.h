@@ -1,0 +1,99 @@
+/* The driver, its devices and sub-devices, and contexts. */
+#ifndef ZF_DRIVER_H
+#define ZF_DRIVER_H
+
+#include "scenario/scenario.h"
+#include "core/zf_clock.h"
+#include "core/zf_object.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+typedef struct zf_driver zf_driver;
+
+/* A root device or a sub-device. Root devices own their sub-devices and the device clock they share. */
+typedef struct zf_device {
+    zf_object header;
+    zf_driver *driver;
+    const zf_scenario_device *desc; /* the root device's scenario entry */
+    struct zf_device *root;         /* itself for a root device */
+    uint32_t root_index;            /* position among the driver's root devices */
+    bool is_subdevice;
+    uint32_t subdevice_id; /* valid when is_subdevice */
+    uint32_t share;        /* 1 for a root device, N for each of N sub-devices: divides slices and memory */
+    ze_device_uuid_t uuid;
+    ze_device_properties_t properties; /* built once; timerResolution is set per query (it depends on stype) */
+    zf_clock clock;                    /* used on root devices only; sub-devices read their root's */
+    atomic_uint faults;                /* execution faults recorded on this device: zeDeviceGetStatus reports them */
+    uint32_t num_subdevices;
+    struct zf_device *subdevices;
+} zf_device;
+
+/* Where a root device of the driver comes from once ZE_AFFINITY_MASK and ZE_ENABLE_PCI_ID_DEVICE_ORDER are applied
+ * (device_select.c): the device's index in the scenario file and the tiles (sub-devices) of it that are kept, in
+ * order. Identifiers (UUIDs) follow the physical device and tile, whatever the position it is reported at. */
+typedef struct zf_device_origin {
+    uint32_t index;
+    uint32_t num_tiles; /* 0: the device has no sub-devices */
+    uint8_t tiles[ZF_SCENARIO_MAX_SUBDEVICES];
+    uint32_t physical_tiles; /* its sub-devices in the scenario file */
+} zf_device_origin;
+
+struct zf_driver {
+    zf_object header;
+    zf_scenario scenario;
+    ze_init_flags_t init_flags; /* the device types requested by the first zeInit */
+    uint32_t num_devices;       /* root devices visible under init_flags */
+    zf_device *devices;         /* all root devices of the scenario */
+    zf_device **visible;        /* the visible ones, in order */
+    ze_driver_uuid_t uuid;
+    zf_device_origin origins[ZF_SCENARIO_MAX_DEVICES]; /* per root device of `scenario` (after selection) */
+};
+
+/* Applies ZE_ENABLE_PCI_ID_DEVICE_ORDER and ZE_AFFINITY_MASK to the loaded scenario: the devices not selected are
+ * removed, a device keeping some of its tiles becomes a device of those tiles, and driver->origins records where each
+ * remaining device comes from. Malformed mask entries are reported (warn) and ignored. */
+void zf_device_select(zf_driver *driver);
+
+typedef struct zf_context {
+    zf_object header;
+    zf_driver *driver;
+    uint32_t num_devices; /* the devices the context may use */
+    zf_device **devices;
+} zf_context;
+
+/* The driver, once zeInit succeeded (NULL before). */
+zf_driver *zf_driver_get(void);
+
+static inline zf_driver *zf_driver_from(ze_driver_handle_t handle) {
+    return (zf_driver *)handle;
+}
+
+static inline zf_device *zf_device_from(ze_device_handle_t handle) {
+    return (zf_device *)handle;
+}
+
+static inline zf_context *zf_context_from(ze_context_handle_t handle) {
+    return (zf_context *)handle;
+}
+
+/* The clock of a device (its root's). */
+static inline zf_clock *zf_device_clock(zf_device *device) {
+    return &device->root->clock;
+}
+
+/* Builds the devices of a validated scenario; false (with a logged reason) when out of host memory. */
+bool zf_devices_create(zf_driver *driver);
+
+/* Records an execution fault (an out-of-bounds access...) against the device: zeDeviceGetStatus then reports it. */
+void zf_device_record_fault(zf_device *device, const char *what);
+
+/* True when `device` is one of the context's devices or a sub-device of one: the specification lets an object made for
+ * a device be used by its sub-devices, and a context created for a root device covers its tiles. */
+bool zf_context_has_device(const zf_context *context, const zf_device *device);
+
+/* Unregisters a context being destroyed and frees what it owns itself (its device list); what the areas above hung
+ * off it (memory, reservations) is released by the composition root before this (ze/lifecycle.c). */
+void zf_context_retire(zf_context *context);
+
+#endif

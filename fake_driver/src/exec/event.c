@@ -1,0 +1,196 @@
+/* Event pools and events: signalled by the host or by commands, waited for by the host or by commands, with kernel
+ * timestamps from the device clock when the pool asks for them. */
+#include "core/zf_core.h"
+#include "exec/zf_event_ipc.h"
+#include "exec/zf_exec.h"
+
+#include <stdlib.h>
+
+static zf_event_pool *zf_pool_from(ze_event_pool_handle_t handle) {
+    return (zf_event_pool *)handle;
+}
+
+static ze_result_t zf_pool_check_devices(zf_context *context, uint32_t num_devices, ze_device_handle_t *devices) {
+    for (uint32_t i = 0; i < num_devices; i++) {
+        if (!zf_handle_is_live(devices[i], ZF_OBJ_ZE_DEVICE))
+            return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "phDevices[%u] (%p) is not a live device handle", i,
+                           (void *)devices[i]);
+        if (zf_device_from(devices[i])->driver != context->driver)
+            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "phDevices[%u] belongs to another driver", i);
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices,
+                                  ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool) {
+    zf_context *context = zf_context_from(hContext);
+    ze_result_t result = zf_pool_check_devices(context, numDevices, phDevices);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_event_pool *pool = calloc(1, sizeof *pool);
+    if (pool == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for an event pool");
+    pool->events = calloc(desc->count, sizeof *pool->events);
+    if (pool->events == NULL) {
+        free(pool);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for %u events", desc->count);
+    }
+    pool->context = context;
+    pool->flags = desc->flags;
+    pool->count = desc->count;
+    if (!zf_object_register(&pool->header, ZF_OBJ_ZE_EVENT_POOL, &context->header)) {
+        free(pool->events);
+        free(pool);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register an event pool");
+    }
+    *phEventPool = (ze_event_pool_handle_t)pool;
+    return ZE_RESULT_SUCCESS;
+}
+
+static bool zf_pool_has_events(const zf_event_pool *pool) {
+    for (uint32_t i = 0; i < pool->count; i++) {
+        if (pool->events[i] != NULL)
+            return true;
+    }
+    return false;
+}
+
+ze_result_t zfi_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool) {
+    zf_event_pool *pool = zf_pool_from(hEventPool);
+    zf_sync_lock();
+    bool busy = zf_pool_has_events(pool);
+    zf_sync_unlock();
+    if (busy)
+        return zf_fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "events created from the pool must be destroyed first");
+    ze_result_t result = zf_event_ipc_pool_destroy(pool); /* stops sharing it; refuses an opened one */
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_object_unregister(&pool->header);
+    free(pool->events);
+    zf_object_retire(&pool->header);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc,
+                              ze_event_handle_t *phEvent) {
+    zf_event_pool *pool = zf_pool_from(hEventPool);
+    if (desc->index >= pool->count)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "desc->index %u is not less than the pool's count %u",
+                       desc->index, pool->count);
+    zf_event *event = calloc(1, sizeof *event);
+    if (event == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for an event");
+    event->pool = pool;
+    event->index = desc->index;
+    zf_sync_lock();
+    bool taken = pool->events[desc->index] != NULL;
+    if (!taken)
+        pool->events[desc->index] = event;
+    zf_sync_unlock();
+    if (taken) {
+        free(event);
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "desc->index %u already holds a live event", desc->index);
+    }
+    if (!zf_object_register(&event->header, ZF_OBJ_ZE_EVENT, &pool->header)) {
+        zf_sync_lock();
+        pool->events[desc->index] = NULL;
+        zf_sync_unlock();
+        free(event);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register an event");
+    }
+    zf_event_ipc_event_created(event);
+    *phEvent = (ze_event_handle_t)event;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeEventDestroy(ze_event_handle_t hEvent) {
+    zf_event *event = zf_event_from(hEvent);
+    zf_object_unregister(&event->header);
+    zf_event_ipc_event_destroyed(event);
+    zf_sync_lock();
+    event->pool->events[event->index] = NULL;
+    zf_sync_unlock();
+    zf_object_retire(&event->header);
+    return ZE_RESULT_SUCCESS;
+}
+
+static zf_device *zf_context_first_device(zf_context *context) {
+    return context->num_devices > 0 ? context->devices[0] : NULL;
+}
+
+ze_result_t zfi_zeEventHostSignal(ze_event_handle_t hEvent) {
+    zf_event *event = zf_event_from(hEvent);
+    zf_device *device = zf_context_first_device(event->pool->context);
+    uint64_t now = device != NULL ? zf_clock_now_ns(zf_device_clock(device)) : 0;
+    zf_sync_lock();
+    event->signaled = true;
+    event->signal_ns = now;
+    event->start_ns = now;
+    event->end_ns = now;
+    event->timestamp_device = device;
+    zf_sync_broadcast();
+    zf_sync_unlock();
+    zf_event_ipc_host_changed(event);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The host has seen the event signalled: the device clock cannot read earlier than the signal. */
+static void zf_event_observed(const zf_event *event, uint64_t signal_ns) {
+    if (event->timestamp_device != NULL)
+        zf_clock_observe(zf_device_clock(event->timestamp_device), signal_ns);
+}
+
+ze_result_t zfi_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
+    zf_event *event = zf_event_from(hEvent);
+    uint64_t signal_ns = 0;
+    if (!zf_sync_await_flag(&event->signaled, &event->signal_ns, timeout, &signal_ns))
+        return ZE_RESULT_NOT_READY;
+    zf_event_observed(event, signal_ns);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeEventQueryStatus(ze_event_handle_t hEvent) {
+    return zfi_zeEventHostSynchronize(hEvent, 0);
+}
+
+ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
+    zf_sync_clear_flag(&zf_event_from(hEvent)->signaled);
+    zf_event_ipc_host_changed(zf_event_from(hEvent));
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy) {
+    if (!(event->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the event's pool was not created with KERNEL_TIMESTAMP");
+    zf_sync_lock();
+    bool ready = event->signaled && event->timestamp_device != NULL;
+    *copy = *event;
+    zf_sync_unlock();
+    return ready ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+ze_result_t zfi_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr) {
+    zf_event copy;
+    ze_result_t result = zf_event_timestamp_snapshot(zf_event_from(hEvent), &copy);
+    if (result == ZE_RESULT_SUCCESS)
+        zf_event_write_kernel_timestamp(&copy, dstptr);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Event timestamps per device */
+
+ze_result_t zfi_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount,
+                                          ze_kernel_timestamp_result_t *pTimestamps) {
+    const zf_device *device = zf_device_from(hDevice);
+    zf_event copy;
+    ze_result_t result = zf_event_timestamp_snapshot(zf_event_from(hEvent), &copy);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    /* A command runs on one engine: one timestamp, which the device that ran it, its root device and its card's
+     * other tiles all report; a device of another card has none. */
+    uint32_t available = copy.timestamp_device->root == device->root ? 1 : 0;
+    if (zf_count_query(pCount, available, pTimestamps) > 0)
+        zf_event_write_kernel_timestamp(&copy, &pTimestamps[0]);
+    return ZE_RESULT_SUCCESS;
+}

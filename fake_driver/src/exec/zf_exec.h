@@ -1,0 +1,260 @@
+/* Command execution: engines with worker threads, command queues, command lists, events and fences.
+ *
+ * Every device (root and sub-device) has the engines its scenario describes (group ordinal x index). An engine's
+ * worker runs submissions in order. Device time follows the cost model (docs/cost-model.md): each engine keeps a
+ * timeline, a command starts when its engine is free, when it was submitted and when its wait events were signalled,
+ * and lasts its modelled duration. All shared state (event and fence states, queue counters, engine FIFOs) is guarded
+ * by one lock with one condition variable: simple, and waits are rare compared to appends. */
+#ifndef ZF_EXEC_H
+#define ZF_EXEC_H
+
+#include "driver/zf_driver.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef struct zf_kernel_launch zf_kernel_launch;
+typedef struct zf_engine zf_engine;
+typedef struct zf_event_pool zf_event_pool;
+typedef struct zf_queue zf_queue;
+
+typedef struct zf_event {
+    zf_object header;
+    zf_event_pool *pool;
+    uint32_t index;
+    /* Guarded by the sync lock. */
+    bool signaled;
+    uint64_t signal_ns; /* device time of the signal */
+    uint64_t start_ns;  /* the signalling command's start and end (kernel timestamps) */
+    uint64_t end_ns;
+    zf_device *timestamp_device; /* whose clock the timestamps are on */
+} zf_event;
+
+struct zf_event_pool {
+    zf_object header;
+    zf_context *context;
+    ze_event_pool_flags_t flags;
+    uint32_t count;
+    zf_event **events; /* by index; guarded by the sync lock */
+};
+
+typedef struct zf_fence {
+    zf_object header;
+    zf_queue *queue;
+    bool signaled; /* guarded by the sync lock */
+    uint64_t signal_ns;
+} zf_fence;
+
+typedef enum zf_command_kind {
+    ZF_CMD_BARRIER,
+    ZF_CMD_COPY,
+    ZF_CMD_COPY_REGION,
+    ZF_CMD_FILL,
+    ZF_CMD_SIGNAL_EVENT,
+    ZF_CMD_RESET_EVENT,
+    ZF_CMD_WRITE_TIMESTAMP,
+    ZF_CMD_QUERY_KERNEL_TIMESTAMPS,
+    ZF_CMD_HINT, /* prefetch and memory advice: validated at append, cost only */
+    ZF_CMD_LAUNCH,
+    ZF_CMD_LAUNCH_INDIRECT,
+    ZF_CMD_LAUNCH_MULTIPLE_INDIRECT,
+    ZF_CMD_CUSTOM, /* a command family implemented outside the engine: see zf_command_ops */
+} zf_command_kind;
+
+/* What a command family implemented in its own file (metric queries, image copies...) tells the engine. perform runs on
+ * the engine's worker at the command's start time (device ns) and adds the command's modelled duration to *cost_ns
+ * (the 100 ns of every command are already there); an error result is recorded as a device fault. release frees the
+ * payload when the command is discarded (list reset or destroy, immediate command done); it may be NULL. */
+typedef struct zf_command_ops {
+    const char *name; /* for diagnostics, e.g. "metric query begin" */
+    ze_result_t (*perform)(void *payload, zf_queue *queue, uint64_t start_ns, uint64_t *cost_ns);
+    void (*release)(void *payload);
+} zf_command_ops;
+
+typedef struct zf_custom_args {
+    const zf_command_ops *ops;
+    void *payload;
+} zf_custom_args;
+
+typedef struct zf_copy_args {
+    void *dst;
+    const void *src;
+    size_t size;
+    zf_context *src_context; /* for copies from another context */
+} zf_copy_args;
+
+typedef struct zf_copy_region_args {
+    void *dst;
+    const void *src;
+    ze_copy_region_t dst_region, src_region;
+    uint32_t dst_pitch, dst_slice_pitch, src_pitch, src_slice_pitch;
+} zf_copy_region_args;
+
+typedef struct zf_fill_args {
+    void *dst;
+    size_t size;
+    size_t pattern_size;
+    uint8_t *pattern; /* owned copy */
+} zf_fill_args;
+
+typedef struct zf_query_timestamps_args {
+    uint32_t num_events;
+    zf_event **events; /* owned array */
+    void *dst;
+    size_t *offsets; /* owned copy, or NULL for packed results */
+} zf_query_timestamps_args;
+
+typedef struct zf_launch_args {
+    uint32_t num_kernels;
+    zf_kernel_launch **launches;             /* owned */
+    ze_group_count_t groups;                 /* direct launches */
+    const ze_group_count_t *indirect_groups; /* read at execution */
+    const uint32_t *indirect_count;          /* read at execution (multiple indirect) */
+    bool cooperative;
+} zf_launch_args;
+
+typedef struct zf_command {
+    zf_command_kind kind;
+    zf_event *signal; /* may be NULL */
+    uint32_t num_waits;
+    zf_event **waits;        /* owned array */
+    zf_event *target_event;  /* SIGNAL_EVENT, RESET_EVENT */
+    uint64_t *timestamp_dst; /* WRITE_TIMESTAMP */
+    uint64_t hint_bytes;     /* HINT: bytes covered (for cost) */
+    union {
+        zf_copy_args copy;
+        zf_copy_region_args region;
+        zf_fill_args fill;
+        zf_query_timestamps_args query;
+        zf_launch_args launch;
+        zf_custom_args custom;
+    } u;
+} zf_command;
+
+typedef struct zf_cmdlist {
+    zf_object header;
+    zf_context *context;
+    zf_device *device;
+    uint32_t ordinal;
+    ze_command_queue_group_property_flags_t group_flags;
+    bool immediate;
+    bool closed;
+    zf_command *commands;
+    size_t num_commands;
+    size_t capacity;
+    uint64_t in_flight;        /* submissions not yet completed; guarded by the sync lock */
+    zf_queue *immediate_queue; /* the queue behind an immediate list */
+} zf_cmdlist;
+
+struct zf_queue {
+    zf_object header;
+    zf_context *context;
+    zf_device *device;
+    uint32_t ordinal;
+    uint32_t index;
+    ze_command_queue_mode_t mode;
+    ze_command_queue_group_property_flags_t group_flags;
+    zf_engine *engine;
+    uint64_t submitted; /* guarded by the sync lock */
+    uint64_t completed;
+    uint64_t last_end_ns;
+};
+
+/* The lock and condition variable that guard all execution state. */
+void zf_sync_lock(void);
+void zf_sync_unlock(void);
+void zf_sync_broadcast(void);
+/* Waits on the condition until `deadline_ns` (host monotonic; UINT64_MAX = forever). False on time-out. Call with the
+ * lock held. */
+bool zf_sync_wait_until(uint64_t deadline_ns);
+uint64_t zf_deadline_after(uint64_t timeout_ns);
+/* Waits until ready(object) holds or timeout_ns passes (0 = just test it; UINT64_MAX = forever); returns whether it
+ * holds. Call with the lock held. */
+bool zf_sync_await(bool (*ready)(const void *object), const void *object, uint64_t timeout_ns);
+/* Takes the lock and waits like zf_sync_await for a flag it guards; *when receives *time_set (the device time the
+ * flag was set, valid when it is). */
+bool zf_sync_await_flag(const bool *flag, const uint64_t *time_set, uint64_t timeout_ns, uint64_t *when);
+/* Clears a flag the lock guards (event and fence resets). */
+void zf_sync_clear_flag(bool *flag);
+
+/* Binds a queue (or an immediate list's internal queue) to its engine after checking ordinal and index. */
+ze_result_t zf_queue_init(zf_queue *queue, zf_context *context, zf_device *device, const ze_command_queue_desc_t *desc);
+
+/* The engine of a device for a queue group ordinal and index, created (with its worker) on first use. */
+ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, zf_engine **out);
+
+/* Submits commands to an engine. `lists` are kept alive (in_flight) until done; `single` is an immediate list's one
+ * command, whose resources the engine frees. The fence may be NULL. */
+ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
+                             zf_fence *fence);
+
+/* Waits until every submission to the queue has completed, or the timeout (ns) passes: SUCCESS or NOT_READY. */
+ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns);
+
+/* Stops every engine worker (library unload). */
+void zf_engines_shutdown(void);
+
+/* Releases what a command owns. */
+void zf_command_free(zf_command *command);
+
+/* Modelled duration of a command, in device nanoseconds (docs/cost-model.md). */
+uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue);
+
+/* Bytes a region copy moves; work-items of a launch of `groups` work-groups; device cycles in `ns` at the device's
+ * core clock. */
+uint64_t zf_region_bytes(const ze_copy_region_t *region);
+uint64_t zf_launch_work_items(const zf_kernel_launch *launch, const ze_group_count_t *groups);
+uint64_t zf_ns_to_cycles(uint64_t ns, const zf_device *device);
+
+/* Modelled duration of one kernel launch of `groups` work-groups on `device`, in device nanoseconds. */
+uint64_t zf_cost_kernel_ns(const zf_kernel_launch *launch, const ze_group_count_t *groups, const zf_device *device);
+
+/* The kernel timestamps of a signalled event, in ticks of its device's clock masked to the kernel valid bits. */
+void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_result_t *out);
+/* A consistent copy of an event whose kernel timestamps are ready: ZE_RESULT_ERROR_INVALID_ARGUMENT when its pool has
+ * no KERNEL_TIMESTAMP flag, ZE_RESULT_NOT_READY until a command signalled it. */
+ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy);
+
+/* Appends a command of a family implemented outside the engine: the list checks (closed state, signal and wait
+ * events) and the immediate-list behaviour are those of every append. The payload is owned by the command from then
+ * on, also when the append fails (ops->release frees it). */
+ze_result_t zf_cmdlist_append_custom(ze_command_list_handle_t hCommandList, const zf_command_ops *ops, void *payload,
+                                     ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                     ze_event_handle_t *phWaitEvents);
+
+/* What each executed command did, for observers that model the device's counters (metrics). Times are device ns. */
+typedef struct zf_work_record {
+    zf_device *device; /* the device of the queue the command ran on */
+    uint32_t ordinal;  /* its queue group and engine index */
+    uint32_t index;
+    zf_command_kind kind;
+    const char *name; /* the custom command's ops->name, or NULL */
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint64_t bytes_read;
+    uint64_t bytes_written;
+    uint64_t work_items;    /* kernel launches: work-items of all the launches of the command */
+    uint64_t kernel_cycles; /* kernel launches: modelled device cycles spent in the kernels */
+    bool faulted;
+} zf_work_record;
+
+typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
+
+/* Registers the single execution observer (NULL to remove it); called on engine workers after each command, before its
+ * event is signalled. */
+void zf_engine_set_observer(zf_work_observer observer, void *user_data);
+
+static inline zf_event *zf_event_from(ze_event_handle_t handle) {
+    return (zf_event *)handle;
+}
+
+static inline zf_cmdlist *zf_cmdlist_from(ze_command_list_handle_t handle) {
+    return (zf_cmdlist *)handle;
+}
+
+static inline zf_queue *zf_queue_from(ze_command_queue_handle_t handle) {
+    return (zf_queue *)handle;
+}
+
+#endif

@@ -1,0 +1,230 @@
+/* The counter model: every executed command adds to the signals of the tiles it ran on (docs/metrics.md,
+ * "Signals"). The amounts are a pure function of the zf_work_record and the tile's shape, so the same workload gives
+ * the same counters; time-derived signals (timestamps, GPU clocks) come from the device clock.
+ *
+ * While a streamer samples a tile, each command's amounts are kept in a log and spread evenly over the command's
+ * [start, end] interval, so a report written in the middle of a kernel sees the part of it that has run. Work that
+ * ended before the last report written is folded into the base and forgotten. */
+#include "core/zf_core.h"
+#include "tools/metrics/zf_metric.h"
+
+#include <stdlib.h>
+
+/* The launch set-up part of every kernel's duration in the cost model (docs/cost-model.md). Its cycles count as XVE
+ * stall, the rest of the kernel as XVE active. */
+#define ZF_METRIC_DISPATCH_NS 2000u
+
+typedef unsigned __int128 zf_u128;
+
+static uint64_t zf_sat64(zf_u128 x) {
+    return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+static uint64_t zf_mul_sat(uint64_t a, uint64_t b) {
+    return zf_sat64((zf_u128)a * b);
+}
+
+uint64_t zf_metric_ns_to_ticks(const zf_metric_device *mdev, uint64_t ns) {
+    return zf_clock_ns_to_ticks(zf_device_clock(mdev->device), ns);
+}
+
+uint64_t zf_metric_ticks_to_ns(const zf_metric_device *mdev, uint64_t ticks) {
+    uint64_t hz = mdev->device->desc->timer.frequency_hz;
+    zf_u128 scaled = (zf_u128)ticks * 1000000000u;
+    return zf_sat64(scaled / hz + (scaled % hz != 0));
+}
+
+uint64_t zf_metric_horizon_ns(zf_metric_device *mdev) {
+    uint64_t now = zf_clock_now_ns(zf_device_clock(mdev->device));
+    uint64_t end = mdev->root->latest_end_ns;
+    return now > end ? now : end;
+}
+
+static uint64_t zf_cycles(uint64_t ns, uint64_t mhz) {
+    return zf_sat64((zf_u128)ns * mhz / 1000u);
+}
+
+/* Amount x shared among `parts` tiles: tile i gets x / parts, plus one if i < x % parts. */
+static uint64_t zf_split(uint64_t x, uint32_t index, uint32_t parts) {
+    return x / parts + (index < x % parts ? 1u : 0u);
+}
+
+static bool zf_is_launch(zf_command_kind kind) {
+    return kind == ZF_CMD_LAUNCH || kind == ZF_CMD_LAUNCH_INDIRECT || kind == ZF_CMD_LAUNCH_MULTIPLE_INDIRECT;
+}
+
+static void zf_kernel_amounts(uint64_t items, uint64_t kernel_cycles, const zf_tile_shape *shape,
+                              uint64_t amount[ZF_SIG_COUNT]) {
+    if (items == 0 || kernel_cycles == 0)
+        return;
+    uint64_t simd = shape->simd_width > 0 ? shape->simd_width : 1;
+    uint64_t threads = items / simd + (items % simd != 0);
+    uint64_t used = threads < shape->xve_count ? threads : shape->xve_count;
+    uint64_t dispatch = zf_cycles(ZF_METRIC_DISPATCH_NS, shape->core_mhz);
+    uint64_t stall_cycles = kernel_cycles < dispatch ? kernel_cycles : dispatch;
+    uint64_t slots = zf_mul_sat(shape->xve_count, shape->threads_per_xve);
+    uint64_t active = zf_mul_sat(used, kernel_cycles - stall_cycles);
+    amount[ZF_SIG_XVE_ACTIVE] = active;
+    amount[ZF_SIG_XVE_STALL] = zf_mul_sat(used, stall_cycles);
+    amount[ZF_SIG_THREAD_CYCLES] = zf_mul_sat(threads < slots ? threads : slots, kernel_cycles);
+    amount[ZF_SIG_THREADS] = threads;
+    /* One instruction per active XVE cycle, in fixed shares; ALU1 always co-issues with ALU0. */
+    amount[ZF_SIG_ALU0_INST] = active / 2;
+    amount[ZF_SIG_ALU1_INST] = active / 4;
+    amount[ZF_SIG_SEND_INST] = active / 8;
+    amount[ZF_SIG_CONTROL_INST] = active - active / 2 - active / 4 - active / 8;
+    amount[ZF_SIG_ALU0_ALU1_CYCLES] = active / 4;
+}
+
+/* What one command adds to tile `index` of the `parts` tiles it ran on. Work (items, bytes) is shared among the tiles;
+ * time (engine and kernel cycles) is not: each tile's engine is busy for the whole command. */
+static void zf_work_amounts(const zf_work_record *r, const zf_tile_shape *shape, uint32_t index, uint32_t parts,
+                            bool compute, uint64_t amount[ZF_SIG_COUNT]) {
+    uint64_t cycles = zf_cycles(r->end_ns - r->start_ns, shape->core_mhz);
+    amount[compute ? ZF_SIG_COMPUTE_ENGINE_CYCLES : ZF_SIG_COPY_ENGINE_CYCLES] = cycles;
+    uint64_t read = zf_split(r->bytes_read, index, parts), written = zf_split(r->bytes_written, index, parts);
+    amount[ZF_SIG_MEM_READ_BYTES] = read;
+    amount[ZF_SIG_MEM_WRITE_BYTES] = written;
+    if (compute) {
+        amount[ZF_SIG_L3_READ_BYTES] = read;
+        amount[ZF_SIG_L3_WRITE_BYTES] = written;
+    }
+    if (zf_is_launch(r->kind))
+        zf_kernel_amounts(zf_split(r->work_items, index, parts), r->kernel_cycles, shape, amount);
+}
+
+static void zf_add_amounts(uint64_t *to, const uint64_t *amount) {
+    for (int s = 0; s < ZF_SIG_COUNT; s++)
+        to[s] += amount[s];
+}
+
+static void zf_tile_add(zf_metric_tile *tile, const zf_work_entry *entry) {
+    if (tile->streamers == 0) {
+        zf_add_amounts(tile->base, entry->amount);
+        return;
+    }
+    if (tile->log_count == tile->log_capacity) {
+        size_t capacity = tile->log_capacity ? tile->log_capacity * 2 : 64;
+        zf_work_entry *grown = realloc(tile->log, capacity * sizeof *grown);
+        if (grown == NULL) {
+            /* Counted in full at once: reports lose the spreading of this command, not the command. */
+            zf_log(ZF_LOG_WARN, "metrics: no host memory to log work; counted without spreading");
+            zf_add_amounts(tile->base, entry->amount);
+            return;
+        }
+        tile->log = grown;
+        tile->log_capacity = capacity;
+    }
+    tile->log[tile->log_count++] = *entry;
+}
+
+void zf_metric_observe(const zf_work_record *r, void *user_data) {
+    (void)user_data;
+    zf_metric_device *mdev = zf_metric_device_of(r->device);
+    const zf_scenario_device *d = r->device->desc;
+    bool compute = r->ordinal < d->num_engine_groups &&
+                   (d->engine_groups[r->ordinal].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+    zf_metric_lock();
+    for (uint32_t t = 0; t < mdev->num_tiles; t++) {
+        zf_metric_tile *tile = mdev->tiles[t];
+        zf_work_entry entry = {
+            .start_ns = r->start_ns, .end_ns = r->end_ns, .context_id = zf_engine_context_id(r->ordinal, r->index)};
+        zf_work_amounts(r, &tile->shape, t, mdev->num_tiles, compute, entry.amount);
+        zf_tile_add(tile, &entry);
+    }
+    if (r->end_ns > mdev->root->latest_end_ns)
+        mdev->root->latest_end_ns = r->end_ns;
+    zf_streamers_advance(mdev->root);
+    zf_metric_unlock();
+}
+
+/* ---- Reading the signals -------------------------------------------------------------------------------------- */
+
+static void zf_signals_base(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]) {
+    for (int s = 0; s < ZF_SIG_COUNT; s++)
+        out[s] = tile->base[s];
+    out[ZF_SIG_GPU_CLOCKS] = zf_cycles(ns, tile->shape.core_mhz);
+}
+
+void zf_tile_signals_at(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]) {
+    zf_signals_base(tile, ns, out);
+    for (size_t i = 0; i < tile->log_count; i++) {
+        const zf_work_entry *e = &tile->log[i];
+        if (ns <= e->start_ns)
+            continue;
+        if (ns >= e->end_ns) {
+            zf_add_amounts(out, e->amount);
+            continue;
+        }
+        uint64_t done = ns - e->start_ns, length = e->end_ns - e->start_ns;
+        for (int s = 0; s < ZF_SIG_COUNT; s++)
+            out[s] += (uint64_t)((zf_u128)e->amount[s] * done / length);
+    }
+}
+
+void zf_tile_signals_now(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]) {
+    zf_signals_base(tile, ns, out);
+    for (size_t i = 0; i < tile->log_count; i++)
+        zf_add_amounts(out, tile->log[i].amount);
+}
+
+bool zf_tile_context_at(const zf_metric_tile *tile, uint64_t ns, uint32_t *context_id) {
+    bool found = false;
+    uint64_t latest_start = 0;
+    for (size_t i = 0; i < tile->log_count; i++) {
+        const zf_work_entry *e = &tile->log[i];
+        if (e->start_ns <= ns && ns < e->end_ns && (!found || e->start_ns >= latest_start)) {
+            found = true;
+            latest_start = e->start_ns;
+            *context_id = e->context_id;
+        }
+    }
+    return found;
+}
+
+bool zf_tile_active_after(const zf_metric_tile *tile, uint64_t ns) {
+    for (size_t i = 0; i < tile->log_count; i++) {
+        if (tile->log[i].end_ns > ns)
+            return true;
+    }
+    return false;
+}
+
+void zf_tile_fold(zf_metric_tile *tile, uint64_t ns) {
+    size_t kept = 0;
+    for (size_t i = 0; i < tile->log_count; i++) {
+        if (tile->log[i].end_ns <= ns)
+            zf_add_amounts(tile->base, tile->log[i].amount);
+        else
+            tile->log[kept++] = tile->log[i];
+    }
+    tile->log_count = kept;
+}
+
+zf_domain_use *zf_tile_domain_use(zf_metric_tile *tile, uint32_t domain, bool create) {
+    for (uint32_t i = 0; i < tile->num_uses; i++) {
+        if (tile->uses[i].domain == domain)
+            return &tile->uses[i];
+    }
+    if (!create)
+        return NULL;
+    for (uint32_t i = 0; i < tile->num_uses; i++) {
+        if (tile->uses[i].streamer == NULL && tile->uses[i].pools == 0) {
+            tile->uses[i].domain = domain;
+            return &tile->uses[i];
+        }
+    }
+    if (tile->num_uses == ZF_MAX_DOMAIN_USES)
+        return NULL;
+    zf_domain_use *use = &tile->uses[tile->num_uses++];
+    *use = (zf_domain_use){.domain = domain};
+    return use;
+}
+
+uint64_t zf_flex_counter(const zf_metric_group *group, uint32_t index, const uint64_t signals[ZF_SIG_COUNT]) {
+    if (index >= group->desc->num_counters)
+        return 0;
+    const zf_scenario_counter *c = &group->desc->counters[index];
+    /* Counters wrap: keeping the low 64 bits (the records keep fewer still) is the hardware's behaviour. */
+    return (uint64_t)((zf_u128)signals[c->signal] * c->multiply / c->divide);
+}

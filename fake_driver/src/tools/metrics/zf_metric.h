@@ -1,0 +1,272 @@
+/* Metrics: groups and metrics built from the scenario, the counter model driven by execution, streamers, queries
+ * and calculation. docs/metrics.md describes the model and its decisions; docs/metrics-raw-formats.md the records.
+ *
+ * All mutable metric state (counters, activation, streamers, queries) is guarded by one lock (zf_metric_lock): the
+ * counter model is updated by the execution observer on engine workers and read by streamers and queries, and one
+ * lock keeps every snapshot consistent. Lock order: with the metric lock held, the driver may take a clock's lock or
+ * the execution lock (to signal a notification event); never the other way round. Calculation touches no shared
+ * state but a group's carried records, which have their own lock. */
+#ifndef ZF_METRIC_H
+#define ZF_METRIC_H
+
+#include "driver/zf_driver.h"
+#include "exec/zf_exec.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+/* ---- Raw formats (docs/metrics-raw-formats.md) ---------------------------------------------------------------- */
+
+#define ZF_OA_RECORD_SIZE       256u
+#define ZF_OA_QUERY_RECORD_SIZE 688u
+#define ZF_EU_STALL_RECORD_SIZE 64u
+
+/* OA snapshot record */
+#define ZF_OA_OFF_HEADER     0u
+#define ZF_OA_OFF_CONTEXT    4u
+#define ZF_OA_OFF_TIMESTAMP  8u
+#define ZF_OA_OFF_GPU_TICKS  16u
+#define ZF_OA_OFF_MARKER     20u
+#define ZF_OA_OFF_A_LOW      24u
+#define ZF_OA_OFF_A_HIGH     152u
+#define ZF_OA_OFF_B          184u
+#define ZF_OA_OFF_C          216u
+#define ZF_OA_REASON_TIMER   0x01u
+#define ZF_OA_REASON_MARKER  0x02u
+#define ZF_OA_CONTEXT_VALID  (1u << 24)
+#define ZF_OA_A_WIDTH        40u
+#define ZF_OA_FLEX_WIDTH     32u
+#define ZF_OA_GPU_TICKS_BITS 32u
+
+/* OA query record */
+#define ZF_QUERY_TAG           0x3151465Au /* "ZFQ1" */
+#define ZF_QUERY_OFF_TAG       0u
+#define ZF_QUERY_OFF_FLAGS     4u
+#define ZF_QUERY_OFF_BEGIN     8u
+#define ZF_QUERY_OFF_DURATION  16u
+#define ZF_QUERY_OFF_TICKS     24u
+#define ZF_QUERY_OFF_GPU_TICKS 32u
+#define ZF_QUERY_OFF_CONTEXT   40u
+#define ZF_QUERY_OFF_A         48u
+#define ZF_QUERY_OFF_B         304u
+#define ZF_QUERY_OFF_C         368u
+#define ZF_QUERY_FLAG_ERROR    0x1u
+#define ZF_QUERY_FLAG_LOST     0x2u
+#define ZF_QUERY_FLAG_SPLIT    0x4u
+#define ZF_QUERY_FLAG_FREQ     0x8u
+
+/* EU stall record */
+#define ZF_EU_OFF_IP        0u
+#define ZF_EU_OFF_COUNTS    8u /* active and 8 stall reasons, u32 each */
+#define ZF_EU_OFF_TILE      44u
+#define ZF_EU_OFF_TIMESTAMP 48u
+#define ZF_EU_IP_BITS       29u
+
+/* Multi-tile frame */
+#define ZF_FRAME_MAGIC       0x544D465Au /* "ZFMT" */
+#define ZF_FRAME_VERSION     1u
+#define ZF_FRAME_HEADER_SIZE 16u
+#define ZF_FRAME_ENTRY_SIZE  16u
+#define ZF_FRAME_MAX_SETS    64u
+
+/* ---- Objects -------------------------------------------------------------------------------------------------- */
+
+typedef struct zf_metric_device zf_metric_device;
+typedef struct zf_metric_group zf_metric_group;
+typedef struct zf_metric_tile zf_metric_tile;
+typedef struct zf_metric_streamer zf_metric_streamer;
+
+typedef struct zf_metric {
+    zf_object header;
+    zf_metric_group *group;
+    char name[ZET_MAX_METRIC_NAME];
+    char description[ZET_MAX_METRIC_DESCRIPTION];
+    char component[ZET_MAX_METRIC_COMPONENT];
+    char units[ZET_MAX_METRIC_RESULT_UNITS];
+    uint32_t tier;
+    zet_metric_type_t type;
+    zet_value_type_t value_type;
+    bool floating;
+    const zf_formula_op *ops; /* the scenario's pool, or own_ops for information entries */
+    size_t num_ops;
+    zf_formula_op own_ops[ZF_FORMULA_MAX_OPS];
+} zf_metric;
+
+/* The record calculation keeps between calls on a streamer group: the previous snapshot of one data set. */
+typedef struct zf_metric_carry {
+    bool valid;
+    uint8_t record[ZF_OA_RECORD_SIZE];
+} zf_metric_carry;
+
+struct zf_metric_group {
+    zf_object header;
+    zf_metric_device *mdev;
+    const zf_scenario_metric_group *desc;
+    char name[ZET_MAX_METRIC_GROUP_NAME];
+    char description[ZET_MAX_METRIC_GROUP_DESCRIPTION];
+    zet_metric_group_sampling_type_flags_t sampling; /* one flag */
+    uint32_t domain;
+    zf_metric_format format;
+    uint32_t record_size;
+    uint32_t num_metrics; /* the scenario's metrics, then the information entries */
+    zf_metric *metrics;
+    pthread_mutex_t carry_lock;
+    zf_metric_carry *carry; /* one per tile, then one for plain data */
+};
+
+/* What a tile (a sub-device, or a device without sub-devices) is made of: the constants formulas may use. */
+typedef struct zf_tile_shape {
+    uint64_t xve_count;
+    uint64_t threads_per_xve;
+    uint64_t simd_width;
+    uint64_t core_mhz;
+    uint64_t timer_hz;
+    uint64_t compute_engines;
+    uint64_t copy_engines;
+} zf_tile_shape;
+
+/* One executed command's contribution to a tile's signals, spread evenly over [start_ns, end_ns]. */
+typedef struct zf_work_entry {
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint32_t context_id;
+    uint64_t amount[ZF_SIG_COUNT];
+} zf_work_entry;
+
+/* How a domain of a tile is in use: metric sources are exclusive per tile and domain. */
+typedef struct zf_domain_use {
+    uint32_t domain;
+    zf_metric_streamer *streamer;
+    uint32_t pools;
+} zf_domain_use;
+
+#define ZF_MAX_DOMAIN_USES 8
+
+struct zf_metric_tile {
+    zf_metric_device *mdev; /* the device that is this tile */
+    uint32_t tile_id;       /* sub-device id, 0 for a device without sub-devices */
+    zf_tile_shape shape;
+    uint64_t base[ZF_SIG_COUNT]; /* signals of folded work */
+    zf_work_entry *log;          /* work not yet folded, while a streamer samples the tile */
+    size_t log_count;
+    size_t log_capacity;
+    uint32_t streamers; /* open streamers sampling this tile */
+    uint32_t num_uses;
+    zf_domain_use uses[ZF_MAX_DOMAIN_USES];
+};
+
+struct zf_metric_device {
+    zf_device *device;
+    zf_metric_device *root;   /* itself for a root device */
+    zf_metric_tile *own_tile; /* NULL for a root device with sub-devices */
+    uint32_t num_tiles;       /* tiles its work and data cover */
+    zf_metric_tile **tiles;   /* its own tile, or its sub-devices' */
+    zf_metric_device **subs;  /* by sub-device id */
+    uint64_t latest_end_ns;   /* root devices: the latest end of work executed on the card */
+    uint32_t num_groups;
+    zf_metric_group *groups;
+    uint32_t num_active; /* activated groups, at most one per domain */
+    zf_metric_group **active;
+};
+
+/* ---- The metric system ---------------------------------------------------------------------------------------- */
+
+/* Builds the metric objects of every device on first use and registers the execution observer; every metric entry
+ * point calls it first. OUT_OF_HOST_MEMORY when that fails. */
+ze_result_t zf_metrics_init(void);
+/* The metric state of a device (after zf_metrics_init succeeded). */
+zf_metric_device *zf_metric_device_of(const zf_device *device);
+
+void zf_metric_lock(void);
+void zf_metric_unlock(void);
+/* Waits on `cond` with the metric lock held until signalled or `deadline_ns` (host monotonic) passes. */
+void zf_metric_wait(pthread_cond_t *cond, uint64_t deadline_ns);
+
+/* Whether a group is activated on its device; lock held. */
+bool zf_metric_group_is_active(const zf_metric_group *group);
+/* Why a live group cannot be used with `mdev` (another device, root/sub-device mix), or NULL when it can. */
+const char *zf_metric_group_mismatch(const zf_metric_group *group, const zf_metric_device *mdev);
+/* The checks shared by query pools and streamers: hDevice belongs to hContext and hMetricGroup to hDevice. */
+ze_result_t zf_metric_check_target(zf_context *context, zf_metric_device *mdev, const zf_metric_group *group);
+
+/* Stops streamer threads (library unload; called by zf_core.c before the engines stop). */
+void zf_metrics_shutdown(void);
+
+/* ---- Counter model (metric_counters.c) ------------------------------------------------------------------------ */
+
+/* Device time up to which reports exist: the later of the clock and the end of the latest executed work. */
+uint64_t zf_metric_horizon_ns(zf_metric_device *mdev);
+
+/* Signals of a tile at device time `ns`, with logged work prorated (streamers); lock held. */
+void zf_tile_signals_at(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]);
+/* Signals counting every executed command in full, gpu_clocks at `ns` (queries); lock held. */
+void zf_tile_signals_now(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]);
+/* The context (engine) whose logged command covers `ns`, if any; lock held. */
+bool zf_tile_context_at(const zf_metric_tile *tile, uint64_t ns, uint32_t *context_id);
+/* True when logged work ends after `ns` (the tile is or will be active then); lock held. */
+bool zf_tile_active_after(const zf_metric_tile *tile, uint64_t ns);
+/* Folds logged work that ended by `ns` into the base; lock held. */
+void zf_tile_fold(zf_metric_tile *tile, uint64_t ns);
+
+/* Domain uses (lock held): the use of `domain` on a tile, created when `create` is set (NULL when full). */
+zf_domain_use *zf_tile_domain_use(zf_metric_tile *tile, uint32_t domain, bool create);
+
+/* The value of a flexible counter (B0..C7) programmed by `group` from cumulative signals. */
+uint64_t zf_flex_counter(const zf_metric_group *group, uint32_t index, const uint64_t signals[ZF_SIG_COUNT]);
+
+/* The context id the records carry for an engine: (ordinal + 1) << 8 | index. */
+static inline uint32_t zf_engine_context_id(uint32_t ordinal, uint32_t index) {
+    return ((ordinal + 1u) << 8) | (index & 0xffu);
+}
+
+/* ---- Streamers (metric_streamer.c) ---------------------------------------------------------------------------- */
+
+/* Writes due reports of every open streamer of a card up to its horizon and signals notification events; lock
+ * held. Called by the observer after each command. */
+void zf_streamers_advance(zf_metric_device *root);
+/* Stops the threads of realtime streamers (library unload). */
+void zf_streamers_shutdown(void);
+
+/* ---- Counter model entry point (metric_counters.c) ------------------------------------------------------------ */
+
+/* The execution observer: turns each executed command into signal contributions (lock taken inside). */
+void zf_metric_observe(const zf_work_record *record, void *user_data);
+
+/* ---- Calculation helpers (metric_calc.c) ---------------------------------------------------------------------- */
+
+/* The size of the frame header of data from `sets` tiles (0 for one: plain data), and the header itself for a
+ * device's tiles with sections of `section_size` bytes each, one after the other. */
+size_t zf_frame_header_size(uint32_t sets);
+void zf_frame_write_header(uint8_t *out, const zf_metric_device *mdev, size_t section_size);
+
+/* Resets a group's carried records (a streamer opened on it). */
+void zf_metric_group_reset_carry(zf_metric_group *group);
+
+/* Little-endian accessors for raw records. */
+static inline uint32_t zf_get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t zf_get64(const uint8_t *p) {
+    return (uint64_t)zf_get32(p) | (uint64_t)zf_get32(p + 4) << 32;
+}
+static inline void zf_put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+static inline void zf_put64(uint8_t *p, uint64_t v) {
+    zf_put32(p, (uint32_t)v);
+    zf_put32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Metric timestamps of a device: ns -> ticks of its card's clock. */
+uint64_t zf_metric_ns_to_ticks(const zf_metric_device *mdev, uint64_t ns);
+/* The first device time (ns) at which the clock reads `ticks` or more. */
+uint64_t zf_metric_ticks_to_ns(const zf_metric_device *mdev, uint64_t ticks);
+
+static inline zf_metric_group *zf_metric_group_from(zet_metric_group_handle_t handle) {
+    return (zf_metric_group *)handle;
+}
+
+#endif

@@ -1,0 +1,3 @@
+# tools/: driver-side API tracers and metrics (groups, counters, activation, streamers, queries, calculation).
+zf_area(tools tracer.c metrics/metric_group.c metrics/metric_counters.c metrics/metric_activation.c
+        metrics/metric_streamer.c metrics/metric_query.c metrics/metric_calc.c metrics/metric_system.c)
