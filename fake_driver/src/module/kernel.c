@@ -794,7 +794,7 @@ ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
- * Program instrumentation (seed 003): the profile of a module built with -zet-profile-flags */
+ * Program instrumentation (docs/spirv-execution.md, "Program instrumentation"): the profile of a module built with -zet-profile-flags */
 
 ze_result_t zfi_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties) {
     const zf_kernel *kernel = zf_kernel_from(hKernel);

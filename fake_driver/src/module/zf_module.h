@@ -111,7 +111,7 @@ ze_result_t zf_module_program_inputs(const ze_module_desc_t *desc, zf_module_inp
 ze_result_t zf_build_log_create(const char *text, ze_module_build_log_handle_t *out);
 
 /* The value of -zet-profile-flags the module was built with (for zetKernelGetProfileInfo and
- * zetModuleGetDebugInfo, issue 8); false when it was built without. */
+ * zetModuleGetDebugInfo); false when it was built without. */
 bool zf_module_profile_flags(const zf_module *module, uint32_t *flags);
 
 #endif

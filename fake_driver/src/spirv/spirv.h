@@ -1,6 +1,6 @@
 /* The SPIR-V reader: turns a SPIR-V binary into what modules and kernels need (entry points, parameters, types and
  * their sizes, specialization constants, module globals, linkage), and keeps the instruction stream so that the
- * execution engine (issue 8) can later decode function bodies from the same module object.
+ * execution engine can later decode function bodies from the same module object.
  *
  * Reading happens in two steps, with specialization in between:
  *   1. zf_spirv_read: validates the header and walks every instruction without trusting any word count, recording

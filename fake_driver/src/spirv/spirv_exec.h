@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* SpecId of the ITT annotations constant (shared/seeds/000 and 001). */
+/* SpecId of the ITT annotations constant (docs/spirv-execution.md, "Annotations"). */
 #define ZF_SPIRV_ITT_SPEC_ID 0xFF747469u
 
 typedef struct zf_decode_options {

@@ -233,7 +233,7 @@ enum {
     ZF_ATOM_COUNT
 };
 
-/* ZF_X_ITT kinds (the __itt_offload_* wrappers, shared/seeds/000). */
+/* ZF_X_ITT kinds (the __itt_offload_* wrappers, docs/spirv-execution.md). */
 enum {
     ZF_ITT_WI_START = 0,
     ZF_ITT_WI_FINISH,
