@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "module/zf_builtins.h"
 #include "core/zf_core.h"
 #include "memory/zf_memory.h"
+#include "module/zf_builtins.h"
 
 #include <stdio.h>
 #include <stdlib.h>

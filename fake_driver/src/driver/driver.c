@@ -1,8 +1,8 @@
 /* zeInit and the driver object: scenario selection and the extension list (zefake's own extension functions are
  * handed out by the composition root, ze/zefake_ext.c). */
-#include "zefake/zefake_ext.h"
 #include "core/zf_core.h"
 #include "driver/zf_driver.h"
+#include "zefake/zefake_ext.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

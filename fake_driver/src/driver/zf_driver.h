@@ -2,9 +2,9 @@
 #ifndef ZF_DRIVER_H
 #define ZF_DRIVER_H
 
-#include "scenario/scenario.h"
 #include "core/zf_clock.h"
 #include "core/zf_object.h"
+#include "scenario/scenario.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,8 +1,8 @@
 /* The cost model: how long each command takes in device time. Documented in docs/cost-model.md; any change here
  * must change that document and the tests that predict timestamps from it. */
 #include "exec/zf_exec.h"
-#include "module/zf_kernel.h"
 #include "memory/zf_memory.h"
+#include "module/zf_kernel.h"
 
 /* Every command: the engine decoding it and signalling. */
 #define ZF_COST_COMMAND_NS 100u

@@ -2,8 +2,8 @@
  * order. Device time is modelled per engine (see zf_exec.h and docs/cost-model.md). */
 #include "core/zf_core.h"
 #include "exec/zf_exec.h"
-#include "module/zf_kernel.h"
 #include "memory/zf_memory.h"
+#include "module/zf_kernel.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * zeMemGetAddressRange and residency. Allocations are memfd-backed host memory (memory_block.c), found by address
  * through the index (memory_index.c) and charged to the device memory of the scenario (memory_account.c).
  * docs/memory.md explains the choices made where the specification leaves them open. */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * an even share of each. The root device's usage is the sum of its tiles', and an allocation fails with
  * ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY as soon as one tile it needs is full. A device without sub-devices is one
  * tile. Charges are exact byte counts of what the application asked for. */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>

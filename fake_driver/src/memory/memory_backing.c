@@ -2,8 +2,8 @@
  * Such a block is made like an allocation's (a memfd mapped MAP_SHARED, charged to a device's memory, reference
  * counted) but never enters the index of allocations, so its addresses are not USM pointers and zeMemFree cannot
  * reach it. */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /* Backing memory of allocations: one memfd per allocation, mapped MAP_SHARED (IPC hands the same pages to other
  * processes), aligned by over-reserving address space; the reference count that keeps a block mapped while command
  * execution holds it; and the quarantine of freed address ranges. */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

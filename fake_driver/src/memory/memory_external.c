@@ -6,8 +6,8 @@
  * descriptor the application gives. Both types zefake advertises, OPAQUE_FD and DMA_BUF, are served by the same
  * memfd: a process that imports it, or receives it over a unix socket and imports it there, shares the pages. A
  * real dma-buf of another driver can be imported too when the kernel lets it be mapped. docs/memory.md. */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

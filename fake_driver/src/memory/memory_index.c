@@ -2,8 +2,8 @@
  * fill and kernel argument of command execution goes through zf_memory_find) are binary searches under the read
  * lock; allocation and free insert and remove under the write lock. Mappings never overlap, so the only block that
  * can contain an address is the last one starting at or below it. */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <fcntl.h>
 #include <pthread.h>

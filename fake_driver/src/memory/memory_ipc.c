@@ -7,8 +7,8 @@
  * The server hands out only the memfd of an allocation that was exported, to a peer of the same user that presents
  * its exact token, so a handle cannot reach memory that was not exported (docs/memory.md). Freeing an allocation
  * revokes its token; mappings already opened elsewhere stay valid, as with any shared memory. */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /* Physical memory objects: zePhysicalMemCreate and zePhysicalMemDestroy. A physical memory object is device memory
  * without an address: a memfd charged to its device (memory_backing.c) that zeVirtualMemMap maps into reserved
  * address ranges, as many times and at as many places as the application wants (memory_virtual.c). */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <stdlib.h>
 

@@ -5,8 +5,8 @@
  * in several, see each other's writes. Unmapping puts inaccessible address space back. Each reservation keeps its
  * mappings sorted; every call works in whole pages of ZF_VM_PAGE (docs/virtual-memory.md has the rules and the result
  * codes chosen where the specification names none). */
-#include "memory/memory_internal.h"
 #include "core/zf_core.h"
+#include "memory/memory_internal.h"
 
 #include <errno.h>
 #include <pthread.h>

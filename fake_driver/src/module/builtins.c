@@ -6,9 +6,9 @@
  * allocation of the kernel's context, or in ordinary host memory when the device reaches it; any other range (virtual
  * memory, an overrun, a NULL pointer) makes the built-in decline without writing anything, and the execution engine
  * runs the launch instead. */
-#include "module/zf_builtins.h"
 #include "core/zf_core.h"
 #include "memory/zf_memory.h"
+#include "module/zf_builtins.h"
 
 #include <string.h>
 

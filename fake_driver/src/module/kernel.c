@@ -3,13 +3,13 @@
  * execution (zf_kernel.h) and launches: the SPIR-V execution engine (spirv/spirv_exec.h) runs every kernel; a
  * built-in kernel (builtins.c) is a faster path to the identical result, taken when its buffers check out
  * (docs/spirv-execution.md). Also the ITT annotation callback of the zefake extension and zetKernelGetProfileInfo. */
-#include "zefake/zefake_ext.h"
-#include "module/zf_builtins.h"
 #include "core/zf_core.h"
 #include "image/zf_image.h"
-#include "module/zf_kernel.h"
 #include "memory/zf_memory.h"
+#include "module/zf_builtins.h"
+#include "module/zf_kernel.h"
 #include "module/zf_module.h"
+#include "zefake/zefake_ext.h"
 
 #include <level_zero/zet_api.h>
 #include <pthread.h>
@@ -794,7 +794,8 @@ ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
- * Program instrumentation (docs/spirv-execution.md, "Program instrumentation"): the profile of a module built with -zet-profile-flags */
+ * Program instrumentation (docs/spirv-execution.md, "Program instrumentation"): the profile of a module built with
+ * -zet-profile-flags */
 
 ze_result_t zfi_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties) {
     const zf_kernel *kernel = zf_kernel_from(hKernel);

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* SpecId of the ITT annotations constant (docs/spirv-execution.md, "Annotations"): 1 by default when the environment has
- * INTEL_ENABLE_OFFLOAD_ANNOTATIONS and the application did not set it. */
+/* SpecId of the ITT annotations constant (docs/spirv-execution.md, "Annotations"): 1 by default when the environment
+ * has INTEL_ENABLE_OFFLOAD_ANNOTATIONS and the application did not set it. */
 #define ZF_ITT_SPEC_ID  0xFF747469u
 #define ZF_ITT_ENV      "INTEL_ENABLE_OFFLOAD_ANNOTATIONS"
 #define ZF_GLOBAL_ALIGN 64u
@@ -229,7 +229,8 @@ static ze_result_t zf_program_globals(zf_program *program, zf_spirv_log *log) {
     return ZE_RESULT_SUCCESS;
 }
 
-/* The ITT wrappers (docs/spirv-execution.md, "Annotations") are provided by the device, not by another module: never imports to link. */
+/* The ITT wrappers (docs/spirv-execution.md, "Annotations") are provided by the device, not by another module: never
+ * imports to link. */
 static bool zf_device_provided(const zf_spirv_symbol *symbol) {
     return symbol->is_function && strncmp(symbol->name, "__itt_offload_", 14) == 0;
 }
@@ -525,11 +526,11 @@ ze_result_t zfi_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSiz
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
- * Program instrumentation (docs/spirv-execution.md, "Program instrumentation"): zetModuleGetDebugInfo answers an ELF file (ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF
- * is the only format) whose sections describe the decoded form the engine runs: the form itself (the same bytes as
- * the native binary's), the specialized SPIR-V, for each decoded instruction the SPIR-V word it came from, and text
- * tables of the functions and kernels (docs/spirv-execution.md, "Program instrumentation"). No DWARF: there is no
- * machine code to describe. */
+ * Program instrumentation (docs/spirv-execution.md, "Program instrumentation"): zetModuleGetDebugInfo answers an ELF
+ * file (ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF is the only format) whose sections describe the decoded form the engine
+ * runs: the form itself (the same bytes as the native binary's), the specialized SPIR-V, for each decoded instruction
+ * the SPIR-V word it came from, and text tables of the functions and kernels (docs/spirv-execution.md, "Program
+ * instrumentation"). No DWARF: there is no machine code to describe. */
 
 typedef struct zf_elf_part {
     const char *name;

@@ -4,8 +4,8 @@
 #ifndef ZF_BUILTINS_H
 #define ZF_BUILTINS_H
 
-#include "spirv/spirv.h"
 #include "driver/zf_driver.h"
+#include "spirv/spirv.h"
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
 #ifndef ZF_KERNEL_H
 #define ZF_KERNEL_H
 
-#include "zefake/zefake_ext.h"
 #include "driver/zf_driver.h"
+#include "zefake/zefake_ext.h"
 
 #include <stdint.h>
 

@@ -7,9 +7,9 @@
 #ifndef ZF_MODULE_H
 #define ZF_MODULE_H
 
+#include "driver/zf_driver.h"
 #include "spirv/spirv.h"
 #include "spirv/spirv_exec.h"
-#include "driver/zf_driver.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -1021,7 +1021,8 @@ static zf_spirv_status zf_decode_barrier(zf_decoder *d, uint32_t opcode, uint32_
 /* ------------------------------------------------------------------------------------------------------------------
  * Calls */
 
-/* The ITT wrappers (docs/spirv-execution.md, "Annotations"): called by compiler-instrumented code, taken when the ITT constant is set. */
+/* The ITT wrappers (docs/spirv-execution.md, "Annotations"): called by compiler-instrumented code, taken when the ITT
+ * constant is set. */
 static int zf_itt_kind(const char *name) {
     static const struct {
         const char *name;
