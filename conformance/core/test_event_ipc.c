@@ -158,6 +158,13 @@ static void event_ipc_bad_handles(void **state) {
     forged = handle;
     forged.data[12] ^= 1; /* the event count */
     zc_assert_result(zeEventPoolOpenIpcHandle(x->context, forged, &opened), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    /* The flags (bytes 56..59): another valid flag than the pool's, an unknown bit, and IPC missing. */
+    static const uint8_t flag_flips[] = {ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 0x80, ZE_EVENT_POOL_FLAG_IPC};
+    for (size_t i = 0; i < sizeof flag_flips; i++) {
+        forged = handle;
+        forged.data[56] ^= flag_flips[i];
+        zc_assert_result(zeEventPoolOpenIpcHandle(x->context, forged, &opened), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
     zc_assert_success(zeEventPoolDestroy(pool));
 }
 

@@ -12,6 +12,40 @@
 
 static _Thread_local zf_call_scope *zf_current_scope;
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * Profiles */
+
+bool zf_strict(void) {
+    static atomic_int cached = -1;
+    int strict = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (strict < 0) {
+        const char *value = getenv("ZEFAKE_STRICT");
+        strict = value != NULL && strcmp(value, "1") == 0;
+        atomic_store_explicit(&cached, strict, memory_order_relaxed);
+    }
+    return strict != 0;
+}
+
+#define ZF_MAX_TOLERATED_RULES 64
+
+void zf_tolerate(const char *rule, const char *instead) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static const char *warned[ZF_MAX_TOLERATED_RULES];
+    static unsigned num_warned;
+    pthread_mutex_lock(&lock);
+    bool first = true;
+    for (unsigned i = 0; i < num_warned && first; i++)
+        first = warned[i] != rule;
+    if (first && num_warned < ZF_MAX_TOLERATED_RULES)
+        warned[num_warned++] = rule;
+    pthread_mutex_unlock(&lock);
+    if (first)
+        zf_log(ZF_LOG_WARN,
+               "%s: the application breaks the rule '%s'; %s as Intel's driver does (ZEFAKE_STRICT=1: "
+               "the specification's result; docs/tolerances.md)",
+               zf_current_api_name(), rule, instead);
+}
+
 static const char *const zf_level_names[] = {"none", "error", "warn", "info", "debug"};
 
 static zf_log_level zf_read_log_level(void) {

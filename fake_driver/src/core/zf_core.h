@@ -33,6 +33,13 @@ ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *ru
 ze_result_t zf_reject_handle(zf_api_id api, const char *argument, const void *handle);
 ze_result_t zf_unsupported(zf_api_id api);
 
+/* The strict profile (ZEFAKE_STRICT=1, docs/tolerances.md): the specification's exact codes where the default profile
+ * does what Intel's production driver does instead. */
+bool zf_strict(void);
+/* The default profile tolerating a broken rule: one warning per rule (`rule` must be a string literal), naming the
+ * function being called, the rule of the header and what the driver did instead. */
+void zf_tolerate(const char *rule, const char *instead);
+
 /* Hand-written implementations return through zf_fail, which names the function being called and the reason. */
 ze_result_t zf_fail(ze_result_t result, const char *format, ...) __attribute__((format(printf, 2, 3)));
 

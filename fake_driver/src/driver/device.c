@@ -6,6 +6,7 @@
 #include "driver/zf_device_ext.h"
 #include "driver/zf_driver.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,29 @@ ze_result_t zfi_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_hand
     ze_device_p2p_property_flags_t flags = zf_p2p_flags(zf_device_from(hDevice), zf_device_from(hPeerDevice));
     *value = (flags & ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS) != 0;
     return ZE_RESULT_SUCCESS;
+}
+
+/* ZEFAKE_HANG_TIMEOUT_MS as milliseconds, or -1 when unset or not a decimal number (reported once). */
+static int64_t zf_hang_timeout_env_ms(void) {
+    static _Atomic int warned = 0;
+    const char *value = getenv("ZEFAKE_HANG_TIMEOUT_MS");
+    if (value == NULL || *value == '\0')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long ms = strtoull(value, &end, 10);
+    if (*end != '\0' || errno != 0 || value[0] == '-' || ms > 86400000ull) {
+        if (atomic_exchange(&warned, 1) == 0)
+            zf_log(ZF_LOG_WARN, "ZEFAKE_HANG_TIMEOUT_MS=%s is not a number of milliseconds 0..86400000: ignored",
+                   value);
+        return -1;
+    }
+    return (int64_t)ms;
+}
+
+uint64_t zf_device_hang_timeout_ns(const zf_device *device) {
+    int64_t ms = zf_hang_timeout_env_ms();
+    return (ms >= 0 ? (uint64_t)ms : device->desc->hang_timeout_ms) * 1000000u;
 }
 
 void zf_device_record_fault(zf_device *device, const char *what) {

@@ -85,6 +85,10 @@ static inline zf_clock *zf_device_clock(zf_device *device) {
 /* Builds the devices of a validated scenario; false (with a logged reason) when out of host memory. */
 bool zf_devices_create(zf_driver *driver);
 
+/* Host time one kernel launch on the device may run before the hang detector stops it, 0 for no limit: the
+ * scenario's hang_timeout_ms, or ZEFAKE_HANG_TIMEOUT_MS when set (docs/environment.md). */
+uint64_t zf_device_hang_timeout_ns(const zf_device *device);
+
 /* Records an execution fault (an out-of-bounds access...) against the device: zeDeviceGetStatus then reports it. */
 void zf_device_record_fault(zf_device *device, const char *what);
 

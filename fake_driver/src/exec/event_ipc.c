@@ -507,6 +507,12 @@ static ze_result_t zf_parse_handle(const ze_ipc_event_pool_handle_t *raw, zf_eve
     if (memcmp(handle->magic, ZF_EVENT_IPC_MAGIC, sizeof handle->magic) != 0 || handle->reserved != 0 ||
         handle->count == 0 || handle->size != zf_shared_size(handle->count))
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hIpc: not an IPC event pool handle issued by zefake");
+    /* Only a pool created with ZE_EVENT_POOL_FLAG_IPC has a handle, and only the header's flags exist. */
+    uint32_t known = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_IPC | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
+    if (!(handle->flags & ZE_EVENT_POOL_FLAG_IPC) || (handle->flags & ~known) != 0)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "hIpc: flags 0x%x are not those of an event pool created with ZE_EVENT_POOL_FLAG_IPC",
+                       handle->flags);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -518,7 +524,8 @@ static ze_result_t zf_map_received(int fd, const zf_event_ipc_handle *handle, zf
     zf_shared_pool *shared = mmap(NULL, (size_t)handle->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (shared == MAP_FAILED)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot map the event pool: %s", strerror(errno));
-    if (memcmp(shared->magic, ZF_EVENT_IPC_MAGIC, sizeof shared->magic) != 0 || shared->count != handle->count) {
+    if (memcmp(shared->magic, ZF_EVENT_IPC_MAGIC, sizeof shared->magic) != 0 || shared->count != handle->count ||
+        shared->flags != handle->flags) {
         munmap(shared, (size_t)handle->size);
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hIpc: the memory received is not the pool it names");
     }

@@ -754,7 +754,8 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
                     .args = args,
                     .groups = {groups->groupCountX, groups->groupCountY, groups->groupCountZ},
                     .subgroup_size = launch->subgroup_size,
-                    .env = &run.env};
+                    .env = &run.env,
+                    .hang_timeout_ns = zf_device_hang_timeout_ns(launch->program->device)};
     zf_program_executable(launch->program, &x.program);
     memcpy(x.group_size, launch->group_size, sizeof x.group_size);
     memcpy(x.offset, launch->offset, sizeof x.offset);
@@ -767,9 +768,9 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     pthread_mutex_destroy(&run.lock);
     if (result.faults == 0)
         return ZE_RESULT_SUCCESS;
-    zf_log(ZF_LOG_ERROR, "device fault: %s%s", result.first_fault,
+    zf_log(ZF_LOG_ERROR, "device %s: %s%s", result.hung ? "hang" : "fault", result.first_fault,
            result.faults > 1 ? " (and more work-items faulted)" : "");
-    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    return result.hung ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
 ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups) {

@@ -173,6 +173,7 @@ typedef struct zf_scenario_device {
     uint64_t max_mem_alloc_size_bytes;
     uint32_t max_hardware_contexts;
     uint32_t max_command_queue_priority;
+    uint32_t hang_timeout_ms; /* host time a kernel may run before the hang detector stops it; 0: never */
     uint32_t num_subdevices; /* 0 = no sub-devices, else 2..ZF_SCENARIO_MAX_SUBDEVICES */
     zf_scenario_topology topology;
     zf_scenario_timer timer;

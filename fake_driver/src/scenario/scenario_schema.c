@@ -389,6 +389,7 @@ static void zf_device_init(void *item, uint32_t index) {
     d->max_mem_alloc_size_bytes = 0; /* derived in zf_device_finish */
     d->max_hardware_contexts = 65536;
     d->max_command_queue_priority = 0;
+    d->hang_timeout_ms = 120000;
     zf_device_defaults_compute(d);
     zf_device_defaults_memory(d, index);
     zf_device_defaults_engines(d);
@@ -471,6 +472,7 @@ static const zf_field zf_device_fields[] = {
     ZF_UINT(zf_dev, max_mem_alloc_size_bytes, "max_mem_alloc_size", 1, ZF_SIZE_MAX, ZF_OPT_SIZE),
     ZF_UINT(zf_dev, max_hardware_contexts, "max_hardware_contexts", 1, UINT32_MAX, 0),
     ZF_UINT(zf_dev, max_command_queue_priority, "max_command_queue_priority", 0, UINT32_MAX, 0),
+    ZF_UINT(zf_dev, hang_timeout_ms, "hang_timeout_ms", 0, 86400000, 0),
     ZF_CUSTOM(zf_dev, num_subdevices, "subdevices", zf_parse_subdevices, 0),
     ZF_MAP(zf_dev, topology, "topology", &zf_topology_schema),
     ZF_MAP(zf_dev, timer, "timer", &zf_timer_schema),

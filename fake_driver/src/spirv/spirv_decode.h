@@ -271,6 +271,8 @@ void *zf_vec_push(zf_vec *vec, size_t item_size);
 zf_spirv_status zf_d_fail(zf_decoder *d, zf_spirv_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 zf_spirv_status zf_d_malformed(zf_decoder *d, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* Adds a NUL-terminated string to the form's string table: its index, UINT32_MAX for NULL (or out of memory). */
+uint32_t zf_d_string(zf_decoder *d, const char *text);
 zf_spirv_status zf_d_no_memory(zf_decoder *d);
 /* Fails the build naming the instruction at d->word as unsupported, with a reason. */
 zf_spirv_status zf_d_unsupported(zf_decoder *d, uint32_t opcode, const char *why);

@@ -89,7 +89,7 @@ static const char *zf_function_name(const zf_spirv_module *m, uint32_t id) {
     return NULL;
 }
 
-static uint32_t zf_d_string(zf_decoder *d, const char *text) {
+uint32_t zf_d_string(zf_decoder *d, const char *text) {
     if (text == NULL)
         return UINT32_MAX;
     uint32_t at = d->strings.count;

@@ -873,15 +873,20 @@ static zf_spirv_status zf_decode_variable(zf_decoder *d, const uint32_t *w, uint
     zf_dinst *in = zf_d_emit(d, ZF_X_VAR);
     if (in == NULL)
         return ZF_SPIRV_NO_MEMORY;
+    const zf_tinfo *pointee = zf_pointee(d, res.t);
+    if (pointee == NULL)
+        return zf_d_malformed(d, "a variable whose type is not a pointer to a sized type");
     in->dst = res.ref;
     in->aux = d->vals[w[2]].index; /* its private offset, assigned with the frame */
     in->size = 8;
+    in->asize = (uint32_t)pointee->size;
+    in->b = w[2];
+    in->c = zf_d_string(d, zf_spirv_id_name(d->m, w[2]));
     if (count < 5)
         return ZF_SPIRV_OK;
-    const zf_tinfo *pointee = zf_pointee(d, res.t);
     zf_arg init;
-    if (pointee == NULL || (s = zf_get(d, w[4], &init)) != ZF_SPIRV_OK)
-        return pointee == NULL ? ZF_SPIRV_MALFORMED : s;
+    if ((s = zf_get(d, w[4], &init)) != ZF_SPIRV_OK)
+        return s;
     if (init.t->size != pointee->size)
         return zf_d_malformed(d, "the initializer does not have the variable's type");
     bool zero = d->vals[w[4]].kind == ZF_V_CONST && d->vals[w[4]].null;

@@ -142,7 +142,8 @@ typedef struct zf_xlaunch {
     uint32_t offset[3];
     uint32_t subgroup_size;
     const zf_exec_env *env;
-    uint32_t max_threads; /* 0: as many as the host has cores */
+    uint32_t max_threads;     /* 0: as many as the host has cores */
+    uint64_t hang_timeout_ns; /* host time the launch may run before it is stopped; 0: no limit */
 } zf_xlaunch;
 
 #define ZF_FAULT_TEXT_MAX 320
@@ -152,6 +153,7 @@ typedef struct zf_xresult {
     char first_fault[ZF_FAULT_TEXT_MAX]; /* the first fault, naming kernel, work-item and address */
     uint64_t lane_ops;                   /* decoded instructions times the lanes that executed them */
     uint64_t annotations[ZF_ITT_COUNT];  /* annotations taken, per kind */
+    bool hung;                           /* stopped by the hang detector: work-items were left unfinished */
 } zf_xresult;
 
 /* Runs the launch to completion on the calling thread and the engine's workers. */

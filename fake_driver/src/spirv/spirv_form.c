@@ -661,6 +661,18 @@ static bool zf_check_aux_users(zf_check *c, const zf_dinst *in, uint32_t blocks)
     }
 }
 
+/* ZF_X_VAR: its bytes inside the function's private memory, its name (c) a string of the table or none. */
+static bool zf_check_variable(zf_check *c, const zf_dinst *in, const zf_dfunc *f) {
+    const zf_dprog *p = c->p;
+    if ((uint64_t)in->aux + in->asize > f->private_bytes || (in->asize == 0 && in->aux >= f->private_bytes))
+        return zf_bad(c, "a variable of %u bytes at %u outside the function's %u bytes of private memory", in->asize,
+                      in->aux, f->private_bytes);
+    if (in->c != ZF_REF_NONE &&
+        (in->c >= p->num_strings || memchr(p->strings + in->c, 0, p->num_strings - in->c) == NULL))
+        return zf_bad(c, "the variable's name is outside the string table");
+    return true;
+}
+
 static bool zf_check_block(zf_check *c, const zf_dfunc *f, const zf_dblock *b) {
     const zf_dprog *p = c->p;
     if (b->first > p->num_insts || b->count == 0 || b->count > p->num_insts - b->first)
@@ -684,8 +696,8 @@ static bool zf_check_block(zf_check *c, const zf_dfunc *f, const zf_dblock *b) {
             return zf_bad(c, "a return value of %u bytes from a function returning %u", in->size, f->ret_size);
         if (in->op == ZF_X_RET && f->ret != ZF_REF_NONE)
             return zf_bad(c, "a return without value from a function returning %u bytes", f->ret_size);
-        if (in->op == ZF_X_VAR && (uint64_t)in->aux + 1 > f->private_bytes)
-            return zf_bad(c, "a variable outside the function's private memory");
+        if (in->op == ZF_X_VAR && !zf_check_variable(c, in, f))
+            return false;
         if (!zf_check_types(c, in) || !zf_check_operands(c, in) || !zf_check_aux_users(c, in, f->block_count))
             return false;
     }

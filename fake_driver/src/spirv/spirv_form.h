@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ZF_FORM_VERSION 1u
+#define ZF_FORM_VERSION 2u
 
 typedef uint32_t zf_ref;
 enum {
@@ -154,7 +154,8 @@ typedef enum zf_xop {
     ZF_X_PTRDIFF,  /* dst[8] = (a - b) / aux */
     ZF_X_GCAST,    /* dst[8] = a if it points to storage class aux, else 0 */
     ZF_X_GETFENCE, /* dst[4] = the fence flags of the storage a points to */
-    ZF_X_VAR,      /* dst[8] = the lane's private memory + aux */
+    ZF_X_VAR,      /* dst[8] = a private pointer to a new slot: aux bytes into the function's private memory,
+                      asize bytes long, b its SPIR-V id, c its name (string index or ZF_REF_NONE) */
     ZF_X_LOAD,     /* dst[size] = *a; aux: ZF_MEM_VOLATILE or 0 */
     ZF_X_STORE,    /* *a = b[size]; aux: ZF_MEM_VOLATILE or 0 */
     ZF_X_STOREZ,   /* *a = size zero bytes; aux: ZF_MEM_VOLATILE or 0 */

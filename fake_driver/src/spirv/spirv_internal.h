@@ -217,4 +217,10 @@ static inline const char *zf_spirv_string_at(const zf_spirv_module *m, uint32_t 
     return (const char *)&m->words[offset + first];
 }
 
+/* The OpName of an id, or NULL. */
+static inline const char *zf_spirv_id_name(const zf_spirv_module *m, uint32_t id) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, id);
+    return info != NULL && info->name != 0 ? zf_spirv_string_at(m, info->name, 2) : NULL;
+}
+
 #endif

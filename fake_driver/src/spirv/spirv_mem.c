@@ -267,11 +267,55 @@ uint32_t zf_mem_storage_of(const zf_ctx *ctx, uint64_t addr) {
     if (ctx->local != NULL && addr >= (uintptr_t)ctx->local &&
         addr < (uintptr_t)ctx->local + ctx->local_stride * ctx->groups_per_wave)
         return 4;
-    for (uint32_t i = 0; i < ctx->num_chunks; i++)
-        if (addr >= (uintptr_t)ctx->chunks[i].base && addr < (uintptr_t)ctx->chunks[i].base + ctx->chunks[i].size)
-            return 7;
-    if (ctx->byval != NULL && addr >= (uintptr_t)ctx->byval &&
-        addr < (uintptr_t)ctx->byval + ctx->byval_stride * ctx->L)
-        return 7;
-    return 5;
+    return addr >> 62 == 1 ? 7 : 5;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Private memory */
+
+/* How a private slot is named in a fault. */
+static void zf_slot_text(const zf_pslot *s, char *text, size_t size) {
+    if (s->id == 0)
+        snprintf(text, size, "the private copy of by-value argument %u (%u bytes)", s->arg, s->size);
+    else if (s->name != NULL && s->name[0] != '\0')
+        snprintf(text, size, "private variable '%s' (%%%u, %u bytes)", s->name, s->id, s->size);
+    else
+        snprintf(text, size, "private variable %%%u (%u bytes)", s->id, s->size);
+}
+
+/* The slot an out-of-bounds private address of `lane` most likely meant: the address's own slot, or the next one
+ * when an access before a lane's copy borrowed from the slot bits. *offset receives the access's signed offset in the
+ * lane's copy. */
+static const zf_pslot *zf_private_target(const zf_ctx *ctx, uint32_t lane, uint64_t addr, int64_t *offset) {
+    uint32_t first = zf_private_slot(addr);
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t s = first + k; /* wraps to slot 0 after the field 0 */
+        if (s >= ctx->num_slots)
+            continue;
+        int64_t rel = (int64_t)(addr - zf_private_address(s, lane));
+        if (rel > -(1ll << 27) && rel < (1ll << 27)) {
+            *offset = rel;
+            return &ctx->slots[s];
+        }
+    }
+    return NULL;
+}
+
+uint8_t *zf_private_refused(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
+    if (addr >> 62 != 1)
+        return zf_mem_slow(x, lane, addr, size, write);
+    const char *what = write ? "store" : "load";
+    int64_t offset = 0;
+    const zf_pslot *s = zf_private_target(x->ctx, lane, addr, &offset);
+    if (s == NULL) {
+        zf_fault(x, lane,
+                 "%s of %u bytes at 0x%" PRIx64 ": a private address of another work-item or of a function that has "
+                 "returned",
+                 what, size, addr);
+        return NULL;
+    }
+    char name[160];
+    zf_slot_text(s, name, sizeof name);
+    zf_fault(x, lane, "out-of-bounds %s of %u bytes at offset %" PRId64 " of %s", what, size, offset, name);
+    return NULL;
 }

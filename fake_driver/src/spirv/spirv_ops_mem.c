@@ -65,10 +65,17 @@ static void zf_h_getfence(zf_x *x, const zf_dinst *in) {
     ZF_LANES(x, d[l] = zf_mem_storage_of(x->ctx, a[l]) == 4 ? 0x100u : 0x200u);
 }
 
+/* A Function-storage variable: a private slot of its own for this invocation, each lane pointing at its copy. */
 static void zf_h_var(zf_x *x, const zf_dinst *in) {
     uint64_t *d = (uint64_t *)zf_reg(x, in->dst);
-    uint64_t base = (uint64_t)(uintptr_t)x->private_base + in->aux, stride = x->fn->private_bytes;
-    ZF_EACH(x, 1, d[i] = base + i * stride);
+    const char *name = in->c != ZF_REF_NONE ? x->code->strings + in->c : NULL;
+    zf_pslot slot = {x->private_base + in->aux, in->asize, x->fn->private_bytes, in->b, 0, name};
+    uint32_t s = zf_slot_push(x->ctx, &slot);
+    if (s == UINT32_MAX) {
+        ZF_LANES(x, zf_fault(x, l, "more than %u private variables live at once", ZF_PRIVATE_MAX_SLOTS));
+        return;
+    }
+    ZF_EACH(x, 1, d[i] = zf_private_address(s, (uint32_t)i));
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

@@ -6,8 +6,10 @@
  * lowest-numbered block with lanes runs next, with exactly those lanes. */
 #include "spirv_run.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define ZF_CHUNK_BYTES ((size_t)1 << 20)
 
@@ -40,22 +42,35 @@ static void *zf_stack_alloc(zf_ctx *ctx, size_t bytes) {
     uint8_t *block = malloc(size + 64);
     if (block == NULL)
         return NULL;
+    /* Not a region kernels may access: frames hold registers, and private memory is reached through slots. */
     uint8_t *base = (uint8_t *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
-    if (!zf_region_add(ctx, base, size, ZF_REGION_INTERNAL, NULL, 0)) {
-        free(block);
-        return NULL;
-    }
     chunks[ctx->num_chunks] = (zf_chunk){block, base, size, bytes};
     ctx->top = ctx->num_chunks++;
     return base;
 }
 
 static zf_mark zf_stack_mark(const zf_ctx *ctx) {
-    zf_mark m = {ctx->top, ctx->num_chunks > 0 ? ctx->chunks[ctx->top].used : 0};
+    zf_mark m = {ctx->top, ctx->num_chunks > 0 ? ctx->chunks[ctx->top].used : 0, ctx->num_slots};
     return m;
 }
 
+uint32_t zf_slot_push(zf_ctx *ctx, const zf_pslot *slot) {
+    if (ctx->num_slots == ZF_PRIVATE_MAX_SLOTS)
+        return UINT32_MAX;
+    if (ctx->num_slots == ctx->cap_slots) {
+        uint32_t cap = ctx->cap_slots ? ctx->cap_slots * 2 : 64;
+        zf_pslot *slots = realloc(ctx->slots, cap * sizeof *slots);
+        if (slots == NULL)
+            return UINT32_MAX;
+        ctx->slots = slots;
+        ctx->cap_slots = cap;
+    }
+    ctx->slots[ctx->num_slots] = *slot;
+    return ctx->num_slots++;
+}
+
 static void zf_stack_pop(zf_ctx *ctx, zf_mark mark) {
+    ctx->num_slots = mark.slots;
     if (ctx->num_chunks == 0)
         return;
     for (uint32_t i = mark.chunk + 1; i <= ctx->top && i < ctx->num_chunks; i++)
@@ -70,6 +85,9 @@ void zf_stack_release(zf_ctx *ctx) {
     free(ctx->chunks);
     ctx->chunks = NULL;
     ctx->num_chunks = ctx->top = 0;
+    free(ctx->slots);
+    ctx->slots = NULL;
+    ctx->num_slots = ctx->cap_slots = 0;
 }
 
 bool zf_invocation_begin(zf_ctx *ctx, zf_pctx *prog, const zf_dfunc *fn, const uint32_t *lanes, uint32_t n, zf_x *sub,
@@ -124,6 +142,30 @@ void zf_drop_dead(zf_x *x) {
     x->killed = false;
 }
 
+uint64_t zf_spirv_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+bool zf_hang_check(zf_x *x) {
+    zf_ctx *ctx = x->ctx;
+    ctx->hang_countdown = ZF_HANG_PERIOD;
+    if (ctx->deadline_ns == 0)
+        return false;
+    if (!__atomic_load_n(ctx->stop, __ATOMIC_RELAXED)) {
+        if (zf_spirv_now_ns() < ctx->deadline_ns)
+            return false;
+        __atomic_store_n(ctx->stop, 1, __ATOMIC_RELAXED);
+    }
+    ctx->hung = true;
+    uint64_t ms = ctx->launch->hang_timeout_ns / 1000000u;
+    for (uint32_t k = 0; k < x->num_members; k++)
+        if (x->block_of[x->members[k]] != ZF_LANE_DONE)
+            zf_fault(x, x->members[k], "still running after %" PRIu64 " ms: stopped by the hang detector", ms);
+    return true;
+}
+
 /* The lowest block with lanes waiting, and those lanes; false when every member is done. */
 static bool zf_schedule(zf_x *x, uint32_t *block) {
     uint32_t best = ZF_LANE_DONE, live = 0;
@@ -166,6 +208,8 @@ void zf_invoke(zf_x *x) {
     x->full = x->n == x->L;
     uint32_t current = 0;
     for (;;) {
+        if (--x->ctx->hang_countdown == 0 && zf_hang_check(x))
+            return;
         const zf_dblock *b = &blocks[current];
         zf_run_copies(x, p->copies + b->commit_first, b->commit_count);
         x->next = -1;

@@ -51,11 +51,47 @@ typedef struct zf_chunk {
     size_t used;
 } zf_chunk;
 
-/* A position of the stack, to pop back to. */
+/* A position of the stack, to pop back to, with the private slots in use then. */
 typedef struct zf_mark {
     uint32_t chunk;
     size_t used;
+    uint32_t slots;
 } zf_mark;
+
+/* Private memory (docs/spirv-execution.md, "Faults"): each Function-storage variable of a live invocation, and each
+ * by-value argument copy, is an allocation of its own, a slot. Kernels never see host addresses of it: a private
+ * pointer is ZF_PRIVATE_TAG | (slot + 1) << 48 | lane << 28 | offset, an address no host mapping has (the + 1 keeps
+ * the tag when an access before lane 0's copy of slot 0 borrows from the slot bits), which every access
+ * checks against the slot's size and the lane's own copy before it is turned into a host address. An index past the
+ * end (or before the start) of an array changes the offset into the lane or slot bits, so it faults instead of reaching
+ * a neighbour, the engine's registers or its bookkeeping. */
+#define ZF_PRIVATE_TAG         (1ull << 62)
+#define ZF_PRIVATE_OFFSET_BITS 28u
+#define ZF_PRIVATE_LANE_BITS   20u
+#define ZF_PRIVATE_SLOT_BITS   14u
+#define ZF_PRIVATE_MAX_SLOTS   ((1u << ZF_PRIVATE_SLOT_BITS) - 1)
+
+typedef struct zf_pslot {
+    uint8_t *base;    /* lane 0's copy */
+    uint32_t size;    /* bytes of one copy */
+    uint32_t stride;  /* bytes from one lane's copy to the next */
+    uint32_t id;      /* the variable's SPIR-V id; 0 for a by-value argument */
+    uint32_t arg;     /* a by-value argument's index */
+    const char *name; /* the variable's name, or NULL */
+} zf_pslot;
+
+static inline uint64_t zf_private_address(uint32_t slot, uint32_t lane) {
+    return ZF_PRIVATE_TAG | (uint64_t)(slot + 1) << (ZF_PRIVATE_OFFSET_BITS + ZF_PRIVATE_LANE_BITS) |
+           (uint64_t)lane << ZF_PRIVATE_OFFSET_BITS;
+}
+
+/* The slot a private pointer names (UINT32_MAX for the field 0 no slot has) and its offset in the lane's copy. */
+static inline uint32_t zf_private_slot(uint64_t addr) {
+    return (uint32_t)(addr >> (ZF_PRIVATE_OFFSET_BITS + ZF_PRIVATE_LANE_BITS) & ZF_PRIVATE_MAX_SLOTS) - 1;
+}
+static inline uint64_t zf_private_offset(uint64_t addr) {
+    return addr & ((1u << ZF_PRIVATE_OFFSET_BITS) - 1);
+}
 
 /* A function pointer resolved on this thread. */
 typedef struct zf_resolved {
@@ -81,6 +117,8 @@ typedef struct zf_ctx {
     uint32_t num_programs, cap_programs;
     zf_chunk *chunks; /* in allocation order; chunks above `top` are free for reuse */
     uint32_t num_chunks, top;
+    zf_pslot *slots; /* a stack: by-value copies at the bottom, then the variables of live invocations */
+    uint32_t num_slots, cap_slots;
     zf_resolved resolved[16];
     uint32_t num_resolved;
     uint8_t *dead; /* [L]: lanes stopped by a fault */
@@ -93,7 +131,13 @@ typedef struct zf_ctx {
     uint64_t wave_first_group; /* linear index of its first group */
     bool builtins_ready;       /* the wave-invariant built-ins of all L lanes are in the wave area */
     uint32_t wave_groups;
+    /* The hang detector: the launch's deadline (host monotonic ns, 0: none), the flag that stops every thread once
+     * one saw it pass, and blocks left before this thread looks at the clock again. */
+    uint64_t deadline_ns;
+    uint32_t *stop;
+    uint32_t hang_countdown;
     /* Results. */
+    bool hung;
     uint64_t faults;
     char first_fault[ZF_FAULT_TEXT_MAX];
     uint64_t lane_ops;
@@ -184,19 +228,45 @@ bool zf_invocation_begin(zf_ctx *ctx, zf_pctx *prog, const zf_dfunc *fn, const u
 void zf_invocation_end(zf_ctx *ctx, zf_mark mark);
 /* Frees the stack chunks of a context. */
 void zf_stack_release(zf_ctx *ctx);
+/* Adds a private slot; its number, or UINT32_MAX when every slot is in use (or out of memory). */
+uint32_t zf_slot_push(zf_ctx *ctx, const zf_pslot *slot);
 /* Removes lanes that faulted from the invocation's active list (after an instruction set x->killed). */
 void zf_drop_dead(zf_x *x);
+/* The host's monotonic clock, in ns. */
+uint64_t zf_spirv_now_ns(void);
+/* Blocks a thread runs between two looks at the clock for the hang detector. */
+#define ZF_HANG_PERIOD 1024u
+/* Whether the launch must stop (its deadline passed): the invocation's running lanes are then stopped with a fault. */
+bool zf_hang_check(zf_x *x);
 
 /* ---- spirv_mem.c ---- */
 
 /* A host pointer for [addr, addr + size) if lane `lane` may access it (writing when `write`); otherwise NULL after
  * the lane was stopped with a fault naming the address. */
 uint8_t *zf_mem_slow(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write);
+/* The fault of a private access that zf_private refused (or the slow path for an address that is not private). */
+uint8_t *zf_private_refused(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write);
+
+/* A private pointer of lane `lane`: the host address of [addr, addr + size) in its own copy of a live slot. */
+static inline uint8_t *zf_private(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
+    const zf_ctx *ctx = x->ctx;
+    uint32_t slot = zf_private_slot(addr);
+    uint64_t unit = addr >> ZF_PRIVATE_OFFSET_BITS & ((1u << ZF_PRIVATE_LANE_BITS) - 1);
+    uint64_t offset = zf_private_offset(addr);
+    if (addr >> 62 == 1 && slot < ctx->num_slots && unit == lane) {
+        const zf_pslot *s = &ctx->slots[slot];
+        if (offset <= s->size && size <= s->size - offset)
+            return s->base + (size_t)lane * s->stride + offset;
+    }
+    return zf_private_refused(x, lane, addr, size, write);
+}
 
 static inline uint8_t *zf_mem(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
     const zf_region *r = &x->ctx->regions[x->ctx->last_region];
     if (addr >= r->lo && addr <= r->hi - size && size <= r->hi - r->lo && (r->writable || !write))
         return (uint8_t *)(uintptr_t)addr;
+    if (addr & ZF_PRIVATE_TAG)
+        return zf_private(x, lane, addr, size, write);
     return zf_mem_slow(x, lane, addr, size, write);
 }
 
@@ -216,6 +286,8 @@ static inline zf_mem_window zf_window(const zf_x *x) {
 static inline uint8_t *zf_mem_via(zf_x *x, zf_mem_window *w, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
     if (addr >= w->lo && addr <= w->hi - size && size <= w->hi - w->lo && (w->writable || !write))
         return (uint8_t *)(uintptr_t)addr;
+    if (addr & ZF_PRIVATE_TAG)
+        return zf_private(x, lane, addr, size, write);
     uint8_t *p = zf_mem_slow(x, lane, addr, size, write);
     *w = zf_window(x);
     return p;
@@ -224,7 +296,8 @@ static inline uint8_t *zf_mem_via(zf_x *x, zf_mem_window *w, uint32_t lane, uint
 /* Adds a region the engine owns (always accepted). */
 bool zf_region_add(zf_ctx *ctx, const void *base, size_t size, zf_region_kind kind, void *hold, uintptr_t guard);
 void zf_regions_release(zf_ctx *ctx);
-/* Which storage class an address belongs to, for generic pointers: 4 Workgroup, 7 Function, 5 CrossWorkgroup. */
+/* Which storage class an address belongs to, for generic pointers: 4 Workgroup, 7 Function (private pointers),
+ * 5 CrossWorkgroup. */
 uint32_t zf_mem_storage_of(const zf_ctx *ctx, uint64_t addr);
 
 /* Stops lane `lane` with a fault; the first fault of the launch is kept with the lane's work-item. */

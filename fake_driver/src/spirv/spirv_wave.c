@@ -290,6 +290,8 @@ typedef struct zf_launch_plan {
     size_t local_stride;
     size_t *byval_offsets;
     size_t byval_stride;
+    uint64_t deadline_ns; /* the hang detector's, 0: none */
+    uint32_t *stop;       /* set once a thread saw the deadline pass: no more waves are started */
 } zf_launch_plan;
 
 static void zf_ctx_destroy(zf_ctx *ctx) {
@@ -310,6 +312,24 @@ static void zf_ctx_destroy(zf_ctx *ctx) {
     free(ctx);
 }
 
+/* The per-lane copies of by-value arguments: the bottom private slots, one per such argument in argument order. */
+static bool zf_byval_slots(zf_ctx *ctx, const zf_launch_plan *plan) {
+    const zf_xlaunch *launch = plan->launch;
+    for (uint32_t i = 0; i < launch->num_args; i++) {
+        if (launch->args[i].kind != ZF_XARG_BYVAL)
+            continue;
+        zf_pslot slot = {ctx->byval + plan->byval_offsets[i],
+                         (uint32_t)launch->args[i].size,
+                         (uint32_t)ctx->byval_stride,
+                         0,
+                         i,
+                         NULL};
+        if (zf_slot_push(ctx, &slot) == UINT32_MAX)
+            return false;
+    }
+    return true;
+}
+
 static zf_ctx *zf_ctx_create(const zf_launch_plan *plan) {
     const zf_xlaunch *launch = plan->launch;
     const zf_dprog *code = launch->program.code;
@@ -324,17 +344,22 @@ static zf_ctx *zf_ctx_create(const zf_launch_plan *plan) {
     ctx->subgroup_size = launch->subgroup_size ? launch->subgroup_size : 1;
     ctx->local_stride = plan->local_stride;
     ctx->byval_stride = plan->byval_stride;
+    ctx->deadline_ns = plan->deadline_ns;
+    ctx->stop = plan->stop;
+    ctx->hang_countdown = ZF_HANG_PERIOD;
     ctx->dead = calloc(ctx->L, 1);
     ctx->wave = zf_aligned_alloc((size_t)code->wave_bytes * ctx->L);
     ctx->local = plan->local_stride ? zf_aligned_alloc(plan->local_stride * plan->groups_per_wave) : NULL;
     ctx->byval = plan->byval_stride ? zf_aligned_alloc(plan->byval_stride * ctx->L) : NULL;
     bool ok = ctx->dead && ctx->wave && (ctx->local || !plan->local_stride) && (ctx->byval || !plan->byval_stride);
-    /* The first region is always there: zf_mem's fast path reads regions[last_region] unconditionally. */
+    /* The first region is always there: zf_mem's fast path reads regions[last_region] unconditionally. Built-in
+     * variables are read-only to kernels. */
     ok = ok && zf_region_add(ctx, ctx->wave, (size_t)code->wave_bytes * ctx->L, ZF_REGION_INTERNAL, NULL, 0);
+    if (ok)
+        ctx->regions[0].writable = false;
     if (ok && ctx->local)
         ok = zf_region_add(ctx, ctx->local, plan->local_stride * plan->groups_per_wave, ZF_REGION_INTERNAL, NULL, 0);
-    if (ok && ctx->byval)
-        ok = zf_region_add(ctx, ctx->byval, plan->byval_stride * ctx->L, ZF_REGION_INTERNAL, NULL, 0);
+    ok = ok && zf_byval_slots(ctx, plan);
     if (ok && ctx->local)
         memset(ctx->local, 0, plan->local_stride * plan->groups_per_wave);
     if (ok && zf_program_context(ctx, &launch->program) == NULL)
@@ -396,6 +421,7 @@ static void zf_broadcast_value(uint8_t *reg, size_t size, const void *from, size
 static void zf_fill_params(zf_ctx *ctx, const zf_launch_plan *plan, zf_x *x, uint32_t lanes) {
     const zf_xlaunch *launch = plan->launch;
     const zf_dparam *params = x->code->params + x->fn->param_first;
+    uint32_t byval_slot = 0;
     for (uint32_t i = 0; i < launch->num_args && i < x->fn->param_count; i++) {
         const zf_xarg *arg = &launch->args[i];
         uint8_t *reg = zf_reg(x, params[i].ref);
@@ -413,11 +439,11 @@ static void zf_fill_params(zf_ctx *ctx, const zf_launch_plan *plan, zf_x *x, uin
             break;
         case ZF_XARG_BYVAL:
             for (uint32_t l = 0; l < lanes; l++) {
-                uint8_t *copy = ctx->byval + l * ctx->byval_stride + plan->byval_offsets[i];
-                memcpy(copy, arg->value, (size_t)arg->size);
-                uint64_t p = (uint64_t)(uintptr_t)copy;
+                memcpy(ctx->byval + l * ctx->byval_stride + plan->byval_offsets[i], arg->value, (size_t)arg->size);
+                uint64_t p = zf_private_address(byval_slot, l);
                 memcpy(reg + l * size, &p, pointer);
             }
+            byval_slot++;
             break;
         default:
             zf_broadcast_value(reg, size, arg->value, value, lanes);
@@ -488,6 +514,7 @@ static void zf_merge(zf_job *job, const zf_ctx *ctx, uint64_t fault_wave) {
         snprintf(r->first_fault, sizeof r->first_fault, "%s", ctx->first_fault);
     }
     r->faults += ctx->faults;
+    r->hung |= ctx->hung;
     r->lane_ops += ctx->lane_ops;
     for (int k = 0; k < ZF_ITT_COUNT; k++)
         r->annotations[k] += ctx->annotations[k];
@@ -499,7 +526,7 @@ static void zf_participate(zf_job *job) {
     uint64_t fault_wave = UINT64_MAX;
     for (;;) {
         uint64_t wave = __atomic_fetch_add(&job->next_wave, 1, __ATOMIC_RELAXED);
-        if (wave >= job->plan->waves)
+        if (wave >= job->plan->waves || __atomic_load_n(job->plan->stop, __ATOMIC_RELAXED))
             break;
         if (ctx == NULL && (ctx = zf_ctx_create(job->plan)) == NULL) {
             pthread_mutex_lock(&zf_pool.lock);
@@ -614,6 +641,11 @@ static void zf_run_job(zf_job *job, uint32_t max_threads) {
 /* ------------------------------------------------------------------------------------------------------------------
  * The launch */
 
+static uint64_t zf_deadline_ns(uint64_t timeout_ns) {
+    uint64_t at = zf_spirv_now_ns();
+    return at + timeout_ns < at ? UINT64_MAX : at + timeout_ns;
+}
+
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     memset(result, 0, sizeof *result);
     zf_handlers_init();
@@ -640,9 +672,13 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     plan.byval_offsets = local_offsets + launch->num_args;
     plan.local_stride = zf_local_layout(launch, plan.kernel, plan.local_offsets);
     plan.byval_stride = zf_byval_layout(launch, plan.byval_offsets);
+    uint32_t stop = 0;
+    plan.stop = &stop;
+    plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
     zf_job job = {.plan = &plan, .first_fault_wave = UINT64_MAX};
     zf_run_job(&job, launch->max_threads);
     *result = job.merged;
+    result->hung |= stop != 0;
     if (local_offsets != offsets)
         free(local_offsets);
 }

@@ -1,0 +1,207 @@
+/* Kernels that break the rules (kernels/spirv_faults.cl) must end in a device fault, never crash or hang the host:
+ * private arrays written and read outside their bounds, a kernel that never ends (docs/spirv-execution.md, "Faults"
+ * and "Hangs"). Each case runs in a child process, since a fault makes the device report DEVICE_LOST from then on;
+ * the faults are zefake's (elsewhere such kernels are undefined), the in-bounds results hold for any driver. */
+#include "zc_spirv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define ZC_ITEMS 64u
+#define ZC_GROUP 32u
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Private memory */
+
+/* Child: launches `kernel` of spirv_faults with index argument `index` over ZC_ITEMS work-items and prints whether the
+ * launch completed, whether the device reports a fault and the first output. */
+static int zc_child_private(int argc, char **argv) {
+    if (argc < 2)
+        return 2;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    int32_t index = atoi(argv[1]), value = 100;
+    int32_t *out = zc_host_alloc(x, ZC_ITEMS * 16);
+    memset(out, 0, ZC_ITEMS * 16);
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_faults");
+    ze_kernel_handle_t kernel = zc_kernel_create(module, argv[0]);
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 0, sizeof out, &out));
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 1, sizeof index, &index));
+    if (strcmp(argv[0], "private_underflow") != 0)
+        zc_assert_success(zeKernelSetArgumentValue(kernel, 2, sizeof value, &value));
+    zc_assert_success(zeKernelSetGroupSize(kernel, ZC_GROUP, 1, 1));
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_group_count_t groups = {ZC_ITEMS / ZC_GROUP, 1, 1};
+    printf("launch=%d\n", zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL) == ZE_RESULT_SUCCESS);
+    printf("status=%d\n", zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST);
+    /* Work-item 1's outputs as one decimal number: its four values (0..999 each) in base 1000. */
+    printf("out=%lld\n", ((out[4] * 1000ll + out[5]) * 1000 + out[6]) * 1000 + out[7]);
+    fflush(stdout);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, out);
+    return zc_child_exec_end(x);
+}
+
+static void zc_run_private(const char *kernel, int index, zc_child *child) {
+    char text[16];
+    snprintf(text, sizeof text, "%d", index);
+    const char *const args[] = {kernel, text, NULL};
+    assert_true(zc_run_child_mode("private", args, NULL, ZC_CHILD_TIMEOUT_MS, child));
+    zc_assert_child_ok(child, kernel);
+    assert_int_equal(zc_child_number(child, "launch"), 1);
+}
+
+/* In bounds, the kernels compute what the host does. */
+static void private_arrays_in_bounds_compute(void **state) {
+    (void)state;
+    static const uint64_t expected[4] = {100002003004ull, 1100003004ull, 1002100004ull, 1002003100ull};
+    for (int i = 0; i < 4; i++) { /* {1, 2, 3, 4} with element i set to 100 */
+        zc_child child;
+        zc_run_private("private_overflow", i, &child);
+        assert_int_equal(zc_child_number(&child, "status"), 0);
+        assert_int_equal(zc_child_number(&child, "out"), expected[i]);
+        zc_child_free(&child);
+    }
+    zc_child child;
+    zc_run_private("private_overflow_loop", 3, &child); /* {100, 101, 102, 103} */
+    assert_int_equal(zc_child_number(&child, "status"), 0);
+    assert_int_equal(zc_child_number(&child, "out"), 100101102103ull);
+    zc_child_free(&child);
+    zc_run_private("private_underflow", 0, &child); /* work-item 1 writes a[7] = 7 to its first output */
+    assert_int_equal(zc_child_number(&child, "status"), 0);
+    assert_int_equal(zc_child_number(&child, "out"), 7000000000ull);
+    zc_child_free(&child);
+}
+
+/* The diagnostic names the kernel, a work-item, the private variable and the offset of the access in it. */
+static void zc_check_private_fault(const zc_child *child, const char *kernel, const char *what) {
+    char name[64];
+    snprintf(name, sizeof name, "kernel '%s'", kernel);
+    if (strstr(child->err, name) == NULL || strstr(child->err, "work-item (") == NULL ||
+        strstr(child->err, "private variable") == NULL || strstr(child->err, what) == NULL)
+        zc_fail("the diagnostic does not name %s, the work-item, the private variable and '%s':\n%s", name, what,
+                child->err);
+}
+
+/* Out of bounds, by a little or by far, written or read: a device fault each time, never a crash or a hang. */
+static void private_arrays_out_of_bounds_fault(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* elsewhere the overflow is undefined */
+    static const struct {
+        const char *kernel;
+        int index;
+        const char *what;
+    } cases[] = {
+        {"private_overflow", 4, "offset 16"},        {"private_overflow", 16, "offset 64"},
+        {"private_overflow", 40, "offset 160"},      {"private_overflow", 1000, "offset 4000"},
+        {"private_overflow", -1, "offset -4"},       {"private_overflow_loop", 4, "offset 16"},
+        {"private_overflow_loop", 40, "offset 16"},  {"private_underflow", 8, "offset -4"},
+        {"private_underflow", 1007, "offset -4000"},
+    };
+    for (size_t i = 0; i < ZC_COUNT(cases); i++) {
+        zc_child child;
+        zc_run_private(cases[i].kernel, cases[i].index, &child);
+        assert_int_equal(zc_child_number(&child, "status"), 1);
+        zc_check_private_fault(&child, cases[i].kernel, cases[i].what);
+        zc_child_free(&child);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Hangs */
+
+static void zc_launch(ze_command_list_handle_t list, ze_kernel_handle_t kernel, ze_event_handle_t event) {
+    ze_group_count_t groups = {ZC_ITEMS / ZC_GROUP, 1, 1};
+    zc_assert_success(zeKernelSetGroupSize(kernel, ZC_GROUP, 1, 1));
+    zc_assert_success(zeCommandListAppendLaunchKernel(list, kernel, &groups, event, 0, NULL));
+}
+
+/* Child (ZEFAKE_HANG_TIMEOUT_MS set by the parent): a kernel that never ends on an asynchronous immediate list. */
+static int zc_child_hang(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    int32_t *flag = zc_host_alloc(x, 4), *out = zc_host_alloc(x, ZC_ITEMS * 4);
+    *flag = 0;
+    memset(out, 0, ZC_ITEMS * 4);
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_faults");
+    ze_kernel_handle_t spin = zc_kernel_create(module, "spin"), mark = zc_kernel_create(module, "mark");
+    zc_assert_success(zeKernelSetArgumentValue(spin, 0, sizeof flag, &flag));
+    zc_assert_success(zeKernelSetArgumentValue(spin, 1, sizeof out, &out));
+    zc_assert_success(zeKernelSetArgumentValue(mark, 0, sizeof out, &out));
+    ze_event_pool_handle_t pool = zc_event_pool(x, 2, 0);
+    ze_event_handle_t spun = zc_event(pool, 0), marked = zc_event(pool, 1);
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zc_launch(list, spin, spun);
+    /* While the kernel runs the list is in use: the strict profile says so at once, the default one waits until
+     * the hang detector stopped the kernel. */
+    ze_result_t reset = zeCommandListReset(list);
+    printf("reset=%s\n", zc_result_name(reset));
+    if (reset == ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)
+        printf("destroy=%s\n", zc_result_name(zeCommandListDestroy(list)));
+    printf("spun=%d\n", zeEventHostSynchronize(spun, UINT64_MAX) == ZE_RESULT_SUCCESS);
+    printf("status=%d\n", zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST);
+    /* The queue behind the list still runs work. */
+    zc_launch(list, mark, marked);
+    printf("marked=%d\n", zeEventHostSynchronize(marked, UINT64_MAX) == ZE_RESULT_SUCCESS && out[ZC_ITEMS - 1] == 7);
+    fflush(stdout);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeEventDestroy(spun));
+    zc_assert_success(zeEventDestroy(marked));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeKernelDestroy(spin));
+    zc_assert_success(zeKernelDestroy(mark));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, flag);
+    zc_free(x, out);
+    return zc_child_exec_end(x);
+}
+
+static void zc_run_hang(const char *strict, zc_child *child) {
+    const char *const env[] = {"ZEFAKE_HANG_TIMEOUT_MS=300", strict, NULL};
+    assert_true(zc_run_child_mode("hang", NULL, env, ZC_CHILD_TIMEOUT_MS, child));
+    zc_assert_child_ok(child, "hang child");
+}
+
+static void hung_kernel_is_stopped_and_the_queue_stays_usable(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* the limit is zefake's environment variable */
+    char value[64];
+    zc_child child;
+    zc_run_hang("ZEFAKE_STRICT=1", &child); /* a busy list is refused at once */
+    assert_true(zc_child_value(&child, "reset", value, sizeof value));
+    assert_string_equal(value, "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE");
+    assert_true(zc_child_value(&child, "destroy", value, sizeof value));
+    assert_string_equal(value, "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE");
+    assert_int_equal(zc_child_number(&child, "marked"), 1);
+    zc_child_free(&child);
+    zc_run_hang("ZEFAKE_STRICT=0", &child); /* waited for, as Intel's driver does, with a warning */
+    assert_true(zc_child_value(&child, "reset", value, sizeof value));
+    assert_string_equal(value, "ZE_RESULT_SUCCESS");
+    if (strstr(child.err, "zeCommandListReset: the application breaks the rule") == NULL)
+        zc_fail("no warning names the function and the rule:\n%s", child.err);
+    assert_int_equal(zc_child_number(&child, "spun"), 1);
+    assert_int_equal(zc_child_number(&child, "status"), 1);
+    assert_int_equal(zc_child_number(&child, "marked"), 1);
+    if (strstr(child.err, "device hang: kernel 'spin'") == NULL ||
+        strstr(child.err, "still running after 300 ms: stopped by the hang detector") == NULL)
+        zc_fail("the diagnostic does not name the kernel and the hang detector:\n%s", child.err);
+    zc_child_free(&child);
+}
+
+int main(int argc, char **argv) {
+    static const struct CMUnitTest tests[] = {
+        cmocka_unit_test(private_arrays_in_bounds_compute),
+        cmocka_unit_test(private_arrays_out_of_bounds_fault),
+        cmocka_unit_test(hung_kernel_is_stopped_and_the_queue_stays_usable),
+    };
+    static const zc_child_mode modes[] = {{"private", zc_child_private}, {"hang", zc_child_hang}};
+    static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
+                                   zc_teardown_system, modes, ZC_COUNT(modes)};
+    return zc_main(argc, argv, &suite);
+}
