@@ -194,11 +194,61 @@ static void hung_kernel_is_stopped_and_the_queue_stays_usable(void **state) {
     zc_child_free(&child);
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * Values the engine must convert or print without undefined behaviour of its own (checked under UBSan in CI) */
+
+static void zc_write_float_texels(zc_sx *s, ze_image_handle_t image, float v, int32_t *texels) {
+    zc_arg args[] = {{sizeof image, &image}, ZC_VAL(v)};
+    zc_spirv_run(s, "spirv_faults", "float_to_int_image", 4, 4, args, 2);
+    zc_assert_success(zeCommandListAppendImageCopyToMemory(s->list, texels, image, NULL, NULL, 0, NULL));
+}
+
+static void float_texels_convert_to_integer_images(void **state) {
+    zc_sx *s = *state;
+    zc_skip_unless_fake(); /* the kernel's result is undefined elsewhere */
+    ze_image_desc_t desc = {ZE_STRUCTURE_TYPE_IMAGE_DESC,
+                            NULL,
+                            0,
+                            ZE_IMAGE_TYPE_2D,
+                            {ZE_IMAGE_FORMAT_LAYOUT_32_32_32_32, ZE_IMAGE_FORMAT_TYPE_SINT, ZE_IMAGE_FORMAT_SWIZZLE_R,
+                             ZE_IMAGE_FORMAT_SWIZZLE_G, ZE_IMAGE_FORMAT_SWIZZLE_B, ZE_IMAGE_FORMAT_SWIZZLE_A},
+                            4,
+                            1,
+                            1,
+                            0,
+                            0};
+    ze_image_handle_t image = NULL;
+    zc_assert_success(zeImageCreate(s->x.context, s->x.device, &desc, &image));
+    int32_t texels[16];
+    zc_write_float_texels(s, image, NAN, texels); /* NaN converts to 0 */
+    assert_int_equal(texels[0], 0);
+    assert_int_equal(texels[1], 0);
+    zc_write_float_texels(s, image, 1e30f, texels); /* saturated */
+    assert_int_equal(texels[0], INT32_MAX);
+    assert_int_equal(texels[1], INT32_MIN);
+    zc_write_float_texels(s, image, 7.9f, texels); /* toward zero */
+    assert_int_equal(texels[0], 7);
+    assert_int_equal(texels[1], -7);
+    zc_assert_success(zeImageDestroy(image));
+}
+
+static void printf_of_nothing_prints_nothing(void **state) {
+    zc_sx *s = *state;
+    int32_t *out = zc_spirv_buffer(s, 64 * 4);
+    zc_arg args[] = {ZC_PTR(out)};
+    zc_spirv_run(s, "spirv_faults", "print_nothing", 64, 32, args, 1);
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(out[i], 1);
+    zc_free(&s->x, out);
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(private_arrays_in_bounds_compute),
         cmocka_unit_test(private_arrays_out_of_bounds_fault),
         cmocka_unit_test(hung_kernel_is_stopped_and_the_queue_stays_usable),
+        cmocka_unit_test_setup_teardown(float_texels_convert_to_integer_images, zc_setup_spirv, zc_teardown_spirv),
+        cmocka_unit_test_setup_teardown(printf_of_nothing_prints_nothing, zc_setup_spirv, zc_teardown_spirv),
     };
     static const zc_child_mode modes[] = {{"private", zc_child_private}, {"hang", zc_child_hang}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,

@@ -46,3 +46,15 @@ kernel void spin(global volatile int *flag, global int *out) {
 kernel void mark(global int *out) {
     out[get_global_id(0)] = 7;
 }
+
+// A float texel written to an integer image (undefined for OpenCL C): the engine converts it as its conversions do,
+// saturating, NaN to 0, without undefined behaviour of its own.
+kernel void float_to_int_image(write_only image2d_t image, float v) {
+    write_imagef(image, (int2)(get_global_id(0), 0), (float4)(v, -v, v, 1.0f));
+}
+
+// printf with nothing to print: no output, no fault.
+kernel void print_nothing(global int *out) {
+    printf("%s", "");
+    out[get_global_id(0)] = 1;
+}

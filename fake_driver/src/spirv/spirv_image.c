@@ -398,7 +398,7 @@ static void zf_get_texel(const zf_dinst *in, const uint8_t *s, uint32_t lane, zf
             t->f[c] = (double)t->i[c];
         } else {
             t->f[c] = zf_get_f(s, in->type, (size_t)lane * 4 + c);
-            t->i[c] = (int64_t)t->f[c];
+            t->i[c] = (int64_t)zf_float_to_int(t->f[c], 64, true, ZF_ROUND_RTZ); /* NaN 0, saturated */
         }
     }
 }

@@ -169,4 +169,39 @@ static inline void zf_put_f(uint8_t *base, uint32_t t, size_t i, double v) {
     }
 }
 
+/* A float to an integer: rounded by `mode` (toward zero by default), saturated, NaN to 0. */
+static inline uint64_t zf_float_to_int(double v, uint32_t bits, bool to_signed, uint32_t mode) {
+    if (isnan(v))
+        return 0;
+    switch (mode) {
+    case ZF_ROUND_RTE:
+        v = nearbyint(v);
+        break;
+    case ZF_ROUND_RTP:
+        v = ceil(v);
+        break;
+    case ZF_ROUND_RTN:
+        v = floor(v);
+        break;
+    default:
+        v = trunc(v);
+        break;
+    }
+    if (to_signed) {
+        double max = bits == 64 ? 9223372036854775807.0 : (double)((1ull << (bits - 1)) - 1);
+        double min = bits == 64 ? -9223372036854775808.0 : -(double)(1ull << (bits - 1));
+        if (v >= max)
+            return bits == 64 ? (uint64_t)INT64_MAX : (1ull << (bits - 1)) - 1;
+        if (v <= min)
+            return (uint64_t)(bits == 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1)));
+        return (uint64_t)(int64_t)v;
+    }
+    double max = bits == 64 ? 18446744073709551615.0 : (double)((1ull << bits) - 1);
+    if (v <= 0)
+        return 0;
+    if (v >= max)
+        return bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+    return (uint64_t)v;
+}
+
 #endif

@@ -373,6 +373,8 @@ static zf_ctx *zf_ctx_create(const zf_launch_plan *plan) {
 }
 
 void zf_output(zf_ctx *ctx, const char *text, size_t length) {
+    if (length == 0)
+        return;
     if (ctx->out_len + length > ctx->out_cap) {
         size_t cap = ctx->out_cap ? ctx->out_cap : 4096;
         while (cap < ctx->out_len + length)
