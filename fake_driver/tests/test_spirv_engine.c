@@ -461,18 +461,27 @@ static void mutated_modules_never_crash_the_decoder(void **state) {
 
 /* Runs a loaded form in a child process: it must end normally or by the time limit (a mutation may make a loop
  * endless), never by another signal. */
-static void zt_run_isolated(const zf_spirv_module *m, const zf_dprog *code, size_t at) {
+static void zt_run_kernel_isolated(const zf_spirv_module *m, const zf_dprog *code, size_t at, const char *kernel,
+                                   uint32_t buffers) {
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        /* cmocka catches these signals to report a failing test: the child must die of them instead. */
+        static const int crashes[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS};
+        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+            signal(crashes[i], SIG_DFL);
         struct itimerval limit = {.it_value = {0, 100000}};
         setitimer(ITIMER_REAL, &limit, NULL);
         zt_mem mem = {0};
-        uint32_t *out = zt_buffer(&mem, 64 * 4);
-        const void *values[] = {&out};
-        const uint64_t sizes[] = {8};
-        zt_launch l = {m, code, "irreducible", values, sizes, 64, 32, 1, &mem};
+        void *pointers[4];
+        const void *values[4];
+        const uint64_t sizes[] = {8, 8, 8, 8};
+        for (uint32_t i = 0; i < buffers && i < 4; i++) {
+            pointers[i] = zt_buffer(&mem, 64 * 16);
+            values[i] = &pointers[i];
+        }
+        zt_launch l = {m, code, kernel, values, sizes, 64, 32, 1, &mem};
         zf_xresult result;
         zt_run(&l, &result);
         _exit(0);
@@ -480,9 +489,46 @@ static void zt_run_isolated(const zf_spirv_module *m, const zf_dprog *code, size
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     if (WIFSIGNALED(status) && WTERMSIG(status) != SIGALRM)
-        fail_msg("a form mutated at byte %zu killed the engine with signal %d", at, WTERMSIG(status));
+        fail_msg("a form mutated at %zu killed the engine with signal %d", at, WTERMSIG(status));
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        fail_msg("a form mutated at byte %zu: the run exited with %d", at, WEXITSTATUS(status));
+        fail_msg("a form mutated at %zu: the run exited with %d", at, WEXITSTATUS(status));
+}
+
+static void zt_run_isolated(const zf_spirv_module *m, const zf_dprog *code, size_t at) {
+    zt_run_kernel_isolated(m, code, at, "irreducible", 1);
+}
+
+/* Every operand of every instruction set to "none" in turn, as an edited native binary may: the validator refuses
+ * the form unless the operation does without that operand, and what it accepts runs without crashing. */
+static void zt_none_operands(const char *file, const char *kernel, uint32_t buffers, unsigned *refused, unsigned *ran) {
+    zf_spirv_module *m = zt_read_ok(file);
+    zf_dprog *code = zt_decode(m, false, file);
+    for (uint32_t i = 0; i < code->num_insts; i++) {
+        zf_ref *fields[4] = {&code->insts[i].dst, &code->insts[i].a, &code->insts[i].b, &code->insts[i].c};
+        for (uint32_t k = 0; k < 4; k++) {
+            zf_ref saved = *fields[k];
+            if (saved == ZF_REF_NONE || (code->insts[i].op == ZF_X_VAR && k >= 2))
+                continue;
+            *fields[k] = ZF_REF_NONE;
+            char why[256] = "";
+            if (!zf_form_validate(code, why, sizeof why))
+                ++*refused;
+            else if (++*ran <= 300)
+                zt_run_kernel_isolated(m, code, i * 4 + k, kernel, buffers);
+            *fields[k] = saved;
+        }
+    }
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+static void operands_edited_to_none_are_refused_or_run_safely(void **state) {
+    (void)state;
+    unsigned refused = 0, ran = 0;
+    zt_none_operands("spirv_math", "math_float", 4, &refused, &ran);
+    zt_none_operands("spirv_math", "geometry", 4, &refused, &ran);
+    zt_none_operands("spirv_atomics", "contention", 4, &refused, &ran);
+    assert_true(refused > 100);
 }
 
 static void mutated_forms_are_refused_or_run_safely(void **state) {
@@ -518,6 +564,7 @@ static void mutated_forms_are_refused_or_run_safely(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decodes_every_test_kernel),
+        cmocka_unit_test(operands_edited_to_none_are_refused_or_run_safely),
         cmocka_unit_test(unsupported_instruction_is_named_with_its_location),
         cmocka_unit_test(itt_wrappers_cost_nothing_when_off),
         cmocka_unit_test(forms_round_trip_and_match_their_module),

@@ -48,8 +48,7 @@ enum {
     ZF_CL_U_ABS = 201,
 };
 
-/* Operand count of the element-wise functions (0: not element-wise). */
-static uint32_t zf_elementwise_args(uint32_t n) {
+uint32_t zf_elementwise_args(uint32_t n) {
     static const uint8_t math[95] = {
         1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 3, 2, 2, 2, 0, 0,
         2, 1, 2, 1, 0, 1, 1, 1, 1, 1, 3, 2, 2, 0, 1, 2, 2, 2, 2, 2, 0, 1, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1,

@@ -472,18 +472,47 @@ static uint32_t zf_align_of(const zf_dinst *in, char rule) {
     }
 }
 
+/* Operands that may be ZF_REF_NONE (the handler then does without them), as bits: 1 dst, 2 a, 4 b, 8 c. Every other
+ * operand of these operations is read or written whatever its value, so it must be there. */
+enum { ZF_OPT_DST = 1, ZF_OPT_A = 2, ZF_OPT_B = 4, ZF_OPT_C = 8, ZF_OPT_ALL = 15 };
+
+static uint32_t zf_optional_operands(const zf_dinst *in) {
+    switch (in->op) {
+    case ZF_X_ATOMIC:
+        return ZF_OPT_DST | ZF_OPT_B | ZF_OPT_C;
+    case ZF_X_ITT:
+        return ZF_OPT_ALL;
+    case ZF_X_EXT: {
+        uint32_t args = zf_elementwise_args(in->aux);
+        return (args >= 2 ? 0 : ZF_OPT_B) | (args >= 3 ? 0 : ZF_OPT_C);
+    }
+    case ZF_X_EXTP:
+    case ZF_X_EXTV:
+        return ZF_OPT_B;
+    case ZF_X_XSHUFFLE:
+        return (in->aux >> 16) & 1u ? 0 : ZF_OPT_B;
+    case ZF_X_GROUP:
+        return (in->aux & 0xFFu) == ZF_GRP_BCAST ? 0 : ZF_OPT_B;
+    case ZF_X_SGSHUFFLE:
+        return ZF_OPT_C;
+    case ZF_X_CALL:
+    case ZF_X_CALLP:
+        return ZF_OPT_DST;
+    default:
+        return 0;
+    }
+}
+
 static bool zf_check_operands(zf_check *c, const zf_dinst *in) {
     zf_operand_sizes s;
     if (!zf_form_operand_sizes(in, &s))
         return zf_bad(c, "operation %u does not exist", in->op);
-    bool optional = in->op == ZF_X_ATOMIC || in->op == ZF_X_ITT || in->op == ZF_X_EXT || in->op == ZF_X_EXTP ||
-                    in->op == ZF_X_EXTV || in->op == ZF_X_XSHUFFLE || in->op == ZF_X_GROUP ||
-                    in->op == ZF_X_SGSHUFFLE || in->op == ZF_X_CALL || in->op == ZF_X_CALLP;
-    if (optional) {
-        s.dst = in->dst == ZF_REF_NONE ? 0 : s.dst;
-        s.a = in->a == ZF_REF_NONE ? 0 : s.a;
-        s.b = in->b == ZF_REF_NONE ? 0 : s.b;
-        s.c = in->c == ZF_REF_NONE ? 0 : s.c;
+    uint32_t optional = zf_optional_operands(in);
+    if (optional != 0) {
+        s.dst = in->dst == ZF_REF_NONE && (optional & ZF_OPT_DST) ? 0 : s.dst;
+        s.a = in->a == ZF_REF_NONE && (optional & ZF_OPT_A) ? 0 : s.a;
+        s.b = in->b == ZF_REF_NONE && (optional & ZF_OPT_B) ? 0 : s.b;
+        s.c = in->c == ZF_REF_NONE && (optional & ZF_OPT_C) ? 0 : s.c;
     }
     const char *rules = zf_align_rules(in->op);
     return zf_check_ref(c, in->dst, s.dst, zf_align_of(in, rules[0]), "the result") &&
@@ -606,6 +635,19 @@ static bool zf_check_async(zf_check *c, const zf_dinst *in) {
                  : zf_bad(c, "async copy sizes");
 }
 
+/* An OpenCL.std element-wise function: one the engine has, with an element type for each of its operands. */
+static bool zf_check_ext(zf_check *c, const zf_dinst *in) {
+    uint32_t args = zf_elementwise_args(in->aux);
+    if (args == 0)
+        return zf_bad(c, "OpenCL.std %u is not an element-wise function", in->aux);
+    for (uint32_t k = 0; k < args; k++) {
+        uint32_t t = zf_byte_etype(in->asize, k);
+        if (t == ZF_T_NONE || t >= ZF_T_COUNT)
+            return zf_bad(c, "operand %u of OpenCL.std %u has element type %u", k, in->aux, t);
+    }
+    return true;
+}
+
 static bool zf_check_aux_users(zf_check *c, const zf_dinst *in, uint32_t blocks) {
     switch (in->op) {
     case ZF_X_BR:
@@ -646,6 +688,8 @@ static bool zf_check_aux_users(zf_check *c, const zf_dinst *in, uint32_t blocks)
                    : zf_bad(c, "group operation 0x%x", in->aux);
     case ZF_X_ITT:
         return in->aux < ZF_ITT_COUNT ? true : zf_bad(c, "annotation kind %u", in->aux);
+    case ZF_X_EXT:
+        return zf_check_ext(c, in);
     case ZF_X_SGSHUFFLE:
         return in->aux <= ZF_SG_SHUFFLE_XOR ? true : zf_bad(c, "sub-group shuffle kind %u", in->aux);
     case ZF_X_IMAGE: {

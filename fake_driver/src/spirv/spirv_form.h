@@ -445,4 +445,8 @@ bool zf_form_validate(const zf_dprog *prog, char *why, size_t why_size);
 
 const char *zf_xop_name(uint32_t op);
 
+/* Operand count of the OpenCL.std element-wise function n (0: not element-wise), which ZF_X_EXT names in aux: the
+ * decoder emits, and the validator requires, exactly that many operands (defined with the decoder of the set). */
+uint32_t zf_elementwise_args(uint32_t n);
+
 #endif
