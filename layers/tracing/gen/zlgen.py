@@ -4,7 +4,7 @@
 The layer wraps every core function that has a tracing callback: the 1.0 set in ze_api.h and the newer ones in
 layers/zel_tracing_register_cb.h. From the headers this script writes, into the build tree:
 
-  zl_generated.h           API ids, the per-function callback runners, the ze_callbacks_t converter
+  zl_generated.h           API ids, the per-function descriptors for the tracer core, the ze_callbacks_t converter
   zl_wrappers.c            one wrapper per function, the core table getters that install them over the next layer's
                            functions, and one zelTracer<Name>RegisterCallback per function
   ze_tracing_layer.map     the linker version script: only what the loader and tools look up is exported
@@ -78,10 +78,13 @@ def gen_header(traced):
                "typedef void (*zl_cb)(void);\n\n"
                "typedef void (*zl_run_fn)(zl_cb cb, void *params, ze_result_t result, void *user_data, "
                "void **instance);\n\n"
-               "/* Calls a callback of the function with its real type. */\n"
-               "extern const zl_run_fn zl_api_run[ZL_API_COUNT];\n\n"
-               "/* The function names, for diagnostics. */\n"
-               "extern const char *const zl_api_names[ZL_API_COUNT];\n\n"
+               "/* What the tracer core is told of one traced function (its `fn` descriptor). */\n"
+               "typedef struct zl_api {\n"
+               "    zl_api_id id;     /* its slot in a tracer's callback tables */\n"
+               "    zl_run_fn run;    /* calls a callback of the function with its real type */\n"
+               "    const char *name; /* for diagnostics */\n"
+               "} zl_api;\n\n"
+               "extern const zl_api zl_apis[ZL_API_COUNT];\n\n"
                "/* Copies the callbacks of the 1.0 set into `out`; the slots of newer functions are left alone. */\n"
                "void zl_callbacks_from_core(const zel_core_callbacks_t *core, zl_cb out[ZL_API_COUNT]);\n\n"
                "#endif\n")
@@ -95,10 +98,10 @@ def emit_wrapper(fn, out):
     out.append(f"static void zl_run_{fn.name}(zl_cb cb, void *params, ze_result_t result, void *user_data, "
                f"void **instance)\n{{\n    (({fn.callback.cb_type})cb)(params, result, user_data, instance);\n}}\n\n")
     out.append(f"static ze_result_t ZE_APICALL zl_wrap_{fn.name}({zfgen.signature(fn)})\n{{\n")
-    out.append(f"    if (!zl_tracing_active())\n        return {call};\n")
-    out.append(f"    {fn.callback.params_type} params = {{{inits}}};\n    zl_call call;\n")
-    out.append(f"    zl_call_begin(&call, ZL_API_{fn.name}, &params);\n")
-    out.append(f"    const ze_result_t result = {call};\n    return zl_call_end(&call, result);\n}}\n\n")
+    out.append(f"    if (!zf_tracecore_active(&zl_core))\n        return {call};\n")
+    out.append(f"    {fn.callback.params_type} params = {{{inits}}};\n    zf_tracecore_call call;\n")
+    out.append(f"    zf_tracecore_begin(&zl_core, &call, &zl_apis[ZL_API_{fn.name}], &params);\n")
+    out.append(f"    const ze_result_t result = {call};\n    return zf_tracecore_end(&zl_core, &call, result);\n}}\n\n")
 
 
 def emit_registration(fn, out):
@@ -149,10 +152,8 @@ def gen_wrappers(tables, traced):
     out.append("\n")
     for fn in traced:
         emit_wrapper(fn, out)
-    out.append("const zl_run_fn zl_api_run[ZL_API_COUNT] = {\n")
-    out += [f"    [ZL_API_{fn.name}] = zl_run_{fn.name},\n" for fn in traced]
-    out.append("};\n\nconst char *const zl_api_names[ZL_API_COUNT] = {\n")
-    out += [f'    [ZL_API_{fn.name}] = "{fn.name}",\n' for fn in traced]
+    out.append("const zl_api zl_apis[ZL_API_COUNT] = {\n")
+    out += [f'    [ZL_API_{fn.name}] = {{ZL_API_{fn.name}, zl_run_{fn.name}, "{fn.name}"}},\n' for fn in traced]
     out.append("};\n\nvoid zl_callbacks_from_core(const zel_core_callbacks_t *core, zl_cb out[ZL_API_COUNT])\n{\n")
     out += [f"    out[ZL_API_{fn.name}] = (zl_cb)core->{fn.callback.member};\n" for fn in traced if fn.callback.member]
     out.append("}\n\n")
