@@ -59,11 +59,41 @@ static void metric_properties_accept_stype_zero(void **state) {
     zc_assert_success(zetMetricGetProperties(metric, &mp));
     assert_true(mp.name[0] != '\0');
     if (zc_driver_is_fake()) {
+        /* docs/chains.md: any other stype is answered too, the base fields only, stype and pNext kept. */
+        memset(&gp, 0, sizeof gp);
         gp.stype = ZET_STRUCTURE_TYPE_METRIC_PROPERTIES;
-        zc_assert_result(zetMetricGroupGetProperties(group, &gp), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_success(zetMetricGroupGetProperties(group, &gp));
+        assert_int_equal(gp.stype, ZET_STRUCTURE_TYPE_METRIC_PROPERTIES);
+        assert_string_equal(gp.name, "ComputeBasic");
+        memset(&mp, 0, sizeof mp);
         mp.stype = ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES;
-        zc_assert_result(zetMetricGetProperties(metric, &mp), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_success(zetMetricGetProperties(metric, &mp));
+        assert_int_equal(mp.stype, ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES);
+        assert_true(mp.name[0] != '\0');
     }
+}
+
+/* docs/chains.md: properties of garbage bytes (stype and pNext included) are answered without following pNext. */
+static void metric_properties_answer_garbage_structs(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zet_metric_group_handle_t group = zc_need_group(zc_sys()->roots[0], "ComputeBasic", ZC_TIME_BASED);
+    zet_metric_group_properties_t gp;
+    memset(&gp, 0xa5, sizeof gp);
+    zc_assert_success(zetMetricGroupGetProperties(group, &gp));
+    assert_string_equal(gp.name, "ComputeBasic");
+    assert_int_equal(gp.metricCount, zc_group_properties(group).metricCount);
+    zet_metric_handle_t metric = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zetMetricGet(group, &one, &metric));
+    zet_metric_properties_t mp;
+    memset(&mp, 0xa5, sizeof mp);
+    zc_assert_success(zetMetricGetProperties(metric, &mp));
+    assert_string_equal(mp.name, zc_metric_properties(metric).name);
+    uint32_t pattern;
+    memset(&pattern, 0xa5, sizeof pattern);
+    assert_int_equal((uint32_t)gp.stype, pattern);
+    assert_int_equal((uint32_t)mp.stype, pattern);
 }
 
 static void metric_arguments_checked(void **state) {
@@ -214,6 +244,7 @@ int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(metric_groups_count_semantics_on_every_device),
         cmocka_unit_test(metric_properties_accept_stype_zero),
+        cmocka_unit_test(metric_properties_answer_garbage_structs),
         cmocka_unit_test(metric_arguments_checked),
         cmocka_unit_test(metric_groups_of_default_scenario),
         cmocka_unit_test(metric_compute_basic_names_types_and_information),

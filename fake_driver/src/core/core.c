@@ -92,6 +92,10 @@ const char *zf_current_api_name(void) {
     return zf_current_scope != NULL ? zf_api_table[zf_current_scope->api].name : "zefake";
 }
 
+zf_api_id zf_current_api(void) {
+    return zf_current_scope != NULL ? zf_current_scope->api : ZF_API_COUNT;
+}
+
 ze_result_t zf_reject_uninitialized(zf_api_id api) {
     zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_UNINITIALIZED: zeInit has not succeeded", zf_api_table[api].name);
     return ZE_RESULT_ERROR_UNINITIALIZED;

@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 
-/* The longest pNext chain the driver walks: a longer one is taken for a cycle (refused where a descriptor is read,
- * the walk stops where properties are filled). */
+/* The longest pNext chain the driver walks (core/zf_chain.h): a longer one is taken for a cycle (refused where a
+ * descriptor is read or an output chain acts, the walk stops where properties are only filled). */
 #define ZF_MAX_CHAIN 32u
 
 typedef enum zf_log_level {
@@ -56,6 +56,9 @@ ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result);
 
 /* The API function currently being called on this thread, for messages; "zefake" outside any call. */
 const char *zf_current_api_name(void);
+
+/* The same as an id; ZF_API_COUNT outside any call. */
+zf_api_id zf_current_api(void);
 
 static inline bool zf_result_is_error(ze_result_t result) {
     return result != ZE_RESULT_SUCCESS && result != ZE_RESULT_NOT_READY && result != ZE_RESULT_WARNING_DROPPED_DATA &&

@@ -1,7 +1,9 @@
 /* Devices and sub-devices: built from the scenario, answering every property query from it.
  *
  * A root device with N sub-devices divides its slices and memory evenly among them; every other property is shared
- * (docs/scenarios.md, "Sub-devices"). Out-structs keep the caller's stype and pNext. */
+ * (docs/scenarios.md, "Sub-devices"). Out-structs keep the caller's stype and pNext; their chains are followed only
+ * under the stype each argument expects (docs/chains.md). */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "driver/zf_device_ext.h"
 #include "driver/zf_driver.h"
@@ -140,8 +142,8 @@ ze_result_t zfi_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_prop
     const size_t head = offsetof(ze_device_properties_t, type);
     memcpy((char *)p + head, (const char *)&device->properties + head, sizeof *p - head);
     p->timerResolution = zf_timer_resolution(&device->desc->timer, p->stype);
-    if (p->pNext != NULL)
-        zf_device_properties_chain(device, p->pNext);
+    zf_device_properties_chain(device, zf_out_chain(p, "pDeviceProperties", ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
+                                                    ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2));
     return ZE_RESULT_SUCCESS;
 }
 
@@ -149,6 +151,7 @@ ze_result_t zfi_zeDeviceGetComputeProperties(ze_device_handle_t hDevice,
                                              ze_device_compute_properties_t *pComputeProperties) {
     const zf_scenario_compute *c = &zf_device_from(hDevice)->desc->compute;
     ze_device_compute_properties_t *p = pComputeProperties;
+    zf_out_check(p, "pComputeProperties", ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES);
     p->maxTotalGroupSize = c->max_total_group_size;
     p->maxGroupSizeX = c->max_group_size[0];
     p->maxGroupSizeY = c->max_group_size[1];
@@ -180,7 +183,8 @@ ze_result_t zfi_zeDeviceGetModuleProperties(ze_device_handle_t hDevice,
     memcpy(p->nativeKernelSupported.id, "zefake-native", 13);
     p->nativeKernelSupported.id[14] = (uint8_t)device->desc->device_id;
     p->nativeKernelSupported.id[15] = (uint8_t)(device->desc->device_id >> 8);
-    zf_device_module_properties_chain(device, p->pNext);
+    zf_device_module_properties_chain(device,
+                                      zf_out_chain(p, "pModuleProperties", ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES));
     return ZE_RESULT_SUCCESS;
 }
 
@@ -191,6 +195,7 @@ zfi_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t 
     uint32_t n = zf_count_query(pCount, d->num_engine_groups, pCommandQueueGroupProperties);
     for (uint32_t i = 0; i < n; i++) {
         ze_command_queue_group_properties_t *p = &pCommandQueueGroupProperties[i];
+        zf_out_check(p, "pCommandQueueGroupProperties[]", ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES);
         p->flags = d->engine_groups[i].flags;
         p->maxMemoryFillPatternSize = (size_t)d->engine_groups[i].max_fill_pattern_size_bytes;
         p->numQueues = d->engine_groups[i].num_queues;
@@ -205,6 +210,7 @@ ze_result_t zfi_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t
     uint32_t n = zf_count_query(pCount, d->num_memories, pMemProperties);
     for (uint32_t i = 0; i < n; i++) {
         ze_device_memory_properties_t *p = &pMemProperties[i];
+        zf_out_check(p, "pMemProperties[]", ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES);
         p->flags = d->memories[i].flags;
         p->maxClockRate = d->memories[i].max_clock_rate_mhz;
         p->maxBusWidth = d->memories[i].max_bus_width_bits;
@@ -217,6 +223,7 @@ ze_result_t zfi_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t
 ze_result_t zfi_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice,
                                                   ze_device_memory_access_properties_t *pMemAccessProperties) {
     const zf_scenario_memory_access *a = &zf_device_from(hDevice)->desc->memory_access;
+    zf_out_check(pMemAccessProperties, "pMemAccessProperties", ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES);
     pMemAccessProperties->hostAllocCapabilities = a->host;
     pMemAccessProperties->deviceAllocCapabilities = a->device;
     pMemAccessProperties->sharedSingleDeviceAllocCapabilities = a->shared_single_device;
@@ -233,7 +240,9 @@ ze_result_t zfi_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t 
     for (uint32_t i = 0; i < n; i++) {
         pCacheProperties[i].flags = d->caches[i].user_control ? ZE_DEVICE_CACHE_PROPERTY_FLAG_USER_CONTROL : 0;
         pCacheProperties[i].cacheSize = (size_t)d->caches[i].size_bytes;
-        zf_device_cache_properties_chain(device, i, pCacheProperties[i].pNext);
+        zf_device_cache_properties_chain(
+            device, i,
+            zf_out_chain(&pCacheProperties[i], "pCacheProperties[]", ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES));
     }
     return ZE_RESULT_SUCCESS;
 }
@@ -241,6 +250,7 @@ ze_result_t zfi_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t 
 ze_result_t zfi_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties) {
     const zf_scenario_images *i = &zf_device_from(hDevice)->desc->images;
     ze_device_image_properties_t *p = pImageProperties;
+    zf_out_check(p, "pImageProperties", ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES);
     p->maxImageDims1D = i->max_dims_1d;
     p->maxImageDims2D = i->max_dims_2d;
     p->maxImageDims3D = i->max_dims_3d;
@@ -255,6 +265,8 @@ ze_result_t zfi_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device
 ze_result_t zfi_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice,
                                                     ze_device_external_memory_properties_t *pExternalMemoryProperties) {
     (void)hDevice;
+    zf_out_check(pExternalMemoryProperties, "pExternalMemoryProperties",
+                 ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES);
     /* Device allocations and images are memfds: exported and imported as descriptors (memory_external.c). */
     const ze_external_memory_type_flags_t types =
         ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD | ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
@@ -279,6 +291,7 @@ static ze_device_p2p_property_flags_t zf_p2p_flags(const zf_device *device, cons
 
 ze_result_t zfi_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice,
                                          ze_device_p2p_properties_t *pP2PProperties) {
+    zf_out_check(pP2PProperties, "pP2PProperties", ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES);
     pP2PProperties->flags = zf_p2p_flags(zf_device_from(hDevice), zf_device_from(hPeerDevice));
     return ZE_RESULT_SUCCESS;
 }

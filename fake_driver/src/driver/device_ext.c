@@ -1,6 +1,7 @@
 /* Device extensions: PCI properties (ZE_extension_pci_properties), the structures chained to device property queries
  * (ZE_extension_device_luid, ZE_extension_eu_count, ZE_experimental_scheduling_hints, ZE_extension_cache_reservation),
  * cache reservation itself, and zeContextSystemBarrier. docs/extensions.md lists what each answers. */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "driver/zf_device_ext.h"
 
@@ -27,15 +28,13 @@ static void zf_fill_luid(const zf_device *device, ze_device_luid_ext_properties_
 }
 
 void zf_device_properties_chain(const zf_device *device, void *next) {
-    for (unsigned n = 0; next != NULL && n < ZF_MAX_CHAIN; n++) {
-        ze_base_properties_t *ext = next;
+    zf_chain_foreach_out(ext, next) {
         if (ext->stype == ZE_STRUCTURE_TYPE_DEVICE_LUID_EXT_PROPERTIES)
             zf_fill_luid(device, (ze_device_luid_ext_properties_t *)ext);
         else if (ext->stype == ZE_STRUCTURE_TYPE_EU_COUNT_EXT)
             ((ze_eu_count_ext_t *)ext)->numTotalEUs = device->properties.numSlices *
                                                       device->properties.numSubslicesPerSlice *
                                                       device->properties.numEUsPerSubslice;
-        next = ext->pNext;
     }
 }
 
@@ -53,13 +52,11 @@ static void zf_float_atomics(const zf_device *device, ze_float_atomic_ext_proper
 }
 
 void zf_device_module_properties_chain(const zf_device *device, void *next) {
-    for (unsigned n = 0; next != NULL && n < ZF_MAX_CHAIN; n++) {
-        ze_base_properties_t *ext = next;
+    zf_chain_foreach_out(ext, next) {
         if (ext->stype == ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_PROPERTIES)
             ((ze_scheduling_hint_exp_properties_t *)ext)->schedulingHintFlags = ZF_SCHEDULING_HINTS;
         else if (ext->stype == ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES)
             zf_float_atomics(device, (ze_float_atomic_ext_properties_t *)ext);
-        next = ext->pNext;
     }
 }
 
@@ -70,12 +67,10 @@ static size_t zf_reservable(const zf_device *device, uint32_t index) {
 }
 
 void zf_device_cache_properties_chain(const zf_device *device, uint32_t index, void *next) {
-    for (unsigned n = 0; next != NULL && n < ZF_MAX_CHAIN; n++) {
-        ze_base_properties_t *ext = next;
+    zf_chain_foreach_out(ext, next) {
         /* The header calls it a desc, but it is an output chained to the cache properties. */
         if (ext->stype == ZE_STRUCTURE_TYPE_CACHE_RESERVATION_EXT_DESC)
             ((ze_cache_reservation_ext_desc_t *)ext)->maxCacheReservationSize = zf_reservable(device, index);
-        next = ext->pNext;
     }
 }
 
@@ -84,6 +79,7 @@ void zf_device_cache_properties_chain(const zf_device *device, uint32_t index, v
 
 ze_result_t zfi_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties) {
     const zf_scenario_pci *pci = &zf_device_from(hDevice)->desc->pci;
+    zf_out_check(pPciProperties, "pPciProperties", ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES);
     /* Tiles sit behind their card's function. The scenario has no link description: speed is unknown (-1), which the
      * header allows. */
     pPciProperties->address = (ze_pci_address_ext_t){pci->domain, pci->bus, pci->device, pci->function};

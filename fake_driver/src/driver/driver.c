@@ -1,5 +1,6 @@
 /* zeInit and the driver object: scenario selection and the extension list (zefake's own extension functions are
  * handed out by the composition root, ze/zefake_ext.c). */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "driver/zf_driver.h"
 #include "zefake/zefake_ext.h"
@@ -145,11 +146,11 @@ ze_result_t zfi_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_prop
     zf_driver *driver = zf_driver_from(hDriver);
     pDriverProperties->uuid = driver->uuid;
     pDriverProperties->driverVersion = driver->scenario.driver_version;
+    void *chain = zf_out_chain(pDriverProperties, "pDriverProperties", ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES);
     /* ZE_extension_memory_free_policies: zeMemFreeExt honours both policies. */
-    ze_base_properties_t *next = pDriverProperties->pNext;
-    for (unsigned n = 0; next != NULL && n < ZF_MAX_CHAIN; n++, next = next->pNext) {
-        if (next->stype == ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES)
-            ((ze_driver_memory_free_ext_properties_t *)next)->freePolicies =
+    zf_chain_foreach_out(ext, chain) {
+        if (ext->stype == ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES)
+            ((ze_driver_memory_free_ext_properties_t *)ext)->freePolicies =
                 ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
     }
     return ZE_RESULT_SUCCESS;
@@ -157,6 +158,7 @@ ze_result_t zfi_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_prop
 
 ze_result_t zfi_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties) {
     (void)hDriver;
+    zf_out_check(pIpcProperties, "pIpcProperties", ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES);
     /* Memory IPC handles (memory_ipc.c) and event-pool IPC handles (event_ipc.c). */
     pIpcProperties->flags = ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL;
     return ZE_RESULT_SUCCESS;

@@ -3,6 +3,7 @@
  * ZE_extension_image_query_alloc_properties), image residency, and the check of image and sampler kernel arguments.
  * Storage and format layouts are described in zf_image.h; the choices made where the specification is open are in
  * docs/images.md. */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "image/zf_image.h"
 
@@ -84,16 +85,14 @@ static ze_result_t zf_image_read_extension(const ze_base_desc_t *ext, zf_image_r
     }
 }
 
-static ze_result_t zf_image_read_chain(const void *next, zf_image_request *request) {
-    for (unsigned n = 0; next != NULL; n++) {
-        if (n == ZF_MAX_CHAIN)
-            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                           "desc->pNext chain is longer than %u structures (a cycle?)", ZF_MAX_CHAIN);
-        const ze_base_desc_t *ext = next;
-        ze_result_t result = zf_image_read_extension(ext, request);
+static ze_result_t zf_image_read_chain(const void *chain, zf_image_request *request) {
+    ze_result_t result = zf_chain_check(chain, "desc");
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_chain_foreach(ext, chain) {
+        result = zf_image_read_extension(ext, request);
         if (result != ZE_RESULT_SUCCESS)
             return result;
-        next = ext->pNext;
     }
     return ZE_RESULT_SUCCESS;
 }
@@ -291,6 +290,7 @@ ze_result_t zfi_zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_
     ze_result_t result = zf_image_read_desc(zf_device_from(hDevice), desc, &request);
     if (result != ZE_RESULT_SUCCESS)
         return result;
+    zf_out_check(pImageProperties, "pImageProperties", ZE_STRUCTURE_TYPE_IMAGE_PROPERTIES);
     /* Linear filtering interpolates, which integer formats cannot (as in OpenCL). */
     pImageProperties->samplerFilterFlags = ZE_IMAGE_SAMPLER_FILTER_FLAG_POINT;
     if (!zf_format_is_integer(&desc->format, request.format))
@@ -410,6 +410,7 @@ ze_result_t zfi_zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_han
 ze_result_t zfi_zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage,
                                               ze_image_memory_properties_exp_t *pMemoryProperties) {
     const zf_image *image = zf_image_from(hImage);
+    zf_out_check(pMemoryProperties, "pMemoryProperties", ZE_STRUCTURE_TYPE_IMAGE_MEMORY_EXP_PROPERTIES);
     pMemoryProperties->size = image->size;
     pMemoryProperties->rowPitch = image->planes[0].row_pitch;
     pMemoryProperties->slicePitch = image->planes[0].slice_pitch;
@@ -417,7 +418,8 @@ ze_result_t zfi_zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage,
 }
 
 /* ze_external_memory_export_fd_t chained to the allocation properties: a descriptor of the image's memory. */
-static ze_result_t zf_image_export(const zf_image *image, ze_external_memory_export_fd_t *request) {
+static ze_result_t zf_image_export(ze_external_memory_export_fd_t *request, const void *source) {
+    const zf_image *image = source;
     ze_external_memory_type_flags_t type = request->flags;
     if (type != ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD && type != ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF)
         return zf_fail(type & ~(ze_external_memory_type_flags_t)0xff ? ZE_RESULT_ERROR_INVALID_ENUMERATION
@@ -439,17 +441,14 @@ ze_result_t zfi_zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_im
     const zf_image *image = zf_image_from(hImage);
     if (image->context != zf_context_from(hContext))
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hImage belongs to another context");
-    ze_base_properties_t *next = pImageAllocProperties->pNext;
-    for (unsigned n = 0; next != NULL; n++, next = next->pNext) {
-        if (n == ZF_MAX_CHAIN)
-            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                           "pImageAllocProperties->pNext chain is too long (a cycle?)");
-        if (next->stype != ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD)
-            continue;
-        ze_result_t result = zf_image_export(image, (ze_external_memory_export_fd_t *)next);
-        if (result != ZE_RESULT_SUCCESS)
-            return result;
-    }
+    void *chain =
+        zf_out_chain(pImageAllocProperties, "pImageAllocProperties", ZE_STRUCTURE_TYPE_IMAGE_ALLOCATION_EXT_PROPERTIES);
+    /* Exports act: a chain too long to walk once is refused before any descriptor is made. */
+    ze_result_t result = zf_chain_check(chain, "pImageAllocProperties");
+    if (result == ZE_RESULT_SUCCESS)
+        result = zf_chain_export_fds(chain, zf_image_export, image);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
     pImageAllocProperties->id = image->store->id;
     return ZE_RESULT_SUCCESS;
 }

@@ -2,6 +2,7 @@
  * zeMemGetAddressRange and residency. Allocations are memfd-backed host memory (memory_block.c), found by address
  * through the index (memory_index.c) and charged to the device memory of the scenario (memory_account.c).
  * docs/memory.md explains the choices made where the specification leaves them open. */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "memory/memory_internal.h"
 
@@ -78,16 +79,14 @@ static ze_result_t zf_read_alloc_extension(const ze_base_desc_t *ext, const char
     }
 }
 
-static ze_result_t zf_read_alloc_chain(const void *next, const char *arg, zf_alloc_request *request) {
-    for (unsigned n = 0; next != NULL; n++) {
-        if (n == ZF_MAX_CHAIN)
-            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s->pNext chain is longer than %u structures (a cycle?)",
-                           arg, ZF_MAX_CHAIN);
-        const ze_base_desc_t *ext = next;
-        ze_result_t result = zf_read_alloc_extension(ext, arg, request);
+static ze_result_t zf_read_alloc_chain(const void *chain, const char *arg, zf_alloc_request *request) {
+    ze_result_t result = zf_chain_check(chain, arg);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_chain_foreach(ext, chain) {
+        result = zf_read_alloc_extension(ext, arg, request);
         if (result != ZE_RESULT_SUCCESS)
             return result;
-        next = ext->pNext;
     }
     return ZE_RESULT_SUCCESS;
 }
@@ -258,31 +257,37 @@ ze_result_t zfi_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_
     return zf_free(zf_context_from(hContext), ptr, policy == ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE);
 }
 
+/* The allocation an export request of zeMemGetAllocProperties names. */
+typedef struct zf_export_source {
+    zf_context *context;
+    const void *ptr;
+} zf_export_source;
+
+static ze_result_t zf_export_allocation(ze_external_memory_export_fd_t *request, const void *source) {
+    const zf_export_source *from = source;
+    return zf_external_export(from->context, from->ptr, request);
+}
+
 /* Output extensions of zeMemGetAllocProperties: an export as a file descriptor (of an allocation made exportable);
- * others are left untouched. */
-static ze_result_t zf_read_properties_chain(zf_context *context, const void *ptr, void *next) {
-    for (unsigned n = 0; next != NULL; n++) {
-        if (n == ZF_MAX_CHAIN)
-            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                           "pMemAllocProperties->pNext chain is longer than %u structures (a cycle?)", ZF_MAX_CHAIN);
-        ze_base_properties_t *ext = next;
-        ze_result_t result = ZE_RESULT_SUCCESS;
-        if (ext->stype == ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD)
-            result = zf_external_export(context, ptr, (ze_external_memory_export_fd_t *)ext);
-        else if (ext->stype == ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_WIN32)
-            result = zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
-                             "pMemAllocProperties chain: Windows handles cannot be exported on Linux");
-        if (result != ZE_RESULT_SUCCESS)
-            return result;
-        next = ext->pNext;
-    }
-    return ZE_RESULT_SUCCESS;
+ * others are left untouched. Exports act, so the whole chain is checked before the first: a refused call makes no
+ * descriptor. */
+static ze_result_t zf_read_properties_chain(zf_context *context, const void *ptr, void *chain) {
+    ze_result_t result = zf_chain_check(chain, "pMemAllocProperties");
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    if (zf_chain_find(chain, ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_WIN32) != NULL)
+        return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                       "pMemAllocProperties chain: Windows handles cannot be exported on Linux");
+    const zf_export_source source = {context, ptr};
+    return zf_chain_export_fds(chain, zf_export_allocation, &source);
 }
 
 ze_result_t zfi_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr,
                                         ze_memory_allocation_properties_t *pMemAllocProperties,
                                         ze_device_handle_t *phDevice) {
-    ze_result_t result = zf_read_properties_chain(zf_context_from(hContext), ptr, pMemAllocProperties->pNext);
+    void *chain =
+        zf_out_chain(pMemAllocProperties, "pMemAllocProperties", ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
+    ze_result_t result = zf_read_properties_chain(zf_context_from(hContext), ptr, chain);
     if (result != ZE_RESULT_SUCCESS)
         return result;
     zf_allocation info;

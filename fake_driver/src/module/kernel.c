@@ -3,6 +3,7 @@
  * execution (zf_kernel.h) and launches: the SPIR-V execution engine (spirv/spirv_exec.h) runs every kernel; a
  * built-in kernel (builtins.c) is a faster path to the identical result, taken when its buffers check out
  * (docs/spirv-execution.md). Also the ITT annotation callback of the zefake extension and zetKernelGetProfileInfo. */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "image/zf_image.h"
 #include "memory/zf_memory.h"
@@ -354,10 +355,9 @@ ze_result_t zfi_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_prop
     p->spillMemSize = 0; /* the fake's registers never spill */
     zf_kernel_uuid(kernel, &p->uuid);
     /* Extension structures the driver knows; others in the chain are left alone. */
-    ze_base_properties_t *next = p->pNext;
-    for (unsigned depth = 0; next != NULL && depth < ZF_MAX_CHAIN; depth++, next = next->pNext) {
-        if (next->stype == ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES)
-            ((ze_kernel_preferred_group_size_properties_t *)next)->preferredMultiple = max_subgroup;
+    zf_chain_foreach_out(ext, zf_out_chain(p, "pKernelProperties", ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES)) {
+        if (ext->stype == ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES)
+            ((ze_kernel_preferred_group_size_properties_t *)ext)->preferredMultiple = max_subgroup;
     }
     return ZE_RESULT_SUCCESS;
 }
@@ -806,11 +806,11 @@ ze_result_t zfi_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile
     pProfileProperties->numTokens = 0; /* no free-register tokens: the API gives no room to write them into */
     zf_form_stats stats;
     zf_form_kernel_stats(kernel->program->code, kernel->index, &stats);
-    ze_base_properties_t *next = pProfileProperties->pNext;
-    for (unsigned depth = 0; profiled && next != NULL && depth < ZF_MAX_CHAIN; depth++, next = next->pNext) {
-        if ((uint32_t)next->stype != ZEFAKE_STRUCTURE_TYPE_KERNEL_PROFILE_EXP)
+    void *chain = zf_out_chain(pProfileProperties, "pProfileProperties", ZET_STRUCTURE_TYPE_PROFILE_PROPERTIES);
+    zf_chain_foreach_out(ext, profiled ? chain : NULL) {
+        if ((uint32_t)ext->stype != ZEFAKE_STRUCTURE_TYPE_KERNEL_PROFILE_EXP)
             continue;
-        zefake_kernel_profile_exp_t *p = (zefake_kernel_profile_exp_t *)next;
+        zefake_kernel_profile_exp_t *p = (zefake_kernel_profile_exp_t *)ext;
         p->functions = stats.functions;
         p->blocks = stats.blocks;
         p->instructions = stats.instructions;

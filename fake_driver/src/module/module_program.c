@@ -2,15 +2,13 @@
  * module of several SPIR-V inputs, each with its own build flags and specialization constants. This file finds the
  * descriptor and checks it against the rules of the extension; module.c builds each input into a program and links
  * them (docs/extensions.md). */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "module/zf_module.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-/* Module descriptors may carry more extension structures than property queries: a longer chain is a cycle. */
-#define ZF_PROGRAM_MAX_CHAIN 256u
 
 #define ZF_PROGRAM_DESC "ze_module_program_exp_desc_t"
 
@@ -31,19 +29,14 @@ zf_program_reject(zf_spirv_log *log, ze_result_t result, const char *format, ...
 static ze_result_t zf_find_program_desc(const ze_module_desc_t *desc, const ze_module_program_exp_desc_t **out,
                                         zf_spirv_log *log) {
     *out = NULL;
-    uint32_t length = 0;
-    for (const ze_base_desc_t *next = desc->pNext; next != NULL; next = next->pNext) {
-        if (++length > ZF_PROGRAM_MAX_CHAIN)
-            return zf_program_reject(log, ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                                     "desc->pNext: the chain has more than %u structures (a cycle?)",
-                                     ZF_PROGRAM_MAX_CHAIN);
-        if (next->stype != ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC)
-            continue;
-        if (*out != NULL)
-            return zf_program_reject(log, ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                                     "desc->pNext: two " ZF_PROGRAM_DESC " in the chain");
-        *out = (const ze_module_program_exp_desc_t *)next;
-    }
+    if (zf_chain_too_long(desc->pNext))
+        return zf_program_reject(log, ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                                 "desc->pNext chain is longer than %u structures (a cycle?)", ZF_MAX_CHAIN);
+    const ze_base_desc_t *first = zf_chain_find(desc->pNext, ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC);
+    if (first != NULL && zf_chain_find(first->pNext, ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC) != NULL)
+        return zf_program_reject(log, ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                                 "desc->pNext: two " ZF_PROGRAM_DESC " in the chain");
+    *out = (const ze_module_program_exp_desc_t *)first;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -1,4 +1,5 @@
 /* Enumeration of metric groups and metrics, and their properties. */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "tools/metrics/zf_metric.h"
 
@@ -6,14 +7,6 @@
 
 static zf_metric *zf_metric_from(zet_metric_handle_t handle) {
     return (zf_metric *)handle;
-}
-
-/* Tools fill these structs with stype left 0 (and Intel's driver accepts it); any other wrong value is refused. */
-static ze_result_t zf_check_out_stype(zet_structure_type_t got, zet_structure_type_t want, const char *what) {
-    if (got == 0 || got == want)
-        return ZE_RESULT_SUCCESS;
-    return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "pProperties->stype is 0x%x, not %s (0x%x) or 0", (unsigned)got,
-                   what, (unsigned)want);
 }
 
 ze_result_t zfi_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount,
@@ -31,10 +24,10 @@ ze_result_t zfi_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount,
 /* Newer headers let a pNext chain ask for the resolution of metric timestamps; the 1.4 headers do not have it. */
 static void zf_group_extensions(const zf_metric_group *group, void *next) {
 #ifdef ZET_GLOBAL_METRICS_TIMESTAMPS_EXP_NAME
-    for (zet_base_properties_t *p = next; p != NULL; p = p->pNext) {
-        if (p->stype != ZET_STRUCTURE_TYPE_METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP)
+    zf_chain_foreach_out(ext, next) {
+        if ((uint32_t)ext->stype != ZET_STRUCTURE_TYPE_METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP)
             continue;
-        zet_metric_global_timestamps_resolution_exp_t *r = (zet_metric_global_timestamps_resolution_exp_t *)p;
+        zet_metric_global_timestamps_resolution_exp_t *r = (zet_metric_global_timestamps_resolution_exp_t *)ext;
         r->timerResolution = group->mdev->device->desc->timer.frequency_hz;
         r->timestampValidBits = group->mdev->device->desc->metric_options.timestamp_valid_bits;
     }
@@ -47,16 +40,12 @@ static void zf_group_extensions(const zf_metric_group *group, void *next) {
 ze_result_t zfi_zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup,
                                             zet_metric_group_properties_t *pProperties) {
     const zf_metric_group *group = zf_metric_group_from(hMetricGroup);
-    ze_result_t result =
-        zf_check_out_stype(pProperties->stype, ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES, "METRIC_GROUP_PROPERTIES");
-    if (result != ZE_RESULT_SUCCESS)
-        return result;
     memcpy(pProperties->name, group->name, sizeof pProperties->name);
     memcpy(pProperties->description, group->description, sizeof pProperties->description);
     pProperties->samplingType = group->sampling;
     pProperties->domain = group->domain;
     pProperties->metricCount = group->num_metrics;
-    zf_group_extensions(group, pProperties->pNext);
+    zf_group_extensions(group, zf_out_chain(pProperties, "pProperties", ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES));
     return ZE_RESULT_SUCCESS;
 }
 
@@ -70,10 +59,7 @@ ze_result_t zfi_zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *p
 
 ze_result_t zfi_zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties) {
     const zf_metric *metric = zf_metric_from(hMetric);
-    ze_result_t result =
-        zf_check_out_stype(pProperties->stype, ZET_STRUCTURE_TYPE_METRIC_PROPERTIES, "METRIC_PROPERTIES");
-    if (result != ZE_RESULT_SUCCESS)
-        return result;
+    zf_out_check(pProperties, "pProperties", ZET_STRUCTURE_TYPE_METRIC_PROPERTIES);
     memcpy(pProperties->name, metric->name, sizeof pProperties->name);
     memcpy(pProperties->description, metric->description, sizeof pProperties->description);
     memcpy(pProperties->component, metric->component, sizeof pProperties->component);

@@ -1,0 +1,86 @@
+/* The pNext walker (zf_chain.h): bounded walks, look-ups by stype, and the rule for output structures whose stype is
+ * not what the argument expects (docs/chains.md). */
+#include "core/zf_chain.h"
+
+#include <stdatomic.h>
+#include <unistd.h>
+
+bool zf_chain_too_long(const void *head) {
+    const ze_base_desc_t *ext = head;
+    for (unsigned n = 0; ext != NULL; n++, ext = ext->pNext) {
+        if (n == ZF_MAX_CHAIN)
+            return true;
+    }
+    return false;
+}
+
+ze_result_t zf_chain_check(const void *head, const char *arg) {
+    if (!zf_chain_too_long(head))
+        return ZE_RESULT_SUCCESS;
+    return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s->pNext chain is longer than %u structures (a cycle?)", arg,
+                   ZF_MAX_CHAIN);
+}
+
+const ze_base_desc_t *zf_chain_find(const void *head, uint32_t stype) {
+    zf_chain_foreach(ext, head) {
+        if ((uint32_t)ext->stype == stype)
+            return ext;
+    }
+    return NULL;
+}
+
+ze_base_properties_t *zf_chain_find_out(void *head, uint32_t stype) {
+    zf_chain_foreach_out(ext, head) {
+        if ((uint32_t)ext->stype == stype)
+            return ext;
+    }
+    return NULL;
+}
+
+/* One warning per API function at the default level: applications that zero-initialise an output structure call
+ * the same getter often, and one line says what is wrong. */
+static atomic_bool zf_out_warned[ZF_API_COUNT + 1];
+
+static zf_log_level zf_out_level(void) {
+    zf_api_id api = zf_current_api();
+    return atomic_exchange(&zf_out_warned[api], true) ? ZF_LOG_DEBUG : ZF_LOG_WARN;
+}
+
+void *zf_out_chain_of(void *out, const char *arg, const char *expected_names, const uint32_t *expected, size_t n) {
+    const ze_base_properties_t *base = out;
+    for (size_t i = 0; i < n; i++) {
+        if ((uint32_t)base->stype == expected[i])
+            return base->pNext;
+    }
+    zf_log(zf_out_level(),
+           "%s: %s->stype is 0x%x, not %s: the structure's base fields are filled and its pNext chain is not followed "
+           "(an output structure's chain is read only under the stype its argument expects)",
+           zf_current_api_name(), arg, (unsigned)base->stype, expected_names);
+    return NULL;
+}
+
+/* Closes the descriptors exported into the chain's requests before `failed`. */
+static void zf_chain_unexport(void *chain, const ze_base_properties_t *failed) {
+    zf_chain_foreach_out(ext, chain) {
+        if (ext == failed)
+            return;
+        ze_external_memory_export_fd_t *request = (ze_external_memory_export_fd_t *)ext;
+        if (ext->stype == ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD && request->fd >= 0) {
+            close(request->fd);
+            request->fd = -1;
+        }
+    }
+}
+
+ze_result_t zf_chain_export_fds(void *chain, zf_export_fd_fn export_fd, const void *source) {
+    zf_chain_foreach_out(ext, chain) {
+        if (ext->stype != ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD)
+            continue;
+        ze_result_t result = export_fd((ze_external_memory_export_fd_t *)ext, source);
+        if (result != ZE_RESULT_SUCCESS) {
+            zf_chain_unexport(chain, ext);
+            return result;
+        }
+    }
+    return ZE_RESULT_SUCCESS;
+}
