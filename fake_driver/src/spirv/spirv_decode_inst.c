@@ -38,24 +38,24 @@ static zf_spirv_status zf_res(zf_decoder *d, const uint32_t *w, zf_arg *out) {
 bool zf_d_has_result(uint32_t opcode, const uint32_t *w, uint32_t count) {
     (void)w;
     (void)count;
-    if (opcode == ZF_OP_UNDEF || opcode == ZF_OP_EXT_INST || opcode == ZF_OP_FUNCTION_CALL ||
-        opcode == ZF_OP_VARIABLE || opcode == ZF_OP_LOAD || opcode == ZF_OP_PHI || opcode == ZF_OP_ATOMIC_LOAD)
+    if (opcode == SpvOpUndef || opcode == SpvOpExtInst || opcode == SpvOpFunctionCall || opcode == SpvOpVariable ||
+        opcode == SpvOpLoad || opcode == SpvOpPhi || opcode == SpvOpAtomicLoad)
         return true;
     if (zf_d_is_image_op(opcode))
-        return opcode != ZF_OP_IMAGE_WRITE;
-    if ((opcode >= ZF_OP_ACCESS_CHAIN && opcode <= ZF_OP_IN_BOUNDS_PTR_ACCESS_CHAIN) ||
-        (opcode >= ZF_OP_VECTOR_EXTRACT_DYNAMIC && opcode <= ZF_OP_COPY_OBJECT) ||
-        (opcode >= ZF_OP_CONVERT_F_TO_U && opcode <= ZF_OP_BITCAST) ||
-        (opcode >= ZF_OP_S_NEGATE && opcode <= ZF_OP_S_MUL_EXTENDED) ||
-        (opcode >= ZF_OP_ANY && opcode <= ZF_OP_F_UNORD_GREATER_THAN_EQUAL) ||
-        (opcode >= ZF_OP_SHIFT_RIGHT_LOGICAL && opcode <= ZF_OP_BIT_COUNT) ||
-        (opcode >= ZF_OP_ATOMIC_EXCHANGE && opcode <= ZF_OP_ATOMIC_XOR) ||
-        (opcode >= ZF_OP_GROUP_ALL && opcode <= ZF_OP_GROUP_S_MAX) || opcode == ZF_OP_GROUP_ASYNC_COPY ||
-        opcode == ZF_OP_ATOMIC_FLAG_TEST_AND_SET || (opcode >= ZF_OP_PTR_EQUAL && opcode <= ZF_OP_PTR_DIFF) ||
-        (opcode >= ZF_OP_SUBGROUP_SHUFFLE_INTEL && opcode <= ZF_OP_SUBGROUP_SHUFFLE_XOR_INTEL) ||
-        opcode == ZF_OP_SUBGROUP_BLOCK_READ_INTEL || opcode == ZF_OP_SUBGROUP_IMAGE_BLOCK_READ_INTEL ||
-        opcode == ZF_OP_FUNCTION_POINTER_CALL_INTEL || opcode == ZF_OP_ATOMIC_F_MIN_EXT ||
-        opcode == ZF_OP_ATOMIC_F_MAX_EXT || opcode == ZF_OP_ATOMIC_F_ADD_EXT)
+        return opcode != SpvOpImageWrite;
+    if ((opcode >= SpvOpAccessChain && opcode <= SpvOpInBoundsPtrAccessChain) ||
+        (opcode >= SpvOpVectorExtractDynamic && opcode <= SpvOpCopyObject) ||
+        (opcode >= SpvOpConvertFToU && opcode <= SpvOpBitcast) ||
+        (opcode >= SpvOpSNegate && opcode <= SpvOpSMulExtended) ||
+        (opcode >= SpvOpAny && opcode <= SpvOpFUnordGreaterThanEqual) ||
+        (opcode >= SpvOpShiftRightLogical && opcode <= SpvOpBitCount) ||
+        (opcode >= SpvOpAtomicExchange && opcode <= SpvOpAtomicXor) ||
+        (opcode >= SpvOpGroupAll && opcode <= SpvOpGroupSMax) || opcode == SpvOpGroupAsyncCopy ||
+        opcode == SpvOpAtomicFlagTestAndSet || (opcode >= SpvOpPtrEqual && opcode <= SpvOpPtrDiff) ||
+        (opcode >= SpvOpSubgroupShuffleINTEL && opcode <= SpvOpSubgroupShuffleXorINTEL) ||
+        opcode == SpvOpSubgroupBlockReadINTEL || opcode == SpvOpSubgroupImageBlockReadINTEL ||
+        opcode == SpvOpFunctionPointerCallINTEL || opcode == SpvOpAtomicFMinEXT || opcode == SpvOpAtomicFMaxEXT ||
+        opcode == SpvOpAtomicFAddEXT)
         return true;
     return false;
 }
@@ -127,66 +127,66 @@ typedef struct zf_simple {
 } zf_simple;
 
 static const zf_simple zf_simple_ops[] = {
-    {ZF_OP_S_NEGATE, ZF_X_INEG, 1, ZF_K_INT},
-    {ZF_OP_F_NEGATE, ZF_X_FNEG, 1, ZF_K_FLOAT},
-    {ZF_OP_I_ADD, ZF_X_IADD, 2, ZF_K_INT},
-    {ZF_OP_F_ADD, ZF_X_FADD, 2, ZF_K_FLOAT},
-    {ZF_OP_I_SUB, ZF_X_ISUB, 2, ZF_K_INT},
-    {ZF_OP_F_SUB, ZF_X_FSUB, 2, ZF_K_FLOAT},
-    {ZF_OP_I_MUL, ZF_X_IMUL, 2, ZF_K_INT},
-    {ZF_OP_F_MUL, ZF_X_FMUL, 2, ZF_K_FLOAT},
-    {ZF_OP_U_DIV, ZF_X_UDIV, 2, ZF_K_INT},
-    {ZF_OP_S_DIV, ZF_X_SDIV, 2, ZF_K_INT},
-    {ZF_OP_F_DIV, ZF_X_FDIV, 2, ZF_K_FLOAT},
-    {ZF_OP_U_MOD, ZF_X_UREM, 2, ZF_K_INT},
-    {ZF_OP_S_REM, ZF_X_SREM, 2, ZF_K_INT},
-    {ZF_OP_S_MOD, ZF_X_SMOD, 2, ZF_K_INT},
-    {ZF_OP_F_REM, ZF_X_FREM, 2, ZF_K_FLOAT},
-    {ZF_OP_F_MOD, ZF_X_FMOD, 2, ZF_K_FLOAT},
-    {ZF_OP_SHIFT_RIGHT_LOGICAL, ZF_X_SHR, 2, ZF_K_SHIFT},
-    {ZF_OP_SHIFT_RIGHT_ARITHMETIC, ZF_X_SAR, 2, ZF_K_SHIFT},
-    {ZF_OP_SHIFT_LEFT_LOGICAL, ZF_X_SHL, 2, ZF_K_SHIFT},
-    {ZF_OP_BITWISE_OR, ZF_X_OR, 2, ZF_K_INT},
-    {ZF_OP_BITWISE_XOR, ZF_X_XOR, 2, ZF_K_INT},
-    {ZF_OP_BITWISE_AND, ZF_X_AND, 2, ZF_K_INT},
-    {ZF_OP_NOT, ZF_X_INOT, 1, ZF_K_INT},
-    {ZF_OP_BIT_REVERSE, ZF_X_BITREV, 1, ZF_K_INT},
-    {ZF_OP_BIT_COUNT, ZF_X_POPCOUNT, 1, ZF_K_INT},
-    {ZF_OP_LOGICAL_EQUAL, ZF_X_IEQ, 2, ZF_K_BOOL},
-    {ZF_OP_LOGICAL_NOT_EQUAL, ZF_X_INE, 2, ZF_K_BOOL},
-    {ZF_OP_LOGICAL_OR, ZF_X_OR, 2, ZF_K_BOOL},
-    {ZF_OP_LOGICAL_AND, ZF_X_AND, 2, ZF_K_BOOL},
-    {ZF_OP_LOGICAL_NOT, ZF_X_LNOT, 1, ZF_K_BOOL},
-    {170, ZF_X_IEQ, 2, ZF_K_ICMP},
-    {171, ZF_X_INE, 2, ZF_K_ICMP},
-    {172, ZF_X_UGT, 2, ZF_K_ICMP},
-    {173, ZF_X_SGT, 2, ZF_K_ICMP},
-    {174, ZF_X_UGE, 2, ZF_K_ICMP},
-    {175, ZF_X_SGE, 2, ZF_K_ICMP},
-    {176, ZF_X_ULT, 2, ZF_K_ICMP},
-    {177, ZF_X_SLT, 2, ZF_K_ICMP},
-    {178, ZF_X_ULE, 2, ZF_K_ICMP},
-    {179, ZF_X_SLE, 2, ZF_K_ICMP},
-    {180, ZF_X_FOEQ, 2, ZF_K_FCMP},
-    {181, ZF_X_FUEQ, 2, ZF_K_FCMP},
-    {182, ZF_X_FONE, 2, ZF_K_FCMP},
-    {183, ZF_X_FUNE, 2, ZF_K_FCMP},
-    {184, ZF_X_FOLT, 2, ZF_K_FCMP},
-    {185, ZF_X_FULT, 2, ZF_K_FCMP},
-    {186, ZF_X_FOGT, 2, ZF_K_FCMP},
-    {187, ZF_X_FUGT, 2, ZF_K_FCMP},
-    {188, ZF_X_FOLE, 2, ZF_K_FCMP},
-    {189, ZF_X_FULE, 2, ZF_K_FCMP},
-    {190, ZF_X_FOGE, 2, ZF_K_FCMP},
-    {191, ZF_X_FUGE, 2, ZF_K_FCMP},
-    {ZF_OP_LESS_OR_GREATER, ZF_X_FONE, 2, ZF_K_FCMP},
-    {ZF_OP_ORDERED, ZF_X_FORD, 2, ZF_K_FCMP},
-    {ZF_OP_UNORDERED, ZF_X_FUNORD, 2, ZF_K_FCMP},
-    {ZF_OP_IS_NAN, ZF_X_ISNAN, 1, ZF_K_FTEST},
-    {ZF_OP_IS_INF, ZF_X_ISINF, 1, ZF_K_FTEST},
-    {ZF_OP_IS_FINITE, ZF_X_ISFINITE, 1, ZF_K_FTEST},
-    {ZF_OP_IS_NORMAL, ZF_X_ISNORMAL, 1, ZF_K_FTEST},
-    {ZF_OP_SIGN_BIT_SET, ZF_X_SIGNBIT, 1, ZF_K_FTEST},
+    {SpvOpSNegate, ZF_X_INEG, 1, ZF_K_INT},
+    {SpvOpFNegate, ZF_X_FNEG, 1, ZF_K_FLOAT},
+    {SpvOpIAdd, ZF_X_IADD, 2, ZF_K_INT},
+    {SpvOpFAdd, ZF_X_FADD, 2, ZF_K_FLOAT},
+    {SpvOpISub, ZF_X_ISUB, 2, ZF_K_INT},
+    {SpvOpFSub, ZF_X_FSUB, 2, ZF_K_FLOAT},
+    {SpvOpIMul, ZF_X_IMUL, 2, ZF_K_INT},
+    {SpvOpFMul, ZF_X_FMUL, 2, ZF_K_FLOAT},
+    {SpvOpUDiv, ZF_X_UDIV, 2, ZF_K_INT},
+    {SpvOpSDiv, ZF_X_SDIV, 2, ZF_K_INT},
+    {SpvOpFDiv, ZF_X_FDIV, 2, ZF_K_FLOAT},
+    {SpvOpUMod, ZF_X_UREM, 2, ZF_K_INT},
+    {SpvOpSRem, ZF_X_SREM, 2, ZF_K_INT},
+    {SpvOpSMod, ZF_X_SMOD, 2, ZF_K_INT},
+    {SpvOpFRem, ZF_X_FREM, 2, ZF_K_FLOAT},
+    {SpvOpFMod, ZF_X_FMOD, 2, ZF_K_FLOAT},
+    {SpvOpShiftRightLogical, ZF_X_SHR, 2, ZF_K_SHIFT},
+    {SpvOpShiftRightArithmetic, ZF_X_SAR, 2, ZF_K_SHIFT},
+    {SpvOpShiftLeftLogical, ZF_X_SHL, 2, ZF_K_SHIFT},
+    {SpvOpBitwiseOr, ZF_X_OR, 2, ZF_K_INT},
+    {SpvOpBitwiseXor, ZF_X_XOR, 2, ZF_K_INT},
+    {SpvOpBitwiseAnd, ZF_X_AND, 2, ZF_K_INT},
+    {SpvOpNot, ZF_X_INOT, 1, ZF_K_INT},
+    {SpvOpBitReverse, ZF_X_BITREV, 1, ZF_K_INT},
+    {SpvOpBitCount, ZF_X_POPCOUNT, 1, ZF_K_INT},
+    {SpvOpLogicalEqual, ZF_X_IEQ, 2, ZF_K_BOOL},
+    {SpvOpLogicalNotEqual, ZF_X_INE, 2, ZF_K_BOOL},
+    {SpvOpLogicalOr, ZF_X_OR, 2, ZF_K_BOOL},
+    {SpvOpLogicalAnd, ZF_X_AND, 2, ZF_K_BOOL},
+    {SpvOpLogicalNot, ZF_X_LNOT, 1, ZF_K_BOOL},
+    {SpvOpIEqual, ZF_X_IEQ, 2, ZF_K_ICMP},
+    {SpvOpINotEqual, ZF_X_INE, 2, ZF_K_ICMP},
+    {SpvOpUGreaterThan, ZF_X_UGT, 2, ZF_K_ICMP},
+    {SpvOpSGreaterThan, ZF_X_SGT, 2, ZF_K_ICMP},
+    {SpvOpUGreaterThanEqual, ZF_X_UGE, 2, ZF_K_ICMP},
+    {SpvOpSGreaterThanEqual, ZF_X_SGE, 2, ZF_K_ICMP},
+    {SpvOpULessThan, ZF_X_ULT, 2, ZF_K_ICMP},
+    {SpvOpSLessThan, ZF_X_SLT, 2, ZF_K_ICMP},
+    {SpvOpULessThanEqual, ZF_X_ULE, 2, ZF_K_ICMP},
+    {SpvOpSLessThanEqual, ZF_X_SLE, 2, ZF_K_ICMP},
+    {SpvOpFOrdEqual, ZF_X_FOEQ, 2, ZF_K_FCMP},
+    {SpvOpFUnordEqual, ZF_X_FUEQ, 2, ZF_K_FCMP},
+    {SpvOpFOrdNotEqual, ZF_X_FONE, 2, ZF_K_FCMP},
+    {SpvOpFUnordNotEqual, ZF_X_FUNE, 2, ZF_K_FCMP},
+    {SpvOpFOrdLessThan, ZF_X_FOLT, 2, ZF_K_FCMP},
+    {SpvOpFUnordLessThan, ZF_X_FULT, 2, ZF_K_FCMP},
+    {SpvOpFOrdGreaterThan, ZF_X_FOGT, 2, ZF_K_FCMP},
+    {SpvOpFUnordGreaterThan, ZF_X_FUGT, 2, ZF_K_FCMP},
+    {SpvOpFOrdLessThanEqual, ZF_X_FOLE, 2, ZF_K_FCMP},
+    {SpvOpFUnordLessThanEqual, ZF_X_FULE, 2, ZF_K_FCMP},
+    {SpvOpFOrdGreaterThanEqual, ZF_X_FOGE, 2, ZF_K_FCMP},
+    {SpvOpFUnordGreaterThanEqual, ZF_X_FUGE, 2, ZF_K_FCMP},
+    {SpvOpLessOrGreater, ZF_X_FONE, 2, ZF_K_FCMP},
+    {SpvOpOrdered, ZF_X_FORD, 2, ZF_K_FCMP},
+    {SpvOpUnordered, ZF_X_FUNORD, 2, ZF_K_FCMP},
+    {SpvOpIsNan, ZF_X_ISNAN, 1, ZF_K_FTEST},
+    {SpvOpIsInf, ZF_X_ISINF, 1, ZF_K_FTEST},
+    {SpvOpIsFinite, ZF_X_ISFINITE, 1, ZF_K_FTEST},
+    {SpvOpIsNormal, ZF_X_ISNORMAL, 1, ZF_K_FTEST},
+    {SpvOpSignBitSet, ZF_X_SIGNBIT, 1, ZF_K_FTEST},
 };
 
 static const zf_simple *zf_find_simple(uint32_t opcode) {
@@ -262,7 +262,7 @@ static zf_spirv_status zf_decode_any_all(zf_decoder *d, const uint32_t *w, uint3
         return s;
     if (a.t->etype != ZF_T_BOOL || res.t->cls != ZF_TC_BOOL)
         return zf_d_malformed(d, "OpAny/OpAll take a boolean vector");
-    zf_dinst *in = zf_d_emit(d, (w[0] & 0xFFFFu) == ZF_OP_ANY ? ZF_X_ANY : ZF_X_ALL);
+    zf_dinst *in = zf_d_emit(d, (w[0] & 0xFFFFu) == SpvOpAny ? ZF_X_ANY : ZF_X_ALL);
     if (in == NULL)
         return ZF_SPIRV_NO_MEMORY;
     in->dst = res.ref;
@@ -284,7 +284,7 @@ static zf_spirv_status zf_decode_extended(zf_decoder *d, const uint32_t *w, uint
         return s;
     if (!zf_etype_is_int(a.t->etype) || b.t->size != a.t->size || res.t->size != 2 * a.t->size)
         return zf_d_malformed(d, "an extended arithmetic result that is not a pair of its operands' type");
-    zf_dinst *in = zf_d_emit(d, ops[(w[0] & 0xFFFFu) - ZF_OP_I_ADD_CARRY]);
+    zf_dinst *in = zf_d_emit(d, ops[(w[0] & 0xFFFFu) - SpvOpIAddCarry]);
     if (in == NULL)
         return ZF_SPIRV_NO_MEMORY;
     in->dst = res.ref;
@@ -352,18 +352,18 @@ static zf_spirv_status zf_decode_convert(zf_decoder *d, const uint32_t *w, uint3
         s = zf_get(d, w[3], &a);
     if (s != ZF_SPIRV_OK)
         return s;
-    bool src_float = opcode == ZF_OP_CONVERT_F_TO_U || opcode == ZF_OP_CONVERT_F_TO_S || opcode == ZF_OP_F_CONVERT;
-    bool dst_float = opcode == ZF_OP_CONVERT_S_TO_F || opcode == ZF_OP_CONVERT_U_TO_F || opcode == ZF_OP_F_CONVERT;
+    bool src_float = opcode == SpvOpConvertFToU || opcode == SpvOpConvertFToS || opcode == SpvOpFConvert;
+    bool dst_float = opcode == SpvOpConvertSToF || opcode == SpvOpConvertUToF || opcode == SpvOpFConvert;
     if (!zf_is_scalar_or_vector(res.t) || !zf_is_scalar_or_vector(a.t) || a.t->comps != res.t->comps ||
         zf_etype_is_float(a.t->etype) != src_float || zf_etype_is_float(res.t->etype) != dst_float ||
         a.t->etype == ZF_T_BOOL || res.t->etype == ZF_T_BOOL)
         return zf_d_malformed(d, "conversion operand and result types do not fit the instruction");
     uint32_t flags = a.t->etype;
-    if (opcode == ZF_OP_CONVERT_S_TO_F || opcode == ZF_OP_S_CONVERT || opcode == ZF_OP_SAT_CONVERT_S_TO_U)
+    if (opcode == SpvOpConvertSToF || opcode == SpvOpSConvert || opcode == SpvOpSatConvertSToU)
         flags |= ZF_CONV_SRC_SIGNED;
-    if (opcode == ZF_OP_CONVERT_F_TO_S || opcode == ZF_OP_S_CONVERT || opcode == ZF_OP_SAT_CONVERT_U_TO_S)
+    if (opcode == SpvOpConvertFToS || opcode == SpvOpSConvert || opcode == SpvOpSatConvertUToS)
         flags |= ZF_CONV_DST_SIGNED;
-    if (opcode == ZF_OP_SAT_CONVERT_S_TO_U || opcode == ZF_OP_SAT_CONVERT_U_TO_S || (d->dec[w[2]] & ZF_DV_SATURATE))
+    if (opcode == SpvOpSatConvertSToU || opcode == SpvOpSatConvertUToS || (d->dec[w[2]] & ZF_DV_SATURATE))
         flags |= ZF_CONV_SATURATE;
     flags |= zf_round_of(d, w[2]) << ZF_CONV_ROUND_SHIFT;
     zf_dinst *in = zf_emit_typed(d, ZF_X_CONV, &res);
@@ -393,7 +393,7 @@ static zf_spirv_status zf_decode_pointer_cast(zf_decoder *d, const uint32_t *w, 
         s = zf_get(d, w[3], &a);
     if (s != ZF_SPIRV_OK)
         return s;
-    if (opcode == ZF_OP_GENERIC_CAST_TO_PTR_EXPLICIT) {
+    if (opcode == SpvOpGenericCastToPtrExplicit) {
         if (count < 5 || a.t->cls != ZF_TC_POINTER || res.t->cls != ZF_TC_POINTER)
             return zf_d_malformed(d, "OpGenericCastToPtrExplicit needs a pointer and a storage class");
         zf_dinst *in = zf_d_emit(d, ZF_X_GCAST);
@@ -405,7 +405,7 @@ static zf_spirv_status zf_decode_pointer_cast(zf_decoder *d, const uint32_t *w, 
         in->size = 8;
         return ZF_SPIRV_OK;
     }
-    if (opcode == ZF_OP_BITCAST && res.t->size != a.t->size)
+    if (opcode == SpvOpBitcast && res.t->size != a.t->size)
         return zf_d_malformed(d, "OpBitcast between types of different sizes (%u and %u)", a.t->size, res.t->size);
     if (res.t->size == a.t->size)
         return zf_emit_mov(d, res.ref, a.ref, res.t->size);
@@ -511,7 +511,7 @@ static zf_spirv_status zf_decode_insert(zf_decoder *d, const uint32_t *w, uint32
 }
 
 static zf_spirv_status zf_decode_dynamic(zf_decoder *d, const uint32_t *w, uint32_t count) {
-    bool insert = (w[0] & 0xFFFFu) == ZF_OP_VECTOR_INSERT_DYNAMIC;
+    bool insert = (w[0] & 0xFFFFu) == SpvOpVectorInsertDynamic;
     zf_arg res, v, comp = {ZF_REF_NONE, NULL}, index;
     zf_spirv_status s = zf_need(d, count, insert ? 6 : 5);
     if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK && (s = zf_get(d, w[3], &v)) == ZF_SPIRV_OK &&
@@ -726,7 +726,7 @@ static zf_spirv_status zf_decode_store(zf_decoder *d, const uint32_t *w, uint32_
 }
 
 static zf_spirv_status zf_decode_copy_memory(zf_decoder *d, const uint32_t *w, uint32_t count) {
-    bool sized = (w[0] & 0xFFFFu) == ZF_OP_COPY_MEMORY_SIZED;
+    bool sized = (w[0] & 0xFFFFu) == SpvOpCopyMemorySized;
     zf_arg dst, src, n = {ZF_REF_NONE, NULL};
     zf_spirv_status s = zf_need(d, count, sized ? 4 : 3);
     if (s == ZF_SPIRV_OK && (s = zf_get(d, w[1], &dst)) == ZF_SPIRV_OK && (s = zf_get(d, w[2], &src)) == ZF_SPIRV_OK &&
@@ -799,7 +799,7 @@ static zf_spirv_status zf_chain_index(zf_decoder *d, zf_chain *c, uint32_t index
 
 static zf_spirv_status zf_decode_access_chain(zf_decoder *d, const uint32_t *w, uint32_t count) {
     uint32_t opcode = w[0] & 0xFFFFu;
-    bool ptr_chain = opcode == ZF_OP_PTR_ACCESS_CHAIN || opcode == ZF_OP_IN_BOUNDS_PTR_ACCESS_CHAIN;
+    bool ptr_chain = opcode == SpvOpPtrAccessChain || opcode == SpvOpInBoundsPtrAccessChain;
     zf_arg res, base;
     zf_spirv_status s = zf_need(d, count, ptr_chain ? 5 : 4);
     if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
@@ -868,7 +868,7 @@ static zf_spirv_status zf_decode_variable(zf_decoder *d, const uint32_t *w, uint
         s = zf_res(d, w, &res);
     if (s != ZF_SPIRV_OK)
         return s;
-    if (w[3] != ZF_SPIRV_SC_FUNCTION)
+    if (w[3] != SpvStorageClassFunction)
         return zf_d_malformed(d, "a variable inside a function that is not of storage class Function");
     zf_dinst *in = zf_d_emit(d, ZF_X_VAR);
     if (in == NULL)
@@ -905,7 +905,7 @@ static zf_spirv_status zf_decode_pointer_compare(zf_decoder *d, const uint32_t *
     if (a.t->cls != ZF_TC_POINTER || b.t->cls != ZF_TC_POINTER)
         return zf_d_malformed(d, "pointer comparison of non-pointers");
     uint32_t stride = 1;
-    if (opcode == ZF_OP_PTR_DIFF) {
+    if (opcode == SpvOpPtrDiff) {
         const zf_tinfo *pointee = zf_pointee(d, a.t);
         if (pointee == NULL || res.t->cls != ZF_TC_INT)
             return ZF_SPIRV_MALFORMED;
@@ -913,15 +913,15 @@ static zf_spirv_status zf_decode_pointer_compare(zf_decoder *d, const uint32_t *
     } else if (res.t->cls != ZF_TC_BOOL) {
         return zf_d_malformed(d, "pointer equality without a boolean result");
     }
-    zf_dinst *in = zf_d_emit(d, opcode == ZF_OP_PTR_EQUAL       ? ZF_X_IEQ
-                                : opcode == ZF_OP_PTR_NOT_EQUAL ? ZF_X_INE
-                                                                : ZF_X_PTRDIFF);
+    zf_dinst *in = zf_d_emit(d, opcode == SpvOpPtrEqual      ? ZF_X_IEQ
+                                : opcode == SpvOpPtrNotEqual ? ZF_X_INE
+                                                             : ZF_X_PTRDIFF);
     if (in == NULL)
         return ZF_SPIRV_NO_MEMORY;
     in->dst = res.ref;
     in->a = a.ref;
     in->b = b.ref;
-    in->type = opcode == ZF_OP_PTR_DIFF ? res.t->etype : ZF_T_I64;
+    in->type = opcode == SpvOpPtrDiff ? res.t->etype : ZF_T_I64;
     in->size = res.t->size;
     in->aux = stride;
     return ZF_SPIRV_OK;
@@ -958,13 +958,27 @@ typedef struct zf_atomic_form {
 } zf_atomic_form;
 
 static const zf_atomic_form zf_atomic_forms[] = {
-    {227, ZF_ATOM_LOAD, 0, 0, 1, 3},    {228, ZF_ATOM_STORE, 4, 0, 0, 1},    {229, ZF_ATOM_XCHG, 6, 0, 1, 3},
-    {230, ZF_ATOM_CMPXCHG, 7, 8, 1, 3}, {231, ZF_ATOM_CMPXCHG, 7, 8, 1, 3},  {232, ZF_ATOM_INC, 0, 0, 1, 3},
-    {233, ZF_ATOM_DEC, 0, 0, 1, 3},     {234, ZF_ATOM_ADD, 6, 0, 1, 3},      {235, ZF_ATOM_SUB, 6, 0, 1, 3},
-    {236, ZF_ATOM_SMIN, 6, 0, 1, 3},    {237, ZF_ATOM_UMIN, 6, 0, 1, 3},     {238, ZF_ATOM_SMAX, 6, 0, 1, 3},
-    {239, ZF_ATOM_UMAX, 6, 0, 1, 3},    {240, ZF_ATOM_AND, 6, 0, 1, 3},      {241, ZF_ATOM_OR, 6, 0, 1, 3},
-    {242, ZF_ATOM_XOR, 6, 0, 1, 3},     {318, ZF_ATOM_FLAG_TAS, 0, 0, 1, 3}, {319, ZF_ATOM_FLAG_CLEAR, 0, 0, 0, 1},
-    {6035, ZF_ATOM_FADD, 6, 0, 1, 3},   {5614, ZF_ATOM_FMIN, 6, 0, 1, 3},    {5615, ZF_ATOM_FMAX, 6, 0, 1, 3},
+    {SpvOpAtomicLoad, ZF_ATOM_LOAD, 0, 0, 1, 3},
+    {SpvOpAtomicStore, ZF_ATOM_STORE, 4, 0, 0, 1},
+    {SpvOpAtomicExchange, ZF_ATOM_XCHG, 6, 0, 1, 3},
+    {SpvOpAtomicCompareExchange, ZF_ATOM_CMPXCHG, 7, 8, 1, 3},
+    {SpvOpAtomicCompareExchangeWeak, ZF_ATOM_CMPXCHG, 7, 8, 1, 3},
+    {SpvOpAtomicIIncrement, ZF_ATOM_INC, 0, 0, 1, 3},
+    {SpvOpAtomicIDecrement, ZF_ATOM_DEC, 0, 0, 1, 3},
+    {SpvOpAtomicIAdd, ZF_ATOM_ADD, 6, 0, 1, 3},
+    {SpvOpAtomicISub, ZF_ATOM_SUB, 6, 0, 1, 3},
+    {SpvOpAtomicSMin, ZF_ATOM_SMIN, 6, 0, 1, 3},
+    {SpvOpAtomicUMin, ZF_ATOM_UMIN, 6, 0, 1, 3},
+    {SpvOpAtomicSMax, ZF_ATOM_SMAX, 6, 0, 1, 3},
+    {SpvOpAtomicUMax, ZF_ATOM_UMAX, 6, 0, 1, 3},
+    {SpvOpAtomicAnd, ZF_ATOM_AND, 6, 0, 1, 3},
+    {SpvOpAtomicOr, ZF_ATOM_OR, 6, 0, 1, 3},
+    {SpvOpAtomicXor, ZF_ATOM_XOR, 6, 0, 1, 3},
+    {SpvOpAtomicFlagTestAndSet, ZF_ATOM_FLAG_TAS, 0, 0, 1, 3},
+    {SpvOpAtomicFlagClear, ZF_ATOM_FLAG_CLEAR, 0, 0, 0, 1},
+    {SpvOpAtomicFAddEXT, ZF_ATOM_FADD, 6, 0, 1, 3},
+    {SpvOpAtomicFMinEXT, ZF_ATOM_FMIN, 6, 0, 1, 3},
+    {SpvOpAtomicFMaxEXT, ZF_ATOM_FMAX, 6, 0, 1, 3},
 };
 
 static zf_spirv_status zf_decode_atomic(zf_decoder *d, const zf_atomic_form *f, const uint32_t *w, uint32_t count) {
@@ -1012,10 +1026,10 @@ static zf_spirv_status zf_decode_atomic(zf_decoder *d, const zf_atomic_form *f, 
 }
 
 static zf_spirv_status zf_decode_barrier(zf_decoder *d, uint32_t opcode, uint32_t count) {
-    zf_spirv_status s = zf_need(d, count, opcode == ZF_OP_CONTROL_BARRIER ? 4 : 3);
+    zf_spirv_status s = zf_need(d, count, opcode == SpvOpControlBarrier ? 4 : 3);
     if (s != ZF_SPIRV_OK)
         return s;
-    return zf_d_emit(d, opcode == ZF_OP_CONTROL_BARRIER ? ZF_X_BARRIER : ZF_X_FENCE) ? ZF_SPIRV_OK : ZF_SPIRV_NO_MEMORY;
+    return zf_d_emit(d, opcode == SpvOpControlBarrier ? ZF_X_BARRIER : ZF_X_FENCE) ? ZF_SPIRV_OK : ZF_SPIRV_NO_MEMORY;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -1197,7 +1211,7 @@ static zf_spirv_status zf_scope_of(zf_decoder *d, uint32_t id, uint32_t *scope) 
     uint64_t value;
     if (!zf_d_const_int(d, id, &value))
         return zf_d_malformed(d, "a scope that is not a constant");
-    if (value != ZF_SCOPE_WORKGROUP && value != ZF_SCOPE_SUBGROUP)
+    if (value != SpvScopeWorkgroup && value != SpvScopeSubgroup)
         return zf_d_fail(d, ZF_SPIRV_UNSUPPORTED, "group operations of scope %llu (only work-group and sub-group)",
                          (unsigned long long)value);
     *scope = (uint32_t)value;
@@ -1205,25 +1219,25 @@ static zf_spirv_status zf_scope_of(zf_decoder *d, uint32_t id, uint32_t *scope) 
 }
 
 static zf_spirv_status zf_decode_group(zf_decoder *d, const uint32_t *w, uint32_t count) {
-    uint32_t opcode = w[0] & 0xFFFFu, scope, kind = opcode - ZF_OP_GROUP_ALL, operation = ZF_GROUP_REDUCE;
-    bool collective = opcode >= ZF_OP_GROUP_I_ADD;
+    uint32_t opcode = w[0] & 0xFFFFu, scope, kind = opcode - SpvOpGroupAll, operation = SpvGroupOperationReduce;
+    bool collective = opcode >= SpvOpGroupIAdd;
     zf_arg res, x, id = {ZF_REF_NONE, NULL};
-    zf_spirv_status s = zf_need(d, count, collective || opcode == ZF_OP_GROUP_BROADCAST ? 6 : 5);
+    zf_spirv_status s = zf_need(d, count, collective || opcode == SpvOpGroupBroadcast ? 6 : 5);
     if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
         s = zf_scope_of(d, w[3], &scope);
     if (s == ZF_SPIRV_OK)
         s = zf_get(d, w[collective ? 5 : 4], &x);
-    if (s == ZF_SPIRV_OK && opcode == ZF_OP_GROUP_BROADCAST)
+    if (s == ZF_SPIRV_OK && opcode == SpvOpGroupBroadcast)
         s = zf_get(d, w[5], &id);
     if (s != ZF_SPIRV_OK)
         return s;
     if (collective) {
         operation = w[4];
-        if (operation > ZF_GROUP_EXCLUSIVE)
+        if (operation > SpvGroupOperationExclusiveScan)
             return zf_d_fail(d, ZF_SPIRV_UNSUPPORTED, "group operation %u (reduce and scans only)", operation);
     }
     if (!zf_is_scalar_or_vector(x.t) || x.t->comps != 1 || res.t->size != x.t->size ||
-        (opcode == ZF_OP_GROUP_BROADCAST && (id.t->cls != ZF_TC_INT && id.t->cls != ZF_TC_VECTOR)))
+        (opcode == SpvOpGroupBroadcast && (id.t->cls != ZF_TC_INT && id.t->cls != ZF_TC_VECTOR)))
         return zf_d_malformed(d, "group operation on a type that is not a scalar");
     zf_dinst *in = zf_emit_typed(d, ZF_X_GROUP, &res);
     if (in == NULL)
@@ -1274,12 +1288,12 @@ static zf_spirv_status zf_decode_async_copy(zf_decoder *d, const uint32_t *w, ui
     in->aux = aux;
     /* With the source's storage class, the copy knows which side is local (the direction of the copy). */
     in->comps = 1;
-    in->type = scope == ZF_SCOPE_SUBGROUP ? 1 : 0;
+    in->type = scope == SpvScopeSubgroup ? 1 : 0;
     return ZF_SPIRV_OK;
 }
 
 static zf_spirv_status zf_decode_sg_shuffle(zf_decoder *d, const uint32_t *w, uint32_t count) {
-    uint32_t opcode = w[0] & 0xFFFFu, kind = opcode - ZF_OP_SUBGROUP_SHUFFLE_INTEL;
+    uint32_t opcode = w[0] & 0xFFFFu, kind = opcode - SpvOpSubgroupShuffleINTEL;
     bool two = kind == ZF_SG_SHUFFLE_DOWN || kind == ZF_SG_SHUFFLE_UP;
     zf_arg res, a, b, c = {ZF_REF_NONE, NULL};
     zf_spirv_status s = zf_need(d, count, two ? 6 : 5);
@@ -1342,7 +1356,7 @@ static zf_spirv_status zf_emit_block(zf_decoder *d, uint32_t op, const zf_arg *v
  * element width is the value's: the functions name it (_uc, _us, none, _ul), whatever the pointer's type says. */
 static zf_spirv_status zf_decode_sg_block(zf_decoder *d, const uint32_t *w, uint32_t count) {
     uint32_t opcode = w[0] & 0xFFFFu;
-    bool write = opcode == ZF_OP_SUBGROUP_BLOCK_WRITE_INTEL;
+    bool write = opcode == SpvOpSubgroupBlockWriteINTEL;
     zf_arg value, p;
     zf_spirv_status s = zf_need(d, count, write ? 3 : 4);
     if (s == ZF_SPIRV_OK)
@@ -1362,16 +1376,16 @@ static zf_spirv_status zf_decode_sg_block(zf_decoder *d, const uint32_t *w, uint
  * image2d_t only. */
 static bool zf_is_image_2d(zf_decoder *d, uint32_t id, const zf_tinfo *t) {
     const zf_spirv_idinfo *type = zf_spirv_id(d->m, d->vals[id].type);
-    if (t->cls != ZF_TC_OPAQUE || t->size != 8 || type == NULL || type->opcode != ZF_OP_TYPE_IMAGE)
+    if (t->cls != ZF_TC_OPAQUE || t->size != 8 || type == NULL || type->opcode != SpvOpTypeImage)
         return false;
     const uint32_t *tw = &d->m->words[type->def];
-    return tw[3] == 1 && tw[5] == 0; /* Dim 2D, not Arrayed (the reader checked that the 9 words are there) */
+    return tw[3] == SpvDim2D && tw[5] == 0; /* not Arrayed (the reader checked that the 9 words are there) */
 }
 
 /* OpSubgroupImageBlockReadINTEL (result type, result, image, coordinate) and OpSubgroupImageBlockWriteINTEL (image,
  * coordinate, data). */
 static zf_spirv_status zf_decode_sg_image_block(zf_decoder *d, const uint32_t *w, uint32_t count) {
-    uint32_t opcode = w[0] & 0xFFFFu, first = opcode == ZF_OP_SUBGROUP_IMAGE_BLOCK_WRITE_INTEL ? 1 : 3;
+    uint32_t opcode = w[0] & 0xFFFFu, first = opcode == SpvOpSubgroupImageBlockWriteINTEL ? 1 : 3;
     bool write = first == 1;
     zf_arg value, image, coord;
     zf_spirv_status s = zf_need(d, count, write ? 4 : 5);
@@ -1428,20 +1442,20 @@ static zf_spirv_status zf_decode_copy_object(zf_decoder *d, const uint32_t *w, u
 
 static zf_spirv_status zf_decode_memory_op(zf_decoder *d, uint32_t opcode, const uint32_t *w, uint32_t count) {
     switch (opcode) {
-    case ZF_OP_LOAD:
+    case SpvOpLoad:
         return zf_decode_load(d, w, count);
-    case ZF_OP_STORE:
+    case SpvOpStore:
         return zf_decode_store(d, w, count);
-    case ZF_OP_COPY_MEMORY:
-    case ZF_OP_COPY_MEMORY_SIZED:
+    case SpvOpCopyMemory:
+    case SpvOpCopyMemorySized:
         return zf_decode_copy_memory(d, w, count);
-    case ZF_OP_VARIABLE:
+    case SpvOpVariable:
         return zf_decode_variable(d, w, count);
-    case ZF_OP_GENERIC_PTR_MEM_SEMANTICS:
+    case SpvOpGenericPtrMemSemantics:
         return zf_decode_mem_semantics(d, w, count);
-    case ZF_OP_PTR_EQUAL:
-    case ZF_OP_PTR_NOT_EQUAL:
-    case ZF_OP_PTR_DIFF:
+    case SpvOpPtrEqual:
+    case SpvOpPtrNotEqual:
+    case SpvOpPtrDiff:
         return zf_decode_pointer_compare(d, w, count);
     default:
         return zf_decode_access_chain(d, w, count);
@@ -1449,24 +1463,24 @@ static zf_spirv_status zf_decode_memory_op(zf_decoder *d, uint32_t opcode, const
 }
 
 static bool zf_is_memory_op(uint32_t opcode) {
-    return opcode == ZF_OP_LOAD || opcode == ZF_OP_STORE || opcode == ZF_OP_COPY_MEMORY ||
-           opcode == ZF_OP_COPY_MEMORY_SIZED || opcode == ZF_OP_VARIABLE || opcode == ZF_OP_GENERIC_PTR_MEM_SEMANTICS ||
-           opcode == ZF_OP_ACCESS_CHAIN || opcode == ZF_OP_IN_BOUNDS_ACCESS_CHAIN || opcode == ZF_OP_PTR_ACCESS_CHAIN ||
-           opcode == ZF_OP_IN_BOUNDS_PTR_ACCESS_CHAIN || (opcode >= ZF_OP_PTR_EQUAL && opcode <= ZF_OP_PTR_DIFF);
+    return opcode == SpvOpLoad || opcode == SpvOpStore || opcode == SpvOpCopyMemory || opcode == SpvOpCopyMemorySized ||
+           opcode == SpvOpVariable || opcode == SpvOpGenericPtrMemSemantics || opcode == SpvOpAccessChain ||
+           opcode == SpvOpInBoundsAccessChain || opcode == SpvOpPtrAccessChain ||
+           opcode == SpvOpInBoundsPtrAccessChain || (opcode >= SpvOpPtrEqual && opcode <= SpvOpPtrDiff);
 }
 
 static zf_spirv_status zf_decode_composite_op(zf_decoder *d, uint32_t opcode, const uint32_t *w, uint32_t count) {
     switch (opcode) {
-    case ZF_OP_VECTOR_EXTRACT_DYNAMIC:
-    case ZF_OP_VECTOR_INSERT_DYNAMIC:
+    case SpvOpVectorExtractDynamic:
+    case SpvOpVectorInsertDynamic:
         return zf_decode_dynamic(d, w, count);
-    case ZF_OP_VECTOR_SHUFFLE:
+    case SpvOpVectorShuffle:
         return zf_decode_shuffle(d, w, count);
-    case ZF_OP_COMPOSITE_CONSTRUCT:
+    case SpvOpCompositeConstruct:
         return zf_decode_construct(d, w, count);
-    case ZF_OP_COMPOSITE_EXTRACT:
+    case SpvOpCompositeExtract:
         return zf_decode_extract(d, w, count);
-    case ZF_OP_COMPOSITE_INSERT:
+    case SpvOpCompositeInsert:
         return zf_decode_insert(d, w, count);
     default:
         return zf_decode_copy_object(d, w, count);
@@ -1475,14 +1489,14 @@ static zf_spirv_status zf_decode_composite_op(zf_decoder *d, uint32_t opcode, co
 
 static zf_spirv_status zf_decode_conversion_op(zf_decoder *d, uint32_t opcode, const uint32_t *w, uint32_t count) {
     switch (opcode) {
-    case ZF_OP_CONVERT_PTR_TO_U:
-    case ZF_OP_CONVERT_U_TO_PTR:
-    case ZF_OP_PTR_CAST_TO_GENERIC:
-    case ZF_OP_GENERIC_CAST_TO_PTR:
-    case ZF_OP_GENERIC_CAST_TO_PTR_EXPLICIT:
-    case ZF_OP_BITCAST:
+    case SpvOpConvertPtrToU:
+    case SpvOpConvertUToPtr:
+    case SpvOpPtrCastToGeneric:
+    case SpvOpGenericCastToPtr:
+    case SpvOpGenericCastToPtrExplicit:
+    case SpvOpBitcast:
         return zf_decode_pointer_cast(d, w, count);
-    case 116:
+    case SpvOpQuantizeToF16:
         return zf_d_unsupported(d, opcode, "OpQuantizeToF16 belongs to shaders");
     default:
         return zf_decode_convert(d, w, count);
@@ -1491,40 +1505,40 @@ static zf_spirv_status zf_decode_conversion_op(zf_decoder *d, uint32_t opcode, c
 
 static zf_spirv_status zf_decode_other(zf_decoder *d, uint32_t opcode, const uint32_t *w, uint32_t count) {
     switch (opcode) {
-    case ZF_OP_UNDEF:
+    case SpvOpUndef:
         return zf_decode_undef(d, w, count);
-    case ZF_OP_EXT_INST:
+    case SpvOpExtInst:
         return zf_d_ext_inst(d, w, count);
-    case ZF_OP_FUNCTION_CALL:
+    case SpvOpFunctionCall:
         return zf_decode_call(d, w, count);
-    case ZF_OP_FUNCTION_POINTER_CALL_INTEL:
+    case SpvOpFunctionPointerCallINTEL:
         return zf_decode_pointer_call(d, w, count);
-    case ZF_OP_CONTROL_BARRIER:
-    case ZF_OP_MEMORY_BARRIER:
+    case SpvOpControlBarrier:
+    case SpvOpMemoryBarrier:
         return zf_decode_barrier(d, opcode, count);
-    case ZF_OP_SELECT:
+    case SpvOpSelect:
         return zf_decode_select(d, w, count);
-    case ZF_OP_ANY:
-    case ZF_OP_ALL:
+    case SpvOpAny:
+    case SpvOpAll:
         return zf_decode_any_all(d, w, count);
-    case ZF_OP_VECTOR_TIMES_SCALAR:
+    case SpvOpVectorTimesScalar:
         return zf_decode_vector_times_scalar(d, w, count);
-    case ZF_OP_DOT:
+    case SpvOpDot:
         return zf_decode_dot(d, w, count);
-    case ZF_OP_GROUP_ASYNC_COPY:
+    case SpvOpGroupAsyncCopy:
         return zf_decode_async_copy(d, w, count);
-    case ZF_OP_GROUP_WAIT_EVENTS:
+    case SpvOpGroupWaitEvents:
         return ZF_SPIRV_OK; /* copies complete when they are made */
     default:
-        if (opcode >= ZF_OP_I_ADD_CARRY && opcode <= ZF_OP_S_MUL_EXTENDED)
+        if (opcode >= SpvOpIAddCarry && opcode <= SpvOpSMulExtended)
             return zf_decode_extended(d, w, count);
-        if (opcode >= ZF_OP_GROUP_ALL && opcode <= ZF_OP_GROUP_S_MAX)
+        if (opcode >= SpvOpGroupAll && opcode <= SpvOpGroupSMax)
             return zf_decode_group(d, w, count);
-        if (opcode >= ZF_OP_SUBGROUP_SHUFFLE_INTEL && opcode <= ZF_OP_SUBGROUP_SHUFFLE_XOR_INTEL)
+        if (opcode >= SpvOpSubgroupShuffleINTEL && opcode <= SpvOpSubgroupShuffleXorINTEL)
             return zf_decode_sg_shuffle(d, w, count);
-        if (opcode == ZF_OP_SUBGROUP_BLOCK_READ_INTEL || opcode == ZF_OP_SUBGROUP_BLOCK_WRITE_INTEL)
+        if (opcode == SpvOpSubgroupBlockReadINTEL || opcode == SpvOpSubgroupBlockWriteINTEL)
             return zf_decode_sg_block(d, w, count);
-        if (opcode == ZF_OP_SUBGROUP_IMAGE_BLOCK_READ_INTEL || opcode == ZF_OP_SUBGROUP_IMAGE_BLOCK_WRITE_INTEL)
+        if (opcode == SpvOpSubgroupImageBlockReadINTEL || opcode == SpvOpSubgroupImageBlockWriteINTEL)
             return zf_decode_sg_image_block(d, w, count);
         if (zf_d_is_image_op(opcode))
             return zf_d_image(d, w, count);
@@ -1544,9 +1558,9 @@ zf_spirv_status zf_d_instruction(zf_decoder *d, uint32_t at) {
             return zf_decode_atomic(d, &zf_atomic_forms[i], w, count);
     if (zf_is_memory_op(opcode))
         return zf_decode_memory_op(d, opcode, w, count);
-    if (opcode >= ZF_OP_VECTOR_EXTRACT_DYNAMIC && opcode <= ZF_OP_COPY_OBJECT)
+    if (opcode >= SpvOpVectorExtractDynamic && opcode <= SpvOpCopyObject)
         return zf_decode_composite_op(d, opcode, w, count);
-    if (opcode >= ZF_OP_CONVERT_F_TO_U && opcode <= ZF_OP_BITCAST)
+    if (opcode >= SpvOpConvertFToU && opcode <= SpvOpBitcast)
         return zf_decode_conversion_op(d, opcode, w, count);
     return zf_decode_other(d, opcode, w, count);
 }

@@ -83,8 +83,8 @@ static zf_spirv_status zf_define(zf_walk *k, uint32_t word, uint32_t index) {
 }
 
 static bool zf_is_type_opcode(uint32_t opcode) {
-    return (opcode >= ZF_OP_TYPE_VOID && opcode <= ZF_OP_TYPE_PIPE) || opcode == ZF_OP_TYPE_PIPE_STORAGE ||
-           opcode == ZF_OP_TYPE_NAMED_BARRIER;
+    return (opcode >= SpvOpTypeVoid && opcode <= SpvOpTypePipe) || opcode == SpvOpTypePipeStorage ||
+           opcode == SpvOpTypeNamedBarrier;
 }
 
 /* The operand must name a type defined earlier (or a pointer declared by OpTypeForwardPointer). */
@@ -105,7 +105,7 @@ static zf_spirv_status zf_need_constant(zf_walk *k, uint32_t word, const char *w
         return s;
     const zf_spirv_idinfo *info = &k->m->ids[k->w[word]];
     uint32_t op = info->opcode;
-    if (info->def != 0 && ((op >= ZF_OP_CONSTANT_TRUE && op <= ZF_OP_SPEC_CONSTANT_OP) || op == ZF_OP_UNDEF))
+    if (info->def != 0 && ((op >= SpvOpConstantTrue && op <= SpvOpSpecConstantOp) || op == SpvOpUndef))
         return ZF_SPIRV_OK;
     return zf_bad(k, "%s %%%u is not a constant defined before this instruction", what, k->w[word]);
 }
@@ -149,10 +149,10 @@ static zf_spirv_status zf_read_memory_model(zf_walk *k) {
     if (k->memory_model)
         return zf_bad(k, "a second OpMemoryModel (a module has exactly one)");
     k->memory_model = true;
-    if (k->w[1] != ZF_ADDRESSING_PHYSICAL64)
+    if (k->w[1] != SpvAddressingModelPhysical64)
         return zf_unsupported(k, "addressing model %u: the device runs Physical64 modules only (compile for spir64)",
                               k->w[1]);
-    if (k->w[2] != ZF_MEMORY_MODEL_OPENCL)
+    if (k->w[2] != SpvMemoryModelOpenCL)
         return zf_unsupported(k, "memory model %u: the device runs OpenCL memory model modules only", k->w[2]);
     return ZF_SPIRV_OK;
 }
@@ -167,7 +167,7 @@ static zf_spirv_status zf_read_entry_point(zf_walk *k) {
     if (s != ZF_SPIRV_OK)
         return s;
     const char *name = (const char *)&k->w[3];
-    if (k->w[1] != ZF_MODEL_KERNEL)
+    if (k->w[1] != SpvExecutionModelKernel)
         return zf_unsupported(k, "entry point '%s' has execution model %u; Level Zero devices run Kernel (6) only",
                               name, k->w[1]);
     for (uint32_t i = next; i < k->count; i++) {
@@ -212,26 +212,26 @@ static zf_spirv_status zf_read_execution_mode(zf_walk *k) {
     if (s != ZF_SPIRV_OK)
         return s;
     switch (k->w[2]) {
-    case ZF_MODE_LOCAL_SIZE:
-    case ZF_MODE_LOCAL_SIZE_HINT: {
+    case SpvExecutionModeLocalSize:
+    case SpvExecutionModeLocalSizeHint: {
         s = zf_need_words(k, 6);
         if (s != ZF_SPIRV_OK)
             return s;
-        bool hint = k->w[2] == ZF_MODE_LOCAL_SIZE_HINT;
+        bool hint = k->w[2] == SpvExecutionModeLocalSizeHint;
         memcpy(hint ? e->local_size_hint : e->local_size, &k->w[3], 3 * sizeof(uint32_t));
         *(hint ? &e->has_local_size_hint : &e->has_local_size) = true;
         return ZF_SPIRV_OK;
     }
-    case ZF_MODE_VEC_TYPE_HINT:
-    case ZF_MODE_SUBGROUP_SIZE:
-    case ZF_MODE_SUBGROUPS_PER_WORKGROUP:
+    case SpvExecutionModeVecTypeHint:
+    case SpvExecutionModeSubgroupSize:
+    case SpvExecutionModeSubgroupsPerWorkgroup:
         s = zf_need_words(k, 4);
         if (s != ZF_SPIRV_OK)
             return s;
-        if (k->w[2] == ZF_MODE_VEC_TYPE_HINT) {
+        if (k->w[2] == SpvExecutionModeVecTypeHint) {
             e->vec_type_hint = k->w[3];
             e->has_vec_type_hint = true;
-        } else if (k->w[2] == ZF_MODE_SUBGROUP_SIZE) {
+        } else if (k->w[2] == SpvExecutionModeSubgroupSize) {
             e->subgroup_size = k->w[3];
         } else {
             e->subgroups_per_workgroup = k->w[3];
@@ -250,21 +250,21 @@ static zf_spirv_status zf_read_execution_mode_id(zf_walk *k) {
     if (s != ZF_SPIRV_OK)
         return s;
     uint32_t mode = k->w[2];
-    uint32_t operands = (mode == ZF_MODE_LOCAL_SIZE_ID || mode == ZF_MODE_LOCAL_SIZE_HINT_ID) ? 3
-                        : mode == ZF_MODE_SUBGROUPS_PER_WORKGROUP_ID                          ? 1
-                                                                                              : 0;
+    uint32_t operands = (mode == SpvExecutionModeLocalSizeId || mode == SpvExecutionModeLocalSizeHintId) ? 3
+                        : mode == SpvExecutionModeSubgroupsPerWorkgroupId                                ? 1
+                                                                                                         : 0;
     s = zf_need_words(k, 3 + operands);
     for (uint32_t i = 0; s == ZF_SPIRV_OK && i < operands; i++)
         s = zf_need_constant(k, 3 + i, "an execution mode operand");
     if (s != ZF_SPIRV_OK)
         return s;
-    if (mode == ZF_MODE_LOCAL_SIZE_ID) {
+    if (mode == SpvExecutionModeLocalSizeId) {
         memcpy(e->local_size_id, &k->w[3], sizeof e->local_size_id);
         e->has_local_size_id = true;
-    } else if (mode == ZF_MODE_LOCAL_SIZE_HINT_ID) {
+    } else if (mode == SpvExecutionModeLocalSizeHintId) {
         memcpy(e->local_size_hint_id, &k->w[3], sizeof e->local_size_hint_id);
         e->has_local_size_hint_id = true;
-    } else if (mode == ZF_MODE_SUBGROUPS_PER_WORKGROUP_ID) {
+    } else if (mode == SpvExecutionModeSubgroupsPerWorkgroupId) {
         e->subgroups_per_workgroup_id = k->w[3];
     }
     return ZF_SPIRV_OK;
@@ -285,33 +285,33 @@ static zf_spirv_status zf_read_name(zf_walk *k) {
 static zf_spirv_status zf_read_decoration(zf_walk *k, zf_spirv_idinfo *target) {
     zf_spirv_status s = ZF_SPIRV_OK;
     switch (k->w[2]) {
-    case ZF_DEC_SPEC_ID:
+    case SpvDecorationSpecId:
         if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK)
             return s;
         target->spec_id = k->w[3];
         target->flags |= ZF_ID_SPEC_ID;
         return s;
-    case ZF_DEC_BUILTIN:
+    case SpvDecorationBuiltIn:
         if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK)
             return s;
         target->flags |= ZF_ID_BUILTIN;
         return s;
-    case ZF_DEC_CPACKED:
+    case SpvDecorationCPacked:
         target->flags |= ZF_ID_CPACKED;
         return s;
-    case ZF_DEC_FUNC_PARAM_ATTR:
+    case SpvDecorationFuncParamAttr:
         if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK)
             return s;
-        if (k->w[3] == ZF_PARAM_ATTR_BYVAL)
+        if (k->w[3] == SpvFunctionParameterAttributeByVal)
             target->flags |= ZF_ID_BYVAL;
         return s;
-    case ZF_DEC_LINKAGE_ATTRIBUTES: {
+    case SpvDecorationLinkageAttributes: {
         uint32_t next = 0;
         if ((s = zf_need_words(k, 5)) != ZF_SPIRV_OK || (s = zf_need_string(k, 3, "the linkage name", &next)))
             return s;
         if (next >= k->count)
             return zf_bad(k, "LinkageAttributes has no linkage type after its name");
-        if (k->w[next] > ZF_LINKAGE_LINK_ONCE_ODR)
+        if (k->w[next] > SpvLinkageTypeLinkOnceODR)
             return zf_bad(k, "linkage type %u is not Export, Import or LinkOnceODR", k->w[next]);
         if (target->linkage != 0)
             return zf_bad(k, "a second LinkageAttributes decoration for the same id");
@@ -339,7 +339,7 @@ static zf_spirv_status zf_read_group_decorate(zf_walk *k) {
     if (s != ZF_SPIRV_OK)
         return s;
     const zf_spirv_idinfo *group = &k->m->ids[k->w[1]];
-    if (group->def == 0 || group->opcode != ZF_OP_DECORATION_GROUP)
+    if (group->def == 0 || group->opcode != SpvOpDecorationGroup)
         return zf_bad(k, "%%%u is not an OpDecorationGroup defined before this instruction", k->w[1]);
     for (uint32_t i = 2; i < k->count; i++) {
         if ((s = zf_check_id(k, i, "a decorated id")) != ZF_SPIRV_OK)
@@ -366,13 +366,13 @@ static zf_spirv_status zf_push_type(zf_walk *k) {
 }
 
 static zf_spirv_status zf_read_type_scalar(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, k->opcode == ZF_OP_TYPE_INT ? 4 : 3);
+    zf_spirv_status s = zf_need_words(k, k->opcode == SpvOpTypeInt ? 4 : 3);
     if (s != ZF_SPIRV_OK)
         return s;
     uint32_t width = k->w[2];
     if (width == 0)
         return zf_bad(k, "width 0");
-    bool is_int = k->opcode == ZF_OP_TYPE_INT;
+    bool is_int = k->opcode == SpvOpTypeInt;
     if (is_int ? (width != 8 && width != 16 && width != 32 && width != 64)
                : (width != 16 && width != 32 && width != 64))
         return zf_unsupported(k, "%s width %u", is_int ? "integer" : "floating-point", width);
@@ -382,8 +382,8 @@ static zf_spirv_status zf_read_type_scalar(zf_walk *k) {
 static zf_spirv_status zf_read_type_composite(zf_walk *k) {
     zf_spirv_status s = ZF_SPIRV_OK;
     switch (k->opcode) {
-    case ZF_OP_TYPE_VECTOR:
-    case ZF_OP_TYPE_MATRIX:
+    case SpvOpTypeVector:
+    case SpvOpTypeMatrix:
         if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the component type")))
             return s;
         if (k->w[3] < 2)
@@ -391,17 +391,17 @@ static zf_spirv_status zf_read_type_composite(zf_walk *k) {
         if (k->w[3] > 16)
             return zf_unsupported(k, "component count %u (OpenCL vectors have at most 16)", k->w[3]);
         break;
-    case ZF_OP_TYPE_ARRAY:
+    case SpvOpTypeArray:
         if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the element type")) ||
             (s = zf_need_constant(k, 3, "the length")))
             return s;
         break;
-    case ZF_OP_TYPE_RUNTIME_ARRAY:
-    case ZF_OP_TYPE_SAMPLED_IMAGE:
+    case SpvOpTypeRuntimeArray:
+    case SpvOpTypeSampledImage:
         if ((s = zf_need_words(k, 3)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the element type")))
             return s;
         break;
-    case ZF_OP_TYPE_STRUCT:
+    case SpvOpTypeStruct:
         if ((s = zf_need_words(k, 2)) != ZF_SPIRV_OK)
             return s;
         for (uint32_t i = 2; i < k->count; i++) {
@@ -409,7 +409,7 @@ static zf_spirv_status zf_read_type_composite(zf_walk *k) {
                 return s;
         }
         break;
-    case ZF_OP_TYPE_IMAGE:
+    case SpvOpTypeImage:
         if ((s = zf_need_words(k, 9)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the sampled type")))
             return s;
         break;
@@ -451,28 +451,28 @@ static zf_spirv_status zf_read_forward_pointer(zf_walk *k) {
 
 static zf_spirv_status zf_read_type(zf_walk *k) {
     switch (k->opcode) {
-    case ZF_OP_TYPE_INT:
-    case ZF_OP_TYPE_FLOAT:
+    case SpvOpTypeInt:
+    case SpvOpTypeFloat:
         return zf_read_type_scalar(k);
-    case ZF_OP_TYPE_VECTOR:
-    case ZF_OP_TYPE_MATRIX:
-    case ZF_OP_TYPE_ARRAY:
-    case ZF_OP_TYPE_RUNTIME_ARRAY:
-    case ZF_OP_TYPE_SAMPLED_IMAGE:
-    case ZF_OP_TYPE_STRUCT:
-    case ZF_OP_TYPE_IMAGE:
+    case SpvOpTypeVector:
+    case SpvOpTypeMatrix:
+    case SpvOpTypeArray:
+    case SpvOpTypeRuntimeArray:
+    case SpvOpTypeSampledImage:
+    case SpvOpTypeStruct:
+    case SpvOpTypeImage:
         return zf_read_type_composite(k);
-    case ZF_OP_TYPE_POINTER:
+    case SpvOpTypePointer:
         return zf_read_type_pointer(k);
-    case ZF_OP_TYPE_FUNCTION:
+    case SpvOpTypeFunction:
         return zf_read_type_function(k);
-    case ZF_OP_TYPE_OPAQUE: {
+    case SpvOpTypeOpaque: {
         zf_spirv_status s = zf_need_words(k, 3);
         if (s == ZF_SPIRV_OK)
             s = zf_need_string(k, 2, "the opaque type name", NULL);
         return s != ZF_SPIRV_OK ? s : zf_push_type(k);
     }
-    case ZF_OP_TYPE_PIPE: {
+    case SpvOpTypePipe: {
         zf_spirv_status s = zf_need_words(k, 3);
         return s != ZF_SPIRV_OK ? s : zf_push_type(k);
     }
@@ -490,7 +490,7 @@ static zf_spirv_status zf_read_type(zf_walk *k) {
 static zf_spirv_status zf_check_scalar_literal(zf_walk *k) {
     const uint32_t *type = zf_type_words(k, k->w[1]);
     uint32_t op = type[0] & 0xFFFFu;
-    if (op != ZF_OP_TYPE_INT && op != ZF_OP_TYPE_FLOAT)
+    if (op != SpvOpTypeInt && op != SpvOpTypeFloat)
         return zf_bad(k, "the result type %%%u is not an integer or floating-point type", k->w[1]);
     uint32_t words = type[2] > 32 ? 2 : 1;
     if (k->count != 3 + words)
@@ -512,7 +512,7 @@ static zf_spirv_status zf_record_spec_constant(zf_walk *k) {
     spec->spec_id = info->spec_id;
     spec->id = k->w[2];
     spec->offset = k->offset;
-    if (k->opcode == ZF_OP_SPEC_CONSTANT) {
+    if (k->opcode == SpvOpSpecConstant) {
         uint32_t width = zf_type_words(k, k->w[1])[2];
         spec->bits = width;
         spec->value = k->w[3];
@@ -523,7 +523,7 @@ static zf_spirv_status zf_record_spec_constant(zf_walk *k) {
     } else {
         spec->bits = 1;
         spec->is_bool = true;
-        spec->value = k->opcode == ZF_OP_SPEC_CONSTANT_TRUE;
+        spec->value = k->opcode == SpvOpSpecConstantTrue;
     }
     return ZF_SPIRV_OK;
 }
@@ -537,30 +537,30 @@ static zf_spirv_status zf_read_constant(zf_walk *k) {
     uint32_t type_op = k->m->ids[k->w[1]].opcode;
     bool forward_only = k->m->ids[k->w[1]].def == 0;
     switch (k->opcode) {
-    case ZF_OP_CONSTANT:
-    case ZF_OP_SPEC_CONSTANT:
+    case SpvOpConstant:
+    case SpvOpSpecConstant:
         if (forward_only || (s = zf_check_scalar_literal(k)) != ZF_SPIRV_OK)
             return forward_only ? zf_bad(k, "the result type is not an integer or floating-point type") : s;
         break;
-    case ZF_OP_CONSTANT_TRUE:
-    case ZF_OP_CONSTANT_FALSE:
-    case ZF_OP_SPEC_CONSTANT_TRUE:
-    case ZF_OP_SPEC_CONSTANT_FALSE:
-        if (type_op != ZF_OP_TYPE_BOOL)
+    case SpvOpConstantTrue:
+    case SpvOpConstantFalse:
+    case SpvOpSpecConstantTrue:
+    case SpvOpSpecConstantFalse:
+        if (type_op != SpvOpTypeBool)
             return zf_bad(k, "the result type %%%u is not OpTypeBool", k->w[1]);
         break;
-    case ZF_OP_CONSTANT_COMPOSITE:
-    case ZF_OP_SPEC_CONSTANT_COMPOSITE:
+    case SpvOpConstantComposite:
+    case SpvOpSpecConstantComposite:
         for (uint32_t i = 3; i < k->count; i++) {
             if ((s = zf_need_constant(k, i, "a constituent")) != ZF_SPIRV_OK)
                 return s;
         }
         break;
-    case ZF_OP_CONSTANT_SAMPLER:
+    case SpvOpConstantSampler:
         if ((s = zf_need_words(k, 6)) != ZF_SPIRV_OK)
             return s;
         break;
-    case ZF_OP_SPEC_CONSTANT_OP:
+    case SpvOpSpecConstantOp:
         if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK)
             return s;
         break;
@@ -569,8 +569,7 @@ static zf_spirv_status zf_read_constant(zf_walk *k) {
     }
     if ((s = zf_define(k, 2, 0)) != ZF_SPIRV_OK)
         return s;
-    if (k->opcode == ZF_OP_SPEC_CONSTANT || k->opcode == ZF_OP_SPEC_CONSTANT_TRUE ||
-        k->opcode == ZF_OP_SPEC_CONSTANT_FALSE)
+    if (k->opcode == SpvOpSpecConstant || k->opcode == SpvOpSpecConstantTrue || k->opcode == SpvOpSpecConstantFalse)
         return zf_record_spec_constant(k);
     return ZF_SPIRV_OK;
 }
@@ -588,13 +587,13 @@ static zf_spirv_status zf_read_variable(zf_walk *k) {
     if (s != ZF_SPIRV_OK)
         return s;
     const zf_spirv_idinfo *type = &k->m->ids[k->w[1]];
-    if (type->def == 0 || type->opcode != ZF_OP_TYPE_POINTER)
+    if (type->def == 0 || type->opcode != SpvOpTypePointer)
         return zf_bad(k, "the result type %%%u is not an OpTypePointer", k->w[1]);
     uint32_t pointer_storage = k->m->words[type->def + 2];
     if (pointer_storage != k->w[3])
         return zf_bad(k, "storage class %u differs from the pointer type's %u", k->w[3], pointer_storage);
     if (k->function >= 0) {
-        if (k->w[3] != ZF_SPIRV_SC_FUNCTION)
+        if (k->w[3] != SpvStorageClassFunction)
             return zf_bad(k, "a variable inside a function must have storage class Function (7), not %u", k->w[3]);
         uint32_t *local = zf_spirv_array_push(&k->m->locals, sizeof *local);
         if (local == NULL)
@@ -603,7 +602,7 @@ static zf_spirv_status zf_read_variable(zf_walk *k) {
         zf_current_function(k)->num_locals++;
         return ZF_SPIRV_OK; /* ids inside bodies belong to the execution engine's decoder */
     }
-    if (k->w[3] == ZF_SPIRV_SC_FUNCTION)
+    if (k->w[3] == SpvStorageClassFunction)
         return zf_bad(k, "a module-scope variable cannot have storage class Function");
     zf_spirv_variable *var = zf_spirv_array_push(&k->m->variables, sizeof *var);
     if (var == NULL)
@@ -630,7 +629,7 @@ static zf_spirv_status zf_read_function(zf_walk *k) {
     if (s != ZF_SPIRV_OK)
         return s;
     const zf_spirv_idinfo *fntype = &k->m->ids[k->w[4]];
-    if (fntype->def == 0 || fntype->opcode != ZF_OP_TYPE_FUNCTION)
+    if (fntype->def == 0 || fntype->opcode != SpvOpTypeFunction)
         return zf_bad(k, "%%%u is not an OpTypeFunction", k->w[4]);
     if (k->m->words[fntype->def + 2] != k->w[1])
         return zf_bad(k, "the result type %%%u differs from the function type's return type %%%u", k->w[1],
@@ -719,22 +718,22 @@ static zf_spirv_status zf_read_body(zf_walk *k) {
         return s;
     zf_spirv_function *fn = zf_current_function(k);
     if (fn->body == 0) {
-        if (k->opcode != ZF_OP_LABEL)
+        if (k->opcode != SpvOpLabel)
             return zf_bad(k, "function %%%u's body does not start with OpLabel", fn->id);
         fn->body = k->offset;
     }
     fn->instructions++;
     switch (k->opcode) {
-    case ZF_OP_FUNCTION_CALL:
+    case SpvOpFunctionCall:
         return zf_read_call(k);
-    case ZF_OP_VARIABLE:
+    case SpvOpVariable:
         return zf_read_variable(k);
-    case ZF_OP_CAPABILITY:
-    case ZF_OP_MEMORY_MODEL:
-    case ZF_OP_ENTRY_POINT:
-    case ZF_OP_EXECUTION_MODE:
-    case ZF_OP_DECORATE:
-    case ZF_OP_NAME:
+    case SpvOpCapability:
+    case SpvOpMemoryModel:
+    case SpvOpEntryPoint:
+    case SpvOpExecutionMode:
+    case SpvOpDecorate:
+    case SpvOpName:
         return zf_bad(k, "a module-level instruction inside function %%%u", fn->id);
     default:
         if (zf_is_type_opcode(k->opcode))
@@ -748,60 +747,60 @@ static zf_spirv_status zf_read_body(zf_walk *k) {
 
 static zf_spirv_status zf_read_module_level(zf_walk *k) {
     switch (k->opcode) {
-    case ZF_OP_CAPABILITY:
+    case SpvOpCapability:
         return zf_read_capability(k);
-    case ZF_OP_MEMORY_MODEL:
+    case SpvOpMemoryModel:
         return zf_read_memory_model(k);
-    case ZF_OP_ENTRY_POINT:
+    case SpvOpEntryPoint:
         return zf_read_entry_point(k);
-    case ZF_OP_EXECUTION_MODE:
+    case SpvOpExecutionMode:
         return zf_read_execution_mode(k);
-    case ZF_OP_EXECUTION_MODE_ID:
+    case SpvOpExecutionModeId:
         return zf_read_execution_mode_id(k);
-    case ZF_OP_NAME:
+    case SpvOpName:
         return zf_read_name(k);
-    case ZF_OP_DECORATE:
+    case SpvOpDecorate:
         return zf_read_decorate(k);
-    case ZF_OP_DECORATION_GROUP: {
+    case SpvOpDecorationGroup: {
         zf_spirv_status s = zf_need_words(k, 2);
         return s != ZF_SPIRV_OK ? s : zf_define(k, 1, 0);
     }
-    case ZF_OP_GROUP_DECORATE:
+    case SpvOpGroupDecorate:
         return zf_read_group_decorate(k);
-    case ZF_OP_TYPE_FORWARD_POINTER:
+    case SpvOpTypeForwardPointer:
         return zf_read_forward_pointer(k);
-    case ZF_OP_EXTENSION: { /* any name: what a module may use is decided by decoding its instructions */
+    case SpvOpExtension: { /* any name: what a module may use is decided by decoding its instructions */
         zf_spirv_status s = zf_need_words(k, 2);
         return s != ZF_SPIRV_OK ? s : zf_need_string(k, 1, "the extension name", NULL);
     }
-    case ZF_OP_STRING:
-    case ZF_OP_EXT_INST_IMPORT: {
+    case SpvOpString:
+    case SpvOpExtInstImport: {
         zf_spirv_status s = zf_need_words(k, 3);
         if (s == ZF_SPIRV_OK)
             s = zf_need_string(k, 2, "the literal", NULL);
         return s != ZF_SPIRV_OK ? s : zf_define(k, 1, 0);
     }
-    case ZF_OP_UNDEF: {
+    case SpvOpUndef: {
         zf_spirv_status s = zf_need_words(k, 3);
         if (s == ZF_SPIRV_OK)
             s = zf_need_type(k, 1, "the result type");
         return s != ZF_SPIRV_OK ? s : zf_define(k, 2, 0);
     }
-    case ZF_OP_VARIABLE:
+    case SpvOpVariable:
         return zf_read_variable(k);
-    case ZF_OP_FUNCTION:
+    case SpvOpFunction:
         return zf_read_function(k);
-    case ZF_OP_FUNCTION_PARAMETER:
-    case ZF_OP_FUNCTION_END:
-    case ZF_OP_FUNCTION_CALL:
-    case ZF_OP_LABEL:
-    case ZF_OP_RETURN:
-    case ZF_OP_RETURN_VALUE:
+    case SpvOpFunctionParameter:
+    case SpvOpFunctionEnd:
+    case SpvOpFunctionCall:
+    case SpvOpLabel:
+    case SpvOpReturn:
+    case SpvOpReturnValue:
         return zf_bad(k, "this instruction is only valid inside a function");
     default:
         if (zf_is_type_opcode(k->opcode))
             return zf_read_type(k);
-        if (k->opcode >= ZF_OP_CONSTANT_TRUE && k->opcode <= ZF_OP_SPEC_CONSTANT_OP && k->opcode != 47)
+        if (k->opcode >= SpvOpConstantTrue && k->opcode <= SpvOpSpecConstantOp && k->opcode != 47)
             return zf_read_constant(k);
         return ZF_SPIRV_OK;
     }
@@ -810,11 +809,11 @@ static zf_spirv_status zf_read_module_level(zf_walk *k) {
 static zf_spirv_status zf_read_instruction(zf_walk *k) {
     if (k->function < 0)
         return zf_read_module_level(k);
-    if (k->opcode == ZF_OP_FUNCTION_PARAMETER)
+    if (k->opcode == SpvOpFunctionParameter)
         return zf_read_parameter(k);
-    if (k->opcode == ZF_OP_FUNCTION_END)
+    if (k->opcode == SpvOpFunctionEnd)
         return zf_read_function_end(k);
-    if (k->opcode == ZF_OP_FUNCTION)
+    if (k->opcode == SpvOpFunction)
         return zf_read_function(k); /* reports the missing OpFunctionEnd */
     return zf_read_body(k);
 }
@@ -838,7 +837,7 @@ static zf_spirv_status zf_walk_stream(zf_walk *k) {
         offset += k->count;
     }
     k->offset = (uint32_t)m->num_words;
-    k->opcode = ZF_OP_NOP;
+    k->opcode = SpvOpNop;
     if (k->function >= 0)
         return zf_bad(k, "the module ends inside function %%%u (no OpFunctionEnd)", zf_current_function(k)->id);
     if (!k->memory_model)
@@ -853,8 +852,8 @@ static zf_spirv_status zf_check_references(zf_walk *k) {
         const zf_spirv_entry *e = ZF_SPIRV_AT(m->entries, zf_spirv_entry, i);
         const zf_spirv_idinfo *fn = &m->ids[e->function];
         k->offset = e->offset;
-        k->opcode = ZF_OP_ENTRY_POINT;
-        if (fn->def == 0 || fn->opcode != ZF_OP_FUNCTION)
+        k->opcode = SpvOpEntryPoint;
+        if (fn->def == 0 || fn->opcode != SpvOpFunction)
             return zf_bad(k, "entry point '%s' names %%%u, which is not an OpFunction", e->name, e->function);
         if (ZF_SPIRV_AT(m->functions, zf_spirv_function, fn->index)->body == 0)
             return zf_bad(k, "entry point '%s' names function %%%u, which has no body", e->name, e->function);
@@ -864,14 +863,14 @@ static zf_spirv_status zf_check_references(zf_walk *k) {
         for (uint32_t c = 0; c < fn->num_calls; c++) {
             uint32_t callee = *ZF_SPIRV_AT(m->calls, uint32_t, fn->first_call + c);
             k->offset = fn->offset;
-            k->opcode = ZF_OP_FUNCTION;
-            if (m->ids[callee].def == 0 || m->ids[callee].opcode != ZF_OP_FUNCTION)
+            k->opcode = SpvOpFunction;
+            if (m->ids[callee].def == 0 || m->ids[callee].opcode != SpvOpFunction)
                 return zf_bad(k, "function %%%u calls %%%u, which is not an OpFunction", fn->id, callee);
         }
     }
     bool kernel = false;
     for (uint32_t i = 0; i < m->capabilities.count; i++)
-        kernel = kernel || *ZF_SPIRV_AT(m->capabilities, uint32_t, i) == ZF_CAP_KERNEL;
+        kernel = kernel || *ZF_SPIRV_AT(m->capabilities, uint32_t, i) == SpvCapabilityKernel;
     if (!kernel) {
         zf_spirv_log_printf(k->log, "SPIR-V: the module does not declare the Kernel capability; Level Zero devices "
                                     "run OpenCL-style kernel modules only");
@@ -972,7 +971,7 @@ zf_spirv_status zf_spirv_set_spec_constant(zf_spirv_module *m, uint32_t spec_id,
         memcpy(&byte, value, 1);
         v = byte != 0;
         /* The specialized module stays valid SPIR-V: a boolean becomes OpSpecConstantTrue or OpSpecConstantFalse. */
-        w[0] = (w[0] & 0xFFFF0000u) | (v ? ZF_OP_SPEC_CONSTANT_TRUE : ZF_OP_SPEC_CONSTANT_FALSE);
+        w[0] = (w[0] & 0xFFFF0000u) | (v ? SpvOpSpecConstantTrue : SpvOpSpecConstantFalse);
     } else {
         memcpy(&v, value, spec->bits / 8);
         if (spec->bits < 64)
