@@ -1,6 +1,7 @@
 /* Modules: built from SPIR-V (read by spirv/, specialized, laid out) or from the native binaries the driver hands
  * out, with build logs, globals, function pointers and dynamic linking. docs/modules.md documents the formats,
  * build options, specialization constants (including the ITT annotations default) and logs. */
+#include "core/zf_bytes.h"
 #include "core/zf_core.h"
 #include "driver/zf_driver.h"
 #include "module/zf_module.h"
@@ -314,23 +315,6 @@ typedef struct zf_native_view {
     uint32_t num_programs; /* ZF_SECTION_PROGRAM sections */
 } zf_native_view;
 
-static void zf_put32(uint8_t *p, uint32_t v) {
-    memcpy(p, &v, 4);
-}
-static void zf_put64(uint8_t *p, uint64_t v) {
-    memcpy(p, &v, 8);
-}
-static uint32_t zf_get32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint64_t zf_get64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 static void zf_native_kernel_uuid(zf_device *device, ze_native_kernel_uuid_t *uuid) {
     ze_device_module_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
     zfi_zeDeviceGetModuleProperties((ze_device_handle_t)device, &props); /* the UUID the device advertises */
@@ -350,19 +334,19 @@ static void zf_native_frame(uint8_t *out, size_t size, zf_device *device, const 
                             uint32_t count, size_t *offsets) {
     memset(out, 0, size);
     memcpy(out, ZF_NATIVE_MAGIC, 8);
-    zf_put32(out + 8, ZF_NATIVE_VERSION);
-    zf_put32(out + 12, ZF_NATIVE_HEADER_SIZE);
+    zf_le32_put(out + 8, ZF_NATIVE_VERSION);
+    zf_le32_put(out + 12, ZF_NATIVE_HEADER_SIZE);
     ze_native_kernel_uuid_t uuid;
     zf_native_kernel_uuid(device, &uuid);
     memcpy(out + 16, uuid.id, 16);
-    zf_put32(out + 32, count);
-    zf_put64(out + 40, size);
+    zf_le32_put(out + 32, count);
+    zf_le64_put(out + 40, size);
     size_t at = ZF_NATIVE_HEADER_SIZE + (size_t)count * ZF_NATIVE_SECTION_SIZE;
     for (uint32_t i = 0; i < count; i++) {
         uint8_t *entry = out + ZF_NATIVE_HEADER_SIZE + (size_t)i * ZF_NATIVE_SECTION_SIZE;
-        zf_put32(entry, kinds[i]);
-        zf_put64(entry + 8, at);
-        zf_put64(entry + 16, sizes[i]);
+        zf_le32_put(entry, kinds[i]);
+        zf_le64_put(entry + 8, at);
+        zf_le64_put(entry + 16, sizes[i]);
         offsets[i] = at;
         at += zf_align8(sizes[i]);
     }
@@ -370,7 +354,7 @@ static void zf_native_frame(uint8_t *out, size_t size, zf_device *device, const 
 
 /* The checksum, once every section is written. */
 static void zf_native_seal(uint8_t *out, size_t size) {
-    zf_put64(out + 48, zf_fnv1a(out + ZF_NATIVE_HEADER_SIZE, size - ZF_NATIVE_HEADER_SIZE, 0xcbf29ce484222325ull));
+    zf_le64_put(out + 48, zf_fnv1a(out + ZF_NATIVE_HEADER_SIZE, size - ZF_NATIVE_HEADER_SIZE, 0xcbf29ce484222325ull));
 }
 
 static size_t zf_native_program_size(const zf_program *program, const char *options) {
@@ -435,8 +419,8 @@ static ze_result_t zf_native_reject(zf_spirv_log *log, const char *why) {
 
 static ze_result_t zf_native_section(const uint8_t *data, size_t size, const uint8_t *entry, zf_native_view *view,
                                      zf_spirv_log *log) {
-    uint32_t kind = zf_get32(entry);
-    uint64_t offset = zf_get64(entry + 8), length = zf_get64(entry + 16);
+    uint32_t kind = zf_le32_get(entry);
+    uint64_t offset = zf_le64_get(entry + 8), length = zf_le64_get(entry + 16);
     if (offset > size || length > size - offset)
         return zf_native_reject(log, "a section lies outside the binary");
     if (kind == ZF_SECTION_SPIRV) {
@@ -465,17 +449,17 @@ static ze_result_t zf_native_parse(const uint8_t *data, size_t size, zf_device *
     view->options = "";
     if (size < ZF_NATIVE_HEADER_SIZE || memcmp(data, ZF_NATIVE_MAGIC, 8) != 0)
         return zf_native_reject(log, "no zefake native binary header (magic \"ZFNATIVE\")");
-    if (zf_get32(data + 8) != ZF_NATIVE_VERSION || zf_get32(data + 12) != ZF_NATIVE_HEADER_SIZE)
+    if (zf_le32_get(data + 8) != ZF_NATIVE_VERSION || zf_le32_get(data + 12) != ZF_NATIVE_HEADER_SIZE)
         return zf_native_reject(log, "an unknown container version");
     ze_native_kernel_uuid_t uuid;
     zf_native_kernel_uuid(device, &uuid);
     if (memcmp(data + 16, uuid.id, 16) != 0)
         return zf_native_reject(log, "built for another kind of device (its native kernel UUID differs)");
-    uint32_t sections = zf_get32(data + 32);
-    if (zf_get64(data + 40) != size)
+    uint32_t sections = zf_le32_get(data + 32);
+    if (zf_le64_get(data + 40) != size)
         return zf_native_reject(log, "its recorded size differs from inputSize");
     if (zf_fnv1a(data + ZF_NATIVE_HEADER_SIZE, size - ZF_NATIVE_HEADER_SIZE, 0xcbf29ce484222325ull) !=
-        zf_get64(data + 48))
+        zf_le64_get(data + 48))
         return zf_native_reject(log, "the checksum does not match: the binary is corrupted");
     if (sections == 0 || sections > ZF_NATIVE_MAX_SECTIONS ||
         ZF_NATIVE_HEADER_SIZE + (size_t)sections * ZF_NATIVE_SECTION_SIZE > size)
@@ -495,14 +479,14 @@ static ze_result_t zf_native_parse(const uint8_t *data, size_t size, zf_device *
 
 /* The program sections of a binary zf_native_parse accepted, as inputs of a module (each one a native binary). */
 static void zf_native_programs(const uint8_t *data, const zf_module_input *outer, zf_module_input *inputs) {
-    uint32_t sections = zf_get32(data + 32), n = 0;
+    uint32_t sections = zf_le32_get(data + 32), n = 0;
     for (uint32_t i = 0; i < sections; i++) {
         const uint8_t *entry = data + ZF_NATIVE_HEADER_SIZE + (size_t)i * ZF_NATIVE_SECTION_SIZE;
-        if (zf_get32(entry) != ZF_SECTION_PROGRAM)
+        if (zf_le32_get(entry) != ZF_SECTION_PROGRAM)
             continue;
         inputs[n] = *outer;
-        inputs[n].data = data + zf_get64(entry + 8);
-        inputs[n].size = (size_t)zf_get64(entry + 16);
+        inputs[n].data = data + zf_le64_get(entry + 8);
+        inputs[n].size = (size_t)zf_le64_get(entry + 16);
         n++;
     }
 }
