@@ -7,6 +7,7 @@ get_filename_component(ZF_SPIRV_DRIVER_DIR "${ZF_SPIRV_DIR}/../.." ABSOLUTE)
 add_library(zf_spirv OBJECT
   "${ZF_SPIRV_DIR}/spirv_log.c"
   "${ZF_SPIRV_DIR}/spirv_read.c"
+  "${ZF_SPIRV_DIR}/spirv_read_decl.c"
   "${ZF_SPIRV_DIR}/spirv_layout.c"
   "${ZF_SPIRV_DIR}/spirv_cfg.c"
   "${ZF_SPIRV_DIR}/spirv_decode.c"
