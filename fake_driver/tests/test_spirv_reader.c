@@ -97,7 +97,7 @@ static void globals_sizes_and_initial_values(void **state) {
     assert_int_equal(counter->size, 4);
     assert_int_equal(table->size, 64);
     assert_int_equal(lut->size, 16);
-    assert_int_equal(lut->storage, ZF_SPIRV_SC_UNIFORM_CONSTANT);
+    assert_int_equal(lut->storage, SpvStorageClassUniformConstant);
     int32_t c = 0, l[4] = {0};
     float t[16] = {0};
     zf_spirv_log log = {0};
@@ -293,7 +293,7 @@ static void extension_names_are_checked_strings(void **state) {
     assert_non_null(words);
     memcpy(words, blob.data, blob.size);
     size_t at = 5;
-    while (at < blob.size / 4 && (words[at] & 0xFFFFu) != 10) /* OpExtension */
+    while (at < blob.size / 4 && (words[at] & 0xFFFFu) != SpvOpExtension)
         at += words[at] >> 16;
     assert_true(at < blob.size / 4);
     assert_string_equal((const char *)&words[at + 1], "SPV_KHR_linkonce_odr");

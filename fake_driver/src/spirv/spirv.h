@@ -13,6 +13,9 @@
 #ifndef ZF_SPIRV_H
 #define ZF_SPIRV_H
 
+/* The SPIR-V numbering (opcodes, storage classes, decorations, execution modes, capabilities) is the Khronos
+ * header's: Spv* names are the one table of those numbers in the project. */
+#include <spirv/unified1/spirv.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,17 +55,6 @@ typedef enum zf_spirv_status {
 
 /* ------------------------------------------------------------------------------------------------------------------
  * What the reader reports */
-
-/* SPIR-V storage classes the reader names. */
-enum {
-    ZF_SPIRV_SC_UNIFORM_CONSTANT = 0,
-    ZF_SPIRV_SC_INPUT = 1,
-    ZF_SPIRV_SC_WORKGROUP = 4,
-    ZF_SPIRV_SC_CROSS_WORKGROUP = 5,
-    ZF_SPIRV_SC_PRIVATE = 6,
-    ZF_SPIRV_SC_FUNCTION = 7,
-    ZF_SPIRV_SC_GENERIC = 8,
-};
 
 typedef struct zf_spirv_spec_constant {
     uint32_t spec_id; /* the SpecId decoration */

@@ -41,7 +41,7 @@ static zf_spirv_status zf_d_report(zf_decoder *d, zf_spirv_status status, const 
     vsnprintf(what, sizeof what, format, args);
     char buf[24];
     const zf_spirv_module *m = d->m;
-    uint32_t opcode = d->word > 0 && d->word < m->num_words ? zf_spirv_opcode_at(m, d->word) : ZF_OP_NOP;
+    uint32_t opcode = d->word > 0 && d->word < m->num_words ? zf_spirv_opcode_at(m, d->word) : SpvOpNop;
     const char *name = zf_spirv_opcode_name(opcode, buf, sizeof buf);
     if (d->fn_id != 0)
         zf_spirv_log_printf(d->log, "SPIR-V word %u (%s) in function %%%u: %s", d->word, name, d->fn_id, what);
@@ -112,11 +112,11 @@ uint32_t *zf_d_aux_at(zf_decoder *d, uint32_t index) {
  * Types */
 
 static uint32_t zf_etype_of(uint32_t opcode, uint32_t width) {
-    if (opcode == ZF_OP_TYPE_BOOL)
+    if (opcode == SpvOpTypeBool)
         return ZF_T_BOOL;
-    if (opcode == ZF_OP_TYPE_INT)
+    if (opcode == SpvOpTypeInt)
         return width == 8 ? ZF_T_I8 : width == 16 ? ZF_T_I16 : width == 32 ? ZF_T_I32 : ZF_T_I64;
-    if (opcode == ZF_OP_TYPE_FLOAT)
+    if (opcode == SpvOpTypeFloat)
         return width == 16 ? ZF_T_F16 : width == 32 ? ZF_T_F32 : ZF_T_F64;
     return ZF_T_NONE;
 }
@@ -136,29 +136,29 @@ static void zf_classify(zf_decoder *d, uint32_t id, zf_tinfo *t) {
     uint32_t opcode = m->ids[id].opcode;
     zf_type_layout(m, id, t);
     switch (opcode) {
-    case ZF_OP_TYPE_VOID:
+    case SpvOpTypeVoid:
         t->cls = ZF_TC_VOID;
         return;
-    case ZF_OP_TYPE_BOOL:
-    case ZF_OP_TYPE_INT:
-    case ZF_OP_TYPE_FLOAT:
-        t->cls = opcode == ZF_OP_TYPE_BOOL ? ZF_TC_BOOL : opcode == ZF_OP_TYPE_INT ? ZF_TC_INT : ZF_TC_FLOAT;
-        t->etype = (uint8_t)zf_etype_of(opcode, opcode == ZF_OP_TYPE_BOOL ? 0 : w[2]);
+    case SpvOpTypeBool:
+    case SpvOpTypeInt:
+    case SpvOpTypeFloat:
+        t->cls = opcode == SpvOpTypeBool ? ZF_TC_BOOL : opcode == SpvOpTypeInt ? ZF_TC_INT : ZF_TC_FLOAT;
+        t->etype = (uint8_t)zf_etype_of(opcode, opcode == SpvOpTypeBool ? 0 : w[2]);
         t->comps = 1;
         return;
-    case ZF_OP_TYPE_VECTOR: {
+    case SpvOpTypeVector: {
         uint32_t elem = w[2];
         uint32_t eop = m->ids[elem].opcode;
         t->cls = ZF_TC_VECTOR;
         t->elem = elem;
         t->comps = (uint8_t)w[3];
-        if (eop == ZF_OP_TYPE_BOOL || eop == ZF_OP_TYPE_INT || eop == ZF_OP_TYPE_FLOAT)
-            t->etype = (uint8_t)zf_etype_of(eop, eop == ZF_OP_TYPE_BOOL ? 0 : m->words[m->ids[elem].def + 2]);
+        if (eop == SpvOpTypeBool || eop == SpvOpTypeInt || eop == SpvOpTypeFloat)
+            t->etype = (uint8_t)zf_etype_of(eop, eop == SpvOpTypeBool ? 0 : m->words[m->ids[elem].def + 2]);
         else
             t->cls = ZF_TC_OTHER; /* vectors of pointers: not in OpenCL */
         return;
     }
-    case ZF_OP_TYPE_ARRAY: {
+    case SpvOpTypeArray: {
         uint64_t length = 0;
         t->cls = ZF_TC_ARRAY;
         t->elem = w[2];
@@ -166,33 +166,33 @@ static void zf_classify(zf_decoder *d, uint32_t id, zf_tinfo *t) {
         t->length = length > UINT32_MAX ? UINT32_MAX : (uint32_t)length;
         return;
     }
-    case ZF_OP_TYPE_STRUCT:
+    case SpvOpTypeStruct:
         t->cls = ZF_TC_STRUCT;
         t->length = (w[0] >> 16) - 2;
         return;
-    case ZF_OP_TYPE_POINTER:
+    case SpvOpTypePointer:
         t->cls = ZF_TC_POINTER;
         t->storage = w[2];
         t->elem = w[3];
         t->size = 8;
         t->align = 8;
         return;
-    case ZF_OP_TYPE_FUNCTION:
+    case SpvOpTypeFunction:
         t->cls = ZF_TC_FUNCTION;
         return;
-    case ZF_OP_TYPE_SAMPLED_IMAGE: /* an image handle and a sampler, side by side */
+    case SpvOpTypeSampledImage: /* an image handle and a sampler, side by side */
         t->cls = ZF_TC_OPAQUE;
         t->size = 16;
         t->align = 8;
         return;
-    case ZF_OP_TYPE_IMAGE:
-    case ZF_OP_TYPE_SAMPLER:
-    case ZF_OP_TYPE_EVENT:
-    case ZF_OP_TYPE_DEVICE_EVENT:
-    case ZF_OP_TYPE_RESERVE_ID:
-    case ZF_OP_TYPE_QUEUE:
-    case ZF_OP_TYPE_PIPE:
-    case ZF_OP_TYPE_PIPE_STORAGE:
+    case SpvOpTypeImage:
+    case SpvOpTypeSampler:
+    case SpvOpTypeEvent:
+    case SpvOpTypeDeviceEvent:
+    case SpvOpTypeReserveId:
+    case SpvOpTypeQueue:
+    case SpvOpTypePipe:
+    case SpvOpTypePipeStorage:
         t->cls = ZF_TC_OPAQUE;
         t->size = 8;
         t->align = 8;
@@ -205,8 +205,8 @@ static void zf_classify(zf_decoder *d, uint32_t id, zf_tinfo *t) {
 
 const zf_tinfo *zf_d_type(zf_decoder *d, uint32_t id) {
     const zf_spirv_idinfo *info = zf_spirv_id(d->m, id);
-    bool is_type = info != NULL && ((info->opcode >= ZF_OP_TYPE_VOID && info->opcode <= ZF_OP_TYPE_PIPE) ||
-                                    info->opcode == ZF_OP_TYPE_PIPE_STORAGE);
+    bool is_type = info != NULL && ((info->opcode >= SpvOpTypeVoid && info->opcode <= SpvOpTypePipe) ||
+                                    info->opcode == SpvOpTypePipeStorage);
     if (info == NULL || info->def == 0 || !is_type) {
         zf_d_malformed(d, "%%%u is not a type", id);
         return NULL;
@@ -248,7 +248,8 @@ uint32_t zf_d_member_offset(zf_decoder *d, uint32_t struct_id, uint32_t index, u
  * Constants */
 
 static bool zf_is_constant_opcode(uint32_t op) {
-    return (op >= ZF_OP_CONSTANT_TRUE && op <= ZF_OP_SPEC_CONSTANT_OP && op != 47) || op == ZF_OP_UNDEF;
+    return (op >= SpvOpConstantTrue && op <= SpvOpConstantNull) ||
+           (op >= SpvOpSpecConstantTrue && op <= SpvOpSpecConstantOp) || op == SpvOpUndef;
 }
 
 bool zf_d_const_int(zf_decoder *d, uint32_t id, uint64_t *value) {
@@ -256,14 +257,14 @@ bool zf_d_const_int(zf_decoder *d, uint32_t id, uint64_t *value) {
     if (info == NULL || info->def == 0)
         return false;
     const uint32_t *w = &d->m->words[info->def];
-    if (info->opcode == ZF_OP_CONSTANT_NULL || info->opcode == ZF_OP_UNDEF) {
+    if (info->opcode == SpvOpConstantNull || info->opcode == SpvOpUndef) {
         *value = 0;
         return true;
     }
-    if (info->opcode != ZF_OP_CONSTANT && info->opcode != ZF_OP_SPEC_CONSTANT)
+    if (info->opcode != SpvOpConstant && info->opcode != SpvOpSpecConstant)
         return false;
     const zf_spirv_idinfo *type = zf_spirv_id(d->m, w[1]);
-    if (type == NULL || type->opcode != ZF_OP_TYPE_INT)
+    if (type == NULL || type->opcode != SpvOpTypeInt)
         return false;
     uint32_t width = d->m->words[type->def + 2];
     *value = width > 32 ? ((uint64_t)w[4] << 32 | w[3]) : w[3];
@@ -315,27 +316,27 @@ static zf_spirv_status zf_const_into(zf_decoder *d, uint32_t id, uint8_t *out, u
         return zf_d_malformed(d, "constant %%%u has %u bytes where %u are expected", id, t->size, size);
     /* The words, not the reader's record: specializing a boolean rewrote its opcode (True <-> False). */
     switch (w[0] & 0xFFFFu) {
-    case ZF_OP_CONSTANT_TRUE:
-    case ZF_OP_SPEC_CONSTANT_TRUE:
+    case SpvOpConstantTrue:
+    case SpvOpSpecConstantTrue:
         out[0] = 1;
         return ZF_SPIRV_OK;
-    case ZF_OP_CONSTANT_FALSE:
-    case ZF_OP_SPEC_CONSTANT_FALSE:
-    case ZF_OP_CONSTANT_NULL:
-    case ZF_OP_UNDEF:
+    case SpvOpConstantFalse:
+    case SpvOpSpecConstantFalse:
+    case SpvOpConstantNull:
+    case SpvOpUndef:
         memset(out, 0, size);
         return ZF_SPIRV_OK;
-    case ZF_OP_CONSTANT:
-    case ZF_OP_SPEC_CONSTANT:
+    case SpvOpConstant:
+    case SpvOpSpecConstant:
         if (size > 8)
             return zf_d_malformed(d, "a scalar constant of %u bytes", size);
         memcpy(out, &w[3], size); /* literals are little-endian words, as the host */
         return ZF_SPIRV_OK;
-    case ZF_OP_CONSTANT_COMPOSITE:
-    case ZF_OP_SPEC_CONSTANT_COMPOSITE:
+    case SpvOpConstantComposite:
+    case SpvOpSpecConstantComposite:
         memset(out, 0, size);
         return zf_const_composite(d, w, zf_spirv_count_at(d->m, info->def), t, out, size, depth);
-    case ZF_OP_CONSTANT_SAMPLER: {
+    case SpvOpConstantSampler: {
         uint64_t value;
         if (size != 8 || !zf_d_inline_sampler(w, zf_spirv_count_at(d->m, info->def), &value))
             return zf_d_malformed(d, "a malformed OpConstantSampler");
@@ -534,14 +535,14 @@ static zf_spirv_status zf_scan_decoration(zf_decoder *d, const uint32_t *w, uint
         return ZF_SPIRV_OK; /* the reader checked what it uses; decorations of bad ids are ignored */
     uint32_t id = w[1];
     switch (w[2]) {
-    case ZF_DEC_SATURATED_CONVERSION:
+    case SpvDecorationSaturatedConversion:
         d->dec[id] |= ZF_DV_SATURATE;
         break;
-    case ZF_DEC_FP_ROUNDING_MODE:
+    case SpvDecorationFPRoundingMode:
         if (count >= 4 && w[3] <= 3)
             d->dec[id] = (uint16_t)((d->dec[id] & ~(7u << ZF_DV_ROUND_SHIFT)) | ((w[3] + 1) << ZF_DV_ROUND_SHIFT));
         break;
-    case ZF_DEC_BUILTIN:
+    case SpvDecorationBuiltIn:
         if (count >= 4 && w[3] < 255)
             d->builtin[id] = (uint8_t)(w[3] + 1);
         break;
@@ -580,21 +581,21 @@ static zf_spirv_status zf_scan_variable(zf_decoder *d, const uint32_t *w) {
     v->type = w[1];
     v->ref = ZF_REF_NONE;
     switch (storage) {
-    case ZF_SPIRV_SC_CROSS_WORKGROUP:
-    case ZF_SPIRV_SC_UNIFORM_CONSTANT:
+    case SpvStorageClassCrossWorkgroup:
+    case SpvStorageClassUniformConstant:
         v->kind = ZF_V_GLOBAL;
         v->index = zf_global_index(d->m, id);
         if (v->index == UINT32_MAX)
             return zf_d_malformed(d, "variable %%%u is not one of the module's globals", id);
         return ZF_SPIRV_OK;
-    case ZF_SPIRV_SC_INPUT:
+    case SpvStorageClassInput:
         if (d->builtin[id] == 0)
-            return zf_d_unsupported(d, ZF_OP_VARIABLE, "an Input variable that is not a built-in");
+            return zf_d_unsupported(d, SpvOpVariable, "an Input variable that is not a built-in");
         return zf_d_builtin_variable(d, id, d->builtin[id] - 1u, pt->elem);
-    case ZF_SPIRV_SC_WORKGROUP:
+    case SpvStorageClassWorkgroup:
         return zf_d_local_variable(d, id, pt->elem);
     default:
-        return zf_d_unsupported(d, ZF_OP_VARIABLE, "a module-scope variable of this storage class");
+        return zf_d_unsupported(d, SpvOpVariable, "a module-scope variable of this storage class");
     }
 }
 
@@ -604,12 +605,12 @@ static zf_spirv_status zf_scan_module_instruction(zf_decoder *d, uint32_t at) {
     uint32_t opcode = w[0] & 0xFFFFu, count = w[0] >> 16;
     d->word = at;
     switch (opcode) {
-    case ZF_OP_DECORATE:
+    case SpvOpDecorate:
         return zf_scan_decoration(d, w, count);
-    case ZF_OP_GROUP_DECORATE:
+    case SpvOpGroupDecorate:
         zf_scan_group_decorate(d, w, count);
         return ZF_SPIRV_OK;
-    case ZF_OP_EXT_INST_IMPORT: {
+    case SpvOpExtInstImport: {
         const char *name = zf_spirv_string_at(d->m, at, 2);
         d->vals[w[1]].kind = ZF_V_EXTSET;
         d->vals[w[1]].index = strcmp(name, "OpenCL.std") == 0 ? ZF_EXTSET_OPENCL
@@ -619,9 +620,9 @@ static zf_spirv_status zf_scan_module_instruction(zf_decoder *d, uint32_t at) {
                                   : ZF_EXTSET_OTHER;
         return ZF_SPIRV_OK;
     }
-    case ZF_OP_VARIABLE:
+    case SpvOpVariable:
         return zf_scan_variable(d, w);
-    case ZF_OP_CONSTANT_FUNCTION_POINTER_INTEL:
+    case SpvOpConstantFunctionPointerINTEL:
         if (count < 4 || w[2] == 0 || w[2] >= m->bound || w[3] == 0 || w[3] >= m->bound)
             return zf_d_malformed(d, "a malformed function pointer constant");
         if (d->vals[w[2]].kind != ZF_V_NONE)
@@ -633,7 +634,7 @@ static zf_spirv_status zf_scan_module_instruction(zf_decoder *d, uint32_t at) {
             d->vals[w[2]] = (zf_dval){.kind = ZF_V_CONST,
                                       .type = w[1],
                                       .ref = ZF_REF_NONE,
-                                      .null = opcode == ZF_OP_CONSTANT_NULL || opcode == ZF_OP_UNDEF};
+                                      .null = opcode == SpvOpConstantNull || opcode == SpvOpUndef};
             return zf_d_type(d, w[1]) != NULL ? ZF_SPIRV_OK : ZF_SPIRV_MALFORMED;
         }
         return ZF_SPIRV_OK;
@@ -648,7 +649,7 @@ static zf_spirv_status zf_scan_module(zf_decoder *d) {
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t at = 5; at < end; at += zf_spirv_count_at(m, at)) {
             uint32_t opcode = zf_spirv_opcode_at(m, at);
-            bool annotation = opcode == ZF_OP_DECORATE || opcode == ZF_OP_GROUP_DECORATE;
+            bool annotation = opcode == SpvOpDecorate || opcode == SpvOpGroupDecorate;
             if (annotation != (pass == 0))
                 continue;
             zf_spirv_status s = zf_scan_module_instruction(d, at);

@@ -383,7 +383,7 @@ static zf_spirv_status zf_ext_opencl(zf_decoder *d, uint32_t n, const uint32_t *
     if (args == 0) {
         char why[64];
         snprintf(why, sizeof why, "OpenCL.std instruction %u", n);
-        return zf_d_unsupported(d, ZF_OP_EXT_INST, why);
+        return zf_d_unsupported(d, SpvOpExtInst, why);
     }
     return zf_ext_elementwise(d, n, w, count, args);
 }
@@ -400,7 +400,7 @@ zf_spirv_status zf_d_ext_inst(zf_decoder *d, const uint32_t *w, uint32_t count) 
         char why[128];
         snprintf(why, sizeof why, "an instruction of the extended instruction set \"%.60s\"",
                  zf_spirv_string_at(d->m, d->m->ids[set].def, 2));
-        return zf_d_unsupported(d, ZF_OP_EXT_INST, why);
+        return zf_d_unsupported(d, SpvOpExtInst, why);
     }
     return zf_ext_opencl(d, w[4], w, count);
 }

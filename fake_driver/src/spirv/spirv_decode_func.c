@@ -28,8 +28,8 @@ static zf_spirv_status zf_wave_entry(zf_decoder *d, uint32_t kind, uint32_t inde
 }
 
 static bool zf_builtin_known(uint32_t builtin) {
-    /* NumWorkgroups .. GlobalLinearId, and the sub-group ids. */
-    return (builtin >= 24 && builtin <= 34) || (builtin >= 36 && builtin <= 41);
+    return (builtin >= SpvBuiltInNumWorkgroups && builtin <= SpvBuiltInGlobalLinearId) ||
+           (builtin >= SpvBuiltInSubgroupSize && builtin <= SpvBuiltInSubgroupLocalInvocationId);
 }
 
 zf_spirv_status zf_d_builtin_variable(zf_decoder *d, uint32_t id, uint32_t builtin, uint32_t pointee) {
@@ -190,8 +190,8 @@ static void zf_body_free(zf_body *b) {
 }
 
 static bool zf_is_terminator(uint32_t opcode) {
-    return opcode == ZF_OP_BRANCH || opcode == ZF_OP_BRANCH_CONDITIONAL || opcode == ZF_OP_SWITCH ||
-           opcode == ZF_OP_RETURN || opcode == ZF_OP_RETURN_VALUE || opcode == ZF_OP_UNREACHABLE || opcode == 252;
+    return opcode == SpvOpBranch || opcode == SpvOpBranchConditional || opcode == SpvOpSwitch ||
+           opcode == SpvOpReturn || opcode == SpvOpReturnValue || opcode == SpvOpUnreachable || opcode == SpvOpKill;
 }
 
 /* Words per case literal of a switch: the selector's width (its value must be known: results are assigned first). */
@@ -206,12 +206,12 @@ static uint32_t zf_switch_literal_words(zf_decoder *d, uint32_t selector) {
 static uint32_t zf_successors(zf_decoder *d, uint32_t at, uint32_t *out) {
     const uint32_t *w = &d->m->words[at];
     uint32_t opcode = w[0] & 0xFFFFu, count = w[0] >> 16, n = 0;
-    if (opcode == ZF_OP_BRANCH && count >= 2)
+    if (opcode == SpvOpBranch && count >= 2)
         out[n++] = w[1];
-    else if (opcode == ZF_OP_BRANCH_CONDITIONAL && count >= 4) {
+    else if (opcode == SpvOpBranchConditional && count >= 4) {
         out[n++] = w[2];
         out[n++] = w[3];
-    } else if (opcode == ZF_OP_SWITCH && count >= 3) {
+    } else if (opcode == SpvOpSwitch && count >= 3) {
         out[n++] = w[2];
         uint32_t lit = zf_switch_literal_words(d, w[1]);
         for (uint32_t i = 3 + lit; i < count; i += lit + 1)
@@ -228,7 +228,7 @@ static zf_spirv_status zf_scan_blocks(zf_decoder *d, const zf_spirv_function *fn
     for (uint32_t at = fn->body; at < fn->end; at += zf_spirv_count_at(m, at)) {
         uint32_t opcode = zf_spirv_opcode_at(m, at);
         d->word = at;
-        if (opcode == ZF_OP_LABEL) {
+        if (opcode == SpvOpLabel) {
             if (open)
                 return zf_d_malformed(d, "a block ends without a terminator");
             open = true;
@@ -261,7 +261,7 @@ static zf_spirv_status zf_index_blocks(zf_decoder *d, const zf_spirv_function *f
     for (uint32_t at = fn->body; at < fn->end; at += zf_spirv_count_at(m, at)) {
         uint32_t opcode = zf_spirv_opcode_at(m, at);
         d->word = at;
-        if (opcode == ZF_OP_LABEL) {
+        if (opcode == SpvOpLabel) {
             uint32_t label = zf_spirv_count_at(m, at) >= 2 ? m->words[at + 1] : 0;
             if (label == 0 || label >= m->bound || d->fn.label_to_block[label] != 0 || d->vals[label].kind != 0)
                 return zf_d_malformed(d, "label %u is out of the bound or defined twice", label);
@@ -289,8 +289,8 @@ static zf_spirv_status zf_index_blocks(zf_decoder *d, const zf_spirv_function *f
 }
 
 static bool zf_is_debug_ext(const zf_decoder *d, const uint32_t *w, uint32_t count) {
-    return (w[0] & 0xFFFFu) == ZF_OP_EXT_INST && count >= 5 && w[3] < d->m->bound &&
-           d->vals[w[3]].kind == ZF_V_EXTSET && d->vals[w[3]].index == ZF_EXTSET_DEBUG;
+    return (w[0] & 0xFFFFu) == SpvOpExtInst && count >= 5 && w[3] < d->m->bound && d->vals[w[3]].kind == ZF_V_EXTSET &&
+           d->vals[w[3]].index == ZF_EXTSET_DEBUG;
 }
 
 /* A frame slot for every result (and private memory for Function variables) before any instruction is decoded. */
@@ -300,7 +300,7 @@ static zf_spirv_status zf_assign_results(zf_decoder *d, const zf_spirv_function 
         const uint32_t *w = &m->words[at];
         uint32_t opcode = w[0] & 0xFFFFu, count = w[0] >> 16;
         d->word = at;
-        if (opcode == ZF_OP_LABEL || !zf_d_has_result(opcode, w, count))
+        if (opcode == SpvOpLabel || !zf_d_has_result(opcode, w, count))
             continue;
         if (count < 3)
             return zf_d_malformed(d, "an instruction too short for its result");
@@ -313,7 +313,7 @@ static zf_spirv_status zf_assign_results(zf_decoder *d, const zf_spirv_function 
         zf_spirv_status s = zf_d_result(d, w[2], w[1], &ref);
         if (s != ZF_SPIRV_OK)
             return s;
-        if (opcode == ZF_OP_VARIABLE) {
+        if (opcode == SpvOpVariable) {
             const zf_tinfo *pt = zf_d_type(d, w[1]);
             const zf_tinfo *t = pt != NULL && pt->cls == ZF_TC_POINTER ? zf_d_type(d, pt->elem) : NULL;
             if (t == NULL)
@@ -360,7 +360,7 @@ static bool zf_phis_conflict(zf_decoder *d, const zf_src_block *blk) {
     uint32_t end = blk->terminator;
     for (uint32_t at = blk->offset + zf_spirv_count_at(m, blk->offset); at < end; at += zf_spirv_count_at(m, at)) {
         const uint32_t *w = &m->words[at];
-        if ((w[0] & 0xFFFFu) != ZF_OP_PHI)
+        if ((w[0] & 0xFFFFu) != SpvOpPhi)
             continue;
         for (uint32_t i = 3; i + 1 < (w[0] >> 16); i += 2) {
             uint32_t src = w[i];
@@ -369,7 +369,7 @@ static bool zf_phis_conflict(zf_decoder *d, const zf_src_block *blk) {
             for (uint32_t at2 = blk->offset + zf_spirv_count_at(m, blk->offset); at2 < end;
                  at2 += zf_spirv_count_at(m, at2)) {
                 const uint32_t *w2 = &m->words[at2];
-                if ((w2[0] & 0xFFFFu) == ZF_OP_PHI && w2[2] == src)
+                if ((w2[0] & 0xFFFFu) == SpvOpPhi && w2[2] == src)
                     return true;
             }
         }
@@ -398,7 +398,7 @@ static zf_spirv_status zf_make_shadows(zf_decoder *d, const zf_src_block *blk) {
     for (uint32_t at = blk->offset + zf_spirv_count_at(m, blk->offset); at < blk->terminator;
          at += zf_spirv_count_at(m, at)) {
         const uint32_t *w = &m->words[at];
-        if ((w[0] & 0xFFFFu) != ZF_OP_PHI)
+        if ((w[0] & 0xFFFFu) != SpvOpPhi)
             continue;
         const zf_tinfo *t = zf_d_type(d, d->vals[w[2]].type);
         zf_ref shadow = zf_d_frame_slot(d, t->size, t->align);
@@ -424,7 +424,7 @@ static zf_spirv_status zf_make_edge(zf_decoder *d, zf_body *b, uint32_t from, ui
          at += zf_spirv_count_at(m, at)) {
         const uint32_t *w = &m->words[at];
         uint32_t count = w[0] >> 16;
-        if ((w[0] & 0xFFFFu) != ZF_OP_PHI)
+        if ((w[0] & 0xFFFFu) != SpvOpPhi)
             continue;
         uint32_t value = 0;
         for (uint32_t i = 3; i + 1 < count && value == 0; i += 2)
@@ -540,16 +540,16 @@ static zf_spirv_status zf_decode_switch(zf_decoder *d, zf_body *b, const zf_src_
 
 static zf_spirv_status zf_decode_return(zf_decoder *d, const uint32_t *w, uint32_t count, zf_dfunc *df) {
     uint32_t opcode = w[0] & 0xFFFFu;
-    if (opcode == 252)
+    if (opcode == SpvOpKill)
         return zf_d_unsupported(d, opcode, "OpKill belongs to fragment shaders");
-    zf_dinst *in = zf_d_emit(d, opcode == ZF_OP_RETURN         ? ZF_X_RET
-                                : opcode == ZF_OP_RETURN_VALUE ? ZF_X_RETV
-                                                               : ZF_X_UNREACHABLE);
+    zf_dinst *in = zf_d_emit(d, opcode == SpvOpReturn        ? ZF_X_RET
+                                : opcode == SpvOpReturnValue ? ZF_X_RETV
+                                                             : ZF_X_UNREACHABLE);
     if (in == NULL)
         return ZF_SPIRV_NO_MEMORY;
-    if (opcode == ZF_OP_RETURN && df->ret != ZF_REF_NONE)
+    if (opcode == SpvOpReturn && df->ret != ZF_REF_NONE)
         return zf_d_malformed(d, "OpReturn in a function that returns a value");
-    if (opcode != ZF_OP_RETURN_VALUE)
+    if (opcode != SpvOpReturnValue)
         return ZF_SPIRV_OK;
     if (count < 2 || df->ret == ZF_REF_NONE)
         return zf_d_malformed(d, "OpReturnValue in a function that returns nothing");
@@ -562,15 +562,15 @@ static zf_spirv_status zf_decode_terminator(zf_decoder *d, zf_body *b, const zf_
     uint32_t opcode = w[0] & 0xFFFFu, count = w[0] >> 16;
     d->word = blk->terminator;
     switch (opcode) {
-    case ZF_OP_BRANCH:
+    case SpvOpBranch:
         if (count < 2)
             return zf_d_malformed(d, "OpBranch without a target");
         return zf_decode_branch(d, b, blk, w[1]);
-    case ZF_OP_BRANCH_CONDITIONAL:
+    case SpvOpBranchConditional:
         if (count < 4)
             return zf_d_malformed(d, "OpBranchConditional without two targets");
         return zf_decode_conditional(d, b, blk, w);
-    case ZF_OP_SWITCH:
+    case SpvOpSwitch:
         if (count < 3)
             return zf_d_malformed(d, "OpSwitch without a default");
         return zf_decode_switch(d, b, blk, w, count);
@@ -583,9 +583,9 @@ static zf_spirv_status zf_decode_terminator(zf_decoder *d, zf_body *b, const zf_
  * Blocks */
 
 static bool zf_skipped_in_body(uint32_t opcode) {
-    return opcode == ZF_OP_PHI || opcode == ZF_OP_LINE || opcode == ZF_OP_NO_LINE || opcode == ZF_OP_NOP ||
-           opcode == ZF_OP_LOOP_MERGE || opcode == ZF_OP_SELECTION_MERGE || opcode == ZF_OP_LIFETIME_START ||
-           opcode == ZF_OP_LIFETIME_STOP;
+    return opcode == SpvOpPhi || opcode == SpvOpLine || opcode == SpvOpNoLine || opcode == SpvOpNop ||
+           opcode == SpvOpLoopMerge || opcode == SpvOpSelectionMerge || opcode == SpvOpLifetimeStart ||
+           opcode == SpvOpLifetimeStop;
 }
 
 static zf_spirv_status zf_decode_block(zf_decoder *d, zf_body *b, uint32_t src, zf_dfunc *df) {
@@ -601,7 +601,7 @@ static zf_spirv_status zf_decode_block(zf_decoder *d, zf_body *b, uint32_t src, 
         for (uint32_t at = blk->offset + zf_spirv_count_at(m, blk->offset); at < blk->terminator;
              at += zf_spirv_count_at(m, at)) {
             const uint32_t *w = &m->words[at];
-            if ((w[0] & 0xFFFFu) != ZF_OP_PHI)
+            if ((w[0] & 0xFFFFu) != SpvOpPhi)
                 continue;
             const zf_tinfo *t = zf_d_type(d, d->vals[w[2]].type);
             zf_spirv_status s = zf_push_copy(d, d->vals[w[2]].ref, (zf_ref)d->vals[w[2]].index, t->size);
@@ -638,11 +638,11 @@ static zf_spirv_status zf_phi_check(zf_decoder *d, const zf_body *b) {
              at += zf_spirv_count_at(m, at)) {
             uint32_t opcode = zf_spirv_opcode_at(m, at);
             d->word = at;
-            if (opcode == ZF_OP_PHI && !leading)
+            if (opcode == SpvOpPhi && !leading)
                 return zf_d_malformed(d, "OpPhi after other instructions of its block");
-            if (opcode == ZF_OP_PHI && zf_spirv_count_at(m, at) < 5)
+            if (opcode == SpvOpPhi && zf_spirv_count_at(m, at) < 5)
                 return zf_d_malformed(d, "OpPhi without incoming values");
-            leading = leading && (opcode == ZF_OP_PHI || opcode == ZF_OP_LINE || opcode == ZF_OP_NO_LINE);
+            leading = leading && (opcode == SpvOpPhi || opcode == SpvOpLine || opcode == SpvOpNoLine);
         }
     }
     return ZF_SPIRV_OK;

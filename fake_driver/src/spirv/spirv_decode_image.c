@@ -7,8 +7,8 @@
 #include <string.h>
 
 bool zf_d_is_image_op(uint32_t opcode) {
-    return opcode == ZF_OP_SAMPLED_IMAGE || opcode == ZF_OP_IMAGE_SAMPLE_EXPLICIT_LOD ||
-           (opcode >= ZF_OP_IMAGE_READ && opcode <= ZF_OP_IMAGE_QUERY_SIZE);
+    return opcode == SpvOpSampledImage || opcode == SpvOpImageSampleExplicitLod ||
+           (opcode >= SpvOpImageRead && opcode <= SpvOpImageQuerySize);
 }
 
 /* SPIR-V SamplerAddressingMode to ze_sampler_address_mode_t: None, ClampToEdge, Clamp (to border), Repeat,
@@ -137,22 +137,22 @@ static zf_spirv_status zf_image_query(zf_decoder *d, uint32_t kind, const uint32
 
 zf_spirv_status zf_d_image(zf_decoder *d, const uint32_t *w, uint32_t count) {
     switch (w[0] & 0xFFFFu) {
-    case ZF_OP_SAMPLED_IMAGE:
+    case SpvOpSampledImage:
         return zf_sampled_image(d, w, count);
-    case ZF_OP_IMAGE:
+    case SpvOpImage:
         return zf_image_of(d, w, count);
-    case ZF_OP_IMAGE_SAMPLE_EXPLICIT_LOD:
+    case SpvOpImageSampleExplicitLod:
         return zf_image_access(d, ZF_IMG_SAMPLE, w, count);
-    case ZF_OP_IMAGE_READ:
+    case SpvOpImageRead:
         return zf_image_access(d, ZF_IMG_READ, w, count);
-    case ZF_OP_IMAGE_WRITE:
+    case SpvOpImageWrite:
         return zf_image_access(d, ZF_IMG_WRITE, w, count);
-    case ZF_OP_IMAGE_QUERY_FORMAT:
+    case SpvOpImageQueryFormat:
         return zf_image_query(d, ZF_IMG_QUERY_FORMAT, w, count);
-    case ZF_OP_IMAGE_QUERY_ORDER:
+    case SpvOpImageQueryOrder:
         return zf_image_query(d, ZF_IMG_QUERY_ORDER, w, count);
-    case ZF_OP_IMAGE_QUERY_SIZE_LOD:
-    case ZF_OP_IMAGE_QUERY_SIZE:
+    case SpvOpImageQuerySizeLod:
+    case SpvOpImageQuerySize:
         return zf_image_query(d, ZF_IMG_QUERY_SIZE, w, count);
     default:
         return zf_d_unsupported(d, w[0] & 0xFFFFu, "an image instruction OpenCL kernels do not use");

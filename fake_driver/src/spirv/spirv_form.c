@@ -683,7 +683,7 @@ static bool zf_check_aux_users(zf_check *c, const zf_dinst *in, uint32_t blocks)
         return (in->asize == 4 || in->asize == 8) && (in->aux & 0xFFu) <= ZF_VL_HALF_A ? true
                                                                                        : zf_bad(c, "vector memory");
     case ZF_X_GROUP:
-        return (in->aux & 0xFFu) < ZF_GRP_COUNT && ((in->aux >> 12) & 0xFu) <= ZF_GROUP_EXCLUSIVE
+        return (in->aux & 0xFFu) < ZF_GRP_COUNT && ((in->aux >> 12) & 0xFu) <= SpvGroupOperationExclusiveScan
                    ? true
                    : zf_bad(c, "group operation 0x%x", in->aux);
     case ZF_X_ITT:

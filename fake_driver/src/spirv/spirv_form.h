@@ -17,6 +17,7 @@
 #ifndef ZF_SPIRV_FORM_H
 #define ZF_SPIRV_FORM_H
 
+#include <spirv/unified1/spirv.h> /* group operations and scopes keep their SPIR-V values */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -267,8 +268,6 @@ enum {
     ZF_GRP_SMAX,
     ZF_GRP_COUNT
 };
-enum { ZF_GROUP_REDUCE = 0, ZF_GROUP_INCLUSIVE = 1, ZF_GROUP_EXCLUSIVE = 2 };
-enum { ZF_SCOPE_WORKGROUP = 2, ZF_SCOPE_SUBGROUP = 3 };
 
 /* ZF_X_IMAGE kinds. */
 enum {

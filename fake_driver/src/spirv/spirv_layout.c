@@ -31,11 +31,11 @@ static uint64_t zf_round_up(uint64_t value, uint32_t align) {
 static zf_spirv_status zf_int_constant(const zf_spirv_module *m, uint32_t id, uint64_t *value, zf_spirv_log *log,
                                        uint32_t user) {
     const zf_spirv_idinfo *info = zf_spirv_id(m, id);
-    if (info == NULL || info->def == 0 || (info->opcode != ZF_OP_CONSTANT && info->opcode != ZF_OP_SPEC_CONSTANT))
+    if (info == NULL || info->def == 0 || (info->opcode != SpvOpConstant && info->opcode != SpvOpSpecConstant))
         return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, user, "%%%u is not an integer OpConstant or OpSpecConstant", id);
     const uint32_t *w = &m->words[info->def];
     const uint32_t *type = &m->words[m->ids[w[1]].def];
-    if ((type[0] & 0xFFFFu) != ZF_OP_TYPE_INT)
+    if ((type[0] & 0xFFFFu) != SpvOpTypeInt)
         return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, user, "constant %%%u is not an integer", id);
     *value = type[2] > 32 ? ((uint64_t)w[4] << 32 | w[3]) : w[3];
     return ZF_SPIRV_OK;
@@ -48,7 +48,7 @@ static zf_spirv_status zf_int_constant(const zf_spirv_module *m, uint32_t id, ui
 static zf_spirv_status zf_layout_of(const zf_spirv_module *m, uint32_t id, uint64_t *size, uint32_t *align,
                                     zf_spirv_log *log, uint32_t user) {
     const zf_spirv_idinfo *info = zf_spirv_id(m, id);
-    if (info != NULL && (info->opcode == ZF_OP_TYPE_POINTER || (info->flags & ZF_ID_FORWARD_POINTER))) {
+    if (info != NULL && (info->opcode == SpvOpTypePointer || (info->flags & ZF_ID_FORWARD_POINTER))) {
         *size = 8; /* Physical64 */
         *align = 8;
         return ZF_SPIRV_OK;
@@ -97,7 +97,7 @@ static zf_spirv_status zf_layout_vector(const zf_spirv_module *m, const uint32_t
         return s;
     uint32_t n = w[3] == 3 ? 4 : w[3]; /* OpenCL: a 3-component vector has the size and alignment of 4 */
     *size = elem_size * n;
-    if ((w[0] & 0xFFFFu) == ZF_OP_TYPE_MATRIX) {
+    if ((w[0] & 0xFFFFu) == SpvOpTypeMatrix) {
         *size = elem_size * w[3];
         *align = elem_align;
         return ZF_SPIRV_OK;
@@ -129,32 +129,32 @@ static zf_spirv_status zf_layout_type(const zf_spirv_module *m, zf_spirv_type *t
     type->size = 0;
     type->align = 1;
     switch (info->opcode) {
-    case ZF_OP_TYPE_BOOL:
+    case SpvOpTypeBool:
         type->size = 1;
         return ZF_SPIRV_OK;
-    case ZF_OP_TYPE_INT:
-    case ZF_OP_TYPE_FLOAT:
+    case SpvOpTypeInt:
+    case SpvOpTypeFloat:
         type->size = w[2] / 8;
         type->align = w[2] / 8;
         return ZF_SPIRV_OK;
-    case ZF_OP_TYPE_VECTOR:
-    case ZF_OP_TYPE_MATRIX:
+    case SpvOpTypeVector:
+    case SpvOpTypeMatrix:
         return zf_layout_vector(m, w, info->def, &type->size, &type->align, log);
-    case ZF_OP_TYPE_ARRAY:
+    case SpvOpTypeArray:
         return zf_layout_array(m, w, info->def, &type->size, &type->align, log);
-    case ZF_OP_TYPE_STRUCT:
+    case SpvOpTypeStruct:
         return zf_layout_struct(m, info->def, (info->flags & ZF_ID_CPACKED) != 0, &type->size, &type->align, log);
-    case ZF_OP_TYPE_POINTER:
-    case ZF_OP_TYPE_IMAGE:
-    case ZF_OP_TYPE_SAMPLER:
-    case ZF_OP_TYPE_SAMPLED_IMAGE:
-    case ZF_OP_TYPE_EVENT:
-    case ZF_OP_TYPE_DEVICE_EVENT:
-    case ZF_OP_TYPE_RESERVE_ID:
-    case ZF_OP_TYPE_QUEUE:
-    case ZF_OP_TYPE_PIPE:
-    case ZF_OP_TYPE_PIPE_STORAGE:
-    case ZF_OP_TYPE_NAMED_BARRIER:
+    case SpvOpTypePointer:
+    case SpvOpTypeImage:
+    case SpvOpTypeSampler:
+    case SpvOpTypeSampledImage:
+    case SpvOpTypeEvent:
+    case SpvOpTypeDeviceEvent:
+    case SpvOpTypeReserveId:
+    case SpvOpTypeQueue:
+    case SpvOpTypePipe:
+    case SpvOpTypePipeStorage:
+    case SpvOpTypeNamedBarrier:
         type->size = 8; /* pointers and handles of a 64-bit device */
         type->align = 8;
         return ZF_SPIRV_OK;
@@ -206,21 +206,21 @@ static void zf_type_name(const zf_spirv_module *m, uint32_t id, char *out, size_
     const uint32_t *w = &m->words[info->def];
     char inner[ZF_SPIRV_TYPE_NAME_MAX], buf[24];
     switch (info->opcode) {
-    case ZF_OP_TYPE_VOID:
+    case SpvOpTypeVoid:
         zf_name_printf(out, size, "void");
         return;
-    case ZF_OP_TYPE_BOOL:
+    case SpvOpTypeBool:
         zf_name_printf(out, size, "bool");
         return;
-    case ZF_OP_TYPE_INT:
-    case ZF_OP_TYPE_FLOAT:
-        zf_name_printf(out, size, "%c%u", info->opcode == ZF_OP_TYPE_INT ? 'i' : 'f', w[2]);
+    case SpvOpTypeInt:
+    case SpvOpTypeFloat:
+        zf_name_printf(out, size, "%c%u", info->opcode == SpvOpTypeInt ? 'i' : 'f', w[2]);
         return;
-    case ZF_OP_TYPE_VECTOR:
+    case SpvOpTypeVector:
         zf_type_name(m, w[2], inner, sizeof inner, depth + 1);
         zf_name_printf(out, size, "%sx%u", inner, w[3]);
         return;
-    case ZF_OP_TYPE_ARRAY: {
+    case SpvOpTypeArray: {
         uint64_t length = 0;
         zf_type_name(m, w[2], inner, sizeof inner, depth + 1);
         if (zf_int_constant(m, w[3], &length, NULL, 0) != ZF_SPIRV_OK)
@@ -228,21 +228,21 @@ static void zf_type_name(const zf_spirv_module *m, uint32_t id, char *out, size_
         zf_name_printf(out, size, "%s[%llu]", inner, (unsigned long long)length);
         return;
     }
-    case ZF_OP_TYPE_STRUCT:
+    case SpvOpTypeStruct:
         zf_struct_name(m, id, out, size);
         return;
-    case ZF_OP_TYPE_POINTER:
+    case SpvOpTypePointer:
         zf_type_name(m, w[3], inner, sizeof inner, depth + 1);
         zf_name_printf(out, size, "%s %s*", zf_storage_name(w[2], buf, sizeof buf), inner);
         return;
-    case ZF_OP_TYPE_IMAGE:
-    case ZF_OP_TYPE_SAMPLED_IMAGE:
+    case SpvOpTypeImage:
+    case SpvOpTypeSampledImage:
         zf_name_printf(out, size, "image");
         return;
-    case ZF_OP_TYPE_SAMPLER:
+    case SpvOpTypeSampler:
         zf_name_printf(out, size, "sampler");
         return;
-    case ZF_OP_TYPE_EVENT:
+    case SpvOpTypeEvent:
         zf_name_printf(out, size, "event");
         return;
     default:
@@ -261,17 +261,17 @@ static zf_spirv_status zf_build_arg(const zf_spirv_module *m, uint32_t param, zf
     arg->id = param;
     arg->size = 8;
     arg->align = 8;
-    if (tinfo->opcode == ZF_OP_TYPE_POINTER) {
+    if (tinfo->opcode == SpvOpTypePointer) {
         const uint32_t *w = &m->words[tinfo->def];
         arg->storage = w[2];
-        bool byval = (info->flags & ZF_ID_BYVAL) != 0 && w[2] == ZF_SPIRV_SC_FUNCTION;
+        bool byval = (info->flags & ZF_ID_BYVAL) != 0 && w[2] == SpvStorageClassFunction;
         if (byval) { /* a struct passed by value: the application passes the struct itself */
             arg->kind = ZF_SPIRV_ARG_VALUE;
             arg->byval = true;
             zf_type_name(m, w[3], arg->type, sizeof arg->type, 0);
             return zf_layout_of(m, w[3], &arg->size, &arg->align, log, info->def);
         }
-        arg->kind = w[2] == ZF_SPIRV_SC_WORKGROUP ? ZF_SPIRV_ARG_LOCAL : ZF_SPIRV_ARG_POINTER;
+        arg->kind = w[2] == SpvStorageClassWorkgroup ? ZF_SPIRV_ARG_LOCAL : ZF_SPIRV_ARG_POINTER;
         if (arg->kind == ZF_SPIRV_ARG_LOCAL)
             arg->size = 0;
         zf_type_name(m, type, arg->type, sizeof arg->type, 0);
@@ -279,19 +279,19 @@ static zf_spirv_status zf_build_arg(const zf_spirv_module *m, uint32_t param, zf
     }
     zf_type_name(m, type, arg->type, sizeof arg->type, 0);
     switch (tinfo->opcode) {
-    case ZF_OP_TYPE_IMAGE:
-    case ZF_OP_TYPE_SAMPLED_IMAGE:
+    case SpvOpTypeImage:
+    case SpvOpTypeSampledImage:
         arg->kind = ZF_SPIRV_ARG_IMAGE;
         return ZF_SPIRV_OK;
-    case ZF_OP_TYPE_SAMPLER:
+    case SpvOpTypeSampler:
         arg->kind = ZF_SPIRV_ARG_SAMPLER;
         return ZF_SPIRV_OK;
-    case ZF_OP_TYPE_EVENT:
-    case ZF_OP_TYPE_DEVICE_EVENT:
-    case ZF_OP_TYPE_RESERVE_ID:
-    case ZF_OP_TYPE_QUEUE:
-    case ZF_OP_TYPE_PIPE:
-    case ZF_OP_TYPE_PIPE_STORAGE:
+    case SpvOpTypeEvent:
+    case SpvOpTypeDeviceEvent:
+    case SpvOpTypeReserveId:
+    case SpvOpTypeQueue:
+    case SpvOpTypePipe:
+    case SpvOpTypePipeStorage:
         arg->kind = ZF_SPIRV_ARG_OPAQUE;
         return ZF_SPIRV_OK;
     default:
@@ -362,7 +362,7 @@ static zf_spirv_status zf_static_local(const zf_spirv_module *m, const zf_spirv_
                                        zf_spirv_log *log) {
     for (uint32_t i = 0; i < m->variables.count; i++) {
         const zf_spirv_variable *var = ZF_SPIRV_AT(m->variables, zf_spirv_variable, i);
-        if (var->storage != ZF_SPIRV_SC_WORKGROUP)
+        if (var->storage != SpvStorageClassWorkgroup)
             continue;
         if (m->version >= 0x00010400u && !zf_is_interface(m, e, var->id))
             continue;
@@ -477,9 +477,9 @@ static const char *zf_linkage_name(const zf_spirv_module *m, const zf_spirv_idin
     uint32_t count = zf_spirv_count_at(m, info->linkage);
     /* The linkage type is the last word (the walk checked that it follows the string and is one of the three). */
     uint32_t type = m->words[info->linkage + count - 1];
-    *linkage = type == ZF_LINKAGE_IMPORT          ? ZF_SPIRV_LINK_IMPORT
-               : type == ZF_LINKAGE_LINK_ONCE_ODR ? ZF_SPIRV_LINK_ONCE_ODR
-                                                  : ZF_SPIRV_LINK_EXPORT;
+    *linkage = type == SpvLinkageTypeImport        ? ZF_SPIRV_LINK_IMPORT
+               : type == SpvLinkageTypeLinkOnceODR ? ZF_SPIRV_LINK_ONCE_ODR
+                                                   : ZF_SPIRV_LINK_EXPORT;
     return name;
 }
 
@@ -493,7 +493,7 @@ static zf_spirv_status zf_build_globals(zf_spirv_module *m, zf_spirv_log *log) {
     for (uint32_t i = 0; i < m->variables.count; i++) {
         const zf_spirv_variable *var = ZF_SPIRV_AT(m->variables, zf_spirv_variable, i);
         const zf_spirv_idinfo *info = &m->ids[var->id];
-        if ((var->storage != ZF_SPIRV_SC_CROSS_WORKGROUP && var->storage != ZF_SPIRV_SC_UNIFORM_CONSTANT) ||
+        if ((var->storage != SpvStorageClassCrossWorkgroup && var->storage != SpvStorageClassUniformConstant) ||
             (info->flags & ZF_ID_BUILTIN))
             continue;
         zf_spirv_global *global = zf_spirv_array_push(&m->globals, sizeof *global);
@@ -519,7 +519,7 @@ static zf_spirv_status zf_build_symbol(zf_spirv_module *m, uint32_t id, zf_spirv
     const zf_spirv_idinfo *info = &m->ids[id];
     zf_spirv_linkage linkage;
     const char *name = zf_linkage_name(m, info, &linkage);
-    if (info->def == 0 || (info->opcode != ZF_OP_FUNCTION && info->opcode != ZF_OP_VARIABLE))
+    if (info->def == 0 || (info->opcode != SpvOpFunction && info->opcode != SpvOpVariable))
         return zf_fail_at(log, ZF_SPIRV_MALFORMED, info->linkage,
                           "LinkageAttributes '%s' decorates %%%u, which is not a function or module-scope variable",
                           name, id);
@@ -531,7 +531,7 @@ static zf_spirv_status zf_build_symbol(zf_spirv_module *m, uint32_t id, zf_spirv
     symbol->name = name;
     symbol->id = id;
     symbol->linkage = linkage;
-    symbol->is_function = info->opcode == ZF_OP_FUNCTION;
+    symbol->is_function = info->opcode == SpvOpFunction;
     if (symbol->is_function) {
         const zf_spirv_function *fn = ZF_SPIRV_AT(m->functions, zf_spirv_function, info->index);
         symbol->num_params = fn->num_params;
@@ -548,7 +548,7 @@ static zf_spirv_status zf_build_symbol(zf_spirv_module *m, uint32_t id, zf_spirv
 
 static zf_spirv_status zf_build_symbols(zf_spirv_module *m, zf_spirv_log *log) {
     for (uint32_t id = 1; id < m->bound; id++) {
-        if (m->ids[id].linkage == 0 || m->ids[id].opcode == ZF_OP_DECORATION_GROUP)
+        if (m->ids[id].linkage == 0 || m->ids[id].opcode == SpvOpDecorationGroup)
             continue;
         zf_spirv_status s = zf_build_symbol(m, id, log);
         if (s != ZF_SPIRV_OK)
@@ -590,12 +590,12 @@ static zf_spirv_status zf_write_composite(const zf_spirv_module *m, const uint32
     const zf_spirv_idinfo *tinfo = &m->ids[type];
     const uint32_t *t = &m->words[tinfo->def];
     uint32_t count = (w[0] >> 16) - 3;
-    bool is_struct = tinfo->opcode == ZF_OP_TYPE_STRUCT;
-    if (tinfo->def == 0 || (!is_struct && tinfo->opcode != ZF_OP_TYPE_ARRAY && tinfo->opcode != ZF_OP_TYPE_VECTOR &&
-                            tinfo->opcode != ZF_OP_TYPE_MATRIX))
+    bool is_struct = tinfo->opcode == SpvOpTypeStruct;
+    if (tinfo->def == 0 || (!is_struct && tinfo->opcode != SpvOpTypeArray && tinfo->opcode != SpvOpTypeVector &&
+                            tinfo->opcode != SpvOpTypeMatrix))
         return zf_fail_at(log, ZF_SPIRV_MALFORMED, offset, "a composite constant of a non-composite type %%%u", type);
     uint32_t expected = is_struct ? (t[0] >> 16) - 2 : t[3];
-    if (tinfo->opcode == ZF_OP_TYPE_ARRAY) {
+    if (tinfo->opcode == SpvOpTypeArray) {
         uint64_t length = 0;
         zf_spirv_status s = zf_int_constant(m, t[3], &length, log, offset);
         if (s != ZF_SPIRV_OK)
@@ -634,24 +634,24 @@ static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, 
     const uint32_t *w = &m->words[info->def];
     char buf[24];
     switch (w[0] & 0xFFFFu) { /* the words: specializing a boolean rewrote its opcode */
-    case ZF_OP_CONSTANT:
-    case ZF_OP_SPEC_CONSTANT: {
+    case SpvOpConstant:
+    case SpvOpSpecConstant: {
         uint32_t bytes = m->words[m->ids[w[1]].def + 2] / 8;
         memcpy(dst, &w[3], bytes < room ? bytes : room);
         return ZF_SPIRV_OK;
     }
-    case ZF_OP_CONSTANT_TRUE:
-    case ZF_OP_SPEC_CONSTANT_TRUE:
+    case SpvOpConstantTrue:
+    case SpvOpSpecConstantTrue:
         if (room > 0)
             dst[0] = 1;
         return ZF_SPIRV_OK;
-    case ZF_OP_CONSTANT_FALSE:
-    case ZF_OP_SPEC_CONSTANT_FALSE:
-    case ZF_OP_CONSTANT_NULL:
-    case ZF_OP_UNDEF:
+    case SpvOpConstantFalse:
+    case SpvOpSpecConstantFalse:
+    case SpvOpConstantNull:
+    case SpvOpUndef:
         return ZF_SPIRV_OK; /* the destination is already zero */
-    case ZF_OP_CONSTANT_COMPOSITE:
-    case ZF_OP_SPEC_CONSTANT_COMPOSITE:
+    case SpvOpConstantComposite:
+    case SpvOpSpecConstantComposite:
         return zf_write_composite(m, w, info->def, dst, room, depth, log);
     default:
         return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def,
@@ -744,22 +744,22 @@ static bool zf_same_type_words(const zf_spirv_module *ma, const uint32_t *wa, co
                                const uint32_t *wb, zf_type_pairs *pairs) {
     uint32_t count = wa[0] >> 16;
     switch (wa[0] & 0xFFFFu) {
-    case ZF_OP_TYPE_VECTOR:
-    case ZF_OP_TYPE_MATRIX:
+    case SpvOpTypeVector:
+    case SpvOpTypeMatrix:
         return wa[3] == wb[3] && zf_same_type(ma, wa[2], mb, wb[2], pairs);
-    case ZF_OP_TYPE_ARRAY:
+    case SpvOpTypeArray:
         return zf_same_array_length(ma, wa[3], mb, wb[3]) && zf_same_type(ma, wa[2], mb, wb[2], pairs);
-    case ZF_OP_TYPE_RUNTIME_ARRAY:
-    case ZF_OP_TYPE_SAMPLED_IMAGE:
+    case SpvOpTypeRuntimeArray:
+    case SpvOpTypeSampledImage:
         return zf_same_type(ma, wa[2], mb, wb[2], pairs);
-    case ZF_OP_TYPE_STRUCT:
-    case ZF_OP_TYPE_FUNCTION: /* members; result and parameters */
+    case SpvOpTypeStruct:
+    case SpvOpTypeFunction: /* members; result and parameters */
         return zf_same_type_operands(ma, wa, mb, wb, 2, count, pairs);
-    case ZF_OP_TYPE_POINTER:
+    case SpvOpTypePointer:
         return wa[2] == wb[2] && zf_same_type(ma, wa[3], mb, wb[3], pairs);
-    case ZF_OP_TYPE_IMAGE: /* the sampled type, then dimensions, depth, arrayed, ... as literals */
+    case SpvOpTypeImage: /* the sampled type, then dimensions, depth, arrayed, ... as literals */
         return zf_same_type(ma, wa[2], mb, wb[2], pairs) && memcmp(&wa[3], &wb[3], (count - 3) * 4u) == 0;
-    case ZF_OP_TYPE_OPAQUE: /* the name (checked NUL-terminated by the walk) */
+    case SpvOpTypeOpaque: /* the name (checked NUL-terminated by the walk) */
         return strcmp((const char *)&wa[2], (const char *)&wb[2]) == 0;
     default: /* void, bool, int (width, signedness), float (width), sampler, event, pipe...: literals only */
         return count < 2 || memcmp(&wa[2], &wb[2], (count - 2) * 4u) == 0;

@@ -354,7 +354,7 @@ static void zf_group_run(zf_x *x, const zf_dinst *in, uint32_t from, uint32_t to
     }
     zf_acc acc;
     zf_acc_identity(&acc, kind, t);
-    if (operation == ZF_GROUP_REDUCE) {
+    if (operation == SpvGroupOperationReduce) {
         for (uint32_t k = from; k < to; k++)
             zf_acc_add(&acc, kind, v, t, x->lanes[k]);
         for (uint32_t k = from; k < to; k++)
@@ -363,18 +363,18 @@ static void zf_group_run(zf_x *x, const zf_dinst *in, uint32_t from, uint32_t to
     }
     for (uint32_t k = from; k < to; k++) {
         uint32_t l = x->lanes[k];
-        if (operation == ZF_GROUP_EXCLUSIVE)
+        if (operation == SpvGroupOperationExclusiveScan)
             zf_acc_put(&acc, kind, d, t, l); /* before this lane's own value: d and v may be the same register */
         zf_acc mine = acc;
         zf_acc_add(&mine, kind, v, t, l);
-        if (operation == ZF_GROUP_INCLUSIVE)
+        if (operation == SpvGroupOperationInclusiveScan)
             zf_acc_put(&mine, kind, d, t, l);
         acc = mine;
     }
 }
 
 static void zf_h_group(zf_x *x, const zf_dinst *in) {
-    bool subgroup = ((in->aux >> 8) & 0xFu) == ZF_SCOPE_SUBGROUP;
+    bool subgroup = ((in->aux >> 8) & 0xFu) == SpvScopeSubgroup;
     uint32_t from = 0;
     while (from < x->n) {
         uint64_t key = zf_group_key(x->ctx, x->lanes[from], subgroup);

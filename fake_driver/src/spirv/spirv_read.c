@@ -6,24 +6,12 @@
  * before use except where SPIR-V allows forward references (names, decorations, entry points, calls, forward
  * pointers). Instructions the reader does not need are skipped whole; function bodies are only counted, so the
  * execution engine can decode them later from the recorded offsets. */
-#include "spirv_internal.h"
+#include "spirv_read.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct zf_walk {
-    zf_spirv_module *m;
-    zf_spirv_log *log;
-    uint32_t offset; /* of the current instruction */
-    uint32_t opcode;
-    uint32_t count;
-    const uint32_t *w; /* its words */
-    int64_t function;  /* index of the function being read, -1 outside functions */
-    bool in_params;    /* only OpFunctionParameter may follow */
-    bool memory_model;
-} zf_walk;
 
 static zf_spirv_status zf_report(zf_walk *k, zf_spirv_status status, const char *format, va_list args) {
     char what[512];
@@ -34,7 +22,7 @@ static zf_spirv_status zf_report(zf_walk *k, zf_spirv_status status, const char 
     return status;
 }
 
-static zf_spirv_status __attribute__((format(printf, 2, 3))) zf_bad(zf_walk *k, const char *format, ...) {
+zf_spirv_status __attribute__((format(printf, 2, 3))) zf_r_bad(zf_walk *k, const char *format, ...) {
     va_list args;
     va_start(args, format);
     zf_spirv_status status = zf_report(k, ZF_SPIRV_MALFORMED, format, args);
@@ -42,7 +30,7 @@ static zf_spirv_status __attribute__((format(printf, 2, 3))) zf_bad(zf_walk *k, 
     return status;
 }
 
-static zf_spirv_status __attribute__((format(printf, 2, 3))) zf_unsupported(zf_walk *k, const char *format, ...) {
+zf_spirv_status __attribute__((format(printf, 2, 3))) zf_r_unsupported(zf_walk *k, const char *format, ...) {
     va_list args;
     va_start(args, format);
     zf_spirv_status status = zf_report(k, ZF_SPIRV_UNSUPPORTED, format, args);
@@ -50,32 +38,32 @@ static zf_spirv_status __attribute__((format(printf, 2, 3))) zf_unsupported(zf_w
     return status;
 }
 
-static zf_spirv_status zf_no_memory(zf_walk *k) {
+zf_spirv_status zf_r_no_memory(zf_walk *k) {
     zf_spirv_log_printf(k->log, "SPIR-V word %u: out of host memory while reading the module", k->offset);
     return ZF_SPIRV_NO_MEMORY;
 }
 
-static zf_spirv_status zf_need_words(zf_walk *k, uint32_t minimum) {
+zf_spirv_status zf_r_need_words(zf_walk *k, uint32_t minimum) {
     if (k->count >= minimum)
         return ZF_SPIRV_OK;
-    return zf_bad(k, "word count %u is less than the %u this instruction needs", k->count, minimum);
+    return zf_r_bad(k, "word count %u is less than the %u this instruction needs", k->count, minimum);
 }
 
-static zf_spirv_status zf_check_id(zf_walk *k, uint32_t word, const char *what) {
+zf_spirv_status zf_r_check_id(zf_walk *k, uint32_t word, const char *what) {
     uint32_t id = k->w[word];
     if (id != 0 && id < k->m->bound)
         return ZF_SPIRV_OK;
-    return zf_bad(k, "%s (operand word %u) is id %u, outside the bound 1..%u", what, word, id, k->m->bound - 1);
+    return zf_r_bad(k, "%s (operand word %u) is id %u, outside the bound 1..%u", what, word, id, k->m->bound - 1);
 }
 
 /* Records the instruction as the definition of the id in operand `word`. */
 static zf_spirv_status zf_define(zf_walk *k, uint32_t word, uint32_t index) {
-    zf_spirv_status s = zf_check_id(k, word, "the result id");
+    zf_spirv_status s = zf_r_check_id(k, word, "the result id");
     if (s != ZF_SPIRV_OK)
         return s;
     zf_spirv_idinfo *info = &k->m->ids[k->w[word]];
     if (info->def != 0)
-        return zf_bad(k, "id %u is defined twice (first at word %u)", k->w[word], info->def);
+        return zf_r_bad(k, "id %u is defined twice (first at word %u)", k->w[word], info->def);
     info->def = k->offset;
     info->opcode = (uint16_t)k->opcode;
     info->index = index;
@@ -83,35 +71,35 @@ static zf_spirv_status zf_define(zf_walk *k, uint32_t word, uint32_t index) {
 }
 
 static bool zf_is_type_opcode(uint32_t opcode) {
-    return (opcode >= ZF_OP_TYPE_VOID && opcode <= ZF_OP_TYPE_PIPE) || opcode == ZF_OP_TYPE_PIPE_STORAGE ||
-           opcode == ZF_OP_TYPE_NAMED_BARRIER;
+    return (opcode >= SpvOpTypeVoid && opcode <= SpvOpTypePipe) || opcode == SpvOpTypePipeStorage ||
+           opcode == SpvOpTypeNamedBarrier;
 }
 
 /* The operand must name a type defined earlier (or a pointer declared by OpTypeForwardPointer). */
 static zf_spirv_status zf_need_type(zf_walk *k, uint32_t word, const char *what) {
-    zf_spirv_status s = zf_check_id(k, word, what);
+    zf_spirv_status s = zf_r_check_id(k, word, what);
     if (s != ZF_SPIRV_OK)
         return s;
     const zf_spirv_idinfo *info = &k->m->ids[k->w[word]];
     if ((info->def != 0 && zf_is_type_opcode(info->opcode)) || (info->flags & ZF_ID_FORWARD_POINTER))
         return ZF_SPIRV_OK;
-    return zf_bad(k, "%s %%%u is not a type defined before this instruction", what, k->w[word]);
+    return zf_r_bad(k, "%s %%%u is not a type defined before this instruction", what, k->w[word]);
 }
 
 /* The operand must be an id defined earlier by one of the constant instructions. */
-static zf_spirv_status zf_need_constant(zf_walk *k, uint32_t word, const char *what) {
-    zf_spirv_status s = zf_check_id(k, word, what);
+zf_spirv_status zf_r_need_constant(zf_walk *k, uint32_t word, const char *what) {
+    zf_spirv_status s = zf_r_check_id(k, word, what);
     if (s != ZF_SPIRV_OK)
         return s;
     const zf_spirv_idinfo *info = &k->m->ids[k->w[word]];
     uint32_t op = info->opcode;
-    if (info->def != 0 && ((op >= ZF_OP_CONSTANT_TRUE && op <= ZF_OP_SPEC_CONSTANT_OP) || op == ZF_OP_UNDEF))
+    if (info->def != 0 && ((op >= SpvOpConstantTrue && op <= SpvOpSpecConstantOp) || op == SpvOpUndef))
         return ZF_SPIRV_OK;
-    return zf_bad(k, "%s %%%u is not a constant defined before this instruction", what, k->w[word]);
+    return zf_r_bad(k, "%s %%%u is not a constant defined before this instruction", what, k->w[word]);
 }
 
 /* A literal string at word `first`: it must end (NUL) inside the instruction. *next is the word after it. */
-static zf_spirv_status zf_need_string(zf_walk *k, uint32_t first, const char *what, uint32_t *next) {
+zf_spirv_status zf_r_need_string(zf_walk *k, uint32_t first, const char *what, uint32_t *next) {
     for (uint32_t i = first; i < k->count; i++) {
         uint32_t word = k->w[i];
         if ((word & 0xFFu) == 0 || (word & 0xFF00u) == 0 || (word & 0xFF0000u) == 0 || (word & 0xFF000000u) == 0) {
@@ -120,7 +108,7 @@ static zf_spirv_status zf_need_string(zf_walk *k, uint32_t first, const char *wh
             return ZF_SPIRV_OK;
         }
     }
-    return zf_bad(k, "%s string (from operand word %u) is not NUL-terminated within the instruction", what, first);
+    return zf_r_bad(k, "%s string (from operand word %u) is not NUL-terminated within the instruction", what, first);
 }
 
 /* The word count of a defined type's instruction, and its words. */
@@ -129,288 +117,62 @@ static const uint32_t *zf_type_words(const zf_walk *k, uint32_t id) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
- * Module-level declarations */
-
-static zf_spirv_status zf_read_capability(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 2);
-    if (s != ZF_SPIRV_OK)
-        return s;
-    uint32_t *cap = zf_spirv_array_push(&k->m->capabilities, sizeof *cap);
-    if (cap == NULL)
-        return zf_no_memory(k);
-    *cap = k->w[1];
-    return ZF_SPIRV_OK;
-}
-
-static zf_spirv_status zf_read_memory_model(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 3);
-    if (s != ZF_SPIRV_OK)
-        return s;
-    if (k->memory_model)
-        return zf_bad(k, "a second OpMemoryModel (a module has exactly one)");
-    k->memory_model = true;
-    if (k->w[1] != ZF_ADDRESSING_PHYSICAL64)
-        return zf_unsupported(k, "addressing model %u: the device runs Physical64 modules only (compile for spir64)",
-                              k->w[1]);
-    if (k->w[2] != ZF_MEMORY_MODEL_OPENCL)
-        return zf_unsupported(k, "memory model %u: the device runs OpenCL memory model modules only", k->w[2]);
-    return ZF_SPIRV_OK;
-}
-
-static zf_spirv_status zf_read_entry_point(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 4);
-    uint32_t next = 0;
-    if (s == ZF_SPIRV_OK)
-        s = zf_check_id(k, 2, "the entry point function");
-    if (s == ZF_SPIRV_OK)
-        s = zf_need_string(k, 3, "the entry point name", &next);
-    if (s != ZF_SPIRV_OK)
-        return s;
-    const char *name = (const char *)&k->w[3];
-    if (k->w[1] != ZF_MODEL_KERNEL)
-        return zf_unsupported(k, "entry point '%s' has execution model %u; Level Zero devices run Kernel (6) only",
-                              name, k->w[1]);
-    for (uint32_t i = next; i < k->count; i++) {
-        s = zf_check_id(k, i, "an interface id");
-        if (s != ZF_SPIRV_OK)
-            return s;
-    }
-    for (uint32_t i = 0; i < k->m->entries.count; i++) {
-        if (strcmp(ZF_SPIRV_AT(k->m->entries, zf_spirv_entry, i)->name, name) == 0)
-            return zf_bad(k, "a second Kernel entry point named '%s'", name);
-    }
-    zf_spirv_entry *entry = zf_spirv_array_push(&k->m->entries, sizeof *entry);
-    if (entry == NULL)
-        return zf_no_memory(k);
-    entry->offset = k->offset;
-    entry->function = k->w[2];
-    entry->name = name;
-    entry->interface_first = k->offset + next;
-    entry->interface_count = k->count - next;
-    return ZF_SPIRV_OK;
-}
-
-static zf_spirv_status zf_find_entry(zf_walk *k, zf_spirv_entry **out) {
-    zf_spirv_status s = zf_check_id(k, 1, "the entry point");
-    if (s != ZF_SPIRV_OK)
-        return s;
-    for (uint32_t i = 0; i < k->m->entries.count; i++) {
-        zf_spirv_entry *entry = ZF_SPIRV_AT(k->m->entries, zf_spirv_entry, i);
-        if (entry->function == k->w[1]) {
-            *out = entry;
-            return ZF_SPIRV_OK;
-        }
-    }
-    return zf_bad(k, "execution mode for %%%u, which no earlier OpEntryPoint declares", k->w[1]);
-}
-
-static zf_spirv_status zf_read_execution_mode(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 3);
-    zf_spirv_entry *e = NULL;
-    if (s == ZF_SPIRV_OK)
-        s = zf_find_entry(k, &e);
-    if (s != ZF_SPIRV_OK)
-        return s;
-    switch (k->w[2]) {
-    case ZF_MODE_LOCAL_SIZE:
-    case ZF_MODE_LOCAL_SIZE_HINT: {
-        s = zf_need_words(k, 6);
-        if (s != ZF_SPIRV_OK)
-            return s;
-        bool hint = k->w[2] == ZF_MODE_LOCAL_SIZE_HINT;
-        memcpy(hint ? e->local_size_hint : e->local_size, &k->w[3], 3 * sizeof(uint32_t));
-        *(hint ? &e->has_local_size_hint : &e->has_local_size) = true;
-        return ZF_SPIRV_OK;
-    }
-    case ZF_MODE_VEC_TYPE_HINT:
-    case ZF_MODE_SUBGROUP_SIZE:
-    case ZF_MODE_SUBGROUPS_PER_WORKGROUP:
-        s = zf_need_words(k, 4);
-        if (s != ZF_SPIRV_OK)
-            return s;
-        if (k->w[2] == ZF_MODE_VEC_TYPE_HINT) {
-            e->vec_type_hint = k->w[3];
-            e->has_vec_type_hint = true;
-        } else if (k->w[2] == ZF_MODE_SUBGROUP_SIZE) {
-            e->subgroup_size = k->w[3];
-        } else {
-            e->subgroups_per_workgroup = k->w[3];
-        }
-        return ZF_SPIRV_OK;
-    default:
-        return ZF_SPIRV_OK;
-    }
-}
-
-static zf_spirv_status zf_read_execution_mode_id(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 3);
-    zf_spirv_entry *e = NULL;
-    if (s == ZF_SPIRV_OK)
-        s = zf_find_entry(k, &e);
-    if (s != ZF_SPIRV_OK)
-        return s;
-    uint32_t mode = k->w[2];
-    uint32_t operands = (mode == ZF_MODE_LOCAL_SIZE_ID || mode == ZF_MODE_LOCAL_SIZE_HINT_ID) ? 3
-                        : mode == ZF_MODE_SUBGROUPS_PER_WORKGROUP_ID                          ? 1
-                                                                                              : 0;
-    s = zf_need_words(k, 3 + operands);
-    for (uint32_t i = 0; s == ZF_SPIRV_OK && i < operands; i++)
-        s = zf_need_constant(k, 3 + i, "an execution mode operand");
-    if (s != ZF_SPIRV_OK)
-        return s;
-    if (mode == ZF_MODE_LOCAL_SIZE_ID) {
-        memcpy(e->local_size_id, &k->w[3], sizeof e->local_size_id);
-        e->has_local_size_id = true;
-    } else if (mode == ZF_MODE_LOCAL_SIZE_HINT_ID) {
-        memcpy(e->local_size_hint_id, &k->w[3], sizeof e->local_size_hint_id);
-        e->has_local_size_hint_id = true;
-    } else if (mode == ZF_MODE_SUBGROUPS_PER_WORKGROUP_ID) {
-        e->subgroups_per_workgroup_id = k->w[3];
-    }
-    return ZF_SPIRV_OK;
-}
-
-static zf_spirv_status zf_read_name(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 3);
-    if (s == ZF_SPIRV_OK)
-        s = zf_check_id(k, 1, "the named id");
-    if (s == ZF_SPIRV_OK)
-        s = zf_need_string(k, 2, "the name", NULL);
-    if (s != ZF_SPIRV_OK)
-        return s;
-    k->m->ids[k->w[1]].name = k->offset;
-    return ZF_SPIRV_OK;
-}
-
-static zf_spirv_status zf_read_decoration(zf_walk *k, zf_spirv_idinfo *target) {
-    zf_spirv_status s = ZF_SPIRV_OK;
-    switch (k->w[2]) {
-    case ZF_DEC_SPEC_ID:
-        if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK)
-            return s;
-        target->spec_id = k->w[3];
-        target->flags |= ZF_ID_SPEC_ID;
-        return s;
-    case ZF_DEC_BUILTIN:
-        if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK)
-            return s;
-        target->flags |= ZF_ID_BUILTIN;
-        return s;
-    case ZF_DEC_CPACKED:
-        target->flags |= ZF_ID_CPACKED;
-        return s;
-    case ZF_DEC_FUNC_PARAM_ATTR:
-        if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK)
-            return s;
-        if (k->w[3] == ZF_PARAM_ATTR_BYVAL)
-            target->flags |= ZF_ID_BYVAL;
-        return s;
-    case ZF_DEC_LINKAGE_ATTRIBUTES: {
-        uint32_t next = 0;
-        if ((s = zf_need_words(k, 5)) != ZF_SPIRV_OK || (s = zf_need_string(k, 3, "the linkage name", &next)))
-            return s;
-        if (next >= k->count)
-            return zf_bad(k, "LinkageAttributes has no linkage type after its name");
-        if (k->w[next] > ZF_LINKAGE_LINK_ONCE_ODR)
-            return zf_bad(k, "linkage type %u is not Export, Import or LinkOnceODR", k->w[next]);
-        if (target->linkage != 0)
-            return zf_bad(k, "a second LinkageAttributes decoration for the same id");
-        target->linkage = k->offset;
-        return s;
-    }
-    default:
-        return s;
-    }
-}
-
-static zf_spirv_status zf_read_decorate(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 3);
-    if (s == ZF_SPIRV_OK)
-        s = zf_check_id(k, 1, "the decorated id");
-    if (s != ZF_SPIRV_OK)
-        return s;
-    return zf_read_decoration(k, &k->m->ids[k->w[1]]);
-}
-
-static zf_spirv_status zf_read_group_decorate(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 2);
-    if (s == ZF_SPIRV_OK)
-        s = zf_check_id(k, 1, "the decoration group");
-    if (s != ZF_SPIRV_OK)
-        return s;
-    const zf_spirv_idinfo *group = &k->m->ids[k->w[1]];
-    if (group->def == 0 || group->opcode != ZF_OP_DECORATION_GROUP)
-        return zf_bad(k, "%%%u is not an OpDecorationGroup defined before this instruction", k->w[1]);
-    for (uint32_t i = 2; i < k->count; i++) {
-        if ((s = zf_check_id(k, i, "a decorated id")) != ZF_SPIRV_OK)
-            return s;
-        zf_spirv_idinfo *target = &k->m->ids[k->w[i]];
-        target->flags |= group->flags;
-        if (group->flags & ZF_ID_SPEC_ID)
-            target->spec_id = group->spec_id;
-        if (group->linkage != 0 && target->linkage == 0)
-            target->linkage = group->linkage;
-    }
-    return ZF_SPIRV_OK;
-}
-
-/* ------------------------------------------------------------------------------------------------------------------
  * Types */
 
 static zf_spirv_status zf_push_type(zf_walk *k) {
     zf_spirv_type *type = zf_spirv_array_push(&k->m->types, sizeof *type);
     if (type == NULL)
-        return zf_no_memory(k);
+        return zf_r_no_memory(k);
     type->id = k->w[1];
     return zf_define(k, 1, k->m->types.count - 1);
 }
 
 static zf_spirv_status zf_read_type_scalar(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, k->opcode == ZF_OP_TYPE_INT ? 4 : 3);
+    zf_spirv_status s = zf_r_need_words(k, k->opcode == SpvOpTypeInt ? 4 : 3);
     if (s != ZF_SPIRV_OK)
         return s;
     uint32_t width = k->w[2];
     if (width == 0)
-        return zf_bad(k, "width 0");
-    bool is_int = k->opcode == ZF_OP_TYPE_INT;
+        return zf_r_bad(k, "width 0");
+    bool is_int = k->opcode == SpvOpTypeInt;
     if (is_int ? (width != 8 && width != 16 && width != 32 && width != 64)
                : (width != 16 && width != 32 && width != 64))
-        return zf_unsupported(k, "%s width %u", is_int ? "integer" : "floating-point", width);
+        return zf_r_unsupported(k, "%s width %u", is_int ? "integer" : "floating-point", width);
     return zf_push_type(k);
 }
 
 static zf_spirv_status zf_read_type_composite(zf_walk *k) {
     zf_spirv_status s = ZF_SPIRV_OK;
     switch (k->opcode) {
-    case ZF_OP_TYPE_VECTOR:
-    case ZF_OP_TYPE_MATRIX:
-        if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the component type")))
+    case SpvOpTypeVector:
+    case SpvOpTypeMatrix:
+        if ((s = zf_r_need_words(k, 4)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the component type")))
             return s;
         if (k->w[3] < 2)
-            return zf_bad(k, "component count %u (at least 2)", k->w[3]);
+            return zf_r_bad(k, "component count %u (at least 2)", k->w[3]);
         if (k->w[3] > 16)
-            return zf_unsupported(k, "component count %u (OpenCL vectors have at most 16)", k->w[3]);
+            return zf_r_unsupported(k, "component count %u (OpenCL vectors have at most 16)", k->w[3]);
         break;
-    case ZF_OP_TYPE_ARRAY:
-        if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the element type")) ||
-            (s = zf_need_constant(k, 3, "the length")))
+    case SpvOpTypeArray:
+        if ((s = zf_r_need_words(k, 4)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the element type")) ||
+            (s = zf_r_need_constant(k, 3, "the length")))
             return s;
         break;
-    case ZF_OP_TYPE_RUNTIME_ARRAY:
-    case ZF_OP_TYPE_SAMPLED_IMAGE:
-        if ((s = zf_need_words(k, 3)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the element type")))
+    case SpvOpTypeRuntimeArray:
+    case SpvOpTypeSampledImage:
+        if ((s = zf_r_need_words(k, 3)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the element type")))
             return s;
         break;
-    case ZF_OP_TYPE_STRUCT:
-        if ((s = zf_need_words(k, 2)) != ZF_SPIRV_OK)
+    case SpvOpTypeStruct:
+        if ((s = zf_r_need_words(k, 2)) != ZF_SPIRV_OK)
             return s;
         for (uint32_t i = 2; i < k->count; i++) {
             if ((s = zf_need_type(k, i, "a member type")) != ZF_SPIRV_OK)
                 return s;
         }
         break;
-    case ZF_OP_TYPE_IMAGE:
-        if ((s = zf_need_words(k, 9)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the sampled type")))
+    case SpvOpTypeImage:
+        if ((s = zf_r_need_words(k, 9)) != ZF_SPIRV_OK || (s = zf_need_type(k, 2, "the sampled type")))
             return s;
         break;
     default:
@@ -420,16 +182,16 @@ static zf_spirv_status zf_read_type_composite(zf_walk *k) {
 }
 
 static zf_spirv_status zf_read_type_pointer(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 4);
+    zf_spirv_status s = zf_r_need_words(k, 4);
     if (s == ZF_SPIRV_OK)
-        s = zf_check_id(k, 3, "the pointee type"); /* may be a forward reference */
+        s = zf_r_check_id(k, 3, "the pointee type"); /* may be a forward reference */
     if (s != ZF_SPIRV_OK)
         return s;
     return zf_push_type(k);
 }
 
 static zf_spirv_status zf_read_type_function(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 3);
+    zf_spirv_status s = zf_r_need_words(k, 3);
     if (s == ZF_SPIRV_OK)
         s = zf_need_type(k, 2, "the return type");
     for (uint32_t i = 3; s == ZF_SPIRV_OK && i < k->count; i++)
@@ -440,9 +202,9 @@ static zf_spirv_status zf_read_type_function(zf_walk *k) {
 }
 
 static zf_spirv_status zf_read_forward_pointer(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 3);
+    zf_spirv_status s = zf_r_need_words(k, 3);
     if (s == ZF_SPIRV_OK)
-        s = zf_check_id(k, 1, "the forward-declared pointer");
+        s = zf_r_check_id(k, 1, "the forward-declared pointer");
     if (s != ZF_SPIRV_OK)
         return s;
     k->m->ids[k->w[1]].flags |= ZF_ID_FORWARD_POINTER;
@@ -451,33 +213,33 @@ static zf_spirv_status zf_read_forward_pointer(zf_walk *k) {
 
 static zf_spirv_status zf_read_type(zf_walk *k) {
     switch (k->opcode) {
-    case ZF_OP_TYPE_INT:
-    case ZF_OP_TYPE_FLOAT:
+    case SpvOpTypeInt:
+    case SpvOpTypeFloat:
         return zf_read_type_scalar(k);
-    case ZF_OP_TYPE_VECTOR:
-    case ZF_OP_TYPE_MATRIX:
-    case ZF_OP_TYPE_ARRAY:
-    case ZF_OP_TYPE_RUNTIME_ARRAY:
-    case ZF_OP_TYPE_SAMPLED_IMAGE:
-    case ZF_OP_TYPE_STRUCT:
-    case ZF_OP_TYPE_IMAGE:
+    case SpvOpTypeVector:
+    case SpvOpTypeMatrix:
+    case SpvOpTypeArray:
+    case SpvOpTypeRuntimeArray:
+    case SpvOpTypeSampledImage:
+    case SpvOpTypeStruct:
+    case SpvOpTypeImage:
         return zf_read_type_composite(k);
-    case ZF_OP_TYPE_POINTER:
+    case SpvOpTypePointer:
         return zf_read_type_pointer(k);
-    case ZF_OP_TYPE_FUNCTION:
+    case SpvOpTypeFunction:
         return zf_read_type_function(k);
-    case ZF_OP_TYPE_OPAQUE: {
-        zf_spirv_status s = zf_need_words(k, 3);
+    case SpvOpTypeOpaque: {
+        zf_spirv_status s = zf_r_need_words(k, 3);
         if (s == ZF_SPIRV_OK)
-            s = zf_need_string(k, 2, "the opaque type name", NULL);
+            s = zf_r_need_string(k, 2, "the opaque type name", NULL);
         return s != ZF_SPIRV_OK ? s : zf_push_type(k);
     }
-    case ZF_OP_TYPE_PIPE: {
-        zf_spirv_status s = zf_need_words(k, 3);
+    case SpvOpTypePipe: {
+        zf_spirv_status s = zf_r_need_words(k, 3);
         return s != ZF_SPIRV_OK ? s : zf_push_type(k);
     }
     default: { /* void, bool, sampler, event, device event, reserve id, queue, pipe storage, named barrier */
-        zf_spirv_status s = zf_need_words(k, 2);
+        zf_spirv_status s = zf_r_need_words(k, 2);
         return s != ZF_SPIRV_OK ? s : zf_push_type(k);
     }
     }
@@ -490,11 +252,11 @@ static zf_spirv_status zf_read_type(zf_walk *k) {
 static zf_spirv_status zf_check_scalar_literal(zf_walk *k) {
     const uint32_t *type = zf_type_words(k, k->w[1]);
     uint32_t op = type[0] & 0xFFFFu;
-    if (op != ZF_OP_TYPE_INT && op != ZF_OP_TYPE_FLOAT)
-        return zf_bad(k, "the result type %%%u is not an integer or floating-point type", k->w[1]);
+    if (op != SpvOpTypeInt && op != SpvOpTypeFloat)
+        return zf_r_bad(k, "the result type %%%u is not an integer or floating-point type", k->w[1]);
     uint32_t words = type[2] > 32 ? 2 : 1;
     if (k->count != 3 + words)
-        return zf_bad(k, "a %u-bit literal needs %u word(s), the instruction has %u", type[2], words, k->count - 3);
+        return zf_r_bad(k, "a %u-bit literal needs %u word(s), the instruction has %u", type[2], words, k->count - 3);
     return ZF_SPIRV_OK;
 }
 
@@ -504,15 +266,15 @@ static zf_spirv_status zf_record_spec_constant(zf_walk *k) {
         return ZF_SPIRV_OK; /* no SpecId: it keeps its default, nothing can set it */
     for (uint32_t i = 0; i < k->m->specs.count; i++) {
         if (ZF_SPIRV_AT(k->m->specs, zf_spirv_spec_constant, i)->spec_id == info->spec_id)
-            return zf_bad(k, "SpecId %u is used by two specialization constants", info->spec_id);
+            return zf_r_bad(k, "SpecId %u is used by two specialization constants", info->spec_id);
     }
     zf_spirv_spec_constant *spec = zf_spirv_array_push(&k->m->specs, sizeof *spec);
     if (spec == NULL)
-        return zf_no_memory(k);
+        return zf_r_no_memory(k);
     spec->spec_id = info->spec_id;
     spec->id = k->w[2];
     spec->offset = k->offset;
-    if (k->opcode == ZF_OP_SPEC_CONSTANT) {
+    if (k->opcode == SpvOpSpecConstant) {
         uint32_t width = zf_type_words(k, k->w[1])[2];
         spec->bits = width;
         spec->value = k->w[3];
@@ -523,13 +285,13 @@ static zf_spirv_status zf_record_spec_constant(zf_walk *k) {
     } else {
         spec->bits = 1;
         spec->is_bool = true;
-        spec->value = k->opcode == ZF_OP_SPEC_CONSTANT_TRUE;
+        spec->value = k->opcode == SpvOpSpecConstantTrue;
     }
     return ZF_SPIRV_OK;
 }
 
 static zf_spirv_status zf_read_constant(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 3);
+    zf_spirv_status s = zf_r_need_words(k, 3);
     if (s == ZF_SPIRV_OK)
         s = zf_need_type(k, 1, "the result type");
     if (s != ZF_SPIRV_OK)
@@ -537,31 +299,31 @@ static zf_spirv_status zf_read_constant(zf_walk *k) {
     uint32_t type_op = k->m->ids[k->w[1]].opcode;
     bool forward_only = k->m->ids[k->w[1]].def == 0;
     switch (k->opcode) {
-    case ZF_OP_CONSTANT:
-    case ZF_OP_SPEC_CONSTANT:
+    case SpvOpConstant:
+    case SpvOpSpecConstant:
         if (forward_only || (s = zf_check_scalar_literal(k)) != ZF_SPIRV_OK)
-            return forward_only ? zf_bad(k, "the result type is not an integer or floating-point type") : s;
+            return forward_only ? zf_r_bad(k, "the result type is not an integer or floating-point type") : s;
         break;
-    case ZF_OP_CONSTANT_TRUE:
-    case ZF_OP_CONSTANT_FALSE:
-    case ZF_OP_SPEC_CONSTANT_TRUE:
-    case ZF_OP_SPEC_CONSTANT_FALSE:
-        if (type_op != ZF_OP_TYPE_BOOL)
-            return zf_bad(k, "the result type %%%u is not OpTypeBool", k->w[1]);
+    case SpvOpConstantTrue:
+    case SpvOpConstantFalse:
+    case SpvOpSpecConstantTrue:
+    case SpvOpSpecConstantFalse:
+        if (type_op != SpvOpTypeBool)
+            return zf_r_bad(k, "the result type %%%u is not OpTypeBool", k->w[1]);
         break;
-    case ZF_OP_CONSTANT_COMPOSITE:
-    case ZF_OP_SPEC_CONSTANT_COMPOSITE:
+    case SpvOpConstantComposite:
+    case SpvOpSpecConstantComposite:
         for (uint32_t i = 3; i < k->count; i++) {
-            if ((s = zf_need_constant(k, i, "a constituent")) != ZF_SPIRV_OK)
+            if ((s = zf_r_need_constant(k, i, "a constituent")) != ZF_SPIRV_OK)
                 return s;
         }
         break;
-    case ZF_OP_CONSTANT_SAMPLER:
-        if ((s = zf_need_words(k, 6)) != ZF_SPIRV_OK)
+    case SpvOpConstantSampler:
+        if ((s = zf_r_need_words(k, 6)) != ZF_SPIRV_OK)
             return s;
         break;
-    case ZF_OP_SPEC_CONSTANT_OP:
-        if ((s = zf_need_words(k, 4)) != ZF_SPIRV_OK)
+    case SpvOpSpecConstantOp:
+        if ((s = zf_r_need_words(k, 4)) != ZF_SPIRV_OK)
             return s;
         break;
     default:
@@ -569,8 +331,7 @@ static zf_spirv_status zf_read_constant(zf_walk *k) {
     }
     if ((s = zf_define(k, 2, 0)) != ZF_SPIRV_OK)
         return s;
-    if (k->opcode == ZF_OP_SPEC_CONSTANT || k->opcode == ZF_OP_SPEC_CONSTANT_TRUE ||
-        k->opcode == ZF_OP_SPEC_CONSTANT_FALSE)
+    if (k->opcode == SpvOpSpecConstant || k->opcode == SpvOpSpecConstantTrue || k->opcode == SpvOpSpecConstantFalse)
         return zf_record_spec_constant(k);
     return ZF_SPIRV_OK;
 }
@@ -580,34 +341,34 @@ static zf_spirv_function *zf_current_function(zf_walk *k) {
 }
 
 static zf_spirv_status zf_read_variable(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 4);
+    zf_spirv_status s = zf_r_need_words(k, 4);
     if (s == ZF_SPIRV_OK)
         s = zf_need_type(k, 1, "the result type");
     if (s == ZF_SPIRV_OK && k->count > 4)
-        s = zf_check_id(k, 4, "the initializer");
+        s = zf_r_check_id(k, 4, "the initializer");
     if (s != ZF_SPIRV_OK)
         return s;
     const zf_spirv_idinfo *type = &k->m->ids[k->w[1]];
-    if (type->def == 0 || type->opcode != ZF_OP_TYPE_POINTER)
-        return zf_bad(k, "the result type %%%u is not an OpTypePointer", k->w[1]);
+    if (type->def == 0 || type->opcode != SpvOpTypePointer)
+        return zf_r_bad(k, "the result type %%%u is not an OpTypePointer", k->w[1]);
     uint32_t pointer_storage = k->m->words[type->def + 2];
     if (pointer_storage != k->w[3])
-        return zf_bad(k, "storage class %u differs from the pointer type's %u", k->w[3], pointer_storage);
+        return zf_r_bad(k, "storage class %u differs from the pointer type's %u", k->w[3], pointer_storage);
     if (k->function >= 0) {
-        if (k->w[3] != ZF_SPIRV_SC_FUNCTION)
-            return zf_bad(k, "a variable inside a function must have storage class Function (7), not %u", k->w[3]);
+        if (k->w[3] != SpvStorageClassFunction)
+            return zf_r_bad(k, "a variable inside a function must have storage class Function (7), not %u", k->w[3]);
         uint32_t *local = zf_spirv_array_push(&k->m->locals, sizeof *local);
         if (local == NULL)
-            return zf_no_memory(k);
+            return zf_r_no_memory(k);
         *local = k->w[1];
         zf_current_function(k)->num_locals++;
         return ZF_SPIRV_OK; /* ids inside bodies belong to the execution engine's decoder */
     }
-    if (k->w[3] == ZF_SPIRV_SC_FUNCTION)
-        return zf_bad(k, "a module-scope variable cannot have storage class Function");
+    if (k->w[3] == SpvStorageClassFunction)
+        return zf_r_bad(k, "a module-scope variable cannot have storage class Function");
     zf_spirv_variable *var = zf_spirv_array_push(&k->m->variables, sizeof *var);
     if (var == NULL)
-        return zf_no_memory(k);
+        return zf_r_no_memory(k);
     var->id = k->w[2];
     var->offset = k->offset;
     var->type = k->w[1];
@@ -621,8 +382,8 @@ static zf_spirv_status zf_read_variable(zf_walk *k) {
 
 static zf_spirv_status zf_read_function(zf_walk *k) {
     if (k->function >= 0)
-        return zf_bad(k, "OpFunction inside function %%%u (no OpFunctionEnd before it)", zf_current_function(k)->id);
-    zf_spirv_status s = zf_need_words(k, 5);
+        return zf_r_bad(k, "OpFunction inside function %%%u (no OpFunctionEnd before it)", zf_current_function(k)->id);
+    zf_spirv_status s = zf_r_need_words(k, 5);
     if (s == ZF_SPIRV_OK)
         s = zf_need_type(k, 1, "the result type");
     if (s == ZF_SPIRV_OK)
@@ -630,14 +391,14 @@ static zf_spirv_status zf_read_function(zf_walk *k) {
     if (s != ZF_SPIRV_OK)
         return s;
     const zf_spirv_idinfo *fntype = &k->m->ids[k->w[4]];
-    if (fntype->def == 0 || fntype->opcode != ZF_OP_TYPE_FUNCTION)
-        return zf_bad(k, "%%%u is not an OpTypeFunction", k->w[4]);
+    if (fntype->def == 0 || fntype->opcode != SpvOpTypeFunction)
+        return zf_r_bad(k, "%%%u is not an OpTypeFunction", k->w[4]);
     if (k->m->words[fntype->def + 2] != k->w[1])
-        return zf_bad(k, "the result type %%%u differs from the function type's return type %%%u", k->w[1],
-                      k->m->words[fntype->def + 2]);
+        return zf_r_bad(k, "the result type %%%u differs from the function type's return type %%%u", k->w[1],
+                        k->m->words[fntype->def + 2]);
     zf_spirv_function *fn = zf_spirv_array_push(&k->m->functions, sizeof *fn);
     if (fn == NULL)
-        return zf_no_memory(k);
+        return zf_r_no_memory(k);
     fn->id = k->w[2];
     fn->offset = k->offset;
     fn->type = k->w[4];
@@ -655,8 +416,8 @@ static uint32_t zf_function_type_params(const zf_walk *k, const zf_spirv_functio
 
 static zf_spirv_status zf_read_parameter(zf_walk *k) {
     if (k->function < 0 || !k->in_params)
-        return zf_bad(k, "OpFunctionParameter outside a function's parameter list");
-    zf_spirv_status s = zf_need_words(k, 3);
+        return zf_r_bad(k, "OpFunctionParameter outside a function's parameter list");
+    zf_spirv_status s = zf_r_need_words(k, 3);
     if (s == ZF_SPIRV_OK)
         s = zf_need_type(k, 1, "the parameter type");
     if (s != ZF_SPIRV_OK)
@@ -664,13 +425,14 @@ static zf_spirv_status zf_read_parameter(zf_walk *k) {
     zf_spirv_function *fn = zf_current_function(k);
     uint32_t declared = zf_function_type_params(k, fn);
     if (fn->num_params >= declared)
-        return zf_bad(k, "function %%%u has more parameters than its type declares (%u)", fn->id, declared);
+        return zf_r_bad(k, "function %%%u has more parameters than its type declares (%u)", fn->id, declared);
     uint32_t expected = k->m->words[k->m->ids[fn->type].def + 3 + fn->num_params];
     if (expected != k->w[1])
-        return zf_bad(k, "parameter %u has type %%%u, its function type says %%%u", fn->num_params, k->w[1], expected);
+        return zf_r_bad(k, "parameter %u has type %%%u, its function type says %%%u", fn->num_params, k->w[1],
+                        expected);
     uint32_t *param = zf_spirv_array_push(&k->m->params, sizeof *param);
     if (param == NULL)
-        return zf_no_memory(k);
+        return zf_r_no_memory(k);
     *param = k->w[2];
     fn->num_params++;
     return zf_define(k, 2, (uint32_t)k->function);
@@ -682,14 +444,14 @@ static zf_spirv_status zf_end_params(zf_walk *k) {
     zf_spirv_function *fn = zf_current_function(k);
     uint32_t declared = zf_function_type_params(k, fn);
     if (fn->num_params != declared)
-        return zf_bad(k, "function %%%u has %u OpFunctionParameter, its type declares %u", fn->id, fn->num_params,
-                      declared);
+        return zf_r_bad(k, "function %%%u has %u OpFunctionParameter, its type declares %u", fn->id, fn->num_params,
+                        declared);
     return ZF_SPIRV_OK;
 }
 
 static zf_spirv_status zf_read_function_end(zf_walk *k) {
     if (k->function < 0)
-        return zf_bad(k, "OpFunctionEnd outside a function");
+        return zf_r_bad(k, "OpFunctionEnd outside a function");
     zf_spirv_status s = k->in_params ? zf_end_params(k) : ZF_SPIRV_OK;
     if (s != ZF_SPIRV_OK)
         return s;
@@ -699,14 +461,14 @@ static zf_spirv_status zf_read_function_end(zf_walk *k) {
 }
 
 static zf_spirv_status zf_read_call(zf_walk *k) {
-    zf_spirv_status s = zf_need_words(k, 4);
+    zf_spirv_status s = zf_r_need_words(k, 4);
     if (s == ZF_SPIRV_OK)
-        s = zf_check_id(k, 3, "the called function"); /* functions may be called before they are defined */
+        s = zf_r_check_id(k, 3, "the called function"); /* functions may be called before they are defined */
     if (s != ZF_SPIRV_OK)
         return s;
     uint32_t *call = zf_spirv_array_push(&k->m->calls, sizeof *call);
     if (call == NULL)
-        return zf_no_memory(k);
+        return zf_r_no_memory(k);
     *call = k->w[3];
     zf_current_function(k)->num_calls++;
     return ZF_SPIRV_OK;
@@ -719,26 +481,26 @@ static zf_spirv_status zf_read_body(zf_walk *k) {
         return s;
     zf_spirv_function *fn = zf_current_function(k);
     if (fn->body == 0) {
-        if (k->opcode != ZF_OP_LABEL)
-            return zf_bad(k, "function %%%u's body does not start with OpLabel", fn->id);
+        if (k->opcode != SpvOpLabel)
+            return zf_r_bad(k, "function %%%u's body does not start with OpLabel", fn->id);
         fn->body = k->offset;
     }
     fn->instructions++;
     switch (k->opcode) {
-    case ZF_OP_FUNCTION_CALL:
+    case SpvOpFunctionCall:
         return zf_read_call(k);
-    case ZF_OP_VARIABLE:
+    case SpvOpVariable:
         return zf_read_variable(k);
-    case ZF_OP_CAPABILITY:
-    case ZF_OP_MEMORY_MODEL:
-    case ZF_OP_ENTRY_POINT:
-    case ZF_OP_EXECUTION_MODE:
-    case ZF_OP_DECORATE:
-    case ZF_OP_NAME:
-        return zf_bad(k, "a module-level instruction inside function %%%u", fn->id);
+    case SpvOpCapability:
+    case SpvOpMemoryModel:
+    case SpvOpEntryPoint:
+    case SpvOpExecutionMode:
+    case SpvOpDecorate:
+    case SpvOpName:
+        return zf_r_bad(k, "a module-level instruction inside function %%%u", fn->id);
     default:
         if (zf_is_type_opcode(k->opcode))
-            return zf_bad(k, "a type declaration inside function %%%u", fn->id);
+            return zf_r_bad(k, "a type declaration inside function %%%u", fn->id);
         return ZF_SPIRV_OK;
     }
 }
@@ -748,60 +510,60 @@ static zf_spirv_status zf_read_body(zf_walk *k) {
 
 static zf_spirv_status zf_read_module_level(zf_walk *k) {
     switch (k->opcode) {
-    case ZF_OP_CAPABILITY:
+    case SpvOpCapability:
         return zf_read_capability(k);
-    case ZF_OP_MEMORY_MODEL:
+    case SpvOpMemoryModel:
         return zf_read_memory_model(k);
-    case ZF_OP_ENTRY_POINT:
+    case SpvOpEntryPoint:
         return zf_read_entry_point(k);
-    case ZF_OP_EXECUTION_MODE:
+    case SpvOpExecutionMode:
         return zf_read_execution_mode(k);
-    case ZF_OP_EXECUTION_MODE_ID:
+    case SpvOpExecutionModeId:
         return zf_read_execution_mode_id(k);
-    case ZF_OP_NAME:
+    case SpvOpName:
         return zf_read_name(k);
-    case ZF_OP_DECORATE:
+    case SpvOpDecorate:
         return zf_read_decorate(k);
-    case ZF_OP_DECORATION_GROUP: {
-        zf_spirv_status s = zf_need_words(k, 2);
+    case SpvOpDecorationGroup: {
+        zf_spirv_status s = zf_r_need_words(k, 2);
         return s != ZF_SPIRV_OK ? s : zf_define(k, 1, 0);
     }
-    case ZF_OP_GROUP_DECORATE:
+    case SpvOpGroupDecorate:
         return zf_read_group_decorate(k);
-    case ZF_OP_TYPE_FORWARD_POINTER:
+    case SpvOpTypeForwardPointer:
         return zf_read_forward_pointer(k);
-    case ZF_OP_EXTENSION: { /* any name: what a module may use is decided by decoding its instructions */
-        zf_spirv_status s = zf_need_words(k, 2);
-        return s != ZF_SPIRV_OK ? s : zf_need_string(k, 1, "the extension name", NULL);
+    case SpvOpExtension: { /* any name: what a module may use is decided by decoding its instructions */
+        zf_spirv_status s = zf_r_need_words(k, 2);
+        return s != ZF_SPIRV_OK ? s : zf_r_need_string(k, 1, "the extension name", NULL);
     }
-    case ZF_OP_STRING:
-    case ZF_OP_EXT_INST_IMPORT: {
-        zf_spirv_status s = zf_need_words(k, 3);
+    case SpvOpString:
+    case SpvOpExtInstImport: {
+        zf_spirv_status s = zf_r_need_words(k, 3);
         if (s == ZF_SPIRV_OK)
-            s = zf_need_string(k, 2, "the literal", NULL);
+            s = zf_r_need_string(k, 2, "the literal", NULL);
         return s != ZF_SPIRV_OK ? s : zf_define(k, 1, 0);
     }
-    case ZF_OP_UNDEF: {
-        zf_spirv_status s = zf_need_words(k, 3);
+    case SpvOpUndef: {
+        zf_spirv_status s = zf_r_need_words(k, 3);
         if (s == ZF_SPIRV_OK)
             s = zf_need_type(k, 1, "the result type");
         return s != ZF_SPIRV_OK ? s : zf_define(k, 2, 0);
     }
-    case ZF_OP_VARIABLE:
+    case SpvOpVariable:
         return zf_read_variable(k);
-    case ZF_OP_FUNCTION:
+    case SpvOpFunction:
         return zf_read_function(k);
-    case ZF_OP_FUNCTION_PARAMETER:
-    case ZF_OP_FUNCTION_END:
-    case ZF_OP_FUNCTION_CALL:
-    case ZF_OP_LABEL:
-    case ZF_OP_RETURN:
-    case ZF_OP_RETURN_VALUE:
-        return zf_bad(k, "this instruction is only valid inside a function");
+    case SpvOpFunctionParameter:
+    case SpvOpFunctionEnd:
+    case SpvOpFunctionCall:
+    case SpvOpLabel:
+    case SpvOpReturn:
+    case SpvOpReturnValue:
+        return zf_r_bad(k, "this instruction is only valid inside a function");
     default:
         if (zf_is_type_opcode(k->opcode))
             return zf_read_type(k);
-        if (k->opcode >= ZF_OP_CONSTANT_TRUE && k->opcode <= ZF_OP_SPEC_CONSTANT_OP && k->opcode != 47)
+        if (k->opcode >= SpvOpConstantTrue && k->opcode <= SpvOpSpecConstantOp && k->opcode != 47)
             return zf_read_constant(k);
         return ZF_SPIRV_OK;
     }
@@ -810,11 +572,11 @@ static zf_spirv_status zf_read_module_level(zf_walk *k) {
 static zf_spirv_status zf_read_instruction(zf_walk *k) {
     if (k->function < 0)
         return zf_read_module_level(k);
-    if (k->opcode == ZF_OP_FUNCTION_PARAMETER)
+    if (k->opcode == SpvOpFunctionParameter)
         return zf_read_parameter(k);
-    if (k->opcode == ZF_OP_FUNCTION_END)
+    if (k->opcode == SpvOpFunctionEnd)
         return zf_read_function_end(k);
-    if (k->opcode == ZF_OP_FUNCTION)
+    if (k->opcode == SpvOpFunction)
         return zf_read_function(k); /* reports the missing OpFunctionEnd */
     return zf_read_body(k);
 }
@@ -828,21 +590,21 @@ static zf_spirv_status zf_walk_stream(zf_walk *k) {
         k->opcode = k->w[0] & 0xFFFFu;
         k->count = k->w[0] >> 16;
         if (k->count == 0)
-            return zf_bad(k, "word count 0");
+            return zf_r_bad(k, "word count 0");
         if (k->count > m->num_words - offset)
-            return zf_bad(k, "word count %u runs past the end of the module (%zu words left)", k->count,
-                          m->num_words - offset);
+            return zf_r_bad(k, "word count %u runs past the end of the module (%zu words left)", k->count,
+                            m->num_words - offset);
         zf_spirv_status s = zf_read_instruction(k);
         if (s != ZF_SPIRV_OK)
             return s;
         offset += k->count;
     }
     k->offset = (uint32_t)m->num_words;
-    k->opcode = ZF_OP_NOP;
+    k->opcode = SpvOpNop;
     if (k->function >= 0)
-        return zf_bad(k, "the module ends inside function %%%u (no OpFunctionEnd)", zf_current_function(k)->id);
+        return zf_r_bad(k, "the module ends inside function %%%u (no OpFunctionEnd)", zf_current_function(k)->id);
     if (!k->memory_model)
-        return zf_bad(k, "the module has no OpMemoryModel");
+        return zf_r_bad(k, "the module has no OpMemoryModel");
     return ZF_SPIRV_OK;
 }
 
@@ -853,25 +615,25 @@ static zf_spirv_status zf_check_references(zf_walk *k) {
         const zf_spirv_entry *e = ZF_SPIRV_AT(m->entries, zf_spirv_entry, i);
         const zf_spirv_idinfo *fn = &m->ids[e->function];
         k->offset = e->offset;
-        k->opcode = ZF_OP_ENTRY_POINT;
-        if (fn->def == 0 || fn->opcode != ZF_OP_FUNCTION)
-            return zf_bad(k, "entry point '%s' names %%%u, which is not an OpFunction", e->name, e->function);
+        k->opcode = SpvOpEntryPoint;
+        if (fn->def == 0 || fn->opcode != SpvOpFunction)
+            return zf_r_bad(k, "entry point '%s' names %%%u, which is not an OpFunction", e->name, e->function);
         if (ZF_SPIRV_AT(m->functions, zf_spirv_function, fn->index)->body == 0)
-            return zf_bad(k, "entry point '%s' names function %%%u, which has no body", e->name, e->function);
+            return zf_r_bad(k, "entry point '%s' names function %%%u, which has no body", e->name, e->function);
     }
     for (uint32_t f = 0; f < m->functions.count; f++) {
         const zf_spirv_function *fn = ZF_SPIRV_AT(m->functions, zf_spirv_function, f);
         for (uint32_t c = 0; c < fn->num_calls; c++) {
             uint32_t callee = *ZF_SPIRV_AT(m->calls, uint32_t, fn->first_call + c);
             k->offset = fn->offset;
-            k->opcode = ZF_OP_FUNCTION;
-            if (m->ids[callee].def == 0 || m->ids[callee].opcode != ZF_OP_FUNCTION)
-                return zf_bad(k, "function %%%u calls %%%u, which is not an OpFunction", fn->id, callee);
+            k->opcode = SpvOpFunction;
+            if (m->ids[callee].def == 0 || m->ids[callee].opcode != SpvOpFunction)
+                return zf_r_bad(k, "function %%%u calls %%%u, which is not an OpFunction", fn->id, callee);
         }
     }
     bool kernel = false;
     for (uint32_t i = 0; i < m->capabilities.count; i++)
-        kernel = kernel || *ZF_SPIRV_AT(m->capabilities, uint32_t, i) == ZF_CAP_KERNEL;
+        kernel = kernel || *ZF_SPIRV_AT(m->capabilities, uint32_t, i) == SpvCapabilityKernel;
     if (!kernel) {
         zf_spirv_log_printf(k->log, "SPIR-V: the module does not declare the Kernel capability; Level Zero devices "
                                     "run OpenCL-style kernel modules only");
@@ -972,7 +734,7 @@ zf_spirv_status zf_spirv_set_spec_constant(zf_spirv_module *m, uint32_t spec_id,
         memcpy(&byte, value, 1);
         v = byte != 0;
         /* The specialized module stays valid SPIR-V: a boolean becomes OpSpecConstantTrue or OpSpecConstantFalse. */
-        w[0] = (w[0] & 0xFFFF0000u) | (v ? ZF_OP_SPEC_CONSTANT_TRUE : ZF_OP_SPEC_CONSTANT_FALSE);
+        w[0] = (w[0] & 0xFFFF0000u) | (v ? SpvOpSpecConstantTrue : SpvOpSpecConstantFalse);
     } else {
         memcpy(&v, value, spec->bits / 8);
         if (spec->bits < 64)

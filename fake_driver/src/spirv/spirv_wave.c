@@ -18,27 +18,6 @@
 #define ZF_MAX_WORKERS 15u
 #define ZF_LOCAL_ALIGN 16u
 
-/* SPIR-V BuiltIn values the engine fills. */
-enum {
-    ZF_BI_NUM_WORKGROUPS = 24,
-    ZF_BI_WORKGROUP_SIZE = 25,
-    ZF_BI_WORKGROUP_ID = 26,
-    ZF_BI_LOCAL_ID = 27,
-    ZF_BI_GLOBAL_ID = 28,
-    ZF_BI_LOCAL_INDEX = 29,
-    ZF_BI_WORK_DIM = 30,
-    ZF_BI_GLOBAL_SIZE = 31,
-    ZF_BI_ENQUEUED_SIZE = 32,
-    ZF_BI_GLOBAL_OFFSET = 33,
-    ZF_BI_GLOBAL_LINEAR_ID = 34,
-    ZF_BI_SUBGROUP_SIZE = 36,
-    ZF_BI_SUBGROUP_MAX_SIZE = 37,
-    ZF_BI_NUM_SUBGROUPS = 38,
-    ZF_BI_NUM_ENQUEUED_SUBGROUPS = 39,
-    ZF_BI_SUBGROUP_ID = 40,
-    ZF_BI_SUBGROUP_LOCAL_ID = 41,
-};
-
 /* ------------------------------------------------------------------------------------------------------------------
  * Program contexts */
 
@@ -139,53 +118,53 @@ static void zf_builtin_value(const zf_ctx *ctx, uint32_t builtin, const zf_lane_
     uint32_t r = w->r, S = ctx->subgroup_size, G = ctx->group_items;
     v[0] = v[1] = v[2] = 0;
     switch (builtin) {
-    case ZF_BI_GLOBAL_ID:
+    case SpvBuiltInGlobalInvocationId:
         memcpy(v, w->global, sizeof w->global);
         break;
-    case ZF_BI_LOCAL_ID:
+    case SpvBuiltInLocalInvocationId:
         memcpy(v, w->local, sizeof w->local);
         break;
-    case ZF_BI_WORKGROUP_ID:
+    case SpvBuiltInWorkgroupId:
         memcpy(v, w->group, sizeof w->group);
         break;
-    case ZF_BI_NUM_WORKGROUPS:
-    case ZF_BI_WORKGROUP_SIZE:
-    case ZF_BI_ENQUEUED_SIZE:
-    case ZF_BI_GLOBAL_SIZE:
-    case ZF_BI_GLOBAL_OFFSET:
+    case SpvBuiltInNumWorkgroups:
+    case SpvBuiltInWorkgroupSize:
+    case SpvBuiltInEnqueuedWorkgroupSize:
+    case SpvBuiltInGlobalSize:
+    case SpvBuiltInGlobalOffset:
         for (int d = 0; d < 3; d++)
-            v[d] = builtin == ZF_BI_NUM_WORKGROUPS  ? launch->groups[d]
-                   : builtin == ZF_BI_GLOBAL_SIZE   ? (uint64_t)launch->groups[d] * launch->group_size[d]
-                   : builtin == ZF_BI_GLOBAL_OFFSET ? launch->offset[d]
-                                                    : launch->group_size[d];
+            v[d] = builtin == SpvBuiltInNumWorkgroups  ? launch->groups[d]
+                   : builtin == SpvBuiltInGlobalSize   ? (uint64_t)launch->groups[d] * launch->group_size[d]
+                   : builtin == SpvBuiltInGlobalOffset ? launch->offset[d]
+                                                       : launch->group_size[d];
         break;
-    case ZF_BI_LOCAL_INDEX:
+    case SpvBuiltInLocalInvocationIndex:
         v[0] = r;
         break;
-    case ZF_BI_WORK_DIM:
+    case SpvBuiltInWorkDim:
         v[0] = zf_work_dim(launch);
         break;
-    case ZF_BI_GLOBAL_LINEAR_ID: {
+    case SpvBuiltInGlobalLinearId: {
         uint64_t gx = (uint64_t)launch->groups[0] * launch->group_size[0];
         uint64_t gy = (uint64_t)launch->groups[1] * launch->group_size[1];
         v[0] = (w->global[2] - launch->offset[2]) * gy * gx + (w->global[1] - launch->offset[1]) * gx +
                (w->global[0] - launch->offset[0]);
         break;
     }
-    case ZF_BI_SUBGROUP_SIZE:
+    case SpvBuiltInSubgroupSize:
         v[0] = G - (r / S) * S < S ? G - (r / S) * S : S;
         break;
-    case ZF_BI_SUBGROUP_MAX_SIZE:
+    case SpvBuiltInSubgroupMaxSize:
         v[0] = S;
         break;
-    case ZF_BI_NUM_SUBGROUPS:
-    case ZF_BI_NUM_ENQUEUED_SUBGROUPS:
+    case SpvBuiltInNumSubgroups:
+    case SpvBuiltInNumEnqueuedSubgroups:
         v[0] = (G + S - 1) / S;
         break;
-    case ZF_BI_SUBGROUP_ID:
+    case SpvBuiltInSubgroupId:
         v[0] = r / S;
         break;
-    case ZF_BI_SUBGROUP_LOCAL_ID:
+    case SpvBuiltInSubgroupLocalInvocationId:
         v[0] = r % S;
         break;
     default:
@@ -196,7 +175,8 @@ static void zf_builtin_value(const zf_ctx *ctx, uint32_t builtin, const zf_lane_
 /* Whether a built-in differs between waves: a wave is whole work-groups, so a lane keeps its place in its group (local
  * ids, sub-group ids) and only the group it belongs to changes. */
 static bool zf_builtin_per_wave(uint32_t builtin) {
-    return builtin == ZF_BI_GLOBAL_ID || builtin == ZF_BI_WORKGROUP_ID || builtin == ZF_BI_GLOBAL_LINEAR_ID;
+    return builtin == SpvBuiltInGlobalInvocationId || builtin == SpvBuiltInWorkgroupId ||
+           builtin == SpvBuiltInGlobalLinearId;
 }
 
 /* One built-in for `count` lanes from lane 0 on. The ids of a wave's lanes are walked once per entry: cheaper than

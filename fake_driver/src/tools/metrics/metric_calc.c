@@ -24,16 +24,16 @@ void zf_frame_write_header(uint8_t *out, const zf_metric_device *mdev, size_t se
     uint32_t sets = mdev->num_tiles;
     size_t header = zf_frame_header_size(sets);
     memset(out, 0, header);
-    zf_put32(out, ZF_FRAME_MAGIC);
+    zf_le32_put(out, ZF_FRAME_MAGIC);
     out[4] = (uint8_t)ZF_FRAME_VERSION;
     out[6] = (uint8_t)header;
     out[7] = (uint8_t)(header >> 8);
-    zf_put32(out + 8, sets);
+    zf_le32_put(out + 8, sets);
     for (uint32_t t = 0; t < sets; t++) {
         uint8_t *entry = out + ZF_FRAME_HEADER_SIZE + (size_t)t * ZF_FRAME_ENTRY_SIZE;
-        zf_put32(entry, mdev->tiles[t]->tile_id);
-        zf_put32(entry + 8, (uint32_t)(header + (size_t)t * section_size));
-        zf_put32(entry + 12, (uint32_t)section_size);
+        zf_le32_put(entry, mdev->tiles[t]->tile_id);
+        zf_le32_put(entry + 8, (uint32_t)(header + (size_t)t * section_size));
+        zf_le32_put(entry + 12, (uint32_t)section_size);
     }
 }
 
@@ -53,7 +53,7 @@ typedef struct zf_frame {
 /* The one rule that tells frames from plain data (docs/metrics-raw-formats.md, "Frame or plain data"): at least a
  * frame header's 16 bytes, starting with the magic. Everything else is plain data, whatever its first bytes. */
 static bool zf_is_framed(const uint8_t *data, size_t size) {
-    return size >= ZF_FRAME_HEADER_SIZE && zf_get32(data) == ZF_FRAME_MAGIC;
+    return size >= ZF_FRAME_HEADER_SIZE && zf_le32_get(data) == ZF_FRAME_MAGIC;
 }
 
 static bool zf_tile_index(const zf_metric_device *mdev, uint32_t tile_id, uint32_t *index) {
@@ -69,7 +69,7 @@ static bool zf_tile_index(const zf_metric_device *mdev, uint32_t tile_id, uint32
 static ze_result_t zf_frame_entry(const zf_metric_group *g, const uint8_t *data, size_t size, uint32_t i, size_t header,
                                   zf_frame *frame) {
     const uint8_t *entry = data + ZF_FRAME_HEADER_SIZE + (size_t)i * ZF_FRAME_ENTRY_SIZE;
-    uint32_t tile_id = zf_get32(entry), offset = zf_get32(entry + 8), length = zf_get32(entry + 12);
+    uint32_t tile_id = zf_le32_get(entry), offset = zf_le32_get(entry + 8), length = zf_le32_get(entry + 12);
     uint32_t tile = 0;
     if (!zf_tile_index(g->mdev, tile_id, &tile))
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "frame set %u names tile %u, which %s does not have", i,
@@ -94,7 +94,7 @@ static ze_result_t zf_frame_entry(const zf_metric_group *g, const uint8_t *data,
 static ze_result_t zf_frame_parse(const zf_metric_group *g, const uint8_t *data, size_t size, zf_frame *frame) {
     uint32_t version = (uint32_t)data[4] | (uint32_t)data[5] << 8;
     size_t header = (size_t)data[6] | (size_t)data[7] << 8;
-    uint32_t count = zf_get32(data + 8);
+    uint32_t count = zf_le32_get(data + 8);
     if (version != ZF_FRAME_VERSION)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "frame version %u is not %u", version, ZF_FRAME_VERSION);
     if (count == 0 || count > ZF_FRAME_MAX_SETS)
@@ -146,45 +146,45 @@ static void zf_fields_constants(uint64_t *f, const zf_tile_shape *shape) {
 }
 
 static uint64_t zf_oa_a_counter(const uint8_t *rec, uint32_t slot) {
-    return (uint64_t)zf_get32(rec + ZF_OA_OFF_A_LOW + 4 * slot) | (uint64_t)rec[ZF_OA_OFF_A_HIGH + slot] << 32;
+    return (uint64_t)zf_le32_get(rec + ZF_OA_OFF_A_LOW + 4 * slot) | (uint64_t)rec[ZF_OA_OFF_A_HIGH + slot] << 32;
 }
 
 static void zf_fields_oa_pair(uint64_t *f, const zf_metric_group *g, const zf_tile_shape *shape, const uint8_t *prev,
                               const uint8_t *cur) {
     uint32_t ts_bits = g->mdev->device->desc->metric_options.timestamp_valid_bits;
-    uint64_t ts_prev = zf_clock_mask(zf_get64(prev + ZF_OA_OFF_TIMESTAMP), ts_bits);
-    f[ZF_MF_TICKS] = zf_delta(zf_get64(cur + ZF_OA_OFF_TIMESTAMP), ts_prev, ts_bits);
+    uint64_t ts_prev = zf_clock_mask(zf_le64_get(prev + ZF_OA_OFF_TIMESTAMP), ts_bits);
+    f[ZF_MF_TICKS] = zf_delta(zf_le64_get(cur + ZF_OA_OFF_TIMESTAMP), ts_prev, ts_bits);
     f[ZF_MF_GPU_TICKS] =
-        zf_delta(zf_get32(cur + ZF_OA_OFF_GPU_TICKS), zf_get32(prev + ZF_OA_OFF_GPU_TICKS), ZF_OA_GPU_TICKS_BITS);
+        zf_delta(zf_le32_get(cur + ZF_OA_OFF_GPU_TICKS), zf_le32_get(prev + ZF_OA_OFF_GPU_TICKS), ZF_OA_GPU_TICKS_BITS);
     f[ZF_MF_GPU_TIME] = zf_ticks_to_ns(f[ZF_MF_TICKS], shape->timer_hz);
     for (uint32_t i = 0; i < ZF_OA_A_COUNTERS; i++)
         f[ZF_MF_A0 + i] = zf_delta(zf_oa_a_counter(cur, i), zf_oa_a_counter(prev, i), ZF_OA_A_WIDTH);
     for (uint32_t i = 0; i < ZF_OA_FLEX_COUNTERS; i++)
         f[ZF_MF_B0 + i] =
-            zf_delta(zf_get32(cur + ZF_OA_OFF_B + 4 * i), zf_get32(prev + ZF_OA_OFF_B + 4 * i), ZF_OA_FLEX_WIDTH);
-    uint32_t header = zf_get32(cur + ZF_OA_OFF_HEADER);
+            zf_delta(zf_le32_get(cur + ZF_OA_OFF_B + 4 * i), zf_le32_get(prev + ZF_OA_OFF_B + 4 * i), ZF_OA_FLEX_WIDTH);
+    uint32_t header = zf_le32_get(cur + ZF_OA_OFF_HEADER);
     f[ZF_MF_REPORT_REASON] = (header >> 16) & 0xffu;
     f[ZF_MF_CONTEXT_VALID] = (header & ZF_OA_CONTEXT_VALID) ? 1 : 0;
-    f[ZF_MF_CONTEXT_ID] = zf_get32(cur + ZF_OA_OFF_CONTEXT);
-    f[ZF_MF_MARKER] = zf_get32(cur + ZF_OA_OFF_MARKER);
+    f[ZF_MF_CONTEXT_ID] = zf_le32_get(cur + ZF_OA_OFF_CONTEXT);
+    f[ZF_MF_MARKER] = zf_le32_get(cur + ZF_OA_OFF_MARKER);
     f[ZF_MF_BEGIN_TIME] = zf_ticks_to_ns(ts_prev, shape->timer_hz);
     f[ZF_MF_REPORT_ERROR] = f[ZF_MF_REPORT_LOST] = f[ZF_MF_QUERY_SPLIT] = f[ZF_MF_FREQ_CHANGED] = 0;
 }
 
 static void zf_fields_oa_query(uint64_t *f, const uint8_t *rec) {
-    f[ZF_MF_TICKS] = zf_get64(rec + ZF_QUERY_OFF_TICKS);
-    f[ZF_MF_GPU_TICKS] = zf_get64(rec + ZF_QUERY_OFF_GPU_TICKS);
-    f[ZF_MF_GPU_TIME] = zf_get64(rec + ZF_QUERY_OFF_DURATION);
+    f[ZF_MF_TICKS] = zf_le64_get(rec + ZF_QUERY_OFF_TICKS);
+    f[ZF_MF_GPU_TICKS] = zf_le64_get(rec + ZF_QUERY_OFF_GPU_TICKS);
+    f[ZF_MF_GPU_TIME] = zf_le64_get(rec + ZF_QUERY_OFF_DURATION);
     for (uint32_t i = 0; i < ZF_OA_A_COUNTERS; i++)
-        f[ZF_MF_A0 + i] = zf_get64(rec + ZF_QUERY_OFF_A + 8 * i);
+        f[ZF_MF_A0 + i] = zf_le64_get(rec + ZF_QUERY_OFF_A + 8 * i);
     for (uint32_t i = 0; i < ZF_OA_FLEX_COUNTERS; i++)
-        f[ZF_MF_B0 + i] = zf_get64(rec + ZF_QUERY_OFF_B + 8 * i);
-    uint32_t flags = zf_get32(rec + ZF_QUERY_OFF_FLAGS);
+        f[ZF_MF_B0 + i] = zf_le64_get(rec + ZF_QUERY_OFF_B + 8 * i);
+    uint32_t flags = zf_le32_get(rec + ZF_QUERY_OFF_FLAGS);
     f[ZF_MF_REPORT_REASON] = 0;
     f[ZF_MF_CONTEXT_VALID] = 1;
-    f[ZF_MF_CONTEXT_ID] = zf_get32(rec + ZF_QUERY_OFF_CONTEXT);
+    f[ZF_MF_CONTEXT_ID] = zf_le32_get(rec + ZF_QUERY_OFF_CONTEXT);
     f[ZF_MF_MARKER] = 0;
-    f[ZF_MF_BEGIN_TIME] = zf_get64(rec + ZF_QUERY_OFF_BEGIN);
+    f[ZF_MF_BEGIN_TIME] = zf_le64_get(rec + ZF_QUERY_OFF_BEGIN);
     f[ZF_MF_REPORT_ERROR] = (flags & ZF_QUERY_FLAG_ERROR) ? 1 : 0;
     f[ZF_MF_REPORT_LOST] = (flags & ZF_QUERY_FLAG_LOST) ? 1 : 0;
     f[ZF_MF_QUERY_SPLIT] = (flags & ZF_QUERY_FLAG_SPLIT) ? 1 : 0;
@@ -259,7 +259,8 @@ static void zf_emit_result(const zf_metric_group *g, const uint64_t *fields, zf_
 /* ---- Data sets ------------------------------------------------------------------------------------------------ */
 
 static bool zf_stream_continues(const uint8_t *previous, const uint8_t *first) {
-    uint32_t a = zf_get32(previous + ZF_OA_OFF_HEADER) & 0xffffu, b = zf_get32(first + ZF_OA_OFF_HEADER) & 0xffffu;
+    uint32_t a = zf_le32_get(previous + ZF_OA_OFF_HEADER) & 0xffffu,
+             b = zf_le32_get(first + ZF_OA_OFF_HEADER) & 0xffffu;
     return b == ((a + 1) & 0xffffu);
 }
 
@@ -321,9 +322,9 @@ static ze_result_t zf_calc_eu_stall(const zf_metric_group *g, const zf_data_set 
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to sort %zu EU stall samples", n);
     for (size_t i = 0; i < n; i++) {
         const uint8_t *rec = set->data + i * ZF_EU_STALL_RECORD_SIZE;
-        samples[i].ip = zf_clock_mask(zf_get64(rec + ZF_EU_OFF_IP), ZF_EU_IP_BITS);
+        samples[i].ip = zf_clock_mask(zf_le64_get(rec + ZF_EU_OFF_IP), ZF_EU_IP_BITS);
         for (uint32_t r = 0; r < ZF_EU_STALL_REASONS; r++)
-            samples[i].counts[r] = zf_get32(rec + ZF_EU_OFF_COUNTS + 4 * r);
+            samples[i].counts[r] = zf_le32_get(rec + ZF_EU_OFF_COUNTS + 4 * r);
     }
     qsort(samples, n, sizeof *samples, zf_compare_ip);
     for (size_t i = 0; i < n && !zf_out_full(out);) {

@@ -261,21 +261,21 @@ static void zf_write_query_record(uint8_t *rec, const zf_metric_query *query, co
     uint64_t now[ZF_SIG_COUNT];
     zf_tile_signals_now(tile, end->ns, now);
     memset(rec, 0, ZF_OA_QUERY_RECORD_SIZE);
-    zf_put32(rec + ZF_QUERY_OFF_TAG, ZF_QUERY_TAG);
-    zf_put32(rec + ZF_QUERY_OFF_FLAGS, end->flags);
-    zf_put64(rec + ZF_QUERY_OFF_BEGIN, query->begin_ns);
-    zf_put64(rec + ZF_QUERY_OFF_DURATION, end->ns - query->begin_ns);
-    zf_put64(rec + ZF_QUERY_OFF_TICKS,
-             zf_metric_ns_to_ticks(pool->mdev, end->ns) - zf_metric_ns_to_ticks(pool->mdev, query->begin_ns));
-    zf_put64(rec + ZF_QUERY_OFF_GPU_TICKS, now[ZF_SIG_GPU_CLOCKS] - begin[ZF_SIG_GPU_CLOCKS]);
-    zf_put32(rec + ZF_QUERY_OFF_CONTEXT, end->context);
+    zf_le32_put(rec + ZF_QUERY_OFF_TAG, ZF_QUERY_TAG);
+    zf_le32_put(rec + ZF_QUERY_OFF_FLAGS, end->flags);
+    zf_le64_put(rec + ZF_QUERY_OFF_BEGIN, query->begin_ns);
+    zf_le64_put(rec + ZF_QUERY_OFF_DURATION, end->ns - query->begin_ns);
+    zf_le64_put(rec + ZF_QUERY_OFF_TICKS,
+                zf_metric_ns_to_ticks(pool->mdev, end->ns) - zf_metric_ns_to_ticks(pool->mdev, query->begin_ns));
+    zf_le64_put(rec + ZF_QUERY_OFF_GPU_TICKS, now[ZF_SIG_GPU_CLOCKS] - begin[ZF_SIG_GPU_CLOCKS]);
+    zf_le32_put(rec + ZF_QUERY_OFF_CONTEXT, end->context);
     if (pool->type == ZET_METRIC_QUERY_POOL_TYPE_EXECUTION)
         return;
     for (int signal = 0; signal < ZF_SIG_COUNT; signal++)
-        zf_put64(rec + ZF_QUERY_OFF_A + 8 * zf_signal_a_slot((zf_metric_signal)signal), now[signal] - begin[signal]);
+        zf_le64_put(rec + ZF_QUERY_OFF_A + 8 * zf_signal_a_slot((zf_metric_signal)signal), now[signal] - begin[signal]);
     for (uint32_t i = 0; i < ZF_OA_FLEX_COUNTERS; i++)
-        zf_put64(rec + ZF_QUERY_OFF_B + 8 * i,
-                 zf_flex_counter(pool->group, i, now) - zf_flex_counter(pool->group, i, begin));
+        zf_le64_put(rec + ZF_QUERY_OFF_B + 8 * i,
+                    zf_flex_counter(pool->group, i, now) - zf_flex_counter(pool->group, i, begin));
 }
 
 static ze_result_t zf_end_perform(void *payload, zf_queue *queue, uint64_t start_ns, uint64_t *cost_ns) {

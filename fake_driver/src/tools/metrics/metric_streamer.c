@@ -75,18 +75,19 @@ static void zf_write_oa_snapshot(uint8_t *rec, const zf_metric_streamer *s, cons
     uint32_t context = 0;
     bool valid = zf_tile_context_at(tile, info->ns, &context);
     memset(rec, 0, ZF_OA_RECORD_SIZE);
-    zf_put32(rec + ZF_OA_OFF_HEADER, info->seq | (uint32_t)info->reason << 16 | (valid ? ZF_OA_CONTEXT_VALID : 0u));
-    zf_put32(rec + ZF_OA_OFF_CONTEXT, context);
-    zf_put64(rec + ZF_OA_OFF_TIMESTAMP, zf_clock_mask(zf_metric_ns_to_ticks(s->mdev, info->ns), zf_timestamp_bits(s)));
-    zf_put32(rec + ZF_OA_OFF_GPU_TICKS, (uint32_t)sig[ZF_SIG_GPU_CLOCKS]);
-    zf_put32(rec + ZF_OA_OFF_MARKER, info->marker);
+    zf_le32_put(rec + ZF_OA_OFF_HEADER, info->seq | (uint32_t)info->reason << 16 | (valid ? ZF_OA_CONTEXT_VALID : 0u));
+    zf_le32_put(rec + ZF_OA_OFF_CONTEXT, context);
+    zf_le64_put(rec + ZF_OA_OFF_TIMESTAMP,
+                zf_clock_mask(zf_metric_ns_to_ticks(s->mdev, info->ns), zf_timestamp_bits(s)));
+    zf_le32_put(rec + ZF_OA_OFF_GPU_TICKS, (uint32_t)sig[ZF_SIG_GPU_CLOCKS]);
+    zf_le32_put(rec + ZF_OA_OFF_MARKER, info->marker);
     for (int signal = 0; signal < ZF_SIG_COUNT; signal++) {
         uint32_t slot = zf_signal_a_slot((zf_metric_signal)signal);
-        zf_put32(rec + ZF_OA_OFF_A_LOW + 4 * slot, (uint32_t)sig[signal]);
+        zf_le32_put(rec + ZF_OA_OFF_A_LOW + 4 * slot, (uint32_t)sig[signal]);
         rec[ZF_OA_OFF_A_HIGH + slot] = (uint8_t)(sig[signal] >> 32);
     }
     for (uint32_t i = 0; i < ZF_OA_FLEX_COUNTERS; i++)
-        zf_put32(rec + ZF_OA_OFF_B + 4 * i, (uint32_t)zf_flex_counter(s->group, i, sig));
+        zf_le32_put(rec + ZF_OA_OFF_B + 4 * i, (uint32_t)zf_flex_counter(s->group, i, sig));
 }
 
 /* The slot of the next report in every tile's ring, or false when the buffer is full (the report is dropped). */
@@ -141,11 +142,11 @@ static void zf_write_eu_record(uint8_t *rec, const zf_metric_streamer *s, const 
         attributed += counts[i];
     counts[ZF_EU_STALL_REASONS - 1] = (uint32_t)(stall - attributed);
     memset(rec, 0, ZF_EU_STALL_RECORD_SIZE);
-    zf_put64(rec + ZF_EU_OFF_IP, (k % ZF_EU_IP_SLOTS) * 16u);
+    zf_le64_put(rec + ZF_EU_OFF_IP, (k % ZF_EU_IP_SLOTS) * 16u);
     for (uint32_t i = 0; i < ZF_EU_STALL_REASONS; i++)
-        zf_put32(rec + ZF_EU_OFF_COUNTS + 4 * i, counts[i]);
-    zf_put32(rec + ZF_EU_OFF_TILE, tile->tile_id);
-    zf_put64(rec + ZF_EU_OFF_TIMESTAMP, zf_clock_mask(zf_metric_ns_to_ticks(s->mdev, ns), zf_timestamp_bits(s)));
+        zf_le32_put(rec + ZF_EU_OFF_COUNTS + 4 * i, counts[i]);
+    zf_le32_put(rec + ZF_EU_OFF_TILE, tile->tile_id);
+    zf_le64_put(rec + ZF_EU_OFF_TIMESTAMP, zf_clock_mask(zf_metric_ns_to_ticks(s->mdev, ns), zf_timestamp_bits(s)));
 }
 
 /* One EU stall sample at report k: a record per tile when any tile had XVE activity since the previous sample. */

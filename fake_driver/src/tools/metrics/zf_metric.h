@@ -9,6 +9,7 @@
 #ifndef ZF_METRIC_H
 #define ZF_METRIC_H
 
+#include "core/zf_bytes.h"
 #include "driver/zf_driver.h"
 #include "exec/zf_exec.h"
 
@@ -241,24 +242,6 @@ void zf_frame_write_header(uint8_t *out, const zf_metric_device *mdev, size_t se
 
 /* Resets a group's carried records (a streamer opened on it). */
 void zf_metric_group_reset_carry(zf_metric_group *group);
-
-/* Little-endian accessors for raw records. */
-static inline uint32_t zf_get32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t zf_get64(const uint8_t *p) {
-    return (uint64_t)zf_get32(p) | (uint64_t)zf_get32(p + 4) << 32;
-}
-static inline void zf_put32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-static inline void zf_put64(uint8_t *p, uint64_t v) {
-    zf_put32(p, (uint32_t)v);
-    zf_put32(p + 4, (uint32_t)(v >> 32));
-}
 
 /* Metric timestamps of a device: ns -> ticks of its card's clock. */
 uint64_t zf_metric_ns_to_ticks(const zf_metric_device *mdev, uint64_t ns);
