@@ -13,7 +13,8 @@ targets=(zz_spirv zz_native zz_scenario zz_metrics zz_ipc zz_pnext)
 seconds="${2:-45}"
 
 usage() {
-  echo "usage: $0 <${targets[*]// /|}|all> [seconds]" >&2
+  local IFS='|'
+  echo "usage: $0 <${targets[*]}|all> [seconds]" >&2
   exit 2
 }
 
