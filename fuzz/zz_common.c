@@ -1,4 +1,4 @@
-/* What the fuzz targets share: the driver's dispatch tables, small bounded launches on the execution engine, and the
+/* What the fuzz targets share: the driver's dispatch tables, small launches on the execution engine, and the
  * replay of saved inputs (zz_common.h). */
 #include "zz_common.h"
 
@@ -115,77 +115,14 @@ uint32_t zz_take32(zz_bytes *bytes) {
     return value;
 }
 
-/* ---- Bounded execution ----------------------------------------------------------------------------------------- */
-
-#define ZZ_MAX_FUNCS 4096u
-
-static bool zz_edge_forward(const zf_dprog *p, uint32_t edge, uint32_t block) {
-    return edge < p->num_edges && p->edges[edge].target > block;
-}
-
-/* The instruction's edges all lead to later blocks of its function (blocks are in execution order). */
-static bool zz_branches_forward(const zf_dprog *p, const zf_dinst *in, uint32_t block) {
-    switch (in->op) {
-    case ZF_X_BR:
-        return zz_edge_forward(p, in->aux, block);
-    case ZF_X_BRC:
-        return zz_edge_forward(p, in->aux, block) && zz_edge_forward(p, in->aux + 1, block);
-    case ZF_X_SWITCH: {
-        const uint32_t *aux = p->aux + in->aux;
-        for (uint32_t i = 0; i < aux[0]; i++)
-            if (!zz_edge_forward(p, aux[2 + 3 * i + 2], block))
-                return false;
-        return zz_edge_forward(p, aux[1], block);
-    }
-    case ZF_X_CALLP:
-        return false; /* a function pointer may name any function, the caller too */
-    default:
-        return true;
-    }
-}
-
-static bool zz_function_bounded(const zf_dprog *p, uint32_t f, uint8_t *state);
-
-static bool zz_block_bounded(const zf_dprog *p, const zf_dblock *b, uint32_t index, uint8_t *state) {
-    for (uint32_t i = b->first; i < b->first + b->count; i++) {
-        const zf_dinst *in = &p->insts[i];
-        if (!zz_branches_forward(p, in, index))
-            return false;
-        if (in->op == ZF_X_CALL && !zz_function_bounded(p, p->aux[in->aux], state))
-            return false;
-    }
-    return true;
-}
-
-/* state: 0 not seen, 1 on the call path (reaching it again is recursion), 2 bounded. */
-static bool zz_function_bounded(const zf_dprog *p, uint32_t f, uint8_t *state) {
-    if (f >= p->num_funcs || state[f] == 1)
-        return false;
-    if (state[f] == 2)
-        return true;
-    state[f] = 1;
-    const zf_dfunc *fn = &p->funcs[f];
-    for (uint32_t b = 0; b < fn->block_count; b++)
-        if (!zz_block_bounded(p, &p->blocks[fn->block_first + b], b, state))
-            return false;
-    state[f] = 2;
-    return true;
-}
-
-bool zz_form_bounded(const zf_dprog *prog, uint32_t kernel) {
-    if (kernel >= prog->num_kernels || prog->num_funcs > ZZ_MAX_FUNCS)
-        return false;
-    uint8_t state[ZZ_MAX_FUNCS] = {0};
-    return zz_function_bounded(prog, prog->kernels[kernel].function, state);
-}
-
 /* ---- Small launches -------------------------------------------------------------------------------------------- */
 
-#define ZZ_MAX_ARGS       16u
-#define ZZ_BUFFERS        4u
-#define ZZ_BUFFER_SIZE    256u
-#define ZZ_VALUE_MAX      64u
-#define ZZ_LANE_BYTES_MAX (64u * 1024u)
+#define ZZ_HANG_TIMEOUT_NS (20u * 1000u * 1000u)
+#define ZZ_MAX_ARGS        16u
+#define ZZ_BUFFERS         4u
+#define ZZ_BUFFER_SIZE     256u
+#define ZZ_VALUE_MAX       64u
+#define ZZ_LANE_BYTES_MAX  (64u * 1024u)
 
 /* The allocations of a launch: a few small buffers, nothing else reachable (like the engine's unit tests). */
 typedef struct zz_memory {
@@ -250,7 +187,7 @@ void zz_launch_small(const zf_spirv_module *module, const zf_dprog *prog, zz_byt
         return;
     const zf_spirv_kernel *k = zf_spirv_kernel_at(module, zz_take8(choices) % count);
     uint32_t index = zz_kernel_index(module, k);
-    if (k->num_args > ZZ_MAX_ARGS || !zz_form_bounded(prog, index) || !zz_form_small(prog, index))
+    if (k->num_args > ZZ_MAX_ARGS || !zz_form_small(prog, index))
         return;
     static zz_memory mem;
     memset(&mem, 0, sizeof mem);
@@ -279,7 +216,8 @@ void zz_launch_small(const zf_spirv_module *module, const zf_dprog *prog, zz_byt
                          .groups = {1 + zz_take8(choices) % 2, 1, 1},
                          .subgroup_size = subgroup,
                          .env = &env,
-                         .max_threads = 1};
+                         .max_threads = 1,
+                         .hang_timeout_ns = ZZ_HANG_TIMEOUT_NS};
     zf_xresult result;
     zf_spirv_execute(&launch, &result);
     free(relocs);

@@ -58,12 +58,8 @@ uint8_t zz_take8(zz_bytes *bytes);
 uint32_t zz_take32(zz_bytes *bytes);
 
 /* Launches one kernel of a decoded program small (1-2 work-groups of 1-8 work-items, pointer arguments bound to
- * small buffers, other arguments from `choices`) when its execution is bounded: see zz_form_bounded. */
+ * small buffers, other arguments from `choices`). A loop whose exit a mutation removed is stopped by the engine's hang
+ * detector after ZZ_HANG_TIMEOUT_NS of host time. */
 void zz_launch_small(const zf_spirv_module *module, const zf_dprog *prog, zz_bytes *choices);
-
-/* Whether every execution of kernel `kernel` of prog ends after a number of steps bounded by the program's size: its
- * functions branch only forward and call no function that can reach the caller (the engine itself has no step
- * limit, so a loop whose exit a mutation removed would run forever). */
-bool zz_form_bounded(const zf_dprog *prog, uint32_t kernel);
 
 #endif
