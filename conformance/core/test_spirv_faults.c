@@ -195,6 +195,22 @@ static void hung_kernel_is_stopped_and_the_queue_stays_usable(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * Modules spirv-val refuses (kernels/invalid_*.spvasm): the build fails naming the instruction and the rule */
+
+static void modules_spirv_val_refuses_fail_the_build(void **state) {
+    zc_skip_unless_fake(); /* the log's text is zefake's */
+    zc_build_refused(*state, "invalid_undef_void",
+                     "(OpUndef): the SPIR-V validator refuses the module: Cannot create "
+                     "undefined values with void type");
+    zc_build_refused(*state, "invalid_operand_types",
+                     "(OpIAdd): the SPIR-V validator refuses the module: Expected "
+                     "arithmetic operands to have the same bit width");
+    zc_build_refused(*state, "invalid_store_type",
+                     "(OpStore): the SPIR-V validator refuses the module: OpStore "
+                     "Pointer");
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * Values the engine must convert or print without undefined behaviour of its own (checked under UBSan in CI) */
 
 static void zc_write_float_texels(zc_sx *s, ze_image_handle_t image, float v, int32_t *texels) {
@@ -247,6 +263,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(private_arrays_in_bounds_compute),
         cmocka_unit_test(private_arrays_out_of_bounds_fault),
         cmocka_unit_test(hung_kernel_is_stopped_and_the_queue_stays_usable),
+        cmocka_unit_test_setup_teardown(modules_spirv_val_refuses_fail_the_build, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(float_texels_convert_to_integer_images, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(printf_of_nothing_prints_nothing, zc_setup_spirv, zc_teardown_spirv),
     };

@@ -551,22 +551,6 @@ static void spirv_kernel_profile_info_follows_the_build_flags(void **state) {
  * Instructions the engine does not run */
 
 /* A kernel file the engine refuses: the build fails and its log names `what` and where it is. */
-static void zc_build_refused(zc_sx *s, const char *file, const char *what) {
-    zc_spirv spirv = zc_load_spirv(file);
-    ze_module_handle_t module = NULL;
-    ze_module_build_log_handle_t log = NULL;
-    zc_assert_result(zc_module_from(s->x.context, s->x.device, ZE_MODULE_FORMAT_IL_SPIRV, spirv.data, spirv.size, NULL,
-                                    NULL, &module, &log),
-                     ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
-    assert_null(module);
-    char *text = zc_build_log_text(log);
-    if (strstr(text, what) == NULL || strstr(text, "word ") == NULL)
-        zc_fail("%s: the build log does not name %s and where it is:\n%s", file, what, text);
-    free(text);
-    zc_assert_success(zeModuleBuildLogDestroy(log));
-    free(spirv.data);
-}
-
 static void spirv_unsupported_instruction_fails_the_build(void **state) {
     zc_skip_unless_fake();
     zc_build_refused(*state, "spirv_unsupported", "OpGroupNonUniformElect");

@@ -84,6 +84,23 @@ static inline void zc_spirv_run(zc_sx *s, const char *file, const char *name, ui
     zc_assert_success(zc_spirv_run2(s, file, name, global, 1, local, 1, args, n));
 }
 
+/* Building test kernel `file` fails with MODULE_BUILD_FAILURE and a log naming `what` and a word offset. */
+static inline void zc_build_refused(zc_sx *s, const char *file, const char *what) {
+    zc_spirv spirv = zc_load_spirv(file);
+    ze_module_handle_t module = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    zc_assert_result(zc_module_from(s->x.context, s->x.device, ZE_MODULE_FORMAT_IL_SPIRV, spirv.data, spirv.size, NULL,
+                                    NULL, &module, &log),
+                     ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    assert_null(module);
+    char *text = zc_build_log_text(log);
+    if (strstr(text, what) == NULL || strstr(text, "word ") == NULL)
+        zc_fail("%s: the build log does not name %s and where it is:\n%s", file, what, text);
+    free(text);
+    zc_assert_success(zeModuleBuildLogDestroy(log));
+    free(spirv.data);
+}
+
 /* A host allocation of the context, zero-filled. */
 static inline void *zc_spirv_buffer(zc_sx *s, size_t size) {
     void *p = zc_host_alloc(&s->x, size);

@@ -417,6 +417,8 @@ ze_result_t zf_build_program(zf_build *b) {
     b->program->context = b->context;
     b->program->device = b->device;
     zf_spirv_status s = zf_spirv_read(b->spirv, b->spirv_size, &b->program->spirv, &b->log);
+    if (s == ZF_SPIRV_OK)
+        s = zf_spirv_validate(b->program->spirv, &b->log);
     if (s != ZF_SPIRV_OK) {
         ze_result_t r = zf_reader_result(s, &b->log);
         /* A native binary whose checksum matched but whose SPIR-V does not read was not made by this driver. */

@@ -8,6 +8,7 @@ add_library(zf_spirv OBJECT
   "${ZF_SPIRV_DIR}/spirv_log.c"
   "${ZF_SPIRV_DIR}/spirv_read.c"
   "${ZF_SPIRV_DIR}/spirv_read_decl.c"
+  "${ZF_SPIRV_DIR}/spirv_validate.c"
   "${ZF_SPIRV_DIR}/spirv_layout.c"
   "${ZF_SPIRV_DIR}/spirv_cfg.c"
   "${ZF_SPIRV_DIR}/spirv_decode.c"
@@ -30,7 +31,9 @@ add_library(zf_spirv OBJECT
   "${ZF_SPIRV_DIR}/spirv_image.c")
 set_target_properties(zf_spirv PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
 target_include_directories(zf_spirv PUBLIC "${ZF_SPIRV_DIR}")
-target_link_libraries(zf_spirv PUBLIC Threads::Threads m)
+# The SPIR-V Tools validator (Debian's spirv-tools ships it as a static C++ library with a C API).
+find_package(SPIRV-Tools CONFIG REQUIRED)
+target_link_libraries(zf_spirv PUBLIC Threads::Threads m SPIRV-Tools-static stdc++)
 # Kernels compute a * b + c as two roundings unless they ask for fma: the host compiler must not fuse them. The
 # handlers' lane loops are what the engine spends its time in: optimize them fully (not under coverage, which wants
 # -O0 line mapping).

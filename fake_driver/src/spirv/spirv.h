@@ -147,6 +147,11 @@ typedef struct zf_spirv_module zf_spirv_module;
  * *out is NULL and the log names the word offset and the problem. */
 zf_spirv_status zf_spirv_read(const void *data, size_t size, zf_spirv_module **out, zf_spirv_log *log);
 
+/* Step 1b. The SPIR-V Tools validator's rules for the module's SPIR-V version (what `spirv-val` checks): MALFORMED with
+ * a log line naming the instruction's word offset, its opcode and the rule broken. Modules of extensions that validator
+ * misjudges (SPV_INTEL_function_pointers) are left to the reader's and the decoder's own checks. */
+zf_spirv_status zf_spirv_validate(const zf_spirv_module *module, zf_spirv_log *log);
+
 /* Step 2. Sets the specialization constant with SpecId `spec_id` from `value` (1 byte for booleans, else its width
  * in bytes). ZF_SPIRV_UNKNOWN_SPEC_ID when the module has none with that id. */
 zf_spirv_status zf_spirv_set_spec_constant(zf_spirv_module *module, uint32_t spec_id, const void *value,
