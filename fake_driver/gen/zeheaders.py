@@ -129,8 +129,12 @@ class Api:
 
 
 def read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    """The text of an input file; a missing or unreadable one stops the generator with its name (no traceback)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise SystemExit(f"zeheaders: cannot read {path}: {e.strerror}") from None
 
 
 # ---- handles, results, types ----
