@@ -13,212 +13,28 @@ carry it and the rules of its `@returns` block. From them this script writes, in
 
 A function is implemented when the hand-written sources define `ze_result_t zfi_<name>(...)`; the generated
 prototype makes the compiler check that its signature matches the headers.
+
+Header parsing is zeheaders.py's, beside this script; this script only emits. To read one function's generated code
+without building (docs/generated-code.md):
+
+  python3 fake_driver/gen/zfgen.py --show zeMemAllocDevice
 """
 
-import argparse
+import difflib
 import os
-import re
 import sys
-from dataclasses import dataclass, field
 
-HEADER_SETS = [("ze", "ze_api.h", "ze_ddi.h"), ("zet", "zet_api.h", "zet_ddi.h"), ("zes", "zes_api.h", "zes_ddi.h")]
+import zeheaders  # beside this file (docs/generated-code.md)
 
-
-@dataclass
-class Param:
-    ctype: str
-    name: str
-    notes: str
-
-    @property
-    def optional(self):
-        return "[optional]" in self.notes
-
-
-@dataclass
-class Rule:
-    result: str
-    expr: str  # the rule as written in the header
-    cexpr: str  # the same rule as a C expression
-
-
-@dataclass
-class Function:
-    name: str
-    params: list
-    rules: list = field(default_factory=list)
-    table: str = ""  # dispatch table type, e.g. ze_device_dditable_t
-    slot: str = ""  # slot name, e.g. pfnGetProperties
-    version: tuple = (1, 0)
-    implemented: bool = False
-
-
-@dataclass
-class Table:
-    ctype: str
-    getter: str
-    slots: list  # (slot name, function name)
-
-
-def read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
-
-
-def parse_handles(texts):
-    """Returns {handle type: canonical handle type} for every handle typedef, aliases resolved."""
-    canonical = {}
-    for text in texts:
-        for m in re.finditer(r"^typedef struct _(\w+_handle_t) \*(\w+);", text, re.M):
-            if m.group(1) == m.group(2):
-                canonical[m.group(2)] = m.group(2)
-    for text in texts:
-        for m in re.finditer(r"^typedef (\w+_handle_t) (\w+_handle_t);", text, re.M):
-            if m.group(1) in canonical:
-                canonical[m.group(2)] = canonical[m.group(1)]
-    return canonical
-
-
-def parse_result_names(text):
-    return re.findall(r"^\s+(ZE_RESULT_\w+) = ", text, re.M)
-
-
-def translate_rule(expr, param_names):
-    """Turns a header rule (C++ flavoured, with `::` references) into a C expression, guarding dereferences."""
-    c = expr.replace("nullptr", "NULL").replace("_::", "_").replace("::", "")
-    derefs = sorted({m.group(1) for m in re.finditer(r"\b(\w+)->", c) if m.group(1) in param_names})
-    for name in derefs:
-        c = f"(NULL != {name}) && ({c})"
-    return c
-
-
-FUNC_RE = re.compile(r"^ZE_APIEXPORT ze_result_t ZE_APICALL\n(\w+)\(\n(.*?)\n    \);", re.M | re.S)
-PARAM_RE = re.compile(r"^\s+(.+?)\s*(\w+)\s*,?\s*(?:///<(.*))?$")
-
-
-def parse_params(block):
-    params = []
-    for line in block.split("\n"):
-        if line.strip().startswith("///") or not line.strip():
-            if params and line.strip().startswith("///"):
-                params[-1].notes += " " + line.strip().lstrip("/").strip()
-            continue
-        m = PARAM_RE.match(line)
-        if not m:
-            raise SystemExit(f"zfgen: cannot parse parameter line: {line!r}")
-        ctype = m.group(1).strip()
-        if ctype == "void" and not m.group(2):
-            continue
-        params.append(Param(ctype, m.group(2), (m.group(3) or "").strip()))
-    return params
-
-
-def parse_returns(comment_lines):
-    """Reads the `@returns` block: a list of (result, [rule text]) in the order written."""
-    results = []
-    in_returns = False
-    for line in comment_lines:
-        body = line[3:] if line.startswith("///") else line
-        if body.strip() == "@returns":
-            in_returns = True
-            continue
-        if not in_returns:
-            continue
-        m = re.match(r"^\s+- ::(ZE_RESULT_\w+)", body)
-        if m:
-            results.append((m.group(1), []))
-            continue
-        m = re.match(r"^\s+\+ `(.*)`\s*$", body)
-        if m and results:
-            results[-1][1].append(m.group(1))
-    return results
-
-
-def parse_functions(text):
-    functions = []
-    for m in FUNC_RE.finditer(text):
-        start = m.start()
-        comment = []
-        lines = text[:start].split("\n")
-        for line in reversed(lines[:-1]):
-            if not line.startswith("///"):
-                break
-            comment.insert(0, line)
-        params = parse_params(m.group(2))
-        names = {p.name for p in params}
-        fn = Function(m.group(1), params)
-        # A `nullptr == p` rule on a parameter annotated [mbz] ("must be nullptr") contradicts the annotation (1.4's
-        # zetCommandListAppendMetricQueryEnd): applying it would reject every correct call, so the annotation wins.
-        # So does a parameter whose own text gives NULL a meaning ("If nullptr then implementation will choose a
-        # start address": 1.4's zeVirtualMemReserve, whose later headers drop the rule).
-        mbz = {p.name for p in params if "[mbz]" in p.notes or re.search(r"\b[Ii]f nullptr\b", p.notes)}
-        for result, rules in parse_returns(comment):
-            for rule in rules:
-                m = re.fullmatch(r"nullptr == (\w+)", rule)
-                if m and m.group(1) in mbz:
-                    continue
-                fn.rules.append(Rule(result, rule, translate_rule(rule, names)))
-        functions.append(fn)
-    return functions
-
-
-def parse_tables(ddi_text):
-    pfn_to_func = dict(
-        (m.group(2), m.group(1))
-        for m in re.finditer(r"/// @brief Function-pointer for (\w+) ?\ntypedef ze_result_t \(ZE_APICALL \*(\w+)\)",
-                             ddi_text))
-    tables = []
-    for m in re.finditer(r"typedef struct _(\w+_dditable_t)\n\{\n(.*?)\n\} \1;", ddi_text, re.S):
-        slots = []
-        for line in m.group(2).split("\n"):
-            sm = re.match(r"\s+(\w+)\s+(pfn\w+);", line)
-            if sm:
-                slots.append((sm.group(2), pfn_to_func[sm.group(1)]))
-        if not slots:
-            continue  # the aggregate of all tables (ze_dditable_t) has no getter of its own
-        gm = re.search(r"^(\w+)\(\n\s+ze_api_version_t version,[^\n]*\n\s+" + m.group(1) + r"\* pDdiTable", ddi_text,
-                       re.M)
-        if not gm:
-            raise SystemExit(f"zfgen: no getter found for {m.group(1)}")
-        tables.append(Table(m.group(1), gm.group(1), slots))
-    return tables
-
-
-def parse_versions(path):
-    versions = {}
-    for line in read(path).splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, ver = line.split()
-        major, minor = ver.split(".")
-        versions[name] = (int(major), int(minor))
-    return versions
-
-
-def current_version(ze_api_text):
-    m = re.search(r"ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION\( (\d+), (\d+) \)", ze_api_text)
-    return (int(m.group(1)), int(m.group(2)))
+HEADER_NOTE = "/* Generated by fake_driver/gen/zfgen.py from the installed Level Zero headers. Do not edit. */\n"
 
 
 def find_implemented(sources):
-    implemented = set()
-    for path in sources:
-        for m in re.finditer(r"^ze_result_t\s+zfi_(\w+)\s*\(", read(path), re.M):
-            implemented.add(m.group(1))
-    return implemented
+    return {name for _, name in zeheaders.defined_functions(sources, "ze_result_t", "zfi_")}
 
 
 def obj_enum(handle_type):
     return "ZF_OBJ_" + handle_type[: -len("_handle_t")].upper()
-
-
-def param_decl(p):
-    return f"{p.ctype} {p.name}"
-
-
-def signature(fn):
-    return ", ".join(param_decl(p) for p in fn.params) or "void"
 
 
 def emit_checks(fn, handles, out):
@@ -243,68 +59,6 @@ def emit_rule(api, rule, out):
     out.append(f"    if ({rule.cexpr})\n        return zf_reject_argument({api}, {rule.result}, \"{text}\");\n")
 
 
-@dataclass
-class Callback:
-    """The tracing callback of one core function, as declared in ze_api.h (or zel_tracing_register_cb.h)."""
-    function: str
-    params_type: str  # the params struct, e.g. ze_device_get_properties_params_t
-    fields: list  # its members in order: "p" + each parameter's name
-    cb_type: str  # e.g. ze_pfnDeviceGetPropertiesCb_t
-    member: str = ""  # its slot in ze_callbacks_t, e.g. Device.pfnGetPropertiesCb; "" when the table has none
-
-
-# Newer headers put blank lines between a declaration's comment and the declaration itself.
-CB_PARAMS_RE = re.compile(r"@brief Callback function parameters for (\w+) ?\n(?:///[^\n]*\n|\n)*"
-                          r"typedef struct _(\w+)\n\{\n(.*?)\n\} \2;", re.S)
-CB_TYPE_RE = re.compile(r"@brief Callback function-pointer for (\w+) ?\n(?:///[^\n]*\n|\n)*"
-                        r"typedef void \(ZE_APICALL \*(\w+)\)")
-CB_TABLE_RE = re.compile(r"typedef struct _(\w+_callbacks_t)\n\{\n(.*?)\n\} \1;", re.S)
-
-
-def parse_callback_tables(text):
-    """{callback type: "Table.pfnSlot"} for the tables of ze_callbacks_t (the frozen 1.0 set)."""
-    tables = {}
-    for m in CB_TABLE_RE.finditer(text):
-        tables[m.group(1)] = re.findall(r"^\s+(\w+)\s+(\w+);", m.group(2), re.M)
-    members = {}
-    for sub_type, sub_name in tables.get("ze_callbacks_t", []):
-        for cb_type, slot in tables.get(sub_type, []):
-            members[cb_type] = f"{sub_name}.{slot}"
-    return members
-
-
-def parse_callbacks(text):
-    """{function name: Callback} for every function whose params struct and callback type `text` declares."""
-    params = {}
-    for m in CB_PARAMS_RE.finditer(text):
-        fields = [re.search(r"(\w+);\s*$", line).group(1) for line in m.group(3).split("\n") if line.strip()]
-        params[m.group(1)] = (m.group(2), fields)
-    members = parse_callback_tables(text)
-    callbacks = {}
-    for name, cb_type in CB_TYPE_RE.findall(text):
-        if name not in params:
-            raise SystemExit(f"zfgen: {cb_type} has no params struct for {name}")
-        params_type, fields = params[name]
-        callbacks[name] = Callback(name, params_type, fields, cb_type, members.get(cb_type, ""))
-    return callbacks
-
-
-def check_callback(fn, cb):
-    """The params struct must hold a pointer to each parameter, in order, or the generated initialiser is wrong."""
-    wanted = ["p" + p.name for p in fn.params]
-    if cb.fields != wanted:
-        raise SystemExit(f"zfgen: {cb.params_type} has members {cb.fields}, expected {wanted}")
-
-
-def attach_trace_info(functions, ze_api_text):
-    """Marks the functions a driver-side tracer can follow: those with a slot in ze_callbacks_t, the only callback
-    set zetTracerExpSetPrologues/SetEpilogues take."""
-    for name, cb in parse_callbacks(ze_api_text).items():
-        if cb.member and name in functions:
-            check_callback(functions[name], cb)
-            functions[name].callback = cb
-
-
 def emit_trace_thunks(fn, cb, out):
     """The two typed helpers the generic tracing code needs: fetch this function's callback from a ze_callbacks_t
     and call it with its real type (the generic zf_trace_cb is converted back, which C defines)."""
@@ -321,30 +75,28 @@ def emit_traced_entry(fn, cb, out):
     """The entry point of a traceable function. Prologues run before the argument checks (as around the whole call in
     Intel's driver and in the loader's layer): the checks then judge the arguments a prologue may have changed, and
     the epilogues see every result, rejections included. Without an enabled tracer the cost is one relaxed load."""
-    args = ", ".join(p.name for p in fn.params)
-    inits = ", ".join(f".p{p.name} = &{p.name}" for p in fn.params)
+    args = fn.arguments
     emit_trace_thunks(fn, cb, out)
-    out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({signature(fn)})\n{{\n")
+    out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({fn.signature})\n{{\n")
     out.append(f"    if (!zf_trace_active())\n        return zf_checked_{fn.name}({args});\n")
-    out.append(f"    {cb.params_type} params = {{{inits}}};\n    zf_trace_call call;\n")
+    out.append(f"    {cb.params_type} params = {{{fn.params_init}}};\n    zf_trace_call call;\n")
     out.append(f"    zf_trace_begin(&call, &zf_trace_api_{fn.name}, &params);\n")
     out.append(f"    const ze_result_t result = zf_checked_{fn.name}({args});\n")
     out.append("    return zf_trace_end(&call, result);\n}\n\n")
 
 
 def emit_entry(fn, handles, out):
-    cb = getattr(fn, "callback", None)
+    cb = fn.callback if fn.in_core_callbacks else None
     if cb is not None:
-        out.append(f"static ze_result_t zf_checked_{fn.name}({signature(fn)})\n{{\n")
+        out.append(f"static ze_result_t zf_checked_{fn.name}({fn.signature})\n{{\n")
     else:
-        out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({signature(fn)})\n{{\n")
+        out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({fn.signature})\n{{\n")
     if fn.name != "zeInit":
         out.append(f"    if (!zf_driver_is_initialized())\n        return zf_reject_uninitialized(ZF_API_{fn.name});\n")
     emit_checks(fn, handles, out)
     if fn.implemented:
-        args = ", ".join(p.name for p in fn.params)
         out.append(f"    zf_call_scope scope;\n    zf_call_enter(&scope, ZF_API_{fn.name});\n")
-        out.append(f"    const ze_result_t result = zfi_{fn.name}({args});\n")
+        out.append(f"    const ze_result_t result = zfi_{fn.name}({fn.arguments});\n")
         out.append("    return zf_call_leave(&scope, result);\n")
     else:
         out.append(f"    return zf_unsupported(ZF_API_{fn.name});\n")
@@ -368,15 +120,8 @@ def emit_getter(table, functions, out):
     out.append("    return ZE_RESULT_SUCCESS;\n}\n\n")
 
 
-def write_if_changed(path, text):
-    if os.path.exists(path) and read(path) == text:
-        return
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-
-
 def gen_header(functions, ordered, handles, results):
-    out = ["/* Generated by fake_driver/gen/zfgen.py from the installed Level Zero headers. Do not edit. */\n",
+    out = [HEADER_NOTE,
            "#ifndef ZF_GENERATED_H\n#define ZF_GENERATED_H\n\n",
            "#include <level_zero/ze_api.h>\n#include <level_zero/zes_api.h>\n#include <level_zero/zet_api.h>\n",
            "#include <stdbool.h>\n#include <stdint.h>\n\n"]
@@ -396,13 +141,13 @@ def gen_header(functions, ordered, handles, results):
     out.append("/* Hand-written implementations (fake_driver/src), called after the generated checks passed. */\n")
     for n in ordered:
         if functions[n].implemented:
-            out.append(f"ze_result_t zfi_{n}({signature(functions[n])});\n")
+            out.append(f"ze_result_t zfi_{n}({functions[n].signature});\n")
     out.append("\n#endif\n")
     return "".join(out)
 
 
 def gen_table(functions, ordered, handles, results):
-    out = ["/* Generated by fake_driver/gen/zfgen.py from the installed Level Zero headers. Do not edit. */\n",
+    out = [HEADER_NOTE,
            '#include "zf_generated.h"\n\n#include <stddef.h>\n\n',
            "const zf_api_info zf_api_table[ZF_API_COUNT] = {\n"]
     for n in ordered:
@@ -410,12 +155,7 @@ def gen_table(functions, ordered, handles, results):
         out.append(f'    [ZF_API_{n}] = {{"{n}", ZE_MAKE_VERSION({fn.version[0]}, {fn.version[1]}), '
                    f'{"true" if fn.implemented else "false"}}},\n')
     out.append("};\n\nconst char *zf_result_name(ze_result_t result)\n{\n    switch ((uint32_t)result) {\n")
-    seen = set()
-    for r in results:
-        if r.endswith("FORCE_UINT32"):
-            continue
-        out.append(f'    case (uint32_t){r}:\n        return "{r}";\n')
-        seen.add(r)
+    out += [f'    case (uint32_t){r}:\n        return "{r}";\n' for r in results]
     out.append("    default:\n        return NULL;\n    }\n}\n\n")
     out.append("const char *zf_obj_type_name(zf_obj_type type)\n{\n    switch (type) {\n")
     for h in sorted(set(handles.values())):
@@ -449,7 +189,7 @@ def gen_support_md(functions, ordered):
     the build, so the table can neither drift nor hide an unexplained gap."""
     reasons_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unsupported_reasons.txt")
     reasons = {}
-    for number, line in enumerate(read(reasons_path).splitlines(), 1):
+    for number, line in enumerate(zeheaders.read(reasons_path).splitlines(), 1):
         line = line.strip()
         if line and not line.startswith("#"):
             name, _, reason = line.partition(" ")
@@ -460,7 +200,7 @@ def gen_support_md(functions, ordered):
     problems += [f"{n} is implemented: remove its reason" for n in reasons
                  if n in functions and functions[n].implemented]
     problems += [f"{n} is neither implemented nor given a reason" for n in ordered
-                 if re.match(r"ze[A-Z]", n) and not functions[n].implemented and n not in reasons]
+                 if functions[n].table.prefix == "ze" and not functions[n].implemented and n not in reasons]
     if problems:
         raise SystemExit(f"zfgen: {reasons_path}: " + "; ".join(problems))
     impl = sum(1 for n in ordered if functions[n].implemented)
@@ -472,7 +212,7 @@ def gen_support_md(functions, ordered):
            " `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE` after its argument checks. Every core function that is not",
            " implemented has its reason (`fake_driver/gen/unsupported_reasons.txt`); the build fails without one.\n\n"]
     for prefix, title in (("ze", "Core (ze)"), ("zet", "Tools (zet)"), ("zes", "Sysman (zes)")):
-        names = [n for n in ordered if re.match(prefix + r"[A-Z]", n)]
+        names = [n for n in ordered if functions[n].table.prefix == prefix]
         done = sum(1 for n in names if functions[n].implemented)
         out.append(f"## {title}: {done} of {len(names)}\n\n| function | since | status |\n|---|---|---|\n")
         for n in names:
@@ -511,88 +251,75 @@ def gen_argcheck_cases(functions, ordered, handles):
     for n in ordered:
         fn = functions[n]
         for r in fn.rules:
-            m = re.fullmatch(r"nullptr == (\w+)", r.expr)
-            if not m:
+            if r.null_param is None:
                 continue
-            target = [p.name for p in fn.params].index(m.group(1))
+            target = [p.name for p in fn.params].index(r.null_param)
             args = []
             for i, p in enumerate(fn.params):
                 args.append("NULL" if i == target else argcheck_argument(fn, i, p, handles))
             if None in args:
                 continue
-            caller = f"zc_call_{n}_{m.group(1)}"
+            caller = f"zc_call_{n}_{r.null_param}"
             calls.append(f"static ze_result_t {caller}(const zc_argcheck_args *a)\n{{\n"
                          f"    (void)a;\n    return {n}({', '.join(args)});\n}}\n\n")
-            cases.append(f'    {{"{n}", "{m.group(1)}", {r.result}, {caller}}},\n')
+            cases.append(f'    {{"{n}", "{r.null_param}", {r.result}, {caller}}},\n')
     return ("/* Generated by fake_driver/gen/zfgen.py from the installed Level Zero headers. Do not edit.\n"
             " * Include after defining zc_argcheck_args (driver, device, context, scratch[]) and zc_argcheck_case. */\n\n"
             + "".join(calls) + "static const zc_argcheck_case zc_argcheck_cases[] = {\n" + "".join(cases) + "};\n")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--headers", required=True, help="directory holding ze_api.h and friends")
-    ap.add_argument("--versions", required=True, help="api_versions.txt")
-    ap.add_argument("--out", required=True, help="output directory")
-    ap.add_argument("sources", nargs="*", help="hand-written C sources to scan for zfi_ implementations")
-    args = ap.parse_args()
+def driver_sources():
+    """Every C file under fake_driver/src: the sources scanned when none are given (CMake gives its lists)."""
+    src = os.path.join(zeheaders.HERE, "..", "src")
+    return sorted(os.path.join(d, f) for d, _, files in os.walk(src) for f in files if f.endswith(".c"))
 
-    api_texts = {p: read(os.path.join(args.headers, a)) for p, a, _ in HEADER_SETS}
-    ddi_texts = {p: read(os.path.join(args.headers, d)) for p, _, d in HEADER_SETS}
-    handles = parse_handles(api_texts.values())
-    results = parse_result_names(api_texts["ze"])
-    functions = {}
-    for p, _, _ in HEADER_SETS:
-        for fn in parse_functions(api_texts[p]):
-            functions[fn.name] = fn
-    tables = []
-    for p, _, _ in HEADER_SETS:
-        tables += parse_tables(ddi_texts[p])
 
-    attach_trace_info(functions, api_texts["ze"])
+def show(api, name):
+    """One function's generated code as zf_entry_points.c holds it, after a line saying where the loader finds it."""
+    if name not in api.functions:
+        near = difflib.get_close_matches(name, api.ordered, n=3)
+        raise SystemExit(f"zfgen: the headers declare no function {name}" + (f"; did you mean {', '.join(near)}?"
+                                                                                 if near else ""))
+    fn = api.functions[name]
+    how = f"zfi_{name} (fake_driver/src)" if fn.implemented else "nothing yet: it answers UNSUPPORTED_FEATURE"
+    out = [f"/* {name}: {fn.table.ctype}.{fn.slot}, filled by {fn.table.getter} from version "
+           f"{fn.version[0]}.{fn.version[1]}; implemented by {how} */\n"]
+    emit_entry(fn, api.handles, out)
+    return "".join(out).rstrip("\n") + "\n"
 
-    known_versions = parse_versions(args.versions)
-    newest = current_version(api_texts["ze"])
-    ordered = []
-    for t in tables:
-        for slot, fname in t.slots:
-            if fname not in functions:
-                raise SystemExit(f"zfgen: {t.ctype}.{slot} names {fname}, which the API headers do not declare")
-            fn = functions[fname]
-            fn.table, fn.slot = t.ctype, slot
-            if fname in known_versions:
-                fn.version = known_versions[fname]
-            else:
-                fn.version = newest
-                print(f"zfgen: {fname} is not in api_versions.txt; assuming it is as new as the headers "
-                      f"({newest[0]}.{newest[1]})")
-            ordered.append(fname)
-    missing = sorted(set(functions) - set(ordered))
-    if missing:
-        raise SystemExit(f"zfgen: functions without a dispatch slot: {', '.join(missing)}")
 
-    implemented = find_implemented(args.sources)
+def add_arguments(ap):
+    ap.add_argument("--show", metavar="FUNCTION", help="print FUNCTION's generated entry point, argument checks and "
+                    "tracing thunks to stdout instead of writing files")
+    ap.add_argument("sources", nargs="*", help="hand-written C sources to scan for zfi_ implementations "
+                    "(default: every C file under fake_driver/src)")
+
+
+def generate(args, api):
+    functions, ordered, tables, handles = api.functions, api.ordered, api.tables, api.handles
+    implemented = find_implemented(args.sources or driver_sources())
     unknown = sorted(implemented - set(functions))
     if unknown:
         raise SystemExit(f"zfgen: zfi_ implementations of functions the headers do not declare: {', '.join(unknown)}")
     for n in implemented:
         functions[n].implemented = True
-
-    os.makedirs(args.out, exist_ok=True)
+    if args.show is not None:
+        sys.stdout.write(show(api, args.show))
+        return None
+    for n in api.unlisted:
+        major, minor = functions[n].version
+        print(f"zfgen: {n} is not in api_versions.txt; assuming it is as new as the headers ({major}.{minor})")
     outputs = {
-        "zf_generated.h": gen_header(functions, ordered, handles, results),
-        "zf_api_table.c": gen_table(functions, ordered, handles, results),
+        "zf_generated.h": gen_header(functions, ordered, handles, api.results),
+        "zf_api_table.c": gen_table(functions, ordered, handles, api.results),
         "zf_entry_points.c": gen_entry_points(functions, ordered, tables, handles),
         "ze_fake.map": gen_map(tables),
         "api-support.md": gen_support_md(functions, ordered),
         "zc_argcheck_cases.h": gen_argcheck_cases(functions, ordered, handles),
     }
-    for name, text in outputs.items():
-        write_if_changed(os.path.join(args.out, name), text)
     impl_count = sum(1 for n in ordered if functions[n].implemented)
-    print(f"zfgen: {impl_count} of {len(ordered)} API functions implemented; {len(tables)} getters exported")
-    return 0
+    return outputs, f"{impl_count} of {len(ordered)} API functions implemented; {len(tables)} getters exported"
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(zeheaders.run(__doc__, "zfgen", add_arguments, generate, stdout_option="show"))
