@@ -290,12 +290,12 @@ static const zf_pslot *zf_private_target(const zf_ctx *ctx, uint32_t lane, uint6
     uint32_t first = zf_private_slot(addr);
     for (uint32_t k = 0; k < 2; k++) {
         uint32_t s = first + k; /* wraps to slot 0 after the field 0 */
-        if (s >= ctx->num_slots)
+        if (s >= ctx->slots.count)
             continue;
         int64_t rel = (int64_t)(addr - zf_private_address(s, lane));
         if (rel > -(1ll << 27) && rel < (1ll << 27)) {
             *offset = rel;
-            return &ctx->slots[s];
+            return ZF_SPIRV_AT(ctx->slots, zf_pslot, s);
         }
     }
     return NULL;

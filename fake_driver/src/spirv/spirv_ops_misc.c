@@ -46,7 +46,7 @@ static const char *zf_kernel_string(zf_x *x, uint32_t lane, uint64_t addr, size_
     const zf_region *r = &x->ctx->regions[x->ctx->last_region];
     size_t room = (uintptr_t)p >= r->lo && (uintptr_t)p < r->hi ? r->hi - (uintptr_t)p : 1;
     if (addr & ZF_PRIVATE_TAG) /* zf_mem checked the slot: the rest of the variable bounds the string */
-        room = x->ctx->slots[zf_private_slot(addr)].size - zf_private_offset(addr);
+        room = ZF_SPIRV_AT(x->ctx->slots, zf_pslot, zf_private_slot(addr))->size - zf_private_offset(addr);
     if (room > ZF_PRINTF_MAX)
         room = ZF_PRINTF_MAX;
     const uint8_t *end = memchr(p, 0, room);

@@ -50,27 +50,20 @@ static void *zf_stack_alloc(zf_ctx *ctx, size_t bytes) {
 }
 
 static zf_mark zf_stack_mark(const zf_ctx *ctx) {
-    zf_mark m = {ctx->top, ctx->num_chunks > 0 ? ctx->chunks[ctx->top].used : 0, ctx->num_slots};
+    zf_mark m = {ctx->top, ctx->num_chunks > 0 ? ctx->chunks[ctx->top].used : 0, ctx->slots.count};
     return m;
 }
 
 uint32_t zf_slot_push(zf_ctx *ctx, const zf_pslot *slot) {
-    if (ctx->num_slots == ZF_PRIVATE_MAX_SLOTS)
+    zf_pslot *top = ctx->slots.count < ZF_PRIVATE_MAX_SLOTS ? zf_spirv_array_push(&ctx->slots, sizeof *top) : NULL;
+    if (top == NULL)
         return UINT32_MAX;
-    if (ctx->num_slots == ctx->cap_slots) {
-        uint32_t cap = ctx->cap_slots ? ctx->cap_slots * 2 : 64;
-        zf_pslot *slots = realloc(ctx->slots, cap * sizeof *slots);
-        if (slots == NULL)
-            return UINT32_MAX;
-        ctx->slots = slots;
-        ctx->cap_slots = cap;
-    }
-    ctx->slots[ctx->num_slots] = *slot;
-    return ctx->num_slots++;
+    *top = *slot;
+    return ctx->slots.count - 1;
 }
 
 static void zf_stack_pop(zf_ctx *ctx, zf_mark mark) {
-    ctx->num_slots = mark.slots;
+    ctx->slots.count = mark.slots;
     if (ctx->num_chunks == 0)
         return;
     for (uint32_t i = mark.chunk + 1; i <= ctx->top && i < ctx->num_chunks; i++)
@@ -85,9 +78,7 @@ void zf_stack_release(zf_ctx *ctx) {
     free(ctx->chunks);
     ctx->chunks = NULL;
     ctx->num_chunks = ctx->top = 0;
-    free(ctx->slots);
-    ctx->slots = NULL;
-    ctx->num_slots = ctx->cap_slots = 0;
+    zf_spirv_array_free(&ctx->slots);
 }
 
 bool zf_invocation_begin(zf_ctx *ctx, zf_pctx *prog, const zf_dfunc *fn, const uint32_t *lanes, uint32_t n, zf_x *sub,

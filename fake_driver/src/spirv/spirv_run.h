@@ -13,6 +13,7 @@
 
 #include "spirv_exec.h"
 #include "spirv_form.h"
+#include "spirv_internal.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -117,8 +118,7 @@ typedef struct zf_ctx {
     uint32_t num_programs, cap_programs;
     zf_chunk *chunks; /* in allocation order; chunks above `top` are free for reuse */
     uint32_t num_chunks, top;
-    zf_pslot *slots; /* a stack: by-value copies at the bottom, then the variables of live invocations */
-    uint32_t num_slots, cap_slots;
+    zf_spirv_array slots; /* zf_pslot, a stack: by-value copies at the bottom, then the variables of live calls */
     zf_resolved resolved[16];
     uint32_t num_resolved;
     uint8_t *dead; /* [L]: lanes stopped by a fault */
@@ -253,8 +253,8 @@ static inline uint8_t *zf_private(zf_x *x, uint32_t lane, uint64_t addr, uint32_
     uint32_t slot = zf_private_slot(addr);
     uint64_t unit = addr >> ZF_PRIVATE_OFFSET_BITS & ((1u << ZF_PRIVATE_LANE_BITS) - 1);
     uint64_t offset = zf_private_offset(addr);
-    if (addr >> 62 == 1 && slot < ctx->num_slots && unit == lane) {
-        const zf_pslot *s = &ctx->slots[slot];
+    if (addr >> 62 == 1 && slot < ctx->slots.count && unit == lane) {
+        const zf_pslot *s = ZF_SPIRV_AT(ctx->slots, zf_pslot, slot);
         if (offset <= s->size && size <= s->size - offset)
             return s->base + (size_t)lane * s->stride + offset;
     }
