@@ -84,7 +84,9 @@ void zf_stack_release(zf_ctx *ctx) {
 bool zf_invocation_begin(zf_ctx *ctx, zf_pctx *prog, const zf_dfunc *fn, const uint32_t *lanes, uint32_t n, zf_x *sub,
                          zf_mark *mark) {
     size_t L = ctx->L;
-    size_t frame = (size_t)fn->frame_bytes * L, private_bytes = (size_t)fn->private_bytes * L;
+    /* Each part 64-byte aligned whatever sizes a loaded form declares: the lane arrays are read as uint32_t. */
+    size_t frame = ((size_t)fn->frame_bytes * L + 63) & ~(size_t)63;
+    size_t private_bytes = ((size_t)fn->private_bytes * L + 63) & ~(size_t)63;
     size_t arrays = 4 * L * sizeof(uint32_t);
     *mark = zf_stack_mark(ctx);
     uint8_t *block = zf_stack_alloc(ctx, frame + private_bytes + arrays);
