@@ -324,9 +324,20 @@ static bool zf_check_edge(zf_check *c, uint32_t edge, uint32_t blocks) {
     return true;
 }
 
+/* Operations that move `size` bytes per lane between registers: a value has at least one byte (a handler addresses
+ * its operands whatever the size, so an operand of 0 bytes would be one the validator never checked). */
+static bool zf_moves_bytes(uint32_t op) {
+    return op == ZF_X_MOV || op == ZF_X_EXTRACT || op == ZF_X_INSERT || op == ZF_X_GATHER || op == ZF_X_SELECT ||
+           op == ZF_X_LOAD || op == ZF_X_STORE || op == ZF_X_RETV || op == ZF_X_SGSHUFFLE || op == ZF_X_EXTV;
+}
+
 static bool zf_check_types(zf_check *c, const zf_dinst *in) {
     if ((in->op == ZF_X_LOAD || in->op == ZF_X_STORE || in->op == ZF_X_STOREZ) && in->aux > ZF_MEM_VOLATILE)
         return zf_bad(c, "memory access flags %u", in->aux);
+    if (zf_moves_bytes(in->op) && in->size == 0)
+        return zf_bad(c, "a value of 0 bytes");
+    if ((in->op == ZF_X_EXTRACT || in->op == ZF_X_INSERT) && in->asize == 0)
+        return zf_bad(c, "a composite of 0 bytes");
     bool typed = (in->op >= ZF_X_IADD && in->op <= ZF_X_DOT) || in->op == ZF_X_SPLAT || in->op == ZF_X_VEXTRACT ||
                  in->op == ZF_X_VINSERT || in->op == ZF_X_SHUFFLE || in->op == ZF_X_SELECTV || in->op == ZF_X_EXT ||
                  in->op == ZF_X_EXTP || in->op == ZF_X_EXTV || in->op == ZF_X_VLOAD || in->op == ZF_X_VSTORE ||
@@ -527,6 +538,8 @@ static bool zf_check_call_args(zf_check *c, uint32_t first, uint32_t n, const zf
     for (uint32_t i = 0; i < n; i++) {
         zf_ref r = c->p->aux[first + 2 * i];
         uint32_t bytes = c->p->aux[first + 2 * i + 1];
+        if (bytes == 0)
+            return zf_bad(c, "argument %u has 0 bytes", i);
         if (!zf_check_ref(c, r, bytes, 1, "a call argument"))
             return false;
         if (callee != NULL && c->p->params[callee->param_first + i].size != bytes)
@@ -561,7 +574,7 @@ static bool zf_check_gather(zf_check *c, const zf_dinst *in) {
         return false;
     for (uint32_t i = 0; i < p->aux[in->aux]; i++) {
         const uint32_t *x = &p->aux[in->aux + 1 + 3 * i];
-        if (!zf_check_ref(c, x[0], x[1], 1, "a constituent") || (uint64_t)x[2] + x[1] > in->size)
+        if (x[1] == 0 || !zf_check_ref(c, x[0], x[1], 1, "a constituent") || (uint64_t)x[2] + x[1] > in->size)
             return zf_bad(c, "constituent %u does not fit the result", i);
     }
     return true;
