@@ -210,6 +210,25 @@ static void modules_spirv_val_refuses_fail_the_build(void **state) {
                      "Pointer");
 }
 
+/* A stray operand: the first OpReturn of a valid module given one word more. */
+static void stray_operand_fails_the_build(void **state) {
+    zc_skip_unless_fake(); /* the log's text is zefake's */
+    zc_spirv spirv = zc_load_spirv("vadd");
+    uint32_t *words = malloc(spirv.size + 4);
+    assert_non_null(words);
+    memcpy(words, spirv.data, spirv.size);
+    size_t count = spirv.size / 4, at = 5;
+    while (at < count && words[at] != (1u << 16 | 253u)) /* OpReturn, one word */
+        at += words[at] >> 16;
+    assert_true(at < count);
+    memmove(&words[at + 2], &words[at + 1], (count - at - 1) * 4);
+    words[at] = 2u << 16 | 253u;
+    words[at + 1] = 7;
+    zc_spirv_refused(*state, "vadd with a stray operand", (zc_spirv){(uint8_t *)words, spirv.size + 4}, "OpReturn");
+    free(words);
+    free(spirv.data);
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Values the engine must convert or print without undefined behaviour of its own (checked under UBSan in CI) */
 
@@ -264,6 +283,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(private_arrays_out_of_bounds_fault),
         cmocka_unit_test(hung_kernel_is_stopped_and_the_queue_stays_usable),
         cmocka_unit_test_setup_teardown(modules_spirv_val_refuses_fail_the_build, zc_setup_spirv, zc_teardown_spirv),
+        cmocka_unit_test_setup_teardown(stray_operand_fails_the_build, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(float_texels_convert_to_integer_images, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(printf_of_nothing_prints_nothing, zc_setup_spirv, zc_teardown_spirv),
     };

@@ -84,9 +84,8 @@ static inline void zc_spirv_run(zc_sx *s, const char *file, const char *name, ui
     zc_assert_success(zc_spirv_run2(s, file, name, global, 1, local, 1, args, n));
 }
 
-/* Building test kernel `file` fails with MODULE_BUILD_FAILURE and a log naming `what` and a word offset. */
-static inline void zc_build_refused(zc_sx *s, const char *file, const char *what) {
-    zc_spirv spirv = zc_load_spirv(file);
+/* Building SPIR-V `spirv` (named `name`) fails with MODULE_BUILD_FAILURE and a log naming `what` and a word offset. */
+static inline void zc_spirv_refused(zc_sx *s, const char *name, zc_spirv spirv, const char *what) {
     ze_module_handle_t module = NULL;
     ze_module_build_log_handle_t log = NULL;
     zc_assert_result(zc_module_from(s->x.context, s->x.device, ZE_MODULE_FORMAT_IL_SPIRV, spirv.data, spirv.size, NULL,
@@ -95,9 +94,15 @@ static inline void zc_build_refused(zc_sx *s, const char *file, const char *what
     assert_null(module);
     char *text = zc_build_log_text(log);
     if (strstr(text, what) == NULL || strstr(text, "word ") == NULL)
-        zc_fail("%s: the build log does not name %s and where it is:\n%s", file, what, text);
+        zc_fail("%s: the build log does not name %s and where it is:\n%s", name, what, text);
     free(text);
     zc_assert_success(zeModuleBuildLogDestroy(log));
+}
+
+/* Building test kernel `file` fails as zc_spirv_refused says. */
+static inline void zc_build_refused(zc_sx *s, const char *file, const char *what) {
+    zc_spirv spirv = zc_load_spirv(file);
+    zc_spirv_refused(s, file, spirv, what);
     free(spirv.data);
 }
 
