@@ -1,10 +1,10 @@
 /* Conformance: unified shared memory (zeMemAllocHost/Device/Shared, zeMemFree, zeMemFreeExt, zeMemGetAllocProperties,
- * zeMemGetAddressRange, residency) and IPC memory handles (zeMemGetIpcHandle/OpenIpcHandle/CloseIpcHandle), within
- * one process and across two.
+ * zeMemGetAddressRange, residency): data, properties and ranges, frees, bad arguments, device memory limits and
+ * accounting, threads. IPC memory handles are test_memory_ipc.c's.
  *
  * The host reads and writes device allocations only on the fake, whose device memory is host memory; on other
  * drivers those allocations are checked without being touched. Limits come from the device's properties. */
-#include "zc_harness.h"
+#include "zc_memory.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -15,119 +15,6 @@
 #define ZC_THREADS           8
 #define ZC_ALLOCS_PER_THREAD 200
 #define ZC_MAX_CHUNKS        64 /* allocations needed to fill a device in the out-of-memory tests */
-#define ZC_IPC_TOKEN_BYTE    47 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
-#define ZC_IPC_ID_OFFSET     24 /* the allocation id in zefake's IPC handle layout */
-#define ZC_IPC_PID_OFFSET    8
-#define ZC_IPC_NONCE_OFFSET  16
-#define ZC_IPC_RESERVED_BYTE 12
-
-static const ze_host_mem_alloc_desc_t zc_host_desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
-static const ze_device_mem_alloc_desc_t zc_device_desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
-static const ze_context_desc_t zc_context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-
-/* ------------------------------------------------------------------------------------------------------------------
- * Helpers */
-
-typedef enum zc_kind { ZC_HOST, ZC_DEVICE, ZC_SHARED, ZC_SHARED_UNBOUND, ZC_KINDS } zc_kind;
-
-static const char *const zc_kind_names[ZC_KINDS] = {"host", "device", "shared", "shared without device"};
-
-static ze_result_t zc_alloc(ze_context_handle_t context, zc_kind kind, ze_device_handle_t device, size_t size,
-                            size_t alignment, void **ptr) {
-    switch (kind) {
-    case ZC_HOST:
-        return zeMemAllocHost(context, &zc_host_desc, size, alignment, ptr);
-    case ZC_DEVICE:
-        return zeMemAllocDevice(context, &zc_device_desc, size, alignment, device, ptr);
-    case ZC_SHARED:
-        return zeMemAllocShared(context, &zc_device_desc, &zc_host_desc, size, alignment, device, ptr);
-    default:
-        return zeMemAllocShared(context, &zc_device_desc, &zc_host_desc, size, alignment, NULL, ptr);
-    }
-}
-
-static ze_memory_type_t zc_kind_type(zc_kind kind) {
-    if (kind == ZC_HOST)
-        return ZE_MEMORY_TYPE_HOST;
-    return kind == ZC_DEVICE ? ZE_MEMORY_TYPE_DEVICE : ZE_MEMORY_TYPE_SHARED;
-}
-
-/* Device allocations are host memory only on the fake. */
-static bool zc_host_can_touch(zc_kind kind) {
-    return kind != ZC_DEVICE || zc_driver_is_fake();
-}
-
-static uint8_t zc_pattern_byte(uint32_t seed, size_t i) {
-    return (uint8_t)(seed * 131u + i * 7u + (i >> 9));
-}
-
-static void zc_fill(void *ptr, size_t size, uint32_t seed) {
-    uint8_t *bytes = ptr;
-    for (size_t i = 0; i < size; i++)
-        bytes[i] = zc_pattern_byte(seed, i);
-}
-
-/* The offset of the first byte that differs from the pattern, or size. */
-static size_t zc_mismatch(const void *ptr, size_t size, uint32_t seed) {
-    const uint8_t *bytes = ptr;
-    for (size_t i = 0; i < size; i++) {
-        if (bytes[i] != zc_pattern_byte(seed, i))
-            return i;
-    }
-    return size;
-}
-
-static void zc_assert_pattern(const void *ptr, size_t size, uint32_t seed, const char *what) {
-    size_t at = zc_mismatch(ptr, size, seed);
-    if (at != size)
-        fail_msg("%s: byte %zu of %zu differs from the pattern written", what, at, size);
-}
-
-static ze_device_properties_t zc_device_properties(ze_device_handle_t device) {
-    ze_device_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
-    zc_assert_success(zeDeviceGetProperties(device, &properties));
-    return properties;
-}
-
-static uint64_t zc_max_alloc(ze_device_handle_t device) {
-    return zc_device_properties(device).maxMemAllocSize;
-}
-
-/* The sum of the device's memories' totalSize. */
-static uint64_t zc_total_memory(ze_device_handle_t device) {
-    uint32_t n = 0;
-    zc_assert_success(zeDeviceGetMemoryProperties(device, &n, NULL));
-    ze_device_memory_properties_t memories[8];
-    assert_true(n > 0 && n <= ZC_COUNT(memories));
-    for (uint32_t i = 0; i < n; i++)
-        memories[i] = (ze_device_memory_properties_t){.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES};
-    zc_assert_success(zeDeviceGetMemoryProperties(device, &n, memories));
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < n; i++)
-        total += memories[i].totalSize;
-    return total;
-}
-
-static ze_memory_allocation_properties_t zc_alloc_properties(ze_context_handle_t context, const void *ptr,
-                                                             ze_device_handle_t *device) {
-    ze_memory_allocation_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
-    zc_assert_success(zeMemGetAllocProperties(context, ptr, &properties, device));
-    return properties;
-}
-
-static ze_context_handle_t zc_new_context(void) {
-    ze_context_handle_t context = NULL;
-    zc_assert_success(zeContextCreate(zc_sys()->driver, &zc_context_desc, &context));
-    return context;
-}
-
-/* Runs zeMemFreeExt; skips the test on a driver without it (it is a 1.3 extension). */
-static ze_result_t zc_free_ext(ze_context_handle_t context, const ze_memory_free_ext_desc_t *desc, void *ptr) {
-    ze_result_t result = zeMemFreeExt(context, desc, ptr);
-    if (result == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE && !zc_driver_is_fake())
-        skip();
-    return result;
-}
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Allocation and data */
@@ -555,26 +442,6 @@ static void memory_query_bad_arguments(void **state) {
     zc_assert_success(zeMemFree(context, ptr));
 }
 
-static void memory_ipc_bad_arguments(void **state) {
-    ze_context_handle_t context = *state;
-    ze_device_handle_t device = zc_sys()->roots[0];
-    void *ptr = NULL;
-    zc_assert_success(zc_alloc(context, ZC_DEVICE, device, 64, 0, &ptr));
-    ze_ipc_mem_handle_t handle;
-    memset(&handle, 0, sizeof handle);
-    void *opened = NULL;
-    zc_assert_result(zeMemGetIpcHandle(NULL, ptr, &handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-    zc_assert_result(zeMemGetIpcHandle(context, NULL, &handle), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-    zc_assert_result(zeMemGetIpcHandle(context, ptr, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-    zc_assert_result(zeMemOpenIpcHandle(NULL, device, handle, 0, &opened), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-    zc_assert_result(zeMemOpenIpcHandle(context, NULL, handle, 0, &opened), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-    zc_assert_result(zeMemOpenIpcHandle(context, device, handle, 0x4, &opened), ZE_RESULT_ERROR_INVALID_ENUMERATION);
-    zc_assert_result(zeMemOpenIpcHandle(context, device, handle, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-    zc_assert_result(zeMemCloseIpcHandle(NULL, ptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-    zc_assert_result(zeMemCloseIpcHandle(context, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-    zc_assert_success(zeMemFree(context, ptr));
-}
-
 static void memory_destroyed_context_invalid_null_handle(void **state) {
     (void)state;
     zc_skip_unless_fake(); /* a destroyed handle is undefined for the spec */
@@ -872,218 +739,6 @@ static void memory_alloc_free_from_threads(void **state) {
     }
 }
 
-/* ------------------------------------------------------------------------------------------------------------------
- * IPC */
-
-/* Skips unless the driver advertises memory IPC (the fake must). */
-static void zc_require_ipc(void) {
-    ze_driver_ipc_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES};
-    zc_assert_success(zeDriverGetIpcProperties(zc_sys()->driver, &properties));
-    if (zc_driver_is_fake())
-        assert_true(properties.flags & ZE_IPC_PROPERTY_FLAG_MEMORY);
-    else if (!(properties.flags & ZE_IPC_PROPERTY_FLAG_MEMORY))
-        skip();
-}
-
-static void memory_ipc_open_in_same_process(void **state) {
-    ze_context_handle_t context = *state;
-    zc_require_ipc();
-    zc_skip_unless_fake(); /* the host writes device memory */
-    ze_device_handle_t device = zc_sys()->roots[0];
-    const size_t size = (64u << 10) + 5;
-    void *ptr = NULL;
-    zc_assert_success(zc_alloc(context, ZC_DEVICE, device, size, 0, &ptr));
-    zc_fill(ptr, size, 11);
-    ze_ipc_mem_handle_t handle, again;
-    zc_assert_success(zeMemGetIpcHandle(context, ptr, &handle));
-    zc_assert_success(zeMemGetIpcHandle(context, ptr, &again));
-    assert_memory_equal(handle.data, again.data, sizeof handle.data);
-    void *first = NULL, *second = NULL;
-    zc_assert_success(zeMemOpenIpcHandle(context, device, handle, 0, &first));
-    zc_assert_success(zeMemOpenIpcHandle(context, device, handle, ZE_IPC_MEMORY_FLAG_BIAS_CACHED, &second));
-    assert_ptr_not_equal(first, ptr);
-    assert_ptr_not_equal(first, second); /* each open gives a pointer of its own */
-    zc_assert_pattern(first, size, 11, "the opened mapping");
-    zc_fill(second, size, 12);
-    zc_assert_pattern(ptr, size, 12, "the exported allocation after a write through the opened mapping");
-    ze_memory_allocation_properties_t properties = zc_alloc_properties(context, (char *)first + 3, NULL);
-    assert_int_equal(properties.type, ZE_MEMORY_TYPE_DEVICE);
-    void *base = NULL;
-    size_t range = 0;
-    zc_assert_success(zeMemGetAddressRange(context, (char *)first + 3, &base, &range));
-    assert_ptr_equal(base, first);
-    assert_int_equal(range, size);
-    /* Opened mappings are closed, not freed; allocations are freed, not closed. */
-    zc_assert_result(zeMemFree(context, first), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    zc_assert_result(zeMemCloseIpcHandle(context, ptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    zc_assert_result(zeMemGetIpcHandle(context, first, &again), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    zc_assert_success(zeMemCloseIpcHandle(context, first));
-    zc_assert_result(zeMemCloseIpcHandle(context, first), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    /* Freeing the allocation revokes the handle; a mapping already open stays usable. */
-    zc_assert_success(zeMemFree(context, ptr));
-    zc_assert_pattern(second, size, 12, "an opened mapping after the exporter freed the allocation");
-    zc_assert_result(zeMemOpenIpcHandle(context, device, handle, 0, &first), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    zc_assert_success(zeMemCloseIpcHandle(context, second));
-}
-
-static void memory_ipc_export_errors(void **state) {
-    ze_context_handle_t context = *state;
-    zc_require_ipc();
-    zc_skip_unless_fake();
-    char *ptr = NULL;
-    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], 4096, 0, (void **)&ptr));
-    ze_ipc_mem_handle_t handle;
-    int on_stack = 0;
-    zc_assert_result(zeMemGetIpcHandle(context, ptr + 1, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    zc_assert_result(zeMemGetIpcHandle(context, &on_stack, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    ze_context_handle_t other = zc_new_context();
-    zc_assert_result(zeMemGetIpcHandle(other, ptr, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    zc_assert_success(zeContextDestroy(other));
-    zc_assert_success(zeMemFree(context, ptr));
-    zc_assert_result(zeMemGetIpcHandle(context, ptr, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-}
-
-/* Opens a handle that must be refused; closes it if it was not, so a failure leaks nothing. */
-static void zc_assert_ipc_refused(ze_context_handle_t context, ze_ipc_mem_handle_t handle, const char *what) {
-    void *opened = NULL;
-    ze_result_t result = zeMemOpenIpcHandle(context, zc_sys()->roots[0], handle, 0, &opened);
-    if (result == ZE_RESULT_SUCCESS)
-        zeMemCloseIpcHandle(context, opened);
-    if (zc_driver_is_fake() ? result != ZE_RESULT_ERROR_INVALID_ARGUMENT : result == ZE_RESULT_SUCCESS)
-        fail_msg("%s: zeMemOpenIpcHandle returned %s", what, zc_result_name(result));
-}
-
-static void memory_ipc_garbage_handles_refused(void **state) {
-    ze_context_handle_t context = *state;
-    zc_require_ipc();
-    ze_ipc_mem_handle_t handle;
-    memset(&handle, 0, sizeof handle);
-    zc_assert_ipc_refused(context, handle, "a zeroed handle");
-    for (size_t i = 0; i < sizeof handle.data; i++)
-        handle.data[i] = (char)(i * 37 + 11);
-    zc_assert_ipc_refused(context, handle, "a handle of arbitrary bytes");
-}
-
-static void zc_poke(ze_ipc_mem_handle_t *handle, size_t offset, const void *value, size_t size) {
-    memcpy(handle->data + offset, value, size);
-}
-
-static void memory_ipc_forged_handles_refused(void **state) {
-    ze_context_handle_t context = *state;
-    zc_require_ipc();
-    zc_skip_unless_fake(); /* the forgeries use zefake's handle layout (docs/memory.md) */
-    ze_device_handle_t device = zc_sys()->roots[0];
-    void *exported = NULL, *secret = NULL;
-    zc_assert_success(zc_alloc(context, ZC_DEVICE, device, 4096, 0, &exported));
-    zc_assert_success(zc_alloc(context, ZC_DEVICE, device, 4096, 0, &secret));
-    ze_ipc_mem_handle_t valid, forged;
-    zc_assert_success(zeMemGetIpcHandle(context, exported, &valid));
-
-    forged = valid;
-    forged.data[ZC_IPC_TOKEN_BYTE] ^= 1;
-    zc_assert_ipc_refused(context, forged, "a handle with one bit of its token changed");
-    /* The exported allocation's token does not open another allocation. */
-    uint64_t secret_id = zc_alloc_properties(context, secret, NULL).id;
-    forged = valid;
-    zc_poke(&forged, ZC_IPC_ID_OFFSET, &secret_id, sizeof secret_id);
-    zc_assert_ipc_refused(context, forged, "the exported token with the id of an allocation never exported");
-    uint32_t pid = 1;
-    forged = valid;
-    zc_poke(&forged, ZC_IPC_PID_OFFSET, &pid, sizeof pid);
-    zc_assert_ipc_refused(context, forged, "a handle naming another process");
-    forged = valid;
-    forged.data[ZC_IPC_NONCE_OFFSET] ^= 1;
-    zc_assert_ipc_refused(context, forged, "a handle naming another server");
-    forged = valid;
-    forged.data[ZC_IPC_RESERVED_BYTE] = 1;
-    zc_assert_ipc_refused(context, forged, "a handle with reserved bytes set");
-
-    void *opened = NULL;
-    zc_assert_success(zeMemOpenIpcHandle(context, device, valid, 0, &opened)); /* the genuine one still works */
-    zc_assert_success(zeMemCloseIpcHandle(context, opened));
-    zc_assert_success(zeMemFree(context, exported));
-    zc_assert_success(zeMemFree(context, secret));
-}
-
-/* In the child: opens the handle on the first root device of a new context. With `expect_ok`, first tries a forged
- * copy (reported as forged=<result>), then checks the pattern of `seed_in`, writes the pattern of `seed_out` and
- * closes. Returns the exit status. */
-static int zc_child_open(ze_context_handle_t context, const ze_ipc_mem_handle_t *handle, size_t size, uint32_t seed_in,
-                         uint32_t seed_out, bool expect_ok) {
-    ze_device_handle_t device = zc_sys()->roots[0];
-    void *ptr = NULL;
-    if (expect_ok) {
-        ze_ipc_mem_handle_t forged = *handle;
-        forged.data[ZC_IPC_TOKEN_BYTE] ^= 0x80;
-        printf("forged=%u\n", (unsigned)zeMemOpenIpcHandle(context, device, forged, 0, &ptr));
-    }
-    ze_result_t result = zeMemOpenIpcHandle(context, device, *handle, 0, &ptr);
-    printf("open=%u\n", (unsigned)result);
-    if (!expect_ok)
-        return result == ZE_RESULT_ERROR_INVALID_ARGUMENT ? 0 : 5;
-    if (result != ZE_RESULT_SUCCESS)
-        return 6;
-    printf("pattern_ok=%d\n", zc_mismatch(ptr, size, seed_in) == size);
-    zc_fill(ptr, size, seed_out);
-    printf("close=%u\n", (unsigned)zeMemCloseIpcHandle(context, ptr));
-    return 0;
-}
-
-/* Child mode "ipc-open <hex handle> <size> <seed in> <seed out> ok|refused": a fresh process that opens a handle of
- * its parent. With "refused" it exits 0 when the open is refused with ZE_RESULT_ERROR_INVALID_ARGUMENT. */
-static int zc_child_ipc_open(int argc, char **argv) {
-    ze_ipc_mem_handle_t handle;
-    if (argc != 5 || !zc_hex_decode(argv[0], handle.data, sizeof handle.data))
-        return 2;
-    size_t size = (size_t)strtoull(argv[1], NULL, 0);
-    uint32_t seed_in = (uint32_t)strtoul(argv[2], NULL, 0), seed_out = (uint32_t)strtoul(argv[3], NULL, 0);
-    ze_context_handle_t context = NULL;
-    if (zc_setup_system(NULL) != 0 ||
-        zeContextCreate(zc_sys()->driver, &zc_context_desc, &context) != ZE_RESULT_SUCCESS)
-        return 3;
-    int status = zc_child_open(context, &handle, size, seed_in, seed_out, strcmp(argv[4], "ok") == 0);
-    printf("destroy=%u\n", (unsigned)zeContextDestroy(context));
-    zc_teardown_system(NULL);
-    return status;
-}
-
-static void zc_run_ipc_child(const ze_ipc_mem_handle_t *handle, size_t size, const char *expect, zc_child *child) {
-    char hex[2 * ZE_MAX_IPC_HANDLE_SIZE + 1];
-    char size_text[32];
-    zc_hex_encode(handle->data, sizeof handle->data, hex);
-    snprintf(size_text, sizeof size_text, "%zu", size);
-    const char *args[] = {hex, size_text, "21", "22", expect, NULL};
-    if (!zc_run_child_mode("ipc-open", args, NULL, ZC_CHILD_TIMEOUT_MS, child))
-        fail_msg("cannot start the child process");
-}
-
-static void memory_ipc_between_processes(void **state) {
-    ze_context_handle_t context = *state;
-    zc_require_ipc();
-    zc_skip_unless_fake(); /* the host writes device memory */
-    const size_t size = (1u << 20) + 17;
-    void *ptr = NULL;
-    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], size, 0, &ptr));
-    zc_fill(ptr, size, 21);
-    ze_ipc_mem_handle_t handle;
-    zc_assert_success(zeMemGetIpcHandle(context, ptr, &handle));
-    zc_child child;
-    zc_run_ipc_child(&handle, size, "ok", &child);
-    zc_assert_child_ok(&child, "the importing process");
-    assert_int_equal(zc_child_number(&child, "forged"), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(zc_child_number(&child, "open"), ZE_RESULT_SUCCESS);
-    assert_int_equal(zc_child_number(&child, "pattern_ok"), 1);
-    assert_int_equal(zc_child_number(&child, "close"), ZE_RESULT_SUCCESS);
-    assert_int_equal(zc_child_number(&child, "destroy"), ZE_RESULT_SUCCESS);
-    zc_child_free(&child);
-    zc_assert_pattern(ptr, size, 22, "the exporter's allocation after the importer wrote it");
-    /* Once freed, the allocation cannot be reached through its handle any more. */
-    zc_assert_success(zeMemFree(context, ptr));
-    zc_run_ipc_child(&handle, size, "refused", &child);
-    zc_assert_child_ok(&child, "the importing process, after the free");
-    zc_child_free(&child);
-}
-
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_CONTEXT_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_context, zc_teardown_context)
@@ -1110,7 +765,6 @@ int main(int argc, char **argv) {
         ZC_CONTEXT_TEST(memory_free_ext_bad_arguments),
         ZC_CONTEXT_TEST(memory_alloc_bad_arguments),
         ZC_CONTEXT_TEST(memory_query_bad_arguments),
-        ZC_CONTEXT_TEST(memory_ipc_bad_arguments),
         cmocka_unit_test(memory_destroyed_context_invalid_null_handle),
         ZC_CONTEXT_TEST(memory_bad_descriptors_invalid_argument),
         ZC_CONTEXT_TEST(memory_unknown_extension_ignored),
@@ -1122,16 +776,8 @@ int main(int argc, char **argv) {
         ZC_CONTEXT_TEST(memory_root_and_subdevices_share_memory),
         cmocka_unit_test(memory_context_destroy_releases_memory),
         ZC_CONTEXT_TEST(memory_alloc_free_from_threads),
-        ZC_CONTEXT_TEST(memory_ipc_open_in_same_process),
-        ZC_CONTEXT_TEST(memory_ipc_export_errors),
-        ZC_CONTEXT_TEST(memory_ipc_garbage_handles_refused),
-        ZC_CONTEXT_TEST(memory_ipc_forged_handles_refused),
-        ZC_CONTEXT_TEST(memory_ipc_between_processes),
 #undef ZC_CONTEXT_TEST
     };
-    static const zc_child_mode modes[] = {{"ipc-open", zc_child_ipc_open}};
-    static const zc_suite suite = {
-        ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
-    };
+    static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);
 }

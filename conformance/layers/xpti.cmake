@@ -1,7 +1,8 @@
 # XPTI (layers/xpti, docs/xpti.md), labelled xpti and layers:
 #   test_xpti_dispatcher   our dispatcher, libxptifw.so, against the framework contract
 #   test_xpti              the emitter with our dispatcher and the test subscriber, through layers/tracing
-#   test_xpti_stock        the same through the loader's stock tracing layer
+#   test_xpti_itt          its ITT stream, the same way
+#   test_xpti_stock, test_xpti_itt_stock   the same two through the loader's stock tracing layer
 # Each emitter test runs its workload in a child process set up as a user traces an application: LD_PRELOAD of the
 # emitter (after the sanitizer runtime in sanitized builds), ZE_ENABLE_TRACING_LAYER=1 and the XPTI variables.
 get_property(ZC_XPTI_PRELOAD_PREFIX GLOBAL PROPERTY ZEFAKE_XPTI_PRELOAD_PREFIX)
@@ -30,7 +31,9 @@ function(zc_add_xpti name)
 endfunction()
 
 zc_add_xpti(test_xpti_dispatcher layers/test_xpti_dispatcher.c)
-zc_add_xpti(test_xpti layers/test_xpti.c)
+zc_add_xpti(test_xpti layers/test_xpti.c layers/zc_xpti.c)
+zc_add_xpti(test_xpti_itt layers/test_xpti_itt.c layers/zc_xpti.c)
 set(ZC_XPTI_EXTRA ZC_XPTI_STOCK_LAYER=1)
-zc_add_xpti(test_xpti_stock layers/test_xpti.c)
+zc_add_xpti(test_xpti_stock layers/test_xpti.c layers/zc_xpti.c)
+zc_add_xpti(test_xpti_itt_stock layers/test_xpti_itt.c layers/zc_xpti.c)
 unset(ZC_XPTI_EXTRA)

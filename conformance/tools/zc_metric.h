@@ -168,6 +168,30 @@ static inline double zc_f64(zet_typed_value_t v) {
     return (double)zc_u64(v);
 }
 
+/* Two typed values are the same: the same type and the same value of that type (padding bytes are not values). */
+static inline bool zc_same_values(const zet_typed_value_t *a, const zet_typed_value_t *b, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++) {
+        if (a[i].type != b[i].type)
+            return false;
+        bool same = a[i].type == ZET_VALUE_TYPE_FLOAT32   ? memcmp(&a[i].value.fp32, &b[i].value.fp32, 4) == 0
+                    : a[i].type == ZET_VALUE_TYPE_FLOAT64 ? memcmp(&a[i].value.fp64, &b[i].value.fp64, 8) == 0
+                    : a[i].type == ZET_VALUE_TYPE_BOOL8   ? a[i].value.b8 == b[i].value.b8
+                    : a[i].type == ZET_VALUE_TYPE_UINT32  ? a[i].value.ui32 == b[i].value.ui32
+                                                          : a[i].value.ui64 == b[i].value.ui64;
+        if (!same)
+            return false;
+    }
+    return true;
+}
+
+/* An exact-size heap copy, so that AddressSanitizer sees a read past the end. */
+static inline uint8_t *zc_heap_copy(const uint8_t *data, size_t size) {
+    uint8_t *copy = malloc(size > 0 ? size : 1);
+    assert_non_null(copy);
+    memcpy(copy, data, size);
+    return copy;
+}
+
 /* ---- Raw records written by hand (docs/metrics-raw-formats.md) ------------------------------------------------ */
 
 static inline void zc_put32(uint8_t *p, uint32_t v) {
