@@ -44,7 +44,7 @@ typedef ze_result_t(ZE_APICALL *zefake_pfnIsApiImplemented_t)(const char *name, 
  * ITT device annotations (docs/spirv-execution.md, "Annotations"). Kernels instrumented for ITT call the
  * __itt_offload_* wrappers (docs/spirv-execution.md, "Annotations"); when specialization constant 0xFF747469 is
  * non-zero (set by the application, or 1 by default when INTEL_ENABLE_OFFLOAD_ANNOTATIONS is in the environment), each
- * call a work-item makes is delivered to the callback below, with the arguments the seeds' stubs take. */
+ * call a work-item makes is delivered to the callback below, with the arguments the __itt_offload_* stubs take. */
 
 typedef enum zefake_annotation_kind_t {
     ZEFAKE_ANNOTATION_WI_START = 0,        /* __itt_offload_wi_start_wrapper: a work-item starts */

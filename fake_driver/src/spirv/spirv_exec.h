@@ -89,7 +89,7 @@ typedef struct zf_xsampler {
  * the low bits (address mode, then filter mode << 8, then normalized << 16). */
 #define ZF_INLINE_SAMPLER (1ull << 63)
 
-/* An annotation taken by a work-item (ZF_ITT_*), with the arguments of the seeds' stubs. */
+/* An annotation taken by a work-item (ZF_ITT_*), with the arguments of the __itt_offload_* stubs. */
 typedef struct zf_xannotation {
     uint32_t kind;
     const char *kernel;
