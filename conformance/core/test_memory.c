@@ -15,11 +15,11 @@
 #define ZC_THREADS           8
 #define ZC_ALLOCS_PER_THREAD 200
 #define ZC_MAX_CHUNKS        64 /* allocations needed to fill a device in the out-of-memory tests */
-#define ZC_IPC_TOKEN_BYTE    47 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
-#define ZC_IPC_ID_OFFSET     24 /* the allocation id in zefake's IPC handle layout */
-#define ZC_IPC_PID_OFFSET    8
-#define ZC_IPC_NONCE_OFFSET  16
-#define ZC_IPC_RESERVED_BYTE 12
+#define ZC_IPC_TOKEN_BYTE    55 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
+#define ZC_IPC_ID_OFFSET     32 /* the allocation id in zefake's IPC handle layout */
+#define ZC_IPC_PID_OFFSET    16
+#define ZC_IPC_NONCE_OFFSET  24
+#define ZC_IPC_RESERVED_BYTE 20
 
 static const ze_host_mem_alloc_desc_t zc_host_desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
 static const ze_device_mem_alloc_desc_t zc_device_desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
