@@ -1,11 +1,17 @@
 /* Conformance: event pools shared between processes (zeEventPoolGetIpcHandle, zeEventPoolOpenIpcHandle,
  * zeEventPoolCloseIpcHandle): events signalled and reset by the host or by commands in one process or context and
- * observed in the other, in both directions; who closes and who destroys; bad handles. */
+ * observed in the other, in both directions; who closes and who destroys; bad handles; an event-pool handle and a
+ * memory handle passed to another process as applications written for Intel's driver pass them (the descriptor in
+ * their first 4 bytes sent with SCM_RIGHTS). */
 #include "zc_exec.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ZC_WAIT_NS (20ull * 1000 * 1000 * 1000) /* a bound on waits, never reached when the driver works */
 
@@ -156,7 +162,7 @@ static void event_ipc_bad_handles(void **state) {
     forged.data[40] ^= 1; /* a bit of the token */
     zc_assert_result(zeEventPoolOpenIpcHandle(x->context, forged, &opened), ZE_RESULT_ERROR_INVALID_ARGUMENT);
     forged = handle;
-    forged.data[12] ^= 1; /* the event count */
+    forged.data[20] ^= 1; /* the event count */
     zc_assert_result(zeEventPoolOpenIpcHandle(x->context, forged, &opened), ZE_RESULT_ERROR_INVALID_ARGUMENT);
     /* The flags (bytes 56..59): another valid flag than the pool's, an unknown bit, and IPC missing. */
     static const uint8_t flag_flips[] = {ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 0x80, ZE_EVENT_POOL_FLAG_IPC};
@@ -261,6 +267,170 @@ static void event_ipc_between_processes(void **state) {
     zc_assert_success(zeEventPoolDestroy(pool));
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * Handles passed with SCM_RIGHTS, as applications and MPI-style transports pass the handles of Intel's driver: the
+ * first 4 bytes are a descriptor, sent with the 64 bytes; the receiver writes the descriptor it got into them. */
+
+static bool zc_send_handle(int socket_fd, const char data[ZE_MAX_IPC_HANDLE_SIZE]) {
+    int fd;
+    memcpy(&fd, data, sizeof fd);
+    struct iovec iov = {(void *)data, ZE_MAX_IPC_HANDLE_SIZE};
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
+    return sendmsg(socket_fd, &message, 0) == ZE_MAX_IPC_HANDLE_SIZE;
+}
+
+/* Receives a handle and puts the descriptor that came with it into its first 4 bytes; returns it (-1: none). */
+static int zc_receive_handle(int socket_fd, char data[ZE_MAX_IPC_HANDLE_SIZE]) {
+    struct iovec iov = {data, ZE_MAX_IPC_HANDLE_SIZE};
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct msghdr message = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    if (recvmsg(socket_fd, &message, 0) != ZE_MAX_IPC_HANDLE_SIZE)
+        return -1;
+    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
+    if (cmsg == NULL || cmsg->cmsg_type != SCM_RIGHTS)
+        return -1;
+    int fd = -1;
+    memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
+    memcpy(data, &fd, sizeof fd);
+    return fd;
+}
+
+/* A network namespace of its own: the exporter's abstract socket is out of reach, only the descriptors work. */
+static int zc_isolate_network(void) {
+    return unshare(CLONE_NEWNET) == 0 || unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0;
+}
+
+/* A received descriptor does not open a handle whose token was changed (bytes 48..63 of a memory handle, 40..55 of
+ * an event-pool handle in zefake's layout, docs/memory.md and docs/events.md). */
+static void zc_try_forged(zc_exec *x, const ze_ipc_mem_handle_t *memory,
+                          const ze_ipc_event_pool_handle_t *pool_handle) {
+    ze_ipc_mem_handle_t forged_memory = *memory;
+    ze_ipc_event_pool_handle_t forged_pool = *pool_handle;
+    forged_memory.data[50] ^= 4;
+    forged_pool.data[45] ^= 4;
+    void *ptr = NULL;
+    ze_event_pool_handle_t pool = NULL;
+    printf("forged_memory=%u\n", (unsigned)zeMemOpenIpcHandle(x->context, x->device, forged_memory, 0, &ptr));
+    printf("forged_pool=%u\n", (unsigned)zeEventPoolOpenIpcHandle(x->context, forged_pool, &pool));
+}
+
+/* Opens both handles, then closes the descriptors received: the application's own, as with Intel's driver. */
+static bool zc_open_received(zc_exec *x, ze_ipc_mem_handle_t *memory, ze_ipc_event_pool_handle_t *pool_handle,
+                             void **ptr, ze_event_pool_handle_t *pool, const int fds[2]) {
+    zc_try_forged(x, memory, pool_handle);
+    ze_result_t opened_memory = zeMemOpenIpcHandle(x->context, x->device, *memory, 0, ptr);
+    ze_result_t opened_pool = zeEventPoolOpenIpcHandle(x->context, *pool_handle, pool);
+    printf("open_memory=%u\nopen_pool=%u\n", (unsigned)opened_memory, (unsigned)opened_pool);
+    close(fds[0]);
+    close(fds[1]);
+    return opened_memory == ZE_RESULT_SUCCESS && opened_pool == ZE_RESULT_SUCCESS;
+}
+
+/* Child mode "scm <socket> <size>": receives a memory handle and an event-pool handle, opens both, checks the
+ * parent's pattern, writes its own and signals event 2 from the host. */
+static int zc_child_scm(int argc, char **argv) {
+    if (argc != 2)
+        return 2;
+    int socket_fd = atoi(argv[0]);
+    size_t size = (size_t)strtoull(argv[1], NULL, 0);
+    printf("isolated=%d\n", zc_isolate_network()); /* before zeInit: a process with threads cannot do it */
+    ze_ipc_mem_handle_t memory;
+    ze_ipc_event_pool_handle_t pool_handle;
+    int fds[2] = {zc_receive_handle(socket_fd, memory.data), zc_receive_handle(socket_fd, pool_handle.data)};
+    zc_exec *x = fds[0] >= 0 && fds[1] >= 0 ? zc_child_exec_begin() : NULL;
+    void *ptr = NULL;
+    ze_event_pool_handle_t pool = NULL;
+    if (x == NULL || !zc_open_received(x, &memory, &pool_handle, &ptr, &pool, fds))
+        return 3;
+    uint8_t *expected = malloc(size);
+    zc_fill_pattern(expected, size, 41);
+    printf("pattern_ok=%d\n", expected != NULL && memcmp(ptr, expected, size) == 0);
+    free(expected);
+    zc_fill_pattern(ptr, size, 42);
+    ze_event_desc_t desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 2, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t event = NULL;
+    zeEventCreate(pool, &desc, &event);
+    printf("signal=%u\n", (unsigned)zeEventHostSignal(event));
+    zeEventDestroy(event);
+    printf("close_pool=%u\n", (unsigned)zeEventPoolCloseIpcHandle(pool));
+    printf("close_memory=%u\n", (unsigned)zeMemCloseIpcHandle(x->context, ptr));
+    return zc_child_exec_end(x);
+}
+
+static void zc_run_scm_child(int socket_fd, size_t size, zc_child *child) {
+    char socket_text[16], size_text[32];
+    snprintf(socket_text, sizeof socket_text, "%d", socket_fd);
+    snprintf(size_text, sizeof size_text, "%zu", size);
+    const char *args[] = {socket_text, size_text, NULL};
+    assert_true(zc_run_child_mode("scm", args, NULL, ZC_CHILD_TIMEOUT_MS, child));
+}
+
+static void zc_assert_scm_child(const zc_child *child) {
+    zc_assert_child_ok(child, "the process that received the handles");
+    if (zc_child_number(child, "isolated") != 1)
+        printf("note: no network namespace for the child; the descriptors were not tested alone\n");
+    assert_int_equal(zc_child_number(child, "forged_memory"), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(zc_child_number(child, "forged_pool"), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(zc_child_number(child, "open_memory"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(child, "open_pool"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(child, "pattern_ok"), 1);
+    assert_int_equal(zc_child_number(child, "signal"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(child, "close_pool"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(child, "close_memory"), ZE_RESULT_SUCCESS);
+}
+
+static void event_ipc_handles_passed_with_scm_rights(void **state) {
+    zc_exec *x = *state;
+    zc_require_event_ipc();
+    zc_skip_unless_fake(); /* the host reads and writes device memory */
+    const size_t size = (256u << 10) + 3;
+    uint8_t *ptr = zc_device_alloc(x, size), *mine = NULL;
+    zc_fill_pattern(ptr, size, 41);
+    ze_ipc_mem_handle_t memory;
+    zc_assert_success(zeMemGetIpcHandle(x->context, ptr, &memory));
+    zc_assert_success(zeMemOpenIpcHandle(x->context, x->device, memory, 0, (void **)&mine));
+    ze_event_pool_handle_t pool = zc_ipc_pool(x->context, x->device, 4);
+    ze_event_handle_t event = zc_event(pool, 2);
+    ze_ipc_event_pool_handle_t pool_handle;
+    zc_assert_success(zeEventPoolGetIpcHandle(pool, &pool_handle));
+    int sockets[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sockets), 0);
+    assert_true(zc_send_handle(sockets[0], memory.data));
+    assert_true(zc_send_handle(sockets[0], pool_handle.data));
+    /* The descriptor in flight holds the memory, as a dma-buf's does: the receiver opens what the server refuses. */
+    zc_free(x, ptr);
+    zc_child child;
+    zc_run_scm_child(sockets[1], size, &child);
+    close(sockets[0]);
+    close(sockets[1]);
+    zc_assert_scm_child(&child);
+    zc_child_free(&child);
+    zc_assert_success(zeEventHostSynchronize(event, ZC_WAIT_NS));
+    uint8_t *expected = malloc(size);
+    assert_non_null(expected);
+    zc_fill_pattern(expected, size, 42);
+    assert_memory_equal(mine, expected, size);
+    free(expected);
+    zc_assert_success(zeMemCloseIpcHandle(x->context, mine));
+    zc_assert_success(zeEventDestroy(event));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
@@ -271,9 +441,10 @@ int main(int argc, char **argv) {
         ZC_TEST(event_ipc_bad_handles),
         ZC_TEST(event_ipc_destroyed_pool_refused),
         ZC_TEST(event_ipc_between_processes),
+        ZC_TEST(event_ipc_handles_passed_with_scm_rights),
 #undef ZC_TEST
     };
-    static const zc_child_mode modes[] = {{"events", zc_child_events}};
+    static const zc_child_mode modes[] = {{"events", zc_child_events}, {"scm", zc_child_scm}};
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
     };

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ZC_IPC_TOKEN_BYTE    47 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
-#define ZC_IPC_ID_OFFSET     24 /* the allocation id in zefake's IPC handle layout */
-#define ZC_IPC_PID_OFFSET    8
-#define ZC_IPC_NONCE_OFFSET  16
-#define ZC_IPC_RESERVED_BYTE 12
+#define ZC_IPC_TOKEN_BYTE    55 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
+#define ZC_IPC_ID_OFFSET     32 /* the allocation id in zefake's IPC handle layout */
+#define ZC_IPC_PID_OFFSET    16
+#define ZC_IPC_NONCE_OFFSET  24
+#define ZC_IPC_RESERVED_BYTE 20
 
 static void memory_ipc_bad_arguments(void **state) {
     ze_context_handle_t context = *state;

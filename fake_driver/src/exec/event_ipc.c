@@ -11,14 +11,20 @@
  *     process's events, then wakes the execution lock's waiters (host waits and engines alike).
  *
  * Generations are issued under the shared mutex, so every process applies a slot only when it is newer than what it
- * last saw or published: a stale copy never overwrites a newer signal or reset. The memfd travels between processes
- * through the memory IPC server (memory_ipc.c), with the same id-and-token rule (docs/memory.md, docs/events.md). */
+ * last saw or published: a stale copy never overwrites a newer signal or reset.
+ *
+ * The handle starts with the exporter's descriptor of the memfd, as Intel's does, for applications to pass with
+ * SCM_RIGHTS. Another process opens through the descriptor it received (written into those bytes) when the memory
+ * behind it holds the handle's seal (the handle as issued, descriptor bytes zeroed), and otherwise asks the
+ * exporter's memory IPC server (memory_ipc.c), with the same id-and-token rule (docs/memory.md, docs/events.md).
+ * Destroying the exported pool wipes the seal and unshares the memfd: its handle opens nothing any more. */
 #include "core/zf_core.h"
 #include "exec/zf_event_ipc.h"
 #include "exec/zf_exec.h"
 #include "memory/zf_memory.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,7 +34,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define ZF_EVENT_IPC_MAGIC "zefkEVP1"
+#define ZF_EVENT_IPC_MAGIC    "zefkEVP2" /* bytes 8..15 of a handle */
+#define ZF_EVENT_SHARED_MAGIC "zefkEVS1" /* first bytes of a pool's shared memory */
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Shared memory and handles */
@@ -40,30 +47,33 @@ typedef struct zf_shared_slot {
     uint64_t signal_ns, start_ns, end_ns;
 } zf_shared_slot;
 
+/* The 64 bytes of ze_ipc_event_pool_handle_t as zefake fills them (docs/events.md). The descriptor comes first and its
+ * field is 8 bytes wide, as in Intel's handle; a receiving process overwrites the first 4 bytes. */
+typedef struct zf_event_ipc_handle {
+    int32_t fd;       /* the exporter's descriptor of the shared memory; the receiver's after SCM_RIGHTS */
+    uint32_t fd_high; /* 0 */
+    char magic[8];
+    uint32_t pid;   /* the exporting process */
+    uint32_t count; /* events */
+    uint64_t nonce; /* the exporter's IPC server's */
+    uint64_t id;    /* the shared memory's, at that server */
+    uint8_t token[16];
+    uint32_t flags; /* the pool's */
+    uint32_t reserved;
+} zf_event_ipc_handle;
+_Static_assert(sizeof(zf_event_ipc_handle) == ZE_MAX_IPC_HANDLE_SIZE, "an IPC handle is 64 bytes");
+
 typedef struct zf_shared_pool {
     char magic[8];
     uint32_t count;
     uint32_t flags;
     _Atomic uint32_t doorbell; /* futex word: bumped after every change */
     uint32_t reserved;
-    uint64_t generation;  /* the last one issued; guarded by `lock` */
-    pthread_mutex_t lock; /* process-shared and robust: a process that dies holding it does not block the others */
+    uint64_t generation;      /* the last one issued; guarded by `lock` */
+    zf_event_ipc_handle seal; /* the handle with its descriptor bytes zeroed; zeroed when the exporter destroys it */
+    pthread_mutex_t lock;     /* process-shared and robust: a process that dies holding it does not block the others */
     zf_shared_slot slots[];
 } zf_shared_pool;
-
-/* The 64 bytes of ze_ipc_event_pool_handle_t as zefake fills them. */
-typedef struct zf_event_ipc_handle {
-    char magic[8];
-    uint32_t pid;
-    uint32_t count;
-    uint64_t nonce;
-    uint64_t id;
-    uint64_t size;
-    uint8_t token[16];
-    uint32_t flags;
-    uint32_t reserved;
-} zf_event_ipc_handle;
-_Static_assert(sizeof(zf_event_ipc_handle) == ZE_MAX_IPC_HANDLE_SIZE, "an IPC handle is 64 bytes");
 
 /* What this process last saw of a slot, or last published to it. */
 typedef struct zf_event_state {
@@ -283,9 +293,17 @@ static void zf_agent_stop_if_idle(void) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Shared pools of this process */
 
+/* The exporter's pool stops being shared: its handle opens nothing any more, through the server or a descriptor. */
+static void zf_ipc_pool_unshare(zf_ipc_pool *p) {
+    zf_ipc_unshare_fd(p->ticket.id);
+    zf_shared_lock(p->shared);
+    memset(&p->shared->seal, 0, sizeof p->shared->seal);
+    zf_shared_unlock(p->shared);
+}
+
 static void zf_ipc_pool_free(zf_ipc_pool *p) {
     if (p->exported)
-        zf_ipc_unshare_fd(p->ticket.id);
+        zf_ipc_pool_unshare(p);
     if (p->shared != NULL)
         munmap(p->shared, p->size);
     if (p->fd >= 0)
@@ -419,6 +437,12 @@ void zf_event_ipc_host_changed(zf_event *event) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Export */
 
+static zf_event_ipc_handle zf_seal_of(const zf_event_ipc_handle *handle) {
+    zf_event_ipc_handle seal = *handle;
+    seal.fd = 0;
+    return seal;
+}
+
 static ze_result_t zf_shared_create(const zf_event_pool *pool, int *fd, size_t *size, zf_shared_pool **shared) {
     *size = zf_shared_size(pool->count);
     *fd = memfd_create("zefake-event-pool", MFD_CLOEXEC);
@@ -435,7 +459,7 @@ static ze_result_t zf_shared_create(const zf_event_pool *pool, int *fd, size_t *
         close(*fd);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot map the pool's shared memory: %s", strerror(error));
     }
-    memcpy((*shared)->magic, ZF_EVENT_IPC_MAGIC, sizeof(*shared)->magic);
+    memcpy((*shared)->magic, ZF_EVENT_SHARED_MAGIC, sizeof(*shared)->magic);
     (*shared)->count = pool->count;
     (*shared)->flags = pool->flags;
     pthread_mutexattr_t attr;
@@ -487,14 +511,16 @@ ze_result_t zfi_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ip
     ze_result_t result = zf_ipc_export(pool, &p);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    zf_event_ipc_handle handle = {.pid = p->ticket.pid,
-                                  .count = pool->count,
-                                  .nonce = p->ticket.nonce,
-                                  .id = p->ticket.id,
-                                  .size = p->ticket.size,
-                                  .flags = pool->flags};
+    /* The descriptor stays open until the pool is destroyed. */
+    zf_event_ipc_handle handle = {
+        .fd = p->fd, .pid = p->ticket.pid, .count = pool->count, .nonce = p->ticket.nonce, .id = p->ticket.id};
+    handle.flags = pool->flags;
     memcpy(handle.magic, ZF_EVENT_IPC_MAGIC, sizeof handle.magic);
     memcpy(handle.token, p->ticket.token, sizeof handle.token);
+    zf_event_ipc_handle seal = zf_seal_of(&handle);
+    zf_shared_lock(p->shared);
+    p->shared->seal = seal; /* the same bytes at every export */
+    zf_shared_unlock(p->shared);
     memcpy(phIpc->data, &handle, sizeof handle);
     return ZE_RESULT_SUCCESS;
 }
@@ -505,7 +531,7 @@ ze_result_t zfi_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ip
 static ze_result_t zf_parse_handle(const ze_ipc_event_pool_handle_t *raw, zf_event_ipc_handle *handle) {
     memcpy(handle, raw->data, sizeof *handle);
     if (memcmp(handle->magic, ZF_EVENT_IPC_MAGIC, sizeof handle->magic) != 0 || handle->reserved != 0 ||
-        handle->count == 0 || handle->size != zf_shared_size(handle->count))
+        handle->fd_high != 0 || handle->count == 0 || handle->pid == 0 || handle->pid > INT32_MAX)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hIpc: not an IPC event pool handle issued by zefake");
     /* Only a pool created with ZE_EVENT_POOL_FLAG_IPC has a handle, and only the header's flags exist. */
     uint32_t known = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_IPC | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
@@ -516,20 +542,56 @@ static ze_result_t zf_parse_handle(const ze_ipc_event_pool_handle_t *raw, zf_eve
     return ZE_RESULT_SUCCESS;
 }
 
-/* Maps the memfd received for a handle and checks that it is the pool the handle describes. */
-static ze_result_t zf_map_received(int fd, const zf_event_ipc_handle *handle, zf_shared_pool **out) {
+/* Maps a memfd and checks that it is the pool the handle describes, sealed with that very handle (the seal is no
+ * secret from whoever maps the memory: a plain comparison). NULL, or why it is not. */
+static const char *zf_map_sealed(int fd, const zf_event_ipc_handle *handle, zf_shared_pool **out) {
+    size_t size = zf_shared_size(handle->count);
     struct stat st;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != handle->size)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hIpc: the memory received does not match the handle");
-    zf_shared_pool *shared = mmap(NULL, (size_t)handle->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
+        return "its size is not that of the pool the handle describes";
+    zf_shared_pool *shared = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (shared == MAP_FAILED)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot map the event pool: %s", strerror(errno));
-    if (memcmp(shared->magic, ZF_EVENT_IPC_MAGIC, sizeof shared->magic) != 0 || shared->count != handle->count ||
-        shared->flags != handle->flags) {
-        munmap(shared, (size_t)handle->size);
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hIpc: the memory received is not the pool it names");
+        return "it cannot be mapped for reading and writing";
+    zf_event_ipc_handle seal = zf_seal_of(handle);
+    if (memcmp(shared->magic, ZF_EVENT_SHARED_MAGIC, sizeof shared->magic) != 0 || shared->count != handle->count ||
+        shared->flags != handle->flags || memcmp(&shared->seal, &seal, sizeof seal) != 0) {
+        munmap(shared, size);
+        return "it is not the pool the handle names, or that pool was destroyed";
     }
     *out = shared;
+    return NULL;
+}
+
+/* In another process than the exporter, a handle whose first bytes hold a descriptor of the pool's memory (received
+ * with SCM_RIGHTS, or inherited) opens without the server; the pool gets a descriptor of its own (the application
+ * keeps its one). The exporter itself asks its server, so that destroying the pool revokes at once. */
+static bool zf_adopt_fd(const zf_event_ipc_handle *handle, int *fd, zf_shared_pool **shared) {
+    if (handle->pid == (uint32_t)getpid() || handle->fd < 0)
+        return false;
+    const char *why = zf_map_sealed(handle->fd, handle, shared);
+    *fd = why == NULL ? fcntl(handle->fd, F_DUPFD_CLOEXEC, 0) : -1;
+    if (why == NULL && *fd < 0) {
+        munmap(*shared, zf_shared_size(handle->count));
+        why = "it cannot be duplicated";
+    }
+    if (why != NULL)
+        zf_log(ZF_LOG_DEBUG, "IPC: descriptor %d of the event pool handle not used (%s): asking process %u", handle->fd,
+               why, handle->pid);
+    return why == NULL;
+}
+
+/* Asks the exporter's server for the pool's memory and maps it. */
+static ze_result_t zf_fetch(const zf_event_ipc_handle *handle, int *fd, zf_shared_pool **shared) {
+    zf_ipc_ticket ticket = {handle->pid, handle->nonce, handle->id, zf_shared_size(handle->count), {0}};
+    memcpy(ticket.token, handle->token, sizeof ticket.token);
+    ze_result_t result = zf_ipc_fetch_shared(&ticket, fd);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    const char *why = zf_map_sealed(*fd, handle, shared);
+    if (why != NULL) {
+        close(*fd);
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hIpc: the memory its exporter sent: %s", why);
+    }
     return ZE_RESULT_SUCCESS;
 }
 
@@ -552,9 +614,9 @@ static zf_event_pool *zf_opened_pool_new(zf_context *context, const zf_event_ipc
 static ze_result_t zf_open(zf_context *context, const zf_event_ipc_handle *handle, int fd, zf_shared_pool *shared,
                            ze_event_pool_handle_t *out) {
     zf_event_pool *pool = zf_opened_pool_new(context, handle);
-    zf_ipc_pool *p = pool != NULL ? zf_ipc_pool_new(pool, fd, (size_t)handle->size, shared) : NULL;
+    zf_ipc_pool *p = pool != NULL ? zf_ipc_pool_new(pool, fd, zf_shared_size(handle->count), shared) : NULL;
     if (p == NULL) {
-        munmap(shared, (size_t)handle->size);
+        munmap(shared, zf_shared_size(handle->count));
         close(fd);
         free(pool != NULL ? pool->events : NULL);
         free(pool);
@@ -584,17 +646,12 @@ ze_result_t zfi_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_ev
     ze_result_t result = zf_parse_handle(&hIpc, &handle);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    zf_ipc_ticket ticket = {handle.pid, handle.nonce, handle.id, handle.size, {0}};
-    memcpy(ticket.token, handle.token, sizeof ticket.token);
     int fd = -1;
-    result = zf_ipc_fetch_shared(&ticket, &fd);
-    if (result != ZE_RESULT_SUCCESS)
-        return result;
     zf_shared_pool *shared = NULL;
-    result = zf_map_received(fd, &handle, &shared);
-    if (result != ZE_RESULT_SUCCESS) {
-        close(fd);
-        return result;
+    if (!zf_adopt_fd(&handle, &fd, &shared)) {
+        result = zf_fetch(&handle, &fd, &shared);
+        if (result != ZE_RESULT_SUCCESS)
+            return result;
     }
     return zf_open(zf_context_from(hContext), &handle, fd, shared, phEventPool);
 }

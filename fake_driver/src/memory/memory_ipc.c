@@ -1,12 +1,18 @@
 /* IPC memory handles: zeMemGetIpcHandle, zeMemOpenIpcHandle, zeMemCloseIpcHandle.
  *
- * The first export of a process starts a server thread listening on an abstract unix socket named after the
- * process id and a random nonce. An export gives the allocation a random 128-bit token; the handle carries the
- * exporter's pid and nonce (which name the socket), the allocation id and the token. An importer connects, sends id
- * and token, and receives the allocation's memfd (SCM_RIGHTS), which it maps: both processes then share the pages.
- * The server hands out only the memfd of an allocation that was exported, to a peer of the same user that presents
- * its exact token, so a handle cannot reach memory that was not exported (docs/memory.md). Freeing an allocation
- * revokes its token; mappings already opened elsewhere stay valid, as with any shared memory. */
+ * A handle starts with a file descriptor, as the handles of Intel's driver do: the exporter's descriptor of the
+ * allocation's memfd, which applications and MPI-style transports pass to the other process with SCM_RIGHTS, writing
+ * the descriptor they received into the same bytes. The rest names the exporter (pid and server nonce), the
+ * allocation (id and size) and a random 128-bit token issued at the first export.
+ *
+ * Opening in another process first tries the descriptor in the handle: it must be a memfd that ends with the
+ * handle's "seal" (the handle as issued, descriptor bytes zeroed, written past the allocation's pages at export), so
+ * a descriptor of other memory or a handle with any other byte changed is not taken. Otherwise the importer asks the
+ * exporter's server: the first export of a process starts a thread listening on an abstract unix socket named after
+ * the process id and a random nonce; it hands the allocation's memfd (SCM_RIGHTS) only to a peer of the same user
+ * that presents the id with its exact token. Either way the importer maps the memfd: both processes share the
+ * pages. Freeing an allocation revokes its token; mappings already opened elsewhere stay valid, as with any shared
+ * memory (docs/memory.md). */
 #include "core/zf_core.h"
 #include "memory/memory_internal.h"
 
@@ -27,13 +33,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define ZF_IPC_MAGIC      "zefkIPC1"                   /* first bytes of every handle zefake issues */
+#define ZF_IPC_MAGIC      "zefkIPC2"                   /* bytes 8..15 of every handle zefake issues */
 #define ZF_IPC_WIRE_MAGIC UINT64_C(0x31637069666b667a) /* first word of every request and reply */
 #define ZF_IPC_TIMEOUT_S  5                            /* a peer that neither sends nor reads is dropped after this */
 #define ZF_IPC_BACKLOG    16
 
-/* The 64 bytes of ze_ipc_mem_handle_t as zefake fills them. */
+/* The 64 bytes of ze_ipc_mem_handle_t as zefake fills them (docs/memory.md). The descriptor comes first and its
+ * field is 8 bytes wide, as in Intel's handle; a receiving process overwrites the first 4 bytes. */
 typedef struct zf_ipc_handle_data {
+    int32_t fd;       /* the exporter's descriptor of the allocation's memfd; the receiver's after SCM_RIGHTS */
+    uint32_t fd_high; /* 0 */
     char magic[8];
     uint32_t pid;      /* the exporting process */
     uint32_t reserved; /* 0 */
@@ -41,9 +50,12 @@ typedef struct zf_ipc_handle_data {
     uint64_t id;       /* the allocation id in the exporting process */
     uint64_t size;     /* the allocation's size */
     uint8_t token[ZF_IPC_TOKEN_SIZE];
-    uint8_t unused[8]; /* 0 */
 } zf_ipc_handle_data;
 _Static_assert(sizeof(zf_ipc_handle_data) == ZE_MAX_IPC_HANDLE_SIZE, "an IPC handle is 64 bytes");
+
+/* The seal: the handle with its descriptor bytes zeroed, written into the memfd right after the allocation's pages
+ * (at map_size), where no mapping reaches. */
+#define ZF_IPC_SEAL_SIZE sizeof(zf_ipc_handle_data)
 
 typedef struct zf_ipc_request {
     uint64_t magic;
@@ -136,10 +148,12 @@ static void zf_ipc_send_fd(int conn, const zf_ipc_reply *reply, int fd) {
         zf_log(ZF_LOG_DEBUG, "IPC server: cannot send a memfd to an importer: %s", strerror(errno));
 }
 
-static bool zf_token_matches(const uint8_t *a, const uint8_t *b) {
+/* Compares secrets in constant time. */
+static bool zf_bytes_match(const void *a, const void *b, size_t size) {
+    const uint8_t *x = a, *y = b;
     uint8_t difference = 0;
-    for (size_t i = 0; i < ZF_IPC_TOKEN_SIZE; i++)
-        difference |= (uint8_t)(a[i] ^ b[i]);
+    for (size_t i = 0; i < size; i++)
+        difference |= (uint8_t)(x[i] ^ y[i]);
     return difference == 0;
 }
 
@@ -148,7 +162,7 @@ static int zf_ipc_lookup_shared(const zf_ipc_request *request, zf_ipc_reply *rep
     int fd = -1;
     pthread_mutex_lock(&zf_shared_lock);
     for (size_t i = 0; i < zf_num_shared && fd < 0; i++) {
-        if (zf_shared[i].id != request->id || !zf_token_matches(zf_shared[i].token, request->token))
+        if (zf_shared[i].id != request->id || !zf_bytes_match(zf_shared[i].token, request->token, ZF_IPC_TOKEN_SIZE))
             continue;
         fd = fcntl(zf_shared[i].fd, F_DUPFD_CLOEXEC, 0); /* it stays valid if the object is unshared meanwhile */
         reply->granted = fd >= 0;
@@ -313,6 +327,45 @@ void zf_ipc_shutdown(void) {
     zf_ipc.running = false;
 }
 
+/* ---- the seal ---- */
+
+static zf_ipc_handle_data zf_ipc_seal_of(const zf_ipc_handle_data *handle) {
+    zf_ipc_handle_data seal = *handle;
+    seal.fd = 0;
+    return seal;
+}
+
+/* Whether the driver made the block's memfd, so that it may grow it by a seal: an allocation imported from an
+ * external descriptor maps the application's file (device memory charged to nobody, memory.c) and the file of a
+ * zefake allocation holds its pages, perhaps already followed by a seal. */
+static bool zf_ipc_may_seal(const zf_mem_block *block) {
+    struct stat st;
+    if (block->info.type == ZE_MEMORY_TYPE_DEVICE && block->charge.root == NULL)
+        return false;
+    return fstat(block->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+           ((uint64_t)st.st_size == block->map_size || (uint64_t)st.st_size == block->map_size + ZF_IPC_SEAL_SIZE);
+}
+
+/* Writes the seal of a handle past the allocation's pages. Without it the handle still opens through the server. */
+static void zf_ipc_write_seal(const zf_mem_block *block, const zf_ipc_handle_data *handle) {
+    zf_ipc_handle_data seal = zf_ipc_seal_of(handle);
+    if (!zf_ipc_may_seal(block) ||
+        pwrite(block->fd, &seal, sizeof seal, (off_t)block->map_size) != (ssize_t)sizeof seal)
+        zf_log(ZF_LOG_DEBUG, "IPC: allocation %llu is not sealed: its handle opens through the IPC server only",
+               (unsigned long long)handle->id);
+}
+
+/* Fills the handle's descriptor (the allocation's memfd, open as long as the allocation's memory) and seals it. */
+static ze_result_t zf_ipc_attach_fd(zf_ipc_handle_data *handle) {
+    zf_mem_block *block = zf_index_lookup_export(handle->id, handle->token);
+    if (block == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "ptr: the allocation was freed while it was exported");
+    handle->fd = block->fd;
+    zf_ipc_write_seal(block, handle);
+    zf_block_unref(block);
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zfi_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle) {
     uint8_t token[ZF_IPC_TOKEN_SIZE];
     if (!zf_ipc_random(token, sizeof token))
@@ -329,6 +382,9 @@ ze_result_t zfi_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr,
         return result;
     memcpy(handle.magic, ZF_IPC_MAGIC, sizeof handle.magic);
     memcpy(handle.token, info.token, sizeof handle.token);
+    result = zf_ipc_attach_fd(&handle);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
     memcpy(pIpcHandle->data, &handle, sizeof handle);
     return ZE_RESULT_SUCCESS;
 }
@@ -404,11 +460,12 @@ static ze_result_t zf_ipc_receive(int conn, zf_ipc_reply *reply, int *out) {
     return ZE_RESULT_SUCCESS;
 }
 
-/* The memfd must be what the reply and the handle say it is. */
+/* The memfd must be what the reply and the handle say it is: the allocation's pages, perhaps followed by a seal. */
 static bool zf_ipc_fd_matches(int fd, const zf_ipc_reply *reply, const zf_ipc_handle_data *handle) {
     struct stat st;
     return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && reply->size == handle->size && reply->size > 0 &&
-           reply->size <= reply->map_size && reply->map_size <= SIZE_MAX && (uint64_t)st.st_size == reply->map_size;
+           reply->size <= reply->map_size && reply->map_size <= SIZE_MAX &&
+           ((uint64_t)st.st_size == reply->map_size || (uint64_t)st.st_size == reply->map_size + ZF_IPC_SEAL_SIZE);
 }
 
 /* Asks the exporter for the memfd of a handle. */
@@ -439,11 +496,49 @@ static ze_result_t zf_ipc_fetch(const zf_ipc_handle_data *handle, int *out, zf_i
 
 static ze_result_t zf_ipc_parse(const ze_ipc_mem_handle_t *raw, zf_ipc_handle_data *handle) {
     memcpy(handle, raw->data, sizeof *handle);
-    static const uint8_t zero[8] = {0};
     if (memcmp(handle->magic, ZF_IPC_MAGIC, sizeof handle->magic) != 0 || handle->reserved != 0 ||
-        memcmp(handle->unused, zero, sizeof zero) != 0 || handle->pid == 0 || handle->pid > INT_MAX)
+        handle->fd_high != 0 || handle->pid == 0 || handle->pid > INT_MAX || handle->size == 0)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "handle: not an IPC memory handle issued by zefake");
     return ZE_RESULT_SUCCESS;
+}
+
+/* Why the descriptor in the handle is not the sealed memfd of the allocation the handle names; NULL when it is.
+ * *map_size is then the size of its pages. */
+static const char *zf_ipc_check_sealed_fd(const zf_ipc_handle_data *handle, uint64_t *map_size) {
+    struct stat st;
+    if (fstat(handle->fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= ZF_IPC_SEAL_SIZE)
+        return "it is not a memfd";
+    *map_size = (uint64_t)st.st_size - ZF_IPC_SEAL_SIZE;
+    /* The pages are the size rounded up to the host's or the device's page size. */
+    if (*map_size % zf_host_page_size() != 0 || *map_size < handle->size ||
+        *map_size - handle->size >= ZF_MEMORY_DEVICE_PAGE_SIZE || *map_size > SIZE_MAX)
+        return "its size is not the allocation's";
+    zf_ipc_handle_data seal, expected = zf_ipc_seal_of(handle);
+    if (pread(handle->fd, &seal, sizeof seal, (off_t)*map_size) != (ssize_t)sizeof seal ||
+        !zf_bytes_match(&seal, &expected, sizeof seal))
+        return "it does not end with the handle's seal";
+    return NULL;
+}
+
+/* In another process than the exporter, a handle whose first bytes hold a descriptor of the allocation's memfd (one
+ * received with SCM_RIGHTS, or inherited) opens without the server; a new descriptor of it goes to *out (the
+ * application keeps its own). The exporter itself always asks its server, so that freeing revokes at once. */
+static bool zf_ipc_adopt_fd(const zf_ipc_handle_data *handle, int *out, zf_ipc_reply *reply) {
+    if (handle->pid == (uint32_t)getpid() || handle->fd < 0)
+        return false;
+    uint64_t map_size = 0;
+    const char *why = zf_ipc_check_sealed_fd(handle, &map_size);
+    int fd = why == NULL ? fcntl(handle->fd, F_DUPFD_CLOEXEC, 0) : -1;
+    if (why == NULL && fd < 0)
+        why = "it cannot be duplicated";
+    if (why != NULL) {
+        zf_log(ZF_LOG_DEBUG, "IPC: descriptor %d of the handle not used (%s): asking process %u", handle->fd, why,
+               handle->pid);
+        return false;
+    }
+    *reply = (zf_ipc_reply){ZF_IPC_WIRE_MAGIC, 1, 0, handle->size, map_size};
+    *out = fd;
+    return true;
 }
 
 ze_result_t zfi_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle,
@@ -457,7 +552,7 @@ ze_result_t zfi_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handl
     ze_result_t result = zf_ipc_parse(&handle, &data);
     int fd = -1;
     zf_ipc_reply reply;
-    if (result == ZE_RESULT_SUCCESS)
+    if (result == ZE_RESULT_SUCCESS && !zf_ipc_adopt_fd(&data, &fd, &reply))
         result = zf_ipc_fetch(&data, &fd, &reply);
     if (result != ZE_RESULT_SUCCESS)
         return result;

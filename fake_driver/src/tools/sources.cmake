@@ -1,3 +1,4 @@
-# tools/: driver-side API tracers and metrics (groups, counters, activation, streamers, queries, calculation).
-zf_area(tools tracer.c metrics/metric_group.c metrics/metric_counters.c metrics/metric_activation.c
+# tools/: driver-side API tracers, the program debug API of a device without debug support, and metrics (groups,
+# counters, activation, streamers, queries, calculation).
+zf_area(tools tracer.c debug.c metrics/metric_group.c metrics/metric_counters.c metrics/metric_activation.c
         metrics/metric_streamer.c metrics/metric_query.c metrics/metric_calc.c metrics/metric_system.c)
