@@ -40,6 +40,14 @@ typedef ze_result_t(ZE_APICALL *zefake_pfnGetInfo_t)(zefake_info_t *info);
 typedef ze_result_t(ZE_APICALL *zefake_pfnIsApiImplemented_t)(const char *name, ze_bool_t *implemented);
 #define ZEFAKE_FN_IS_API_IMPLEMENTED "zefakeIsApiImplemented"
 
+/* "zefakeGetToleranceCount": *count becomes the number of violations of the specification the default profile
+ * tolerated as Intel's driver does (docs/tolerances.md) since zeInit, or since the last reset; `reset` true sets the
+ * count back to 0 after reading it. A test suite fails on them on purpose. ZE_RESULT_ERROR_INVALID_NULL_POINTER for
+ * NULL. The strict profile counts only the tolerances it shares with the default one (output structures of another
+ * stype, docs/chains.md). */
+typedef ze_result_t(ZE_APICALL *zefake_pfnGetToleranceCount_t)(uint64_t *count, ze_bool_t reset);
+#define ZEFAKE_FN_GET_TOLERANCE_COUNT "zefakeGetToleranceCount"
+
 /* ------------------------------------------------------------------------------------------------------------------
  * ITT device annotations (docs/spirv-execution.md, "Annotations"). Kernels instrumented for ITT call the
  * __itt_offload_* wrappers (docs/spirv-execution.md, "Annotations"); when specialization constant 0xFF747469 is

@@ -15,35 +15,70 @@ static _Thread_local zf_call_scope *zf_current_scope;
 /* ------------------------------------------------------------------------------------------------------------------
  * Profiles */
 
+static atomic_bool zf_scenario_strict;          /* the scenario's `strict` key, set by zeInit */
+static atomic_uint_fast64_t zf_tolerated_count; /* since zeInit, or the last reset */
+
+/* ZEFAKE_STRICT overrides the scenario's `strict` key (docs/tolerances.md): "1" is the strict profile, any other
+ * value the default one; unset, the key decides (false before zeInit, when no call reaches a tolerance anyway). */
 bool zf_strict(void) {
-    static atomic_int cached = -1;
-    int strict = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (strict < 0) {
+    static atomic_int env_cache = -1; /* -1 unread, 0 "not 1", 1 "1", 2 unset */
+    int env = atomic_load_explicit(&env_cache, memory_order_relaxed);
+    if (env < 0) {
         const char *value = getenv("ZEFAKE_STRICT");
-        strict = value != NULL && strcmp(value, "1") == 0;
-        atomic_store_explicit(&cached, strict, memory_order_relaxed);
+        env = value == NULL || value[0] == '\0' ? 2 : strcmp(value, "1") == 0;
+        atomic_store_explicit(&env_cache, env, memory_order_relaxed);
     }
-    return strict != 0;
+    if (env != 2)
+        return env == 1;
+    return atomic_load_explicit(&zf_scenario_strict, memory_order_relaxed);
 }
 
-#define ZF_MAX_TOLERATED_RULES 64
+void zf_profile_init(bool scenario_strict) {
+    atomic_store_explicit(&zf_scenario_strict, scenario_strict, memory_order_relaxed);
+    atomic_store_explicit(&zf_tolerated_count, 0, memory_order_relaxed);
+}
 
-void zf_tolerate(const char *rule, const char *instead) {
+/* One warning per rule and API function: the caller's address is not known in the implementations (the generated
+ * entry point is the one the application called), so the function stands for the call site. The rules are string
+ * literals, compared by address. */
+#define ZF_MAX_TOLERATED_SITES 128
+
+typedef struct zf_tolerated_site {
+    const char *rule;
+    zf_api_id api;
+} zf_tolerated_site;
+
+static bool zf_first_at_site(const char *rule, zf_api_id api) {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static const char *warned[ZF_MAX_TOLERATED_RULES];
+    static zf_tolerated_site warned[ZF_MAX_TOLERATED_SITES];
     static unsigned num_warned;
     pthread_mutex_lock(&lock);
     bool first = true;
     for (unsigned i = 0; i < num_warned && first; i++)
-        first = warned[i] != rule;
-    if (first && num_warned < ZF_MAX_TOLERATED_RULES)
-        warned[num_warned++] = rule;
+        first = warned[i].rule != rule || warned[i].api != api;
+    if (first && num_warned < ZF_MAX_TOLERATED_SITES)
+        warned[num_warned++] = (zf_tolerated_site){rule, api};
     pthread_mutex_unlock(&lock);
-    if (first)
-        zf_log(ZF_LOG_WARN,
-               "%s: the application breaks the rule '%s'; %s as Intel's driver does (ZEFAKE_STRICT=1: "
-               "the specification's result; docs/tolerances.md)",
-               zf_current_api_name(), rule, instead);
+    return first;
+}
+
+void zf_tolerate_detail(const char *rule, const char *detail, const char *instead) {
+    atomic_fetch_add_explicit(&zf_tolerated_count, 1, memory_order_relaxed);
+    zf_log_level level = zf_first_at_site(rule, zf_current_api()) ? ZF_LOG_WARN : ZF_LOG_DEBUG;
+    /* In the strict profile only the tolerances whose function's @returns allow no refusal are reached. */
+    zf_log(level, "%s: %s%sthe application breaks the rule '%s'; %s as Intel's driver does (%s; docs/tolerances.md)",
+           zf_current_api_name(), detail != NULL ? detail : "", detail != NULL ? ": " : "", rule, instead,
+           zf_strict() ? "the header's @returns allow no other result" : "ZEFAKE_STRICT=1: the specification's result");
+}
+
+void zf_tolerate(const char *rule, const char *instead) {
+    zf_tolerate_detail(rule, NULL, instead);
+}
+
+uint64_t zf_tolerance_count(bool reset) {
+    if (reset)
+        return (uint64_t)atomic_exchange_explicit(&zf_tolerated_count, 0, memory_order_relaxed);
+    return (uint64_t)atomic_load_explicit(&zf_tolerated_count, memory_order_relaxed);
 }
 
 static const char *const zf_level_names[] = {"none", "error", "warn", "info", "debug"};

@@ -38,8 +38,8 @@ const ze_base_desc_t *zf_chain_find(const void *head, uint32_t stype);
 ze_base_properties_t *zf_chain_find_out(void *head, uint32_t stype);
 
 /* The chain of the output structure `out` (the argument named `arg`) when out->stype is one of `expected[0..n)`.
- * Otherwise NULL, after a warning naming the function, the argument and the rule (at warn level the first time per
- * API function, at debug level after): the caller fills the base fields only, keeping stype and pNext. Use the
+ * Otherwise NULL, a tolerated violation (zf_tolerate_detail: counted, warned the first time per API function, at
+ * debug level after): the caller fills the base fields only, keeping stype and pNext. Use the
  * zf_out_chain macro, which names the expected types in the message. */
 void *zf_out_chain_of(void *out, const char *arg, const char *expected_names, const uint32_t *expected, size_t n);
 

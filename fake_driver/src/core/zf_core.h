@@ -6,6 +6,7 @@
 #include "zf_generated.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The longest pNext chain the driver walks (core/zf_chain.h): a longer one is taken for a cycle (refused where a
  * descriptor is read or an output chain acts, the walk stops where properties are only filled). */
@@ -33,12 +34,20 @@ ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *ru
 ze_result_t zf_reject_handle(zf_api_id api, const char *argument, const void *handle);
 ze_result_t zf_unsupported(zf_api_id api);
 
-/* The strict profile (ZEFAKE_STRICT=1, docs/tolerances.md): the specification's exact codes where the default profile
- * does what Intel's production driver does instead. */
+/* The strict profile (ZEFAKE_STRICT=1 or the scenario's `strict: true`, docs/tolerances.md): the specification's
+ * exact codes where the default profile does what Intel's production driver does instead. */
 bool zf_strict(void);
-/* The default profile tolerating a broken rule: one warning per rule (`rule` must be a string literal), naming the
- * function being called, the rule of the header and what the driver did instead. */
+/* zeInit: the scenario's `strict` key, and the count of tolerated violations starts at 0. */
+void zf_profile_init(bool scenario_strict);
+/* The default profile tolerating a broken rule: counted, and logged at warn level once per rule and API function
+ * (later ones at debug level), naming the function being called, the rule of the header (`rule` must be a string
+ * literal) and what the driver did instead. */
 void zf_tolerate(const char *rule, const char *instead);
+/* The same with what was wrong (`detail`, e.g. the value seen) between the function's name and the rule. */
+void zf_tolerate_detail(const char *rule, const char *detail, const char *instead);
+/* The number of tolerated violations since zeInit or the last reset (zefakeGetToleranceCount);
+ * `reset` sets it back to 0 and returns the count before. */
+uint64_t zf_tolerance_count(bool reset);
 
 /* Hand-written implementations return through zf_fail, which names the function being called and the reason. */
 ze_result_t zf_fail(ze_result_t result, const char *format, ...) __attribute__((format(printf, 2, 3)));

@@ -105,6 +105,7 @@ static ze_result_t zf_driver_build(ze_init_flags_t flags, zf_driver **out) {
     }
     zf_log(ZF_LOG_INFO, "scenario '%s' from %s: %u root device(s), %u visible", driver->scenario.name,
            driver->scenario.source, driver->scenario.num_devices, driver->num_devices);
+    zf_profile_init(driver->scenario.strict);
     *out = driver;
     return ZE_RESULT_SUCCESS;
 }

@@ -427,8 +427,12 @@ static ze_result_t zf_check_kernel(const zf_cmdlist *list, ze_kernel_handle_t ha
     if (!zf_handle_is_live(handle, ZF_OBJ_ZE_KERNEL))
         return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "kernel %u (%p) is not a live kernel", i, (void *)handle);
     const zf_kernel *kernel = zf_kernel_from(handle);
-    if (zf_kernel_context(kernel) != list->context)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "kernel %u belongs to another context", i);
+    if (zf_kernel_context(kernel) != list->context) {
+        if (zf_strict())
+            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "kernel %u belongs to another context", i);
+        zf_tolerate("the kernel and the command list must be of the same context",
+                    "ran the kernel on the command list's context");
+    }
     if (zf_kernel_device(kernel)->root != list->device->root)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "kernel %u was built for another device", i);
     return ZE_RESULT_SUCCESS;
@@ -446,6 +450,9 @@ static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze
         ze_result_t result = zf_check_kernel(list, kernels[k], k);
         if (result == ZE_RESULT_SUCCESS)
             result = zf_kernel_capture(zf_kernel_from(kernels[k]), &launch->launches[k]);
+        /* A kernel of another context (tolerated above) works on the allocations of the list's context. */
+        if (result == ZE_RESULT_SUCCESS)
+            zf_kernel_launch_set_context(launch->launches[k], list->context);
         if (result != ZE_RESULT_SUCCESS)
             return result;
         launch->num_kernels = k + 1;

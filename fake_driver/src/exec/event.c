@@ -55,19 +55,34 @@ static bool zf_pool_has_events(const zf_event_pool *pool) {
     return false;
 }
 
+static void zf_pool_free(zf_event_pool *pool) {
+    free(pool->events);
+    zf_object_retire(&pool->header);
+}
+
+/* Intel's driver destroys a pool whose events are alive and frees the memory they live in (docs/tolerances.md);
+ * zefake kills the pool's handle at once and keeps its memory until its last event is destroyed, so that the events
+ * stay usable until then instead of reading freed memory. */
 ze_result_t zfi_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool) {
     zf_event_pool *pool = zf_pool_from(hEventPool);
     zf_sync_lock();
     bool busy = zf_pool_has_events(pool);
     zf_sync_unlock();
-    if (busy)
+    if (busy && zf_strict())
         return zf_fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "events created from the pool must be destroyed first");
     ze_result_t result = zf_event_ipc_pool_destroy(pool); /* stops sharing it; refuses an opened one */
     if (result != ZE_RESULT_SUCCESS)
         return result;
+    if (busy)
+        zf_tolerate("the application must destroy all event handles created from the pool before destroying the pool "
+                    "itself",
+                    "destroyed the pool");
+    zf_sync_lock();
     zf_object_unregister(&pool->header);
-    free(pool->events);
-    zf_object_retire(&pool->header);
+    busy = zf_pool_has_events(pool); /* an event destroyed meanwhile found the pool still live */
+    zf_sync_unlock();
+    if (!busy)
+        zf_pool_free(pool);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -107,10 +122,15 @@ ze_result_t zfi_zeEventDestroy(ze_event_handle_t hEvent) {
     zf_event *event = zf_event_from(hEvent);
     zf_object_unregister(&event->header);
     zf_event_ipc_event_destroyed(event);
+    zf_event_pool *pool = event->pool;
     zf_sync_lock();
-    event->pool->events[event->index] = NULL;
+    pool->events[event->index] = NULL;
+    /* The last event of a pool destroyed before its events frees it (zfi_zeEventPoolDestroy). */
+    bool orphan = !zf_handle_is_live(pool, ZF_OBJ_ZE_EVENT_POOL) && !zf_pool_has_events(pool);
     zf_sync_unlock();
     zf_object_retire(&event->header);
+    if (orphan)
+        zf_pool_free(pool);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -284,9 +284,26 @@ static bool zf_format_is_integer(const ze_image_format_t *format, const zf_forma
     return !f->media && (format->type == ZE_IMAGE_FORMAT_TYPE_UINT || format->type == ZE_IMAGE_FORMAT_TYPE_SINT);
 }
 
+/* Intel's driver answers zeImageGetProperties without reading the descriptor's format (docs/tolerances.md): the
+ * default profile answers a media format of another type than 2D as for a 2D image of that format. */
+static const ze_image_desc_t *zf_properties_desc(const ze_image_desc_t *desc, ze_image_desc_t *as_2d) {
+    const zf_format *f = zf_format_of(desc->format.layout);
+    if (f == NULL || !f->media || desc->type == ZE_IMAGE_TYPE_2D || zf_strict())
+        return desc;
+    zf_tolerate("media formats describe 2D images", "answered as for a 2D image of the format");
+    *as_2d = *desc;
+    as_2d->type = ZE_IMAGE_TYPE_2D;
+    as_2d->height = desc->height > 0 ? desc->height : 1;
+    as_2d->depth = 1;
+    as_2d->arraylevels = 0;
+    return as_2d;
+}
+
 ze_result_t zfi_zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc,
                                      ze_image_properties_t *pImageProperties) {
     zf_image_request request;
+    ze_image_desc_t as_2d;
+    desc = zf_properties_desc(desc, &as_2d);
     ze_result_t result = zf_image_read_desc(zf_device_from(hDevice), desc, &request);
     if (result != ZE_RESULT_SUCCESS)
         return result;

@@ -96,10 +96,15 @@ static ze_result_t zf_read_device_desc(const ze_device_mem_alloc_desc_t *desc, z
                                         "ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC", "device_desc");
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    if (request->device != NULL && desc->ordinal >= request->device->desc->num_memories)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                       "device_desc->ordinal %u: the device has %u memories (zeDeviceGetMemoryProperties)",
-                       desc->ordinal, request->device->desc->num_memories);
+    if (request->device != NULL && desc->ordinal >= request->device->desc->num_memories) {
+        if (zf_strict())
+            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                           "device_desc->ordinal %u: the device has %u memories (zeDeviceGetMemoryProperties)",
+                           desc->ordinal, request->device->desc->num_memories);
+        /* Intel's driver does not read the ordinal; the memory is the device's first (docs/tolerances.md). */
+        zf_tolerate("ordinal must be less than the count returned from zeDeviceGetMemoryProperties",
+                    "allocated from memory ordinal 0");
+    }
     return zf_read_alloc_chain(desc->pNext, "device_desc", request);
 }
 
@@ -242,10 +247,15 @@ ze_result_t zfi_zeMemFree(ze_context_handle_t hContext, void *ptr) {
 }
 
 ze_result_t zfi_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr) {
-    ze_result_t result = zf_check_stype(pMemFreeDesc->stype, ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
-                                        "ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC", "pMemFreeDesc");
-    if (result != ZE_RESULT_SUCCESS)
-        return result;
+    /* Intel's driver never reads the stype: it frees by the freePolicy field (docs/tolerances.md). */
+    if (pMemFreeDesc->stype != ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC && !zf_strict()) {
+        zf_tolerate("stype is the type of this structure", "freed by the descriptor's freePolicy");
+    } else {
+        ze_result_t result = zf_check_stype(pMemFreeDesc->stype, ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
+                                            "ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC", "pMemFreeDesc");
+        if (result != ZE_RESULT_SUCCESS)
+            return result;
+    }
     const ze_driver_memory_free_policy_ext_flags_t policy = pMemFreeDesc->freePolicy;
     if (policy ==
         (ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE))

@@ -337,6 +337,16 @@ ze_result_t zfi_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, s
 
 /* The mapped range [ptr, ptr + size) of a reservation of `context`, split so that mappings start and end at its
  * edges; NULL (with a reason in *result) when some page of it is not mapped. Call with the lock held. */
+/* Splits the mappings at both ends of [ptr, +size), so that each mapping lies inside the range or outside it. */
+static zf_reservation *zf_split_range(zf_reservation *r, const void *ptr, size_t size, ze_result_t *result) {
+    uintptr_t start = (uintptr_t)ptr;
+    if (!zf_split_at(r, start) || !zf_split_at(r, start + size)) {
+        *result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to split a mapping");
+        return NULL;
+    }
+    return r;
+}
+
 static zf_reservation *zf_mapped_range(zf_context *context, const void *ptr, size_t size, ze_result_t *result) {
     zf_reservation *r = zf_find_reservation(context, ptr, size, result);
     if (r == NULL)
@@ -346,11 +356,7 @@ static zf_reservation *zf_mapped_range(zf_context *context, const void *ptr, siz
         *result = zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "[%p, +%zu) is not mapped in full", ptr, size);
         return NULL;
     }
-    if (!zf_split_at(r, start) || !zf_split_at(r, start + size)) {
-        *result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to split a mapping");
-        return NULL;
-    }
-    return r;
+    return zf_split_range(r, ptr, size, result);
 }
 
 ze_result_t zfi_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size) {
@@ -377,14 +383,28 @@ bool zf_physical_unregister_unmapped(zf_physical_mem *physical) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Access attributes */
 
+/* Sets the access of the mappings inside [ptr, +size) (split at both ends); the holes between them stay
+ * inaccessible. */
 static ze_result_t zf_set_access_locked(zf_reservation *r, const void *ptr, size_t size,
                                         ze_memory_access_attribute_t access) {
-    if (mprotect((void *)ptr, size, zf_protection(access)) != 0)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mprotect: %s", strerror(errno));
     uintptr_t end = (uintptr_t)ptr + size;
-    for (size_t i = zf_first_map_after(r, (uintptr_t)ptr); i < r->num_maps && r->maps[i].start < end; i++)
-        r->maps[i].access = access;
+    for (size_t i = zf_first_map_after(r, (uintptr_t)ptr); i < r->num_maps && r->maps[i].start < end; i++) {
+        zf_vmap *m = &r->maps[i];
+        if (mprotect((void *)m->start, m->size, zf_protection(access)) != 0)
+            return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "mprotect: %s", strerror(errno));
+        m->access = access;
+    }
     return ZE_RESULT_SUCCESS;
+}
+
+/* The range whose access is set: mapped in full in the strict profile; the default one, as Intel's driver, sets the
+ * access of the mapped pages of a range with holes (docs/tolerances.md). */
+static zf_reservation *zf_access_range(zf_context *context, const void *ptr, size_t size, ze_result_t *result) {
+    zf_reservation *r = zf_find_reservation(context, ptr, size, result);
+    if (r == NULL || zf_fully_mapped(r, (uintptr_t)ptr, (uintptr_t)ptr + size) || zf_strict())
+        return r != NULL ? zf_mapped_range(context, ptr, size, result) : NULL;
+    zf_tolerate("the range must be mapped", "set the access of its mapped pages");
+    return zf_split_range(r, ptr, size, result);
 }
 
 ze_result_t zfi_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size,
@@ -393,7 +413,7 @@ ze_result_t zfi_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, con
     if (result != ZE_RESULT_SUCCESS)
         return result;
     pthread_mutex_lock(&zf_vm_lock);
-    zf_reservation *r = zf_mapped_range(zf_context_from(hContext), ptr, size, &result);
+    zf_reservation *r = zf_access_range(zf_context_from(hContext), ptr, size, &result);
     if (r != NULL)
         result = zf_set_access_locked(r, ptr, size, access);
     pthread_mutex_unlock(&zf_vm_lock);

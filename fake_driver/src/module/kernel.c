@@ -166,6 +166,15 @@ ze_result_t zfi_zeKernelDestroy(ze_kernel_handle_t hKernel) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Arguments */
 
+/* 4 bytes for a 64-bit integer argument: accepted and zero-extended in the default profile. */
+static bool zf_narrow_integer_tolerated(const zf_spirv_arg *param, size_t size) {
+    if (param->kind != ZF_SPIRV_ARG_VALUE || param->byval || strcmp(param->type, "i64") != 0 || size != 4 ||
+        zf_strict())
+        return false;
+    zf_tolerate("argSize is the size of the argument type", "zero-extended the 4 bytes to the 64-bit argument");
+    return true;
+}
+
 ze_result_t zfi_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize,
                                          const void *pArgValue) {
     zf_kernel *kernel = zf_kernel_from(hKernel);
@@ -182,6 +191,14 @@ ze_result_t zfi_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t ar
                            "argument %u (%s) reserves local memory: 1 to %u bytes, not %zu", argIndex, param->type,
                            limit, argSize);
         arg->local_bytes = argSize;
+        arg->set = true;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (argSize != param->size && zf_narrow_integer_tolerated(param, argSize)) {
+        /* Intel's driver copies the 4 bytes into the argument's zeroed 8 (docs/tolerances.md). */
+        memset(kernel->values + arg->offset, 0, param->size);
+        if (pArgValue != NULL)
+            memcpy(kernel->values + arg->offset, pArgValue, argSize);
         arg->set = true;
         return ZE_RESULT_SUCCESS;
     }
@@ -496,6 +513,10 @@ static bool zf_capture_images(const zf_kernel *kernel, zf_kernel_launch *launch)
         }
     }
     return true;
+}
+
+void zf_kernel_launch_set_context(zf_kernel_launch *launch, zf_context *context) {
+    launch->context = context;
 }
 
 ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out) {

@@ -25,6 +25,9 @@ zf_context *zf_kernel_context(const zf_kernel *kernel);
  * ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION when no group size can be used. */
 ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out);
 void zf_kernel_launch_free(zf_kernel_launch *launch);
+/* The context whose allocations the launch reads and writes: the kernel's, unless a command list of another context
+ * runs it (docs/tolerances.md). */
+void zf_kernel_launch_set_context(zf_kernel_launch *launch, zf_context *context);
 
 /* Group size of the captured launch (x, y, z). */
 void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3]);

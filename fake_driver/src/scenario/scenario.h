@@ -174,7 +174,7 @@ typedef struct zf_scenario_device {
     uint32_t max_hardware_contexts;
     uint32_t max_command_queue_priority;
     uint32_t hang_timeout_ms; /* host time a kernel may run before the hang detector stops it; 0: never */
-    uint32_t num_subdevices; /* 0 = no sub-devices, else 2..ZF_SCENARIO_MAX_SUBDEVICES */
+    uint32_t num_subdevices;  /* 0 = no sub-devices, else 2..ZF_SCENARIO_MAX_SUBDEVICES */
     zf_scenario_topology topology;
     zf_scenario_timer timer;
     zf_scenario_compute compute;
@@ -201,6 +201,7 @@ typedef struct zf_scenario {
     zf_clock_mode clock_mode;
     bool p2p_access;      /* devices of this system can access each other's memory */
     bool p2p_atomics;     /* ... and do atomics on it */
+    bool strict;          /* the strict profile (docs/tolerances.md), unless ZEFAKE_STRICT says otherwise */
     uint32_t num_devices; /* 1..ZF_SCENARIO_MAX_DEVICES */
     zf_scenario_device devices[ZF_SCENARIO_MAX_DEVICES];
     /* Pools of the metric definitions of all devices. */

@@ -544,6 +544,7 @@ static const zf_field zf_scenario_fields[] = {
     ZF_CUSTOM(zf_scenario, driver_version, "driver_version", zf_parse_driver_version, 0),
     ZF_INLINE_MAP("clock", &zf_clock_schema),
     ZF_INLINE_MAP("p2p", &zf_p2p_schema),
+    ZF_BOOL(zf_scenario, strict, "strict"),
     ZF_LIST(zf_scenario, devices, "devices", &zf_device_list, ZF_OPT_REQUIRED),
     ZF_RESERVED("faults"),
 };
@@ -556,6 +557,7 @@ bool zf_scenario_walk_root(zf_walk *w, yaml_node_t *root, zf_scenario *out) {
     out->clock_mode = ZF_CLOCK_MODELLED;
     out->p2p_access = false;
     out->p2p_atomics = false;
+    out->strict = false;
     if (root->type != YAML_MAPPING_NODE)
         return zf_walk_fail_type(w, root, "a mapping at the top level");
     return zf_walk_mapping(w, root, &zf_scenario_schema, out);

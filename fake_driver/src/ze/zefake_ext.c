@@ -36,6 +36,13 @@ static ze_result_t ZE_APICALL zf_ext_is_api_implemented(const char *name, ze_boo
     return ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
 }
 
+static ze_result_t ZE_APICALL zf_ext_get_tolerance_count(uint64_t *count, ze_bool_t reset) {
+    if (count == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *count = zf_tolerance_count(reset != 0);
+    return ZE_RESULT_SUCCESS;
+}
+
 typedef struct zf_ext_function {
     const char *name;
     void *address;
@@ -48,6 +55,7 @@ ze_result_t zfi_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, 
         {ZEFAKE_FN_GET_INFO, (void *)zf_ext_get_info},
         {ZEFAKE_FN_IS_API_IMPLEMENTED, (void *)zf_ext_is_api_implemented},
         {ZEFAKE_FN_SET_ANNOTATION_CALLBACK, (void *)zf_annotation_set_callback},
+        {ZEFAKE_FN_GET_TOLERANCE_COUNT, (void *)zf_ext_get_tolerance_count},
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) {

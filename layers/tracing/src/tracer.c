@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 typedef struct zl_tracer {
     zf_tracecore_tracer core;      /* first: the live list holds the core's part */
@@ -67,10 +69,33 @@ static ze_result_t zl_lock_tracer(zel_tracer_handle_t handle, zl_tracer **out) {
 /* ------------------------------------------------------------------------------------------------------------------
  * The tracer API */
 
+/* The strict profile of the driver (ZEFAKE_STRICT=1, docs/tolerances.md), read by the layer itself: the layer has
+ * no scenario and no log of its own. */
+static bool zl_strict(void) {
+    const char *value = getenv("ZEFAKE_STRICT");
+    return value != NULL && strcmp(value, "1") == 0;
+}
+
+/* The loader's tracing layer accepts a NULL pUserData (the callbacks receive NULL): the default profile does the
+ * same, with one warning on stderr unless ZEFAKE_LOG silences warnings (docs/tolerances.md). */
+static bool zl_null_user_data_tolerated(void) {
+    if (zl_strict())
+        return false;
+    static atomic_bool warned;
+    const char *log = getenv("ZEFAKE_LOG");
+    bool quiet = log != NULL && (strcasecmp(log, "none") == 0 || strcasecmp(log, "error") == 0);
+    if (!quiet && !atomic_exchange(&warned, true))
+        fprintf(stderr,
+                "zefake: warn: zelTracerCreate: the application breaks the rule 'desc->pUserData is not nullptr'; "
+                "accepted it, the callbacks receiving NULL, as Intel's loader does "
+                "(ZEFAKE_STRICT=1: the specification's result; docs/tolerances.md)\n");
+    return true;
+}
+
 static ze_result_t ZE_APICALL zl_tracer_create(const zel_tracer_desc_t *desc, zel_tracer_handle_t *phTracer) {
     if (!atomic_load_explicit(&zl_loaded, memory_order_acquire))
         return ZE_RESULT_ERROR_UNINITIALIZED;
-    if (desc == NULL || desc->pUserData == NULL || phTracer == NULL)
+    if (desc == NULL || phTracer == NULL || (desc->pUserData == NULL && !zl_null_user_data_tolerated()))
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     zl_tracer *tracer = calloc(1, sizeof *tracer);
     if (tracer == NULL)

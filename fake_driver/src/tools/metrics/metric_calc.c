@@ -387,8 +387,10 @@ static ze_result_t zf_calc_into(zf_metric_group *g, const zf_data_set *set, bool
 
 static ze_result_t zf_parse_raw(const zf_metric_group *g, const uint8_t *data, size_t size, bool allow_frame,
                                 zf_frame *frame) {
-    if (size == 0)
+    if (size == 0 && zf_strict())
         return zf_fail(ZE_RESULT_NOT_READY, "rawDataSize is 0: there is nothing to calculate yet");
+    if (size == 0) /* ZE_RESULT_NOT_READY is not among the function's results: no data, no values */
+        zf_tolerate("rawDataSize holds raw data", "calculated no values");
     if (!zf_is_framed(data, size))
         return zf_plain_set(g, data, size, frame);
     if (!allow_frame)

@@ -308,8 +308,12 @@ static const zf_command_ops zf_end_ops = {.name = "metric query end", .perform =
 
 static ze_result_t zf_check_query_list(const zf_cmdlist *list, const zf_metric_query *query) {
     const zf_metric_query_pool *pool = query->pool;
-    if (list->context != pool->context)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list and the query belong to other contexts");
+    if (list->context != pool->context) {
+        if (zf_strict())
+            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list and the query belong to other contexts");
+        zf_tolerate("the metric query pool and the command list must be of the same context",
+                    "recorded the query on the command list");
+    }
     if (list->device != pool->mdev->device)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is not on the query pool's device");
     if (!(list->group_flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS))
