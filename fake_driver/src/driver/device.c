@@ -104,6 +104,17 @@ ze_result_t zfi_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCou
     return ZE_RESULT_SUCCESS;
 }
 
+ze_result_t ZE_APICALL zf_device_get_root_device(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice) {
+    if (!zf_handle_is_live(hDevice, ZF_OBJ_ZE_DEVICE))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "hDevice: not a live device handle");
+    if (phRootDevice == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "the arguments break the rule `nullptr == phRootDevice`");
+    zf_device *device = zf_device_from(hDevice);
+    bool flat = device->driver->hierarchy == ZF_HIERARCHY_FLAT;
+    *phRootDevice = device->is_subdevice && !flat ? (ze_device_handle_t)device->root : NULL;
+    return ZE_RESULT_SUCCESS;
+}
+
 static uint64_t zf_timer_resolution(const zf_scenario_timer *timer, ze_structure_type_t stype) {
     if (stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2)
         return timer->frequency_hz; /* cycles per second */
@@ -118,8 +129,9 @@ static void zf_device_build_properties(zf_device *device) {
     p->type = d->type;
     p->vendorId = d->vendor_id;
     p->deviceId = d->device_id;
-    p->flags = d->flags | (device->is_subdevice ? ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE : 0);
-    p->subdeviceId = device->is_subdevice ? device->subdevice_id : 0;
+    bool sub = zf_device_reported_as_subdevice(device);
+    p->flags = d->flags | (sub ? ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE : 0);
+    p->subdeviceId = sub ? device->subdevice_id : 0;
     p->coreClockRate = d->core_clock_rate_mhz;
     p->maxMemAllocSize = d->max_mem_alloc_size_bytes;
     p->maxHardwareContexts = d->max_hardware_contexts;

@@ -71,14 +71,26 @@ static void zf_driver_uuid(zf_driver *driver) {
         driver->uuid.id[8 + i] = (uint8_t)(version >> (8 * i));
 }
 
+/* Appends the devices a card stands for in zeDeviceGet: itself in COMPOSITE mode or when it has no tiles, else each
+ * of its tiles (FLAT, COMBINED). */
+static void zf_driver_list_card(zf_driver *driver, zf_device *card) {
+    if (!zf_device_type_visible(card->desc->type, driver->init_flags))
+        return;
+    if (driver->hierarchy == ZF_HIERARCHY_COMPOSITE || card->num_subdevices == 0) {
+        driver->visible[driver->num_devices++] = card;
+        return;
+    }
+    for (uint32_t t = 0; t < card->num_subdevices; t++)
+        driver->visible[driver->num_devices++] = &card->subdevices[t];
+}
+
 static bool zf_driver_select_visible(zf_driver *driver) {
-    driver->visible = calloc(driver->scenario.num_devices, sizeof *driver->visible);
+    driver->visible =
+        calloc((size_t)driver->scenario.num_devices * ZF_SCENARIO_MAX_SUBDEVICES, sizeof *driver->visible);
     if (driver->visible == NULL)
         return false;
-    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
-        if (zf_device_type_visible(driver->devices[i].desc->type, driver->init_flags))
-            driver->visible[driver->num_devices++] = &driver->devices[i];
-    }
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++)
+        zf_driver_list_card(driver, &driver->devices[i]);
     return true;
 }
 

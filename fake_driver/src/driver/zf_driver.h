@@ -42,17 +42,19 @@ typedef struct zf_device_origin {
 struct zf_driver {
     zf_object header;
     zf_scenario scenario;
-    ze_init_flags_t init_flags; /* the device types requested by the first zeInit */
-    uint32_t num_devices;       /* root devices visible under init_flags */
-    zf_device *devices;         /* all root devices of the scenario */
-    zf_device **visible;        /* the visible ones, in order */
+    ze_init_flags_t init_flags;    /* the device types requested by the first zeInit */
+    zf_device_hierarchy hierarchy; /* how cards with tiles are reported (ZE_FLAT_DEVICE_HIERARCHY) */
+    uint32_t num_devices;          /* root devices visible under init_flags */
+    zf_device *devices;            /* all root devices of the scenario */
+    zf_device **visible;           /* the visible ones, in order */
     ze_driver_uuid_t uuid;
     zf_device_origin origins[ZF_SCENARIO_MAX_DEVICES]; /* per root device of `scenario` (after selection) */
 };
 
-/* Applies ZE_ENABLE_PCI_ID_DEVICE_ORDER and ZE_AFFINITY_MASK to the loaded scenario: the devices not selected are
- * removed, a device keeping some of its tiles becomes a device of those tiles, and driver->origins records where each
- * remaining device comes from. Malformed mask entries are reported (warn) and ignored. */
+/* Decides the hierarchy (ZE_FLAT_DEVICE_HIERARCHY), then applies ZE_ENABLE_PCI_ID_DEVICE_ORDER and ZE_AFFINITY_MASK to
+ * the loaded scenario: the devices not selected are removed, a device keeping some of its tiles becomes a device of
+ * those tiles, and driver->origins records where each remaining device comes from. Malformed mask entries are reported
+ * (warn) and ignored. */
 void zf_device_select(zf_driver *driver);
 
 typedef struct zf_context {
@@ -81,6 +83,18 @@ static inline zf_context *zf_context_from(ze_context_handle_t handle) {
 static inline zf_clock *zf_device_clock(zf_device *device) {
     return &device->root->clock;
 }
+
+/* True when the device is a tile reported as a sub-device of its card (ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE, its id in
+ * metric data): in COMPOSITE mode, and in COMBINED mode where the card is reachable as its root; in FLAT mode a tile
+ * is a root device of its own. */
+static inline bool zf_device_reported_as_subdevice(const zf_device *device) {
+    return device->is_subdevice && device->driver->hierarchy != ZF_HIERARCHY_FLAT;
+}
+
+/* zeDeviceGetRootDevice (Level Zero 1.9, offered through zeDriverGetExtensionFunctionAddress since the headers this
+ * driver is built with predate it): the card of a tile in COMPOSITE and COMBINED mode, NULL for a root device and in
+ * FLAT mode. */
+ze_result_t ZE_APICALL zf_device_get_root_device(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice);
 
 /* Builds the devices of a validated scenario; false (with a logged reason) when out of host memory. */
 bool zf_devices_create(zf_driver *driver);

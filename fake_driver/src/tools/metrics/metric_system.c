@@ -66,7 +66,7 @@ static bool zf_tile_create(zf_metric_device *mdev) {
         return false;
     }
     tile->mdev = mdev;
-    tile->tile_id = mdev->device->is_subdevice ? mdev->device->subdevice_id : 0;
+    tile->tile_id = zf_device_reported_as_subdevice(mdev->device) ? mdev->device->subdevice_id : 0;
     tile->shape = zf_tile_shape_of(mdev->device);
     mdev->own_tile = tile;
     mdev->tiles[0] = tile;
