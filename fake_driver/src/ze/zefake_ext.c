@@ -49,6 +49,7 @@ ze_result_t zfi_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, 
         {ZEFAKE_FN_IS_API_IMPLEMENTED, (void *)zf_ext_is_api_implemented},
         {ZEFAKE_FN_SET_ANNOTATION_CALLBACK, (void *)zf_annotation_set_callback},
         {"zeDeviceGetRootDevice", (void *)zf_device_get_root_device},
+        {"zexKernelGetBaseAddress", (void *)zf_kernel_get_base_address}, /* Intel's, docs/extensions.md */
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) {

@@ -9,6 +9,7 @@
 #include "tools/metrics/zf_metric.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The launch set-up part of every kernel's duration in the cost model (docs/cost-model.md). Its cycles count as XVE
  * stall, the rest of the kernel as XVE active. */
@@ -124,11 +125,16 @@ void zf_metric_observe(const zf_work_record *r, void *user_data) {
     const zf_scenario_device *d = r->device->desc;
     bool compute = r->ordinal < d->num_engine_groups &&
                    (d->engine_groups[r->ordinal].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+    zf_kernel_code kernels[ZF_KERNEL_CODE_MAX];
+    uint32_t num_kernels = zf_kernel_isa_take_ran(kernels); /* the observer runs on the worker that ran them */
     zf_metric_lock();
     for (uint32_t t = 0; t < mdev->num_tiles; t++) {
         zf_metric_tile *tile = mdev->tiles[t];
-        zf_work_entry entry = {
-            .start_ns = r->start_ns, .end_ns = r->end_ns, .context_id = zf_engine_context_id(r->ordinal, r->index)};
+        zf_work_entry entry = {.start_ns = r->start_ns,
+                               .end_ns = r->end_ns,
+                               .context_id = zf_engine_context_id(r->ordinal, r->index),
+                               .num_kernels = num_kernels};
+        memcpy(entry.kernels, kernels, num_kernels * sizeof kernels[0]);
         zf_work_amounts(r, &tile->shape, t, mdev->num_tiles, compute, entry.amount);
         zf_tile_add(tile, &entry);
     }
@@ -180,6 +186,19 @@ bool zf_tile_context_at(const zf_metric_tile *tile, uint64_t ns, uint32_t *conte
         }
     }
     return found;
+}
+
+uint32_t zf_tile_kernels_at(const zf_metric_tile *tile, uint64_t ns, zf_kernel_code out[ZF_KERNEL_CODE_MAX]) {
+    const zf_work_entry *latest = NULL;
+    for (size_t i = 0; i < tile->log_count; i++) {
+        const zf_work_entry *e = &tile->log[i];
+        if (e->num_kernels > 0 && e->start_ns <= ns && (latest == NULL || e->start_ns >= latest->start_ns))
+            latest = e;
+    }
+    if (latest == NULL)
+        return 0;
+    memcpy(out, latest->kernels, latest->num_kernels * sizeof out[0]);
+    return latest->num_kernels;
 }
 
 bool zf_tile_active_after(const zf_metric_tile *tile, uint64_t ns) {
