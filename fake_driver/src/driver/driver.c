@@ -46,6 +46,14 @@ static const ze_driver_extension_properties_t zf_extensions[] = {
 };
 #define ZF_NUM_EXTENSIONS (sizeof zf_extensions / sizeof zf_extensions[0])
 
+static void (*zf_init_hooks[4])(zf_driver *driver);
+static uint32_t zf_num_init_hooks;
+
+void zf_driver_on_init(void (*hook)(zf_driver *driver)) {
+    if (zf_num_init_hooks < sizeof zf_init_hooks / sizeof zf_init_hooks[0])
+        zf_init_hooks[zf_num_init_hooks++] = hook;
+}
+
 bool zf_driver_is_initialized(void) {
     return atomic_load_explicit(&zf_initialized, memory_order_acquire);
 }
@@ -130,9 +138,11 @@ ze_result_t zfi_zeInit(ze_init_flags_t flags) {
         result = zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "an earlier zeInit failed; see the error above");
     } else if (!zf_driver_is_initialized()) {
         result = zf_driver_build(flags, &zf_the_driver);
-        if (result == ZE_RESULT_SUCCESS)
+        if (result == ZE_RESULT_SUCCESS) {
             atomic_store_explicit(&zf_initialized, true, memory_order_release);
-        else
+            for (uint32_t i = 0; i < zf_num_init_hooks; i++)
+                zf_init_hooks[i](zf_the_driver);
+        } else
             zf_init_failed = true;
     }
     pthread_mutex_unlock(&zf_init_lock);

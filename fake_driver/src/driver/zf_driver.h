@@ -4,6 +4,7 @@
 
 #include "core/zf_clock.h"
 #include "core/zf_object.h"
+#include "core/zf_shared.h"
 #include "scenario/scenario.h"
 
 #include <pthread.h>
@@ -27,6 +28,7 @@ typedef struct zf_device {
     atomic_uint faults;                /* execution faults recorded on this device: zeDeviceGetStatus reports them */
     uint32_t num_subdevices;
     struct zf_device *subdevices;
+    zf_card_share *shared; /* root devices: the card's state shared with other processes (NULL: not shared) */
 } zf_device;
 
 /* Where a root device of the driver comes from once ZE_AFFINITY_MASK and ZE_ENABLE_PCI_ID_DEVICE_ORDER are applied
@@ -64,6 +66,10 @@ typedef struct zf_context {
     zf_device **devices;
 } zf_context;
 
+/* Registers a function zeInit calls once the driver is built (at most 4): how an area above the driver (which the
+ * driver never calls) starts what must run from initialisation on. Call it from a constructor. */
+void zf_driver_on_init(void (*hook)(zf_driver *driver));
+
 /* The driver, once zeInit succeeded (NULL before). */
 zf_driver *zf_driver_get(void);
 
@@ -95,6 +101,18 @@ static inline bool zf_device_reported_as_subdevice(const zf_device *device) {
  * driver is built with predate it): the card of a tile in COMPOSITE and COMBINED mode, NULL for a root device and in
  * FLAT mode. */
 ze_result_t ZE_APICALL zf_device_get_root_device(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice);
+
+/* The physical tile a device is (a sub-device, or a root device made of one tile of its card), 0 for a card reported
+ * whole: what names its work in the card's shared state. */
+uint32_t zf_device_physical_tile(const zf_device *device);
+
+/* The card's shared state (its root's), NULL when not shared. */
+static inline zf_card_share *zf_device_shared(const zf_device *device) {
+    return device->root->shared;
+}
+
+/* The root device whose UUID, or whose sub-device's UUID, is `uuid`; NULL when none. */
+zf_device *zf_device_by_uuid(zf_driver *driver, const ze_device_uuid_t *uuid);
 
 /* Builds the devices of a validated scenario; false (with a logged reason) when out of host memory. */
 bool zf_devices_create(zf_driver *driver);

@@ -219,6 +219,7 @@ static void zf_tile_fold_for_streamers(zf_metric_tile *tile) {
 
 /* Writes every report due up to `horizon_ns`. */
 static void zf_streamer_materialise(zf_metric_streamer *s, uint64_t horizon_ns) {
+    zf_metric_import(s->mdev->root); /* what other processes ran on the card counts too */
     uint64_t last_k = zf_metric_ns_to_ticks(s->mdev, horizon_ns) / s->period_ticks;
     while (s->next_k <= last_k) {
         uint64_t ns = zf_report_ns(s, s->next_k);
@@ -445,6 +446,7 @@ static bool zf_streamer_attach(zf_metric_streamer *s) {
         if (zf_tile_domain_use(mdev->tiles[t], s->group->domain, true) == NULL)
             return false;
     }
+    zf_metric_import(mdev->root); /* from now on, other processes' work is imported */
     uint64_t start = zf_metric_horizon_ns(mdev);
     for (uint32_t t = 0; t < mdev->num_tiles; t++) {
         zf_metric_tile *tile = mdev->tiles[t];

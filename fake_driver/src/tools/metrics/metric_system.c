@@ -262,6 +262,22 @@ ze_result_t zf_metrics_init(void) {
     return result;
 }
 
+/* A card whose state is shared in realtime mode publishes its work for the streamers of other processes
+ * (docs/environment.md, "Processes"): its counters then run from zeInit, not from the first metric call. */
+static void zf_metrics_start_shared(zf_driver *driver) {
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
+        const zf_device *device = &driver->devices[i];
+        if (device->shared != NULL && device->clock.mode == ZF_CLOCK_REALTIME) {
+            zf_metrics_init();
+            return;
+        }
+    }
+}
+
+__attribute__((constructor)) static void zf_metrics_register_init(void) {
+    zf_driver_on_init(zf_metrics_start_shared);
+}
+
 void zf_metrics_shutdown(void) {
     if (__atomic_load_n(&zf_system, __ATOMIC_ACQUIRE) == NULL)
         return;

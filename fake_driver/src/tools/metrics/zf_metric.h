@@ -167,6 +167,8 @@ struct zf_metric_device {
     zf_metric_tile **tiles;   /* its own tile, or its sub-devices' */
     zf_metric_device **subs;  /* by sub-device id */
     uint64_t latest_end_ns;   /* root devices: the latest end of work executed on the card */
+    uint64_t shared_seq;      /* root devices: the next work of other processes to import (zf_metric_import) */
+    bool shared_started;
     uint32_t num_groups;
     zf_metric_group *groups;
     uint32_t num_active; /* activated groups, at most one per domain */
@@ -238,6 +240,9 @@ void zf_streamers_shutdown(void);
 /* The execution observer: turns each executed command into signal contributions (lock taken inside). */
 void zf_metric_observe(const zf_work_record *record, void *user_data);
 
+/* Imports the work other processes published on the card's shared state since the last import into the tiles of
+ * this process (realtime clocks only; docs/environment.md, "Processes"); lock held. */
+void zf_metric_import(zf_metric_device *root);
 /* ---- Calculation helpers (metric_calc.c) ---------------------------------------------------------------------- */
 
 /* The size of the frame header of data from `sets` tiles (0 for one: plain data), and the header itself for a
