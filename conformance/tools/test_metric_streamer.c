@@ -915,7 +915,12 @@ static void streamer_realtime_clock_samples_while_idle(void **state) {
     (void)state;
     zc_skip_unless_fake();
     zc_child child;
-    assert_true(zc_run_child_in_scenario("realtime", zc_realtime_yaml, ZC_CHILD_TIMEOUT_MS, &child));
+    char instance[64]; /* a card of its own: realtime cards are shared by the processes of an instance */
+    snprintf(instance, sizeof instance, "zc-realtime-%d", (int)getpid());
+    setenv("ZEFAKE_INSTANCE", instance, 1);
+    bool started = zc_run_child_in_scenario("realtime", zc_realtime_yaml, ZC_CHILD_TIMEOUT_MS, &child);
+    unsetenv("ZEFAKE_INSTANCE");
+    assert_true(started);
     zc_assert_child_ok(&child, "the realtime child");
     char value[64];
     assert_true(zc_child_value(&child, "sync", value, sizeof value));

@@ -193,9 +193,22 @@ static zf_shared_segment *zf_segment_map(int fd, const char *name) {
     return seg;
 }
 
-/* Lists the calling process; lock held. False when the table is full. */
+static bool zf_no_process(const zf_shared_segment *seg) {
+    for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES; i++) {
+        if (seg->processes[i].pid != 0)
+            return false;
+    }
+    return true;
+}
+
+/* Lists the calling process; lock held. False when the table is full. The first process of a segment left behind by
+ * processes that all died starts it afresh, as if it had just been created. */
 static bool zf_register_self(zf_shared_segment *seg) {
     zf_sweep_dead(seg);
+    if (zf_no_process(seg)) {
+        seg->clock_origin_ns = zf_host_now_ns();
+        seg->busy_ns = 0;
+    }
     if (zf_own_slot(seg) != NULL)
         return true;
     for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES; i++) {
@@ -269,9 +282,7 @@ __attribute__((destructor)) static void zf_shared_detach_all(void) {
         if (own != NULL)
             memset(own, 0, sizeof *own);
         zf_sweep_dead(s->seg);
-        bool empty = true;
-        for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES; i++)
-            empty = empty && s->seg->processes[i].pid == 0;
+        bool empty = zf_no_process(s->seg);
         zf_shared_unlock(s->seg);
         if (empty && zf_still_named(s->fd, s->name))
             shm_unlink(s->name);
