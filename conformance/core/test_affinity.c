@@ -1,8 +1,10 @@
 /* Conformance (fake only): device selection by the environment. Child processes run with ZE_AFFINITY_MASK,
  * ZE_ENABLE_PCI_ID_DEVICE_ORDER or ZES_ENABLE_SYSMAN on a scenario of two cards of four tiles each, whose PCI
  * addresses are in the reverse order of the file, and report the devices they see; the masks are the examples of the
- * specification (PROG.rst, "Affinity Mask"). Devices are recognised by their UUIDs, which name the physical device
- * and tile wherever the mask puts them (docs/environment.md). */
+ * specification (PROG.rst, "Affinity Mask"), read in the COMPOSITE hierarchy they were written for. Devices are
+ * recognised by their UUIDs, which name the physical device and tile wherever the mask puts them
+ * (docs/environment.md). The hierarchy tests run ZE_FLAT_DEVICE_HIERARCHY's three modes on the default scenario (one
+ * card of two tiles) and the mask in FLAT and COMBINED mode, where its ordinals count tiles. */
 #include "zc_harness.h"
 
 #include <stdio.h>
@@ -88,6 +90,30 @@ static void zc_print_device(ze_device_handle_t device, const char *key) {
     printf("%s.memory=%llu\n", key, (unsigned long long)memory.totalSize);
 }
 
+/* "<key>.parent=0|1" and, for a parent, its UUID, its sub-device count and whether the device is one of them: what
+ * zeDeviceGetRootDevice (Level Zero 1.9, asked through zeDriverGetExtensionFunctionAddress) answers. */
+static void zc_print_parent(ze_driver_handle_t driver, ze_device_handle_t device, const char *key) {
+    typedef ze_result_t(ZE_APICALL * get_root_t)(ze_device_handle_t, ze_device_handle_t *);
+    get_root_t get_root = NULL;
+    if (zeDriverGetExtensionFunctionAddress(driver, "zeDeviceGetRootDevice", (void **)&get_root) != ZE_RESULT_SUCCESS)
+        return;
+    ze_device_handle_t parent = NULL;
+    printf("%s.root_result=%u\n", key, (unsigned)get_root(device, &parent));
+    printf("%s.parent=%d\n", key, parent != NULL);
+    if (parent == NULL)
+        return;
+    char name[48];
+    snprintf(name, sizeof name, "%s.parent", key);
+    zc_print_device(parent, name);
+    uint32_t subs = 8;
+    ze_device_handle_t sub[8];
+    zeDeviceGetSubDevices(parent, &subs, sub);
+    int has_self = 0;
+    for (uint32_t s = 0; s < subs; s++)
+        has_self |= sub[s] == device;
+    printf("%s.parent.subs=%u\n%s.parent.has_self=%d\n", key, subs, key, has_self);
+}
+
 /* Child mode "devices": every root device and sub-device, as "r<i>..." and "r<i>.s<j>..." lines. */
 static int zc_child_devices(int argc, char **argv) {
     (void)argc;
@@ -113,6 +139,7 @@ static int zc_child_devices(int argc, char **argv) {
         ze_device_handle_t sub[8];
         zeDeviceGetSubDevices(devices[r], &subs, sub);
         printf("r%u.subs=%u\n", r, subs);
+        zc_print_parent(driver, devices[r], key);
         for (uint32_t s = 0; s < subs; s++) {
             snprintf(key, sizeof key, "r%u.s%u", r, s);
             zc_print_device(sub[s], key);
@@ -128,13 +155,15 @@ typedef struct zc_seen {
     zc_child child;
 } zc_seen;
 
-/* Runs the child with the scenario and the given environment changes (NULL-terminated, up to 4). */
-static zc_seen zc_see(const char *const changes[]) {
+/* Runs the child on a scenario (a path or a shipped name) in a hierarchy ("ZE_FLAT_DEVICE_HIERARCHY=...", or the
+ * bare name to leave it unset) with the given environment changes (NULL-terminated, up to 4). */
+static zc_seen zc_see_in(const char *scenario_name, const char *hierarchy, const char *const changes[]) {
     char scenario[300];
-    snprintf(scenario, sizeof scenario, "ZEFAKE_SCENARIO=%s", zc_scenario_path);
-    const char *env[8] = {scenario, "ZE_AFFINITY_MASK", "ZE_ENABLE_PCI_ID_DEVICE_ORDER", "ZES_ENABLE_SYSMAN"};
-    size_t n = 4;
-    for (size_t i = 0; changes != NULL && changes[i] != NULL && n < 7; i++)
+    snprintf(scenario, sizeof scenario, "ZEFAKE_SCENARIO=%s", scenario_name);
+    const char *env[10] = {scenario, "ZE_AFFINITY_MASK", "ZE_ENABLE_PCI_ID_DEVICE_ORDER", "ZES_ENABLE_SYSMAN",
+                           hierarchy};
+    size_t n = 5;
+    for (size_t i = 0; changes != NULL && changes[i] != NULL && n < 9; i++)
         env[n++] = changes[i];
     env[n] = NULL;
     zc_seen seen;
@@ -142,6 +171,11 @@ static zc_seen zc_see(const char *const changes[]) {
         zc_fail("cannot start the child process");
     zc_assert_child_ok(&seen.child, "the enumerating process");
     return seen;
+}
+
+/* The specification's examples are written for cards with sub-devices: the COMPOSITE hierarchy. */
+static zc_seen zc_see(const char *const changes[]) {
+    return zc_see_in(zc_scenario_path, "ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE", changes);
 }
 
 static void zc_value(const zc_seen *seen, const char *key, char *value, size_t size) {
@@ -321,12 +355,162 @@ static void affinity_sysman_variable_accepted(void **state) {
     zc_seen_free(&seen);
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * ZE_FLAT_DEVICE_HIERARCHY */
+
+static zc_seen zc_see_default(const char *hierarchy) {
+    return zc_see_in("default", hierarchy, NULL);
+}
+
+static void zc_assert_same(const zc_seen *a, const char *key_a, const zc_seen *b, const char *key_b) {
+    char got[64], want[64];
+    zc_value(a, key_a, got, sizeof got);
+    zc_value(b, key_b, want, sizeof want);
+    if (strcmp(got, want) != 0)
+        zc_fail("%s is %s, expected %s (%s)", key_a, got, want, key_b);
+}
+
+static void hierarchy_composite_card_with_tiles(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zc_seen seen = zc_see_default("ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE");
+    assert_int_equal(zc_child_number(&seen.child, "roots"), 1);
+    assert_int_equal(zc_child_number(&seen.child, "r0.subs"), 2);
+    assert_int_equal(zc_child_number(&seen.child, "r0.s1.subdevice"), 1);
+    assert_int_equal(zc_child_number(&seen.child, "r0.root_result"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(&seen.child, "r0.parent"), 0); /* a root device has no root */
+    zc_seen_free(&seen);
+}
+
+static void hierarchy_flat_tiles_are_devices(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zc_seen composite = zc_see_default("ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE");
+    const char *const modes[] = {"ZE_FLAT_DEVICE_HIERARCHY=FLAT", "ZE_FLAT_DEVICE_HIERARCHY"}; /* FLAT is the default */
+    for (size_t m = 0; m < 2; m++) {
+        zc_seen flat = zc_see_default(modes[m]);
+        assert_int_equal(zc_child_number(&flat.child, "roots"), 2);
+        for (int r = 0; r < 2; r++) {
+            char key[32], tile[32];
+            snprintf(key, sizeof key, "r%d.subs", r);
+            assert_int_equal(zc_child_number(&flat.child, key), 0);
+            snprintf(key, sizeof key, "r%d.subdevice", r);
+            assert_int_equal(zc_child_number(&flat.child, key), 0);
+            snprintf(key, sizeof key, "r%d.parent", r);
+            assert_int_equal(zc_child_number(&flat.child, key), 0);
+            snprintf(key, sizeof key, "r%d.uuid", r);
+            snprintf(tile, sizeof tile, "r0.s%d.uuid", r);
+            zc_assert_same(&flat, key, &composite, tile);
+            snprintf(key, sizeof key, "r%d.memory", r);
+            snprintf(tile, sizeof tile, "r0.s%d.memory", r);
+            assert_int_equal(zc_child_number(&flat.child, key), zc_child_number(&composite.child, tile));
+        }
+        zc_seen_free(&flat);
+    }
+    zc_seen_free(&composite);
+}
+
+static void hierarchy_combined_tiles_with_their_card(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zc_seen composite = zc_see_default("ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE");
+    zc_seen combined = zc_see_default("ZE_FLAT_DEVICE_HIERARCHY=COMBINED");
+    assert_int_equal(zc_child_number(&combined.child, "roots"), 2);
+    for (int r = 0; r < 2; r++) {
+        char key[40], tile[32];
+        snprintf(key, sizeof key, "r%d.subs", r);
+        assert_int_equal(zc_child_number(&combined.child, key), 0);
+        snprintf(key, sizeof key, "r%d.uuid", r);
+        snprintf(tile, sizeof tile, "r0.s%d.uuid", r);
+        zc_assert_same(&combined, key, &composite, tile);
+        /* The composite card: its root device, with the root devices as its sub-devices. */
+        snprintf(key, sizeof key, "r%d.parent.uuid", r);
+        zc_assert_same(&combined, key, &composite, "r0.uuid");
+        snprintf(key, sizeof key, "r%d.parent.subs", r);
+        assert_int_equal(zc_child_number(&combined.child, key), 2);
+        snprintf(key, sizeof key, "r%d.parent.has_self", r);
+        assert_int_equal(zc_child_number(&combined.child, key), 1);
+    }
+    zc_seen_free(&combined);
+    zc_seen_free(&composite);
+}
+
+static void hierarchy_unknown_value_keeps_the_default(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    const char *const log[] = {"ZEFAKE_LOG=warn", NULL};
+    zc_seen seen = zc_see_in("default", "ZE_FLAT_DEVICE_HIERARCHY=flat", log); /* Intel spells it in capitals */
+    assert_int_equal(zc_child_number(&seen.child, "roots"), 2);
+    if (strstr(seen.child.err, "ZE_FLAT_DEVICE_HIERARCHY=flat") == NULL)
+        zc_fail("no warning names the value; stderr:\n%s", seen.child.err);
+    zc_seen_free(&seen);
+}
+
+/* In FLAT and COMBINED mode the mask's ordinals count tiles: 0..3 are card A's, 4..7 card B's. */
+static void hierarchy_flat_mask_counts_tiles(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zc_seen all = zc_see(NULL);
+    const char *const one[] = {"ZE_AFFINITY_MASK=5", NULL};
+    zc_seen tile = zc_see_in(zc_scenario_path, "ZE_FLAT_DEVICE_HIERARCHY=FLAT", one);
+    assert_int_equal(zc_child_number(&tile.child, "roots"), 1);
+    zc_assert_is(&tile, &all, "r0.uuid", 1, 1);
+    const char *const two[] = {"ZE_AFFINITY_MASK=7, 0.0, 1.1", "ZEFAKE_LOG=warn", NULL};
+    zc_seen pair = zc_see_in(zc_scenario_path, "ZE_FLAT_DEVICE_HIERARCHY=FLAT", two);
+    assert_int_equal(zc_child_number(&pair.child, "roots"), 2);
+    zc_assert_is(&pair, &all, "r0.uuid", 0, 0);
+    zc_assert_is(&pair, &all, "r1.uuid", 1, 3);
+    if (strstr(pair.child.err, "1.1") == NULL) /* a flat device has no sub-device 1 */
+        zc_fail("no warning names 1.1; stderr:\n%s", pair.child.err);
+    const char *const card_a[] = {"ZE_AFFINITY_MASK=3,2", NULL};
+    zc_seen combined = zc_see_in(zc_scenario_path, "ZE_FLAT_DEVICE_HIERARCHY=COMBINED", card_a);
+    assert_int_equal(zc_child_number(&combined.child, "roots"), 2);
+    zc_assert_is(&combined, &all, "r0.uuid", 0, 2);
+    zc_assert_is(&combined, &all, "r1.uuid", 0, 3);
+    assert_int_equal(zc_child_number(&combined.child, "r0.parent.subs"), 2); /* the card of the tiles kept */
+    zc_seen_free(&combined);
+    zc_seen_free(&pair);
+    zc_seen_free(&tile);
+    zc_seen_free(&all);
+}
+
+static void hierarchy_scenario_key_sets_the_default(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    static const char yaml[] = "schema: 1\nname: composite\ndevice_hierarchy: composite\ndevices:\n"
+                               "  - {name: card, type: gpu, device_id: 0x1, subdevices: 2}\n";
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/zc-hierarchy-%d.yaml", (int)getpid());
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fputs(yaml, file);
+    fclose(file);
+    zc_seen by_key = zc_see_in(path, "ZE_FLAT_DEVICE_HIERARCHY", NULL);
+    zc_seen by_env = zc_see_in(path, "ZE_FLAT_DEVICE_HIERARCHY=FLAT", NULL);
+    unlink(path);
+    assert_int_equal(zc_child_number(&by_key.child, "roots"), 1);
+    assert_int_equal(zc_child_number(&by_key.child, "r0.subs"), 2);
+    assert_int_equal(zc_child_number(&by_env.child, "roots"), 2); /* the variable overrides the scenario */
+    zc_seen_free(&by_env);
+    zc_seen_free(&by_key);
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-        cmocka_unit_test(affinity_unset_reports_every_device), cmocka_unit_test(affinity_whole_devices),
-        cmocka_unit_test(affinity_one_tile_is_a_device),       cmocka_unit_test(affinity_some_tiles_renumbered),
-        cmocka_unit_test(affinity_bad_entries_ignored),        cmocka_unit_test(affinity_pci_order),
-        cmocka_unit_test(affinity_sysman_variable_accepted),   cmocka_unit_test(affinity_tile_and_whole_device),
+        cmocka_unit_test(affinity_unset_reports_every_device),
+        cmocka_unit_test(affinity_whole_devices),
+        cmocka_unit_test(affinity_one_tile_is_a_device),
+        cmocka_unit_test(affinity_some_tiles_renumbered),
+        cmocka_unit_test(affinity_bad_entries_ignored),
+        cmocka_unit_test(affinity_pci_order),
+        cmocka_unit_test(affinity_sysman_variable_accepted),
+        cmocka_unit_test(affinity_tile_and_whole_device),
+        cmocka_unit_test(hierarchy_composite_card_with_tiles),
+        cmocka_unit_test(hierarchy_flat_tiles_are_devices),
+        cmocka_unit_test(hierarchy_combined_tiles_with_their_card),
+        cmocka_unit_test(hierarchy_unknown_value_keeps_the_default),
+        cmocka_unit_test(hierarchy_flat_mask_counts_tiles),
+        cmocka_unit_test(hierarchy_scenario_key_sets_the_default),
     };
     static const zc_child_mode modes[] = {{"devices", zc_child_devices}};
     static const zc_suite suite = {ZC_EXECUTABLE,     tests, ZC_COUNT(tests), zc_group_setup,

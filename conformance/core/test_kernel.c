@@ -399,6 +399,93 @@ static void kernel_use_after_destroy_invalid_null_handle(void **state) {
     zc_assert_result(zeKernelSetGroupSize((ze_kernel_handle_t)f->vadd, 1, 1, 1), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * Intel's zexKernelGetBaseAddress (docs/extensions.md) */
+
+typedef ze_result_t(ZE_APICALL *zc_get_base_t)(ze_kernel_handle_t, uint64_t *);
+
+static zc_get_base_t zc_get_base_address(void) {
+    zc_get_base_t fn = NULL;
+    if (zeDriverGetExtensionFunctionAddress(zc_sys()->driver, "zexKernelGetBaseAddress", (void **)&fn) !=
+            ZE_RESULT_SUCCESS ||
+        fn == NULL)
+        skip(); /* a driver without Intel's extension */
+    return fn;
+}
+
+/* The bases of every kernel of a module (at most 16), its kernels kept alive in `kernels`. */
+static uint32_t zc_module_bases(ze_module_handle_t module, zc_get_base_t get_base, ze_kernel_handle_t kernels[16],
+                                uint64_t bases[16]) {
+    uint32_t count = 0;
+    zc_assert_success(zeModuleGetKernelNames(module, &count, NULL));
+    const char *names[16];
+    count = count < 16 ? count : 16;
+    zc_assert_success(zeModuleGetKernelNames(module, &count, names));
+    for (uint32_t i = 0; i < count; i++) {
+        kernels[i] = zc_kernel_create(module, names[i]);
+        zc_assert_success(get_base(kernels[i], &bases[i]));
+        assert_true(bases[i] != 0);
+        for (uint32_t j = 0; j < i; j++)
+            if (bases[i] == bases[j])
+                zc_fail("kernels %s and %s share the base address 0x%llx", names[j], names[i],
+                        (unsigned long long)bases[i]);
+    }
+    return count;
+}
+
+static uint64_t zc_min_base(const uint64_t *bases, uint32_t count) {
+    uint64_t min = UINT64_MAX;
+    for (uint32_t i = 0; i < count; i++)
+        min = bases[i] < min ? bases[i] : min;
+    return min;
+}
+
+/* zefake lays a module's kernels out in a range as large as its native binary (at least), 64-byte aligned. */
+static void zc_assert_laid_out_in(ze_module_handle_t module, const uint64_t *bases, uint32_t count) {
+    size_t native = 0;
+    zc_assert_success(zeModuleGetNativeBinary(module, &native, NULL));
+    uint64_t first = zc_min_base(bases, count);
+    for (uint32_t i = 0; i < count; i++) {
+        assert_true(bases[i] % 64 == 0);
+        assert_true(bases[i] < first + native);
+    }
+}
+
+static void kernel_base_address_extension(void **state) {
+    zc_fixture *f = *state;
+    zc_get_base_t get_base = zc_get_base_address();
+    ze_module_handle_t math = zc_module_create(f->context, zc_sys()->roots[0], "spirv_math");
+    ze_kernel_handle_t kernels[2][16];
+    uint64_t bases[2][16];
+    uint32_t n_math = zc_module_bases(math, get_base, kernels[0], bases[0]);
+    uint32_t n_vadd = zc_module_bases(f->vadd, get_base, kernels[1], bases[1]);
+    assert_true(n_math > 1);
+    /* The same kernel created again is the same code. */
+    char name[64];
+    size_t name_size = sizeof name;
+    zc_assert_success(zeKernelGetName(kernels[1][0], &name_size, name));
+    ze_kernel_handle_t again = zc_kernel_create(f->vadd, name);
+    uint64_t base = 0;
+    zc_assert_success(get_base(again, &base));
+    assert_int_equal(base, bases[1][0]);
+    zc_assert_result(get_base(again, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    if (zc_driver_is_fake()) {
+        zc_assert_laid_out_in(math, bases[0], n_math);
+        zc_assert_laid_out_in(f->vadd, bases[1], n_vadd);
+        size_t native = 0; /* the two modules' ranges do not overlap */
+        zc_assert_success(zeModuleGetNativeBinary(math, &native, NULL));
+        uint64_t math_first = zc_min_base(bases[0], n_math), vadd_first = zc_min_base(bases[1], n_vadd);
+        assert_true(vadd_first >= math_first + native || vadd_first < math_first);
+        zc_assert_result(get_base((ze_kernel_handle_t)math, &base), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    }
+    zc_assert_success(zeKernelDestroy(again));
+    for (uint32_t i = 0; i < n_math; i++)
+        zc_assert_success(zeKernelDestroy(kernels[0][i]));
+    for (uint32_t i = 0; i < n_vadd; i++)
+        zc_assert_success(zeKernelDestroy(kernels[1][i]));
+    zc_assert_success(zeModuleDestroy(math));
+}
+
 #define ZC_F(test) cmocka_unit_test_setup_teardown(test, zc_setup, zc_teardown)
 
 int main(int argc, char **argv) {
@@ -420,6 +507,7 @@ int main(int argc, char **argv) {
         ZC_F(kernel_cache_config),
         ZC_F(kernel_bad_arguments),
         ZC_F(kernel_use_after_destroy_invalid_null_handle),
+        ZC_F(kernel_base_address_extension),
     };
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0,

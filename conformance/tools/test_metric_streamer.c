@@ -702,11 +702,27 @@ static void streamer_marker_on_a_wrong_list_or_streamer_is_refused(void **state)
     zc_assert_success(zetMetricStreamerClose(streamer));
 }
 
-/* Instruction-pointer samples while a kernel runs, summed per IP by the calculation. */
+/* The code range of the gemm kernel: its base address (Intel's zexKernelGetBaseAddress) and the module's native
+ * binary size, which bounds where zefake lays the module's kernels out (docs/metrics.md, "Kernel addresses"). */
+static void zc_gemm_range(zc_streamer_fixture *f, ze_kernel_handle_t kernel, uint64_t *base, uint64_t *end) {
+    ze_result_t(ZE_APICALL * get_base)(ze_kernel_handle_t, uint64_t *) = NULL;
+    zc_assert_success(
+        zeDriverGetExtensionFunctionAddress(zc_sys()->driver, "zexKernelGetBaseAddress", (void **)&get_base));
+    zc_assert_success(get_base(kernel, base));
+    size_t native = 0;
+    zc_assert_success(zeModuleGetNativeBinary(f->gemm, &native, NULL));
+    *end = *base + native;
+}
+
+/* Instruction-pointer samples while a kernel runs, summed per IP by the calculation: each IP (in 8-byte units) is the
+ * address of an instruction of the running kernel. */
 static void streamer_eu_stall_sampling(void **state) {
     zc_streamer_fixture *f = *state;
     zc_exec *x = &f->x;
     zc_skip_unless_fake();
+    ze_kernel_handle_t held = zc_kernel_create(f->gemm, "gemm"); /* the kernel of the run, alive throughout */
+    uint64_t base = 0, end = 0;
+    zc_gemm_range(f, held, &base, &end);
     zet_metric_group_handle_t group = zc_need_group(x->device, "EuStallSampling", ZC_TIME_BASED);
     zc_activate(x->context, x->device, 1, &group);
     zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 4096, 10000};
@@ -727,7 +743,10 @@ static void streamer_eu_stall_sampling(void **state) {
         for (uint32_t r = 0; r < sets.counts[s] / count; r++) {
             const zet_typed_value_t *row = &sets.values[offset + r * count];
             uint64_t ip = zc_u64(row[0]);
-            assert_true(ip % 16 == 0 && ip < 256);
+            if (ip * 8 < base || ip * 8 >= end || (ip * 8 - base) % 16 != 0)
+                zc_fail("IP 0x%llx (address 0x%llx) is no instruction of the kernel at 0x%llx..0x%llx",
+                        (unsigned long long)ip, (unsigned long long)ip * 8, (unsigned long long)base,
+                        (unsigned long long)end);
             assert_true(r == 0 || ip > previous_ip);
             previous_ip = ip;
             for (uint32_t m = 1; m < count; m++)
@@ -739,6 +758,7 @@ static void streamer_eu_stall_sampling(void **state) {
     zc_sets_free(&sets);
     free(data);
     zc_assert_success(zetMetricStreamerClose(streamer));
+    zc_assert_success(zeKernelDestroy(held));
 }
 
 /* Streamer data of a multi-tile root device is framed per tile; the plain calculation refuses it. */
@@ -895,7 +915,12 @@ static void streamer_realtime_clock_samples_while_idle(void **state) {
     (void)state;
     zc_skip_unless_fake();
     zc_child child;
-    assert_true(zc_run_child_in_scenario("realtime", zc_realtime_yaml, ZC_CHILD_TIMEOUT_MS, &child));
+    char instance[64]; /* a card of its own: realtime cards are shared by the processes of an instance */
+    snprintf(instance, sizeof instance, "zc-realtime-%d", (int)getpid());
+    setenv("ZEFAKE_INSTANCE", instance, 1);
+    bool started = zc_run_child_in_scenario("realtime", zc_realtime_yaml, ZC_CHILD_TIMEOUT_MS, &child);
+    unsetenv("ZEFAKE_INSTANCE");
+    assert_true(started);
     zc_assert_child_ok(&child, "the realtime child");
     char value[64];
     assert_true(zc_child_value(&child, "sync", value, sizeof value));

@@ -90,6 +90,34 @@ typedef ze_result_t(ZE_APICALL *zefake_pfnSetAnnotationCallback_t)(zefake_pfnAnn
 #define ZEFAKE_FN_SET_ANNOTATION_CALLBACK "zefakeSetAnnotationCallback"
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * The state a card shares with every process of the same user and scenario instance (docs/environment.md,
+ * "Processes"). */
+#define ZEFAKE_MAX_PROCESSES 64
+
+typedef struct zefake_device_process_t {
+    uint32_t pid;
+    uint64_t memory_bytes; /* device memory the process holds on the card */
+} zefake_device_process_t;
+
+typedef struct zefake_shared_device_t {
+    uint32_t size;                 /* [in] sizeof(zefake_shared_device_t) of the caller */
+    ze_bool_t shared;              /* false: the card's state is not shared (shared memory unavailable) */
+    char segment[ZEFAKE_TEXT_MAX]; /* the POSIX shared-memory object's name */
+    uint64_t clock_origin_ns;      /* host CLOCK_MONOTONIC time of realtime device time 0 */
+    uint64_t busy_ns;              /* summed durations of the commands of every process (realtime clocks) */
+    uint32_t num_processes;        /* the live processes using the card, this one included */
+    zefake_device_process_t processes[ZEFAKE_MAX_PROCESSES];
+} zefake_shared_device_t;
+
+/* "zefakeGetSharedDevice": the shared state of the card of the device whose UUID is *uuid (a root device, a tile or
+ * a sub-device; a UUID rather than a handle, see above). ZE_RESULT_ERROR_INVALID_NULL_POINTER for NULL arguments,
+ * ZE_RESULT_ERROR_INVALID_SIZE for a small `size`, ZE_RESULT_ERROR_INVALID_ARGUMENT for a UUID of no device,
+ * ZE_RESULT_ERROR_UNINITIALIZED before zeInit. */
+typedef ze_result_t(ZE_APICALL *zefake_pfnGetSharedDevice_t)(const ze_device_uuid_t *uuid,
+                                                             zefake_shared_device_t *state);
+#define ZEFAKE_FN_GET_SHARED_DEVICE "zefakeGetSharedDevice"
+
+/* ------------------------------------------------------------------------------------------------------------------
  * Program instrumentation: chained to zet_profile_properties_t.pNext, zetKernelGetProfileInfo fills it for a kernel
  * of a module built with -zet-profile-flags (docs/spirv-execution.md, "Program instrumentation"). The counts describe
  * the decoded form the engine runs: the kernel's entry function and every function it may call. */

@@ -69,6 +69,44 @@ static bool zf_subdevices_create(zf_device *root) {
     return true;
 }
 
+uint32_t zf_device_physical_tile(const zf_device *device) {
+    const zf_device_origin *origin = &device->driver->origins[device->root_index];
+    if (device->is_subdevice)
+        return origin->tiles[device->subdevice_id];
+    return origin->num_tiles == 1 && origin->physical_tiles > 1 ? origin->tiles[0] : 0;
+}
+
+zf_device *zf_device_by_uuid(zf_driver *driver, const ze_device_uuid_t *uuid) {
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
+        zf_device *root = &driver->devices[i];
+        if (memcmp(root->uuid.id, uuid->id, sizeof uuid->id) == 0)
+            return root;
+        for (uint32_t t = 0; t < root->num_subdevices; t++) {
+            if (memcmp(root->subdevices[t].uuid.id, uuid->id, sizeof uuid->id) == 0)
+                return root;
+        }
+    }
+    return NULL;
+}
+
+/* Joins the card's state shared with the other processes of the same user and scenario instance (docs/environment.md,
+ * "Processes"): ZEFAKE_INSTANCE, or the scenario's name. The card is named by its UUID without the tile, so every
+ * process finds it whatever ZE_AFFINITY_MASK kept of it. A realtime clock then counts from the card's shared origin. */
+static void zf_device_share(zf_device *device) {
+    const char *instance = getenv("ZEFAKE_INSTANCE");
+    if (instance == NULL || instance[0] == '\0')
+        instance = device->driver->scenario.name;
+    uint8_t key[16];
+    memcpy(key, device->uuid.id, sizeof key);
+    key[9] = 0;
+    device->shared = zf_shared_attach(instance, key);
+    if (device->shared != NULL && device->clock.mode == ZF_CLOCK_REALTIME) {
+        uint64_t origin = zf_shared_clock_origin_ns(device->shared);
+        if (origin <= zf_host_now_ns())
+            device->clock.host_origin_ns = origin;
+    }
+}
+
 bool zf_devices_create(zf_driver *driver) {
     uint32_t n = driver->scenario.num_devices;
     driver->devices = calloc(n, sizeof *driver->devices);
@@ -84,6 +122,7 @@ bool zf_devices_create(zf_driver *driver) {
         zf_clock_init(&device->clock, driver->scenario.clock_mode, &device->desc->timer);
         if (!zf_device_register(device, driver) || !zf_subdevices_create(device))
             return false;
+        zf_device_share(device);
     }
     return true;
 }
@@ -104,6 +143,17 @@ ze_result_t zfi_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCou
     return ZE_RESULT_SUCCESS;
 }
 
+ze_result_t ZE_APICALL zf_device_get_root_device(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice) {
+    if (!zf_handle_is_live(hDevice, ZF_OBJ_ZE_DEVICE))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "hDevice: not a live device handle");
+    if (phRootDevice == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "the arguments break the rule `nullptr == phRootDevice`");
+    zf_device *device = zf_device_from(hDevice);
+    bool flat = device->driver->hierarchy == ZF_HIERARCHY_FLAT;
+    *phRootDevice = device->is_subdevice && !flat ? (ze_device_handle_t)device->root : NULL;
+    return ZE_RESULT_SUCCESS;
+}
+
 static uint64_t zf_timer_resolution(const zf_scenario_timer *timer, ze_structure_type_t stype) {
     if (stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2)
         return timer->frequency_hz; /* cycles per second */
@@ -118,8 +168,9 @@ static void zf_device_build_properties(zf_device *device) {
     p->type = d->type;
     p->vendorId = d->vendor_id;
     p->deviceId = d->device_id;
-    p->flags = d->flags | (device->is_subdevice ? ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE : 0);
-    p->subdeviceId = device->is_subdevice ? device->subdevice_id : 0;
+    bool sub = zf_device_reported_as_subdevice(device);
+    p->flags = d->flags | (sub ? ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE : 0);
+    p->subdeviceId = sub ? device->subdevice_id : 0;
     p->coreClockRate = d->core_clock_rate_mhz;
     p->maxMemAllocSize = d->max_mem_alloc_size_bytes;
     p->maxHardwareContexts = d->max_hardware_contexts;

@@ -4,7 +4,11 @@
  *
  * Selection rewrites the scenario before any device exists: a device keeping k of its N tiles becomes a device of k
  * tiles (k/N of its slices and memory; no sub-devices when k is 1, the tile itself then being the device), so every
- * query, memory limit and engine agrees with what is visible. The UUIDs keep naming the physical device and tile. */
+ * query, memory limit and engine agrees with what is visible. The UUIDs keep naming the physical device and tile.
+ *
+ * ZE_FLAT_DEVICE_HIERARCHY (or the scenario's device_hierarchy) decides what the mask's ordinals count: the cards in
+ * COMPOSITE mode, the tiles (each card without tiles counting as one) in FLAT and COMBINED mode, where every tile is
+ * a root device; the cards stay the owners of their tiles either way, driver.c only changes what zeDeviceGet lists. */
 #include "core/zf_core.h"
 #include "driver/zf_driver.h"
 
@@ -86,13 +90,49 @@ static bool zf_parse_entry(const char *entry, uint32_t *device, uint32_t *sub) {
     return *entry == '\0';
 }
 
+/* FLAT and COMBINED ordinals count tiles: flat device `flat` is tile `*sub` of card `*device` (UINT32_MAX for a card
+ * without tiles, which is a device of its own); false when there is no such device. */
+static bool zf_flat_to_card(const zf_scenario *s, uint32_t flat, uint32_t *device, uint32_t *sub) {
+    for (uint32_t d = 0; d < s->num_devices; d++) {
+        uint32_t tiles = s->devices[d].num_subdevices;
+        uint32_t count = tiles > 0 ? tiles : 1;
+        if (flat < count) {
+            *device = d;
+            *sub = tiles > 0 ? flat : UINT32_MAX;
+            return true;
+        }
+        flat -= count;
+    }
+    return false;
+}
+
+/* Turns a FLAT or COMBINED entry into the card and tile it names; false (reported) when it names none. A flat device
+ * has no sub-devices, so only `<device>.0` (the device itself) is accepted besides `<device>`. */
+static bool zf_flat_entry(const zf_scenario *s, uint32_t *device, uint32_t *sub) {
+    uint32_t flat = *device;
+    if (*sub != UINT32_MAX && *sub != 0) {
+        zf_log(ZF_LOG_WARN,
+               "ZE_AFFINITY_MASK: device %u has no sub-devices in the FLAT/COMBINED hierarchy, not %u.%u; "
+               "ignored",
+               flat, flat, *sub);
+        return false;
+    }
+    if (!zf_flat_to_card(s, flat, device, sub)) {
+        zf_log(ZF_LOG_WARN, "ZE_AFFINITY_MASK: there is no device %u in the FLAT/COMBINED hierarchy; ignored", flat);
+        return false;
+    }
+    return true;
+}
+
 /* Records one entry; an entry naming no device of the system is reported and ignored. */
-static void zf_select_entry(const zf_scenario *s, const char *entry, zf_selection *selected) {
+static void zf_select_entry(const zf_scenario *s, bool flat, const char *entry, zf_selection *selected) {
     uint32_t device = 0, sub = 0;
     if (!zf_parse_entry(entry, &device, &sub)) {
         zf_log(ZF_LOG_WARN, "ZE_AFFINITY_MASK: '%s' is not <device> or <device>.<sub-device>; ignored", entry);
         return;
     }
+    if (flat && !zf_flat_entry(s, &device, &sub))
+        return;
     if (device >= s->num_devices) {
         zf_log(ZF_LOG_WARN, "ZE_AFFINITY_MASK: there is no device %u (the system has %u); ignored", device,
                s->num_devices);
@@ -112,7 +152,7 @@ static void zf_select_entry(const zf_scenario *s, const char *entry, zf_selectio
 }
 
 /* Splits the mask at commas; false when it is unset or empty (everything is visible). */
-static bool zf_parse_mask(const zf_scenario *s, zf_selection *selected) {
+static bool zf_parse_mask(const zf_scenario *s, bool flat, zf_selection *selected) {
     const char *mask = getenv("ZE_AFFINITY_MASK");
     if (mask == NULL || mask[0] == '\0')
         return false;
@@ -123,7 +163,7 @@ static bool zf_parse_mask(const zf_scenario *s, zf_selection *selected) {
     }
     char *save = NULL;
     for (char *entry = strtok_r(copy, ",", &save); entry != NULL; entry = strtok_r(NULL, ",", &save))
-        zf_select_entry(s, entry, selected);
+        zf_select_entry(s, flat, entry, selected);
     free(copy);
     return true;
 }
@@ -150,15 +190,32 @@ static void zf_whole_origin(const zf_scenario_device *d, zf_device_origin *origi
         origin->tiles[t] = (uint8_t)t;
 }
 
+/* ZE_FLAT_DEVICE_HIERARCHY as Intel's driver spells it, or the scenario's choice when unset. */
+static zf_device_hierarchy zf_hierarchy_requested(zf_device_hierarchy fallback) {
+    static const char *const names[] = {
+        [ZF_HIERARCHY_FLAT] = "FLAT", [ZF_HIERARCHY_COMPOSITE] = "COMPOSITE", [ZF_HIERARCHY_COMBINED] = "COMBINED"};
+    const char *value = getenv("ZE_FLAT_DEVICE_HIERARCHY");
+    if (value == NULL || value[0] == '\0')
+        return fallback;
+    for (uint32_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(value, names[i]) == 0)
+            return (zf_device_hierarchy)i;
+    }
+    zf_log(ZF_LOG_WARN, "ZE_FLAT_DEVICE_HIERARCHY=%s is not FLAT, COMPOSITE or COMBINED; the scenario's %s is used",
+           value, names[fallback]);
+    return fallback;
+}
+
 void zf_device_select(zf_driver *driver) {
     zf_scenario *s = &driver->scenario;
+    driver->hierarchy = zf_hierarchy_requested(s->device_hierarchy);
     uint32_t order[ZF_SCENARIO_MAX_DEVICES];
     for (uint32_t i = 0; i < s->num_devices; i++)
         order[i] = i;
     if (zf_pci_order_requested())
         zf_sort_by_pci(s, order);
     zf_selection selected[ZF_SCENARIO_MAX_DEVICES] = {0};
-    bool masked = zf_parse_mask(s, selected);
+    bool masked = zf_parse_mask(s, driver->hierarchy != ZF_HIERARCHY_COMPOSITE, selected);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->num_devices; i++) {
         if (masked && !selected[i].whole && selected[i].tiles == 0)

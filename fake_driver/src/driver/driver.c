@@ -46,6 +46,14 @@ static const ze_driver_extension_properties_t zf_extensions[] = {
 };
 #define ZF_NUM_EXTENSIONS (sizeof zf_extensions / sizeof zf_extensions[0])
 
+static void (*zf_init_hooks[4])(zf_driver *driver);
+static uint32_t zf_num_init_hooks;
+
+void zf_driver_on_init(void (*hook)(zf_driver *driver)) {
+    if (zf_num_init_hooks < sizeof zf_init_hooks / sizeof zf_init_hooks[0])
+        zf_init_hooks[zf_num_init_hooks++] = hook;
+}
+
 bool zf_driver_is_initialized(void) {
     return atomic_load_explicit(&zf_initialized, memory_order_acquire);
 }
@@ -71,14 +79,26 @@ static void zf_driver_uuid(zf_driver *driver) {
         driver->uuid.id[8 + i] = (uint8_t)(version >> (8 * i));
 }
 
+/* Appends the devices a card stands for in zeDeviceGet: itself in COMPOSITE mode or when it has no tiles, else each
+ * of its tiles (FLAT, COMBINED). */
+static void zf_driver_list_card(zf_driver *driver, zf_device *card) {
+    if (!zf_device_type_visible(card->desc->type, driver->init_flags))
+        return;
+    if (driver->hierarchy == ZF_HIERARCHY_COMPOSITE || card->num_subdevices == 0) {
+        driver->visible[driver->num_devices++] = card;
+        return;
+    }
+    for (uint32_t t = 0; t < card->num_subdevices; t++)
+        driver->visible[driver->num_devices++] = &card->subdevices[t];
+}
+
 static bool zf_driver_select_visible(zf_driver *driver) {
-    driver->visible = calloc(driver->scenario.num_devices, sizeof *driver->visible);
+    driver->visible =
+        calloc((size_t)driver->scenario.num_devices * ZF_SCENARIO_MAX_SUBDEVICES, sizeof *driver->visible);
     if (driver->visible == NULL)
         return false;
-    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
-        if (zf_device_type_visible(driver->devices[i].desc->type, driver->init_flags))
-            driver->visible[driver->num_devices++] = &driver->devices[i];
-    }
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++)
+        zf_driver_list_card(driver, &driver->devices[i]);
     return true;
 }
 
@@ -119,9 +139,11 @@ ze_result_t zfi_zeInit(ze_init_flags_t flags) {
         result = zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "an earlier zeInit failed; see the error above");
     } else if (!zf_driver_is_initialized()) {
         result = zf_driver_build(flags, &zf_the_driver);
-        if (result == ZE_RESULT_SUCCESS)
+        if (result == ZE_RESULT_SUCCESS) {
             atomic_store_explicit(&zf_initialized, true, memory_order_release);
-        else
+            for (uint32_t i = 0; i < zf_num_init_hooks; i++)
+                zf_init_hooks[i](zf_the_driver);
+        } else
             zf_init_failed = true;
     }
     pthread_mutex_unlock(&zf_init_lock);

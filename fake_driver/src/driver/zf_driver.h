@@ -4,6 +4,7 @@
 
 #include "core/zf_clock.h"
 #include "core/zf_object.h"
+#include "core/zf_shared.h"
 #include "scenario/scenario.h"
 
 #include <pthread.h>
@@ -27,6 +28,7 @@ typedef struct zf_device {
     atomic_uint faults;                /* execution faults recorded on this device: zeDeviceGetStatus reports them */
     uint32_t num_subdevices;
     struct zf_device *subdevices;
+    zf_card_share *shared; /* root devices: the card's state shared with other processes (NULL: not shared) */
 } zf_device;
 
 /* Where a root device of the driver comes from once ZE_AFFINITY_MASK and ZE_ENABLE_PCI_ID_DEVICE_ORDER are applied
@@ -42,17 +44,19 @@ typedef struct zf_device_origin {
 struct zf_driver {
     zf_object header;
     zf_scenario scenario;
-    ze_init_flags_t init_flags; /* the device types requested by the first zeInit */
-    uint32_t num_devices;       /* root devices visible under init_flags */
-    zf_device *devices;         /* all root devices of the scenario */
-    zf_device **visible;        /* the visible ones, in order */
+    ze_init_flags_t init_flags;    /* the device types requested by the first zeInit */
+    zf_device_hierarchy hierarchy; /* how cards with tiles are reported (ZE_FLAT_DEVICE_HIERARCHY) */
+    uint32_t num_devices;          /* root devices visible under init_flags */
+    zf_device *devices;            /* all root devices of the scenario */
+    zf_device **visible;           /* the visible ones, in order */
     ze_driver_uuid_t uuid;
     zf_device_origin origins[ZF_SCENARIO_MAX_DEVICES]; /* per root device of `scenario` (after selection) */
 };
 
-/* Applies ZE_ENABLE_PCI_ID_DEVICE_ORDER and ZE_AFFINITY_MASK to the loaded scenario: the devices not selected are
- * removed, a device keeping some of its tiles becomes a device of those tiles, and driver->origins records where each
- * remaining device comes from. Malformed mask entries are reported (warn) and ignored. */
+/* Decides the hierarchy (ZE_FLAT_DEVICE_HIERARCHY), then applies ZE_ENABLE_PCI_ID_DEVICE_ORDER and ZE_AFFINITY_MASK to
+ * the loaded scenario: the devices not selected are removed, a device keeping some of its tiles becomes a device of
+ * those tiles, and driver->origins records where each remaining device comes from. Malformed mask entries are reported
+ * (warn) and ignored. */
 void zf_device_select(zf_driver *driver);
 
 typedef struct zf_context {
@@ -61,6 +65,10 @@ typedef struct zf_context {
     uint32_t num_devices; /* the devices the context may use */
     zf_device **devices;
 } zf_context;
+
+/* Registers a function zeInit calls once the driver is built (at most 4): how an area above the driver (which the
+ * driver never calls) starts what must run from initialisation on. Call it from a constructor. */
+void zf_driver_on_init(void (*hook)(zf_driver *driver));
 
 /* The driver, once zeInit succeeded (NULL before). */
 zf_driver *zf_driver_get(void);
@@ -81,6 +89,30 @@ static inline zf_context *zf_context_from(ze_context_handle_t handle) {
 static inline zf_clock *zf_device_clock(zf_device *device) {
     return &device->root->clock;
 }
+
+/* True when the device is a tile reported as a sub-device of its card (ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE, its id in
+ * metric data): in COMPOSITE mode, and in COMBINED mode where the card is reachable as its root; in FLAT mode a tile
+ * is a root device of its own. */
+static inline bool zf_device_reported_as_subdevice(const zf_device *device) {
+    return device->is_subdevice && device->driver->hierarchy != ZF_HIERARCHY_FLAT;
+}
+
+/* zeDeviceGetRootDevice (Level Zero 1.9, offered through zeDriverGetExtensionFunctionAddress since the headers this
+ * driver is built with predate it): the card of a tile in COMPOSITE and COMBINED mode, NULL for a root device and in
+ * FLAT mode. */
+ze_result_t ZE_APICALL zf_device_get_root_device(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice);
+
+/* The physical tile a device is (a sub-device, or a root device made of one tile of its card), 0 for a card reported
+ * whole: what names its work in the card's shared state. */
+uint32_t zf_device_physical_tile(const zf_device *device);
+
+/* The card's shared state (its root's), NULL when not shared. */
+static inline zf_card_share *zf_device_shared(const zf_device *device) {
+    return device->root->shared;
+}
+
+/* The root device whose UUID, or whose sub-device's UUID, is `uuid`; NULL when none. */
+zf_device *zf_device_by_uuid(zf_driver *driver, const ze_device_uuid_t *uuid);
 
 /* Builds the devices of a validated scenario; false (with a logged reason) when out of host memory. */
 bool zf_devices_create(zf_driver *driver);

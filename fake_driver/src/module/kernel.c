@@ -37,6 +37,7 @@ struct zf_kernel {
     const zf_builtin *builtin; /* NULL when not a built-in: its cost applies whether or not its fast path runs */
     bool use_builtin;          /* the built-in fast path is enabled */
     uint32_t cycles_per_item;  /* of a kernel that is not a built-in: its decoded instructions (docs/cost-model.md) */
+    zf_kernel_code code;       /* its instruction addresses (kernel_isa.c) */
     zf_kernel_arg *args;
     uint8_t *values; /* argument values, packed by offset */
     size_t values_size;
@@ -71,6 +72,7 @@ struct zf_kernel_launch {
     uint32_t group_size[3];
     uint32_t offset[3];
     uint32_t cycles_per_item;
+    zf_kernel_code code;
     uint64_t local_bytes;    /* static plus argument local memory per group */
     uint64_t *local_sizes;   /* per argument: the local memory a local-pointer argument reserves */
     const void **arg_values; /* arg_values[i] points into values */
@@ -139,10 +141,15 @@ ze_result_t zfi_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_
     zf_form_stats stats;
     zf_form_kernel_stats(program->code, kernel->index, &stats);
     kernel->cycles_per_item = stats.instructions > 0 ? stats.instructions : 1;
+    if (!zf_kernel_isa_acquire(module, program, index, &kernel->code)) {
+        free(kernel);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the kernel's instruction addresses");
+    }
     ze_result_t result = zf_kernel_alloc_args(kernel);
     if (result == ZE_RESULT_SUCCESS && !zf_object_register(&kernel->header, ZF_OBJ_ZE_KERNEL, &module->header))
         result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register a kernel");
     if (result != ZE_RESULT_SUCCESS) {
+        zf_kernel_isa_release(module);
         zf_kernel_free(kernel);
         free(kernel);
         return result;
@@ -157,6 +164,7 @@ ze_result_t zfi_zeKernelDestroy(ze_kernel_handle_t hKernel) {
     zf_kernel *kernel = zf_kernel_from(hKernel);
     zf_object_unregister(&kernel->header); /* the handle dies before its parts */
     atomic_fetch_sub(&kernel->module->live_kernels, 1);
+    zf_kernel_isa_release(kernel->module);
     zf_program_release(kernel->program);
     zf_kernel_free(kernel);
     zf_object_retire(&kernel->header);
@@ -556,6 +564,7 @@ ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out) {
     memcpy(launch->offset, kernel->global_offset, sizeof launch->offset);
     launch->cycles_per_item =
         kernel->builtin ? zf_builtin_cycles(kernel->builtin, launch->arg_values) : kernel->cycles_per_item;
+    launch->code = kernel->code;
     if (!zf_capture_images(kernel, launch)) {
         zf_kernel_launch_free(launch);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to capture a launch's images");
@@ -797,6 +806,7 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
 ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups) {
     if (groups == NULL)
         return ZE_RESULT_SUCCESS;
+    zf_kernel_isa_note_run(&launch->code); /* EU stall samples of the command name its instructions */
     if (launch->builtin != NULL) {
         zf_builtin_call call = {
             .name = launch->info->name,
@@ -813,6 +823,15 @@ ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_
             return ZE_RESULT_SUCCESS;
     }
     return zf_execute(launch, groups);
+}
+
+ze_result_t ZE_APICALL zf_kernel_get_base_address(ze_kernel_handle_t hKernel, uint64_t *baseAddress) {
+    if (!zf_handle_is_live(hKernel, ZF_OBJ_ZE_KERNEL))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "hKernel: not a live kernel handle");
+    if (baseAddress == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "the arguments break the rule `nullptr == baseAddress`");
+    *baseAddress = zf_kernel_from(hKernel)->code.base;
+    return ZE_RESULT_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #define ZF_KERNEL_H
 
 #include "driver/zf_driver.h"
+#include "module/zf_module.h"
 #include "zefake/zefake_ext.h"
 
 #include <stdint.h>
@@ -44,6 +45,32 @@ uint32_t zf_kernel_launch_cycles_per_item(const zf_kernel_launch *launch);
  * faulted (an access outside an allocation...): the fault is logged naming kernel, work-item and address, and
  * execution reports it on the device. Called on an engine worker; spreads work-groups over the engine's threads. */
 ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups);
+
+/* ---- Instruction addresses (kernel_isa.c; docs/metrics.md, "Kernel addresses") ---- */
+
+#define ZF_KERNEL_INSTRUCTION_BYTES 16u /* the code of a decoded instruction */
+#define ZF_KERNEL_CODE_MAX          4u  /* kernels one command's work record keeps */
+
+/* Where a kernel's code is: its base address and its decoded instructions (16 bytes each from the base). */
+typedef struct zf_kernel_code {
+    uint64_t base;
+    uint32_t instructions;
+} zf_kernel_code;
+
+/* The code of kernel `index` of `program`, one of the programs of `module`, for a kernel being created: the module's
+ * range is made on first use and lives until every acquirer released it. False when out of host memory. */
+bool zf_kernel_isa_acquire(const zf_module *module, const zf_program *program, uint32_t index, zf_kernel_code *out);
+void zf_kernel_isa_release(const zf_module *module);
+
+/* Notes on the calling engine worker that a kernel ran; zf_kernel_isa_take_ran hands the latest
+ * ZF_KERNEL_CODE_MAX of them to the execution observer, which runs on the same worker after the command, and
+ * forgets them. */
+void zf_kernel_isa_note_run(const zf_kernel_code *code);
+uint32_t zf_kernel_isa_take_ran(zf_kernel_code out[ZF_KERNEL_CODE_MAX]);
+
+/* Intel's extension function "zexKernelGetBaseAddress" (zeDriverGetExtensionFunctionAddress): the kernel's base
+ * address. */
+ze_result_t ZE_APICALL zf_kernel_get_base_address(ze_kernel_handle_t hKernel, uint64_t *baseAddress);
 
 /* The ITT annotation callback of the zefake extension (zefakeSetAnnotationCallback, docs/spirv-execution.md). */
 ze_result_t zf_annotation_set_callback(zefake_pfnAnnotationCallback_t callback, void *user_data);

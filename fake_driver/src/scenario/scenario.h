@@ -38,6 +38,14 @@ typedef enum zf_clock_mode {
     ZF_CLOCK_REALTIME = 1, /* tied to the host's monotonic clock */
 } zf_clock_mode;
 
+/* How a card with sub-devices (tiles) is reported (docs/environment.md, "Device hierarchy"): the scenario's
+ * `device_hierarchy`, overridden by ZE_FLAT_DEVICE_HIERARCHY. */
+typedef enum zf_device_hierarchy {
+    ZF_HIERARCHY_FLAT = 0,      /* each tile a root device without sub-devices */
+    ZF_HIERARCHY_COMPOSITE = 1, /* the card a root device, its tiles sub-devices */
+    ZF_HIERARCHY_COMBINED = 2,  /* the tiles root devices, the card reachable as their composite root */
+} zf_device_hierarchy;
+
 typedef struct zf_scenario_memory {
     char name[ZF_SCENARIO_NAME_MAX];
     uint64_t total_size_bytes; /* per root device; divided evenly among sub-devices */
@@ -199,6 +207,7 @@ typedef struct zf_scenario {
     char source[ZF_SCENARIO_TEXT_MAX]; /* file path, or "<embedded default>" */
     uint32_t driver_version;           /* ze_driver_properties_t.driverVersion */
     zf_clock_mode clock_mode;
+    zf_device_hierarchy device_hierarchy;
     bool p2p_access;      /* devices of this system can access each other's memory */
     bool p2p_atomics;     /* ... and do atomics on it */
     bool strict;          /* the strict profile (docs/tolerances.md), unless ZEFAKE_STRICT says otherwise */

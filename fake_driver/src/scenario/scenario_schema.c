@@ -8,6 +8,7 @@
 
 _Static_assert(sizeof(ze_device_type_t) == sizeof(uint32_t), "enums are stored as uint32_t");
 _Static_assert(sizeof(zf_clock_mode) == sizeof(uint32_t), "enums are stored as uint32_t");
+_Static_assert(sizeof(zf_device_hierarchy) == sizeof(uint32_t), "enums are stored as uint32_t");
 
 /* ---- Name tables ---------------------------------------------------------------------------------------------- */
 
@@ -27,6 +28,10 @@ static const zf_names zf_device_flags = ZF_NAMES(zf_device_flag_items);
 
 static const zf_name zf_clock_mode_items[] = {{"modelled", ZF_CLOCK_MODELLED}, {"realtime", ZF_CLOCK_REALTIME}};
 static const zf_names zf_clock_modes = ZF_NAMES(zf_clock_mode_items);
+
+static const zf_name zf_hierarchy_items[] = {
+    {"flat", ZF_HIERARCHY_FLAT}, {"composite", ZF_HIERARCHY_COMPOSITE}, {"combined", ZF_HIERARCHY_COMBINED}};
+static const zf_names zf_hierarchies = ZF_NAMES(zf_hierarchy_items);
 
 static const zf_name zf_engine_flag_items[] = {
     {"compute", ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE},
@@ -543,6 +548,7 @@ static const zf_field zf_scenario_fields[] = {
     ZF_STRING(zf_scenario, description, "description", 0),
     ZF_CUSTOM(zf_scenario, driver_version, "driver_version", zf_parse_driver_version, 0),
     ZF_INLINE_MAP("clock", &zf_clock_schema),
+    ZF_ENUM(zf_scenario, device_hierarchy, "device_hierarchy", &zf_hierarchies, 0),
     ZF_INLINE_MAP("p2p", &zf_p2p_schema),
     ZF_BOOL(zf_scenario, strict, "strict"),
     ZF_LIST(zf_scenario, devices, "devices", &zf_device_list, ZF_OPT_REQUIRED),
@@ -555,6 +561,7 @@ bool zf_scenario_walk_root(zf_walk *w, yaml_node_t *root, zf_scenario *out) {
     out->metric_text_used = 1;                     /* offset 0 is the empty string */
     out->driver_version = (1u << 24) | (3u << 16); /* "1.3.0" */
     out->clock_mode = ZF_CLOCK_MODELLED;
+    out->device_hierarchy = ZF_HIERARCHY_FLAT; /* Intel's default for multi-tile cards (docs/environment.md) */
     out->p2p_access = false;
     out->p2p_atomics = false;
     out->strict = false;

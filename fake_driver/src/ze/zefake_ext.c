@@ -43,6 +43,37 @@ static ze_result_t ZE_APICALL zf_ext_get_tolerance_count(uint64_t *count, ze_boo
     return ZE_RESULT_SUCCESS;
 }
 
+static void zf_ext_fill_shared(zf_card_share *shared, zefake_shared_device_t *state) {
+    snprintf(state->segment, sizeof state->segment, "%s", zf_shared_name(shared));
+    state->clock_origin_ns = zf_shared_clock_origin_ns(shared);
+    state->busy_ns = zf_shared_busy_ns(shared);
+    zf_shared_process processes[ZEFAKE_MAX_PROCESSES];
+    state->num_processes = zf_shared_processes(shared, processes, ZEFAKE_MAX_PROCESSES);
+    for (uint32_t i = 0; i < state->num_processes; i++)
+        state->processes[i] = (zefake_device_process_t){(uint32_t)processes[i].pid, processes[i].memory_bytes};
+}
+
+static ze_result_t ZE_APICALL zf_ext_get_shared_device(const ze_device_uuid_t *uuid, zefake_shared_device_t *state) {
+    if (uuid == NULL || state == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "uuid and state must not be NULL");
+    if (state->size < sizeof(zefake_shared_device_t))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_SIZE, "state->size is %u, less than sizeof(zefake_shared_device_t)",
+                       state->size);
+    zf_driver *driver = zf_driver_get();
+    if (driver == NULL)
+        return zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "zeInit has not succeeded");
+    zf_device *root = zf_device_by_uuid(driver, uuid);
+    if (root == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "uuid: no device of the driver has this UUID");
+    uint32_t size = state->size;
+    memset(state, 0, sizeof *state);
+    state->size = size;
+    state->shared = root->shared != NULL;
+    if (root->shared != NULL)
+        zf_ext_fill_shared(root->shared, state);
+    return ZE_RESULT_SUCCESS;
+}
+
 typedef struct zf_ext_function {
     const char *name;
     void *address;
@@ -56,6 +87,9 @@ ze_result_t zfi_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, 
         {ZEFAKE_FN_IS_API_IMPLEMENTED, (void *)zf_ext_is_api_implemented},
         {ZEFAKE_FN_SET_ANNOTATION_CALLBACK, (void *)zf_annotation_set_callback},
         {ZEFAKE_FN_GET_TOLERANCE_COUNT, (void *)zf_ext_get_tolerance_count},
+        {ZEFAKE_FN_GET_SHARED_DEVICE, (void *)zf_ext_get_shared_device},
+        {"zeDeviceGetRootDevice", (void *)zf_device_get_root_device},
+        {"zexKernelGetBaseAddress", (void *)zf_kernel_get_base_address}, /* Intel's, docs/extensions.md */
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) {

@@ -6,9 +6,11 @@
  * [start, end] interval, so a report written in the middle of a kernel sees the part of it that has run. Work that
  * ended before the last report written is folded into the base and forgotten. */
 #include "core/zf_core.h"
+#include "memory/zf_memory.h"
 #include "tools/metrics/zf_metric.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The launch set-up part of every kernel's duration in the cost model (docs/cost-model.md). Its cycles count as XVE
  * stall, the rest of the kernel as XVE active. */
@@ -118,24 +120,83 @@ static void zf_tile_add(zf_metric_tile *tile, const zf_work_entry *entry) {
     tile->log[tile->log_count++] = *entry;
 }
 
+/* Publishes one tile's part of a command on the card's shared state (realtime clocks only: in modelled mode device
+ * times of different processes are unrelated), and the memory the process holds on the card. */
+static void zf_metric_share(const zf_metric_device *mdev, const zf_work_entry *entries, uint32_t count) {
+    zf_card_share *shared = zf_device_shared(mdev->device);
+    if (shared == NULL)
+        return;
+    if (zf_device_clock(mdev->device)->mode == ZF_CLOCK_REALTIME) {
+        for (uint32_t t = 0; t < count; t++) {
+            zf_shared_work work = {.tile = zf_device_physical_tile(mdev->tiles[t]->mdev->device),
+                                   .start_ns = entries[t].start_ns,
+                                   .end_ns = entries[t].end_ns,
+                                   .context_id = entries[t].context_id};
+            memcpy(work.amount, entries[t].amount, sizeof work.amount);
+            zf_shared_publish(shared, &work);
+        }
+    }
+    uint64_t used = 0, capacity = 0;
+    zf_memory_device_usage(mdev->device->root, &used, &capacity);
+    zf_shared_set_memory(shared, used);
+}
+
 void zf_metric_observe(const zf_work_record *r, void *user_data) {
     (void)user_data;
     zf_metric_device *mdev = zf_metric_device_of(r->device);
     const zf_scenario_device *d = r->device->desc;
     bool compute = r->ordinal < d->num_engine_groups &&
                    (d->engine_groups[r->ordinal].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+    zf_kernel_code kernels[ZF_KERNEL_CODE_MAX];
+    uint32_t num_kernels = zf_kernel_isa_take_ran(kernels); /* the observer runs on the worker that ran them */
+    zf_work_entry entries[ZF_SCENARIO_MAX_SUBDEVICES];
     zf_metric_lock();
     for (uint32_t t = 0; t < mdev->num_tiles; t++) {
         zf_metric_tile *tile = mdev->tiles[t];
-        zf_work_entry entry = {
-            .start_ns = r->start_ns, .end_ns = r->end_ns, .context_id = zf_engine_context_id(r->ordinal, r->index)};
-        zf_work_amounts(r, &tile->shape, t, mdev->num_tiles, compute, entry.amount);
-        zf_tile_add(tile, &entry);
+        zf_work_entry *entry = &entries[t];
+        *entry = (zf_work_entry){.start_ns = r->start_ns,
+                                 .end_ns = r->end_ns,
+                                 .context_id = zf_engine_context_id(r->ordinal, r->index),
+                                 .num_kernels = num_kernels};
+        memcpy(entry->kernels, kernels, num_kernels * sizeof kernels[0]);
+        zf_work_amounts(r, &tile->shape, t, mdev->num_tiles, compute, entry->amount);
+        zf_tile_add(tile, entry);
     }
     if (r->end_ns > mdev->root->latest_end_ns)
         mdev->root->latest_end_ns = r->end_ns;
     zf_streamers_advance(mdev->root);
     zf_metric_unlock();
+    zf_metric_share(mdev, entries, mdev->num_tiles);
+}
+
+/* Adds another process's work to the tiles of this process that are the same physical tile. */
+static void zf_metric_import_one(zf_metric_device *root, const zf_shared_work *work) {
+    for (uint32_t t = 0; t < root->num_tiles; t++) {
+        zf_metric_tile *tile = root->tiles[t];
+        if (zf_device_physical_tile(tile->mdev->device) != work->tile)
+            continue;
+        zf_work_entry entry = {.start_ns = work->start_ns, .end_ns = work->end_ns, .context_id = work->context_id};
+        memcpy(entry.amount, work->amount, sizeof entry.amount);
+        zf_tile_add(tile, &entry);
+    }
+    if (work->end_ns > root->latest_end_ns)
+        root->latest_end_ns = work->end_ns;
+}
+
+void zf_metric_import(zf_metric_device *root) {
+    zf_card_share *shared = zf_device_shared(root->device);
+    if (shared == NULL || zf_device_clock(root->device)->mode != ZF_CLOCK_REALTIME)
+        return;
+    if (!root->shared_started) {
+        root->shared_seq = zf_shared_next_seq(shared);
+        root->shared_started = true;
+    }
+    zf_shared_work work[64];
+    uint32_t n;
+    while ((n = zf_shared_collect(shared, &root->shared_seq, work, 64)) > 0) {
+        for (uint32_t i = 0; i < n; i++)
+            zf_metric_import_one(root, &work[i]);
+    }
 }
 
 /* ---- Reading the signals -------------------------------------------------------------------------------------- */
@@ -180,6 +241,19 @@ bool zf_tile_context_at(const zf_metric_tile *tile, uint64_t ns, uint32_t *conte
         }
     }
     return found;
+}
+
+uint32_t zf_tile_kernels_at(const zf_metric_tile *tile, uint64_t ns, zf_kernel_code out[ZF_KERNEL_CODE_MAX]) {
+    const zf_work_entry *latest = NULL;
+    for (size_t i = 0; i < tile->log_count; i++) {
+        const zf_work_entry *e = &tile->log[i];
+        if (e->num_kernels > 0 && e->start_ns <= ns && (latest == NULL || e->start_ns >= latest->start_ns))
+            latest = e;
+    }
+    if (latest == NULL)
+        return 0;
+    memcpy(out, latest->kernels, latest->num_kernels * sizeof out[0]);
+    return latest->num_kernels;
 }
 
 bool zf_tile_active_after(const zf_metric_tile *tile, uint64_t ns) {

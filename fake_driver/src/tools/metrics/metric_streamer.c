@@ -15,7 +15,8 @@
 #define ZF_STREAMER_MAX_NOTIFY 32768u /* capacity 2 x 32768 reports: 16 MiB of 256-byte reports per tile */
 #define ZF_STREAMER_MIN_TICKS  2u     /* the shortest period the OA unit takes */
 #define ZF_EU_SAMPLE_CYCLES    256u   /* XVE cycles per EU stall sample */
-#define ZF_EU_IP_SLOTS         16u    /* distinct instruction pointers the samples cycle through */
+#define ZF_EU_IP_SLOTS         16u    /* instruction pointers the samples cycle through when no kernel is known */
+#define ZF_EU_IP_UNIT          8u     /* bytes per IP unit: the address of IP n is 8 n */
 #define ZF_REALTIME_POLL_MIN   1000000u
 #define ZF_REALTIME_POLL_MAX   100000000u
 
@@ -124,6 +125,18 @@ static uint64_t zf_eu_samples(uint64_t now, uint64_t before) {
     return now / ZF_EU_SAMPLE_CYCLES - before / ZF_EU_SAMPLE_CYCLES;
 }
 
+/* The IP of sample k of a tile: instruction k mod n of one of the kernels of the latest command that ran kernels on
+ * the tile (the k-th of them in turn), as an address in 8-byte units (docs/metrics.md, "Kernel addresses"). */
+static uint64_t zf_eu_ip(const zf_metric_tile *tile, uint64_t k, uint64_t ns) {
+    zf_kernel_code kernels[ZF_KERNEL_CODE_MAX];
+    uint32_t n = zf_tile_kernels_at(tile, ns, kernels);
+    if (n == 0)
+        return (k % ZF_EU_IP_SLOTS) * 16u;
+    const zf_kernel_code *code = &kernels[k % n];
+    uint64_t address = code->base + (k % code->instructions) * ZF_KERNEL_INSTRUCTION_BYTES;
+    return address / ZF_EU_IP_UNIT;
+}
+
 static void zf_write_eu_record(uint8_t *rec, const zf_metric_streamer *s, const zf_metric_tile *tile, uint64_t k,
                                uint64_t ns, uint64_t active, uint64_t stall) {
     /* Stall samples in fixed shares: control 1/8, pipe 1/4, send 3/8, dist 0, sbid 1/8, sync 1/16, instfetch 1/16,
@@ -142,7 +155,7 @@ static void zf_write_eu_record(uint8_t *rec, const zf_metric_streamer *s, const 
         attributed += counts[i];
     counts[ZF_EU_STALL_REASONS - 1] = (uint32_t)(stall - attributed);
     memset(rec, 0, ZF_EU_STALL_RECORD_SIZE);
-    zf_le64_put(rec + ZF_EU_OFF_IP, (k % ZF_EU_IP_SLOTS) * 16u);
+    zf_le64_put(rec + ZF_EU_OFF_IP, zf_eu_ip(tile, k, ns));
     for (uint32_t i = 0; i < ZF_EU_STALL_REASONS; i++)
         zf_le32_put(rec + ZF_EU_OFF_COUNTS + 4 * i, counts[i]);
     zf_le32_put(rec + ZF_EU_OFF_TILE, tile->tile_id);
@@ -206,6 +219,7 @@ static void zf_tile_fold_for_streamers(zf_metric_tile *tile) {
 
 /* Writes every report due up to `horizon_ns`. */
 static void zf_streamer_materialise(zf_metric_streamer *s, uint64_t horizon_ns) {
+    zf_metric_import(s->mdev->root); /* what other processes ran on the card counts too */
     uint64_t last_k = zf_metric_ns_to_ticks(s->mdev, horizon_ns) / s->period_ticks;
     while (s->next_k <= last_k) {
         uint64_t ns = zf_report_ns(s, s->next_k);
@@ -432,6 +446,7 @@ static bool zf_streamer_attach(zf_metric_streamer *s) {
         if (zf_tile_domain_use(mdev->tiles[t], s->group->domain, true) == NULL)
             return false;
     }
+    zf_metric_import(mdev->root); /* from now on, other processes' work is imported */
     uint64_t start = zf_metric_horizon_ns(mdev);
     for (uint32_t t = 0; t < mdev->num_tiles; t++) {
         zf_metric_tile *tile = mdev->tiles[t];

@@ -66,7 +66,7 @@ static bool zf_tile_create(zf_metric_device *mdev) {
         return false;
     }
     tile->mdev = mdev;
-    tile->tile_id = mdev->device->is_subdevice ? mdev->device->subdevice_id : 0;
+    tile->tile_id = zf_device_reported_as_subdevice(mdev->device) ? mdev->device->subdevice_id : 0;
     tile->shape = zf_tile_shape_of(mdev->device);
     mdev->own_tile = tile;
     mdev->tiles[0] = tile;
@@ -260,6 +260,22 @@ ze_result_t zf_metrics_init(void) {
     }
     pthread_mutex_unlock(&zf_metric_init_mutex);
     return result;
+}
+
+/* A card whose state is shared in realtime mode publishes its work for the streamers of other processes
+ * (docs/environment.md, "Processes"): its counters then run from zeInit, not from the first metric call. */
+static void zf_metrics_start_shared(zf_driver *driver) {
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
+        const zf_device *device = &driver->devices[i];
+        if (device->shared != NULL && device->clock.mode == ZF_CLOCK_REALTIME) {
+            zf_metrics_init();
+            return;
+        }
+    }
+}
+
+__attribute__((constructor)) static void zf_metrics_register_init(void) {
+    zf_driver_on_init(zf_metrics_start_shared);
 }
 
 void zf_metrics_shutdown(void) {

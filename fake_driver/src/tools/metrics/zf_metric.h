@@ -12,6 +12,7 @@
 #include "core/zf_bytes.h"
 #include "driver/zf_driver.h"
 #include "exec/zf_exec.h"
+#include "module/zf_kernel.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -132,6 +133,8 @@ typedef struct zf_work_entry {
     uint64_t end_ns;
     uint32_t context_id;
     uint64_t amount[ZF_SIG_COUNT];
+    uint32_t num_kernels; /* the kernels the command ran (the latest ZF_KERNEL_CODE_MAX), for EU stall IPs */
+    zf_kernel_code kernels[ZF_KERNEL_CODE_MAX];
 } zf_work_entry;
 
 /* How a domain of a tile is in use: metric sources are exclusive per tile and domain. */
@@ -164,6 +167,8 @@ struct zf_metric_device {
     zf_metric_tile **tiles;   /* its own tile, or its sub-devices' */
     zf_metric_device **subs;  /* by sub-device id */
     uint64_t latest_end_ns;   /* root devices: the latest end of work executed on the card */
+    uint64_t shared_seq;      /* root devices: the next work of other processes to import (zf_metric_import) */
+    bool shared_started;
     uint32_t num_groups;
     zf_metric_group *groups;
     uint32_t num_active; /* activated groups, at most one per domain */
@@ -204,6 +209,8 @@ void zf_tile_signals_at(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF
 void zf_tile_signals_now(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]);
 /* The context (engine) whose logged command covers `ns`, if any; lock held. */
 bool zf_tile_context_at(const zf_metric_tile *tile, uint64_t ns, uint32_t *context_id);
+/* The kernels of the latest logged command that started by `ns` and ran kernels (0 when none); lock held. */
+uint32_t zf_tile_kernels_at(const zf_metric_tile *tile, uint64_t ns, zf_kernel_code out[ZF_KERNEL_CODE_MAX]);
 /* True when logged work ends after `ns` (the tile is or will be active then); lock held. */
 bool zf_tile_active_after(const zf_metric_tile *tile, uint64_t ns);
 /* Folds logged work that ended by `ns` into the base; lock held. */
@@ -233,6 +240,9 @@ void zf_streamers_shutdown(void);
 /* The execution observer: turns each executed command into signal contributions (lock taken inside). */
 void zf_metric_observe(const zf_work_record *record, void *user_data);
 
+/* Imports the work other processes published on the card's shared state since the last import into the tiles of
+ * this process (realtime clocks only; docs/environment.md, "Processes"); lock held. */
+void zf_metric_import(zf_metric_device *root);
 /* ---- Calculation helpers (metric_calc.c) ---------------------------------------------------------------------- */
 
 /* The size of the frame header of data from `sets` tiles (0 for one: plain data), and the header itself for a

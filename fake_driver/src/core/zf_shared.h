@@ -1,0 +1,66 @@
+/* The device state every process of a user shares for one card of one scenario instance, as a real GPU is one
+ * device for all the processes using it (docs/environment.md, "Processes"): a POSIX shared-memory segment per card
+ * holding the realtime clock origin, the work executed on the card (engine busy time and the counter contributions
+ * metric streamers read) and the processes using it with their memory. core/shared.c. */
+#ifndef ZF_SHARED_H
+#define ZF_SHARED_H
+
+#include "scenario/scenario_formula.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ZF_SHARED_MAX_PROCESSES 64u
+#define ZF_SHARED_MAX_TILES     8u
+#define ZF_SHARED_NAME_MAX      200u
+
+typedef struct zf_card_share zf_card_share;
+
+/* One command's contribution to one physical tile, as published by the process that ran it. */
+typedef struct zf_shared_work {
+    uint64_t seq; /* set by zf_shared_publish: the position in the card's history */
+    int32_t pid;  /* set by zf_shared_publish */
+    uint32_t tile;
+    uint64_t start_ns; /* device time: host monotonic time minus the shared clock origin */
+    uint64_t end_ns;
+    uint32_t context_id;
+    uint64_t amount[ZF_SIG_COUNT];
+} zf_shared_work;
+
+typedef struct zf_shared_process {
+    int32_t pid;
+    uint64_t memory_bytes; /* device memory it holds on the card */
+} zf_shared_process;
+
+/* Attaches to the segment of the card named by `key` (16 bytes naming the physical card) in `instance` (a scenario
+ * instance name) of the calling user, creating it on first use; NULL (logged) when shared memory cannot be used:
+ * the device then works unshared. The calling process is listed among the card's processes. */
+zf_card_share *zf_shared_attach(const char *instance, const uint8_t key[16]);
+
+/* The segment's name (for diagnostics and zefakeGetSharedDevice). */
+const char *zf_shared_name(const zf_card_share *shared);
+
+/* Host monotonic time (ns) at which the segment was created: device time 0 of a realtime clock. */
+uint64_t zf_shared_clock_origin_ns(const zf_card_share *shared);
+
+/* Appends work to the card's history (a ring of the latest entries) and adds its duration to the busy time. */
+void zf_shared_publish(zf_card_share *shared, const zf_shared_work *work);
+
+/* The sequence number the next published work will have. */
+uint64_t zf_shared_next_seq(zf_card_share *shared);
+
+/* Copies into `out` (at most `max`) the work published from *seq on by other processes, oldest first, and moves *seq
+ * past what it returned; work that the ring no longer holds is skipped. Returns the number copied. */
+uint32_t zf_shared_collect(zf_card_share *shared, uint64_t *seq, zf_shared_work *out, uint32_t max);
+
+/* The card's busy time: the sum of the durations of every command published on it, ns. */
+uint64_t zf_shared_busy_ns(zf_card_share *shared);
+
+/* Records the device memory the calling process holds on the card. */
+void zf_shared_set_memory(zf_card_share *shared, uint64_t bytes);
+
+/* The live processes using the card (dead ones are removed first); returns how many were copied. */
+uint32_t zf_shared_processes(zf_card_share *shared, zf_shared_process *out, uint32_t max);
+
+#endif
