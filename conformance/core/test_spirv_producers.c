@@ -138,6 +138,14 @@ static void calls_of_functions_defined_later(void **state) {
             zc_fail("work-item %u: %u, expected %u", i, out[i], in[i] * in[i] * 3u + i * 7u);
 }
 
+/* The validator sees the module without its debug instructions and with its blocks reordered; what it refuses is still
+ * named by its word offset in the module as given (spirv-dis --offsets: 0x154 bytes). */
+static void refusals_name_the_instruction_as_given(void **state) {
+    zc_skip_unless_fake(); /* the log's text is zefake's */
+    zc_build_refused(*state, "invalid_after_debug",
+                     "SPIR-V word 85 (OpIAdd): the SPIR-V validator refuses the module: Expected arithmetic operands");
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * The producer matrix */
 
@@ -294,6 +302,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(debug_sets_decode_to_nothing, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(program_scope_samplers_sample, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(calls_of_functions_defined_later, zc_setup_spirv, zc_teardown_spirv),
+        cmocka_unit_test_setup_teardown(refusals_name_the_instruction_as_given, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(every_producer_variant_builds, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(producer_variants_compute_as_the_default_build, zc_setup_spirv,
                                         zc_teardown_spirv),

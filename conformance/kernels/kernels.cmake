@@ -60,7 +60,7 @@ foreach(name IN ITEMS linkonce_a linkonce_b linkonce_strong linkonce_user linkon
 endforeach()
 
 # Modules spirv-val refuses, which the driver must refuse too (test_spirv_faults.c): assembled, never validated.
-set(ZC_INVALID_KERNELS invalid_undef_void invalid_operand_types invalid_store_type)
+set(ZC_INVALID_KERNELS invalid_undef_void invalid_operand_types invalid_store_type invalid_after_debug)
 list(APPEND ZC_ASSEMBLY_KERNELS ${ZC_INVALID_KERNELS})
 
 set(ZC_KERNEL_OUTPUTS)
