@@ -47,6 +47,9 @@ list(APPEND ZC_OPENCL_KERNELS program_main program_scale program_offset program_
 set(ZC_ASSEMBLY_KERNELS spec_global)
 # Assembly: SPIR-V 1.0 unless ZC_SPIRV_AS_ENV_<name> names another target environment.
 list(APPEND ZC_ASSEMBLY_KERNELS spirv_unsupported spirv_irreducible spirv_foreign_set spirv_block3)
+# Forms other producers emit (test_spirv_producers.c): built-ins declared UniformConstant and imported, debug sets,
+# program-scope samplers, calls of functions defined later.
+list(APPEND ZC_ASSEMBLY_KERNELS spirv_builtins_uniform spirv_debug_sets spirv_global_sampler spirv_forward_calls)
 set(ZC_SPIRV_AS_ENV_spirv_unsupported spv1.3)
 # ZE_extension_linkonce_odr (test_module_program.c): LinkOnceODR definitions in two modules, a strong export, an
 # importer, and LinkOnceODR definitions of other types. SPIR-V 1.0 for all five: LinkOnceODR needs the
@@ -57,33 +60,93 @@ foreach(name IN ITEMS linkonce_a linkonce_b linkonce_strong linkonce_user linkon
 endforeach()
 
 # Modules spirv-val refuses, which the driver must refuse too (test_spirv_faults.c): assembled, never validated.
-set(ZC_INVALID_KERNELS invalid_undef_void invalid_operand_types invalid_store_type)
+set(ZC_INVALID_KERNELS invalid_undef_void invalid_operand_types invalid_store_type invalid_after_debug)
 list(APPEND ZC_ASSEMBLY_KERNELS ${ZC_INVALID_KERNELS})
 
 set(ZC_KERNEL_OUTPUTS)
-foreach(name IN LISTS ZC_OPENCL_KERNELS)
-  set(out "${ZC_KERNEL_DIR}/${name}")
+# zc_opencl_kernel(<name> <output name> <cl std> <validate: ON/OFF> <options...>): <name>.cl compiled with the
+# kernel's own flags and <options> (optimization level, -g, llvm-spirv's --spirv-debug-info-version after the word
+# LLVM_SPIRV) into ${ZC_KERNEL_DIR}/<output name>.spv.
+function(zc_opencl_kernel name output cl_std validate_it)
+  set(clang_options)
+  set(spirv_options)
+  set(target clang_options)
+  foreach(option IN LISTS ARGN)
+    if(option STREQUAL "LLVM_SPIRV")
+      set(target spirv_options)
+    else()
+      list(APPEND ${target} ${option})
+    endif()
+  endforeach()
+  set(out "${ZC_KERNEL_DIR}/${output}")
   # The module only appears under its final name once spirv-val accepted it, so a failed validation is not
   # mistaken for an up-to-date output by the next build.
   set(validate COMMAND "${ZC_SPIRV_VAL}" "${out}.unchecked.spv")
-  if(name IN_LIST ZC_UNVALIDATED_KERNELS)
+  if(NOT validate_it OR name IN_LIST ZC_UNVALIDATED_KERNELS)
     set(validate)
   endif()
+  add_custom_command(
+    OUTPUT "${out}.spv"
+    COMMAND "${ZC_CLANG}" -cl-std=${cl_std} -target spir64 ${clang_options} ${ZC_CLANG_FLAGS_${name}} -emit-llvm -c
+            "${ZC_KERNEL_SOURCE_DIR}/${name}.cl" -o "${out}.bc"
+    COMMAND "${ZC_LLVM_SPIRV}" ${ZC_LLVM_SPIRV_FLAGS_${name}} ${spirv_options} "${out}.bc" -o "${out}.unchecked.spv"
+    ${validate}
+    COMMAND "${CMAKE_COMMAND}" -E rename "${out}.unchecked.spv" "${out}.spv"
+    DEPENDS "${ZC_KERNEL_SOURCE_DIR}/${name}.cl"
+    COMMENT "Compiling test kernel ${name}.cl to SPIR-V (${output})"
+    VERBATIM)
+  set(ZC_KERNEL_OUTPUTS ${ZC_KERNEL_OUTPUTS} "${out}.spv" PARENT_SCOPE)
+endfunction()
+
+foreach(name IN LISTS ZC_OPENCL_KERNELS)
   set(cl_std CL2.0)
   if(DEFINED ZC_CL_STD_${name})
     set(cl_std ${ZC_CL_STD_${name}})
   endif()
-  add_custom_command(
-    OUTPUT "${out}.spv"
-    COMMAND "${ZC_CLANG}" -cl-std=${cl_std} -target spir64 -O2 ${ZC_CLANG_FLAGS_${name}} -emit-llvm -c
-            "${ZC_KERNEL_SOURCE_DIR}/${name}.cl" -o "${out}.bc"
-    COMMAND "${ZC_LLVM_SPIRV}" ${ZC_LLVM_SPIRV_FLAGS_${name}} "${out}.bc" -o "${out}.unchecked.spv"
-    ${validate}
-    COMMAND "${CMAKE_COMMAND}" -E rename "${out}.unchecked.spv" "${out}.spv"
-    DEPENDS "${ZC_KERNEL_SOURCE_DIR}/${name}.cl"
-    COMMENT "Compiling test kernel ${name}.cl to SPIR-V"
-    VERBATIM)
-  list(APPEND ZC_KERNEL_OUTPUTS "${out}.spv")
+  zc_opencl_kernel(${name} ${name} ${cl_std} ON -O2)
+endforeach()
+
+# The producer matrix (test_spirv_producers.c, docs/spirv-execution.md "Producer matrix"): the spirv_*.cl corpus as
+# other compilations produce it, into <name>.<variant>.spv, each built by the driver and its results compared with
+# those of <name>.spv. Variants:
+#   O0        -O0 (every value in a private variable)
+#   g-legacy  -O0 -g, llvm-spirv --spirv-debug-info-version=legacy (the SPIRV.debug set)
+#   g-ocl100  -O2 -g, --spirv-debug-info-version=ocl-100 (OpenCL.DebugInfo.100)
+#   CL1.2, CL2.0, CL3.0  -O2 under another OpenCL C version than the kernel's own (where the kernel compiles)
+# spirv-val refuses every -g module of llvm-spirv-14: it does not know SPIRV.debug, and the OpenCL.DebugInfo.100 that
+# llvm-spirv-14 writes breaks its rules (undefined ids, operands of the wrong kind). Those variants are not validated
+# here; the driver validates them without their debug information (docs/modules.md, "What zeModuleCreate checks").
+set(ZC_PRODUCER_CORPUS spirv_arith spirv_convert spirv_control spirv_math spirv_data spirv_local spirv_atomics
+                       spirv_globals spirv_image spirv_printf spirv_itt spirv_gemm spirv_fptr spirv_pointers
+                       spirv_generic spirv_faults spirv_float_atomics spirv_subgroups)
+# llvm-spirv-14 aborts on the debug information of these two ("unsupported opcode found in DIExpression").
+set(ZC_PRODUCER_NO_OCL100 spirv_globals spirv_local)
+# OpenCL C 1.2 lacks what the others use (atomic types, generic pointers, work-group functions...); spirv_local's
+# work-group functions need features clang-14 does not enable for OpenCL C 3.0.
+set(ZC_PRODUCER_CL1.2 spirv_arith spirv_convert spirv_control spirv_gemm spirv_image spirv_itt spirv_printf
+                      spirv_faults)
+set(ZC_PRODUCER_CL3.0 spirv_arith spirv_convert spirv_control spirv_math spirv_data spirv_atomics spirv_globals
+                      spirv_image spirv_printf spirv_itt spirv_gemm spirv_fptr spirv_pointers spirv_generic
+                      spirv_faults spirv_float_atomics spirv_subgroups)
+set(ZC_PRODUCER_FILES)
+foreach(name IN LISTS ZC_PRODUCER_CORPUS)
+  set(cl_std CL2.0)
+  if(DEFINED ZC_CL_STD_${name})
+    set(cl_std ${ZC_CL_STD_${name}})
+  endif()
+  zc_opencl_kernel(${name} ${name}.O0 ${cl_std} ON -O0)
+  zc_opencl_kernel(${name} ${name}.g-legacy ${cl_std} OFF -O0 -g LLVM_SPIRV --spirv-debug-info-version=legacy)
+  list(APPEND ZC_PRODUCER_FILES ${name}.O0 ${name}.g-legacy)
+  if(NOT name IN_LIST ZC_PRODUCER_NO_OCL100)
+    zc_opencl_kernel(${name} ${name}.g-ocl100 ${cl_std} OFF -O2 -g LLVM_SPIRV --spirv-debug-info-version=ocl-100)
+    list(APPEND ZC_PRODUCER_FILES ${name}.g-ocl100)
+  endif()
+  foreach(std IN ITEMS CL1.2 CL2.0 CL3.0)
+    if(NOT std STREQUAL cl_std AND (std STREQUAL "CL2.0" OR name IN_LIST ZC_PRODUCER_${std}))
+      zc_opencl_kernel(${name} ${name}.${std} ${std} ON -O2)
+      list(APPEND ZC_PRODUCER_FILES ${name}.${std})
+    endif()
+  endforeach()
 endforeach()
 foreach(name IN LISTS ZC_ASSEMBLY_KERNELS)
   set(out "${ZC_KERNEL_DIR}/${name}")

@@ -149,7 +149,8 @@ zf_spirv_status zf_spirv_read(const void *data, size_t size, zf_spirv_module **o
 
 /* Step 1b. The SPIR-V Tools validator's rules for the module's SPIR-V version (what `spirv-val` checks): MALFORMED with
  * a log line naming the instruction's word offset, its opcode and the rule broken. Modules of extensions that validator
- * misjudges (SPV_INTEL_function_pointers) are left to the reader's and the decoder's own checks. */
+ * misjudges (SPV_INTEL_function_pointers) are left to the reader's and the decoder's own checks; debug information and
+ * the order of blocks are left aside (spirv_validate.c). */
 zf_spirv_status zf_spirv_validate(const zf_spirv_module *module, zf_spirv_log *log);
 
 /* Step 2. Sets the specialization constant with SpecId `spec_id` from `value` (1 byte for booleans, else its width

@@ -338,7 +338,7 @@ static zf_spirv_status zf_const_into(zf_decoder *d, uint32_t id, uint8_t *out, u
         return zf_const_composite(d, w, zf_spirv_count_at(d->m, info->def), t, out, size, depth);
     case SpvOpConstantSampler: {
         uint64_t value;
-        if (size != 8 || !zf_d_inline_sampler(w, zf_spirv_count_at(d->m, info->def), &value))
+        if (size != 8 || !zf_spirv_inline_sampler(w, zf_spirv_count_at(d->m, info->def), &value))
             return zf_d_malformed(d, "a malformed OpConstantSampler");
         memcpy(out, &value, 8);
         return ZF_SPIRV_OK;
@@ -580,6 +580,10 @@ static zf_spirv_status zf_scan_variable(zf_decoder *d, const uint32_t *w) {
         return zf_d_malformed(d, "variable %%%u's type is not a pointer", id);
     v->type = w[1];
     v->ref = ZF_REF_NONE;
+    /* The decoration decides, not the storage class: translators declare built-ins Input, older ones UniformConstant
+     * (imported by name); the layout (spirv_layout.c) makes no built-in a global. */
+    if (d->builtin[id] != 0)
+        return zf_d_builtin_variable(d, id, d->builtin[id] - 1u, pt->elem);
     switch (storage) {
     case SpvStorageClassCrossWorkgroup:
     case SpvStorageClassUniformConstant:
@@ -589,9 +593,7 @@ static zf_spirv_status zf_scan_variable(zf_decoder *d, const uint32_t *w) {
             return zf_d_malformed(d, "variable %%%u is not one of the module's globals", id);
         return ZF_SPIRV_OK;
     case SpvStorageClassInput:
-        if (d->builtin[id] == 0)
-            return zf_d_unsupported(d, SpvOpVariable, "an Input variable that is not a built-in");
-        return zf_d_builtin_variable(d, id, d->builtin[id] - 1u, pt->elem);
+        return zf_d_unsupported(d, SpvOpVariable, "an Input variable that is not a built-in");
     case SpvStorageClassWorkgroup:
         return zf_d_local_variable(d, id, pt->elem);
     default:
@@ -614,10 +616,8 @@ static zf_spirv_status zf_scan_module_instruction(zf_decoder *d, uint32_t at) {
         const char *name = zf_spirv_string_at(d->m, at, 2);
         d->vals[w[1]].kind = ZF_V_EXTSET;
         d->vals[w[1]].index = strcmp(name, "OpenCL.std") == 0 ? ZF_EXTSET_OPENCL
-                              : strcmp(name, "OpenCL.DebugInfo.100") == 0 || strcmp(name, "DebugInfo") == 0 ||
-                                      strncmp(name, "NonSemantic.", 12) == 0
-                                  ? ZF_EXTSET_DEBUG
-                                  : ZF_EXTSET_OTHER;
+                              : zf_spirv_is_debug_set(name)   ? ZF_EXTSET_DEBUG
+                                                              : ZF_EXTSET_OTHER;
         return ZF_SPIRV_OK;
     }
     case SpvOpVariable:

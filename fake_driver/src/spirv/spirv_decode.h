@@ -171,8 +171,6 @@ bool zf_d_has_result(uint32_t opcode, const uint32_t *w, uint32_t count);
 
 bool zf_d_is_image_op(uint32_t opcode);
 zf_spirv_status zf_d_image(zf_decoder *d, const uint32_t *w, uint32_t count);
-/* The inline sampler value of OpConstantSampler (ZF_INLINE_SAMPLER | fields). */
-bool zf_d_inline_sampler(const uint32_t *w, uint32_t count, uint64_t *value);
 
 /* ---- spirv_decode_ext.c ---- */
 

@@ -102,13 +102,16 @@ uint32_t zf_d_string(zf_decoder *d, const char *text) {
     return at;
 }
 
-/* OpenCL has no recursion; the engine's call stack relies on it (a depth-first walk of the call graph). */
-static zf_spirv_status zf_check_recursion(zf_decoder *d) {
+/* OpenCL has no recursion; the engine's call stack relies on it (a depth-first walk of the call graph). The walk
+ * also gives `order`, every function after those it calls: a call is decoded against its callee's parameters, and a
+ * module may define the callee after the caller. */
+static zf_spirv_status zf_order_calls(zf_decoder *d, uint32_t *order) {
     const zf_spirv_module *m = d->m;
     uint32_t n = m->functions.count;
     uint8_t *color = calloc(n ? n : 1, 1);
     uint32_t *stack = malloc((n ? n : 1) * sizeof *stack), *next = calloc(n ? n : 1, sizeof *next);
     zf_spirv_status s = color && stack && next ? ZF_SPIRV_OK : zf_d_no_memory(d);
+    uint32_t done = 0;
     for (uint32_t root = 0; s == ZF_SPIRV_OK && root < n; root++) {
         if (color[root])
             continue;
@@ -120,6 +123,7 @@ static zf_spirv_status zf_check_recursion(zf_decoder *d) {
             const zf_spirv_function *fn = ZF_SPIRV_AT(m->functions, zf_spirv_function, f);
             if (next[f] == fn->num_calls) {
                 color[f] = 2;
+                order[done++] = f;
                 top--;
                 continue;
             }
@@ -140,7 +144,7 @@ static zf_spirv_status zf_check_recursion(zf_decoder *d) {
     return s;
 }
 
-static zf_spirv_status zf_register_functions(zf_decoder *d) {
+static zf_spirv_status zf_register_functions(zf_decoder *d, uint32_t *order) {
     const zf_spirv_module *m = d->m;
     for (uint32_t f = 0; f < m->functions.count; f++) {
         const zf_spirv_function *fn = ZF_SPIRV_AT(m->functions, zf_spirv_function, f);
@@ -154,7 +158,7 @@ static zf_spirv_status zf_register_functions(zf_decoder *d) {
         d->func_of[fn->id] = f + 1;
         d->vals[fn->id] = (zf_dval){.kind = ZF_V_FUNCTION, .ref = ZF_REF_NONE, .index = f};
     }
-    return zf_check_recursion(d);
+    return zf_order_calls(d, order);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -642,7 +646,9 @@ static zf_spirv_status zf_phi_check(zf_decoder *d, const zf_body *b) {
                 return zf_d_malformed(d, "OpPhi after other instructions of its block");
             if (opcode == SpvOpPhi && zf_spirv_count_at(m, at) < 5)
                 return zf_d_malformed(d, "OpPhi without incoming values");
-            leading = leading && (opcode == SpvOpPhi || opcode == SpvOpLine || opcode == SpvOpNoLine);
+            /* Debug information may come first too: the legacy SPIRV.debug of llvm-spirv puts scopes before phis. */
+            leading = leading && (opcode == SpvOpPhi || opcode == SpvOpLine || opcode == SpvOpNoLine ||
+                                  zf_is_debug_ext(d, &m->words[at], zf_spirv_count_at(m, at)));
         }
     }
     return ZF_SPIRV_OK;
@@ -716,12 +722,15 @@ static zf_spirv_status zf_decode_function(zf_decoder *d, uint32_t f) {
 }
 
 zf_spirv_status zf_d_functions(zf_decoder *d) {
-    zf_spirv_status s = zf_register_functions(d);
+    uint32_t n = d->m->functions.count;
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    zf_spirv_status s = order != NULL ? zf_register_functions(d, order) : zf_d_no_memory(d);
     d->fn.label_to_block = calloc(d->m->bound, sizeof *d->fn.label_to_block);
     if (s == ZF_SPIRV_OK && d->fn.label_to_block == NULL)
         s = zf_d_no_memory(d);
-    for (uint32_t f = 0; s == ZF_SPIRV_OK && f < d->m->functions.count; f++)
-        s = zf_decode_function(d, f);
+    for (uint32_t i = 0; s == ZF_SPIRV_OK && i < n; i++)
+        s = zf_decode_function(d, order[i]);
+    free(order);
     free(d->fn.label_to_block);
     d->fn.label_to_block = NULL;
     return s;

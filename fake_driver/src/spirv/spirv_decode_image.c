@@ -13,7 +13,7 @@ bool zf_d_is_image_op(uint32_t opcode) {
 
 /* SPIR-V SamplerAddressingMode to ze_sampler_address_mode_t: None, ClampToEdge, Clamp (to border), Repeat,
  * RepeatMirrored. */
-bool zf_d_inline_sampler(const uint32_t *w, uint32_t count, uint64_t *value) {
+bool zf_spirv_inline_sampler(const uint32_t *w, uint32_t count, uint64_t *value) {
     static const uint8_t modes[5] = {0, 2, 3, 1, 4};
     if (count < 6 || w[3] > 4 || w[4] > 1 || w[5] > 1)
         return false;

@@ -123,6 +123,14 @@ static inline const zf_spirv_idinfo *zf_spirv_id(const zf_spirv_module *m, uint3
 /* A name for an opcode in diagnostics ("OpTypeInt", or "opcode 1234"). buf must hold 24 bytes. */
 const char *zf_spirv_opcode_name(uint32_t opcode, char *buf, size_t size);
 
+/* Whether an extended instruction set of this name holds debug information only (OpenCL.DebugInfo.100, the legacy
+ * SPIRV.debug, DebugInfo, every NonSemantic.* set): its instructions decode to nothing and are not validated. */
+bool zf_spirv_is_debug_set(const char *name);
+
+/* The inline sampler value of OpConstantSampler (ZF_INLINE_SAMPLER | fields, spirv_exec.h): what a kernel's sampler
+ * operand or a sampler global initialized by it holds. False when the operands are out of range. */
+bool zf_spirv_inline_sampler(const uint32_t *w, uint32_t count, uint64_t *value);
+
 /* The literal string starting at word `first` of the instruction at `offset` (validated NUL-terminated). */
 static inline const char *zf_spirv_string_at(const zf_spirv_module *m, uint32_t offset, uint32_t first) {
     return (const char *)&m->words[offset + first];

@@ -653,6 +653,13 @@ static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, 
     case SpvOpConstantComposite:
     case SpvOpSpecConstantComposite:
         return zf_write_composite(m, w, info->def, dst, room, depth, log);
+    case SpvOpConstantSampler: { /* a program-scope `constant sampler_t`: the value a kernel's sampler holds */
+        uint64_t value;
+        if (room < sizeof value || !zf_spirv_inline_sampler(w, zf_spirv_count_at(m, info->def), &value))
+            return zf_fail_at(log, ZF_SPIRV_MALFORMED, info->def, "a malformed OpConstantSampler");
+        memcpy(dst, &value, sizeof value);
+        return ZF_SPIRV_OK;
+    }
     default:
         return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def,
                           "a module-scope variable initialized by %s is not supported yet",
