@@ -152,7 +152,11 @@ static void vadd_float_with_group_size_and_offset(void **state) {
     assert_int_equal(b->run(&call), ZE_RESULT_SUCCESS);
     for (int i = 0; i < 64; i++)
         assert_true(c[i] == (i >= 8 && i < 56 ? 1.5f * (float)i : -1.0f));
-    assert_int_equal(zf_builtin_cycles(b, args), 4);
+    zf_work_counts work; /* 48 work-items: two loads and a store of 4 bytes each */
+    zf_builtin_work(b, args, 48, &work);
+    assert_int_equal(work.ops[ZF_OPS_MEMORY], 48 * 3);
+    assert_int_equal(work.read[ZF_SPACE_GLOBAL], 48 * 8);
+    assert_int_equal(work.written[ZF_SPACE_GLOBAL], 48 * 4);
 }
 
 static void vadd_int_wraps_and_host_memory_is_accepted(void **state) {
@@ -218,7 +222,10 @@ static void gemm_result_and_cycles(void **state) {
             assert_true(c[row * N + col] == sum);
         }
     }
-    assert_int_equal(zf_builtin_cycles(b, args), 4 + 2 * K);
+    zf_work_counts work; /* per work-item: two loads of 4 bytes per step of k, one store */
+    zf_builtin_work(b, args, 10, &work);
+    assert_int_equal(work.read[ZF_SPACE_GLOBAL], 10 * 8 * K);
+    assert_int_equal(work.written[ZF_SPACE_GLOBAL], 10 * 4);
 }
 
 static void overruns_fail_without_writing(void **state) {

@@ -206,16 +206,36 @@ static ze_result_t zf_run_gemm(const zf_builtin_call *call) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
- * The table (docs/builtin-kernels.md lists it; keep both in step). */
+ * The table (docs/builtin-kernels.md lists it; keep both in step). The ALU operations per work-item are those the
+ * execution engine counts for the kernels of conformance/kernels/ compiled as that document says, so a launch's
+ * record is the same whether the fast path or the engine runs it. */
+#define ZF_COPY_ALU      7
+#define ZF_FILL_ALU      6
+#define ZF_VADD_ALU      9
+#define ZF_SAXPY_ALU     8
+#define ZF_GEMM_ALU      22
+#define ZF_GEMM_LOOP_ALU 11
 
 static const zf_builtin zf_builtins[] = {
-    {"copy", 2, {"global i32*", "global i32*"}, 2, -1, 0, zf_run_copy_int},
-    {"copy_bytes", 2, {"global i8*", "global i8*"}, 2, -1, 0, zf_run_copy_bytes},
-    {"fill", 2, {"global i32*", "i32"}, 1, -1, 0, zf_run_fill},
-    {"vadd_int", 3, {"global i32*", "global i32*", "global i32*"}, 4, -1, 0, zf_run_vadd_int},
-    {"vadd_float", 3, {"global f32*", "global f32*", "global f32*"}, 4, -1, 0, zf_run_vadd_float},
-    {"saxpy", 3, {"f32", "global f32*", "global f32*"}, 5, -1, 0, zf_run_saxpy},
-    {"gemm", 6, {"global f32*", "global f32*", "global f32*", "i32", "i32", "i32"}, 4, 5, 2, zf_run_gemm},
+    {"copy", 2, {"global i32*", "global i32*"}, {ZF_COPY_ALU, 2, 4, 4}, -1, {0}, zf_run_copy_int},
+    {"copy_bytes", 2, {"global i8*", "global i8*"}, {ZF_COPY_ALU, 2, 1, 1}, -1, {0}, zf_run_copy_bytes},
+    {"fill", 2, {"global i32*", "i32"}, {ZF_FILL_ALU, 1, 0, 4}, -1, {0}, zf_run_fill},
+    {"vadd_int", 3, {"global i32*", "global i32*", "global i32*"}, {ZF_VADD_ALU, 3, 8, 4}, -1, {0}, zf_run_vadd_int},
+    {"vadd_float",
+     3,
+     {"global f32*", "global f32*", "global f32*"},
+     {ZF_VADD_ALU, 3, 8, 4},
+     -1,
+     {0},
+     zf_run_vadd_float},
+    {"saxpy", 3, {"f32", "global f32*", "global f32*"}, {ZF_SAXPY_ALU, 3, 8, 4}, -1, {0}, zf_run_saxpy},
+    {"gemm",
+     6,
+     {"global f32*", "global f32*", "global f32*", "i32", "i32", "i32"},
+     {ZF_GEMM_ALU, 1, 0, 4},
+     5,
+     {ZF_GEMM_LOOP_ALU, 2, 8, 0},
+     zf_run_gemm},
 };
 
 const zf_builtin *zf_builtin_match(const zf_spirv_kernel *kernel) {
@@ -232,11 +252,17 @@ const zf_builtin *zf_builtin_match(const zf_spirv_kernel *kernel) {
     return NULL;
 }
 
-uint32_t zf_builtin_cycles(const zf_builtin *builtin, const void *const *args) {
-    if (builtin->cycles_arg < 0)
-        return builtin->cycles_base;
-    uint32_t units;
-    memcpy(&units, args[builtin->cycles_arg], sizeof units);
-    uint64_t cycles = builtin->cycles_base + (uint64_t)builtin->cycles_per_unit * units;
-    return cycles > UINT32_MAX ? UINT32_MAX : (uint32_t)cycles;
+void zf_builtin_work(const zf_builtin *builtin, const void *const *args, uint64_t items, zf_work_counts *out) {
+    uint64_t units = 0;
+    if (builtin->unit_arg >= 0) {
+        uint32_t value;
+        memcpy(&value, args[builtin->unit_arg], sizeof value);
+        units = value;
+    }
+    const zf_builtin_cost *b = &builtin->base, *u = &builtin->per_unit;
+    memset(out, 0, sizeof *out);
+    out->ops[ZF_OPS_ALU] = items * (b->alu + units * u->alu);
+    out->ops[ZF_OPS_MEMORY] = items * (b->memory + units * u->memory);
+    out->read[ZF_SPACE_GLOBAL] = items * (b->read + units * u->read);
+    out->written[ZF_SPACE_GLOBAL] = items * (b->written + units * u->written);
 }

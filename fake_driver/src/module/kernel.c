@@ -36,7 +36,6 @@ struct zf_kernel {
     uint32_t index;            /* of info among the module's kernels (and of the decoded form's kernels) */
     const zf_builtin *builtin; /* NULL when not a built-in: its cost applies whether or not its fast path runs */
     bool use_builtin;          /* the built-in fast path is enabled */
-    uint32_t cycles_per_item;  /* of a kernel that is not a built-in: its decoded instructions (docs/cost-model.md) */
     zf_kernel_arg *args;
     uint8_t *values; /* argument values, packed by offset */
     size_t values_size;
@@ -70,10 +69,10 @@ struct zf_kernel_launch {
     uint32_t subgroup_size;
     uint32_t group_size[3];
     uint32_t offset[3];
-    uint32_t cycles_per_item;
-    uint64_t local_bytes;    /* static plus argument local memory per group */
-    uint64_t *local_sizes;   /* per argument: the local memory a local-pointer argument reserves */
-    const void **arg_values; /* arg_values[i] points into values */
+    const zf_builtin *costing; /* a built-in's table gives the record of what the launch executed */
+    uint64_t local_bytes;      /* static plus argument local memory per group */
+    uint64_t *local_sizes;     /* per argument: the local memory a local-pointer argument reserves */
+    const void **arg_values;   /* arg_values[i] points into values */
     uint8_t *values;
 };
 
@@ -136,9 +135,6 @@ ze_result_t zfi_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_
     kernel->builtin = zf_builtin_match(info);
     const char *builtins = getenv(ZF_BUILTINS_ENV);
     kernel->use_builtin = kernel->builtin != NULL && (builtins == NULL || strcmp(builtins, "0") != 0);
-    zf_form_stats stats;
-    zf_form_kernel_stats(program->code, kernel->index, &stats);
-    kernel->cycles_per_item = stats.instructions > 0 ? stats.instructions : 1;
     ze_result_t result = zf_kernel_alloc_args(kernel);
     if (result == ZE_RESULT_SUCCESS && !zf_object_register(&kernel->header, ZF_OBJ_ZE_KERNEL, &module->header))
         result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register a kernel");
@@ -533,8 +529,7 @@ ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out) {
     launch->local_bytes = local_bytes;
     memcpy(launch->group_size, size, sizeof size);
     memcpy(launch->offset, kernel->global_offset, sizeof launch->offset);
-    launch->cycles_per_item =
-        kernel->builtin ? zf_builtin_cycles(kernel->builtin, launch->arg_values) : kernel->cycles_per_item;
+    launch->costing = kernel->builtin;
     if (!zf_capture_images(kernel, launch)) {
         zf_kernel_launch_free(launch);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to capture a launch's images");
@@ -565,10 +560,6 @@ void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3
 
 const char *zf_kernel_launch_name(const zf_kernel_launch *launch) {
     return launch->info->name;
-}
-
-uint32_t zf_kernel_launch_cycles_per_item(const zf_kernel_launch *launch) {
-    return launch->cycles_per_item;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -733,7 +724,7 @@ static zf_xarg *zf_launch_args(const zf_kernel_launch *launch) {
     return args;
 }
 
-static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *groups) {
+static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work) {
     zf_run_env run = {.launch = launch, .lock = PTHREAD_MUTEX_INITIALIZER};
     run.env = (zf_exec_env){.user = &run,
                             .lookup = zf_env_lookup,
@@ -761,6 +752,7 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     memcpy(x.offset, launch->offset, sizeof x.offset);
     zf_xresult result;
     zf_spirv_execute(&x, &result);
+    *work = result.work;
     for (uint32_t i = 0; i < run.num_resolved; i++)
         zf_program_release(run.resolved[i]);
     free(run.resolved);
@@ -773,9 +765,8 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     return result.hung ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
-ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups) {
-    if (groups == NULL)
-        return ZE_RESULT_SUCCESS;
+/* The record of a built-in is its table's, whichever path ran it (docs/builtin-kernels.md, "Cost"). */
+static ze_result_t zf_run_path(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work) {
     if (launch->builtin != NULL) {
         zf_builtin_call call = {
             .name = launch->info->name,
@@ -791,7 +782,20 @@ ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_
         if (launch->builtin->run(&call) == ZE_RESULT_SUCCESS)
             return ZE_RESULT_SUCCESS;
     }
-    return zf_execute(launch, groups);
+    return zf_execute(launch, groups, work);
+}
+
+ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work) {
+    memset(work, 0, sizeof *work);
+    if (groups == NULL)
+        return ZE_RESULT_SUCCESS;
+    ze_result_t result = zf_run_path(launch, groups, work);
+    if (launch->costing != NULL) {
+        uint64_t items = (uint64_t)groups->groupCountX * groups->groupCountY * groups->groupCountZ *
+                         launch->group_size[0] * launch->group_size[1] * launch->group_size[2];
+        zf_builtin_work(launch->costing, launch->arg_values, items, work);
+    }
+    return result;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

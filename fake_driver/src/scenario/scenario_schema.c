@@ -156,6 +156,15 @@ static const zf_field zf_topology_fields[] = {
 };
 static const zf_schema zf_topology_schema = ZF_SCHEMA(zf_topology_fields, NULL);
 
+typedef zf_scenario_performance zf_perf;
+static const zf_field zf_performance_fields[] = {
+    ZF_UINT(zf_perf, memory_bandwidth_gbps, "memory_bandwidth_gbps", 1, 1000000, 0),
+    ZF_UINT(zf_perf, dispatch_latency_ns, "dispatch_latency_ns", 0, 999999, 0),
+    ZF_UINT(zf_perf, command_ns, "command_ns", 1, 1000000, 0),
+    ZF_UINT(zf_perf, kernel_launch_ns, "kernel_launch_ns", 0, 1000000, 0),
+};
+static const zf_schema zf_performance_schema = ZF_SCHEMA(zf_performance_fields, NULL);
+
 static const zf_field zf_timer_fields[] = {
     ZF_UINT(zf_scenario_timer, frequency_hz, "frequency_hz", 1, UINT64_C(10000000000), 0),
     ZF_UINT(zf_scenario_timer, valid_bits, "valid_bits", 1, 64, 0),
@@ -390,6 +399,9 @@ static void zf_device_init(void *item, uint32_t index) {
     d->max_hardware_contexts = 65536;
     d->max_command_queue_priority = 0;
     d->hang_timeout_ms = 120000;
+    /* A Data Center GPU Max 1550: about 3.2 TB/s of HBM2e, a few microseconds from submission to start. */
+    d->performance = (zf_scenario_performance){
+        .memory_bandwidth_gbps = 3276, .dispatch_latency_ns = 4000, .command_ns = 100, .kernel_launch_ns = 2000};
     zf_device_defaults_compute(d);
     zf_device_defaults_memory(d, index);
     zf_device_defaults_engines(d);
@@ -475,6 +487,7 @@ static const zf_field zf_device_fields[] = {
     ZF_UINT(zf_dev, hang_timeout_ms, "hang_timeout_ms", 0, 86400000, 0),
     ZF_CUSTOM(zf_dev, num_subdevices, "subdevices", zf_parse_subdevices, 0),
     ZF_MAP(zf_dev, topology, "topology", &zf_topology_schema),
+    ZF_MAP(zf_dev, performance, "performance", &zf_performance_schema),
     ZF_MAP(zf_dev, timer, "timer", &zf_timer_schema),
     ZF_MAP(zf_dev, compute, "compute", &zf_compute_schema),
     ZF_MAP(zf_dev, module, "module", &zf_module_schema),
