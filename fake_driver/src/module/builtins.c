@@ -180,13 +180,27 @@ static ze_result_t zf_gemm_check(const zf_builtin_call *call, const zf_gemm *g) 
     return r;
 }
 
-static ze_result_t zf_run_gemm(const zf_builtin_call *call) {
+/* The rows and columns of C the launch's work-items cover. */
+static zf_gemm zf_gemm_of(const zf_builtin_call *call) {
     zf_range x = zf_dimension(call, 0), y = zf_dimension(call, 1);
     zf_gemm g = {zf_u32_arg(call, 3), zf_u32_arg(call, 4), zf_u32_arg(call, 5), 0, 0, 0, 0};
     g.row0 = y.first;
     g.row1 = y.first + y.count < g.m ? y.first + y.count : g.m;
     g.col0 = x.first;
     g.col1 = x.first + x.count < g.n ? x.first + x.count : g.n;
+    return g;
+}
+
+/* Work-items inside C (the others only check their bounds), times the work-items each (x, y) has in dimension 2. */
+static uint64_t zf_gemm_working(const zf_builtin_call *call) {
+    zf_gemm g = zf_gemm_of(call);
+    if (g.row0 >= g.row1 || g.col0 >= g.col1)
+        return 0;
+    return (g.row1 - g.row0) * (g.col1 - g.col0) * zf_dimension(call, 2).count;
+}
+
+static ze_result_t zf_run_gemm(const zf_builtin_call *call) {
+    zf_gemm g = zf_gemm_of(call);
     if (g.row0 >= g.row1 || g.col0 >= g.col1)
         return ZE_RESULT_SUCCESS; /* no work-item inside C */
     ze_result_t r = zf_gemm_check(call, &g);
@@ -215,26 +229,39 @@ static ze_result_t zf_run_gemm(const zf_builtin_call *call) {
 #define ZF_SAXPY_ALU     8
 #define ZF_GEMM_ALU      22
 #define ZF_GEMM_LOOP_ALU 11
+#define ZF_GEMM_IDLE_ALU 10
 
 static const zf_builtin zf_builtins[] = {
-    {"copy", 2, {"global i32*", "global i32*"}, {ZF_COPY_ALU, 2, 4, 4}, -1, {0}, zf_run_copy_int},
-    {"copy_bytes", 2, {"global i8*", "global i8*"}, {ZF_COPY_ALU, 2, 1, 1}, -1, {0}, zf_run_copy_bytes},
-    {"fill", 2, {"global i32*", "i32"}, {ZF_FILL_ALU, 1, 0, 4}, -1, {0}, zf_run_fill},
-    {"vadd_int", 3, {"global i32*", "global i32*", "global i32*"}, {ZF_VADD_ALU, 3, 8, 4}, -1, {0}, zf_run_vadd_int},
+    {"copy", 2, {"global i32*", "global i32*"}, {ZF_COPY_ALU, 2, 4, 4}, -1, {0}, NULL, 0, zf_run_copy_int},
+    {"copy_bytes", 2, {"global i8*", "global i8*"}, {ZF_COPY_ALU, 2, 1, 1}, -1, {0}, NULL, 0, zf_run_copy_bytes},
+    {"fill", 2, {"global i32*", "i32"}, {ZF_FILL_ALU, 1, 0, 4}, -1, {0}, NULL, 0, zf_run_fill},
+    {"vadd_int",
+     3,
+     {"global i32*", "global i32*", "global i32*"},
+     {ZF_VADD_ALU, 3, 8, 4},
+     -1,
+     {0},
+     NULL,
+     0,
+     zf_run_vadd_int},
     {"vadd_float",
      3,
      {"global f32*", "global f32*", "global f32*"},
      {ZF_VADD_ALU, 3, 8, 4},
      -1,
      {0},
+     NULL,
+     0,
      zf_run_vadd_float},
-    {"saxpy", 3, {"f32", "global f32*", "global f32*"}, {ZF_SAXPY_ALU, 3, 8, 4}, -1, {0}, zf_run_saxpy},
+    {"saxpy", 3, {"f32", "global f32*", "global f32*"}, {ZF_SAXPY_ALU, 3, 8, 4}, -1, {0}, NULL, 0, zf_run_saxpy},
     {"gemm",
      6,
      {"global f32*", "global f32*", "global f32*", "i32", "i32", "i32"},
      {ZF_GEMM_ALU, 1, 0, 4},
      5,
      {ZF_GEMM_LOOP_ALU, 2, 8, 0},
+     zf_gemm_working,
+     ZF_GEMM_IDLE_ALU,
      zf_run_gemm},
 };
 
@@ -252,17 +279,21 @@ const zf_builtin *zf_builtin_match(const zf_spirv_kernel *kernel) {
     return NULL;
 }
 
-void zf_builtin_work(const zf_builtin *builtin, const void *const *args, uint64_t items, zf_work_counts *out) {
-    uint64_t units = 0;
-    if (builtin->unit_arg >= 0) {
-        uint32_t value;
-        memcpy(&value, args[builtin->unit_arg], sizeof value);
-        units = value;
-    }
+static uint64_t zf_sat_mul(uint64_t a, uint64_t b) {
+    unsigned __int128 x = (unsigned __int128)a * b;
+    return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+void zf_builtin_work(const zf_builtin *builtin, const zf_builtin_call *call, zf_work_counts *out) {
+    uint64_t units = builtin->unit_arg >= 0 ? zf_u32_arg(call, (uint32_t)builtin->unit_arg) : 0;
+    uint64_t items = 1;
+    for (int d = 0; d < 3; d++)
+        items = zf_sat_mul(items, zf_dimension(call, d).count);
+    uint64_t working = builtin->working != NULL ? builtin->working(call) : items;
     const zf_builtin_cost *b = &builtin->base, *u = &builtin->per_unit;
     memset(out, 0, sizeof *out);
-    out->ops[ZF_OPS_ALU] = items * (b->alu + units * u->alu);
-    out->ops[ZF_OPS_MEMORY] = items * (b->memory + units * u->memory);
-    out->read[ZF_SPACE_GLOBAL] = items * (b->read + units * u->read);
-    out->written[ZF_SPACE_GLOBAL] = items * (b->written + units * u->written);
+    out->ops[ZF_OPS_ALU] = zf_sat_mul(working, b->alu + units * u->alu) + (items - working) * builtin->idle_alu;
+    out->ops[ZF_OPS_MEMORY] = zf_sat_mul(working, b->memory + units * u->memory);
+    out->read[ZF_SPACE_GLOBAL] = zf_sat_mul(working, b->read + units * u->read);
+    out->written[ZF_SPACE_GLOBAL] = zf_sat_mul(working, b->written + units * u->written);
 }

@@ -765,36 +765,35 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     return result.hung ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
-/* The record of a built-in is its table's, whichever path ran it (docs/builtin-kernels.md, "Cost"). */
-static ze_result_t zf_run_path(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work) {
-    if (launch->builtin != NULL) {
-        zf_builtin_call call = {
-            .name = launch->info->name,
-            .context = launch->context,
-            .args = launch->arg_values,
-            .groups = *groups,
-            .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
-        };
-        memcpy(call.group_size, launch->group_size, sizeof call.group_size);
-        memcpy(call.offset, launch->offset, sizeof call.offset);
-        /* A built-in refuses, without writing anything, a launch whose buffers do not check out: the engine then
-         * runs it and reports exactly which work-item faulted where. */
-        if (launch->builtin->run(&call) == ZE_RESULT_SUCCESS)
-            return ZE_RESULT_SUCCESS;
-    }
-    return zf_execute(launch, groups, work);
+/* A built-in's view of the launch. */
+static zf_builtin_call zf_builtin_call_of(const zf_kernel_launch *launch, const ze_group_count_t *groups) {
+    zf_builtin_call call = {
+        .name = launch->info->name,
+        .context = launch->context,
+        .args = launch->arg_values,
+        .groups = *groups,
+        .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
+    };
+    memcpy(call.group_size, launch->group_size, sizeof call.group_size);
+    memcpy(call.offset, launch->offset, sizeof call.offset);
+    return call;
 }
 
+/* The record of a built-in is its table's, whichever path ran it (docs/builtin-kernels.md, "Cost"). */
 ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work) {
     memset(work, 0, sizeof *work);
     if (groups == NULL)
         return ZE_RESULT_SUCCESS;
-    ze_result_t result = zf_run_path(launch, groups, work);
-    if (launch->costing != NULL) {
-        uint64_t items = (uint64_t)groups->groupCountX * groups->groupCountY * groups->groupCountZ *
-                         launch->group_size[0] * launch->group_size[1] * launch->group_size[2];
-        zf_builtin_work(launch->costing, launch->arg_values, items, work);
-    }
+    zf_builtin_call call = zf_builtin_call_of(launch, groups);
+    ze_result_t result = ZE_RESULT_ERROR_UNKNOWN;
+    /* A built-in refuses, without writing anything, a launch whose buffers do not check out: the engine then runs it
+     * and reports exactly which work-item faulted where. */
+    if (launch->builtin != NULL)
+        result = launch->builtin->run(&call);
+    if (result != ZE_RESULT_SUCCESS)
+        result = zf_execute(launch, groups, work);
+    if (launch->costing != NULL)
+        zf_builtin_work(launch->costing, &call, work);
     return result;
 }
 

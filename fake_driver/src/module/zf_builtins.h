@@ -35,17 +35,20 @@ typedef struct zf_builtin {
     uint32_t num_params;
     const char *params[ZF_BUILTIN_MAX_PARAMS]; /* the reader's type names, e.g. "global f32*", "i32" */
     /* What one work-item executes (docs/builtin-kernels.md, "Cost"): `base`, plus `per_unit` times the u32 argument
-     * `unit_arg` when it is not negative. */
+     * `unit_arg` when it is not negative. When `working` is set, only the work-items it counts do that; the others
+     * execute `idle_alu` ALU operations (a bounds check) and nothing else. */
     zf_builtin_cost base;
     int32_t unit_arg;
     zf_builtin_cost per_unit;
+    uint64_t (*working)(const zf_builtin_call *call);
+    uint32_t idle_alu;
     zf_builtin_fn run;
 } zf_builtin;
 
 /* The built-in whose name and parameter types equal the kernel's, or NULL. */
 const zf_builtin *zf_builtin_match(const zf_spirv_kernel *kernel);
 
-/* What a launch of `items` work-items of `builtin` with these argument values executes, whichever path runs it. */
-void zf_builtin_work(const zf_builtin *builtin, const void *const *args, uint64_t items, zf_work_counts *out);
+/* What a launch of `builtin` executes, whichever path runs it. */
+void zf_builtin_work(const zf_builtin *builtin, const zf_builtin_call *call, zf_work_counts *out);
 
 #endif
