@@ -189,6 +189,19 @@ static void zf_engine_notify(const zf_work_record *record) {
     pthread_rwlock_unlock(&zf_observer_lock);
 }
 
+/* How long each tile was busy within the command: a kernel launch on several tiles (modelled mode) as the cost model
+ * said, never past the command's end; anything else on one tile, throughout. */
+static void zf_record_tiles(zf_work_record *record, bool realtime) {
+    uint64_t span = record->end_ns - record->start_ns;
+    if (realtime || record->tiles <= 1) {
+        record->tiles = 1;
+        record->tile_ns[0] = span;
+        return;
+    }
+    for (uint32_t t = 0; t < record->tiles; t++)
+        record->tile_ns[t] = record->tile_ns[t] < span ? record->tile_ns[t] : span;
+}
+
 /* Called with the sync lock held. */
 static void zf_engine_complete(zf_submission *sub);
 
@@ -218,11 +231,7 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
         zf_device_record_fault(engine->device, zf_result_name(result));
     record.start_ns = start;
     record.end_ns = end;
-    if (zf_is_realtime(engine))
-        record.tiles = 1;
-    record.tile_ns[0] = record.tiles == 1 ? end - start : record.tile_ns[0];
-    for (uint32_t t = 0; t < record.tiles; t++)
-        record.tile_ns[t] = record.tile_ns[t] < end - start ? record.tile_ns[t] : end - start;
+    zf_record_tiles(&record, zf_is_realtime(engine));
     record.faulted = result != ZE_RESULT_SUCCESS;
     zf_engine_notify(&record);
     zf_sync_lock();
