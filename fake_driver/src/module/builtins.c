@@ -191,12 +191,27 @@ static zf_gemm zf_gemm_of(const zf_builtin_call *call) {
     return g;
 }
 
-/* Work-items inside C (the others only check their bounds), times the work-items each (x, y) has in dimension 2. */
-static uint64_t zf_gemm_working(const zf_builtin_call *call) {
+static uint64_t zf_sat_mul(uint64_t a, uint64_t b) {
+    unsigned __int128 x = (unsigned __int128)a * b;
+    return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+/* GEMM's work as the engine counts it for gemm.cl: a work-item whose row is outside C runs 10 ALU operations; one whose
+ * row is inside and column outside, 13; one inside C, 22 + 11k ALU operations (19 when k = 0), 1 + 2k memory
+ * instructions, 8k bytes read and 4 written. */
+static void zf_gemm_work(const zf_builtin_call *call, zf_work_counts *out) {
     zf_gemm g = zf_gemm_of(call);
-    if (g.row0 >= g.row1 || g.col0 >= g.col1)
-        return 0;
-    return (g.row1 - g.row0) * (g.col1 - g.col0) * zf_dimension(call, 2).count;
+    zf_range x = zf_dimension(call, 0), y = zf_dimension(call, 1), z = zf_dimension(call, 2);
+    uint64_t rows = g.row1 > g.row0 ? g.row1 - g.row0 : 0, cols = g.col1 > g.col0 ? g.col1 - g.col0 : 0;
+    uint64_t inside = zf_sat_mul(rows * cols, z.count);
+    uint64_t row_out = zf_sat_mul((y.count - rows) * x.count, z.count);
+    uint64_t col_out = zf_sat_mul(rows * (x.count - cols), z.count);
+    uint64_t alu = g.k == 0 ? 19 : 22 + 11 * g.k;
+    memset(out, 0, sizeof *out);
+    out->ops[ZF_OPS_ALU] = zf_sat_mul(inside, alu) + row_out * 10 + col_out * 13;
+    out->ops[ZF_OPS_MEMORY] = zf_sat_mul(inside, 1 + 2 * g.k);
+    out->read[ZF_SPACE_GLOBAL] = zf_sat_mul(inside, 8 * g.k);
+    out->written[ZF_SPACE_GLOBAL] = zf_sat_mul(inside, 4);
 }
 
 static ze_result_t zf_run_gemm(const zf_builtin_call *call) {
@@ -223,46 +238,14 @@ static ze_result_t zf_run_gemm(const zf_builtin_call *call) {
  * The table (docs/builtin-kernels.md lists it; keep both in step). The ALU operations per work-item are those the
  * execution engine counts for the kernels of conformance/kernels/ compiled as that document says, so a launch's
  * record is the same whether the fast path or the engine runs it. */
-#define ZF_COPY_ALU      7
-#define ZF_FILL_ALU      6
-#define ZF_VADD_ALU      9
-#define ZF_SAXPY_ALU     8
-#define ZF_GEMM_ALU      22
-#define ZF_GEMM_LOOP_ALU 11
-#define ZF_GEMM_IDLE_ALU 10
-
 static const zf_builtin zf_builtins[] = {
-    {"copy", 2, {"global i32*", "global i32*"}, {ZF_COPY_ALU, 2, 4, 4}, -1, {0}, NULL, 0, zf_run_copy_int},
-    {"copy_bytes", 2, {"global i8*", "global i8*"}, {ZF_COPY_ALU, 2, 1, 1}, -1, {0}, NULL, 0, zf_run_copy_bytes},
-    {"fill", 2, {"global i32*", "i32"}, {ZF_FILL_ALU, 1, 0, 4}, -1, {0}, NULL, 0, zf_run_fill},
-    {"vadd_int",
-     3,
-     {"global i32*", "global i32*", "global i32*"},
-     {ZF_VADD_ALU, 3, 8, 4},
-     -1,
-     {0},
-     NULL,
-     0,
-     zf_run_vadd_int},
-    {"vadd_float",
-     3,
-     {"global f32*", "global f32*", "global f32*"},
-     {ZF_VADD_ALU, 3, 8, 4},
-     -1,
-     {0},
-     NULL,
-     0,
-     zf_run_vadd_float},
-    {"saxpy", 3, {"f32", "global f32*", "global f32*"}, {ZF_SAXPY_ALU, 3, 8, 4}, -1, {0}, NULL, 0, zf_run_saxpy},
-    {"gemm",
-     6,
-     {"global f32*", "global f32*", "global f32*", "i32", "i32", "i32"},
-     {ZF_GEMM_ALU, 1, 0, 4},
-     5,
-     {ZF_GEMM_LOOP_ALU, 2, 8, 0},
-     zf_gemm_working,
-     ZF_GEMM_IDLE_ALU,
-     zf_run_gemm},
+    {"copy", 2, {"global i32*", "global i32*"}, {7, 2, 4, 4}, NULL, zf_run_copy_int},
+    {"copy_bytes", 2, {"global i8*", "global i8*"}, {7, 2, 1, 1}, NULL, zf_run_copy_bytes},
+    {"fill", 2, {"global i32*", "i32"}, {6, 1, 0, 4}, NULL, zf_run_fill},
+    {"vadd_int", 3, {"global i32*", "global i32*", "global i32*"}, {9, 3, 8, 4}, NULL, zf_run_vadd_int},
+    {"vadd_float", 3, {"global f32*", "global f32*", "global f32*"}, {9, 3, 8, 4}, NULL, zf_run_vadd_float},
+    {"saxpy", 3, {"f32", "global f32*", "global f32*"}, {8, 3, 8, 4}, NULL, zf_run_saxpy},
+    {"gemm", 6, {"global f32*", "global f32*", "global f32*", "i32", "i32", "i32"}, {0}, zf_gemm_work, zf_run_gemm},
 };
 
 const zf_builtin *zf_builtin_match(const zf_spirv_kernel *kernel) {
@@ -279,21 +262,18 @@ const zf_builtin *zf_builtin_match(const zf_spirv_kernel *kernel) {
     return NULL;
 }
 
-static uint64_t zf_sat_mul(uint64_t a, uint64_t b) {
-    unsigned __int128 x = (unsigned __int128)a * b;
-    return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
-}
-
 void zf_builtin_work(const zf_builtin *builtin, const zf_builtin_call *call, zf_work_counts *out) {
-    uint64_t units = builtin->unit_arg >= 0 ? zf_u32_arg(call, (uint32_t)builtin->unit_arg) : 0;
+    if (builtin->count != NULL) {
+        builtin->count(call, out);
+        return;
+    }
     uint64_t items = 1;
     for (int d = 0; d < 3; d++)
         items = zf_sat_mul(items, zf_dimension(call, d).count);
-    uint64_t working = builtin->working != NULL ? builtin->working(call) : items;
-    const zf_builtin_cost *b = &builtin->base, *u = &builtin->per_unit;
+    const zf_builtin_cost *c = &builtin->per_item;
     memset(out, 0, sizeof *out);
-    out->ops[ZF_OPS_ALU] = zf_sat_mul(working, b->alu + units * u->alu) + (items - working) * builtin->idle_alu;
-    out->ops[ZF_OPS_MEMORY] = zf_sat_mul(working, b->memory + units * u->memory);
-    out->read[ZF_SPACE_GLOBAL] = zf_sat_mul(working, b->read + units * u->read);
-    out->written[ZF_SPACE_GLOBAL] = zf_sat_mul(working, b->written + units * u->written);
+    out->ops[ZF_OPS_ALU] = zf_sat_mul(items, c->alu);
+    out->ops[ZF_OPS_MEMORY] = zf_sat_mul(items, c->memory);
+    out->read[ZF_SPACE_GLOBAL] = zf_sat_mul(items, c->read);
+    out->written[ZF_SPACE_GLOBAL] = zf_sat_mul(items, c->written);
 }

@@ -34,14 +34,10 @@ typedef struct zf_builtin {
     const char *name;
     uint32_t num_params;
     const char *params[ZF_BUILTIN_MAX_PARAMS]; /* the reader's type names, e.g. "global f32*", "i32" */
-    /* What one work-item executes (docs/builtin-kernels.md, "Cost"): `base`, plus `per_unit` times the u32 argument
-     * `unit_arg` when it is not negative. When `working` is set, only the work-items it counts do that; the others
-     * execute `idle_alu` ALU operations (a bounds check) and nothing else. */
-    zf_builtin_cost base;
-    int32_t unit_arg;
-    zf_builtin_cost per_unit;
-    uint64_t (*working)(const zf_builtin_call *call);
-    uint32_t idle_alu;
+    /* What the launch executes (docs/builtin-kernels.md, "Cost"): `per_item` for every work-item, or what `count`
+     * works out from the arguments and the range when the work-items differ (NULL otherwise). */
+    zf_builtin_cost per_item;
+    void (*count)(const zf_builtin_call *call, zf_work_counts *out);
     zf_builtin_fn run;
 } zf_builtin;
 
