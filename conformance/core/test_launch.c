@@ -1,5 +1,6 @@
 /* Conformance: kernel launches through command lists (direct, cooperative, indirect, multiple indirect) with the
  * built-in test kernels computing real results; on the fake, kernel timestamps that follow the cost model. */
+#include "zc_cost_model.h"
 #include "zc_exec.h"
 #include "zc_kernel_files.h"
 
@@ -84,12 +85,11 @@ static void launch_vector_add_end_to_end(void **state) {
     zc_assert_success(zeEventQueryKernelTimestamp(timed, &ts));
     assert_true(ts.global.kernelStart < ts.global.kernelEnd);
     if (zc_driver_is_fake()) {
-        /* docs/cost-model.md: 100 + 2000 + ceil(4096 / lanes) x 4 cycles x 1000 / MHz. */
+        /* docs/cost-model.md: the command, then the slowest tile's roofline of vadd's work (64 groups of 64). */
         ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
         zc_assert_success(zeDeviceGetProperties(x->device, &p));
-        uint64_t lanes = (uint64_t)p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice * p.physicalEUSimdWidth;
-        uint64_t waves = (ZC_N + lanes - 1) / lanes;
-        uint64_t ns = 100 + 2000 + waves * 4 * 1000 / p.coreClockRate;
+        zc_model m = zc_model_of(x->device);
+        uint64_t ns = ZC_MODEL_COMMAND_NS + zc_model_kernel_ns(&m, &zc_vadd_work, ZC_N / 64, 64);
         uint64_t ticks = ts.global.kernelEnd - ts.global.kernelStart, low = ns * p.timerResolution / 1000000000u;
         if (ticks < low || ticks > low + 1)
             zc_fail("vadd took %" PRIu64 " ticks; the cost model gives %" PRIu64 " ns = %" PRIu64 " ticks", ticks, ns,

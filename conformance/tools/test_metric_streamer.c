@@ -2,6 +2,7 @@
  * written back, the capacity answer of a size-0 read, reports at the sampling period while idle and while work
  * runs, the notification event, overflow, markers, EU stall sampling. Exact timings and raw fields are checked on the
  * fake (docs/metrics.md, docs/metrics-raw-formats.md). */
+#include "zc_cost_model.h"
 #include "zc_exec.h"
 #include "zc_kernel_files.h"
 #include "zc_metric.h"
@@ -319,8 +320,11 @@ static void streamer_reports_while_work_runs(void **state) {
     uint8_t *data = zc_read(streamer, UINT32_MAX, &size, &result);
     zc_assert_success(result);
     ze_device_properties_t p = zc_device_props(x->device);
-    uint64_t lanes = (uint64_t)p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice * p.physicalEUSimdWidth;
-    uint64_t kernel_ns = 2000 + (64 + lanes - 1) / lanes * (4 + 2 * (uint64_t)k) * 1000 / p.coreClockRate;
+    /* docs/builtin-kernels.md: each of the 64 work-items inside C runs 22 + 11k ALU operations and 1 + 2k memory
+     * instructions and moves 8k + 4 bytes; docs/cost-model.md gives the kernel's time. */
+    zc_item_work gemm = {.alu = 22 + 11 * (uint64_t)k, .memory = 1 + 2 * (uint64_t)k, .bytes = 8 * (uint64_t)k + 4};
+    zc_model model = zc_model_of(x->device);
+    uint64_t kernel_ns = zc_model_kernel_ns(&model, &gemm, 1, 64);
     uint64_t kernel_cycles = kernel_ns * p.coreClockRate / 1000, dispatch = 2000 * p.coreClockRate / 1000;
     uint32_t tiles = zc_tiles(x->device);
     for (uint32_t t = 0; t < tiles; t++) {
@@ -410,6 +414,7 @@ static void streamer_counters_wrap_under_long_kernels(void **state) {
     zc_streamer_fixture *f = *state;
     zc_exec *x = &f->x;
     zc_skip_unless_fake();
+    zc_skip_without_builtins();
     zet_metric_group_handle_t group = zc_need_group(x->device, "TestOa", ZC_TIME_BASED);
     zc_activate(x->context, x->device, 1, &group);
     ze_device_properties_t p = zc_device_props(x->device);
@@ -427,7 +432,8 @@ static void streamer_counters_wrap_under_long_kernels(void **state) {
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     zc_run(queue, list);
     uint64_t after = zc_device_ticks(x->device); /* 1 us after the end of the work */
-    uint64_t work = zc_ticks_at(launches * zc_long_launch_ns(x->device) + 1000, m.hz);
+    /* the dispatch latency, the launches, then the read's microsecond (docs/cost-model.md) */
+    uint64_t work = zc_ticks_at(ZC_MODEL_DISPATCH_NS + launches * zc_long_launch_ns(x->device) + 1000, m.hz);
     assert_true(after - before == work || after - before == work + 1);
     m.first_k = before / m.period + 1;
     m.last_k = after / m.period;
@@ -838,8 +844,11 @@ static void streamer_concurrent_engines_are_all_counted(void **state) {
     ze_result_t result;
     uint8_t *data = zc_read(streamer, UINT32_MAX, &size, &result);
     ze_device_properties_t p = zc_device_props(x->device);
-    uint64_t lanes = (uint64_t)p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice * p.physicalEUSimdWidth;
-    uint64_t kernel_ns = 2000 + (64 + lanes - 1) / lanes * (4 + 2 * (uint64_t)k) * 1000 / p.coreClockRate;
+    /* docs/builtin-kernels.md: each of the 64 work-items inside C runs 22 + 11k ALU operations and 1 + 2k memory
+     * instructions and moves 8k + 4 bytes; docs/cost-model.md gives the kernel's time. */
+    zc_item_work gemm = {.alu = 22 + 11 * (uint64_t)k, .memory = 1 + 2 * (uint64_t)k, .bytes = 8 * (uint64_t)k + 4};
+    zc_model model = zc_model_of(x->device);
+    uint64_t kernel_ns = zc_model_kernel_ns(&model, &gemm, 1, 64);
     uint64_t cycles = kernel_ns * p.coreClockRate / 1000, dispatch = 2000 * p.coreClockRate / 1000;
     uint32_t tiles = zc_tiles(x->device);
     uint64_t threads = (64 / tiles + p.physicalEUSimdWidth - 1) / p.physicalEUSimdWidth;

@@ -152,7 +152,12 @@ static void vadd_float_with_group_size_and_offset(void **state) {
     assert_int_equal(b->run(&call), ZE_RESULT_SUCCESS);
     for (int i = 0; i < 64; i++)
         assert_true(c[i] == (i >= 8 && i < 56 ? 1.5f * (float)i : -1.0f));
-    assert_int_equal(zf_builtin_cycles(b, args), 4);
+    zf_work_counts work; /* 48 work-items: two loads and a store of 4 bytes each */
+    zf_builtin_work(b, &call, &work);
+    assert_int_equal(work.ops[ZF_OPS_ALU], 48 * 9);
+    assert_int_equal(work.ops[ZF_OPS_MEMORY], 48 * 3);
+    assert_int_equal(work.read[ZF_SPACE_GLOBAL], 48 * 8);
+    assert_int_equal(work.written[ZF_SPACE_GLOBAL], 48 * 4);
 }
 
 static void vadd_int_wraps_and_host_memory_is_accepted(void **state) {
@@ -218,7 +223,15 @@ static void gemm_result_and_cycles(void **state) {
             assert_true(c[row * N + col] == sum);
         }
     }
-    assert_int_equal(zf_builtin_cycles(b, args), 4 + 2 * K);
+    /* docs/builtin-kernels.md: the 35 work-items inside C run 22 + 11k ALU operations, 1 + 2k memory instructions,
+     * read 8k bytes and write 4; the 24 of rows 5..7 check their row in 10 ALU operations, the 5 of column 7 in rows
+     * 0..4 their row and column in 13. */
+    zf_work_counts work;
+    zf_builtin_work(b, &call, &work);
+    assert_int_equal(work.ops[ZF_OPS_ALU], 35 * (22 + 11 * K) + 24 * 10 + 5 * 13);
+    assert_int_equal(work.ops[ZF_OPS_MEMORY], 35 * (1 + 2 * K));
+    assert_int_equal(work.read[ZF_SPACE_GLOBAL], 35 * 8 * K);
+    assert_int_equal(work.written[ZF_SPACE_GLOBAL], 35 * 4);
 }
 
 static void overruns_fail_without_writing(void **state) {

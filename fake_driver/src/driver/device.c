@@ -264,7 +264,7 @@ ze_result_t zfi_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t
         zf_out_check(p, "pMemProperties[]", ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES);
         p->flags = d->memories[i].flags;
         p->maxClockRate = d->memories[i].max_clock_rate_mhz;
-        p->maxBusWidth = d->memories[i].max_bus_width_bits;
+        p->maxBusWidth = d->memories[i].max_bus_width_bits / device->share; /* a tile has its share of the card's bus */
         p->totalSize = d->memories[i].total_size_bytes / device->share;
         snprintf(p->name, sizeof p->name, "%s", d->memories[i].name);
     }

@@ -4,14 +4,15 @@
 #include "memory/zf_memory.h"
 #include "module/zf_kernel.h"
 
-/* Every command: the engine decoding it and signalling. */
-#define ZF_COST_COMMAND_NS 100u
-/* A kernel launch on top of that: dispatch and thread-group set-up. */
-#define ZF_COST_KERNEL_LAUNCH_NS 2000u
 /* Copy bandwidths in bytes per ns (= GB/s). */
 #define ZF_BANDWIDTH_COMPUTE_ENGINE 200u
 #define ZF_BANDWIDTH_COPY_ENGINE    50u
 #define ZF_BANDWIDTH_HOST_LINK      25u
+
+/* Cycles one lane spends on one operation of each class (zf_work_counts.ops): one ALU operation per lane and cycle is
+ * the card's peak, transcendental functions take 4, memory messages 2, barriers 4 and atomics 8 more. */
+static const uint32_t zf_class_cycles[ZF_OPS_COUNT] = {
+    [ZF_OPS_ALU] = 1, [ZF_OPS_MATH] = 4, [ZF_OPS_MEMORY] = 2, [ZF_OPS_BARRIER] = 4, [ZF_OPS_ATOMIC] = 8};
 
 static uint64_t zf_div_ceil(uint64_t a, uint64_t b) {
     return a / b + (a % b != 0);
@@ -33,7 +34,7 @@ static uint64_t zf_bandwidth(const zf_queue *queue, bool crosses_host_link) {
 static uint64_t zf_cost_transfer_ns(const zf_queue *queue, const void *dst, const void *src, uint64_t bytes) {
     bool host = !zf_is_device_memory(queue->context, dst, (size_t)bytes) ||
                 (src != NULL && !zf_is_device_memory(queue->context, src, (size_t)bytes));
-    return ZF_COST_COMMAND_NS + zf_div_ceil(bytes, zf_bandwidth(queue, host));
+    return zf_cost_overhead_ns(queue->device) + zf_div_ceil(bytes, zf_bandwidth(queue, host));
 }
 
 uint64_t zf_region_bytes(const ze_copy_region_t *region) {
@@ -52,9 +53,9 @@ uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue) {
     case ZF_CMD_LAUNCH:
     case ZF_CMD_LAUNCH_INDIRECT:
     case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        return ZF_COST_COMMAND_NS; /* each kernel's own cost is added when its group count is known */
+        return zf_cost_overhead_ns(queue->device); /* each kernel's own cost is added once it has run */
     default:
-        return ZF_COST_COMMAND_NS;
+        return zf_cost_overhead_ns(queue->device);
     }
 }
 
@@ -70,15 +71,89 @@ uint64_t zf_ns_to_cycles(uint64_t ns, const zf_device *device) {
     return (uint64_t)((unsigned __int128)ns * device->properties.coreClockRate / 1000u);
 }
 
-uint64_t zf_cost_kernel_ns(const zf_kernel_launch *launch, const ze_group_count_t *groups, const zf_device *device) {
-    uint64_t items = zf_launch_work_items(launch, groups);
+uint64_t zf_cost_overhead_ns(const zf_device *device) {
+    return device->desc->performance.command_ns;
+}
+
+uint64_t zf_cost_dispatch_ns(const zf_device *device) {
+    return device->desc->performance.dispatch_latency_ns;
+}
+
+uint32_t zf_device_tiles(const zf_device *device) {
+    return device == device->root && device->num_subdevices > 0 ? device->num_subdevices : 1;
+}
+
+/* The share of the card's memory bandwidth one tile has, in bytes per ns. */
+static uint64_t zf_tile_bandwidth(const zf_device *device) {
+    const zf_scenario_device *d = device->desc;
+    uint64_t bandwidth = d->performance.memory_bandwidth_gbps / (d->num_subdevices > 0 ? d->num_subdevices : 1);
+    return bandwidth > 0 ? bandwidth : 1;
+}
+
+static uint64_t zf_sat(unsigned __int128 x) {
+    return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+static uint64_t zf_cycles_to_ns(unsigned __int128 cycles, uint32_t mhz) {
+    return zf_sat(zf_div_ceil(zf_sat(cycles * 1000u), mhz > 0 ? mhz : 1));
+}
+
+uint64_t zf_work_lane_cycles(const zf_work_counts *work) {
+    unsigned __int128 cycles = 0;
+    for (int k = 0; k < ZF_OPS_COUNT; k++)
+        cycles += (unsigned __int128)work->ops[k] * zf_class_cycles[k];
+    return zf_sat(cycles);
+}
+
+/* The roofline of docs/cost-model.md ("Kernels") for one tile running `work` as `groups` work-groups of `group_items`
+ * work-items: the longest of compute at the lanes the groups occupy, one work-item's own instruction stream times the
+ * rounds of hardware threads, and the global bytes at the tile's bandwidth. */
+static uint64_t zf_tile_kernel_ns(const zf_work_counts *work, uint64_t groups, uint64_t group_items,
+                                  const zf_device *device, uint32_t tiles) {
     const ze_device_properties_t *p = &device->properties;
-    uint64_t lanes = (uint64_t)p->numSlices * p->numSubslicesPerSlice * p->numEUsPerSubslice * p->physicalEUSimdWidth;
-    if (lanes == 0)
-        lanes = 1;
-    unsigned __int128 waves = zf_div_ceil(items, lanes);
-    unsigned __int128 cycles = waves * zf_kernel_launch_cycles_per_item(launch);
-    unsigned __int128 ns = cycles * 1000u / (p->coreClockRate > 0 ? p->coreClockRate : 1);
-    ns += ZF_COST_KERNEL_LAUNCH_NS;
-    return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+    uint64_t xves = (uint64_t)p->numSlices * p->numSubslicesPerSlice * p->numEUsPerSubslice / tiles;
+    uint64_t simd = p->physicalEUSimdWidth > 0 ? p->physicalEUSimdWidth : 1;
+    uint64_t slots = xves * (p->numThreadsPerEU > 0 ? p->numThreadsPerEU : 1);
+    uint64_t threads = zf_sat((unsigned __int128)groups * zf_div_ceil(group_items, simd));
+    uint64_t items = zf_sat((unsigned __int128)groups * group_items);
+    uint64_t ns = device->desc->performance.kernel_launch_ns;
+    if (threads == 0 || xves == 0)
+        return ns;
+    uint64_t cycles = zf_work_lane_cycles(work);
+    uint64_t lanes = (threads < xves ? threads : xves) * (group_items < simd ? group_items : simd);
+    uint64_t compute = zf_cycles_to_ns(zf_div_ceil(cycles, lanes), p->coreClockRate);
+    uint64_t rounds = zf_div_ceil(threads, slots);
+    uint64_t stream = zf_cycles_to_ns((unsigned __int128)zf_div_ceil(cycles, items) * rounds, p->coreClockRate);
+    uint64_t memory =
+        zf_div_ceil(work->read[ZF_SPACE_GLOBAL] + work->written[ZF_SPACE_GLOBAL], zf_tile_bandwidth(device));
+    uint64_t longest = compute > stream ? compute : stream;
+    longest = longest > memory ? longest : memory;
+    return zf_sat((unsigned __int128)ns + longest);
+}
+
+/* x × part ÷ whole, exactly. */
+static uint64_t zf_scale(uint64_t x, uint64_t part, uint64_t whole) {
+    return whole == 0 ? 0 : zf_sat((unsigned __int128)x * part / whole);
+}
+
+void zf_work_share(const zf_work_counts *work, uint64_t part, uint64_t whole, zf_work_counts *out) {
+    for (int k = 0; k < ZF_OPS_COUNT; k++)
+        out->ops[k] = zf_scale(work->ops[k], part, whole);
+    for (int k = 0; k < ZF_SPACE_COUNT; k++) {
+        out->read[k] = zf_scale(work->read[k], part, whole);
+        out->written[k] = zf_scale(work->written[k], part, whole);
+    }
+}
+
+void zf_cost_kernel_tiles(const zf_work_counts *work, const ze_group_count_t *groups, uint64_t group_items,
+                          const zf_device *device, uint64_t tile_ns[]) {
+    uint32_t tiles = zf_device_tiles(device);
+    uint64_t total = (uint64_t)groups->groupCountX * groups->groupCountY * groups->groupCountZ;
+    for (uint32_t t = 0; t < tiles; t++) {
+        /* Implicit scaling: tile t runs total / tiles work-groups, one more when t < total mod tiles. */
+        uint64_t mine = total / tiles + (t < total % tiles ? 1u : 0u);
+        zf_work_counts share;
+        zf_work_share(work, mine, total, &share);
+        tile_ns[t] = zf_tile_kernel_ns(&share, mine, group_items, device, tiles);
+    }
 }

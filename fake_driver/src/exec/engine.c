@@ -135,12 +135,15 @@ static bool zf_engine_wait_events(zf_engine *engine, const zf_command *command, 
     return running;
 }
 
-static void zf_event_mark(zf_event *event, zf_device *device, uint64_t start_ns, uint64_t end_ns) {
+static void zf_event_mark(zf_event *event, zf_device *device, const zf_work_record *record) {
     event->signaled = true;
-    event->signal_ns = end_ns;
-    event->start_ns = start_ns;
-    event->end_ns = end_ns;
+    event->signal_ns = record->end_ns;
+    event->start_ns = record->start_ns;
+    event->end_ns = record->end_ns;
     event->timestamp_device = device;
+    event->tiles = record->tiles;
+    for (uint32_t t = 0; t < record->tiles; t++)
+        event->tile_end_ns[t] = record->start_ns + record->tile_ns[t];
 }
 
 static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
@@ -148,14 +151,23 @@ static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
     *dst = zf_clock_mask(zf_clock_ns_to_ticks(clock, ns), clock->valid_bits);
 }
 
-void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_result_t *out) {
+static void zf_write_interval(const zf_event *event, uint64_t start_ns, uint64_t end_ns,
+                              ze_kernel_timestamp_result_t *out) {
     zf_clock *clock = zf_device_clock(event->timestamp_device);
-    uint64_t start = zf_clock_mask(zf_clock_ns_to_ticks(clock, event->start_ns), clock->kernel_valid_bits);
-    uint64_t end = zf_clock_mask(zf_clock_ns_to_ticks(clock, event->end_ns), clock->kernel_valid_bits);
+    uint64_t start = zf_clock_mask(zf_clock_ns_to_ticks(clock, start_ns), clock->kernel_valid_bits);
+    uint64_t end = zf_clock_mask(zf_clock_ns_to_ticks(clock, end_ns), clock->kernel_valid_bits);
     out->global.kernelStart = start;
     out->global.kernelEnd = end;
     /* The device runs one context at a time: context-active time equals wall time. */
     out->context = out->global;
+}
+
+void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_result_t *out) {
+    zf_write_interval(event, event->start_ns, event->end_ns, out);
+}
+
+void zf_event_write_tile_timestamp(const zf_event *event, uint32_t tile, ze_kernel_timestamp_result_t *out) {
+    zf_write_interval(event, event->start_ns, tile < event->tiles ? event->tile_end_ns[tile] : event->end_ns, out);
 }
 
 /* Host-side effect of a command: returns its result, sets *cost_ns to its modelled duration and fills the work the
@@ -177,6 +189,19 @@ static void zf_engine_notify(const zf_work_record *record) {
     pthread_rwlock_unlock(&zf_observer_lock);
 }
 
+/* How long each tile was busy within the command: a kernel launch on several tiles (modelled mode) as the cost model
+ * said, never past the command's end; anything else on one tile, throughout. */
+static void zf_record_tiles(zf_work_record *record, bool realtime) {
+    uint64_t span = record->end_ns - record->start_ns;
+    if (realtime || record->tiles <= 1) {
+        record->tiles = 1;
+        record->tile_ns[0] = span;
+        return;
+    }
+    for (uint32_t t = 0; t < record->tiles; t++)
+        record->tile_ns[t] = record->tile_ns[t] < span ? record->tile_ns[t] : span;
+}
+
 /* Called with the sync lock held. */
 static void zf_engine_complete(zf_submission *sub);
 
@@ -185,7 +210,8 @@ static void zf_engine_complete(zf_submission *sub);
 static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_command *command, bool last) {
     zf_queue *queue = sub->queue;
     uint64_t submit_ns = sub->submit_ns;
-    uint64_t start = zf_max_u64(engine->free_at_ns, submit_ns);
+    /* Modelled: the engine sees a submission its dispatch latency after it was made (docs/cost-model.md). */
+    uint64_t start = zf_max_u64(engine->free_at_ns, submit_ns + zf_cost_dispatch_ns(engine->device));
     if (!zf_engine_wait_events(engine, command, &start))
         return;
     zf_clock *clock = zf_device_clock(engine->device);
@@ -196,7 +222,8 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
                              .ordinal = engine->ordinal,
                              .index = engine->index,
                              .kind = command->kind,
-                             .name = command->kind == ZF_CMD_CUSTOM ? command->u.custom.ops->name : NULL};
+                             .name = command->kind == ZF_CMD_CUSTOM ? command->u.custom.ops->name : NULL,
+                             .tiles = 1};
     ze_result_t result = zf_perform(engine, queue, command, start, &cost, &record);
     uint64_t end = zf_is_realtime(engine) ? zf_max_u64(zf_clock_now_ns(clock), start) : start + cost;
     engine->free_at_ns = end;
@@ -204,15 +231,16 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
         zf_device_record_fault(engine->device, zf_result_name(result));
     record.start_ns = start;
     record.end_ns = end;
+    zf_record_tiles(&record, zf_is_realtime(engine));
     record.faulted = result != ZE_RESULT_SUCCESS;
     zf_engine_notify(&record);
     zf_sync_lock();
     if (command->kind == ZF_CMD_SIGNAL_EVENT)
-        zf_event_mark(command->target_event, engine->device, start, end);
+        zf_event_mark(command->target_event, engine->device, &record);
     else if (command->kind == ZF_CMD_RESET_EVENT)
         command->target_event->signaled = false;
     if (command->signal != NULL)
-        zf_event_mark(command->signal, engine->device, start, end);
+        zf_event_mark(command->signal, engine->device, &record);
     queue->last_end_ns = zf_max_u64(queue->last_end_ns, end);
     if (last)
         zf_engine_complete(sub);
@@ -555,6 +583,22 @@ static ze_result_t zf_perform_query_timestamps(zf_queue *queue, const zf_query_t
     return result;
 }
 
+/* Runs one kernel, then adds what it executed and the time it took on each tile to the record. */
+static ze_result_t zf_launch_one(zf_device *device, zf_kernel_launch *launch, const ze_group_count_t *groups,
+                                 zf_work_record *record) {
+    zf_work_counts work = {0};
+    ze_result_t result = zf_kernel_launch_run(launch, groups, &work);
+    uint32_t size[3];
+    zf_kernel_launch_group_size(launch, size);
+    uint64_t tile_ns[ZF_SCENARIO_MAX_SUBDEVICES];
+    zf_cost_kernel_tiles(&work, groups, (uint64_t)size[0] * size[1] * size[2], device, tile_ns);
+    for (uint32_t t = 0; t < record->tiles; t++)
+        record->tile_ns[t] += tile_ns[t];
+    record->work_items += zf_launch_work_items(launch, groups);
+    zf_work_add(&record->work, &work);
+    return result;
+}
+
 static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const zf_launch_args *launch,
                                      uint64_t *cost_ns, zf_work_record *record) {
     uint32_t count = launch->num_kernels, indirect_count = 0;
@@ -567,6 +611,9 @@ static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const z
         count = indirect_count < count ? indirect_count : count;
     }
     ze_result_t result = ZE_RESULT_SUCCESS;
+    record->tiles = zf_device_tiles(engine->device);
+    for (uint32_t t = 0; t < record->tiles; t++)
+        record->tile_ns[t] = *cost_ns;
     for (uint32_t k = 0; k < count; k++) {
         ze_group_count_t groups = launch->groups;
         if (launch->indirect_groups != NULL) {
@@ -575,14 +622,18 @@ static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const z
             if (read != ZE_RESULT_SUCCESS)
                 return read;
         }
-        uint64_t kernel_ns = zf_cost_kernel_ns(launch->launches[k], &groups, engine->device);
-        *cost_ns += kernel_ns;
-        record->work_items += zf_launch_work_items(launch->launches[k], &groups);
-        record->kernel_cycles += zf_ns_to_cycles(kernel_ns, engine->device);
-        ze_result_t r = zf_kernel_launch_run(launch->launches[k], &groups);
+        ze_result_t r = zf_launch_one(engine->device, launch->launches[k], &groups, record);
         if (r != ZE_RESULT_SUCCESS)
             result = r;
     }
+    /* The command lasts until its slowest tile is done. */
+    uint64_t longest = 0;
+    for (uint32_t t = 0; t < record->tiles; t++)
+        longest = zf_max_u64(longest, record->tile_ns[t]);
+    record->kernel_cycles = zf_ns_to_cycles(longest - *cost_ns, engine->device);
+    record->bytes_read = record->work.read[ZF_SPACE_GLOBAL];
+    record->bytes_written = record->work.written[ZF_SPACE_GLOBAL];
+    *cost_ns = longest;
     return result;
 }
 

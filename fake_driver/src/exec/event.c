@@ -207,10 +207,22 @@ ze_result_t zfi_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_ha
     ze_result_t result = zf_event_timestamp_snapshot(zf_event_from(hEvent), &copy);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    /* A command runs on one engine: one timestamp, which the device that ran it, its root device and its card's
-     * other tiles all report; a device of another card has none. */
-    uint32_t available = copy.timestamp_device->root == device->root ? 1 : 0;
-    if (zf_count_query(pCount, available, pTimestamps) > 0)
-        zf_event_write_kernel_timestamp(&copy, &pTimestamps[0]);
+    /* A kernel on a root device of N tiles ran on each of them (implicit scaling): the root reports N timestamps, one
+     * per tile, and a tile its own. Any other command ran on one engine: one timestamp, which the device that ran it,
+     * its root device and its card's other tiles all report. A device of another card has none. */
+    const zf_device *ran = copy.timestamp_device;
+    uint32_t available = ran->root == device->root ? 1 : 0;
+    if (copy.tiles > 1 && device == ran)
+        available = copy.tiles;
+    uint32_t count = zf_count_query(pCount, available, pTimestamps);
+    bool own_tile = copy.tiles > 1 && device->is_subdevice && device->root == ran;
+    for (uint32_t t = 0; t < count; t++) {
+        if (copy.tiles > 1 && device == ran)
+            zf_event_write_tile_timestamp(&copy, t, &pTimestamps[t]);
+        else if (own_tile)
+            zf_event_write_tile_timestamp(&copy, (uint32_t)(device - ran->subdevices), &pTimestamps[t]);
+        else
+            zf_event_write_kernel_timestamp(&copy, &pTimestamps[t]);
+    }
     return ZE_RESULT_SUCCESS;
 }

@@ -9,6 +9,7 @@
 #define ZF_EXEC_H
 
 #include "driver/zf_driver.h"
+#include "spirv/spirv_exec.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,6 +30,8 @@ typedef struct zf_event {
     uint64_t start_ns;  /* the signalling command's start and end (kernel timestamps) */
     uint64_t end_ns;
     zf_device *timestamp_device; /* whose clock the timestamps are on */
+    uint32_t tiles;              /* kernel timestamps: one per tile the command ran on, ending at tile_end_ns */
+    uint64_t tile_end_ns[ZF_SCENARIO_MAX_SUBDEVICES];
 } zf_event;
 
 struct zf_event_pool {
@@ -207,11 +210,27 @@ uint64_t zf_region_bytes(const ze_copy_region_t *region);
 uint64_t zf_launch_work_items(const zf_kernel_launch *launch, const ze_group_count_t *groups);
 uint64_t zf_ns_to_cycles(uint64_t ns, const zf_device *device);
 
-/* Modelled duration of one kernel launch of `groups` work-groups on `device`, in device nanoseconds. */
-uint64_t zf_cost_kernel_ns(const zf_kernel_launch *launch, const ze_group_count_t *groups, const zf_device *device);
+/* The scenario's fixed costs (docs/cost-model.md): every command, and from a submission to its first command. */
+uint64_t zf_cost_overhead_ns(const zf_device *device);
+uint64_t zf_cost_dispatch_ns(const zf_device *device);
 
-/* The kernel timestamps of a signalled event, in ticks of its device's clock masked to the kernel valid bits. */
+/* Tiles a command of `device` runs on: every tile of a root device that has sub-devices (implicit scaling), else 1. */
+uint32_t zf_device_tiles(const zf_device *device);
+
+/* Lane cycles of executed work: its operations weighted by the cycles of their class. */
+uint64_t zf_work_lane_cycles(const zf_work_counts *work);
+/* The part/whole share of work (each count scaled, rounded down). */
+void zf_work_share(const zf_work_counts *work, uint64_t part, uint64_t whole, zf_work_counts *out);
+
+/* Modelled duration of one kernel that executed `work` as `groups` work-groups of `group_items` work-items on
+ * `device`: one value per tile it runs on (zf_device_tiles), in device ns, the launch set-up included. */
+void zf_cost_kernel_tiles(const zf_work_counts *work, const ze_group_count_t *groups, uint64_t group_items,
+                          const zf_device *device, uint64_t tile_ns[]);
+
+/* The kernel timestamps of a signalled event, in ticks of its device's clock masked to the kernel valid bits: those of
+the whole command, or of tile `tile` (< event->tiles) with zf_event_write_tile_timestamp. */
 void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_result_t *out);
+void zf_event_write_tile_timestamp(const zf_event *event, uint32_t tile, ze_kernel_timestamp_result_t *out);
 /* A consistent copy of an event whose kernel timestamps are ready: ZE_RESULT_ERROR_INVALID_ARGUMENT when its pool has
  * no KERNEL_TIMESTAMP flag, ZE_RESULT_NOT_READY until a command signalled it. */
 ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy);
@@ -235,7 +254,10 @@ typedef struct zf_work_record {
     uint64_t bytes_read;
     uint64_t bytes_written;
     uint64_t work_items;    /* kernel launches: work-items of all the launches of the command */
-    uint64_t kernel_cycles; /* kernel launches: modelled device cycles spent in the kernels */
+    uint64_t kernel_cycles; /* kernel launches: modelled device cycles spent in the kernels (the longest tile's) */
+    zf_work_counts work;    /* kernel launches: what the kernels executed, summed (zf_kernel_launch_run) */
+    uint32_t tiles;         /* kernel launches: the tiles they ran on (zf_device_tiles); 1 for other commands */
+    uint64_t tile_ns[ZF_SCENARIO_MAX_SUBDEVICES]; /* how long each tile was busy from the start, in device ns */
     bool faulted;
 } zf_work_record;
 

@@ -36,7 +36,6 @@ struct zf_kernel {
     uint32_t index;            /* of info among the module's kernels (and of the decoded form's kernels) */
     const zf_builtin *builtin; /* NULL when not a built-in: its cost applies whether or not its fast path runs */
     bool use_builtin;          /* the built-in fast path is enabled */
-    uint32_t cycles_per_item;  /* of a kernel that is not a built-in: its decoded instructions (docs/cost-model.md) */
     zf_kernel_code code;       /* its instruction addresses (kernel_isa.c) */
     zf_kernel_arg *args;
     uint8_t *values; /* argument values, packed by offset */
@@ -71,7 +70,7 @@ struct zf_kernel_launch {
     uint32_t subgroup_size;
     uint32_t group_size[3];
     uint32_t offset[3];
-    uint32_t cycles_per_item;
+    const zf_builtin *costing; /* a built-in's table gives the record of what the launch executed */
     zf_kernel_code code;
     uint64_t local_bytes;    /* static plus argument local memory per group */
     uint64_t *local_sizes;   /* per argument: the local memory a local-pointer argument reserves */
@@ -138,9 +137,6 @@ ze_result_t zfi_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_
     kernel->builtin = zf_builtin_match(info);
     const char *builtins = getenv(ZF_BUILTINS_ENV);
     kernel->use_builtin = kernel->builtin != NULL && (builtins == NULL || strcmp(builtins, "0") != 0);
-    zf_form_stats stats;
-    zf_form_kernel_stats(program->code, kernel->index, &stats);
-    kernel->cycles_per_item = stats.instructions > 0 ? stats.instructions : 1;
     if (!zf_kernel_isa_acquire(module, program, index, &kernel->code)) {
         free(kernel);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the kernel's instruction addresses");
@@ -562,8 +558,7 @@ ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out) {
     launch->local_bytes = local_bytes;
     memcpy(launch->group_size, size, sizeof size);
     memcpy(launch->offset, kernel->global_offset, sizeof launch->offset);
-    launch->cycles_per_item =
-        kernel->builtin ? zf_builtin_cycles(kernel->builtin, launch->arg_values) : kernel->cycles_per_item;
+    launch->costing = kernel->builtin;
     launch->code = kernel->code;
     if (!zf_capture_images(kernel, launch)) {
         zf_kernel_launch_free(launch);
@@ -595,10 +590,6 @@ void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3
 
 const char *zf_kernel_launch_name(const zf_kernel_launch *launch) {
     return launch->info->name;
-}
-
-uint32_t zf_kernel_launch_cycles_per_item(const zf_kernel_launch *launch) {
-    return launch->cycles_per_item;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -763,7 +754,7 @@ static zf_xarg *zf_launch_args(const zf_kernel_launch *launch) {
     return args;
 }
 
-static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *groups) {
+static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work) {
     zf_run_env run = {.launch = launch, .lock = PTHREAD_MUTEX_INITIALIZER};
     run.env = (zf_exec_env){.user = &run,
                             .lookup = zf_env_lookup,
@@ -791,6 +782,7 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     memcpy(x.offset, launch->offset, sizeof x.offset);
     zf_xresult result;
     zf_spirv_execute(&x, &result);
+    *work = result.work;
     for (uint32_t i = 0; i < run.num_resolved; i++)
         zf_program_release(run.resolved[i]);
     free(run.resolved);
@@ -803,26 +795,37 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     return result.hung ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
-ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups) {
+/* A built-in's view of the launch. */
+static zf_builtin_call zf_builtin_call_of(const zf_kernel_launch *launch, const ze_group_count_t *groups) {
+    zf_builtin_call call = {
+        .name = launch->info->name,
+        .context = launch->context,
+        .args = launch->arg_values,
+        .groups = *groups,
+        .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
+    };
+    memcpy(call.group_size, launch->group_size, sizeof call.group_size);
+    memcpy(call.offset, launch->offset, sizeof call.offset);
+    return call;
+}
+
+/* The record of a built-in is its table's, whichever path ran it (docs/builtin-kernels.md, "Cost"). */
+ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work) {
+    memset(work, 0, sizeof *work);
     if (groups == NULL)
         return ZE_RESULT_SUCCESS;
     zf_kernel_isa_note_run(&launch->code); /* EU stall samples of the command name its instructions */
-    if (launch->builtin != NULL) {
-        zf_builtin_call call = {
-            .name = launch->info->name,
-            .context = launch->context,
-            .args = launch->arg_values,
-            .groups = *groups,
-            .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
-        };
-        memcpy(call.group_size, launch->group_size, sizeof call.group_size);
-        memcpy(call.offset, launch->offset, sizeof call.offset);
-        /* A built-in refuses, without writing anything, a launch whose buffers do not check out: the engine then
-         * runs it and reports exactly which work-item faulted where. */
-        if (launch->builtin->run(&call) == ZE_RESULT_SUCCESS)
-            return ZE_RESULT_SUCCESS;
-    }
-    return zf_execute(launch, groups);
+    zf_builtin_call call = zf_builtin_call_of(launch, groups);
+    ze_result_t result = ZE_RESULT_ERROR_UNKNOWN;
+    /* A built-in refuses, without writing anything, a launch whose buffers do not check out: the engine then runs it
+     * and reports exactly which work-item faulted where. */
+    if (launch->builtin != NULL)
+        result = launch->builtin->run(&call);
+    if (result != ZE_RESULT_SUCCESS)
+        result = zf_execute(launch, groups, work);
+    if (launch->costing != NULL)
+        zf_builtin_work(launch->costing, &call, work);
+    return result;
 }
 
 ze_result_t ZE_APICALL zf_kernel_get_base_address(ze_kernel_handle_t hKernel, uint64_t *baseAddress) {

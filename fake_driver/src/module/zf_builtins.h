@@ -1,11 +1,12 @@
 /* Built-in kernels: host implementations of a documented set of kernels (docs/builtin-kernels.md), recognised by
  * entry-point name and parameter signature when a kernel is created, and run by zf_kernel_launch_run with real
- * data. Every other kernel only takes its modelled time until SPIR-V execution exists. */
+ * data; the execution engine runs every other kernel (and a built-in that declines). */
 #ifndef ZF_BUILTINS_H
 #define ZF_BUILTINS_H
 
 #include "driver/zf_driver.h"
 #include "spirv/spirv.h"
+#include "spirv/spirv_exec.h"
 
 #include <stdint.h>
 
@@ -24,22 +25,26 @@ typedef struct zf_builtin_call {
 
 typedef ze_result_t (*zf_builtin_fn)(const zf_builtin_call *call);
 
+/* Work per work-item, in the classes of zf_work_counts: ALU operations, memory instructions, global bytes. */
+typedef struct zf_builtin_cost {
+    uint32_t alu, memory, read, written;
+} zf_builtin_cost;
+
 typedef struct zf_builtin {
     const char *name;
     uint32_t num_params;
     const char *params[ZF_BUILTIN_MAX_PARAMS]; /* the reader's type names, e.g. "global f32*", "i32" */
-    /* Cost model: cycles per work-item = cycles_base + cycles_per_unit * (the u32 argument cycles_arg), or just
-     * cycles_base when cycles_arg < 0. */
-    uint32_t cycles_base;
-    int32_t cycles_arg;
-    uint32_t cycles_per_unit;
+    /* What the launch executes (docs/builtin-kernels.md, "Cost"): `per_item` for every work-item, or what `count`
+     * works out from the arguments and the range when the work-items differ (NULL otherwise). */
+    zf_builtin_cost per_item;
+    void (*count)(const zf_builtin_call *call, zf_work_counts *out);
     zf_builtin_fn run;
 } zf_builtin;
 
 /* The built-in whose name and parameter types equal the kernel's, or NULL. */
 const zf_builtin *zf_builtin_match(const zf_spirv_kernel *kernel);
 
-/* Cycles per work-item of a launch of `builtin` with these argument values. */
-uint32_t zf_builtin_cycles(const zf_builtin *builtin, const void *const *args);
+/* What a launch of `builtin` executes, whichever path runs it. */
+void zf_builtin_work(const zf_builtin *builtin, const zf_builtin_call *call, zf_work_counts *out);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "driver/zf_driver.h"
 #include "module/zf_module.h"
+#include "spirv/spirv_exec.h"
 #include "zefake/zefake_ext.h"
 
 #include <stdint.h>
@@ -36,15 +37,12 @@ void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3
 /* The kernel's name (for diagnostics and tracing). */
 const char *zf_kernel_launch_name(const zf_kernel_launch *launch);
 
-/* Device cycles one work-item of this kernel costs in the cost model (docs/cost-model.md): a built-in kernel's own
- * value, else the number of decoded instructions the kernel and the functions it calls are made of. */
-uint32_t zf_kernel_launch_cycles_per_item(const zf_kernel_launch *launch);
-
 /* Executes the launch on the host for `groups` work-groups: the SPIR-V execution engine runs the kernel (a built-in
  * kernel may take its faster path to the same result). Returns ZE_RESULT_SUCCESS, or an error result when work-items
  * faulted (an access outside an allocation...): the fault is logged naming kernel, work-item and address, and
- * execution reports it on the device. Called on an engine worker; spreads work-groups over the engine's threads. */
-ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups);
+ * execution reports it on the device. Called on an engine worker; spreads work-groups over the engine's threads.
+ * *work receives what the launch executed (docs/cost-model.md): the engine's count, or a built-in's table. */
+ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work);
 
 /* ---- Instruction addresses (kernel_isa.c; docs/metrics.md, "Kernel addresses") ---- */
 

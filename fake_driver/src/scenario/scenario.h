@@ -73,6 +73,14 @@ typedef struct zf_scenario_topology {
     uint32_t simd_width;
 } zf_scenario_topology;
 
+/* The device-time model's rates (docs/cost-model.md): what the card can do, and what dispatching work costs. */
+typedef struct zf_scenario_performance {
+    uint32_t memory_bandwidth_gbps; /* of the whole card (bytes per ns); tiles share it evenly */
+    uint32_t dispatch_latency_ns;   /* from a submission to the start of its first command */
+    uint32_t command_ns;            /* every command: the engine decoding it and signalling */
+    uint32_t kernel_launch_ns;      /* each kernel on top: dispatch and thread-group set-up */
+} zf_scenario_performance;
+
 typedef struct zf_scenario_timer {
     uint64_t frequency_hz;      /* device timer ticks per second */
     uint32_t valid_bits;        /* zeDeviceGetGlobalTimestamps, 1..64 */
@@ -184,6 +192,7 @@ typedef struct zf_scenario_device {
     uint32_t hang_timeout_ms; /* host time a kernel may run before the hang detector stops it; 0: never */
     uint32_t num_subdevices;  /* 0 = no sub-devices, else 2..ZF_SCENARIO_MAX_SUBDEVICES */
     zf_scenario_topology topology;
+    zf_scenario_performance performance;
     zf_scenario_timer timer;
     zf_scenario_compute compute;
     zf_scenario_module module;

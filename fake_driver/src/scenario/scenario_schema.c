@@ -161,6 +161,15 @@ static const zf_field zf_topology_fields[] = {
 };
 static const zf_schema zf_topology_schema = ZF_SCHEMA(zf_topology_fields, NULL);
 
+typedef zf_scenario_performance zf_perf;
+static const zf_field zf_performance_fields[] = {
+    ZF_UINT(zf_perf, memory_bandwidth_gbps, "memory_bandwidth_gbps", 1, 1000000, 0),
+    ZF_UINT(zf_perf, dispatch_latency_ns, "dispatch_latency_ns", 0, 999999, 0),
+    ZF_UINT(zf_perf, command_ns, "command_ns", 1, 1000000, 0),
+    ZF_UINT(zf_perf, kernel_launch_ns, "kernel_launch_ns", 0, 1000000, 0),
+};
+static const zf_schema zf_performance_schema = ZF_SCHEMA(zf_performance_fields, NULL);
+
 static const zf_field zf_timer_fields[] = {
     ZF_UINT(zf_scenario_timer, frequency_hz, "frequency_hz", 1, UINT64_C(10000000000), 0),
     ZF_UINT(zf_scenario_timer, valid_bits, "valid_bits", 1, 64, 0),
@@ -395,6 +404,9 @@ static void zf_device_init(void *item, uint32_t index) {
     d->max_hardware_contexts = 65536;
     d->max_command_queue_priority = 0;
     d->hang_timeout_ms = 120000;
+    /* A Data Center GPU Max 1550: about 3.2 TB/s of HBM2e, a few microseconds from submission to start. */
+    d->performance = (zf_scenario_performance){
+        .memory_bandwidth_gbps = 3276, .dispatch_latency_ns = 4000, .command_ns = 100, .kernel_launch_ns = 2000};
     zf_device_defaults_compute(d);
     zf_device_defaults_memory(d, index);
     zf_device_defaults_engines(d);
@@ -410,7 +422,8 @@ static yaml_node_t *zf_memory_node(zf_walk *w, yaml_node_t *device, uint32_t ind
     return size ? size : memory;
 }
 
-/* Sub-devices get slices / N and total_size / N of every memory (docs/scenarios.md), so both must divide evenly. */
+/* Sub-devices get slices / N, and total_size / N and max_bus_width_bits / N of every memory (docs/scenarios.md), so
+ * they must divide evenly. */
 static bool zf_device_check_division(zf_walk *w, yaml_node_t *node, zf_scenario_device *d) {
     uint32_t parts = d->num_subdevices ? d->num_subdevices : 1;
     if (d->topology.slices == 0)
@@ -419,13 +432,20 @@ static bool zf_device_check_division(zf_walk *w, yaml_node_t *node, zf_scenario_
         return zf_walk_fail(w, zf_node_at(w, node, "topology", "slices"), "topology.slices",
                             "%u is not divisible by subdevices (%u)", d->topology.slices, parts);
     for (uint32_t i = 0; i < d->num_memories; i++) {
-        if (d->memories[i].total_size_bytes == 0)
+        if (d->memories[i].total_size_bytes == 0) { /* the default memory: 8 GiB and 64 bits per tile */
             d->memories[i].total_size_bytes = ZF_GIB(8) * parts;
+            d->memories[i].max_bus_width_bits *= parts;
+        }
+        char key[48];
         if (d->memories[i].total_size_bytes % parts) {
-            char key[48];
             snprintf(key, sizeof(key), "memories[%u].total_size", i);
             return zf_walk_fail(w, zf_memory_node(w, node, i), key, "%llu is not divisible by subdevices (%u)",
                                 (unsigned long long)d->memories[i].total_size_bytes, parts);
+        }
+        if (d->memories[i].max_bus_width_bits % parts) {
+            snprintf(key, sizeof(key), "memories[%u].max_bus_width_bits", i);
+            return zf_walk_fail(w, zf_memory_node(w, node, i), key, "%u is not divisible by subdevices (%u)",
+                                d->memories[i].max_bus_width_bits, parts);
         }
     }
     return true;
@@ -480,6 +500,7 @@ static const zf_field zf_device_fields[] = {
     ZF_UINT(zf_dev, hang_timeout_ms, "hang_timeout_ms", 0, 86400000, 0),
     ZF_CUSTOM(zf_dev, num_subdevices, "subdevices", zf_parse_subdevices, 0),
     ZF_MAP(zf_dev, topology, "topology", &zf_topology_schema),
+    ZF_MAP(zf_dev, performance, "performance", &zf_performance_schema),
     ZF_MAP(zf_dev, timer, "timer", &zf_timer_schema),
     ZF_MAP(zf_dev, compute, "compute", &zf_compute_schema),
     ZF_MAP(zf_dev, module, "module", &zf_module_schema),

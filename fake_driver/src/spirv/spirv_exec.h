@@ -148,10 +148,34 @@ typedef struct zf_xlaunch {
 
 #define ZF_FAULT_TEXT_MAX 320
 
+/* What a launch executed, summed over its work-items: the input of the cost model (docs/cost-model.md, "Kernels").
+ * ops: decoded instructions of each class times the lanes that ran them (ALU and math ones once per vector
+ * component); memory instructions include the atomics, which are also counted on their own. Bytes are those loads,
+ * stores, copies and atomics moved, per address space. */
+enum { ZF_OPS_ALU, ZF_OPS_MATH, ZF_OPS_MEMORY, ZF_OPS_BARRIER, ZF_OPS_ATOMIC, ZF_OPS_COUNT };
+enum { ZF_SPACE_GLOBAL, ZF_SPACE_LOCAL, ZF_SPACE_PRIVATE, ZF_SPACE_COUNT };
+
+typedef struct zf_work_counts {
+    uint64_t ops[ZF_OPS_COUNT];
+    uint64_t read[ZF_SPACE_COUNT];
+    uint64_t written[ZF_SPACE_COUNT];
+} zf_work_counts;
+
+/* Adds b into a. */
+static inline void zf_work_add(zf_work_counts *a, const zf_work_counts *b) {
+    for (int k = 0; k < ZF_OPS_COUNT; k++)
+        a->ops[k] += b->ops[k];
+    for (int k = 0; k < ZF_SPACE_COUNT; k++) {
+        a->read[k] += b->read[k];
+        a->written[k] += b->written[k];
+    }
+}
+
 typedef struct zf_xresult {
     uint64_t faults;                     /* work-items stopped by a fault */
     char first_fault[ZF_FAULT_TEXT_MAX]; /* the first fault, naming kernel, work-item and address */
     uint64_t lane_ops;                   /* decoded instructions times the lanes that executed them */
+    zf_work_counts work;                 /* the same by class, and the bytes moved */
     uint64_t annotations[ZF_ITT_COUNT];  /* annotations taken, per kind */
     bool hung;                           /* stopped by the hang detector: work-items were left unfinished */
 } zf_xresult;

@@ -150,6 +150,7 @@ static void zf_volatile_write(uint8_t *p, const void *from, uint32_t size) {
 static void zf_h_load(zf_x *x, const zf_dinst *in) {
     uint8_t *dst = zf_reg(x, in->dst);
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
+    zf_count_access(x, ptr[x->lanes[0]], in->size, false);
     if (in->aux & ZF_MEM_VOLATILE) {
         uint32_t size = in->size;
         ZF_LANES(x, {
@@ -198,6 +199,7 @@ static void zf_h_load(zf_x *x, const zf_dinst *in) {
 static void zf_h_store(zf_x *x, const zf_dinst *in) {
     const uint8_t *src = zf_reg(x, in->b);
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
+    zf_count_access(x, ptr[x->lanes[0]], in->size, true);
     if (in->aux & ZF_MEM_VOLATILE) {
         uint32_t size = in->size;
         ZF_LANES(x, {
@@ -235,6 +237,7 @@ static void zf_h_store(zf_x *x, const zf_dinst *in) {
 static void zf_h_storez(zf_x *x, const zf_dinst *in) {
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
     bool indivisible = (in->aux & ZF_MEM_VOLATILE) != 0;
+    zf_count_access(x, ptr[x->lanes[0]], in->size, true);
     ZF_LANES(x, {
         uint8_t *p = zf_mem(x, l, ptr[l], in->size, true);
         if (p != NULL && indivisible)
@@ -251,6 +254,8 @@ static void zf_copy_memory(zf_x *x, uint32_t l, uint64_t to, uint64_t from, uint
         zf_fault(x, l, "a memory copy of %llu bytes", (unsigned long long)size);
         return;
     }
+    zf_count_lane(x, from, size, false);
+    zf_count_lane(x, to, size, true);
     const uint8_t *s = zf_mem(x, l, from, (uint32_t)size, false);
     uint8_t *d = s != NULL ? zf_mem(x, l, to, (uint32_t)size, true) : NULL;
     if (d != NULL)
@@ -366,6 +371,9 @@ static void zf_h_atomic(zf_x *x, const zf_dinst *in) {
     const uint8_t *v = in->b != ZF_REF_NONE ? zf_reg(x, in->b) : NULL;
     const uint8_t *c = in->c != ZF_REF_NONE ? zf_reg(x, in->c) : NULL;
     uint8_t *d = in->dst != ZF_REF_NONE ? zf_reg(x, in->dst) : NULL;
+    zf_count_access(x, ptr[x->lanes[0]], bytes, false);
+    if (kind != ZF_ATOM_LOAD)
+        zf_count_access(x, ptr[x->lanes[0]], bytes, true);
     ZF_LANES(x, {
         uint8_t *p = zf_mem(x, l, ptr[l], bytes, kind != ZF_ATOM_LOAD);
         if (p == NULL)
@@ -403,6 +411,7 @@ static void zf_h_vload(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     uint32_t stride = kind == ZF_VL_HALF_A ? zf_slot(n) : n;
     uint32_t unit = kind == ZF_VL_PLAIN ? e : 2;
+    zf_count_access(x, ptr[x->lanes[0]], (uint64_t)n * unit, false);
     ZF_LANES(x, {
         uint64_t addr = ptr[l] + zf_offset_at(off, in->asize, l) * stride * unit;
         const uint8_t *p = zf_mem(x, l, addr, n * unit, false);
@@ -428,6 +437,7 @@ static void zf_h_vstore(zf_x *x, const zf_dinst *in) {
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->c);
     uint32_t stride = kind == ZF_VL_HALF_A ? zf_slot(n) : n;
     uint32_t unit = kind == ZF_VL_PLAIN ? e : 2;
+    zf_count_access(x, ptr[x->lanes[0]], (uint64_t)n * unit, true);
     ZF_LANES(x, {
         uint64_t addr = ptr[l] + zf_offset_at(off, in->asize, l) * stride * unit;
         uint8_t *p = zf_mem(x, l, addr, n * unit, true);

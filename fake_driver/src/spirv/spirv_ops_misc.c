@@ -434,6 +434,7 @@ static void zf_h_sgblock(zf_x *x, const zf_dinst *in) {
     size_t stride = (size_t)e * zf_slot(n);
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
     uint8_t *values = zf_reg(x, write ? in->b : in->dst);
+    zf_count_access(x, ptr[x->lanes[0]], (uint64_t)e * n, write);
     ZF_LANES(x, {
         uint64_t lane = (l % ctx->group_items) % sub;
         uint8_t *at[8];

@@ -14,6 +14,80 @@
 #define ZF_CHUNK_BYTES ((size_t)1 << 20)
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * What runs, by class (the cost model's input, docs/cost-model.md): counted per block, once per form and thread, then
+ * multiplied by the lanes that run each block. */
+
+/* OpenCL.std functions of the math set (0..94) that are as cheap as ALU operations: rounding, sign, min and max,
+ * multiply-adds, splitting and scaling of exponents. The rest of the set (exp, log, sin, pow, sqrt...) is math. */
+static bool zf_math_is_cheap(uint32_t f) {
+    static const uint8_t cheap[] = {12, 13, 23, 24, 25, 26, 27, 28, 30, 31, 33,
+                                    34, 41, 42, 43, 44, 45, 46, 47, 53, 55, 66};
+    for (size_t i = 0; i < sizeof cheap; i++)
+        if (cheap[i] == f)
+            return true;
+    return false;
+}
+
+/* Adds one instruction's counts to a block's. */
+static void zf_classify(const zf_dinst *in, uint32_t ops[ZF_OPS_COUNT]) {
+    switch (in->op) {
+    case ZF_X_LOAD:
+    case ZF_X_STORE:
+    case ZF_X_STOREZ:
+    case ZF_X_COPYMEM:
+    case ZF_X_COPYMEMN:
+    case ZF_X_VLOAD:
+    case ZF_X_VSTORE:
+    case ZF_X_ASYNCCOPY:
+    case ZF_X_SGBLOCK:
+    case ZF_X_IMAGE:
+    case ZF_X_IMGBLOCK:
+        ops[ZF_OPS_MEMORY]++;
+        return;
+    case ZF_X_ATOMIC:
+        ops[ZF_OPS_MEMORY]++;
+        ops[ZF_OPS_ATOMIC]++;
+        return;
+    case ZF_X_BARRIER:
+    case ZF_X_FENCE:
+        ops[ZF_OPS_BARRIER]++;
+        return;
+    case ZF_X_EXT:
+    case ZF_X_EXTP:
+        ops[in->aux <= 94 && !zf_math_is_cheap(in->aux) ? ZF_OPS_MATH : ZF_OPS_ALU] += in->comps;
+        return;
+    case ZF_X_EXTV:
+        ops[ZF_OPS_MATH] += in->comps;
+        return;
+    case ZF_X_NOP:
+    case ZF_X_ITT:
+        return;
+    default:
+        ops[ZF_OPS_ALU] += in->comps ? in->comps : 1;
+        return;
+    }
+}
+
+uint32_t (*zf_block_ops(const zf_dprog *code))[ZF_OPS_COUNT] {
+    uint32_t(*table)[ZF_OPS_COUNT] = calloc(code->num_blocks ? code->num_blocks : 1, sizeof *table);
+    if (table == NULL)
+        return NULL;
+    for (uint32_t b = 0; b < code->num_blocks; b++) {
+        const zf_dblock *blk = &code->blocks[b];
+        for (uint32_t i = 0; i < blk->count; i++)
+            zf_classify(&code->insts[blk->first + i], table[b]);
+    }
+    return table;
+}
+
+static void zf_count_block(zf_x *x, uint32_t block) {
+    zf_ctx *ctx = x->ctx;
+    const uint32_t *ops = x->prog->block_ops[x->fn->block_first + block];
+    for (int k = 0; k < ZF_OPS_COUNT; k++)
+        ctx->work.ops[k] += (uint64_t)ops[k] * x->n;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * The stack */
 
 static void *zf_stack_alloc(zf_ctx *ctx, size_t bytes) {
@@ -207,6 +281,7 @@ void zf_invoke(zf_x *x) {
         zf_run_copies(x, p->copies + b->commit_first, b->commit_count);
         x->next = -1;
         x->ctx->lane_ops += (uint64_t)b->count * x->n;
+        zf_count_block(x, current);
         const zf_dinst *in = p->insts + b->first, *end = in + b->count;
         for (; in < end; in++) {
             zf_handlers[in->op](x, in);

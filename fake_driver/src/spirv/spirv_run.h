@@ -41,7 +41,8 @@ typedef struct zf_region {
 /* A program's constants broadcast for this thread. */
 typedef struct zf_pctx {
     zf_xprogram program;
-    uint8_t *consts; /* const_bytes * L */
+    uint8_t *consts;                     /* const_bytes * L */
+    uint32_t (*block_ops)[ZF_OPS_COUNT]; /* per block of the form: its instructions by class (zf_work_counts) */
 } zf_pctx;
 
 /* Bump-allocated memory for frames and private variables (chunks never move: pointers into them stay valid). */
@@ -141,6 +142,7 @@ typedef struct zf_ctx {
     uint64_t faults;
     char first_fault[ZF_FAULT_TEXT_MAX];
     uint64_t lane_ops;
+    zf_work_counts work;
     uint64_t annotations[ZF_ITT_COUNT];
     /* printf output of the wave, written to stdout at once. */
     char *out;
@@ -299,6 +301,28 @@ void zf_regions_release(zf_ctx *ctx);
 /* Which storage class an address belongs to, for generic pointers: 4 Workgroup, 7 Function (private pointers),
  * 5 CrossWorkgroup. */
 uint32_t zf_mem_storage_of(const zf_ctx *ctx, uint64_t addr);
+
+/* The address space (ZF_SPACE_*) an address lies in. */
+static inline uint32_t zf_space_of(const zf_ctx *ctx, uint64_t addr) {
+    uint32_t storage = zf_mem_storage_of(ctx, addr);
+    return storage == 4 ? ZF_SPACE_LOCAL : storage == 7 ? ZF_SPACE_PRIVATE : ZF_SPACE_GLOBAL;
+}
+
+/* Counts an access of `bytes` per lane by every active lane, in the address space of `addr` (the first active lane's
+ * address: lanes of one instruction are taken to access one space). */
+static inline void zf_count_access(zf_x *x, uint64_t addr, uint64_t bytes, bool write) {
+    uint64_t *space = write ? x->ctx->work.written : x->ctx->work.read;
+    space[zf_space_of(x->ctx, addr)] += bytes * x->n;
+}
+
+/* Counts one lane's access (per-lane sizes: memory copies). */
+static inline void zf_count_lane(zf_x *x, uint64_t addr, uint64_t bytes, bool write) {
+    uint64_t *space = write ? x->ctx->work.written : x->ctx->work.read;
+    space[zf_space_of(x->ctx, addr)] += bytes;
+}
+
+/* The class counts of every block of a form (zf_pctx.block_ops); NULL when out of memory. */
+uint32_t (*zf_block_ops(const zf_dprog *code))[ZF_OPS_COUNT];
 
 /* Stops lane `lane` with a fault; the first fault of the launch is kept with the lane's work-item. */
 void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) __attribute__((format(printf, 3, 4)));

@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The launch set-up part of every kernel's duration in the cost model (docs/cost-model.md). Its cycles count as XVE
- * stall, the rest of the kernel as XVE active. */
-#define ZF_METRIC_DISPATCH_NS 2000u
-
 typedef unsigned __int128 zf_u128;
 
 static uint64_t zf_sat64(zf_u128 x) {
@@ -55,27 +51,39 @@ static bool zf_is_launch(zf_command_kind kind) {
     return kind == ZF_CMD_LAUNCH || kind == ZF_CMD_LAUNCH_INDIRECT || kind == ZF_CMD_LAUNCH_MULTIPLE_INDIRECT;
 }
 
-static void zf_kernel_amounts(uint64_t items, uint64_t kernel_cycles, const zf_tile_shape *shape,
+/* SIMD instructions of tile `index`: its share of `lane_ops` over the SIMD width, rounded up. */
+static uint64_t zf_instructions(uint64_t lane_ops, uint32_t index, uint32_t parts, uint64_t simd) {
+    uint64_t share = zf_split(lane_ops, index, parts);
+    return share / simd + (share % simd != 0);
+}
+
+/* A kernel command on tile `index`: XVE time from the cost model's kernel cycles (its launch set-up is stall, the rest
+ * active), instructions and atomics from what the kernels executed (the record's zf_work_counts). */
+static void zf_kernel_amounts(const zf_work_record *r, uint32_t index, uint32_t parts, const zf_tile_shape *shape,
                               uint64_t amount[ZF_SIG_COUNT]) {
+    uint64_t items = zf_split(r->work_items, index, parts), kernel_cycles = r->kernel_cycles;
     if (items == 0 || kernel_cycles == 0)
         return;
     uint64_t simd = shape->simd_width > 0 ? shape->simd_width : 1;
     uint64_t threads = items / simd + (items % simd != 0);
     uint64_t used = threads < shape->xve_count ? threads : shape->xve_count;
-    uint64_t dispatch = zf_cycles(ZF_METRIC_DISPATCH_NS, shape->core_mhz);
+    uint64_t dispatch = zf_cycles(r->device->desc->performance.kernel_launch_ns, shape->core_mhz);
     uint64_t stall_cycles = kernel_cycles < dispatch ? kernel_cycles : dispatch;
     uint64_t slots = zf_mul_sat(shape->xve_count, shape->threads_per_xve);
-    uint64_t active = zf_mul_sat(used, kernel_cycles - stall_cycles);
-    amount[ZF_SIG_XVE_ACTIVE] = active;
+    amount[ZF_SIG_XVE_ACTIVE] = zf_mul_sat(used, kernel_cycles - stall_cycles);
     amount[ZF_SIG_XVE_STALL] = zf_mul_sat(used, stall_cycles);
     amount[ZF_SIG_THREAD_CYCLES] = zf_mul_sat(threads < slots ? threads : slots, kernel_cycles);
     amount[ZF_SIG_THREADS] = threads;
-    /* One instruction per active XVE cycle, in fixed shares; ALU1 always co-issues with ALU0. */
-    amount[ZF_SIG_ALU0_INST] = active / 2;
-    amount[ZF_SIG_ALU1_INST] = active / 4;
-    amount[ZF_SIG_SEND_INST] = active / 8;
-    amount[ZF_SIG_CONTROL_INST] = active - active / 2 - active / 4 - active / 8;
-    amount[ZF_SIG_ALU0_ALU1_CYCLES] = active / 4;
+    const uint64_t *ops = r->work.ops;
+    amount[ZF_SIG_ALU0_INST] = zf_instructions(ops[ZF_OPS_ALU], index, parts, simd);
+    amount[ZF_SIG_ALU1_INST] = zf_instructions(ops[ZF_OPS_MATH], index, parts, simd);
+    amount[ZF_SIG_SEND_INST] = zf_instructions(ops[ZF_OPS_MEMORY], index, parts, simd);
+    amount[ZF_SIG_CONTROL_INST] = zf_instructions(ops[ZF_OPS_BARRIER], index, parts, simd);
+    amount[ZF_SIG_BARRIERS] = amount[ZF_SIG_CONTROL_INST];
+    amount[ZF_SIG_ATOMICS] = zf_split(ops[ZF_OPS_ATOMIC], index, parts);
+    /* ALU1 (math) co-issues with ALU0 while both have work. */
+    uint64_t alu0 = amount[ZF_SIG_ALU0_INST], alu1 = amount[ZF_SIG_ALU1_INST];
+    amount[ZF_SIG_ALU0_ALU1_CYCLES] = alu0 < alu1 ? alu0 : alu1;
 }
 
 /* What one command adds to tile `index` of the `parts` tiles it ran on. Work (items, bytes) is shared among the tiles;
@@ -92,7 +100,7 @@ static void zf_work_amounts(const zf_work_record *r, const zf_tile_shape *shape,
         amount[ZF_SIG_L3_WRITE_BYTES] = written;
     }
     if (zf_is_launch(r->kind))
-        zf_kernel_amounts(zf_split(r->work_items, index, parts), r->kernel_cycles, shape, amount);
+        zf_kernel_amounts(r, index, parts, shape, amount);
 }
 
 static void zf_add_amounts(uint64_t *to, const uint64_t *amount) {
