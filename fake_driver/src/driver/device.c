@@ -353,9 +353,8 @@ ze_result_t zfi_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_hand
     return ZE_RESULT_SUCCESS;
 }
 
-/* ZEFAKE_HANG_TIMEOUT_MS as milliseconds, or -1 when unset or not a decimal number (reported once). */
-static int64_t zf_hang_timeout_env_ms(void) {
-    static _Atomic int warned = 0;
+/* ZEFAKE_HANG_TIMEOUT_MS as milliseconds, or -1 when unset or not a decimal number (reported). */
+static int64_t zf_read_hang_timeout_env_ms(void) {
     const char *value = getenv("ZEFAKE_HANG_TIMEOUT_MS");
     if (value == NULL || *value == '\0')
         return -1;
@@ -363,12 +362,21 @@ static int64_t zf_hang_timeout_env_ms(void) {
     errno = 0;
     unsigned long long ms = strtoull(value, &end, 10);
     if (*end != '\0' || errno != 0 || value[0] == '-' || ms > 86400000ull) {
-        if (atomic_exchange(&warned, 1) == 0)
-            zf_log(ZF_LOG_WARN, "ZEFAKE_HANG_TIMEOUT_MS=%s is not a number of milliseconds 0..86400000: ignored",
-                   value);
+        zf_log(ZF_LOG_WARN, "ZEFAKE_HANG_TIMEOUT_MS=%s is not a number of milliseconds 0..86400000: ignored", value);
         return -1;
     }
     return (int64_t)ms;
+}
+
+/* Read once per process: a launch must not pay for the environment. */
+static int64_t zf_hang_timeout_env_ms(void) {
+    static _Atomic int64_t cached = -2;
+    int64_t ms = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (ms == -2) {
+        ms = zf_read_hang_timeout_env_ms();
+        atomic_store_explicit(&cached, ms, memory_order_relaxed);
+    }
+    return ms;
 }
 
 uint64_t zf_device_hang_timeout_ns(const zf_device *device) {

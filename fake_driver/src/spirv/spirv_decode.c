@@ -680,9 +680,9 @@ static void zf_decoder_free(zf_decoder *d) {
 void zf_dprog_free(zf_dprog *p) {
     if (p == NULL)
         return;
-    void *parts[] = {p->insts,         p->inst_words, p->blocks, p->edges,  p->copies, p->funcs,
-                     p->params,        p->consts,     p->relocs, p->waves,  p->locals, p->kernels,
-                     p->kernel_locals, p->aux,        p->bytes,  p->strings};
+    void *parts[] = {p->insts,         p->inst_words, p->blocks, p->edges,   p->copies,   p->funcs,
+                     p->params,        p->consts,     p->relocs, p->waves,   p->locals,   p->kernels,
+                     p->kernel_locals, p->aux,        p->bytes,  p->strings, p->block_ops};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         free(parts[i]);
     free(p);
@@ -804,9 +804,13 @@ zf_spirv_status zf_spirv_decode(const zf_spirv_module *m, const zf_decode_option
         if (!zf_form_validate(*out, why, sizeof why)) {
             /* The decoder and the validator disagree: a bug, reported rather than run. */
             zf_spirv_log_printf(log, "SPIR-V: the decoded form is inconsistent: %s", why);
+            s = ZF_SPIRV_UNSUPPORTED;
+        } else if (!zf_form_derive(*out)) {
+            s = zf_d_no_memory(&d);
+        }
+        if (s != ZF_SPIRV_OK) {
             zf_dprog_free(*out);
             *out = NULL;
-            s = ZF_SPIRV_UNSUPPORTED;
         }
     }
     zf_decoder_free(&d);

@@ -152,7 +152,6 @@ typedef struct zf_xlaunch {
  * ops: decoded instructions of each class times the lanes that ran them (ALU and math ones once per vector
  * component); memory instructions include the atomics, which are also counted on their own. Bytes are those loads,
  * stores, copies and atomics moved, per address space. */
-enum { ZF_OPS_ALU, ZF_OPS_MATH, ZF_OPS_MEMORY, ZF_OPS_BARRIER, ZF_OPS_ATOMIC, ZF_OPS_COUNT };
 enum { ZF_SPACE_GLOBAL, ZF_SPACE_LOCAL, ZF_SPACE_PRIVATE, ZF_SPACE_COUNT };
 
 typedef struct zf_work_counts {

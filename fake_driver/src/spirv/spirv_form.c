@@ -960,5 +960,7 @@ zf_dprog *zf_form_load(const uint8_t *data, size_t size, char *why, size_t why_s
         zf_dprog_free(p);
         return NULL;
     }
+    if (!zf_form_derive(p))
+        return zf_form_fail(p, why, why_size, "out of host memory");
     return p;
 }

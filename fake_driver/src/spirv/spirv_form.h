@@ -397,6 +397,9 @@ typedef struct zf_dkernel_local {
     uint32_t offset;
 } zf_dkernel_local;
 
+/* Classes of decoded instructions, for what a launch executed (zf_work_counts, docs/cost-model.md). */
+enum { ZF_OPS_ALU, ZF_OPS_MATH, ZF_OPS_MEMORY, ZF_OPS_BARRIER, ZF_OPS_ATOMIC, ZF_OPS_COUNT };
+
 typedef struct zf_dprog {
     uint32_t const_bytes; /* per lane */
     uint32_t wave_bytes;  /* per lane */
@@ -419,6 +422,8 @@ typedef struct zf_dprog {
     uint32_t *aux;
     uint8_t *bytes;
     char *strings;
+    /* Derived when the form is made or loaded (not serialized): each block's instructions by class. */
+    uint32_t (*block_ops)[ZF_OPS_COUNT];
 } zf_dprog;
 
 enum {
@@ -426,6 +431,8 @@ enum {
 };
 
 void zf_dprog_free(zf_dprog *prog);
+/* Fills prog->block_ops (spirv_run.c, which knows the classes); false when out of host memory. */
+bool zf_form_derive(zf_dprog *prog);
 
 /* Bytes per lane of each operand of an instruction as the engine will read or write it, or 0 when the operand is
  * not a register reference for that operation. Used by the validator and the engine alike. */

@@ -68,21 +68,23 @@ static void zf_classify(const zf_dinst *in, uint32_t ops[ZF_OPS_COUNT]) {
     }
 }
 
-uint32_t (*zf_block_ops(const zf_dprog *code))[ZF_OPS_COUNT] {
+bool zf_form_derive(zf_dprog *code) {
     uint32_t(*table)[ZF_OPS_COUNT] = calloc(code->num_blocks ? code->num_blocks : 1, sizeof *table);
     if (table == NULL)
-        return NULL;
+        return false;
     for (uint32_t b = 0; b < code->num_blocks; b++) {
         const zf_dblock *blk = &code->blocks[b];
         for (uint32_t i = 0; i < blk->count; i++)
             zf_classify(&code->insts[blk->first + i], table[b]);
     }
-    return table;
+    free(code->block_ops);
+    code->block_ops = table;
+    return true;
 }
 
 static void zf_count_block(zf_x *x, uint32_t block) {
     zf_ctx *ctx = x->ctx;
-    const uint32_t *ops = x->prog->block_ops[x->fn->block_first + block];
+    const uint32_t *ops = x->code->block_ops[x->fn->block_first + block];
     for (int k = 0; k < ZF_OPS_COUNT; k++)
         ctx->work.ops[k] += (uint64_t)ops[k] * x->n;
 }

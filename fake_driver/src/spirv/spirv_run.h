@@ -41,8 +41,7 @@ typedef struct zf_region {
 /* A program's constants broadcast for this thread. */
 typedef struct zf_pctx {
     zf_xprogram program;
-    uint8_t *consts;                     /* const_bytes * L */
-    uint32_t (*block_ops)[ZF_OPS_COUNT]; /* per block of the form: its instructions by class (zf_work_counts) */
+    uint8_t *consts; /* const_bytes * L */
 } zf_pctx;
 
 /* Bump-allocated memory for frames and private variables (chunks never move: pointers into them stay valid). */
@@ -320,9 +319,6 @@ static inline void zf_count_lane(zf_x *x, uint64_t addr, uint64_t bytes, bool wr
     uint64_t *space = write ? x->ctx->work.written : x->ctx->work.read;
     space[zf_space_of(x->ctx, addr)] += bytes;
 }
-
-/* The class counts of every block of a form (zf_pctx.block_ops); NULL when out of memory. */
-uint32_t (*zf_block_ops(const zf_dprog *code))[ZF_OPS_COUNT];
 
 /* Stops lane `lane` with a fault; the first fault of the launch is kept with the lane's work-item. */
 void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) __attribute__((format(printf, 3, 4)));

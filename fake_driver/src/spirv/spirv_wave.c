@@ -48,16 +48,13 @@ zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
     const zf_dprog *code = program->code;
     zf_pctx *pc = calloc(1, sizeof *pc);
     uint8_t *consts = zf_aligned_alloc((size_t)code->const_bytes * ctx->L);
-    uint32_t(*block_ops)[ZF_OPS_COUNT] = zf_block_ops(code);
-    if (pc == NULL || consts == NULL || block_ops == NULL) {
+    if (pc == NULL || consts == NULL) {
         free(pc);
         free(consts);
-        free(block_ops);
         return NULL;
     }
     pc->program = *program;
     pc->consts = consts;
-    pc->block_ops = block_ops;
     for (uint32_t i = 0; i < code->num_consts; i++)
         zf_broadcast(consts, ctx->L, code->consts[i].offset, code->bytes + code->consts[i].data, code->consts[i].size);
     for (uint32_t i = 0; i < code->num_relocs; i++)
@@ -282,7 +279,6 @@ static void zf_ctx_destroy(zf_ctx *ctx) {
         return;
     for (uint32_t i = 0; i < ctx->num_programs; i++) {
         free(ctx->programs[i]->consts);
-        free(ctx->programs[i]->block_ops);
         free(ctx->programs[i]);
     }
     free(ctx->programs);
