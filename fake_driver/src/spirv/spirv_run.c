@@ -72,10 +72,12 @@ bool zf_form_derive(zf_dprog *code) {
     uint32_t(*table)[ZF_OPS_COUNT] = calloc(code->num_blocks ? code->num_blocks : 1, sizeof *table);
     if (table == NULL)
         return false;
-    for (uint32_t b = 0; b < code->num_blocks; b++) {
-        const zf_dblock *blk = &code->blocks[b];
-        for (uint32_t i = 0; i < blk->count; i++)
-            zf_classify(&code->insts[blk->first + i], table[b]);
+    /* Only the blocks of functions: the validator checked their instructions, not those of blocks no function has. */
+    for (uint32_t f = 0; f < code->num_funcs; f++) {
+        const zf_dfunc *fn = &code->funcs[f];
+        for (uint32_t b = fn->block_first; b < fn->block_first + fn->block_count; b++)
+            for (uint32_t i = 0; i < code->blocks[b].count; i++)
+                zf_classify(&code->insts[code->blocks[b].first + i], table[b]);
     }
     free(code->block_ops);
     code->block_ops = table;
