@@ -6,6 +6,7 @@
  * dlopen'ed (as the proxy does) and all 48 functions of the proxy's list looked up by name. Tests that depend on the
  * environment run in child processes. No test asserts anything about time. */
 #include "zc_harness.h"
+#include "zc_xpti.h"
 #include "zx_test_subscriber.h"
 #include "zx_xpti.h"
 
@@ -15,10 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef ZC_XPTI_DISPATCHER
-#error "ZC_XPTI_DISPATCHER must name libxptifw.so"
-#endif
 
 /* The framework's functions, looked up once. */
 typedef struct zc_fw {
@@ -32,18 +29,12 @@ typedef struct zc_fw {
 static zc_fw zc_x;
 static uint64_t zc_instance; /* xptiMakeEvent's instance_no, where a test does not look at it */
 
-/* ZC_XPTI_FRAMEWORK when set and not empty, else our dispatcher. */
-static const char *zc_framework_path(void) {
-    const char *path = getenv("ZC_XPTI_FRAMEWORK");
-    return path != NULL && *path != '\0' ? path : ZC_XPTI_DISPATCHER;
-}
-
 static bool zc_ours(void) {
     return zc_x.metadata_at != NULL;
 }
 
 static bool zc_load_framework(void) {
-    void *lib = dlopen(zc_framework_path(), RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen(zc_xpti_framework(), RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL)
         return false;
 #define ZC_FW_LOOKUP(ret, name, params)                                                                                \
@@ -60,7 +51,7 @@ static bool zc_load_framework(void) {
 static int zc_setup(void **state) {
     (void)state;
     if (!zc_load_framework()) {
-        fprintf(stderr, "test_xpti_dispatcher: cannot load %s or one of its 48 functions\n", zc_framework_path());
+        fprintf(stderr, "test_xpti_dispatcher: cannot load %s or one of its 48 functions\n", zc_xpti_framework());
         return -1;
     }
     return 0;

@@ -300,4 +300,22 @@ typedef zx_xpti_result (*zx_pfn_xpti_metadata_at)(zx_xpti_event *event, uint32_t
 #define ZX_XPTI_METADATA_AT "zx_xpti_metadata_at"
 zx_xpti_result zx_xpti_metadata_at(zx_xpti_event *event, uint32_t index, const char **key, zx_xpti_object_id *value);
 
+/* The index-th metadata entry of an event, for subscribers (which link a framework): through zx_xpti_metadata_at
+ * when the framework has it (ours: in the order added), else through the public xptiQueryMetadata map (in the map's
+ * order). False past the last entry. */
+static inline bool zx_xpti_metadata_get(zx_pfn_xpti_metadata_at at, zx_xpti_event *event, uint32_t index,
+                                        const char **key, zx_xpti_object_id *value) {
+    if (at != NULL)
+        return at(event, index, key, value) == ZX_XPTI_SUCCESS;
+    const zx_xpti_metadata *map = xptiQueryMetadata(event);
+    const zx_xpti_meta_node *node = map != NULL ? map->before_begin.next : NULL;
+    for (uint32_t i = 0; node != NULL && i < index; i++)
+        node = node->next;
+    if (node == NULL)
+        return false;
+    *key = xptiLookupString(node->key);
+    *value = node->value;
+    return *key != NULL;
+}
+
 #endif
