@@ -107,7 +107,8 @@ enum {
     ZX_METADATA_BOOLEAN = 5,
 };
 
-/* Payload flags: which fields of a payload are valid (the framework's values, docs/xpti.md "Payloads"). */
+/* Payload flags: which fields of a payload are valid (the framework's values, docs/xpti.md "Events and tracepoints").
+ */
 enum {
     ZX_PAYLOAD_NAME = 1u << 0,
     ZX_PAYLOAD_SOURCE_FILE = 1u << 1,
