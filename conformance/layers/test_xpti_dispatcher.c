@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,12 +472,13 @@ static void metadata_and_objects(void **state) {
     assert_int_equal(zc_x.xptiAddMetadata(e, "kernel_name", size), ZX_XPTI_DUPLICATE);
     const zx_xpti_metadata *map = zc_x.xptiQueryMetadata(e);
     assert_non_null(map);
+    assert_int_equal(offsetof(zx_xpti_metadata, element_count), 24); /* libstdc++'s _M_element_count */
     assert_int_equal(map->element_count, 2);
     assert_int_equal(zc_meta_value(map, "kernel_name"), text);
     assert_int_equal(zc_meta_value(map, "memory_size"), size);
     char *copy;
     zx_xpti_string_id key_id = zc_x.xptiRegisterString("memory_size", &copy);
-    const zx_xpti_meta_node *before = map->buckets[(size_t)key_id % map->bucket_count];
+    const zx_xpti_meta_link *before = map->buckets[(size_t)key_id % map->bucket_count];
     assert_non_null(before); /* the bucket points at the node before the key's */
     assert_int_equal(before->next->key, key_id);
     if (!zc_ours())

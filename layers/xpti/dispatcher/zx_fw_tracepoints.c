@@ -37,7 +37,7 @@ static size_t zx_bucket_of(const zx_xpti_meta_node *node, size_t count) {
  * in case a reader still holds it. */
 static bool zx_meta_rehash(zx_meta *meta) {
     size_t count = zx_bucket_count(meta->count);
-    zx_xpti_meta_node **buckets = calloc(count, sizeof *buckets);
+    zx_xpti_meta_link **buckets = calloc(count, sizeof *buckets);
     if (buckets == NULL || (meta->map.buckets != NULL && !zx_vec_push(&meta->old_buckets, meta->map.buckets))) {
         free(buckets);
         return false;
@@ -47,11 +47,11 @@ static bool zx_meta_rehash(zx_meta *meta) {
     for (uint32_t i = 0; i < meta->count; i++) {
         zx_xpti_meta_node *node = meta->nodes[i];
         size_t b = zx_bucket_of(node, count);
-        zx_xpti_meta_node *before = buckets[b];
+        zx_xpti_meta_link *before = buckets[b];
         if (before == NULL) {
             node->next = map->before_begin.next;
             if (node->next != NULL)
-                buckets[zx_bucket_of(node->next, count)] = node;
+                buckets[zx_bucket_of(node->next, count)] = (zx_xpti_meta_link *)node;
             map->before_begin.next = node;
             buckets[b] = &map->before_begin;
         } else {

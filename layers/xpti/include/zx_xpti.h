@@ -238,14 +238,17 @@ typedef struct zx_xpti_meta_node {
     int32_t key;
     int32_t value;
 } zx_xpti_meta_node;
+typedef struct zx_xpti_meta_link { /* the list head: a node's first member only */
+    zx_xpti_meta_node *next;
+} zx_xpti_meta_link;
 typedef struct zx_xpti_metadata {
-    zx_xpti_meta_node **buckets;
+    zx_xpti_meta_link **buckets; /* a node (as its link) or &before_begin */
     size_t bucket_count;
-    zx_xpti_meta_node before_begin; /* only .next is used */
+    zx_xpti_meta_link before_begin;
     size_t element_count;
     float max_load_factor;
     size_t next_resize;
-    zx_xpti_meta_node *single_bucket;
+    zx_xpti_meta_link *single_bucket;
 } zx_xpti_metadata;
 
 /* The 16 functions the current generation's proxy resolves besides those above (48 in all: it needs no xptiReset). Our
