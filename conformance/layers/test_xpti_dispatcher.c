@@ -246,6 +246,7 @@ static void notify_object_rules(void **state) {
                                  ZX_TP_SIGNAL,
                                  ZX_TP_WAIT_BEGIN,
                                  ZX_TP_QUEUE_CREATE,
+                                 ZX_TP_FUNCTION_WITH_ARGS_END_OLD,
                                  0x81};
     for (size_t i = 0; i < ZC_COUNT(required); i++)
         assert_int_equal(zc_x.xptiNotifySubscribers(s, required[i], NULL, NULL, 1, "data"), ZX_XPTI_INVALIDARG);

@@ -275,14 +275,14 @@ ZX_FW_EXPORT bool xptiCheckTraceEnabled(uint16_t stream, uint16_t trace_type) {
     return slot != NULL && atomic_load_explicit(&slot->listeners, memory_order_relaxed) != 0;
 }
 
-/* Types whose notifications may come without an event: the data is all in user_data. */
+/* Types whose notifications may come without an event: the data is all in user_data. 31, function_with_args_end
+ * of older headers, is another type in the current ones: it needs an event, as in the framework. */
 static bool zx_object_optional(uint16_t type) {
     switch (type) {
     case ZX_TP_FUNCTION_BEGIN:
     case ZX_TP_FUNCTION_END:
     case ZX_TP_FUNCTION_WITH_ARGS_BEGIN:
     case ZX_TP_FUNCTION_WITH_ARGS_END:
-    case ZX_TP_FUNCTION_WITH_ARGS_END_OLD:
     case ZX_TP_MEM_ALLOC_BEGIN:
     case ZX_TP_MEM_ALLOC_END:
     case ZX_TP_MEM_RELEASE_BEGIN:
