@@ -5,8 +5,9 @@
  *
  * Layouts: function_with_args_t and mem_alloc_data_t are the same in every generation of the framework. Events and
  * payloads changed between releases; the ones here are those of the generation with 64-bit event ids and the 80-byte
- * payload (docs/xpti.md, "Graph stream"). Only the fields up to the payload pointer are shared with that generation:
- * our dispatcher's events carry more after it, which only its own functions read. */
+ * payload (docs/xpti.md, "Layout generation"; the current generation's differ: "Differences that remain"). The
+ * functions are the current generation's 48 (ZX_XPTI_FUNCTIONS and ZX_XPTI_FUNCTIONS_CURRENT, less xptiReset), its
+ * tracepoint objects C++ interfaces reached through their vtables, its metadata map libstdc++'s unordered_map. */
 #ifndef ZX_XPTI_H
 #define ZX_XPTI_H
 
