@@ -325,6 +325,20 @@ static void mem_alloc_pairs_carry_pointer_and_size(void **state) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Graph stream */
 
+/* A subscriber reads metadata through the public xptiQueryMetadata map as well as through our zx_xpti_metadata_at. */
+static void graph_metadata_through_the_public_map(void **state) {
+    (void)state;
+    zc_env env;
+    zc_child child;
+    zc_env_traced(&env, ZC_XPTI_TEST_SUBSCRIBER, true);
+    zc_env_add(&env, "ZX_TS_PUBLIC_METADATA=1");
+    zc_run_workload("graph", &env, &child);
+    zc_expect_contains(&child, "node_meta.2", "kernel_name=vadd_int;");
+    zc_expect_contains(&child, "node_meta.2", "group_size=16,1,1;");
+    zc_expect_contains(&child, "node_meta.2", "global_size=64,1,1;");
+    zc_child_free(&child);
+}
+
 static void graph_matches_the_workload(void **state) {
     (void)state;
     zc_env env;
@@ -554,6 +568,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(old_subscribers_get_function_with_args_end_31),
         cmocka_unit_test(mem_alloc_pairs_carry_pointer_and_size),
         cmocka_unit_test(graph_matches_the_workload),
+        cmocka_unit_test(graph_metadata_through_the_public_map),
         cmocka_unit_test(timeline_of_the_graph_workload_is_valid_json),
         cmocka_unit_test(streams_off_no_callbacks_no_crash),
         cmocka_unit_test(only_the_listened_streams_notify),

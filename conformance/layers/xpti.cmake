@@ -5,6 +5,7 @@
 #   test_xpti_stock, test_xpti_itt_stock   the same two through the loader's stock tracing layer
 # Each emitter test runs its workload in a child process set up as a user traces an application: LD_PRELOAD of the
 # emitter (after the sanitizer runtime in sanitized builds), ZE_ENABLE_TRACING_LAYER=1 and the XPTI variables.
+# ZC_XPTI_FRAMEWORK=<libxptifw.so> in the environment runs them against another framework library (docs/xpti.md).
 get_property(ZC_XPTI_PRELOAD_PREFIX GLOBAL PROPERTY ZEFAKE_XPTI_PRELOAD_PREFIX)
 set(ZC_XPTI_LIBS xptifw zexpti zx_test_subscriber zx_timeline zx_incomplete_subscriber)
 set(ZC_XPTI_DEFINITIONS
@@ -27,7 +28,7 @@ function(zc_add_xpti name)
   # The caller's XPTI set-up must not leak into the tests: each child gets exactly the one it needs.
   set_property(TEST conformance.${name} APPEND PROPERTY ENVIRONMENT_MODIFICATION
                "XPTI_TRACE_ENABLE=unset:" "XPTI_SUBSCRIBERS=unset:" "XPTI_FRAMEWORK_DISPATCHER=unset:"
-               "ZX_TS_STREAMS=unset:" "ZX_TS_OLD_END=unset:" "LD_PRELOAD=unset:")
+               "ZX_TS_STREAMS=unset:" "ZX_TS_OLD_END=unset:" "ZX_TS_PUBLIC_METADATA=unset:" "LD_PRELOAD=unset:")
 endfunction()
 
 zc_add_xpti(test_xpti_dispatcher layers/test_xpti_dispatcher.c)

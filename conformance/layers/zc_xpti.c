@@ -39,7 +39,7 @@ void zc_env_traced(zc_env *env, const char *subscribers, bool preload) {
                  old != NULL && *old != '\0' ? ":" : "", old != NULL ? old : "");
         zc_env_add(env, env->library_path);
     }
-    snprintf(env->dispatcher, sizeof env->dispatcher, "XPTI_FRAMEWORK_DISPATCHER=%s", ZC_XPTI_DISPATCHER);
+    snprintf(env->dispatcher, sizeof env->dispatcher, "XPTI_FRAMEWORK_DISPATCHER=%s", zc_xpti_framework());
     zc_env_add(env, env->dispatcher);
     if (subscribers != NULL) {
         snprintf(env->subscribers, sizeof env->subscribers, "XPTI_SUBSCRIBERS=%s", subscribers);
@@ -50,6 +50,7 @@ void zc_env_traced(zc_env *env, const char *subscribers, bool preload) {
     zc_env_add(env, "XPTI_TRACE_ENABLE");
     zc_env_add(env, "ZX_TS_STREAMS");
     zc_env_add(env, "ZX_TS_OLD_END");
+    zc_env_add(env, "ZX_TS_PUBLIC_METADATA");
 }
 
 /* Runs `workload` traced; the child must exit with 0. */

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #if !defined(ZC_XPTI_EMITTER) || !defined(ZC_XPTI_DISPATCHER) || !defined(ZC_XPTI_TEST_SUBSCRIBER) ||                  \
     !defined(ZC_XPTI_TIMELINE) || !defined(ZC_XPTI_INCOMPLETE_SUBSCRIBER) || !defined(ZC_OUR_LAYER_DIR) ||             \
@@ -20,6 +21,13 @@
 #ifndef ZC_XPTI_STOCK_LAYER
 #define ZC_XPTI_STOCK_LAYER 0
 #endif
+
+/* The framework library the tests use: ZC_XPTI_FRAMEWORK when set and not empty (another framework, e.g. Intel's
+ * libxptifw.so), else our dispatcher. */
+static inline const char *zc_xpti_framework(void) {
+    const char *path = getenv("ZC_XPTI_FRAMEWORK");
+    return path != NULL && *path != '\0' ? path : ZC_XPTI_DISPATCHER;
+}
 
 /* The most calls the sequence workload lists. */
 #define ZC_SEQ_MAX 32

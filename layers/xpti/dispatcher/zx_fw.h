@@ -4,7 +4,8 @@
  *                      defaults, user-defined types
  *   zx_fw_callbacks.c  streams, callbacks, xptiNotifySubscribers and xptiCheckTraceEnabled (lock-free)
  *   zx_fw_strings.c    the string table and the object table of metadata values
- *   zx_fw_events.c     events, payloads and metadata
+ *   zx_fw_events.c     events (tracepoints), payloads and metadata
+ *   zx_fw_tracepoints.c  the tracepoint objects' interfaces, the metadata map, tracepoint functions (zx_fw_tp.h)
  *
  * Locks, in the order they may nest: zx_fw_init_lock (recursive: stream initialisation, which calls subscribers) →
  * the callbacks lock → the events lock → the strings lock. Callbacks are never called under a lock other than the
@@ -38,6 +39,9 @@ const char *zx_fw_stream_name(uint8_t id);
 
 /* Calls fn(name, arg) for every registered stream, in id order, without holding a lock. */
 void zx_fw_each_stream(void (*fn)(const char *name, void *arg), void *arg);
+
+/* xptiReset's part in the callbacks: all disabled. */
+void zx_fw_callbacks_reset(void);
 
 /* xptiReset's part in the events: forgets every event (their memory stays until the library is unloaded). */
 void zx_fw_events_reset(void);

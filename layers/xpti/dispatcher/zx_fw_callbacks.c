@@ -27,12 +27,13 @@ typedef struct zx_slot {
 } zx_slot;
 
 typedef struct zx_stream {
-    const char *name;      /* interned */
-    atomic_uint listeners; /* enabled callbacks of every type */
+    _Atomic(const char *) name; /* interned; NULL for an id that only has callbacks */
+    atomic_uint listeners;      /* enabled callbacks of every type */
     _Atomic(zx_slot *) pages[ZX_PAGES];
 } zx_stream;
 
-/* Index = stream id; id 0 is never handed out, so 0 can mean "no stream". */
+/* Index = stream id. Names get ids 1..254 (255 is the invalid id); a callback may be registered for an id no name has
+ * yet (the framework accepts it), which makes a slot without a name, named when the name gets that id. */
 static _Atomic(zx_stream *) zx_streams[256];
 static unsigned zx_stream_count; /* under zx_cb_lock */
 static pthread_mutex_t zx_cb_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,14 +42,14 @@ static pthread_mutex_t zx_cb_lock = PTHREAD_MUTEX_INITIALIZER;
  * Streams */
 
 static zx_stream *zx_stream_get(unsigned id) {
-    if (id == 0 || id > 255)
+    if (id > 255)
         return NULL;
     return atomic_load_explicit(&zx_streams[id], memory_order_acquire);
 }
 
 const char *zx_fw_stream_name(uint8_t id) {
     zx_stream *stream = zx_stream_get(id);
-    return stream != NULL ? stream->name : NULL;
+    return stream != NULL ? atomic_load_explicit(&stream->name, memory_order_acquire) : NULL;
 }
 
 void zx_fw_each_stream(void (*fn)(const char *name, void *arg), void *arg) {
@@ -63,64 +64,100 @@ void zx_fw_each_stream(void (*fn)(const char *name, void *arg), void *arg) {
         fn(names[i], arg);
 }
 
-/* Under zx_cb_lock: a new stream; 0 when out of memory. */
+/* Under zx_cb_lock: the slot of an id, made when missing; NULL when out of memory. */
+static zx_stream *zx_stream_slot(uint8_t id) {
+    zx_stream *stream = atomic_load_explicit(&zx_streams[id], memory_order_relaxed);
+    if (stream != NULL)
+        return stream;
+    stream = calloc(1, sizeof *stream);
+    if (stream != NULL)
+        atomic_store_explicit(&zx_streams[id], stream, memory_order_release);
+    return stream;
+}
+
+/* Under zx_cb_lock: the next id for a new name; the invalid id when out of memory. */
 static uint8_t zx_stream_add(const char *name) {
-    zx_stream *stream = calloc(1, sizeof *stream);
+    uint8_t id = (uint8_t)(zx_stream_count + 1);
+    const char *interned = zx_fw_intern(name, NULL);
+    zx_stream *stream = interned != NULL ? zx_stream_slot(id) : NULL;
     if (stream == NULL)
-        return 0;
-    stream->name = zx_fw_intern(name, NULL);
-    if (stream->name == NULL) {
-        free(stream);
-        return 0;
-    }
-    uint8_t id = (uint8_t)++zx_stream_count;
-    atomic_store_explicit(&zx_streams[id], stream, memory_order_release);
+        return ZX_XPTI_INVALID_STREAM;
+    atomic_store_explicit(&stream->name, interned, memory_order_release);
+    zx_stream_count = id;
     return id;
 }
 
-/* The id of a stream name, registering it when new; 0 when the name is bad or all 255 ids are taken. */
+/* Under zx_cb_lock: the id of a name, or the invalid id. */
+static uint8_t zx_stream_find(const char *name) {
+    for (unsigned i = 1; i <= zx_stream_count; i++) {
+        zx_stream *stream = atomic_load_explicit(&zx_streams[i], memory_order_relaxed);
+        if (strcmp(stream->name, name) == 0)
+            return (uint8_t)i;
+    }
+    return ZX_XPTI_INVALID_STREAM;
+}
+
+/* The id of a stream name, registering it when new; the invalid id (255) for NULL or "" and when all are taken. */
 ZX_FW_EXPORT uint8_t xptiRegisterStream(const char *stream_name) {
     if (stream_name == NULL || *stream_name == '\0')
-        return 0;
+        return ZX_XPTI_INVALID_STREAM;
     pthread_mutex_lock(&zx_cb_lock);
-    uint8_t id = 0;
-    for (unsigned i = 1; i <= zx_stream_count && id == 0; i++) {
-        zx_stream *stream = atomic_load_explicit(&zx_streams[i], memory_order_relaxed);
-        if (strcmp(stream->name, stream_name) == 0)
-            id = (uint8_t)i;
-    }
-    if (id == 0 && zx_stream_count < 255)
+    uint8_t id = zx_stream_find(stream_name);
+    if (id == ZX_XPTI_INVALID_STREAM && zx_stream_count < ZX_XPTI_INVALID_STREAM - 1)
         id = zx_stream_add(stream_name);
     pthread_mutex_unlock(&zx_cb_lock);
     return id;
 }
 
-/* Disables every callback of the stream; its id stays reserved for the name, so ids never change. */
+/* Under zx_cb_lock: disables every callback of a stream. */
+static void zx_stream_disable(zx_stream *stream) {
+    for (size_t p = 0; p < ZX_PAGES; p++) {
+        zx_slot *page = atomic_load_explicit(&stream->pages[p], memory_order_relaxed);
+        for (size_t t = 0; page != NULL && t < ZX_TYPES_PER_PAGE; t++) {
+            zx_slot *slot = &page[t];
+            for (zx_cb_node *n = atomic_load_explicit(&slot->head, memory_order_relaxed); n != NULL;
+                 n = atomic_load_explicit(&n->next, memory_order_relaxed)) {
+                atomic_store_explicit(&n->enabled, false, memory_order_relaxed);
+            }
+            atomic_store_explicit(&slot->listeners, 0, memory_order_relaxed);
+        }
+    }
+    atomic_store_explicit(&stream->listeners, 0, memory_order_relaxed);
+}
+
+/* Under zx_cb_lock: whether a callback was ever registered on the stream. */
+static bool zx_stream_had_callbacks(const zx_stream *stream) {
+    for (size_t p = 0; p < ZX_PAGES; p++) {
+        if (atomic_load_explicit(&stream->pages[p], memory_order_relaxed) != NULL)
+            return true;
+    }
+    return false;
+}
+
+/* Disables every callback of the stream; its id stays reserved for the name, so ids never change. As the framework:
+ * NOTFOUND for a stream on which no callback was ever registered, SUCCESS otherwise (again on a second call). */
 ZX_FW_EXPORT zx_xpti_result xptiUnregisterStream(const char *stream_name) {
     if (stream_name == NULL)
         return ZX_XPTI_INVALIDARG;
-    zx_xpti_result result = ZX_XPTI_NOTFOUND;
     pthread_mutex_lock(&zx_cb_lock);
-    for (unsigned i = 1; i <= zx_stream_count; i++) {
-        zx_stream *stream = atomic_load_explicit(&zx_streams[i], memory_order_relaxed);
-        if (strcmp(stream->name, stream_name) != 0)
-            continue;
-        for (size_t p = 0; p < ZX_PAGES; p++) {
-            zx_slot *page = atomic_load_explicit(&stream->pages[p], memory_order_relaxed);
-            for (size_t t = 0; page != NULL && t < ZX_TYPES_PER_PAGE; t++) {
-                zx_slot *slot = &page[t];
-                for (zx_cb_node *n = atomic_load_explicit(&slot->head, memory_order_relaxed); n != NULL;
-                     n = atomic_load_explicit(&n->next, memory_order_relaxed)) {
-                    atomic_store_explicit(&n->enabled, false, memory_order_relaxed);
-                }
-                atomic_store_explicit(&slot->listeners, 0, memory_order_relaxed);
-            }
-        }
-        atomic_store_explicit(&stream->listeners, 0, memory_order_relaxed);
-        result = ZX_XPTI_SUCCESS;
-    }
+    uint8_t id = zx_stream_find(stream_name);
+    zx_stream *stream = id != ZX_XPTI_INVALID_STREAM ? zx_stream_get(id) : NULL;
+    zx_xpti_result result = stream != NULL && zx_stream_had_callbacks(stream) ? ZX_XPTI_SUCCESS : ZX_XPTI_NOTFOUND;
+    if (result == ZX_XPTI_SUCCESS)
+        zx_stream_disable(stream);
     pthread_mutex_unlock(&zx_cb_lock);
     return result;
+}
+
+/* xptiReset's part: every callback of every stream disabled. */
+void zx_fw_callbacks_reset(void) {
+    pthread_mutex_lock(&zx_cb_lock);
+    for (unsigned id = 0; id < 256; id++) {
+        zx_stream *stream = atomic_load_explicit(&zx_streams[id], memory_order_relaxed);
+        if (stream != NULL)
+            zx_stream_disable(stream);
+    }
+    pthread_mutex_unlock(&zx_cb_lock);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -174,14 +211,15 @@ static zx_xpti_result zx_node_append(zx_stream *stream, zx_slot *slot, zx_xpti_c
     return ZX_XPTI_SUCCESS;
 }
 
-/* DUPLICATE when the callback is already registered and enabled for this stream and type. */
+/* As the framework: DUPLICATE when the callback is registered and enabled for this stream and type, UNDELETE when it
+ * was unregistered (it is enabled again), SUCCESS when new, also for a stream id no name has yet. */
 ZX_FW_EXPORT zx_xpti_result xptiRegisterCallback(uint8_t stream_id, uint16_t trace_type, zx_xpti_callback cb) {
-    zx_stream *stream = zx_stream_get(stream_id);
-    if (stream == NULL || cb == NULL)
+    if (cb == NULL)
         return ZX_XPTI_INVALIDARG;
     pthread_mutex_lock(&zx_cb_lock);
     zx_xpti_result result = ZX_XPTI_FAIL;
-    zx_slot *slot = zx_slot_make(stream, trace_type);
+    zx_stream *stream = zx_stream_slot(stream_id);
+    zx_slot *slot = stream != NULL ? zx_slot_make(stream, trace_type) : NULL;
     zx_cb_node *node = slot != NULL ? zx_node_find(slot, cb) : NULL;
     if (slot == NULL) {
         result = ZX_XPTI_FAIL;
@@ -192,18 +230,21 @@ ZX_FW_EXPORT zx_xpti_result xptiRegisterCallback(uint8_t stream_id, uint16_t tra
     } else {
         atomic_store_explicit(&node->enabled, true, memory_order_relaxed);
         zx_count(stream, slot, 1);
-        result = ZX_XPTI_SUCCESS;
+        result = ZX_XPTI_UNDELETE;
     }
     pthread_mutex_unlock(&zx_cb_lock);
     return result;
 }
 
-/* NOTFOUND when the callback is not registered (or no longer) for this stream and type. A notification already
- * running on another thread may still call it once. */
+/* As the framework: SUCCESS when it was enabled, DUPLICATE when it was already unregistered, NOTFOUND when it was
+ * never registered for this stream and type. A notification already running on another thread may still call it
+ * once. */
 ZX_FW_EXPORT zx_xpti_result xptiUnregisterCallback(uint8_t stream_id, uint16_t trace_type, zx_xpti_callback cb) {
-    zx_stream *stream = zx_stream_get(stream_id);
-    if (stream == NULL || cb == NULL)
+    if (cb == NULL)
         return ZX_XPTI_INVALIDARG;
+    zx_stream *stream = zx_stream_get(stream_id);
+    if (stream == NULL)
+        return ZX_XPTI_NOTFOUND;
     pthread_mutex_lock(&zx_cb_lock);
     zx_xpti_result result = ZX_XPTI_NOTFOUND;
     zx_slot *slot = zx_slot_find(stream, trace_type);
@@ -212,6 +253,8 @@ ZX_FW_EXPORT zx_xpti_result xptiUnregisterCallback(uint8_t stream_id, uint16_t t
         atomic_store_explicit(&node->enabled, false, memory_order_relaxed);
         zx_count(stream, slot, -1);
         result = ZX_XPTI_SUCCESS;
+    } else if (node != NULL) {
+        result = ZX_XPTI_DUPLICATE;
     }
     pthread_mutex_unlock(&zx_cb_lock);
     return result;
@@ -221,7 +264,7 @@ ZX_FW_EXPORT zx_xpti_result xptiUnregisterCallback(uint8_t stream_id, uint16_t t
  * The notification path (no locks) */
 
 ZX_FW_EXPORT bool xptiCheckTraceEnabled(uint16_t stream, uint16_t trace_type) {
-    if (!atomic_load_explicit(&zx_fw_trace_on, memory_order_relaxed))
+    if (!atomic_load_explicit(&zx_fw_trace_on, memory_order_relaxed) || stream == 0)
         return false;
     zx_stream *s = zx_stream_get(stream);
     if (s == NULL)
@@ -232,14 +275,14 @@ ZX_FW_EXPORT bool xptiCheckTraceEnabled(uint16_t stream, uint16_t trace_type) {
     return slot != NULL && atomic_load_explicit(&slot->listeners, memory_order_relaxed) != 0;
 }
 
-/* Types whose notifications may come without an event: the data is all in user_data. */
+/* Types whose notifications may come without an event: the data is all in user_data. 31, function_with_args_end
+ * of older headers, is another type in the current ones: it needs an event, as in the framework. */
 static bool zx_object_optional(uint16_t type) {
     switch (type) {
     case ZX_TP_FUNCTION_BEGIN:
     case ZX_TP_FUNCTION_END:
     case ZX_TP_FUNCTION_WITH_ARGS_BEGIN:
     case ZX_TP_FUNCTION_WITH_ARGS_END:
-    case ZX_TP_FUNCTION_WITH_ARGS_END_OLD:
     case ZX_TP_MEM_ALLOC_BEGIN:
     case ZX_TP_MEM_ALLOC_END:
     case ZX_TP_MEM_RELEASE_BEGIN:

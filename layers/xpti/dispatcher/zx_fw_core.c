@@ -36,8 +36,8 @@ static unsigned zx_framework_users;
 
 static atomic_uint_least64_t zx_unique_id;
 static atomic_uchar zx_default_stream;
-static atomic_ushort zx_default_event_type;
-static atomic_ushort zx_default_trace_type;
+static atomic_ushort zx_default_event_type = ZX_ET_ALGORITHM; /* the framework's defaults */
+static atomic_ushort zx_default_trace_type = ZX_TP_FUNCTION_BEGIN;
 
 static pthread_mutex_t zx_tools_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *zx_tools[ZX_FW_MAX_TOOLS + 1];
@@ -110,12 +110,14 @@ static void zx_load_subscribers(const char *list) {
     free(copy);
 }
 
+/* As the framework when it is created: the subscribers, the enabled state, and its own stream, the default one. */
 static void zx_fw_load(void) {
     const char *list = getenv("XPTI_SUBSCRIBERS");
     bool enabled = zx_env_enabled();
     if (enabled && list != NULL)
         zx_load_subscribers(list);
     atomic_store_explicit(&zx_fw_trace_on, enabled && zx_subscriber_count > 0, memory_order_relaxed);
+    atomic_store_explicit(&zx_default_stream, xptiRegisterStream(ZX_XPTI_FRAMEWORK_STREAM), memory_order_relaxed);
 }
 
 void zx_fw_ensure_loaded(void) {
@@ -158,24 +160,28 @@ ZX_FW_EXPORT void xptiFrameworkFinalize(void) {
     pthread_mutex_unlock(&zx_init_lock);
 }
 
-/* Calls every subscriber's xptiTraceInit for the stream, once until it is finalised. FALSE when no subscriber is
- * loaded (tracing disabled or nobody listed). */
+/* Under zx_init_lock: calls every subscriber's xptiTraceInit for the stream, once until it is finalised. */
+static void zx_initialize_stream(uint8_t id, uint32_t major, uint32_t minor, const char *version) {
+    if (zx_initialized[id])
+        return;
+    zx_initialized[id] = true;
+    const char *name = zx_fw_stream_name(id);
+    for (unsigned i = 0; i < zx_subscriber_count; i++)
+        zx_subscribers[i].init(major, minor, version, name);
+}
+
+/* As the framework: INVALIDARG for a NULL stream or version, SUCCESS otherwise, with or without subscribers. Before
+ * the first stream, the framework's own stream is initialised (version 1.0). */
 ZX_FW_EXPORT zx_xpti_result xptiInitialize(const char *stream, uint32_t major, uint32_t minor, const char *version) {
-    if (stream == NULL || *stream == '\0')
+    if (stream == NULL || version == NULL)
         return ZX_XPTI_INVALIDARG;
     zx_fw_ensure_loaded();
     uint8_t id = xptiRegisterStream(stream);
-    if (id == 0)
-        return ZX_XPTI_FAIL;
-    if (zx_subscriber_count == 0)
-        return ZX_XPTI_FALSE;
+    if (id == ZX_XPTI_INVALID_STREAM)
+        return ZX_XPTI_INVALIDARG;
     pthread_mutex_lock(&zx_init_lock);
-    if (!zx_initialized[id]) {
-        zx_initialized[id] = true;
-        const char *name = zx_fw_stream_name(id);
-        for (unsigned i = 0; i < zx_subscriber_count; i++)
-            zx_subscribers[i].init(major, minor, version != NULL ? version : "", name);
-    }
+    zx_initialize_stream(atomic_load_explicit(&zx_default_stream, memory_order_relaxed), 1, 0, "1.0.0");
+    zx_initialize_stream(id, major, minor, version);
     pthread_mutex_unlock(&zx_init_lock);
     return ZX_XPTI_SUCCESS;
 }
@@ -241,7 +247,10 @@ ZX_FW_EXPORT uint8_t xptiGetDefaultStreamID(void) {
     return atomic_load_explicit(&zx_default_stream, memory_order_relaxed);
 }
 
+/* INVALIDARG for an id no stream name has. */
 ZX_FW_EXPORT zx_xpti_result xptiSetDefaultStreamID(uint8_t stream_id) {
+    if (zx_fw_stream_name(stream_id) == NULL)
+        return ZX_XPTI_INVALIDARG;
     atomic_store_explicit(&zx_default_stream, stream_id, memory_order_relaxed);
     return ZX_XPTI_SUCCESS;
 }
@@ -250,7 +259,10 @@ ZX_FW_EXPORT uint16_t xptiGetDefaultEventType(void) {
     return atomic_load_explicit(&zx_default_event_type, memory_order_relaxed);
 }
 
+/* INVALIDARG for unknown_event (0). */
 ZX_FW_EXPORT zx_xpti_result xptiSetDefaultEventType(uint16_t event_type) {
+    if (event_type == ZX_ET_UNKNOWN)
+        return ZX_XPTI_INVALIDARG;
     atomic_store_explicit(&zx_default_event_type, event_type, memory_order_relaxed);
     return ZX_XPTI_SUCCESS;
 }
@@ -259,7 +271,10 @@ ZX_FW_EXPORT uint16_t xptiGetDefaultTraceType(void) {
     return atomic_load_explicit(&zx_default_trace_type, memory_order_relaxed);
 }
 
+/* INVALIDARG for unknown_type (0). */
 ZX_FW_EXPORT zx_xpti_result xptiSetDefaultTraceType(uint16_t trace_type) {
+    if (trace_type == 0)
+        return ZX_XPTI_INVALIDARG;
     atomic_store_explicit(&zx_default_trace_type, trace_type, memory_order_relaxed);
     return ZX_XPTI_SUCCESS;
 }
@@ -298,9 +313,10 @@ ZX_FW_EXPORT uint16_t xptiRegisterUserDefinedEventType(const char *tool_name, ui
     return zx_user_defined(tool_name, user_defined_event);
 }
 
-/* Forgets the events and this thread's stash; strings, objects, streams, callbacks and subscribers stay, so that
- * nothing a subscriber or emitter still holds starts pointing at freed memory. */
+/* As the framework: forgets the events and disables every callback (and this thread's stash). Strings, objects,
+ * stream ids and subscribers stay, so that nothing a subscriber or emitter still holds points at freed memory. */
 ZX_FW_EXPORT void xptiReset(void) {
     zx_fw_events_reset();
+    zx_fw_callbacks_reset();
     zx_stash_depth = 0;
 }

@@ -1,181 +1,233 @@
-/* Events, their payloads and metadata.
+/* Events, their payloads and metadata, as the current generation of the framework keeps them (docs/xpti.md,
+ * "Events and tracepoints").
  *
- * An event is identified by its payload: the name, source file, line, column and code address. xptiMakeEvent with a
- * payload it has seen returns the same event with its instance count raised; a new payload gets a new event whose
- * unique_id comes from a counter. Payload strings are interned, so the event never points into the caller's memory.
+ * Every event is a tracepoint (zx_fw_tp.h): each xptiMakeEvent or xptiCreateTracepoint makes a new one, whose
+ * universal id (uid64, also the event's unique_id) is its address. Payloads are interned: the strings of a payload
+ * go to the string table, and all tracepoints of the same payload (name, source file, line, column) share one
+ * registered payload entry, which counts their instances and gives the payload's uid fields.
  *
- * Every function taking an event first looks it up among the live events, so a released, forgotten or made-up pointer
- * is answered with an error instead of being dereferenced. */
-#include "zx_fw.h"
+ * Every function taking an event or a uid first looks it up among the live tracepoints, so a released, forgotten or
+ * made-up pointer is answered with an error instead of being dereferenced. */
+#include "zx_fw_tp.h"
 #include "zx_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define ZX_NO_LINE 0xffffffffu
-
-typedef struct zx_meta {
-    const char *key; /* interned */
-    zx_xpti_object_id value;
-} zx_meta;
-
-typedef struct zx_event {
-    zx_xpti_event pub; /* first: the pointer handed out */
+/* A registered payload: the interned copy, and how many tracepoints were made of it. */
+typedef struct zx_payload_entry {
     zx_xpti_payload payload;
+    uint64_t id; /* 1.. in registration order: what xptiRegisterPayload answers */
+    uint64_t instances;
     uint64_t hash;
-    struct zx_event *chain; /* next live event with the same hash */
-    zx_meta *meta;
-    uint32_t meta_count;
-    uint32_t meta_capacity;
-} zx_event;
+    struct zx_payload_entry *chain; /* next entry with the same hash */
+} zx_payload_entry;
 
 static pthread_mutex_t zx_events_lock = PTHREAD_MUTEX_INITIALIZER;
-static zx_map zx_by_hash; /* payload hash -> chain of events */
-static zx_map zx_live;    /* address -> event */
-static zx_vec zx_retired; /* forgotten by xptiReset, freed at unload */
-static uint64_t zx_event_count;
+static zx_map zx_payloads_by_hash; /* hash -> chain of entries */
+static zx_map zx_payloads_by_id;   /* id -> entry */
+static zx_map zx_live;             /* tracepoint address (uid64, event address) -> tracepoint */
+static zx_vec zx_retired;          /* tracepoints forgotten by xptiReset, freed at unload */
+static uint64_t zx_payload_count;
 
-/* The event behind a pointer, if it is live. Under zx_events_lock. */
-static zx_event *zx_event_live(const zx_xpti_event *event) {
-    return event != NULL ? zx_map_get(&zx_live, (uint64_t)(uintptr_t)event) : NULL;
+zx_tp *zx_fw_tp_live(uint64_t uid) {
+    return uid != 0 ? zx_map_get(&zx_live, uid) : NULL;
 }
 
-/* The identifying fields of a payload, interned. */
+/* The tracepoint behind an event pointer, if live. Under zx_events_lock. */
+static zx_tp *zx_tp_of_event(const zx_xpti_event *event) {
+    if (event == NULL)
+        return NULL;
+    zx_tp *tp = zx_fw_tp_live(event->unique_id);
+    return tp != NULL && &tp->event == event ? tp : NULL;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Payloads */
+
+/* The identifying fields of a payload, interned: interned strings compare by address. */
 typedef struct zx_key {
     const char *name;
     const char *source;
     uint32_t line;
     uint32_t column;
-    const void *code;
+    zx_xpti_string_id name_id;
+    zx_xpti_string_id file_id;
 } zx_key;
+
+static bool zx_key_from(const char *name, const zx_xpti_payload *payload, zx_key *k) {
+    const char *source = payload->source_file != NULL && payload->source_file[0] != '\0' ? payload->source_file : NULL;
+    k->name = zx_fw_intern(payload->name != NULL ? payload->name : name, &k->name_id);
+    k->source = zx_fw_intern(source, &k->file_id);
+    k->line = k->source != NULL ? payload->line_no : 0;
+    k->column = k->source != NULL ? payload->column_no : 0;
+    return k->name != NULL || k->source != NULL;
+}
 
 static uint64_t zx_key_hash(const zx_key *k) {
     uint64_t h = zx_mix64((uint64_t)(uintptr_t)k->name);
     h = zx_mix64(h ^ (uint64_t)(uintptr_t)k->source);
-    h = zx_mix64(h ^ ((uint64_t)k->line << 32 | k->column));
-    return zx_mix64(h ^ (uint64_t)(uintptr_t)k->code);
+    return zx_mix64(h ^ ((uint64_t)k->line << 32 | k->column));
 }
 
-static bool zx_key_matches(const zx_event *e, const zx_key *k) {
+static bool zx_key_matches(const zx_payload_entry *e, const zx_key *k) {
     const zx_xpti_payload *p = &e->payload;
-    return p->name == k->name && p->source_file == k->source && p->line_no == k->line && p->column_no == k->column &&
-           p->code_ptr_va == k->code;
+    return p->name == k->name && p->source_file == k->source && p->line_no == k->line && p->column_no == k->column;
 }
 
-/* Interned strings compare by address, which is what makes zx_key_matches exact. */
-static bool zx_key_from(const char *name, const zx_xpti_payload *payload, zx_key *k) {
-    k->name = zx_fw_intern(payload->name != NULL ? payload->name : name, NULL);
-    k->source = zx_fw_intern(payload->source_file, NULL);
-    k->line = k->source != NULL ? payload->line_no : ZX_NO_LINE;
-    k->column = k->source != NULL ? payload->column_no : ZX_NO_LINE;
-    k->code = payload->code_ptr_va;
-    return k->name != NULL || k->source != NULL || k->code != NULL;
-}
-
-static uint64_t zx_payload_flags(const zx_key *k) {
-    uint64_t flags = 0;
+static uint64_t zx_key_flags(const zx_key *k) {
+    uint64_t flags = ZX_PAYLOAD_REGISTERED;
     flags |= k->name != NULL ? ZX_PAYLOAD_NAME : 0;
-    flags |= k->source != NULL ? ZX_PAYLOAD_SOURCE_FILE : 0;
-    flags |= k->line != ZX_NO_LINE ? ZX_PAYLOAD_LINE : 0;
-    flags |= k->column != ZX_NO_LINE ? ZX_PAYLOAD_COLUMN : 0;
-    flags |= k->code != NULL ? ZX_PAYLOAD_CODE_POINTER : 0;
+    flags |= k->source != NULL ? ZX_PAYLOAD_SOURCE_FILE | ZX_PAYLOAD_LINE | ZX_PAYLOAD_COLUMN : 0;
     return flags;
 }
 
-/* Under zx_events_lock. */
-static zx_event *zx_event_new(const zx_key *k, uint64_t hash, uint16_t type, int32_t activity) {
-    zx_event *e = calloc(1, sizeof *e);
+/* Under zx_events_lock: the entry of a payload, registered when new; NULL when out of memory. */
+static zx_payload_entry *zx_payload_entry_of(const zx_key *k) {
+    uint64_t hash = zx_key_hash(k);
+    zx_payload_entry *e = zx_map_get(&zx_payloads_by_hash, hash);
+    while (e != NULL && !zx_key_matches(e, k))
+        e = e->chain;
+    if (e != NULL)
+        return e;
+    e = calloc(1, sizeof *e);
     if (e == NULL)
         return NULL;
-    e->pub.unique_id = ++zx_event_count;
-    zx_xpti_string_id name_id = ZX_XPTI_INVALID_ID;
-    if (k->name != NULL)
-        zx_fw_intern(k->name, &name_id);
-    e->pub.data_id = name_id > 0 ? (uint64_t)name_id : 0;
-    e->pub.event_type = type;
-    e->pub.activity_type = (uint16_t)activity;
-    e->pub.source_id = -1;
-    e->pub.target_id = -1;
-    e->pub.payload = &e->payload;
-    e->payload = (zx_xpti_payload){
-        k->name, NULL, k->source, k->line, k->column, k->code, hash, zx_payload_flags(k), {e->pub.unique_id, 0, 0}};
+    e->id = zx_payload_count + 1;
     e->hash = hash;
-    e->chain = zx_map_get(&zx_by_hash, hash);
-    if (!zx_map_put(&zx_live, (uint64_t)(uintptr_t)e, e)) {
+    uint64_t file_id = k->file_id > 0 ? (uint64_t)k->file_id : 0;
+    uint64_t name_id = k->name_id > 0 ? (uint64_t)k->name_id : 0;
+    e->payload = (zx_xpti_payload){.name = k->name,
+                                   .source_file = k->source,
+                                   .line_no = k->line,
+                                   .column_no = k->column,
+                                   .internal = e->id,
+                                   .flags = zx_key_flags(k),
+                                   .uid = {file_id << 32 | k->line, name_id, 0}};
+    e->chain = zx_map_get(&zx_payloads_by_hash, hash);
+    if (!zx_map_put(&zx_payloads_by_id, e->id, e)) {
         free(e);
         return NULL;
     }
-    if (!zx_map_put(&zx_by_hash, hash, e)) {
-        zx_map_remove(&zx_live, (uint64_t)(uintptr_t)e);
+    if (!zx_map_put(&zx_payloads_by_hash, hash, e)) {
+        zx_map_remove(&zx_payloads_by_id, e->id);
         free(e);
         return NULL;
     }
+    zx_payload_count = e->id;
     return e;
 }
 
-ZX_FW_EXPORT zx_xpti_event *xptiMakeEvent(const char *name, zx_xpti_payload *payload, uint16_t event_type,
-                                          int32_t activity, uint64_t *instance_no) {
-    zx_xpti_payload empty = {.line_no = ZX_NO_LINE, .column_no = ZX_NO_LINE};
+/* Interns the payload's strings and replaces the caller's pointers by the table's; 0 (invalid uid) for a payload
+ * with neither name nor source file. */
+ZX_FW_EXPORT uint64_t xptiRegisterPayload(zx_xpti_payload *payload) {
     zx_key k;
-    if (!zx_key_from(name, payload != NULL ? payload : &empty, &k))
-        return NULL;
-    uint64_t hash = zx_key_hash(&k);
+    if (payload == NULL || !zx_key_from(NULL, payload, &k))
+        return 0;
     pthread_mutex_lock(&zx_events_lock);
-    zx_event *e = zx_map_get(&zx_by_hash, hash);
-    while (e != NULL && !zx_key_matches(e, &k))
-        e = e->chain;
-    if (e != NULL)
-        e->pub.instance_id++;
-    else
-        e = zx_event_new(&k, hash, event_type, activity);
-    uint64_t instance = 0;
+    zx_payload_entry *e = zx_payload_entry_of(&k);
     if (e != NULL) {
-        if (e->pub.instance_id == 0)
-            e->pub.instance_id = 1;
-        instance = e->pub.instance_id;
+        payload->name = e->payload.name;
+        payload->source_file = e->payload.source_file;
+        payload->flags |= e->payload.flags;
+        payload->internal = e->id;
+        memcpy(payload->uid, e->payload.uid, sizeof payload->uid);
     }
     pthread_mutex_unlock(&zx_events_lock);
-    if (instance_no != NULL && e != NULL)
-        *instance_no = instance;
-    return e != NULL ? &e->pub : NULL;
+    return e != NULL ? e->id : 0;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Tracepoints and events */
+
+zx_tp *zx_fw_tp_make(const char *name, const zx_xpti_payload *payload, uint16_t type, int32_t activity) {
+    zx_key k;
+    if (payload == NULL || !zx_key_from(name, payload, &k))
+        return NULL;
+    zx_tp *tp = calloc(1, sizeof *tp);
+    if (tp == NULL)
+        return NULL;
+    pthread_mutex_lock(&zx_events_lock);
+    zx_payload_entry *e = zx_payload_entry_of(&k);
+    if (e == NULL || !zx_map_put(&zx_live, (uint64_t)(uintptr_t)tp, tp)) {
+        pthread_mutex_unlock(&zx_events_lock);
+        free(tp);
+        return NULL;
+    }
+    uint64_t instance = ++e->instances;
+    pthread_mutex_unlock(&zx_events_lock);
+    zx_fw_tp_init(tp, &e->payload, instance, type, activity);
+    return tp;
+}
+
+/* A new event each call, as the framework makes a new tracepoint each call: *instance_no tells how many events were
+ * made of this payload. NULL without a payload, without instance_no, or for a payload with no name and no file. */
+ZX_FW_EXPORT zx_xpti_event *xptiMakeEvent(const char *name, zx_xpti_payload *payload, uint16_t event_type,
+                                          int32_t activity, uint64_t *instance_no) {
+    if (instance_no == NULL)
+        return NULL;
+    zx_tp *tp = zx_fw_tp_make(name, payload, event_type, activity);
+    if (tp == NULL)
+        return NULL;
+    *instance_no = tp->event.instance_id;
+    return &tp->event;
 }
 
 ZX_FW_EXPORT const zx_xpti_payload *xptiQueryPayload(zx_xpti_event *event) {
     pthread_mutex_lock(&zx_events_lock);
-    zx_event *e = zx_event_live(event);
+    zx_tp *tp = zx_tp_of_event(event);
     pthread_mutex_unlock(&zx_events_lock);
-    return e != NULL ? &e->payload : NULL;
+    return tp != NULL ? &tp->payload : NULL;
 }
 
-/* Under zx_events_lock: takes the event out of the hash chains and the live set. */
-static void zx_event_unlink(zx_event *e) {
-    zx_map_remove(&zx_live, (uint64_t)(uintptr_t)e);
-    zx_event *head = zx_map_get(&zx_by_hash, e->hash);
-    if (head == e) {
-        if (e->chain != NULL)
-            zx_map_put(&zx_by_hash, e->hash, e->chain); /* replaces an existing key: cannot fail */
-        else
-            zx_map_remove(&zx_by_hash, e->hash);
-        return;
-    }
-    for (zx_event *p = head; p != NULL; p = p->chain) {
-        if (p->chain == e) {
-            p->chain = e->chain;
-            return;
-        }
-    }
+ZX_FW_EXPORT const zx_xpti_event *xptiFindEvent(uint64_t uid) {
+    pthread_mutex_lock(&zx_events_lock);
+    zx_tp *tp = zx_fw_tp_live(uid);
+    pthread_mutex_unlock(&zx_events_lock);
+    return tp != NULL ? &tp->event : NULL;
+}
+
+/* A tracepoint's uid, or the id xptiRegisterPayload answered (small numbers, never an address). */
+ZX_FW_EXPORT const zx_xpti_payload *xptiQueryPayloadByUID(uint64_t uid) {
+    pthread_mutex_lock(&zx_events_lock);
+    zx_tp *tp = zx_fw_tp_live(uid);
+    const zx_payload_entry *e = tp == NULL ? zx_map_get(&zx_payloads_by_id, uid) : NULL;
+    pthread_mutex_unlock(&zx_events_lock);
+    return tp != NULL ? &tp->payload : e != NULL ? &e->payload : NULL;
+}
+
+ZX_FW_EXPORT const zx_xpti_payload_iface *xptiLookupPayload(uint64_t uid) {
+    pthread_mutex_lock(&zx_events_lock);
+    zx_tp *tp = zx_fw_tp_live(uid);
+    pthread_mutex_unlock(&zx_events_lock);
+    return tp != NULL ? &tp->as_payload : NULL;
+}
+
+ZX_FW_EXPORT const zx_xpti_event_iface *xptiLookupEvent(uint64_t uid) {
+    pthread_mutex_lock(&zx_events_lock);
+    zx_tp *tp = zx_fw_tp_live(uid);
+    pthread_mutex_unlock(&zx_events_lock);
+    return tp != NULL ? &tp->as_event : NULL;
+}
+
+/* Takes a tracepoint out of the live set; false when it is not live. */
+bool zx_fw_tp_release(zx_tp *tp) {
+    pthread_mutex_lock(&zx_events_lock);
+    bool live = zx_fw_tp_live((uint64_t)(uintptr_t)tp) == tp;
+    if (live)
+        zx_map_remove(&zx_live, (uint64_t)(uintptr_t)tp);
+    pthread_mutex_unlock(&zx_events_lock);
+    if (live)
+        zx_fw_tp_free(tp);
+    return live;
 }
 
 ZX_FW_EXPORT void xptiReleaseEvent(zx_xpti_event *event) {
     pthread_mutex_lock(&zx_events_lock);
-    zx_event *e = zx_event_live(event);
-    if (e != NULL)
-        zx_event_unlink(e);
+    zx_tp *tp = zx_tp_of_event(event);
     pthread_mutex_unlock(&zx_events_lock);
-    if (e == NULL)
-        return;
-    free(e->meta);
-    free(e);
+    if (tp != NULL)
+        zx_fw_tp_release(tp);
 }
 
 void zx_fw_events_reset(void) {
@@ -190,46 +242,31 @@ void zx_fw_events_reset(void) {
     }
     for (size_t i = first; i < zx_retired.count; i++)
         zx_map_remove(&zx_live, (uint64_t)(uintptr_t)zx_retired.items[i]);
-    if (zx_live.count == 0)
-        zx_map_clear(&zx_by_hash);
     pthread_mutex_unlock(&zx_events_lock);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Metadata */
 
-static bool zx_meta_reserve(zx_event *e) {
-    if (e->meta_count < e->meta_capacity)
-        return true;
-    uint32_t capacity = e->meta_capacity != 0 ? 2 * e->meta_capacity : 8;
-    zx_meta *meta = realloc(e->meta, capacity * sizeof *meta);
-    if (meta == NULL)
-        return false;
-    e->meta = meta;
-    e->meta_capacity = capacity;
-    return true;
-}
-
 /* DUPLICATE when the event already has the key (the first value stays). */
 ZX_FW_EXPORT zx_xpti_result xptiAddMetadata(zx_xpti_event *event, const char *key, zx_xpti_object_id value) {
     if (event == NULL || key == NULL)
         return ZX_XPTI_INVALIDARG;
-    const char *interned = zx_fw_intern(key, NULL);
-    if (interned == NULL)
+    zx_xpti_string_id key_id;
+    if (zx_fw_intern(key, &key_id) == NULL)
         return ZX_XPTI_FAIL;
-    zx_xpti_result result = ZX_XPTI_SUCCESS;
     pthread_mutex_lock(&zx_events_lock);
-    zx_event *e = zx_event_live(event);
-    for (uint32_t i = 0; e != NULL && i < e->meta_count && result == ZX_XPTI_SUCCESS; i++)
-        result = e->meta[i].key == interned ? ZX_XPTI_DUPLICATE : ZX_XPTI_SUCCESS;
-    if (e == NULL)
-        result = ZX_XPTI_INVALIDARG;
-    else if (result == ZX_XPTI_SUCCESS && !zx_meta_reserve(e))
-        result = ZX_XPTI_FAIL;
-    if (result == ZX_XPTI_SUCCESS)
-        e->meta[e->meta_count++] = (zx_meta){interned, value};
+    zx_tp *tp = zx_tp_of_event(event);
+    zx_xpti_result result = tp != NULL ? zx_fw_meta_add(&tp->meta, key_id, value) : ZX_XPTI_INVALIDARG;
     pthread_mutex_unlock(&zx_events_lock);
     return result;
+}
+
+ZX_FW_EXPORT zx_xpti_metadata *xptiQueryMetadata(zx_xpti_event *event) {
+    pthread_mutex_lock(&zx_events_lock);
+    zx_tp *tp = zx_tp_of_event(event);
+    pthread_mutex_unlock(&zx_events_lock);
+    return tp != NULL ? &tp->meta.map : NULL;
 }
 
 ZX_FW_EXPORT zx_xpti_result zx_xpti_metadata_at(zx_xpti_event *event, uint32_t index, const char **key,
@@ -238,15 +275,19 @@ ZX_FW_EXPORT zx_xpti_result zx_xpti_metadata_at(zx_xpti_event *event, uint32_t i
         return ZX_XPTI_INVALIDARG;
     zx_xpti_result result = ZX_XPTI_SUCCESS;
     pthread_mutex_lock(&zx_events_lock);
-    zx_event *e = zx_event_live(event);
-    if (e == NULL) {
+    zx_tp *tp = zx_tp_of_event(event);
+    if (tp == NULL) {
         result = ZX_XPTI_INVALIDARG;
-    } else if (index >= e->meta_count) {
+    } else if (index >= tp->meta.count) {
         result = ZX_XPTI_NOTFOUND;
     } else {
-        *key = e->meta[index].key;
-        *value = e->meta[index].value;
+        *key = xptiLookupString(tp->meta.nodes[index]->key);
+        *value = tp->meta.nodes[index]->value;
     }
     pthread_mutex_unlock(&zx_events_lock);
     return result;
+}
+
+zx_xpti_result zx_fw_tp_add_metadata(zx_tp *tp, const char *key, zx_xpti_object_id value) {
+    return xptiAddMetadata(&tp->event, key, value);
 }

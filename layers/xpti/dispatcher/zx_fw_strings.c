@@ -99,11 +99,13 @@ const char *zx_fw_intern(const char *text, zx_xpti_string_id *id) {
     return s->text;
 }
 
+/* The invalid id for a NULL string or a NULL table_string, as the framework. */
 ZX_FW_EXPORT zx_xpti_string_id xptiRegisterString(const char *string, char **table_string) {
+    if (string == NULL || table_string == NULL)
+        return ZX_XPTI_INVALID_ID;
     zx_xpti_string_id id;
     const char *copy = zx_fw_intern(string, &id);
-    if (table_string != NULL)
-        *table_string = (char *)copy;
+    *table_string = (char *)copy;
     return id;
 }
 

@@ -19,13 +19,24 @@ static void zx_notify_begin(const zx_ctx *ctx, zx_call *call) {
         zx_notify(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_BEGIN, NULL, NULL, call->id, &call->fwa);
 }
 
-/* Subscribers built with older headers register 31 for function_with_args_end: they get it too. */
+/* Subscribers built with older headers register 31 for function_with_args_end. The framework takes 31 (another
+ * type in its current headers) only with an object, so it goes with one event made at start, and only when nobody
+ * listens to 29: as the SYCL runtime's emitters, one end per call, of the type the subscribers know. */
+void zx_calls_start(zx_ctx *ctx) {
+    if (!zx_wants(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_END_OLD))
+        return;
+    zx_xpti_payload payload = {.name = "function_with_args", .flags = ZX_PAYLOAD_NAME};
+    uint64_t instance;
+    ctx->old_end = ctx->fw.xptiMakeEvent(payload.name, &payload, ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE, &instance);
+}
+
 static void zx_notify_end(const zx_ctx *ctx, zx_call *call) {
     call->fwa.ret_data = &call->result;
-    if (zx_wants(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_END))
+    bool new_end = zx_wants(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_END);
+    if (new_end)
         zx_notify(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_END, NULL, NULL, call->id, &call->fwa);
-    if (zx_wants(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_END_OLD))
-        zx_notify(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_END_OLD, NULL, NULL, call->id, &call->fwa);
+    if (!new_end && ctx->old_end != NULL && zx_wants(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_END_OLD))
+        zx_notify(ctx, ZX_S_DEBUG, ZX_TP_FUNCTION_WITH_ARGS_END_OLD, NULL, ctx->old_end, call->id, &call->fwa);
     if (zx_wants(ctx, ZX_S_CALL, ZX_TP_FUNCTION_END))
         zx_notify(ctx, ZX_S_CALL, ZX_TP_FUNCTION_END, NULL, NULL, call->id, call->fwa.function_name);
 }
@@ -44,6 +55,7 @@ void zx_call_begin(uint32_t fn, void *params, void **instance) {
     call->result = ZE_RESULT_SUCCESS;
     call->fwa = (zx_function_with_args){fn, info->name, params, NULL, NULL};
     call->text[0] = '\0';
+    call->wait = NULL;
     *instance = call;
     zx_notify_begin(ctx, call);
     if (zx_hooks[fn].begin != NULL)

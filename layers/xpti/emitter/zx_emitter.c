@@ -117,7 +117,8 @@ static bool zx_streams_start(zx_ctx *ctx) {
             continue;
         ctx->stream[s] = ctx->fw.xptiRegisterStream(zx_streams[s].name);
         ctx->fw.xptiInitialize(zx_streams[s].name, zx_streams[s].major, zx_streams[s].minor, zx_streams[s].version);
-        ctx->listened[s] = ctx->stream[s] != 0 && ctx->fw.xptiCheckTraceEnabled(ctx->stream[s], 0);
+        bool valid = ctx->stream[s] != 0 && ctx->stream[s] != ZX_XPTI_INVALID_STREAM;
+        ctx->listened[s] = valid && ctx->fw.xptiCheckTraceEnabled(ctx->stream[s], 0);
         any = any || ctx->listened[s];
     }
     return any;
@@ -221,6 +222,7 @@ static zx_emitter_state zx_start(void) {
     }
     *(void **)&ctx->device_props = zx_loader_symbol("zeDeviceGetProperties");
     zx_graph_start(ctx);
+    zx_calls_start(ctx);
     atomic_store_explicit(&zx_active, ctx, memory_order_release);
     zx_itt_start(ctx);
     zx_tracer_enable(true);

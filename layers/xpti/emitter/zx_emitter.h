@@ -33,8 +33,9 @@ typedef struct zx_call {
     void *params;
     ze_result_t result; /* at the epilogue; ret_data of function_with_args_end points here */
     zx_function_with_args fwa;
-    uint64_t scratch[2]; /* for hooks: carried from begin to end */
-    char text[160];      /* for hooks: a string that lives as long as the call */
+    uint64_t scratch[2];        /* for hooks: carried from begin to end */
+    struct zx_xpti_event *wait; /* a host wait's event, from wait_begin to wait_end (zx_graph_wait) */
+    char text[160];             /* for hooks: a string that lives as long as the call */
 } zx_call;
 
 typedef struct zx_hook_pair {
@@ -73,6 +74,7 @@ typedef struct zx_ctx {
     bool offered[ZX_S_COUNT];         /* initialised: the ITT stream only when a driver delivers annotations */
     bool listened[ZX_S_COUNT];        /* someone listened to the stream at start */
     zx_xpti_event *graph;             /* the graph event: parent of nodes, edges, tasks and signals */
+    zx_xpti_event *old_end;           /* the object of function_with_args_end under 31 (zx_calls_start) */
     zx_pfn_device_props device_props; /* the loader's zeDeviceGetProperties, for device names */
 } zx_ctx;
 
@@ -108,5 +110,8 @@ void *zx_loader_symbol(const char *name);
 bool zx_itt_probe(void);
 void zx_itt_start(const zx_ctx *ctx);
 void zx_itt_stop(void);
+
+/* Makes the event function_with_args_end goes with under 31, when someone listens to 31 (zx_calls.c). */
+void zx_calls_start(zx_ctx *ctx);
 
 #endif

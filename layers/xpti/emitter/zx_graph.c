@@ -611,18 +611,25 @@ void zx_graph_event_done(const zx_ctx *ctx, ze_event_handle_t event) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Waits */
 
+/* One event per host wait, made at wait_begin and released after wait_end: the framework makes a new tracepoint for
+ * each xptiMakeEvent, so an event per wait kept would grow it for ever. */
 void zx_graph_wait(zx_call *call, bool begin, const void *what) {
     const zx_ctx *ctx = call->ctx;
     uint16_t type = begin ? ZX_TP_WAIT_BEGIN : ZX_TP_WAIT_END;
-    if (!zx_wants(ctx, ZX_S_GRAPH, type))
+    if (begin && !zx_wants(ctx, ZX_S_GRAPH, ZX_TP_WAIT_BEGIN) && !zx_wants(ctx, ZX_S_GRAPH, ZX_TP_WAIT_END))
         return;
-    if (begin)
-        snprintf(call->text, sizeof call->text, "%s(%p)", call->fwa.function_name, what);
     uint64_t instance;
     pthread_mutex_lock(&zx_graph_lock);
-    zx_xpti_event *wait = zx_make_event(ctx, call->fwa.function_name, "host wait", 0, ZX_ET_BARRIER, &instance);
-    if (wait != NULL)
-        zx_notify(ctx, ZX_S_GRAPH, type, NULL, wait, call->id, call->text);
+    if (begin) {
+        snprintf(call->text, sizeof call->text, "%s(%p)", call->fwa.function_name, what);
+        call->wait = zx_make_event(ctx, call->fwa.function_name, "host wait", 0, ZX_ET_BARRIER, &instance);
+    }
+    if (call->wait != NULL && zx_wants(ctx, ZX_S_GRAPH, type))
+        zx_notify(ctx, ZX_S_GRAPH, type, NULL, call->wait, call->id, call->text);
+    if (!begin && call->wait != NULL) {
+        ctx->fw.xptiReleaseEvent(call->wait);
+        call->wait = NULL;
+    }
     pthread_mutex_unlock(&zx_graph_lock);
 }
 

@@ -5,8 +5,9 @@
  *
  * Layouts: function_with_args_t and mem_alloc_data_t are the same in every generation of the framework. Events and
  * payloads changed between releases; the ones here are those of the generation with 64-bit event ids and the 80-byte
- * payload (docs/xpti.md, "Graph stream"). Only the fields up to the payload pointer are shared with that generation:
- * our dispatcher's events carry more after it, which only its own functions read. */
+ * payload (docs/xpti.md, "Layout generation"; the current generation's differ: "Differences that remain"). The
+ * functions are the current generation's 48 (ZX_XPTI_FUNCTIONS and ZX_XPTI_FUNCTIONS_CURRENT, less xptiReset), its
+ * tracepoint objects C++ interfaces reached through their vtables, its metadata map libstdc++'s unordered_map. */
 #ifndef ZX_XPTI_H
 #define ZX_XPTI_H
 
@@ -107,14 +108,20 @@ enum {
     ZX_METADATA_BOOLEAN = 5,
 };
 
-/* Payload flags: which fields of a payload are valid. */
+/* Payload flags: which fields of a payload are valid (the framework's values, docs/xpti.md "Events and tracepoints").
+ */
 enum {
     ZX_PAYLOAD_NAME = 1u << 0,
     ZX_PAYLOAD_SOURCE_FILE = 1u << 1,
-    ZX_PAYLOAD_LINE = 1u << 2,
-    ZX_PAYLOAD_COLUMN = 1u << 3,
-    ZX_PAYLOAD_CODE_POINTER = 1u << 4,
+    ZX_PAYLOAD_CODE_POINTER = 1u << 2,
+    ZX_PAYLOAD_LINE = 1u << 3,
+    ZX_PAYLOAD_COLUMN = 1u << 4,
+    ZX_PAYLOAD_REGISTERED = 1u << 15,
 };
+
+/* Defaults of the framework (docs/xpti.md "Our dispatcher"): the stream it registers when it starts, its version. */
+#define ZX_XPTI_FRAMEWORK_STREAM "xpti.framework"
+#define ZX_XPTI_INVALID_STREAM   ((uint8_t)255) /* invalid_id (-1) as a u8 */
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Layouts */
@@ -129,7 +136,7 @@ typedef struct zx_xpti_payload {
     const void *code_ptr_va; /* @32 */
     uint64_t internal;       /* @40: the framework's hash of the payload */
     uint64_t flags;          /* @48: ZX_PAYLOAD_* */
-    uint64_t uid[3];         /* @56 */
+    uint64_t uid[3];         /* @56: file id << 32 | line, function (name) id, 0 */
 } zx_xpti_payload;
 
 /* The shared prefix of an event in the generation with 64-bit ids. */
@@ -215,14 +222,79 @@ typedef void (*zx_xpti_trace_finish_fn)(const char *stream_name);
     X(zx_xpti_object_id, xptiRegisterObject, (const char *data, size_t size, uint8_t type))                            \
     X(zx_xpti_object_data, xptiLookupObject, (zx_xpti_object_id id))
 
+/* The interface objects of the current generation (docs/xpti.md "Tracepoints"): C++ objects with virtual functions.
+ * A C caller reaches them through their vtable pointer; ZX_TP_* are the slots (after the two destructor slots). */
+typedef struct zx_xpti_iface {
+    void (*const *vtable)(void);
+} zx_xpti_iface;
+typedef zx_xpti_iface zx_xpti_tracepoint;
+typedef zx_xpti_iface zx_xpti_payload_iface;
+typedef zx_xpti_iface zx_xpti_event_iface;
+
+/* libstdc++'s std::unordered_map<int32_t, int32_t>, which xptiQueryMetadata answers: a singly linked list of nodes
+ * {next, key (string id), value (object id)} starting at before_begin, and buckets pointing at the node before the
+ * first of each bucket (bucket = key % bucket_count). */
+typedef struct zx_xpti_meta_node {
+    struct zx_xpti_meta_node *next;
+    int32_t key;
+    int32_t value;
+} zx_xpti_meta_node;
+typedef struct zx_xpti_meta_link { /* the list head: a node's first member only */
+    zx_xpti_meta_node *next;
+} zx_xpti_meta_link;
+typedef struct zx_xpti_metadata {
+    zx_xpti_meta_link **buckets; /* a node (as its link) or &before_begin */
+    size_t bucket_count;
+    zx_xpti_meta_link before_begin;
+    size_t element_count;
+    float max_load_factor;
+    size_t next_resize;
+    zx_xpti_meta_link *single_bucket;
+} zx_xpti_metadata;
+
+/* The 16 functions the current generation's proxy resolves besides those above (48 in all: it needs no xptiReset). Our
+ * dispatcher exports them; the emitter needs none of them. */
+#define ZX_XPTI_FUNCTIONS_CURRENT(X)                                                                                   \
+    X(uint64_t, xptiGetUniversalId, (void))                                                                            \
+    X(void, xptiSetUniversalId, (uint64_t uid))                                                                        \
+    X(uint64_t, xptiRegisterPayload, (zx_xpti_payload * payload))                                                      \
+    X(const zx_xpti_event *, xptiFindEvent, (uint64_t uid))                                                            \
+    X(const zx_xpti_payload *, xptiQueryPayloadByUID, (uint64_t uid))                                                  \
+    X(zx_xpti_metadata *, xptiQueryMetadata, (zx_xpti_event * event))                                                  \
+    X(void, xptiEnableTracepointScopeNotification, (bool enabled))                                                     \
+    X(bool, xptiCheckTracepointScopeNotification, (void))                                                              \
+    X(const zx_xpti_payload_iface *, xptiLookupPayload, (uint64_t uid))                                                \
+    X(const zx_xpti_event_iface *, xptiLookupEvent, (uint64_t uid))                                                    \
+    X(zx_xpti_tracepoint *, xptiCreateTracepoint,                                                                      \
+      (const char *function, const char *file, uint32_t line, uint32_t column))                                        \
+    X(zx_xpti_result, xptiDeleteTracepoint, (zx_xpti_tracepoint * tracepoint))                                         \
+    X(const zx_xpti_tracepoint *, xptiGetTracepointScopeData, (void))                                                  \
+    X(zx_xpti_result, xptiSetTracepointScopeData, (zx_xpti_tracepoint * tracepoint))                                   \
+    X(void, xptiUnsetTracepointScopeData, (void))                                                                      \
+    X(const zx_xpti_tracepoint *, xptiRegisterTracepointScope,                                                         \
+      (const char *function, const char *file, uint32_t line, uint32_t column))
+
+/* Virtual function slots of xpti_tracepoint_t, after the two destructors. */
+enum {
+    ZX_TP_SLOT_PAYLOAD = 2,
+    ZX_TP_SLOT_METADATA,
+    ZX_TP_SLOT_EVENT,
+    ZX_TP_SLOT_UID64,
+    ZX_TP_SLOT_INSTANCE,
+    ZX_TP_SLOT_EVENT_REF,
+    ZX_TP_SLOT_PAYLOAD_REF,
+};
+
 /* Function pointer types zx_pfn_<name>. */
 #define ZX_XPTI_PFN(ret, name, params) typedef ret(*zx_pfn_##name) params;
 ZX_XPTI_FUNCTIONS(ZX_XPTI_PFN)
+ZX_XPTI_FUNCTIONS_CURRENT(ZX_XPTI_PFN)
 #undef ZX_XPTI_PFN
 
 /* Prototypes, for our dispatcher and for subscribers that link a framework. */
 #define ZX_XPTI_PROTOTYPE(ret, name, params) ret name params;
 ZX_XPTI_FUNCTIONS(ZX_XPTI_PROTOTYPE)
+ZX_XPTI_FUNCTIONS_CURRENT(ZX_XPTI_PROTOTYPE)
 #undef ZX_XPTI_PROTOTYPE
 
 /* Our dispatcher's one addition (no generation of the real framework has it; look it up with dlsym): the index-th
@@ -232,5 +304,23 @@ typedef zx_xpti_result (*zx_pfn_xpti_metadata_at)(zx_xpti_event *event, uint32_t
                                                   zx_xpti_object_id *value);
 #define ZX_XPTI_METADATA_AT "zx_xpti_metadata_at"
 zx_xpti_result zx_xpti_metadata_at(zx_xpti_event *event, uint32_t index, const char **key, zx_xpti_object_id *value);
+
+/* The index-th metadata entry of an event, for subscribers (which link a framework): through zx_xpti_metadata_at
+ * when the framework has it (ours: in the order added), else through the public xptiQueryMetadata map (in the map's
+ * order). False past the last entry. */
+static inline bool zx_xpti_metadata_get(zx_pfn_xpti_metadata_at at, zx_xpti_event *event, uint32_t index,
+                                        const char **key, zx_xpti_object_id *value) {
+    if (at != NULL)
+        return at(event, index, key, value) == ZX_XPTI_SUCCESS;
+    const zx_xpti_metadata *map = xptiQueryMetadata(event);
+    const zx_xpti_meta_node *node = map != NULL ? map->before_begin.next : NULL;
+    for (uint32_t i = 0; node != NULL && i < index; i++)
+        node = node->next;
+    if (node == NULL)
+        return false;
+    *key = xptiLookupString(node->key);
+    *value = node->value;
+    return *key != NULL;
+}
 
 #endif

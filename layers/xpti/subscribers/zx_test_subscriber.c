@@ -1,7 +1,10 @@
 /* The conformance suite's subscriber (zx_test_subscriber.h). Each callback checks what the streams promise
  * (docs/xpti.md) and counts violations; zx_ts_print reports, as key=value lines:
  *
- *   inits, finishes, callbacks                 xptiTraceInit/Finish calls, callbacks of any kind
+ * (ZX_TS_PUBLIC_METADATA=1: metadata read through xptiQueryMetadata only)
+ *
+ *   inits, finishes, callbacks                 xptiTraceInit/Finish calls (but those of the framework's own stream,
+ *   framework_inits, framework_finishes        xpti.framework, counted apart), callbacks of any kind
  *   call_begins, call_ends, call_mismatches    function_begin/_end; a mismatch is an end that is not the end of this
  *   call_bad, call_non_increasing              thread's innermost open call (instance and name), bad user data, an
  *                                              instance not above the thread's previous one
@@ -100,18 +103,21 @@ enum {
     ZX_C_ITT_BAD,
     ZX_C_ITT_1D_BAD,
     ZX_C_ITT_OTHER,
+    ZX_C_FRAMEWORK_INITS,
+    ZX_C_FRAMEWORK_FINISHES,
     ZX_C_COUNT
 };
 
 static const char *const zx_counter_names[ZX_C_COUNT] = {
-    "inits",           "finishes",        "callbacks",       "call_begins",
-    "call_ends",       "call_mismatches", "call_bad",        "call_non_increasing",
-    "debug_begins",    "debug_ends",      "debug_old_ends",  "debug_mismatches",
-    "debug_bad_ids",   "debug_bad_ret",   "mem_alloc_pairs", "mem_release_pairs",
-    "mem_mismatches",  "graph_creates",   "task_begins",     "task_pairs",
-    "task_mismatches", "signals",         "signal_bad",      "wait_pairs",
-    "wait_mismatches", "queue_creates",   "queue_destroys",  "parent_bad",
-    "stash_bad",       "itt_bad",         "itt_1d_bad",      "itt_other"};
+    "inits",           "finishes",          "callbacks",       "call_begins",
+    "call_ends",       "call_mismatches",   "call_bad",        "call_non_increasing",
+    "debug_begins",    "debug_ends",        "debug_old_ends",  "debug_mismatches",
+    "debug_bad_ids",   "debug_bad_ret",     "mem_alloc_pairs", "mem_release_pairs",
+    "mem_mismatches",  "graph_creates",     "task_begins",     "task_pairs",
+    "task_mismatches", "signals",           "signal_bad",      "wait_pairs",
+    "wait_mismatches", "queue_creates",     "queue_destroys",  "parent_bad",
+    "stash_bad",       "itt_bad",           "itt_1d_bad",      "itt_other",
+    "framework_inits", "framework_finishes"};
 
 static atomic_ulong zx_counters[ZX_C_COUNT];
 
@@ -246,7 +252,8 @@ static void zx_on_debug(uint16_t type, zx_xpti_event *parent, zx_xpti_event *eve
     const zx_function_with_args *fwa = user_data;
     if (fwa != NULL && type == ZX_TP_FUNCTION_WITH_ARGS_BEGIN) /* logged whatever its id: tests check ids */
         zx_log_begin(type, fwa->function_id, fwa->function_name, instance, fwa->args_data);
-    if (fwa == NULL || parent != NULL || event != NULL || !zx_id_matches(fwa)) {
+    if (fwa == NULL || parent != NULL || (event != NULL) != (type == ZX_TP_FUNCTION_WITH_ARGS_END_OLD) ||
+        !zx_id_matches(fwa)) {
         zx_count(ZX_C_DEBUG_BAD_IDS);
         return;
     }
@@ -321,20 +328,23 @@ static int zx_node_index(uint64_t uid) {
     return -1;
 }
 
+/* ZX_TS_PUBLIC_METADATA=1: read metadata only through the framework's public xptiQueryMetadata, as with a framework
+ * that is not ours. */
 static void zx_find_metadata_at(void) {
+    const char *public_only = getenv("ZX_TS_PUBLIC_METADATA");
     void *framework = dlopen("libxptifw.so", RTLD_NOLOAD | RTLD_LAZY);
-    if (framework != NULL)
+    if (framework != NULL && (public_only == NULL || strcmp(public_only, "1") != 0))
         *(void **)&zx_metadata_at = dlsym(framework, ZX_XPTI_METADATA_AT);
 }
 
-/* "key=value;..." of an event's metadata, when the dispatcher offers zx_xpti_metadata_at. */
+/* "key=value;..." of an event's metadata (zx_xpti_metadata_at where the framework is ours, else xptiQueryMetadata). */
 static void zx_read_meta(zx_xpti_event *event, char *out, size_t size) {
     pthread_once(&zx_metadata_once, zx_find_metadata_at);
     size_t used = 0;
     const char *key;
     zx_xpti_object_id value;
     out[0] = '\0';
-    for (uint32_t i = 0; zx_metadata_at != NULL && zx_metadata_at(event, i, &key, &value) == ZX_XPTI_SUCCESS; i++) {
+    for (uint32_t i = 0; zx_xpti_metadata_get(zx_metadata_at, event, i, &key, &value); i++) {
         zx_xpti_object_data data = xptiLookupObject(value);
         int n;
         if (data.type == ZX_METADATA_UNSIGNED && data.size == sizeof(uint64_t)) {
@@ -545,11 +555,22 @@ ZX_TS_EXPORT bool zx_ts_last_call(uint32_t function_id, zx_ts_call_record *out);
 ZX_TS_EXPORT bool zx_ts_begin_at(uint32_t index, zx_ts_begin_record *out);
 ZX_TS_EXPORT void zx_ts_set_args_probe(zx_ts_args_probe_fn probe);
 
+/* The subscriber stays loaded whatever the framework does at its finalisation (a framework may unload its
+ * subscribers then), so that its report can still be read afterwards. */
+static void zx_stay_loaded(void) {
+    Dl_info info;
+    if (dladdr((void *)zx_stay_loaded, &info) != 0 && info.dli_fname != NULL)
+        dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *version_str, const char *stream_name) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, zx_stay_loaded);
     (void)major;
     (void)minor;
     (void)version_str;
-    zx_count(ZX_C_INITS);
+    bool framework = strcmp(stream_name, ZX_XPTI_FRAMEWORK_STREAM) == 0;
+    zx_count(framework ? ZX_C_FRAMEWORK_INITS : ZX_C_INITS);
     uint8_t id = xptiRegisterStream(stream_name);
     bool old_end = getenv("ZX_TS_OLD_END") != NULL && strcmp(getenv("ZX_TS_OLD_END"), "1") == 0;
     if (strcmp(stream_name, ZX_STREAM_CALL) == 0 && zx_wanted("call")) {
@@ -573,8 +594,7 @@ ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *vers
 }
 
 ZX_TS_EXPORT void xptiTraceFinish(const char *stream_name) {
-    (void)stream_name;
-    zx_count(ZX_C_FINISHES);
+    zx_count(strcmp(stream_name, ZX_XPTI_FRAMEWORK_STREAM) == 0 ? ZX_C_FRAMEWORK_FINISHES : ZX_C_FINISHES);
 }
 
 ZX_TS_EXPORT bool zx_ts_last_call(uint32_t function_id, zx_ts_call_record *out) {

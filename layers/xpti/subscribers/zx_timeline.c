@@ -274,14 +274,13 @@ static void zx_tl_find_metadata_at(void) {
         *(void **)&zx_tl_metadata_at = dlsym(framework, ZX_XPTI_METADATA_AT);
 }
 
-/* The event's metadata as JSON members, when the dispatcher offers zx_xpti_metadata_at (ours does; a real
- * framework keeps metadata in a C++ map that C cannot read). */
+/* The event's metadata as JSON members: through zx_xpti_metadata_at where the framework is ours, else through
+ * xptiQueryMetadata. */
 static void zx_tl_put_metadata(zx_tl_buf *b, zx_xpti_event *event) {
     pthread_once(&zx_tl_metadata_once, zx_tl_find_metadata_at);
     const char *key;
     zx_xpti_object_id value;
-    for (uint32_t i = 0; zx_tl_metadata_at != NULL && zx_tl_metadata_at(event, i, &key, &value) == ZX_XPTI_SUCCESS;
-         i++) {
+    for (uint32_t i = 0; zx_xpti_metadata_get(zx_tl_metadata_at, event, i, &key, &value); i++) {
         zx_xpti_object_data data = xptiLookupObject(value);
         char name[256];
         zx_tl_escape(key, name, sizeof name);

@@ -1,0 +1,54 @@
+/* Tracepoints of our dispatcher: the object behind every event (docs/xpti.md, "Events and tracepoints").
+ *
+ * A tracepoint is laid out as the framework's C++ tracepoint objects are seen by their callers: four interface
+ * subobjects, each one vtable pointer (payload, event, metadata, tracepoint, in this order), so that a caller of
+ * xptiCreateTracepoint, xptiLookupPayload or xptiLookupEvent can call their virtual functions; then the event handed to
+ * callbacks, its payload and its metadata. Its universal id (uid64) is its address. */
+#ifndef ZX_FW_TP_H
+#define ZX_FW_TP_H
+
+#include "zx_fw.h"
+#include "zx_util.h"
+
+/* An event's metadata: the map xptiQueryMetadata hands out, and the nodes in the order they were added. */
+typedef struct zx_meta {
+    zx_xpti_metadata map;
+    zx_xpti_meta_node **nodes;
+    uint32_t count;
+    uint32_t capacity;
+    zx_vec old_buckets; /* bucket arrays replaced by a later addition, freed with the tracepoint */
+} zx_meta;
+
+typedef struct zx_tp {
+    zx_xpti_iface as_payload; /* @0, the order of the framework's base classes */
+    zx_xpti_iface as_event;
+    zx_xpti_iface as_metadata;
+    zx_xpti_iface as_tracepoint;
+    zx_xpti_event event;
+    zx_xpti_payload payload;
+    zx_meta meta;
+    zx_xpti_meta_node *cursor; /* first_item / next_item */
+} zx_tp;
+
+/* A new live tracepoint of the payload (interned); NULL for a payload with neither name nor file, or out of memory. */
+zx_tp *zx_fw_tp_make(const char *name, const zx_xpti_payload *payload, uint16_t type, int32_t activity);
+
+/* Fills a new tracepoint from its registered payload (zx_fw_tracepoints.c). */
+void zx_fw_tp_init(zx_tp *tp, const zx_xpti_payload *registered, uint64_t instance, uint16_t type, int32_t activity);
+
+/* The live tracepoint of a uid (its address), or NULL; takes the events lock itself only in the callers. */
+zx_tp *zx_fw_tp_live(uint64_t uid);
+
+/* Takes a live tracepoint out and frees it; false when it is not live (nothing is read through the pointer). */
+bool zx_fw_tp_release(zx_tp *tp);
+
+/* Frees a tracepoint no longer live. */
+void zx_fw_tp_free(zx_tp *tp);
+
+/* Adds a key (string id) and value; DUPLICATE when the key is there. Under the events lock. */
+zx_xpti_result zx_fw_meta_add(zx_meta *meta, zx_xpti_string_id key, zx_xpti_object_id value);
+
+/* xptiAddMetadata on a tracepoint's event. */
+zx_xpti_result zx_fw_tp_add_metadata(zx_tp *tp, const char *key, zx_xpti_object_id value);
+
+#endif
