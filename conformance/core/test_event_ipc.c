@@ -274,39 +274,14 @@ static void event_ipc_between_processes(void **state) {
 static bool zc_send_handle(int socket_fd, const char data[ZE_MAX_IPC_HANDLE_SIZE]) {
     int fd;
     memcpy(&fd, data, sizeof fd);
-    struct iovec iov = {(void *)data, ZE_MAX_IPC_HANDLE_SIZE};
-    union {
-        struct cmsghdr header;
-        char bytes[CMSG_SPACE(sizeof(int))];
-    } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr message = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
-    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
-    return sendmsg(socket_fd, &message, 0) == ZE_MAX_IPC_HANDLE_SIZE;
+    return zc_send_with_fd(socket_fd, data, ZE_MAX_IPC_HANDLE_SIZE, fd);
 }
 
 /* Receives a handle and puts the descriptor that came with it into its first 4 bytes; returns it (-1: none). */
 static int zc_receive_handle(int socket_fd, char data[ZE_MAX_IPC_HANDLE_SIZE]) {
-    struct iovec iov = {data, ZE_MAX_IPC_HANDLE_SIZE};
-    union {
-        struct cmsghdr header;
-        char bytes[CMSG_SPACE(sizeof(int))];
-    } control;
-    struct msghdr message = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
-    if (recvmsg(socket_fd, &message, 0) != ZE_MAX_IPC_HANDLE_SIZE)
-        return -1;
-    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
-    if (cmsg == NULL || cmsg->cmsg_type != SCM_RIGHTS)
-        return -1;
-    int fd = -1;
-    memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
-    memcpy(data, &fd, sizeof fd);
+    int fd = zc_receive_with_fd(socket_fd, data, ZE_MAX_IPC_HANDLE_SIZE);
+    if (fd >= 0)
+        memcpy(data, &fd, sizeof fd);
     return fd;
 }
 

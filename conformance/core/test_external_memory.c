@@ -166,40 +166,12 @@ static void external_bad_arguments(void **state) {
  * Between processes */
 
 static int zc_send_fd(int socket_fd, int fd) {
-    char byte = 'm';
-    struct iovec iov = {&byte, 1};
-    union {
-        struct cmsghdr header;
-        char bytes[CMSG_SPACE(sizeof(int))];
-    } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr message = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
-    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
-    return sendmsg(socket_fd, &message, 0) == 1 ? 0 : -1;
+    return zc_send_with_fd(socket_fd, "m", 1, fd) ? 0 : -1;
 }
 
 static int zc_receive_fd(int socket_fd) {
     char byte = 0;
-    struct iovec iov = {&byte, 1};
-    union {
-        struct cmsghdr header;
-        char bytes[CMSG_SPACE(sizeof(int))];
-    } control;
-    struct msghdr message = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
-    if (recvmsg(socket_fd, &message, 0) != 1)
-        return -1;
-    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
-    if (cmsg == NULL || cmsg->cmsg_type != SCM_RIGHTS)
-        return -1;
-    int fd = -1;
-    memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
-    return fd;
+    return zc_receive_with_fd(socket_fd, &byte, 1);
 }
 
 /* Child mode "import <socket fd> <size> <seed in> <seed out>": receives a descriptor, imports it as device memory,

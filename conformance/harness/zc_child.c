@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -405,4 +406,41 @@ bool zc_hex_decode(const char *text, void *bytes, size_t size) {
         b[i] = (unsigned char)value;
     }
     return true;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Descriptors between processes */
+
+typedef union zc_fd_control {
+    struct cmsghdr header;
+    char bytes[CMSG_SPACE(sizeof(int))];
+} zc_fd_control;
+
+bool zc_send_with_fd(int socket_fd, const void *data, size_t size, int fd) {
+    struct iovec iov = {(void *)data, size};
+    zc_fd_control control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
+    return sendmsg(socket_fd, &message, 0) == (ssize_t)size;
+}
+
+int zc_receive_with_fd(int socket_fd, void *data, size_t size) {
+    struct iovec iov = {data, size};
+    zc_fd_control control;
+    struct msghdr message = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    if (recvmsg(socket_fd, &message, 0) != (ssize_t)size)
+        return -1;
+    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
+    if (cmsg == NULL || cmsg->cmsg_type != SCM_RIGHTS)
+        return -1;
+    int fd = -1;
+    memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
+    return fd;
 }

@@ -199,4 +199,10 @@ uint64_t zc_child_number(const zc_child *child, const char *key);
 void zc_hex_encode(const void *bytes, size_t size, char *text);
 bool zc_hex_decode(const char *text, void *bytes, size_t size);
 
+/* One message of `size` bytes over a unix socket with descriptor `fd` attached (SCM_RIGHTS), as processes pass memory
+ * descriptors; true when all of it was sent. */
+bool zc_send_with_fd(int socket_fd, const void *data, size_t size, int fd);
+/* Receives such a message of exactly `size` bytes; the descriptor that came with it, or -1. */
+int zc_receive_with_fd(int socket_fd, void *data, size_t size);
+
 #endif
