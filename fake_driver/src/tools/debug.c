@@ -9,15 +9,12 @@
 
 ze_result_t zfi_zetDeviceGetDebugProperties(zet_device_handle_t hDevice,
                                             zet_device_debug_properties_t *pDebugProperties) {
-    (void)hDevice;
     pDebugProperties->flags = 0; /* no ZET_DEVICE_DEBUG_PROPERTY_FLAG_ATTACH */
     return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config,
                                zet_debug_session_handle_t *phDebug) {
-    (void)config;
-    (void)phDebug;
     return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
                    "attaching to %s is not supported: zetDeviceGetDebugProperties reports no "
                    "ZET_DEVICE_DEBUG_PROPERTY_FLAG_ATTACH",
@@ -26,7 +23,6 @@ ze_result_t zfi_zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_conf
 
 ze_result_t zfi_zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount,
                                                  zet_debug_regset_properties_t *pRegisterSetProperties) {
-    (void)hDevice;
     zf_count_query(pCount, 0, pRegisterSetProperties); /* no register sets: nothing to fill */
     return ZE_RESULT_SUCCESS;
 }
@@ -42,60 +38,37 @@ ze_result_t zfi_zetDebugDetach(zet_debug_session_handle_t hDebug) {
 }
 
 ze_result_t zfi_zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event) {
-    (void)timeout;
-    (void)event;
     return zf_debug_no_session(hDebug);
 }
 
 ze_result_t zfi_zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event) {
-    (void)event;
     return zf_debug_no_session(hDebug);
 }
 
 ze_result_t zfi_zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread) {
-    (void)thread;
     return zf_debug_no_session(hDebug);
 }
 
 ze_result_t zfi_zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread) {
-    (void)thread;
     return zf_debug_no_session(hDebug);
 }
 
 ze_result_t zfi_zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread,
                                    const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer) {
-    (void)thread;
-    (void)desc;
-    (void)size;
-    (void)buffer;
     return zf_debug_no_session(hDebug);
 }
 
 ze_result_t zfi_zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread,
                                     const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer) {
-    (void)thread;
-    (void)desc;
-    (void)size;
-    (void)buffer;
     return zf_debug_no_session(hDebug);
 }
 
 ze_result_t zfi_zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type,
                                       uint32_t start, uint32_t count, void *pRegisterValues) {
-    (void)thread;
-    (void)type;
-    (void)start;
-    (void)count;
-    (void)pRegisterValues;
     return zf_debug_no_session(hDebug);
 }
 
 ze_result_t zfi_zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type,
                                        uint32_t start, uint32_t count, void *pRegisterValues) {
-    (void)thread;
-    (void)type;
-    (void)start;
-    (void)count;
-    (void)pRegisterValues;
     return zf_debug_no_session(hDebug);
 }
