@@ -362,6 +362,29 @@ static void sysman_reset_leaves_device_usable(void **state) {
     zc_assert_success(zeDeviceGetStatus(x->device));
 }
 
+/* ECC: a state that is consistent with availability; a device whose ECC is not configurable refuses a change. */
+static void sysman_ecc(void **state) {
+    (void)state;
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        zes_device_handle_t device = (zes_device_handle_t)sys->all[d];
+        ze_bool_t available = 2, configurable = 2;
+        zc_assert_success(zesDeviceEccAvailable(device, &available));
+        zc_assert_success(zesDeviceEccConfigurable(device, &configurable));
+        zes_device_ecc_properties_t s = {.stype = ZES_STRUCTURE_TYPE_DEVICE_ECC_PROPERTIES};
+        zc_assert_success(zesDeviceGetEccState(device, &s));
+        assert_true(available ? s.currentState != ZES_DEVICE_ECC_STATE_UNAVAILABLE
+                              : s.currentState == ZES_DEVICE_ECC_STATE_UNAVAILABLE);
+        if (zc_driver_is_fake()) /* docs/sysman.md: ECC follows ZE_DEVICE_PROPERTY_FLAG_ECC */
+            assert_int_equal(available, (zc_device_props(sys->all[d]).flags & ZE_DEVICE_PROPERTY_FLAG_ECC) != 0);
+        zes_device_ecc_desc_t want = {.stype = ZES_STRUCTURE_TYPE_DEVICE_ECC_DESC,
+                                      .state = ZES_DEVICE_ECC_STATE_DISABLED};
+        if (!configurable)
+            zc_assert_error(zesDeviceSetEccState(device, &want, &s));
+        zc_assert_result(zesDeviceGetEccState(device, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    }
+}
+
 /* docs/sysman.md: an execution fault (here a copy past the end of its allocation, which the fake does not perform)
  * leaves the device wedged until zesDeviceReset, which clears it. */
 static void sysman_reset_clears_a_fault(void **state) {
@@ -425,12 +448,40 @@ static void sysman_bad_inputs(void **state) {
     zc_assert_result(zesDeviceGetProperties((zes_device_handle_t)context, &p), null_handle);
 }
 
+/* A fresh process without ZES_ENABLE_SYSMAN: core device handles are not sysman handles (Intel's driver answers
+ * ZE_RESULT_ERROR_UNINITIALIZED, and so does the fake). */
+static int zc_disabled_child(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    zes_device_properties_t p = {.stype = ZES_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    uint32_t count = 0;
+    zc_assert_result(zesDeviceGetProperties((zes_device_handle_t)x->device, &p), ZE_RESULT_ERROR_UNINITIALIZED);
+    zc_assert_result(zesDeviceEnumEngineGroups((zes_device_handle_t)x->device, &count, NULL),
+                     ZE_RESULT_ERROR_UNINITIALIZED);
+    return zc_child_exec_end(x);
+}
+
+static void sysman_needs_enabling(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    static const char *const env[] = {"ZES_ENABLE_SYSMAN", NULL};
+    zc_child child;
+    assert_true(zc_run_child_mode("disabled", NULL, env, 30000, &child));
+    zc_assert_child_ok(&child, "sysman without ZES_ENABLE_SYSMAN");
+    zc_child_free(&child);
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(sysman_enumerations_answer),
         cmocka_unit_test(sysman_device_properties_follow_core),
         cmocka_unit_test(sysman_pci),
         cmocka_unit_test(sysman_temperature_plausible),
+        cmocka_unit_test(sysman_ecc),
+        cmocka_unit_test(sysman_needs_enabling),
         cmocka_unit_test_setup_teardown(sysman_engine_activity_follows_work, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_energy_rises_faster_under_load, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_memory_free_drops_by_allocation, zc_setup_exec, zc_teardown_exec),
@@ -441,6 +492,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(sysman_reset_clears_a_fault, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_bad_inputs, zc_setup_exec, zc_teardown_exec),
     };
-    static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
+    static const zc_child_mode modes[] = {{"disabled", zc_disabled_child}};
+    static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
+                                   zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);
 }

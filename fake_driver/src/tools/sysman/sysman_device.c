@@ -265,3 +265,48 @@ ze_result_t zfi_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_
     (void)phStandby;
     return zf_sm_enum_none(hDevice, pCount);
 }
+
+/* ECC: on where the scenario's device has ZE_DEVICE_PROPERTY_FLAG_ECC, never configurable. */
+static bool zf_sm_has_ecc(const zf_sm_device *sm) {
+    return (sm->device->properties.flags & ZE_DEVICE_PROPERTY_FLAG_ECC) != 0;
+}
+
+ze_result_t zfi_zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result == ZE_RESULT_SUCCESS)
+        *pAvailable = zf_sm_has_ecc(sm);
+    return result;
+}
+
+ze_result_t zfi_zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result == ZE_RESULT_SUCCESS)
+        *pConfigurable = false;
+    return result;
+}
+
+ze_result_t zfi_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    pState->currentState = zf_sm_has_ecc(sm) ? ZES_DEVICE_ECC_STATE_ENABLED : ZES_DEVICE_ECC_STATE_UNAVAILABLE;
+    pState->pendingState = pState->currentState;
+    pState->pendingAction = ZES_DEVICE_ACTION_NONE;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState,
+                                     zes_device_ecc_properties_t *pState) {
+    (void)newState;
+    (void)pState;
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                   "the ECC state of %s cannot be changed: zesDeviceEccConfigurable answers false",
+                   sm->device->desc->name);
+}
