@@ -19,6 +19,13 @@ typedef struct zc_enum {
     bool present; /* the fake's cards have some */
 } zc_enum;
 
+/* docs/sysman.md: the fake's firmware belongs to a device reported as a card, not to a tile reported as a
+ * sub-device (ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE). */
+static bool zc_fake_has(const zc_enum *e, ze_device_handle_t device) {
+    bool tile = (zc_device_props(device).flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE) != 0;
+    return e->present && !(tile && e->call == (zc_enum_fn)zesDeviceEnumFirmwares);
+}
+
 #define ZC_ENUM(fn, present)                                                                                           \
     { #fn, (zc_enum_fn)fn, present }
 
@@ -27,7 +34,7 @@ static const zc_enum zc_enums[] = {
     ZC_ENUM(zesDeviceEnumEngineGroups, true),
     ZC_ENUM(zesDeviceEnumFabricPorts, false),
     ZC_ENUM(zesDeviceEnumFans, false),
-    ZC_ENUM(zesDeviceEnumFirmwares, false),
+    ZC_ENUM(zesDeviceEnumFirmwares, true),
     ZC_ENUM(zesDeviceEnumFrequencyDomains, true),
     ZC_ENUM(zesDeviceEnumLeds, false),
     ZC_ENUM(zesDeviceEnumMemoryModules, true),
@@ -67,7 +74,7 @@ static void sysman_enumerations_answer(void **state) {
             uint32_t count = zc_count(&q);
             if (count > 0)
                 zc_check_count_semantics(&q);
-            if (zc_driver_is_fake() && (count > 0) != zc_enums[i].present)
+            if (zc_driver_is_fake() && (count > 0) != zc_fake_has(&zc_enums[i], sys->all[d]))
                 zc_fail("%s answers %u on device %u", zc_enums[i].name, count, d);
         }
     }
@@ -226,6 +233,10 @@ static void sysman_energy_rises_faster_under_load(void **state) {
             tiles += zc_energy(domains[i], &stamp);
     }
     assert_true(zc_energy(card, &stamp) >= tiles);
+    uint32_t subs = 0;
+    zc_assert_success(zeDeviceGetSubDevices(x->device, &subs, NULL));
+    if (zc_driver_is_fake()) /* docs/sysman.md: a card's domain, then one per tile */
+        assert_int_equal(count, 1 + subs);
     free(domains);
 }
 
@@ -448,6 +459,32 @@ static void sysman_bad_inputs(void **state) {
     zc_assert_result(zesDeviceGetProperties((zes_device_handle_t)context, &p), null_handle);
 }
 
+/* Firmware: properties with the header's "unknown" where not known; flashing refused where canControl is false. */
+static void sysman_firmware(void **state) {
+    (void)state;
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_roots; d++) {
+        uint32_t count = 0;
+        zes_firmware_handle_t *firmware = zc_handles(
+            (zes_device_handle_t)sys->roots[d], (zc_enum_fn)zesDeviceEnumFirmwares, "zesDeviceEnumFirmwares", &count);
+        for (uint32_t i = 0; i < count; i++) {
+            zes_firmware_properties_t p = {.stype = ZES_STRUCTURE_TYPE_FIRMWARE_PROPERTIES};
+            memset(p.name, 0x5a, sizeof p.name);
+            zc_assert_success(zesFirmwareGetProperties(firmware[i], &p));
+            assert_non_null(memchr(p.name, '\0', sizeof p.name));
+            assert_non_null(memchr(p.version, '\0', sizeof p.version));
+            uint8_t image[16] = {0};
+            if (!p.canControl)
+                zc_assert_error(zesFirmwareFlash(firmware[i], image, sizeof image));
+            zc_assert_result(zesFirmwareGetProperties(firmware[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        bool tile = (zc_device_props(sys->roots[d]).flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE) != 0;
+        if (zc_driver_is_fake()) /* docs/sysman.md: the card's GFX firmware */
+            assert_int_equal(count, tile ? 0 : 1);
+        free(firmware);
+    }
+}
+
 /* A fresh process without ZES_ENABLE_SYSMAN: core device handles are not sysman handles (Intel's driver answers
  * ZE_RESULT_ERROR_UNINITIALIZED, and so does the fake). */
 static int zc_disabled_child(int argc, char **argv) {
@@ -482,6 +519,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(sysman_temperature_plausible),
         cmocka_unit_test(sysman_ecc),
         cmocka_unit_test(sysman_needs_enabling),
+        cmocka_unit_test(sysman_firmware),
         cmocka_unit_test_setup_teardown(sysman_engine_activity_follows_work, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_energy_rises_faster_under_load, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_memory_free_drops_by_allocation, zc_setup_exec, zc_teardown_exec),

@@ -97,6 +97,8 @@ static bool zf_sm_register_all(zf_sm_device *sm) {
     for (uint32_t i = 0; i < sm->num_power; i++)
         ok &= zf_sm_register(&sm->power[i].header, ZF_OBJ_ZES_PWR, sm->device);
     ok &= zf_sm_register(&sm->memory.header, ZF_OBJ_ZES_MEM, sm->device);
+    if (sm->num_firmware > 0)
+        ok &= zf_sm_register(&sm->firmware.header, ZF_OBJ_ZES_FIRMWARE, sm->device);
     ok &= zf_sm_register(&sm->freq.header, ZF_OBJ_ZES_FREQ, sm->device);
     ok &= zf_sm_register(&sm->temp.header, ZF_OBJ_ZES_TEMP, sm->device);
     return ok;
@@ -112,6 +114,8 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     for (uint32_t t = 0; device->num_subdevices > 0 && t < device->num_subdevices; t++)
         sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = false, .tile = t};
     sm->memory.owner = sm;
+    sm->firmware.owner = sm;
+    sm->num_firmware = zf_device_reported_as_subdevice(device) ? 0 : 1;
     sm->freq.owner = sm;
     zf_sm_freq_limits(sm, &sm->freq.range.min, &sm->freq.range.max);
     sm->temp.owner = sm;

@@ -227,10 +227,34 @@ ze_result_t zfi_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount,
     return zf_sm_enum_none(hDevice, pCount);
 }
 
+/* Firmware: the card's graphics firmware (GFX), on a device reported as a card; its version is not modelled
+ * ("unknown", as the header allows) and it cannot be flashed. */
 ze_result_t zfi_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount,
                                        zes_firmware_handle_t *phFirmware) {
-    (void)phFirmware;
-    return zf_sm_enum_none(hDevice, pCount);
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_fill_handles(pCount, sm->num_firmware, (void **)phFirmware, &sm->firmware, sizeof sm->firmware);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties) {
+    (void)hFirmware;
+    pProperties->onSubdevice = false;
+    pProperties->subdeviceId = 0;
+    pProperties->canControl = false;
+    zf_sm_copy_name(pProperties->name, "GFX");
+    zf_sm_copy_name(pProperties->version, "unknown");
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size) {
+    (void)hFirmware;
+    (void)pImage;
+    (void)size;
+    return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                   "the firmware cannot be flashed: zesFirmwareGetProperties reports canControl false");
 }
 
 ze_result_t zfi_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed) {

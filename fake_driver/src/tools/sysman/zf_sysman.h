@@ -76,6 +76,8 @@ struct zf_sm_device {
     uint32_t num_power;                                /* the card, then each tile when it has sub-devices */
     zf_sm_power power[1 + ZF_SCENARIO_MAX_SUBDEVICES];
     zf_sm_simple memory;
+    uint32_t num_firmware; /* the card's firmware: on root devices only */
+    zf_sm_simple firmware;
     zf_sm_freq freq;
     zf_sm_temp temp;
     uint64_t start_ns;      /* device time counting started */
