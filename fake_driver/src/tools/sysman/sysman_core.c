@@ -121,7 +121,7 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     sm->temp.owner = sm;
     sm->start_ns = zf_clock_now_ns(zf_device_clock(device));
     sm->start_host_us = zf_sm_host_us();
-    sm->temp.updated_us = sm->start_host_us;
+    zf_sm_temp_start(&sm->temp);
     return zf_sm_register_all(sm);
 }
 

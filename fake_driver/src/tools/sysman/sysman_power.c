@@ -225,12 +225,16 @@ ze_result_t zfi_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_
     return ZE_RESULT_SUCCESS;
 }
 
+void zf_sm_temp_start(zf_sm_temp *temp) {
+    temp->celsius = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * (ZF_SM_TILE_IDLE_W * temp->owner->num_tiles);
+    temp->energy_uj = 0;
+    temp->updated_us = temp->owner->start_host_us;
+}
+
 ze_result_t zfi_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature) {
     zf_sm_temp *temp = zf_sm_temp_from(hTemperature);
     uint64_t now = zf_sm_host_us();
     zf_sm_lock();
-    if (temp->celsius == 0.0)
-        temp->celsius = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * (ZF_SM_TILE_IDLE_W * temp->owner->num_tiles);
     uint64_t energy = zf_sm_energy_uj(&temp->owner->power[0], now);
     if (now > temp->updated_us) {
         double dt = (double)(now - temp->updated_us);

@@ -13,8 +13,8 @@
 
 typedef struct zf_sm_device zf_sm_device;
 
-/* A counter pair read as (busy or energy, timestamp) by zesEngineGetActivity: each read of a handle answers a
- * timestamp advanced at least as much as the count, so that Δcount <= Δtimestamp between any two reads. */
+/* The last (activeTime, timestamp) pair zesEngineGetActivity answered for a handle: each read answers a timestamp
+ * advanced at least as much as the active time, so that Δactive <= Δtimestamp between any two reads. */
 typedef struct zf_sm_lift {
     uint64_t count;
     uint64_t stamp;
@@ -116,6 +116,9 @@ static inline uint32_t zf_sm_subdevice_id(const zf_device *device) {
 
 /* The hardware range of the device's GPU frequency domain, MHz (sysman_power.c). */
 void zf_sm_freq_limits(const zf_sm_device *sm, double *min, double *max);
+
+/* Starts a device's temperature sensor at its idle temperature (sysman_power.c). */
+void zf_sm_temp_start(zf_sm_temp *temp);
 
 /* Counts of a count query of handles (zf_count_query) copied from `objects` (`stride` bytes apart). */
 void zf_sm_fill_handles(uint32_t *pCount, uint32_t available, void **out, void *objects, size_t stride);
