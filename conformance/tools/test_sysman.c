@@ -41,7 +41,7 @@ static const zc_enum zc_enums[] = {
     ZC_ENUM(zesDeviceEnumPerformanceFactorDomains, false),
     ZC_ENUM(zesDeviceEnumPowerDomains, true),
     ZC_ENUM(zesDeviceEnumPsus, false),
-    ZC_ENUM(zesDeviceEnumRasErrorSets, false),
+    ZC_ENUM(zesDeviceEnumRasErrorSets, true),
     ZC_ENUM(zesDeviceEnumSchedulers, false),
     ZC_ENUM(zesDeviceEnumStandbyDomains, false),
     ZC_ENUM(zesDeviceEnumTemperatureSensors, true),
@@ -396,6 +396,26 @@ static void sysman_ecc(void **state) {
     }
 }
 
+/* The state of the device's uncorrectable error set (cleared after the read when `clear`). */
+static zes_ras_state_t zc_uncorrectable(zes_device_handle_t device, bool clear) {
+    uint32_t count = 0;
+    zes_ras_handle_t *sets =
+        zc_handles(device, (zc_enum_fn)zesDeviceEnumRasErrorSets, "zesDeviceEnumRasErrorSets", &count);
+    zes_ras_state_t state = {.stype = ZES_STRUCTURE_TYPE_RAS_STATE};
+    bool found = false;
+    for (uint32_t i = 0; i < count; i++) {
+        zes_ras_properties_t p = {.stype = ZES_STRUCTURE_TYPE_RAS_PROPERTIES};
+        zc_assert_success(zesRasGetProperties(sets[i], &p));
+        if (p.type == ZES_RAS_ERROR_TYPE_UNCORRECTABLE) {
+            zc_assert_success(zesRasGetState(sets[i], clear, &state));
+            found = true;
+        }
+    }
+    free(sets);
+    assert_true(found);
+    return state;
+}
+
 /* docs/sysman.md: an execution fault (here a copy past the end of its allocation, which the fake does not perform)
  * leaves the device wedged until zesDeviceReset, which clears it. */
 static void sysman_reset_clears_a_fault(void **state) {
@@ -412,9 +432,17 @@ static void sysman_reset_clears_a_fault(void **state) {
     zes_device_state_t s = {.stype = ZES_STRUCTURE_TYPE_DEVICE_STATE};
     zc_assert_success(zesDeviceGetState(device, &s));
     assert_int_equal(s.reset, ZES_RESET_REASON_FLAG_WEDGED);
+    zes_ras_state_t before = zc_uncorrectable(device, false);
     zc_assert_success(zesDeviceReset(device, true));
     zc_assert_success(zesDeviceGetState(device, &s));
     assert_int_equal(s.reset, 0);
+    /* docs/sysman.md: the fault and the reset are counted by the uncorrectable error set, until cleared. */
+    zes_ras_state_t after = zc_uncorrectable(device, true);
+    assert_int_equal(after.category[ZES_RAS_ERROR_CAT_RESET], before.category[ZES_RAS_ERROR_CAT_RESET] + 1);
+    assert_true(after.category[ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS] >= 1);
+    after = zc_uncorrectable(device, false);
+    assert_int_equal(after.category[ZES_RAS_ERROR_CAT_RESET], 0);
+    assert_int_equal(after.category[ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS], 0);
     zc_assert_success(zeDeviceGetStatus(x->device));
     zc_assert_success(zeCommandQueueDestroy(queue));
     zc_assert_success(zeCommandListDestroy(list));

@@ -101,6 +101,8 @@ static bool zf_sm_register_all(zf_sm_device *sm) {
         ok &= zf_sm_register(&sm->firmware.header, ZF_OBJ_ZES_FIRMWARE, sm->device);
     ok &= zf_sm_register(&sm->freq.header, ZF_OBJ_ZES_FREQ, sm->device);
     ok &= zf_sm_register(&sm->temp.header, ZF_OBJ_ZES_TEMP, sm->device);
+    for (uint32_t i = 0; i < 2; i++)
+        ok &= zf_sm_register(&sm->ras[i].header, ZF_OBJ_ZES_RAS, sm->device);
     return ok;
 }
 
@@ -119,6 +121,8 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     sm->freq.owner = sm;
     zf_sm_freq_limits(sm, &sm->freq.range.min, &sm->freq.range.max);
     sm->temp.owner = sm;
+    sm->ras[0] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_CORRECTABLE};
+    sm->ras[1] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_UNCORRECTABLE};
     sm->start_ns = zf_clock_now_ns(zf_device_clock(device));
     sm->start_host_us = zf_sm_host_us();
     zf_sm_temp_start(&sm->temp);
@@ -187,6 +191,8 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
         uint64_t busy = tiles > 1 ? record->tile_ns[t] : record->end_ns - start;
         zf_sm_add_work(sm, t, compute, busy, record->bytes_read / tiles, record->bytes_written / tiles);
     }
+    if (record->faulted)
+        sm->faulted++;
     if (record->end_ns > sm->last_end_ns)
         sm->last_end_ns = record->end_ns;
     sm->last_host_us = zf_sm_host_us();

@@ -273,9 +273,45 @@ ze_result_t zfi_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount,
     return zf_sm_enum_none(hDevice, pCount);
 }
 
+/* RAS: a correctable and an uncorrectable error set. Nothing is ever corrected; the uncorrectable set counts the
+ * device's resets (ZES_RAS_ERROR_CAT_RESET) and the commands that faulted (ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS: an
+ * access outside an allocation, a hang stopped by the detector). */
 ze_result_t zfi_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas) {
-    (void)phRas;
-    return zf_sm_enum_none(hDevice, pCount);
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_fill_handles(pCount, 2, (void **)phRas, sm->ras, sizeof sm->ras[0]);
+    return ZE_RESULT_SUCCESS;
+}
+
+static zf_sm_ras *zf_sm_ras_from(zes_ras_handle_t handle) {
+    return (zf_sm_ras *)handle;
+}
+
+ze_result_t zfi_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties) {
+    const zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    pProperties->type = ras->type;
+    pProperties->onSubdevice = zf_sm_on_subdevice(ras->owner->device);
+    pProperties->subdeviceId = zf_sm_subdevice_id(ras->owner->device);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT] = {0};
+    zf_sm_lock();
+    if (ras->type == ZES_RAS_ERROR_TYPE_UNCORRECTABLE) {
+        counts[ZES_RAS_ERROR_CAT_RESET] = ras->owner->resets;
+        counts[ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS] = ras->owner->faulted;
+    }
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++) {
+        pState->category[c] = counts[c] - ras->cleared[c];
+        if (clear)
+            ras->cleared[c] = counts[c];
+    }
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount,

@@ -65,6 +65,14 @@ typedef struct zf_sm_temp {
     uint64_t updated_us; /* host µs of the last update */
 } zf_sm_temp;
 
+/* An error set (zesDeviceEnumRasErrorSets): correctable or uncorrectable. */
+typedef struct zf_sm_ras {
+    zf_object header;
+    zf_sm_device *owner;
+    zes_ras_error_type_t type;
+    uint64_t cleared[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]; /* the counts when last cleared; guarded by the sysman lock */
+} zf_sm_ras;
+
 #define ZF_SM_MAX_ENGINES (ZF_SCENARIO_MAX_ENGINE_GROUPS * 8u + 4u)
 
 struct zf_sm_device {
@@ -85,6 +93,8 @@ struct zf_sm_device {
     uint64_t last_end_ns;   /* device time the latest observed command ended */
     uint64_t last_host_us;  /* host µs it was observed */
     uint32_t resets;        /* zesDeviceReset calls that completed */
+    uint64_t faulted;       /* commands that faulted (execution faults) since counting started */
+    zf_sm_ras ras[2];       /* correctable, uncorrectable */
 };
 
 /* The lock guarding every counter above. */
