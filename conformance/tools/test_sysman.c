@@ -422,6 +422,12 @@ static void sysman_reset_clears_a_fault(void **state) {
     zc_exec *x = *state;
     zc_skip_unless_fake();
     zes_device_handle_t device = (zes_device_handle_t)x->device;
+    zc_assert_success(zesDeviceEventRegister(device, ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED));
+    uint32_t with_events = 7;
+    zes_event_type_flags_t events = 7;
+    zc_assert_success(zesDriverEventListen(zc_sys()->driver, 0, 1, &device, &with_events, &events));
+    assert_int_equal(with_events, 0);
+    assert_int_equal(events, 0);
     uint8_t *small = zc_device_alloc(x, 64);
     uint8_t *big = zc_host_alloc(x, 4096);
     ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
@@ -432,6 +438,13 @@ static void sysman_reset_clears_a_fault(void **state) {
     zes_device_state_t s = {.stype = ZES_STRUCTURE_TYPE_DEVICE_STATE};
     zc_assert_success(zesDeviceGetState(device, &s));
     assert_int_equal(s.reset, ZES_RESET_REASON_FLAG_WEDGED);
+    /* docs/sysman.md: the fault raised the registered event, received once. */
+    zc_assert_success(zesDriverEventListenEx(zc_sys()->driver, 1000, 1, &device, &with_events, &events));
+    assert_int_equal(with_events, 1);
+    assert_int_equal(events, ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED);
+    zc_assert_success(zesDriverEventListen(zc_sys()->driver, 10, 1, &device, &with_events, &events));
+    assert_int_equal(with_events, 0);
+    zc_assert_success(zesDeviceEventRegister(device, 0));
     zes_ras_state_t before = zc_uncorrectable(device, false);
     zc_assert_success(zesDeviceReset(device, true));
     zc_assert_success(zesDeviceGetState(device, &s));
@@ -485,6 +498,13 @@ static void sysman_bad_inputs(void **state) {
     zc_assert_success(zeContextDestroy(context));
     zes_device_properties_t p = {.stype = ZES_STRUCTURE_TYPE_DEVICE_PROPERTIES};
     zc_assert_result(zesDeviceGetProperties((zes_device_handle_t)context, &p), null_handle);
+    uint32_t with_events = 0;
+    zes_event_type_flags_t events = 0;
+    zes_device_handle_t stale = (zes_device_handle_t)context;
+    zc_assert_result(zesDriverEventListen(zc_sys()->driver, 0, 1, &stale, &with_events, &events),
+                     ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zesDriverEventListen(zc_sys()->driver, 0, 1, &device, NULL, &events), null_ptr);
+    zc_assert_result(zesDeviceEventRegister(device, 0x8000), ZE_RESULT_ERROR_INVALID_ENUMERATION);
 }
 
 /* Firmware: properties with the header's "unknown" where not known; flashing refused where canControl is false. */

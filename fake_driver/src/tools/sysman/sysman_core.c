@@ -18,6 +18,14 @@ void zf_sm_unlock(void) {
     pthread_mutex_unlock(&zf_sm_mutex);
 }
 
+void zf_sm_cond_wait(pthread_cond_t *cond) {
+    pthread_cond_wait(cond, &zf_sm_mutex);
+}
+
+int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline) {
+    return pthread_cond_timedwait(cond, &zf_sm_mutex, deadline);
+}
+
 uint64_t zf_sm_host_us(void) {
     return zf_host_now_ns() / 1000u;
 }
@@ -191,8 +199,10 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
         uint64_t busy = tiles > 1 ? record->tile_ns[t] : record->end_ns - start;
         zf_sm_add_work(sm, t, compute, busy, record->bytes_read / tiles, record->bytes_written / tiles);
     }
-    if (record->faulted)
+    if (record->faulted) {
         sm->faulted++;
+        zf_sm_raise(sm, ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED);
+    }
     if (record->end_ns > sm->last_end_ns)
         sm->last_end_ns = record->end_ns;
     sm->last_host_us = zf_sm_host_us();

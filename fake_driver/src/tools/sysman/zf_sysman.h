@@ -88,18 +88,22 @@ struct zf_sm_device {
     zf_sm_simple firmware;
     zf_sm_freq freq;
     zf_sm_temp temp;
-    uint64_t start_ns;      /* device time counting started */
-    uint64_t start_host_us; /* host monotonic µs counting started */
-    uint64_t last_end_ns;   /* device time the latest observed command ended */
-    uint64_t last_host_us;  /* host µs it was observed */
-    uint32_t resets;        /* zesDeviceReset calls that completed */
-    uint64_t faulted;       /* commands that faulted (execution faults) since counting started */
-    zf_sm_ras ras[2];       /* correctable, uncorrectable */
+    uint64_t start_ns;                 /* device time counting started */
+    uint64_t start_host_us;            /* host monotonic µs counting started */
+    uint64_t last_end_ns;              /* device time the latest observed command ended */
+    uint64_t last_host_us;             /* host µs it was observed */
+    uint32_t resets;                   /* zesDeviceReset calls that completed */
+    uint64_t faulted;                  /* commands that faulted (execution faults) since counting started */
+    zf_sm_ras ras[2];                  /* correctable, uncorrectable */
+    zes_event_type_flags_t registered; /* zesDeviceEventRegister; guarded by the sysman lock */
+    zes_event_type_flags_t pending;    /* registered events raised and not yet listened to */
 };
 
-/* The lock guarding every counter above. */
+/* The lock guarding every counter above, and waits on a condition variable with it (events). */
 void zf_sm_lock(void);
 void zf_sm_unlock(void);
+void zf_sm_cond_wait(pthread_cond_t *cond);
+int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline);
 
 /* The sysman state of a device handle; UNINITIALIZED (with the reason) when ZES_ENABLE_SYSMAN was not set. */
 ze_result_t zf_sm_device_of(zes_device_handle_t hDevice, zf_sm_device **out);
@@ -126,6 +130,9 @@ static inline uint32_t zf_sm_subdevice_id(const zf_device *device) {
 
 /* The hardware range of the device's GPU frequency domain, MHz (sysman_power.c). */
 void zf_sm_freq_limits(const zf_sm_device *sm, double *min, double *max);
+
+/* Raises events of a device (lock held): those registered become pending and listeners wake (sysman_events.c). */
+void zf_sm_raise(zf_sm_device *sm, zes_event_type_flags_t events);
 
 /* Starts a device's temperature sensor at its idle temperature (sysman_power.c). */
 void zf_sm_temp_start(zf_sm_temp *temp);
