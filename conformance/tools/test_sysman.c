@@ -233,6 +233,17 @@ static void sysman_energy_rises_faster_under_load(void **state) {
             tiles += zc_energy(domains[i], &stamp);
     }
     assert_true(zc_energy(card, &stamp) >= tiles);
+    zes_power_properties_t props = {.stype = ZES_STRUCTURE_TYPE_POWER_PROPERTIES};
+    zc_assert_success(zesPowerGetProperties(card, &props));
+    uint32_t limits = 0;
+    zc_assert_success(zesPowerGetLimitsExt(card, &limits, NULL));
+    if (zc_driver_is_fake() && !props.onSubdevice) { /* docs/sysman.md: the card's sustained limit, locked */
+        zes_power_limit_ext_desc_t limit = {.stype = ZES_STRUCTURE_TYPE_POWER_LIMIT_EXT_DESC};
+        assert_int_equal(limits, 1);
+        zc_assert_success(zesPowerGetLimitsExt(card, &limits, &limit));
+        assert_int_equal(limit.level, ZES_POWER_LEVEL_SUSTAINED);
+        assert_int_equal(limit.limit, props.defaultLimit);
+    }
     uint32_t subs = 0;
     zc_assert_success(zeDeviceGetSubDevices(x->device, &subs, NULL));
     if (zc_driver_is_fake()) /* docs/sysman.md: a card's domain, then one per tile */

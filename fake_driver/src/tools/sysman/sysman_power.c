@@ -105,6 +105,26 @@ ze_result_t zfi_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_l
     return ZE_RESULT_SUCCESS;
 }
 
+/* The card's one limit, sustained and locked (zesPowerGetLimits answers the same); a tile has none. */
+ze_result_t zfi_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount,
+                                     zes_power_limit_ext_desc_t *pSustained) {
+    const zf_sm_power *power = zf_sm_power_from(hPower);
+    uint32_t n = zf_count_query(pCount, power->card ? 1 : 0, pSustained);
+    for (uint32_t i = 0; i < n; i++) {
+        zes_power_limit_ext_desc_t *d = &pSustained[i];
+        d->level = ZES_POWER_LEVEL_SUSTAINED;
+        d->source = ZES_POWER_SOURCE_ANY;
+        d->limitUnit = ZES_LIMIT_UNIT_POWER;
+        d->enabledStateLocked = true;
+        d->enabled = true;
+        d->intervalValueLocked = true;
+        d->interval = 1000;
+        d->limitValueLocked = true;
+        d->limit = ZF_SM_CARD_LIMIT_MW;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
 /* Frequency: one GPU domain per device, from ZF_SM_FREQ_MIN_MHZ to the scenario's core clock rate. */
 void zf_sm_freq_limits(const zf_sm_device *sm, double *min, double *max) {
     *max = sm->device->desc->core_clock_rate_mhz;
