@@ -90,6 +90,8 @@ static void sysman_device_properties_follow_core(void **state) {
         assert_int_equal(p.core.deviceId, core.deviceId);
         assert_memory_equal(&p.core.uuid, &core.uuid, sizeof core.uuid);
         assert_string_equal(p.core.name, core.name);
+        if (p.core.stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2) /* both in Hz */
+            assert_int_equal(p.core.timerResolution, core.timerResolution);
         uint32_t subs = 0;
         zc_assert_success(zeDeviceGetSubDevices(sys->all[d], &subs, NULL));
         assert_int_equal(p.numSubdevices, subs);

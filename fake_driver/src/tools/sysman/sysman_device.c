@@ -28,9 +28,9 @@ ze_result_t zfi_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_p
     if (result != ZE_RESULT_SUCCESS)
         return result;
     zf_device *device = sm->device;
-    pProperties->core = device->properties;
-    pProperties->core.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-    pProperties->core.pNext = NULL;
+    /* The core properties as zeDeviceGetProperties answers them for this stype (timerResolution in Hz). */
+    pProperties->core = (ze_device_properties_t){.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
+    zfi_zeDeviceGetProperties(hDevice, &pProperties->core);
     pProperties->numSubdevices = device->num_subdevices;
     char *serial = pProperties->serialNumber;
     for (uint32_t i = 0; i < 8; i++) /* derived from the UUID: stable per physical device and tile */
