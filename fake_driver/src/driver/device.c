@@ -392,6 +392,18 @@ void zf_device_record_fault(zf_device *device, const char *what) {
            device->desc->name, what != NULL ? what : "unknown");
 }
 
+uint32_t zf_device_clear_faults(zf_device *device) {
+    uint32_t cleared = atomic_exchange(&device->faults, 0);
+    if (device->root != device) {
+        unsigned root = atomic_load(&device->root->faults);
+        while (!atomic_compare_exchange_weak(&device->root->faults, &root, root > cleared ? root - cleared : 0))
+            ;
+    }
+    for (uint32_t i = 0; i < device->num_subdevices; i++)
+        atomic_store(&device->subdevices[i].faults, 0);
+    return cleared;
+}
+
 ze_result_t zfi_zeDeviceGetStatus(ze_device_handle_t hDevice) {
     zf_device *device = zf_device_from(hDevice);
     unsigned faults = atomic_load(&device->faults);

@@ -124,6 +124,10 @@ uint64_t zf_device_hang_timeout_ns(const zf_device *device);
 /* Records an execution fault (an out-of-bounds access...) against the device: zeDeviceGetStatus then reports it. */
 void zf_device_record_fault(zf_device *device, const char *what);
 
+/* Forgets the faults of the device and its sub-devices (a sysman reset; a tile's are also taken off its card's);
+ * returns how many the device had. */
+uint32_t zf_device_clear_faults(zf_device *device);
+
 /* True when `device` is one of the context's devices or a sub-device of one: the specification lets an object made for
  * a device be used by its sub-devices, and a context created for a root device covers its tiles. */
 bool zf_context_has_device(const zf_context *context, const zf_device *device);

@@ -29,6 +29,7 @@ struct zf_engine {
     zf_submission *head; /* FIFO, guarded by the sync lock */
     zf_submission *tail;
     bool stop;
+    bool running;        /* a submission taken from the FIFO is running; guarded by the sync lock */
     uint64_t free_at_ns; /* touched by the worker only */
     struct zf_engine *next;
 };
@@ -45,6 +46,10 @@ typedef struct zf_observer_slot {
 } zf_observer_slot;
 static zf_observer_slot zf_observer;
 static pthread_rwlock_t zf_observer_lock = PTHREAD_RWLOCK_INITIALIZER;
+/* Permanent observers (sysman telemetry), called after the metrics one; only added, never removed. */
+#define ZF_MAX_PERMANENT_OBSERVERS 4u
+static zf_observer_slot zf_permanent[ZF_MAX_PERMANENT_OBSERVERS];
+static uint32_t zf_num_permanent; /* guarded by zf_observer_lock */
 
 static void zf_sync_init(void) {
     /* Deadlines are on the monotonic clock, like every other host time in the driver. */
@@ -182,10 +187,21 @@ void zf_engine_set_observer(zf_work_observer observer, void *user_data) {
     pthread_rwlock_unlock(&zf_observer_lock);
 }
 
+bool zf_engine_add_observer(zf_work_observer observer, void *user_data) {
+    pthread_rwlock_wrlock(&zf_observer_lock);
+    bool added = zf_num_permanent < ZF_MAX_PERMANENT_OBSERVERS;
+    if (added)
+        zf_permanent[zf_num_permanent++] = (zf_observer_slot){observer, user_data};
+    pthread_rwlock_unlock(&zf_observer_lock);
+    return added;
+}
+
 static void zf_engine_notify(const zf_work_record *record) {
     pthread_rwlock_rdlock(&zf_observer_lock);
     if (zf_observer.observer != NULL)
         zf_observer.observer(record, zf_observer.user_data);
+    for (uint32_t i = 0; i < zf_num_permanent; i++)
+        zf_permanent[i].observer(record, zf_permanent[i].user_data);
     pthread_rwlock_unlock(&zf_observer_lock);
 }
 
@@ -313,13 +329,32 @@ static void *zf_engine_main(void *arg) {
         engine->head = sub->next;
         if (engine->head == NULL)
             engine->tail = NULL;
+        engine->running = true;
         zf_sync_unlock();
         zf_engine_run_submission(engine, sub);
         zf_submission_free(sub);
         zf_sync_lock();
+        engine->running = false;
+        zf_sync_broadcast(); /* zf_device_wait_idle */
     }
     zf_sync_unlock();
     return NULL;
+}
+
+/* True when no engine of the device has work queued or running (called with the sync lock held). */
+static bool zf_device_engines_idle(const void *device) {
+    for (zf_engine *e = zf_engines; e != NULL; e = e->next) {
+        if (e->device == device && (e->head != NULL || e->running))
+            return false;
+    }
+    return true;
+}
+
+bool zf_device_wait_idle(zf_device *device, uint64_t timeout_ns) {
+    zf_sync_lock();
+    bool idle = zf_sync_await(zf_device_engines_idle, device, timeout_ns);
+    zf_sync_unlock();
+    return idle;
 }
 
 static zf_engine *zf_engine_find(zf_device *device, uint32_t ordinal, uint32_t index) {

@@ -267,6 +267,14 @@ typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
  * event is signalled. */
 void zf_engine_set_observer(zf_work_observer observer, void *user_data);
 
+/* Adds a permanent execution observer (sysman telemetry), called after the one above; false when the 4 slots are
+ * taken. */
+bool zf_engine_add_observer(zf_work_observer observer, void *user_data);
+
+/* Waits until no engine of `device` has work queued or running, or timeout_ns passes (UINT64_MAX: forever); returns
+ * whether it is idle. */
+bool zf_device_wait_idle(zf_device *device, uint64_t timeout_ns);
+
 static inline zf_event *zf_event_from(ze_event_handle_t handle) {
     return (zf_event *)handle;
 }

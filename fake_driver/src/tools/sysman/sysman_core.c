@@ -1,0 +1,247 @@
+/* Sysman's state and its counting: enabled by ZES_ENABLE_SYSMAN=1 at zeInit (docs/environment.md), when every
+ * device's component handles are built and a permanent execution observer starts adding what each command did to
+ * the counters of its device (docs/sysman.md). Counting covers the work of the calling process. */
+#include "tools/sysman/zf_sysman.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t zf_sm_mutex = PTHREAD_MUTEX_INITIALIZER;
+static zf_sm_device *zf_sm_devices; /* every visible root device and its sub-devices; kept until unload */
+static uint32_t zf_sm_num_devices;
+
+void zf_sm_lock(void) {
+    pthread_mutex_lock(&zf_sm_mutex);
+}
+
+void zf_sm_unlock(void) {
+    pthread_mutex_unlock(&zf_sm_mutex);
+}
+
+void zf_sm_cond_wait(pthread_cond_t *cond) {
+    pthread_cond_wait(cond, &zf_sm_mutex);
+}
+
+int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline) {
+    return pthread_cond_timedwait(cond, &zf_sm_mutex, deadline);
+}
+
+uint64_t zf_sm_host_us(void) {
+    return zf_host_now_ns() / 1000u;
+}
+
+static zf_sm_device *zf_sm_find(const zf_device *device) {
+    for (uint32_t i = 0; i < zf_sm_num_devices; i++) {
+        if (zf_sm_devices[i].device == device)
+            return &zf_sm_devices[i];
+    }
+    return NULL;
+}
+
+ze_result_t zf_sm_device_of(zes_device_handle_t hDevice, zf_sm_device **out) {
+    *out = zf_sm_find(zf_device_from(hDevice));
+    if (*out == NULL)
+        return zf_fail(ZE_RESULT_ERROR_UNINITIALIZED,
+                       "sysman is not enabled: set ZES_ENABLE_SYSMAN=1 before zeInit to use device handles as sysman "
+                       "device handles");
+    return ZE_RESULT_SUCCESS;
+}
+
+uint64_t zf_sm_device_ns(zf_sm_device *sm) {
+    uint64_t now = zf_clock_now_ns(zf_device_clock(sm->device));
+    if (now < sm->last_end_ns)
+        now = sm->last_end_ns;
+    return now > sm->start_ns ? now - sm->start_ns : 0;
+}
+
+bool zf_sm_device_busy(zf_sm_device *sm) {
+    if (!zf_device_wait_idle(sm->device, 0))
+        return true;
+    zf_sm_lock();
+    bool recent = sm->last_host_us != 0 && zf_sm_host_us() - sm->last_host_us < 1000u;
+    zf_sm_unlock();
+    return recent;
+}
+
+void zf_sm_fill_handles(uint32_t *pCount, uint32_t available, void **out, void *objects, size_t stride) {
+    uint32_t n = zf_count_query(pCount, available, out);
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = (char *)objects + i * stride;
+}
+
+/* The engine handles of a device: one per engine of each queue group (compute groups first-class, copy groups as
+ * copy engines), then one *_ALL group per kind present and ZES_ENGINE_GROUP_ALL. */
+static void zf_sm_add_engine(zf_sm_device *sm, zes_engine_group_t type, bool group, uint32_t ordinal, uint32_t index) {
+    zf_sm_engine *e = &sm->engines[sm->num_engines++];
+    *e = (zf_sm_engine){.owner = sm, .type = type, .group = group, .ordinal = ordinal, .index = index};
+}
+
+static void zf_sm_build_engines(zf_sm_device *sm) {
+    const zf_scenario_device *desc = sm->device->desc;
+    bool compute = false, copy = false;
+    for (uint32_t g = 0; g < desc->num_engine_groups; g++) {
+        bool is_compute = (desc->engine_groups[g].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) != 0;
+        compute |= is_compute;
+        copy |= !is_compute;
+        for (uint32_t i = 0; i < desc->engine_groups[g].num_queues && sm->num_engines + 3 < ZF_SM_MAX_ENGINES; i++)
+            zf_sm_add_engine(sm, is_compute ? ZES_ENGINE_GROUP_COMPUTE_SINGLE : ZES_ENGINE_GROUP_COPY_SINGLE, false, g,
+                             i);
+    }
+    if (compute)
+        zf_sm_add_engine(sm, ZES_ENGINE_GROUP_COMPUTE_ALL, true, 0, 0);
+    if (copy)
+        zf_sm_add_engine(sm, ZES_ENGINE_GROUP_COPY_ALL, true, 0, 0);
+    zf_sm_add_engine(sm, ZES_ENGINE_GROUP_ALL, true, 0, 0);
+}
+
+static bool zf_sm_register(zf_object *object, zf_obj_type type, zf_device *device) {
+    return zf_object_register(object, type, &device->header);
+}
+
+static bool zf_sm_register_all(zf_sm_device *sm) {
+    bool ok = true;
+    for (uint32_t i = 0; i < sm->num_engines; i++)
+        ok &= zf_sm_register(&sm->engines[i].header, ZF_OBJ_ZES_ENGINE, sm->device);
+    for (uint32_t i = 0; i < sm->num_power; i++)
+        ok &= zf_sm_register(&sm->power[i].header, ZF_OBJ_ZES_PWR, sm->device);
+    ok &= zf_sm_register(&sm->memory.header, ZF_OBJ_ZES_MEM, sm->device);
+    if (sm->num_firmware > 0)
+        ok &= zf_sm_register(&sm->firmware.header, ZF_OBJ_ZES_FIRMWARE, sm->device);
+    ok &= zf_sm_register(&sm->freq.header, ZF_OBJ_ZES_FREQ, sm->device);
+    ok &= zf_sm_register(&sm->temp.header, ZF_OBJ_ZES_TEMP, sm->device);
+    for (uint32_t i = 0; i < 2; i++)
+        ok &= zf_sm_register(&sm->ras[i].header, ZF_OBJ_ZES_RAS, sm->device);
+    return ok;
+}
+
+static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
+    sm->device = device;
+    sm->num_tiles = device->num_subdevices > 0 ? device->num_subdevices : 1;
+    zf_sm_build_engines(sm);
+    /* A sub-device's one domain is its tile; a root device's (a tile in FLAT mode too) is the card, then each of its
+     * tiles. */
+    sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = !zf_device_reported_as_subdevice(device)};
+    for (uint32_t t = 0; device->num_subdevices > 0 && t < device->num_subdevices; t++)
+        sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = false, .tile = t};
+    sm->memory.owner = sm;
+    sm->firmware.owner = sm;
+    sm->num_firmware = zf_device_reported_as_subdevice(device) ? 0 : 1;
+    sm->freq.owner = sm;
+    zf_sm_freq_limits(sm, &sm->freq.range.min, &sm->freq.range.max);
+    sm->temp.owner = sm;
+    sm->ras[0] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_CORRECTABLE};
+    sm->ras[1] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_UNCORRECTABLE};
+    sm->start_ns = zf_clock_now_ns(zf_device_clock(device));
+    sm->start_host_us = zf_sm_host_us();
+    zf_sm_temp_start(&sm->temp);
+    return zf_sm_register_all(sm);
+}
+
+/* Every device a handle can name, in any hierarchy mode: each card and each of its tiles. */
+static uint32_t zf_sm_count_devices(const zf_driver *driver) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++)
+        n += 1 + driver->devices[i].num_subdevices;
+    return n;
+}
+
+/* Adds one command's busy time and bytes to a tile's work. */
+static void zf_sm_add_tile(zf_sm_tile_work *tile, bool compute, uint64_t busy_ns, uint64_t read, uint64_t written) {
+    if (compute)
+        tile->compute_ns += busy_ns;
+    else
+        tile->copy_ns += busy_ns;
+    tile->bytes_read += read;
+    tile->bytes_written += written;
+}
+
+/* A command of `sm`'s device on its tile `t` (busy_ns) also ran on the matching tile of its card or sub-device. */
+static void zf_sm_add_work(zf_sm_device *sm, uint32_t t, bool compute, uint64_t busy_ns, uint64_t read,
+                           uint64_t written) {
+    zf_sm_add_tile(&sm->tiles[t], compute, busy_ns, read, written);
+    zf_device *device = sm->device;
+    zf_sm_device *other = NULL;
+    uint32_t other_tile = 0;
+    if (device->is_subdevice) {
+        other = zf_sm_find(device->root);
+        other_tile = device->subdevice_id;
+    } else if (device->num_subdevices > 0) {
+        other = zf_sm_find(&device->subdevices[t]);
+    }
+    if (other != NULL && other_tile < other->num_tiles)
+        zf_sm_add_tile(&other->tiles[other_tile], compute, busy_ns, read, written);
+}
+
+static zf_sm_engine *zf_sm_engine_of(zf_sm_device *sm, uint32_t ordinal, uint32_t index) {
+    for (uint32_t i = 0; i < sm->num_engines; i++) {
+        zf_sm_engine *e = &sm->engines[i];
+        if (!e->group && e->ordinal == ordinal && e->index == index)
+            return e;
+    }
+    return NULL;
+}
+
+static void zf_sm_observe(const zf_work_record *record, void *user_data) {
+    (void)user_data;
+    zf_sm_lock();
+    zf_sm_device *sm = zf_sm_find(record->device);
+    if (sm == NULL || record->end_ns <= sm->start_ns) {
+        zf_sm_unlock();
+        return;
+    }
+    uint64_t start = record->start_ns > sm->start_ns ? record->start_ns : sm->start_ns;
+    zf_sm_engine *engine = zf_sm_engine_of(sm, record->ordinal, record->index);
+    if (engine != NULL)
+        engine->busy_ns += record->end_ns - start;
+    bool compute = engine == NULL || engine->type == ZES_ENGINE_GROUP_COMPUTE_SINGLE;
+    uint32_t tiles = sm->num_tiles > 1 && record->tiles > 1 ? record->tiles : 1;
+    for (uint32_t t = 0; t < tiles && t < sm->num_tiles; t++) {
+        uint64_t busy = tiles > 1 ? record->tile_ns[t] : record->end_ns - start;
+        zf_sm_add_work(sm, t, compute, busy, record->bytes_read / tiles, record->bytes_written / tiles);
+    }
+    if (record->faulted) {
+        sm->faulted++;
+        zf_sm_raise(sm, ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED);
+    }
+    if (record->end_ns > sm->last_end_ns)
+        sm->last_end_ns = record->end_ns;
+    sm->last_host_us = zf_sm_host_us();
+    zf_sm_unlock();
+}
+
+static bool zf_sm_enabled_by_env(void) {
+    const char *value = getenv("ZES_ENABLE_SYSMAN");
+    return value != NULL && strcmp(value, "1") == 0;
+}
+
+/* zeInit: builds the state of every visible device and starts counting (once per process). */
+static void zf_sm_start(zf_driver *driver) {
+    if (!zf_sm_enabled_by_env() || zf_sm_devices != NULL)
+        return;
+    uint32_t count = zf_sm_count_devices(driver);
+    zf_sm_device *devices = calloc(count, sizeof *devices);
+    if (devices == NULL) {
+        zf_log(ZF_LOG_ERROR, "sysman: no host memory for %u devices; sysman stays disabled", count);
+        return;
+    }
+    uint32_t n = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
+        zf_device *root = &driver->devices[i];
+        ok &= zf_sm_build(&devices[n++], root);
+        for (uint32_t s = 0; s < root->num_subdevices; s++)
+            ok &= zf_sm_build(&devices[n++], &root->subdevices[s]);
+    }
+    if (!ok)
+        zf_log(ZF_LOG_ERROR, "sysman: no host memory to register its handles; some are not valid");
+    zf_sm_lock();
+    zf_sm_devices = devices;
+    zf_sm_num_devices = count;
+    zf_sm_unlock();
+    if (!zf_engine_add_observer(zf_sm_observe, NULL))
+        zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; telemetry stays at idle");
+}
+
+__attribute__((constructor)) static void zf_sm_register_start(void) {
+    zf_driver_on_init(zf_sm_start);
+}

@@ -1,0 +1,372 @@
+/* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, and the
+ * enumerations of components zefake's cards do not have (fans, LEDs, power supplies, fabric ports, diagnostics...),
+ * which answer a count of 0. docs/sysman.md. */
+#include "core/zf_shared.h"
+#include "memory/zf_memory.h"
+#include "tools/sysman/zf_sysman.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* PCIe 4.0 x16 (docs/sysman.md): 16 GT/s per lane with 128b/130b encoding, in bytes per second. */
+#define ZF_SM_PCI_GEN           4
+#define ZF_SM_PCI_WIDTH         16
+#define ZF_SM_PCI_BANDWIDTH     31507692307ll
+#define ZF_SM_PCI_MMIO_BAR_SIZE (16ull << 20)
+
+/* The device name, cut to the sysman string size. */
+static void zf_sm_copy_name(char out[ZES_STRING_PROPERTY_SIZE], const char *name) {
+    size_t n = strnlen(name, ZES_STRING_PROPERTY_SIZE - 1);
+    memcpy(out, name, n);
+    out[n] = '\0';
+}
+
+ze_result_t zfi_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_device *device = sm->device;
+    /* The core properties as zeDeviceGetProperties answers them for this stype (timerResolution in Hz). */
+    pProperties->core = (ze_device_properties_t){.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
+    zfi_zeDeviceGetProperties(hDevice, &pProperties->core);
+    pProperties->numSubdevices = device->num_subdevices;
+    char *serial = pProperties->serialNumber;
+    for (uint32_t i = 0; i < 8; i++) /* derived from the UUID: stable per physical device and tile */
+        snprintf(serial + 2 * i, 3, "%02x", device->uuid.id[i]);
+    snprintf(pProperties->boardNumber, ZES_STRING_PROPERTY_SIZE, "%s", "unknown");
+    zf_sm_copy_name(pProperties->brandName, device->desc->name);
+    zf_sm_copy_name(pProperties->modelName, device->desc->name);
+    snprintf(pProperties->vendorName, ZES_STRING_PROPERTY_SIZE, "%s", "Intel(R) Corporation");
+    snprintf(pProperties->driverVersion, ZES_STRING_PROPERTY_SIZE, "%u", device->driver->scenario.driver_version);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    /* A recorded execution fault leaves the device needing a reset, as a hung GPU is reported wedged. */
+    pState->reset = atomic_load(&sm->device->faults) > 0 ? ZES_RESET_REASON_FLAG_WEDGED : 0;
+    pState->repaired = ZES_REPAIR_STATUS_NOT_PERFORMED;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* How long zesDeviceReset waits for the device's work to finish before it answers HANDLE_OBJECT_IN_USE. */
+#define ZF_SM_RESET_WAIT_NS 10000000000ull
+
+ze_result_t zfi_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    /* Without force the reset waits for the device to be idle; with force it does not wait either, since work
+     * already queued cannot be taken back: it completes (or faults) before the fault record is cleared. */
+    if (!force && !zf_device_wait_idle(sm->device, ZF_SM_RESET_WAIT_NS))
+        return zf_fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+                       "the device still runs work after 10 s; pass force to reset it anyway");
+    if (force)
+        zf_device_wait_idle(sm->device, UINT64_MAX);
+    uint32_t cleared = zf_device_clear_faults(sm->device);
+    zf_sm_lock();
+    sm->resets++;
+    zf_sm_unlock();
+    zf_log(ZF_LOG_INFO, "%s: reset %u (%u fault(s) cleared)", sm->device->desc->name, sm->resets, cleared);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The engines of this process's work on the device: the kinds with busy time. */
+static zes_engine_type_flags_t zf_sm_own_engines(zf_sm_device *sm) {
+    zes_engine_type_flags_t flags = 0;
+    zf_sm_lock();
+    for (uint32_t i = 0; i < sm->num_engines; i++) {
+        const zf_sm_engine *e = &sm->engines[i];
+        if (!e->group && e->busy_ns > 0)
+            flags |=
+                e->type == ZES_ENGINE_GROUP_COMPUTE_SINGLE ? ZES_ENGINE_TYPE_FLAG_COMPUTE : ZES_ENGINE_TYPE_FLAG_DMA;
+    }
+    zf_sm_unlock();
+    return flags;
+}
+
+static void zf_sm_process(zes_process_state_t *out, int32_t pid, uint64_t memory, zes_engine_type_flags_t engines) {
+    out->processId = (uint32_t)pid;
+    out->memSize = memory;
+    out->sharedSize = 0;
+    out->engines = engines;
+}
+
+ze_result_t zfi_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount,
+                                           zes_process_state_t *pProcesses) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_shared_process list[ZF_SHARED_MAX_PROCESSES];
+    uint32_t found = 0;
+    uint64_t used, card_used, capacity;
+    zf_memory_device_usage(sm->device, &used, &capacity);
+    zf_card_share *shared = zf_device_shared(sm->device);
+    if (shared != NULL) { /* this process's entry brought up to date first */
+        zf_memory_device_usage(sm->device->root, &card_used, &capacity);
+        zf_shared_set_memory(shared, card_used);
+        found = zf_shared_processes(shared, list, ZF_SHARED_MAX_PROCESSES);
+    }
+    if (found == 0) /* an unshared card: this process alone */
+        list[found++] = (zf_shared_process){.pid = (int32_t)getpid()};
+    /* The header: *pCount smaller than the number of processes fills none and answers ERROR_INVALID_SIZE. */
+    if (pProcesses != NULL && *pCount != 0 && *pCount < found) {
+        uint32_t asked = *pCount;
+        *pCount = found;
+        return zf_fail(ZE_RESULT_ERROR_INVALID_SIZE, "*pCount %u is smaller than the %u processes", asked, found);
+    }
+    uint32_t n = zf_count_query(pCount, found, pProcesses);
+    zes_engine_type_flags_t own = zf_sm_own_engines(sm);
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i].pid == getpid()) /* this process: its memory on this very device */
+            zf_sm_process(&pProcesses[i], list[i].pid, used, own);
+        else
+            zf_sm_process(&pProcesses[i], list[i].pid, list[i].memory_bytes, 0);
+    return ZE_RESULT_SUCCESS;
+}
+
+static zes_pci_speed_t zf_sm_pci_speed(void) {
+    return (zes_pci_speed_t){.gen = ZF_SM_PCI_GEN, .width = ZF_SM_PCI_WIDTH, .maxBandwidth = ZF_SM_PCI_BANDWIDTH};
+}
+
+ze_result_t zfi_zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    const zf_scenario_pci *pci = &sm->device->desc->pci;
+    pProperties->address = (zes_pci_address_t){pci->domain, pci->bus, pci->device, pci->function};
+    pProperties->maxSpeed = zf_sm_pci_speed();
+    pProperties->haveBandwidthCounters = false; /* no counters of the link: rx/tx read 0 */
+    pProperties->havePacketCounters = false;
+    pProperties->haveReplayCounters = false;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    pState->status = ZES_PCI_LINK_STATUS_GOOD;
+    pState->qualityIssues = 0;
+    pState->stabilityIssues = 0;
+    pState->speed = zf_sm_pci_speed();
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Two BARs, as a discrete card has them: BAR 0 the registers (MMIO), BAR 2 the device memory (resizable, whole). */
+ze_result_t zfi_zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount,
+                                    zes_pci_bar_properties_t *pProperties) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    uint64_t used, memory;
+    zf_memory_device_usage(sm->device->root, &used, &memory);
+    const zes_pci_bar_properties_t bars[2] = {
+        {.stype = ZES_STRUCTURE_TYPE_PCI_BAR_PROPERTIES,
+         .type = ZES_PCI_BAR_TYPE_MMIO,
+         .index = 0,
+         .base = 0x4000000000ull,
+         .size = ZF_SM_PCI_MMIO_BAR_SIZE},
+        {.stype = ZES_STRUCTURE_TYPE_PCI_BAR_PROPERTIES,
+         .type = ZES_PCI_BAR_TYPE_MEM,
+         .index = 2,
+         .base = 0x6000000000ull,
+         .size = memory},
+    };
+    uint32_t n = zf_count_query(pCount, 2, pProperties);
+    for (uint32_t i = 0; i < n; i++) {
+        void *next = pProperties[i].pNext; /* the caller's chain stays */
+        pProperties[i] = bars[i];
+        pProperties[i].pNext = next;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    *pStats = (zes_pci_stats_t){.timestamp = zf_sm_host_us(), .speed = zf_sm_pci_speed()};
+    return ZE_RESULT_SUCCESS;
+}
+
+/* A component the card does not have: a count of 0, and no handle is written. */
+static ze_result_t zf_sm_enum_none(zes_device_handle_t hDevice, uint32_t *pCount) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result == ZE_RESULT_SUCCESS)
+        *pCount = 0;
+    return result;
+}
+
+ze_result_t zfi_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount,
+                                                  zes_diag_handle_t *phDiagnostics) {
+    (void)phDiagnostics;
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+ze_result_t zfi_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount,
+                                         zes_fabric_port_handle_t *phPort) {
+    (void)phPort; /* scenarios describe no fabric */
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+ze_result_t zfi_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan) {
+    (void)phFan; /* passively cooled, as data-centre cards are */
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+/* Firmware: the card's graphics firmware (GFX), on a device reported as a card; its version is not modelled
+ * ("unknown", as the header allows) and it cannot be flashed. */
+ze_result_t zfi_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount,
+                                       zes_firmware_handle_t *phFirmware) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_fill_handles(pCount, sm->num_firmware, (void **)phFirmware, &sm->firmware, sizeof sm->firmware);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties) {
+    (void)hFirmware;
+    pProperties->onSubdevice = false;
+    pProperties->subdeviceId = 0;
+    pProperties->canControl = false;
+    zf_sm_copy_name(pProperties->name, "GFX");
+    zf_sm_copy_name(pProperties->version, "unknown");
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size) {
+    (void)hFirmware;
+    (void)pImage;
+    (void)size;
+    return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                   "the firmware cannot be flashed: zesFirmwareGetProperties reports canControl false");
+}
+
+ze_result_t zfi_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed) {
+    (void)phLed;
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+ze_result_t zfi_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount,
+                                                      zes_perf_handle_t *phPerf) {
+    (void)phPerf;
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+ze_result_t zfi_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu) {
+    (void)phPsu;
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+/* RAS: a correctable and an uncorrectable error set. Nothing is ever corrected; the uncorrectable set counts the
+ * device's resets (ZES_RAS_ERROR_CAT_RESET) and the commands that faulted (ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS: an
+ * access outside an allocation, a hang stopped by the detector). */
+ze_result_t zfi_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_fill_handles(pCount, 2, (void **)phRas, sm->ras, sizeof sm->ras[0]);
+    return ZE_RESULT_SUCCESS;
+}
+
+static zf_sm_ras *zf_sm_ras_from(zes_ras_handle_t handle) {
+    return (zf_sm_ras *)handle;
+}
+
+ze_result_t zfi_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties) {
+    const zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    pProperties->type = ras->type;
+    pProperties->onSubdevice = zf_sm_on_subdevice(ras->owner->device);
+    pProperties->subdeviceId = zf_sm_subdevice_id(ras->owner->device);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT] = {0};
+    zf_sm_lock();
+    if (ras->type == ZES_RAS_ERROR_TYPE_UNCORRECTABLE) {
+        counts[ZES_RAS_ERROR_CAT_RESET] = ras->owner->resets;
+        counts[ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS] = ras->owner->faulted;
+    }
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++) {
+        pState->category[c] = counts[c] - ras->cleared[c];
+        if (clear)
+            ras->cleared[c] = counts[c];
+    }
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount,
+                                        zes_sched_handle_t *phScheduler) {
+    (void)phScheduler;
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+ze_result_t zfi_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount,
+                                            zes_standby_handle_t *phStandby) {
+    (void)phStandby;
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+/* ECC: on where the scenario's device has ZE_DEVICE_PROPERTY_FLAG_ECC, never configurable. */
+static bool zf_sm_has_ecc(const zf_sm_device *sm) {
+    return (sm->device->properties.flags & ZE_DEVICE_PROPERTY_FLAG_ECC) != 0;
+}
+
+ze_result_t zfi_zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result == ZE_RESULT_SUCCESS)
+        *pAvailable = zf_sm_has_ecc(sm);
+    return result;
+}
+
+ze_result_t zfi_zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result == ZE_RESULT_SUCCESS)
+        *pConfigurable = false;
+    return result;
+}
+
+ze_result_t zfi_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    pState->currentState = zf_sm_has_ecc(sm) ? ZES_DEVICE_ECC_STATE_ENABLED : ZES_DEVICE_ECC_STATE_UNAVAILABLE;
+    pState->pendingState = pState->currentState;
+    pState->pendingAction = ZES_DEVICE_ACTION_NONE;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState,
+                                     zes_device_ecc_properties_t *pState) {
+    (void)newState;
+    (void)pState;
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                   "the ECC state of %s cannot be changed: zesDeviceEccConfigurable answers false",
+                   sm->device->desc->name);
+}

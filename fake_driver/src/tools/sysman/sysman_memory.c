@@ -1,0 +1,62 @@
+/* Memory modules (zes_api.h, "Memory management"): one HBM module per device, of the device's memory. Its free bytes
+ * are what device-memory accounting leaves (docs/memory.md); its read and write counters are the bytes the device's
+ * commands moved since counting started. docs/sysman.md. */
+#include "memory/zf_memory.h"
+#include "tools/sysman/zf_sysman.h"
+
+static zf_sm_device *zf_sm_memory_owner(zes_mem_handle_t handle) {
+    return ((zf_sm_simple *)handle)->owner;
+}
+
+ze_result_t zfi_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_fill_handles(pCount, 1, (void **)phMemory, &sm->memory, sizeof sm->memory);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties) {
+    zf_sm_device *sm = zf_sm_memory_owner(hMemory);
+    const zf_device *device = sm->device;
+    uint64_t used, capacity;
+    zf_memory_device_usage(sm->device, &used, &capacity);
+    const zf_scenario_memory *memory = &device->desc->memories[0];
+    pProperties->type = ZES_MEM_TYPE_HBM;
+    pProperties->onSubdevice = zf_sm_on_subdevice(device);
+    pProperties->subdeviceId = zf_sm_subdevice_id(device);
+    pProperties->location = ZES_MEM_LOC_DEVICE;
+    pProperties->physicalSize = capacity;
+    pProperties->busWidth = device->desc->num_memories > 0 ? (int32_t)(memory->max_bus_width_bits / device->share) : -1;
+    pProperties->numChannels = -1; /* not known */
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState) {
+    zf_sm_device *sm = zf_sm_memory_owner(hMemory);
+    uint64_t used, capacity;
+    zf_memory_device_usage(sm->device, &used, &capacity);
+    pState->health = ZES_MEM_HEALTH_OK;
+    pState->size = capacity;
+    pState->free = used < capacity ? capacity - used : 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth) {
+    zf_sm_device *sm = zf_sm_memory_owner(hMemory);
+    uint64_t read = 0, written = 0;
+    zf_sm_lock();
+    for (uint32_t t = 0; t < sm->num_tiles; t++) {
+        read += sm->tiles[t].bytes_read;
+        written += sm->tiles[t].bytes_written;
+    }
+    zf_sm_unlock();
+    /* The scenario's bandwidth is the card's in bytes per ns; a tile has its share (docs/cost-model.md). */
+    uint64_t gbps = sm->device->desc->performance.memory_bandwidth_gbps;
+    pBandwidth->readCounter = read;
+    pBandwidth->writeCounter = written;
+    pBandwidth->maxBandwidth = gbps * 1000000000ull / sm->device->share;
+    pBandwidth->timestamp = zf_sm_host_us();
+    return ZE_RESULT_SUCCESS;
+}

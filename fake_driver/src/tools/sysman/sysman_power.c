@@ -1,0 +1,270 @@
+/* Power, frequency and temperature (zes_api.h, "Power management", "Frequency management", "Temperature"), all
+ * following from the work the device executed (docs/sysman.md):
+ * - energy: each tile draws an idle power all the time, more while its compute or copy engines are busy, and a cost
+ *   per byte moved; a card adds its uncore's idle power to its tiles', so a card's energy is never below the sum of
+ *   its tiles'. In µJ with a host steady-clock timestamp in µs, as Intel's driver answers.
+ * - frequency: the GPU domain runs at the top of its range while the device is busy and drops to the bottom of it
+ *   when idle.
+ * - temperature: a first-order thermal model driven by the average power between reads. */
+#include "tools/sysman/zf_sysman.h"
+
+#include <math.h>
+
+/* The power model, in W (W x µs = µJ), PVC-like: a 2-tile card idles near 110 W and draws about 600 W when both
+ * tiles compute. */
+#define ZF_SM_TILE_IDLE_W    40u
+#define ZF_SM_TILE_COMPUTE_W 220u /* on top of idle, while a compute engine is busy */
+#define ZF_SM_TILE_COPY_W    25u  /* on top of idle, while a copy engine is busy */
+#define ZF_SM_PJ_PER_BYTE    20u  /* device memory traffic */
+#define ZF_SM_CARD_UNCORE_W  30u
+#define ZF_SM_CARD_LIMIT_MW  600000
+#define ZF_SM_FREQ_MIN_MHZ   300.0
+#define ZF_SM_FREQ_STEP_MHZ  50.0
+#define ZF_SM_AMBIENT_C      30.0
+#define ZF_SM_KELVIN_PER_W   0.1 /* 600 W: 60 K above ambient once settled */
+#define ZF_SM_THERMAL_TAU_US 2000000.0
+#define ZF_SM_MAX_TEMP_C     105.0
+
+static uint64_t zf_sm_tile_energy(const zf_sm_tile_work *tile, uint64_t elapsed_us) {
+    return ZF_SM_TILE_IDLE_W * elapsed_us + (ZF_SM_TILE_COMPUTE_W * tile->compute_ns) / 1000u +
+           (ZF_SM_TILE_COPY_W * tile->copy_ns) / 1000u +
+           ((tile->bytes_read + tile->bytes_written) * ZF_SM_PJ_PER_BYTE) / 1000000u;
+}
+
+uint64_t zf_sm_energy_uj(const zf_sm_power *power, uint64_t now_us) {
+    const zf_sm_device *sm = power->owner;
+    uint64_t elapsed = now_us > sm->start_host_us ? now_us - sm->start_host_us : 0;
+    if (!power->card)
+        return zf_sm_tile_energy(&sm->tiles[power->tile], elapsed);
+    uint64_t energy = ZF_SM_CARD_UNCORE_W * elapsed;
+    for (uint32_t t = 0; t < sm->num_tiles; t++)
+        energy += zf_sm_tile_energy(&sm->tiles[t], elapsed);
+    return energy;
+}
+
+static zf_sm_power *zf_sm_power_from(zes_pwr_handle_t handle) {
+    return (zf_sm_power *)handle;
+}
+
+ze_result_t zfi_zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_fill_handles(pCount, sm->num_power, (void **)phPower, sm->power, sizeof sm->power[0]);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    if (!sm->power[0].card)
+        return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                       "a sub-device has no card power domain: ask its root device");
+    *phPower = (zes_pwr_handle_t)&sm->power[0];
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties) {
+    const zf_sm_power *power = zf_sm_power_from(hPower);
+    const zf_device *device = power->owner->device;
+    bool tile = !power->card;
+    pProperties->onSubdevice = tile;
+    pProperties->subdeviceId = zf_sm_on_subdevice(device) ? device->subdevice_id : power->tile;
+    pProperties->canControl = false; /* limits are read-only */
+    pProperties->isEnergyThresholdSupported = false;
+    pProperties->defaultLimit = tile ? -1 : ZF_SM_CARD_LIMIT_MW;
+    pProperties->minLimit = -1;
+    pProperties->maxLimit = tile ? -1 : ZF_SM_CARD_LIMIT_MW;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy) {
+    const zf_sm_power *power = zf_sm_power_from(hPower);
+    uint64_t now = zf_sm_host_us();
+    zf_sm_lock();
+    pEnergy->energy = zf_sm_energy_uj(power, now);
+    zf_sm_unlock();
+    pEnergy->timestamp = now;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained,
+                                  zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak) {
+    const zf_sm_power *power = zf_sm_power_from(hPower);
+    if (pSustained != NULL)
+        *pSustained = (zes_power_sustained_limit_t){.enabled = power->card,
+                                                    .power = power->card ? ZF_SM_CARD_LIMIT_MW : -1,
+                                                    .interval = power->card ? 1000 : -1};
+    if (pBurst != NULL)
+        *pBurst = (zes_power_burst_limit_t){.enabled = false, .power = -1};
+    if (pPeak != NULL)
+        *pPeak = (zes_power_peak_limit_t){.powerAC = -1, .powerDC = -1};
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The card's one limit, sustained and locked (zesPowerGetLimits answers the same); a tile has none. */
+ze_result_t zfi_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount,
+                                     zes_power_limit_ext_desc_t *pSustained) {
+    const zf_sm_power *power = zf_sm_power_from(hPower);
+    uint32_t n = zf_count_query(pCount, power->card ? 1 : 0, pSustained);
+    for (uint32_t i = 0; i < n; i++) {
+        zes_power_limit_ext_desc_t *d = &pSustained[i];
+        d->level = ZES_POWER_LEVEL_SUSTAINED;
+        d->source = ZES_POWER_SOURCE_ANY;
+        d->limitUnit = ZES_LIMIT_UNIT_POWER;
+        d->enabledStateLocked = true;
+        d->enabled = true;
+        d->intervalValueLocked = true;
+        d->interval = 1000;
+        d->limitValueLocked = true;
+        d->limit = ZF_SM_CARD_LIMIT_MW;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Frequency: one GPU domain per device, from ZF_SM_FREQ_MIN_MHZ to the scenario's core clock rate. */
+void zf_sm_freq_limits(const zf_sm_device *sm, double *min, double *max) {
+    *max = sm->device->desc->core_clock_rate_mhz;
+    *min = *max < ZF_SM_FREQ_MIN_MHZ ? *max : ZF_SM_FREQ_MIN_MHZ;
+}
+
+static zf_sm_freq *zf_sm_freq_from(zes_freq_handle_t handle) {
+    return (zf_sm_freq *)handle;
+}
+
+ze_result_t zfi_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount,
+                                              zes_freq_handle_t *phFrequency) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_fill_handles(pCount, 1, (void **)phFrequency, &sm->freq, sizeof sm->freq);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties) {
+    const zf_sm_freq *freq = zf_sm_freq_from(hFrequency);
+    const zf_device *device = freq->owner->device;
+    pProperties->type = ZES_FREQ_DOMAIN_GPU;
+    pProperties->onSubdevice = zf_sm_on_subdevice(device);
+    pProperties->subdeviceId = zf_sm_subdevice_id(device);
+    pProperties->canControl = true;
+    pProperties->isThrottleEventSupported = false;
+    zf_sm_freq_limits(freq->owner, &pProperties->min, &pProperties->max);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency) {
+    double min, max;
+    zf_sm_freq_limits(zf_sm_freq_from(hFrequency)->owner, &min, &max);
+    uint32_t available = (uint32_t)((max - min) / ZF_SM_FREQ_STEP_MHZ) + 1u;
+    uint32_t n = zf_count_query(pCount, available, phFrequency);
+    for (uint32_t i = 0; i < n; i++)
+        phFrequency[i] = min + i * ZF_SM_FREQ_STEP_MHZ;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits) {
+    zf_sm_freq *freq = zf_sm_freq_from(hFrequency);
+    zf_sm_lock();
+    *pLimits = freq->range;
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits) {
+    zf_sm_freq *freq = zf_sm_freq_from(hFrequency);
+    double min, max;
+    zf_sm_freq_limits(freq->owner, &min, &max);
+    if (!(pLimits->min <= pLimits->max))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "pLimits->min %.1f is above pLimits->max %.1f", pLimits->min,
+                       pLimits->max);
+    if (pLimits->min < min || pLimits->max > max)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "the range %.1f..%.1f MHz leaves the domain's %.1f..%.1f MHz (zesFrequencyGetProperties)",
+                       pLimits->min, pLimits->max, min, max);
+    zf_sm_lock();
+    freq->range = *pLimits;
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState) {
+    zf_sm_freq *freq = zf_sm_freq_from(hFrequency);
+    double min, max;
+    zf_sm_freq_limits(freq->owner, &min, &max);
+    bool busy = zf_sm_device_busy(freq->owner);
+    zf_sm_lock();
+    zes_freq_range_t range = freq->range;
+    zf_sm_unlock();
+    pState->currentVoltage = -1.0; /* not known */
+    pState->request = range.max;
+    pState->tdp = max;
+    pState->efficient = min;
+    pState->actual = busy ? range.max : range.min;
+    pState->throttleReasons = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime) {
+    (void)hFrequency;
+    /* The model never throttles: no time throttled since counting started. */
+    pThrottleTime->throttleTime = 0;
+    pThrottleTime->timestamp = zf_sm_host_us();
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Temperature: one GPU sensor per device, T' = (ambient + K/W x P - T) / tau, P the average power of the device's
+ * first domain since the last read. */
+static zf_sm_temp *zf_sm_temp_from(zes_temp_handle_t handle) {
+    return (zf_sm_temp *)handle;
+}
+
+ze_result_t zfi_zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount,
+                                                zes_temp_handle_t *phTemperature) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_fill_handles(pCount, 1, (void **)phTemperature, &sm->temp, sizeof sm->temp);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties) {
+    const zf_device *device = zf_sm_temp_from(hTemperature)->owner->device;
+    pProperties->type = ZES_TEMP_SENSORS_GPU;
+    pProperties->onSubdevice = zf_sm_on_subdevice(device);
+    pProperties->subdeviceId = zf_sm_subdevice_id(device);
+    pProperties->maxTemperature = ZF_SM_MAX_TEMP_C;
+    pProperties->isCriticalTempSupported = false;
+    pProperties->isThreshold1Supported = false;
+    pProperties->isThreshold2Supported = false;
+    return ZE_RESULT_SUCCESS;
+}
+
+void zf_sm_temp_start(zf_sm_temp *temp) {
+    temp->celsius = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * (ZF_SM_TILE_IDLE_W * temp->owner->num_tiles);
+    temp->energy_uj = 0;
+    temp->updated_us = temp->owner->start_host_us;
+}
+
+ze_result_t zfi_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature) {
+    zf_sm_temp *temp = zf_sm_temp_from(hTemperature);
+    uint64_t now = zf_sm_host_us();
+    zf_sm_lock();
+    uint64_t energy = zf_sm_energy_uj(&temp->owner->power[0], now);
+    if (now > temp->updated_us) {
+        double dt = (double)(now - temp->updated_us);
+        double watts = (double)(energy - temp->energy_uj) / dt;
+        double target = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * watts;
+        temp->celsius += (target - temp->celsius) * (1.0 - exp(-dt / ZF_SM_THERMAL_TAU_US));
+        temp->energy_uj = energy;
+        temp->updated_us = now;
+    }
+    *pTemperature = temp->celsius;
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
+}

@@ -1,0 +1,143 @@
+/* Sysman (zes*) in the legacy model: with ZES_ENABLE_SYSMAN=1 set before zeInit, core device handles (root devices
+ * and sub-devices) are sysman device handles (zes_api.h, zes_device_handle_t). zeInit then builds, for every device,
+ * its component handles and starts counting the work the device executes (docs/sysman.md): engine busy time, bytes
+ * moved, compute and copy time per tile, from which activity, bandwidth, energy, frequency and temperature follow. */
+#ifndef ZF_SYSMAN_H
+#define ZF_SYSMAN_H
+
+#include "core/zf_core.h"
+#include "driver/zf_driver.h"
+#include "exec/zf_exec.h"
+
+#include <level_zero/zes_api.h>
+
+typedef struct zf_sm_device zf_sm_device;
+
+/* The last (activeTime, timestamp) pair zesEngineGetActivity answered for a handle: each read answers a timestamp
+ * advanced at least as much as the active time, so that Δactive <= Δtimestamp between any two reads. */
+typedef struct zf_sm_lift {
+    uint64_t count;
+    uint64_t stamp;
+} zf_sm_lift;
+
+typedef struct zf_sm_engine {
+    zf_object header;
+    zf_sm_device *owner;
+    zes_engine_group_t type;
+    bool group;       /* a *_ALL group: the engines of its kind (all of them for ZES_ENGINE_GROUP_ALL) */
+    uint32_t ordinal; /* single engines: the queue group and index it is */
+    uint32_t index;
+    uint64_t busy_ns; /* single engines: device time busy since counting started; guarded by the sysman lock */
+    zf_sm_lift lift;  /* guarded by the sysman lock */
+} zf_sm_engine;
+
+/* What a physical tile of a device executed since counting started (guarded by the sysman lock). */
+typedef struct zf_sm_tile_work {
+    uint64_t compute_ns;
+    uint64_t copy_ns;
+    uint64_t bytes_read;
+    uint64_t bytes_written;
+} zf_sm_tile_work;
+
+typedef struct zf_sm_power {
+    zf_object header;
+    zf_sm_device *owner;
+    bool card;     /* the whole device (its uncore included), else one tile */
+    uint32_t tile; /* a tile domain: the tile's index among the device's */
+} zf_sm_power;
+
+typedef struct zf_sm_simple {
+    zf_object header;
+    zf_sm_device *owner;
+} zf_sm_simple;
+
+typedef struct zf_sm_freq {
+    zf_object header;
+    zf_sm_device *owner;
+    zes_freq_range_t range; /* guarded by the sysman lock */
+} zf_sm_freq;
+
+typedef struct zf_sm_temp {
+    zf_object header;
+    zf_sm_device *owner;
+    double celsius;      /* guarded by the sysman lock */
+    uint64_t energy_uj;  /* at the last update */
+    uint64_t updated_us; /* host µs of the last update */
+} zf_sm_temp;
+
+/* An error set (zesDeviceEnumRasErrorSets): correctable or uncorrectable. */
+typedef struct zf_sm_ras {
+    zf_object header;
+    zf_sm_device *owner;
+    zes_ras_error_type_t type;
+    uint64_t cleared[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]; /* the counts when last cleared; guarded by the sysman lock */
+} zf_sm_ras;
+
+#define ZF_SM_MAX_ENGINES (ZF_SCENARIO_MAX_ENGINE_GROUPS * 8u + 4u)
+
+struct zf_sm_device {
+    zf_device *device;
+    uint32_t num_tiles; /* its physical tiles: its sub-devices, else 1 */
+    uint32_t num_engines;
+    zf_sm_engine engines[ZF_SM_MAX_ENGINES];
+    zf_sm_tile_work tiles[ZF_SCENARIO_MAX_SUBDEVICES]; /* guarded by the sysman lock */
+    uint32_t num_power;                                /* the card, then each tile when it has sub-devices */
+    zf_sm_power power[1 + ZF_SCENARIO_MAX_SUBDEVICES];
+    zf_sm_simple memory;
+    uint32_t num_firmware; /* the card's firmware: on root devices only */
+    zf_sm_simple firmware;
+    zf_sm_freq freq;
+    zf_sm_temp temp;
+    uint64_t start_ns;                 /* device time counting started */
+    uint64_t start_host_us;            /* host monotonic µs counting started */
+    uint64_t last_end_ns;              /* device time the latest observed command ended */
+    uint64_t last_host_us;             /* host µs it was observed */
+    uint32_t resets;                   /* zesDeviceReset calls that completed */
+    uint64_t faulted;                  /* commands that faulted (execution faults) since counting started */
+    zf_sm_ras ras[2];                  /* correctable, uncorrectable */
+    zes_event_type_flags_t registered; /* zesDeviceEventRegister; guarded by the sysman lock */
+    zes_event_type_flags_t pending;    /* registered events raised and not yet listened to */
+};
+
+/* The lock guarding every counter above, and waits on a condition variable with it (events). */
+void zf_sm_lock(void);
+void zf_sm_unlock(void);
+void zf_sm_cond_wait(pthread_cond_t *cond);
+int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline);
+
+/* The sysman state of a device handle; UNINITIALIZED (with the reason) when ZES_ENABLE_SYSMAN was not set. */
+ze_result_t zf_sm_device_of(zes_device_handle_t hDevice, zf_sm_device **out);
+
+/* Host monotonic time in µs (the steady clock of energy and bandwidth timestamps). */
+uint64_t zf_sm_host_us(void);
+
+/* Device time in ns since counting started, never before the latest observed command's end (lock held). */
+uint64_t zf_sm_device_ns(zf_sm_device *sm);
+
+/* True when the device has work queued, running, or completed within the last millisecond of host time. */
+bool zf_sm_device_busy(zf_sm_device *sm);
+
+/* Energy of a power domain since counting started, in µJ (docs/sysman.md; lock held). */
+uint64_t zf_sm_energy_uj(const zf_sm_power *power, uint64_t now_us);
+
+/* onSubdevice and subdeviceId of a device's components: set for a tile reported as a sub-device of its card. */
+static inline ze_bool_t zf_sm_on_subdevice(const zf_device *device) {
+    return zf_device_reported_as_subdevice(device);
+}
+static inline uint32_t zf_sm_subdevice_id(const zf_device *device) {
+    return zf_device_reported_as_subdevice(device) ? device->subdevice_id : 0;
+}
+
+/* The hardware range of the device's GPU frequency domain, MHz (sysman_power.c). */
+void zf_sm_freq_limits(const zf_sm_device *sm, double *min, double *max);
+
+/* Raises events of a device (lock held): those registered become pending and listeners wake (sysman_events.c). */
+void zf_sm_raise(zf_sm_device *sm, zes_event_type_flags_t events);
+
+/* Starts a device's temperature sensor at its idle temperature (sysman_power.c). */
+void zf_sm_temp_start(zf_sm_temp *temp);
+
+/* Counts of a count query of handles (zf_count_query) copied from `objects` (`stride` bytes apart). */
+void zf_sm_fill_handles(uint32_t *pCount, uint32_t available, void **out, void *objects, size_t stride);
+
+#endif
