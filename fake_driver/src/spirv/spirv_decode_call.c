@@ -167,9 +167,7 @@ zf_spirv_status zf_d_call(zf_decoder *d, const uint32_t *w, uint32_t count) {
 
 zf_spirv_status zf_d_pointer_call(zf_decoder *d, const uint32_t *w, uint32_t count) {
     zf_arg res, p;
-    zf_spirv_status s = zf_need(d, count, 4);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[3], &p);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &p, NULL);
     if (s != ZF_SPIRV_OK)
         return s;
     if (p.t->size != 8)

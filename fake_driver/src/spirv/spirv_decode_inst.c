@@ -180,9 +180,7 @@ static zf_spirv_status zf_decode_simple(zf_decoder *d, const zf_simple *op, cons
 
 static zf_spirv_status zf_decode_any_all(zf_decoder *d, const uint32_t *w, uint32_t count) {
     zf_arg res, a;
-    zf_spirv_status s = zf_need(d, count, 4);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[3], &a);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &a, NULL);
     if (s != ZF_SPIRV_OK)
         return s;
     if (a.t->etype != ZF_T_BOOL || res.t->cls != ZF_TC_BOOL)
@@ -202,9 +200,7 @@ static zf_spirv_status zf_decode_any_all(zf_decoder *d, const uint32_t *w, uint3
 static zf_spirv_status zf_decode_extended(zf_decoder *d, const uint32_t *w, uint32_t count) {
     static const uint16_t ops[] = {ZF_X_ADDC, ZF_X_SUBB, ZF_X_UMULX, ZF_X_SMULX};
     zf_arg res, a, b;
-    zf_spirv_status s = zf_need(d, count, 5);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK && (s = zf_get(d, w[3], &a)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[4], &b);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &a, &b);
     if (s != ZF_SPIRV_OK)
         return s;
     if (!zf_etype_is_int(a.t->etype) || b.t->size != a.t->size || res.t->size != 2 * a.t->size)
@@ -223,9 +219,7 @@ static zf_spirv_status zf_decode_extended(zf_decoder *d, const uint32_t *w, uint
 
 static zf_spirv_status zf_decode_vector_times_scalar(zf_decoder *d, const uint32_t *w, uint32_t count) {
     zf_arg res, v, k;
-    zf_spirv_status s = zf_need(d, count, 5);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK && (s = zf_get(d, w[3], &v)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[4], &k);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &v, &k);
     if (s != ZF_SPIRV_OK)
         return s;
     if (!zf_etype_is_float(v.t->etype) || k.t->etype != v.t->etype || k.t->comps != 1 || res.t->size != v.t->size)
@@ -243,9 +237,7 @@ static zf_spirv_status zf_decode_vector_times_scalar(zf_decoder *d, const uint32
 
 static zf_spirv_status zf_decode_dot(zf_decoder *d, const uint32_t *w, uint32_t count) {
     zf_arg res, a, b;
-    zf_spirv_status s = zf_need(d, count, 5);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK && (s = zf_get(d, w[3], &a)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[4], &b);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &a, &b);
     if (s != ZF_SPIRV_OK)
         return s;
     if (!zf_etype_is_float(a.t->etype) || b.t->size != a.t->size || res.t->etype != a.t->etype || res.t->comps != 1)

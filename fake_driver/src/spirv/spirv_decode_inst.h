@@ -36,6 +36,19 @@ static inline zf_spirv_status zf_res(zf_decoder *d, const uint32_t *w, zf_arg *o
     return out->t != NULL ? ZF_SPIRV_OK : zf_d_malformed(d, "result type %%%u is not a type", w[1]);
 }
 
+/* The result (words 1, 2) and one operand (word 3), or two (words 3, 4) when b is not NULL, of an instruction. */
+static inline zf_spirv_status zf_res_args(zf_decoder *d, const uint32_t *w, uint32_t count, zf_arg *res, zf_arg *a,
+                                          zf_arg *b) {
+    zf_spirv_status s = zf_need(d, count, b != NULL ? 5 : 4);
+    if (s == ZF_SPIRV_OK)
+        s = zf_res(d, w, res);
+    if (s == ZF_SPIRV_OK)
+        s = zf_get(d, w[3], a);
+    if (s == ZF_SPIRV_OK && b != NULL)
+        s = zf_get(d, w[4], b);
+    return s;
+}
+
 /* Emits op with the result's element type and components. */
 static inline zf_dinst *zf_emit_typed(zf_decoder *d, uint32_t op, const zf_arg *res) {
     zf_dinst *in = zf_d_emit(d, op);

@@ -10,9 +10,7 @@
 
 static zf_spirv_status zf_decode_load(zf_decoder *d, const uint32_t *w, uint32_t count) {
     zf_arg res, p;
-    zf_spirv_status s = zf_need(d, count, 4);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[3], &p);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &p, NULL);
     if (s != ZF_SPIRV_OK)
         return s;
     const zf_tinfo *pointee = zf_pointee(d, p.t);
@@ -236,9 +234,7 @@ static zf_spirv_status zf_decode_variable(zf_decoder *d, const uint32_t *w, uint
 static zf_spirv_status zf_decode_pointer_compare(zf_decoder *d, const uint32_t *w, uint32_t count) {
     uint32_t opcode = w[0] & 0xFFFFu;
     zf_arg res, a, b;
-    zf_spirv_status s = zf_need(d, count, 5);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK && (s = zf_get(d, w[3], &a)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[4], &b);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &a, &b);
     if (s != ZF_SPIRV_OK)
         return s;
     if (a.t->cls != ZF_TC_POINTER || b.t->cls != ZF_TC_POINTER)
@@ -268,9 +264,7 @@ static zf_spirv_status zf_decode_pointer_compare(zf_decoder *d, const uint32_t *
 
 static zf_spirv_status zf_decode_mem_semantics(zf_decoder *d, const uint32_t *w, uint32_t count) {
     zf_arg res, p;
-    zf_spirv_status s = zf_need(d, count, 4);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[3], &p);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &p, NULL);
     if (s != ZF_SPIRV_OK)
         return s;
     if (p.t->cls != ZF_TC_POINTER || res.t->size != 4)

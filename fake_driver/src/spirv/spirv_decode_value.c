@@ -15,9 +15,7 @@ static uint32_t zf_round_of(const zf_decoder *d, uint32_t id) {
 static zf_spirv_status zf_decode_convert(zf_decoder *d, const uint32_t *w, uint32_t count) {
     uint32_t opcode = w[0] & 0xFFFFu;
     zf_arg res, a;
-    zf_spirv_status s = zf_need(d, count, 4);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[3], &a);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &a, NULL);
     if (s != ZF_SPIRV_OK)
         return s;
     bool src_float = opcode == SpvOpConvertFToU || opcode == SpvOpConvertFToS || opcode == SpvOpFConvert;
@@ -46,9 +44,7 @@ static zf_spirv_status zf_decode_convert(zf_decoder *d, const uint32_t *w, uint3
 static zf_spirv_status zf_decode_pointer_cast(zf_decoder *d, const uint32_t *w, uint32_t count) {
     uint32_t opcode = w[0] & 0xFFFFu;
     zf_arg res, a;
-    zf_spirv_status s = zf_need(d, count, 4);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[3], &a);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &a, NULL);
     if (s != ZF_SPIRV_OK)
         return s;
     if (opcode == SpvOpGenericCastToPtrExplicit) {
@@ -203,9 +199,7 @@ static zf_spirv_status zf_decode_dynamic(zf_decoder *d, const uint32_t *w, uint3
 
 static zf_spirv_status zf_decode_shuffle(zf_decoder *d, const uint32_t *w, uint32_t count) {
     zf_arg res, a, b;
-    zf_spirv_status s = zf_need(d, count, 5);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK && (s = zf_get(d, w[3], &a)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[4], &b);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &a, &b);
     if (s != ZF_SPIRV_OK)
         return s;
     uint32_t n = count - 5;
@@ -323,9 +317,7 @@ zf_spirv_status zf_d_select(zf_decoder *d, const uint32_t *w, uint32_t count) {
 
 static zf_spirv_status zf_decode_copy_object(zf_decoder *d, const uint32_t *w, uint32_t count) {
     zf_arg res, a;
-    zf_spirv_status s = zf_need(d, count, 4);
-    if (s == ZF_SPIRV_OK && (s = zf_res(d, w, &res)) == ZF_SPIRV_OK)
-        s = zf_get(d, w[3], &a);
+    zf_spirv_status s = zf_res_args(d, w, count, &res, &a, NULL);
     if (s != ZF_SPIRV_OK)
         return s;
     if (a.t->size != res.t->size)
