@@ -182,7 +182,6 @@ static zf_sm_engine *zf_sm_engine_of(zf_sm_device *sm, uint32_t ordinal, uint32_
 }
 
 static void zf_sm_observe(const zf_work_record *record, void *user_data) {
-    (void)user_data;
     zf_sm_lock();
     zf_sm_device *sm = zf_sm_find(record->device);
     if (sm == NULL || record->end_ns <= sm->start_ns) {

@@ -212,7 +212,6 @@ static ze_result_t zf_sm_enum_none(zes_device_handle_t hDevice, uint32_t *pCount
 
 ze_result_t zfi_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount,
                                                   zes_diag_handle_t *phDiagnostics) {
-    (void)phDiagnostics;
     return zf_sm_enum_none(hDevice, pCount);
 }
 
@@ -240,7 +239,6 @@ ze_result_t zfi_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pC
 }
 
 ze_result_t zfi_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties) {
-    (void)hFirmware;
     pProperties->onSubdevice = false;
     pProperties->subdeviceId = 0;
     pProperties->canControl = false;
@@ -250,26 +248,20 @@ ze_result_t zfi_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_fi
 }
 
 ze_result_t zfi_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size) {
-    (void)hFirmware;
-    (void)pImage;
-    (void)size;
     return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
                    "the firmware cannot be flashed: zesFirmwareGetProperties reports canControl false");
 }
 
 ze_result_t zfi_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed) {
-    (void)phLed;
     return zf_sm_enum_none(hDevice, pCount);
 }
 
 ze_result_t zfi_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount,
                                                       zes_perf_handle_t *phPerf) {
-    (void)phPerf;
     return zf_sm_enum_none(hDevice, pCount);
 }
 
 ze_result_t zfi_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu) {
-    (void)phPsu;
     return zf_sm_enum_none(hDevice, pCount);
 }
 
@@ -316,13 +308,11 @@ ze_result_t zfi_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_s
 
 ze_result_t zfi_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount,
                                         zes_sched_handle_t *phScheduler) {
-    (void)phScheduler;
     return zf_sm_enum_none(hDevice, pCount);
 }
 
 ze_result_t zfi_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount,
                                             zes_standby_handle_t *phStandby) {
-    (void)phStandby;
     return zf_sm_enum_none(hDevice, pCount);
 }
 
@@ -360,8 +350,6 @@ ze_result_t zfi_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc
 
 ze_result_t zfi_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState,
                                      zes_device_ecc_properties_t *pState) {
-    (void)newState;
-    (void)pState;
     zf_sm_device *sm;
     ze_result_t result = zf_sm_device_of(hDevice, &sm);
     if (result != ZE_RESULT_SUCCESS)

@@ -210,7 +210,6 @@ ze_result_t zfi_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_stat
 }
 
 ze_result_t zfi_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime) {
-    (void)hFrequency;
     /* The model never throttles: no time throttled since counting started. */
     pThrottleTime->throttleTime = 0;
     pThrottleTime->timestamp = zf_sm_host_us();
