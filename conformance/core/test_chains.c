@@ -153,6 +153,9 @@ static ze_result_t zc_kernel_properties(const zc_fixture *f, void *out) {
 static ze_result_t zc_kernel_profile(const zc_fixture *f, void *out) {
     return zetKernelGetProfileInfo((zet_kernel_handle_t)f->kernel, out);
 }
+static ze_result_t zc_debug_properties(const zc_fixture *f, void *out) {
+    return zetDeviceGetDebugProperties((zet_device_handle_t)f->device, out);
+}
 
 #define ZC_GETTER(fn, type, stype)                                                                                     \
     { #fn, sizeof(type), stype, fn }
@@ -180,6 +183,7 @@ static const zc_getter zc_getters[] = {
     ZC_GETTER(zc_module_properties, ze_module_properties_t, ZE_STRUCTURE_TYPE_MODULE_PROPERTIES),
     ZC_GETTER(zc_kernel_properties, ze_kernel_properties_t, ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES),
     ZC_GETTER(zc_kernel_profile, zet_profile_properties_t, ZET_STRUCTURE_TYPE_PROFILE_PROPERTIES),
+    ZC_GETTER(zc_debug_properties, zet_device_debug_properties_t, ZET_STRUCTURE_TYPE_DEVICE_DEBUG_PROPERTIES),
 };
 
 /* Room for the largest structure above, aligned for any of them. */

@@ -4,11 +4,13 @@
  * to this device is not supported") and a device has no register sets. So no debug session ever exists: the
  * generated entry points refuse every hDebug as not a live handle before these functions run, and the functions
  * taking a session answer the same should one reach them. docs/api-support.md lists them. */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
 #include "driver/zf_driver.h"
 
 ze_result_t zfi_zetDeviceGetDebugProperties(zet_device_handle_t hDevice,
                                             zet_device_debug_properties_t *pDebugProperties) {
+    zf_out_check(pDebugProperties, "pDebugProperties", ZET_STRUCTURE_TYPE_DEVICE_DEBUG_PROPERTIES);
     pDebugProperties->flags = 0; /* no ZET_DEVICE_DEBUG_PROPERTY_FLAG_ATTACH */
     return ZE_RESULT_SUCCESS;
 }
