@@ -10,10 +10,6 @@
 #define ZB_PROGRAM "zefake-bench-calls"
 #include "zb_bench.h"
 
-#define ZB_REPEATS 7
-
-typedef void (*zb_body)(void *state, uint64_t iterations);
-
 typedef struct zb_state {
     ze_driver_handle_t driver;
     ze_device_handle_t device;
@@ -46,18 +42,6 @@ static void zb_driver_get(void *state, uint64_t iterations) {
     }
 }
 
-/* Median ns per iteration over ZB_REPEATS runs. */
-static double zb_measure(zb_body body, void *state, uint64_t iterations) {
-    double samples[ZB_REPEATS];
-    body(state, iterations / 10 + 1); /* warm up */
-    for (int r = 0; r < ZB_REPEATS; r++) {
-        uint64_t start = zb_now_ns();
-        body(state, iterations);
-        samples[r] = (double)(zb_now_ns() - start) / (double)iterations;
-    }
-    return zb_median(samples, ZB_REPEATS);
-}
-
 static int zb_setup(zb_state *s) {
     uint32_t count = 1;
     if (zeInit(0) != ZE_RESULT_SUCCESS || zeDriverGet(&count, &s->driver) != ZE_RESULT_SUCCESS || count == 0)
@@ -75,9 +59,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "zefake-bench-calls: no driver (set ZE_ENABLE_ALT_DRIVERS)\n");
         return EXIT_FAILURE;
     }
-    double base = zb_measure(zb_baseline, &state, iterations);
-    double props = zb_measure(zb_device_properties, &state, iterations);
-    double get = zb_measure(zb_driver_get, &state, iterations);
+    double base = zb_measure_ns(zb_baseline, &state, iterations);
+    double props = zb_measure_ns(zb_device_properties, &state, iterations);
+    double get = zb_measure_ns(zb_driver_get, &state, iterations);
     printf("baseline: empty call through a pointer %.2f ns\n", base);
     printf("zeDeviceGetProperties through the loader: %.1f ns, ratio %.1f\n", props, props / base);
     printf("zeDriverGet through the loader: %.1f ns, ratio %.1f\n", get, get / base);

@@ -34,6 +34,23 @@ static inline double zb_median(double *samples, int n) {
     return samples[n / 2];
 }
 
+/* A loop of `iterations` of what is measured, over caller state. */
+typedef void (*zb_body)(void *state, uint64_t iterations);
+
+#define ZB_MEASURE_REPEATS 7
+
+/* Median ns per iteration of `body` over ZB_MEASURE_REPEATS runs, after a warm-up of a tenth of them. */
+static inline double zb_measure_ns(zb_body body, void *state, uint64_t iterations) {
+    double samples[ZB_MEASURE_REPEATS];
+    body(state, iterations / 10 + 1);
+    for (int r = 0; r < ZB_MEASURE_REPEATS; r++) {
+        uint64_t start = zb_now_ns();
+        body(state, iterations);
+        samples[r] = (double)(zb_now_ns() - start) / (double)iterations;
+    }
+    return zb_median(samples, ZB_MEASURE_REPEATS);
+}
+
 static inline void zb_fail(const char *what, const char *detail) {
     fprintf(stderr, ZB_PROGRAM ": %s: %s\n", what, detail);
     exit(EXIT_FAILURE);

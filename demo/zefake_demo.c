@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <level_zero/ze_api.h>
+#include <level_zero/zes_api.h>
 #include <level_zero/zet_api.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -448,6 +449,57 @@ static void demo_streamer(demo_workload *w, zet_metric_group_handle_t group) {
     zetMetricStreamerClose(streamer);
 }
 
+/* One sysman handle of a device: the first its enumeration answers, NULL without sysman (zes_api.h). */
+typedef ze_result_t (*demo_enum_fn)(zes_device_handle_t, uint32_t *, void *);
+
+static void *demo_first(ze_device_handle_t device, demo_enum_fn fn) {
+    void *handle = NULL;
+    uint32_t count = 1;
+    if (fn((zes_device_handle_t)device, &count, &handle) != ZE_RESULT_SUCCESS || count == 0)
+        return NULL;
+    return handle;
+}
+
+/* The ZES_ENGINE_GROUP_ALL handle of a device, NULL when it has none. */
+static zes_engine_handle_t demo_all_engines(ze_device_handle_t device) {
+    zes_engine_handle_t engines[DEMO_MAX];
+    uint32_t count = DEMO_MAX;
+    if (zesDeviceEnumEngineGroups((zes_device_handle_t)device, &count, engines) != ZE_RESULT_SUCCESS)
+        return NULL;
+    for (uint32_t i = 0; i < count; i++) {
+        zes_engine_properties_t p = {.stype = ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES};
+        if (zesEngineGetProperties(engines[i], &p) == ZE_RESULT_SUCCESS && p.type == ZES_ENGINE_GROUP_ALL)
+            return engines[i];
+    }
+    return NULL;
+}
+
+/* A telemetry snapshot of a device (docs/sysman.md): engine activity since zeInit, energy, GPU frequency,
+ * temperature and free device memory; silent when sysman is not enabled. */
+static void demo_telemetry(ze_device_handle_t device, const char *when) {
+    zes_engine_handle_t engine = demo_all_engines(device);
+    zes_pwr_handle_t power = demo_first(device, (demo_enum_fn)zesDeviceEnumPowerDomains);
+    zes_freq_handle_t freq = demo_first(device, (demo_enum_fn)zesDeviceEnumFrequencyDomains);
+    zes_temp_handle_t temp = demo_first(device, (demo_enum_fn)zesDeviceEnumTemperatureSensors);
+    zes_mem_handle_t mem = demo_first(device, (demo_enum_fn)zesDeviceEnumMemoryModules);
+    zes_engine_stats_t activity;
+    zes_power_energy_counter_t energy;
+    zes_freq_state_t state = {.stype = ZES_STRUCTURE_TYPE_FREQ_STATE};
+    zes_mem_state_t memory = {.stype = ZES_STRUCTURE_TYPE_MEM_STATE};
+    double celsius;
+    if (engine == NULL || power == NULL || freq == NULL || temp == NULL || mem == NULL ||
+        zesEngineGetActivity(engine, &activity) != ZE_RESULT_SUCCESS ||
+        zesPowerGetEnergyCounter(power, &energy) != ZE_RESULT_SUCCESS ||
+        zesFrequencyGetState(freq, &state) != ZE_RESULT_SUCCESS ||
+        zesTemperatureGetState(temp, &celsius) != ZE_RESULT_SUCCESS ||
+        zesMemoryGetState(mem, &memory) != ZE_RESULT_SUCCESS)
+        return;
+    double busy = activity.timestamp > 0 ? 100.0 * (double)activity.activeTime / (double)activity.timestamp : 0.0;
+    printf("  telemetry of device 0 %s: engines %.3f %% active, energy %.3f J, GPU %.0f MHz, %.1f C, %" PRIu64
+           " MiB free\n",
+           when, busy, (double)energy.energy / 1e6, state.actual, celsius, memory.free >> 20);
+}
+
 static void demo_metrics(ze_driver_handle_t driver, ze_device_handle_t device) {
     zet_metric_group_handle_t groups[DEMO_MAX];
     uint32_t count = demo_print_metric_groups(device, groups);
@@ -459,8 +511,10 @@ static void demo_metrics(ze_driver_handle_t driver, ze_device_handle_t device) {
         return;
     demo_workload w;
     if (demo_workload_create(&w, driver, device) == 0) {
+        demo_telemetry(device, "before the workload");
         demo_query(&w, event);
         demo_streamer(&w, time);
+        demo_telemetry(device, "after the workload");
     }
     demo_workload_destroy(&w);
 }
@@ -494,6 +548,8 @@ static int demo_print_driver(ze_driver_handle_t driver, uint32_t index) {
 }
 
 int main(void) {
+    /* Sysman through core device handles must be asked for before zeInit (zes_api.h); a value the caller set wins. */
+    setenv("ZES_ENABLE_SYSMAN", "1", 0);
     if (demo_check(zeInit(0), "zeInit"))
         return EXIT_FAILURE;
     uint32_t count = DEMO_MAX;

@@ -253,6 +253,91 @@ static void sysman_energy_rises_faster_under_load(void **state) {
     free(domains);
 }
 
+/* The device's card power domain with its properties, or NULL for a tile reported as a sub-device (zes_api.h). */
+static zes_pwr_handle_t zc_card_domain(ze_device_handle_t device, zes_power_properties_t *props) {
+    zes_pwr_handle_t card = NULL;
+    if (zesDeviceGetCardPowerDomain((zes_device_handle_t)device, &card) != ZE_RESULT_SUCCESS)
+        return NULL;
+    *props = (zes_power_properties_t){.stype = ZES_STRUCTURE_TYPE_POWER_PROPERTIES};
+    zc_assert_success(zesPowerGetProperties(card, props));
+    return card;
+}
+
+static void zc_set_sustained(zes_pwr_handle_t card, int32_t mw, int32_t interval) {
+    zes_power_sustained_limit_t limit = {.enabled = true, .power = mw, .interval = interval};
+    zc_assert_success(zesPowerSetLimits(card, &limit, NULL, NULL));
+}
+
+/* A settable card limit reads back through zesPowerGetLimits and zesPowerGetLimitsExt, whichever set it. */
+static void sysman_power_limits_round_trip(void **state) {
+    zc_exec *x = *state;
+    zes_power_properties_t p;
+    zes_pwr_handle_t card = zc_card_domain(x->device, &p);
+    if (card == NULL || !p.canControl)
+        skip();
+    int32_t mid = p.minLimit + (p.maxLimit - p.minLimit) / 2;
+    zc_set_sustained(card, mid, 500);
+    zes_power_sustained_limit_t got;
+    zc_assert_success(zesPowerGetLimits(card, &got, NULL, NULL));
+    assert_true(got.enabled && got.power == mid && got.interval == 500);
+    uint32_t count = 1;
+    zes_power_limit_ext_desc_t ext = {.stype = ZES_STRUCTURE_TYPE_POWER_LIMIT_EXT_DESC};
+    zc_assert_success(zesPowerGetLimitsExt(card, &count, &ext));
+    assert_int_equal(ext.limit, mid);
+    assert_int_equal(ext.interval, 500);
+    ext.limit = p.minLimit;
+    zc_assert_success(zesPowerSetLimitsExt(card, &count, &ext));
+    zc_assert_success(zesPowerGetLimits(card, &got, NULL, NULL));
+    assert_int_equal(got.power, p.minLimit);
+    zc_set_sustained(card, p.defaultLimit, 1000);
+}
+
+/* docs/sysman.md: under a limit at the card's idle draw, compute work runs throttled: the clock drops below the top of
+ * its range with the average-power-cap reason, throttle time grows, and the card draws no more than the limit. */
+static void sysman_power_limit_throttles(void **state) {
+    zc_exec *x = *state;
+    zc_skip_unless_fake();
+    zc_skip_without_builtins();
+    zes_power_properties_t p;
+    zes_pwr_handle_t card = zc_card_domain(x->device, &p);
+    if (card == NULL)
+        skip();
+    zes_freq_handle_t freq = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumFrequencyDomains((zes_device_handle_t)x->device, &one, &freq));
+    zes_freq_range_t range;
+    zc_assert_success(zesFrequencyGetRange(freq, &range));
+    zes_freq_throttle_time_t before, after;
+    zc_assert_success(zesFrequencyGetThrottleTime(freq, &before));
+    zc_set_sustained(card, p.minLimit, 1000);
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "gemm");
+    void *buffer = zc_device_alloc(x, 64);
+    ze_kernel_handle_t kernel = zc_long_gemm_kernel(module, buffer);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_append_long_launches(list, kernel, 1);
+    zc_assert_success(zeCommandListClose(list));
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint64_t t0, t1;
+    uint64_t e0 = zc_energy(card, &t0);
+    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    zes_freq_state_t s = {.stype = ZES_STRUCTURE_TYPE_FREQ_STATE};
+    zc_assert_success(zesFrequencyGetState(freq, &s));
+    zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
+    uint64_t e1 = zc_energy(card, &t1);
+    zc_assert_success(zesFrequencyGetThrottleTime(freq, &after));
+    zc_set_sustained(card, p.defaultLimit, 1000);
+    assert_true(s.actual < range.max);
+    assert_true((s.throttleReasons & ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP) != 0);
+    assert_true(after.throttleTime - before.throttleTime >= zc_long_launch_ns(x->device) / 1000u);
+    /* µJ over µs is W; the limit is in mW (5 % for the memory traffic's share). */
+    assert_true((double)(e1 - e0) / (double)(t1 > t0 ? t1 - t0 : 1) <= p.minLimit / 1000.0 * 1.05);
+    zc_assert_success(zeCommandQueueDestroy(queue));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, buffer);
+}
+
 static zes_mem_handle_t zc_memory_module(zes_device_handle_t device) {
     uint32_t count = 0;
     zes_mem_handle_t *modules =
@@ -500,6 +585,31 @@ static void sysman_bad_inputs(void **state) {
     zc_assert_success(zesDeviceEnumFrequencyDomains(device, &one, &freq));
     zc_assert_result(zesFrequencySetRange(freq, NULL), null_ptr);
     zc_assert_result(zesFrequencyGetState(freq, NULL), null_ptr);
+    zes_pwr_handle_t domain = NULL;
+    zc_assert_success(zesDeviceEnumPowerDomains(device, &one, &domain));
+    zc_assert_result(zesPowerSetLimitsExt(domain, NULL, NULL), null_ptr);
+    zes_power_properties_t pp;
+    zes_pwr_handle_t card = zc_card_domain(x->device, &pp);
+    if (card != NULL && pp.canControl) { /* limits outside the domain's range */
+        zes_power_sustained_limit_t low = {.enabled = true, .power = pp.minLimit - 1, .interval = 1000};
+        zes_power_sustained_limit_t high = {.enabled = true, .power = pp.maxLimit + 1, .interval = 1000};
+        zc_assert_error(zesPowerSetLimits(card, &low, NULL, NULL));
+        zc_assert_error(zesPowerSetLimits(card, &high, NULL, NULL));
+        uint32_t count = 1;
+        zes_power_limit_ext_desc_t ext = {.stype = ZES_STRUCTURE_TYPE_POWER_LIMIT_EXT_DESC,
+                                          .level = ZES_POWER_LEVEL_SUSTAINED,
+                                          .enabled = true,
+                                          .interval = 1000,
+                                          .limit = pp.maxLimit + 1};
+        zc_assert_error(zesPowerSetLimitsExt(card, &count, &ext));
+        if (zc_driver_is_fake()) {
+            zc_assert_result(zesPowerSetLimits(card, &high, NULL, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            zc_assert_result(zesPowerSetLimitsExt(card, &count, NULL), null_ptr);
+            zes_power_sustained_limit_t got;
+            zc_assert_success(zesPowerGetLimits(card, &got, NULL, NULL));
+            assert_int_equal(got.power, pp.defaultLimit); /* nothing refused was applied */
+        }
+    }
     /* Handles of the wrong kind, and a destroyed object, are not sysman handles. */
     zes_engine_stats_t stats;
     zes_power_energy_counter_t energy;
@@ -583,6 +693,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(sysman_firmware),
         cmocka_unit_test_setup_teardown(sysman_engine_activity_follows_work, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_energy_rises_faster_under_load, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_power_limits_round_trip, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_power_limit_throttles, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_memory_free_drops_by_allocation, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_frequency_in_range, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_frequency_idle_is_min, zc_setup_exec, zc_teardown_exec),

@@ -134,6 +134,7 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     sm->start_ns = zf_clock_now_ns(zf_device_clock(device));
     sm->start_host_us = zf_sm_host_us();
     zf_sm_temp_start(&sm->temp);
+    zf_sm_power_start(sm);
     return zf_sm_register_all(sm);
 }
 
@@ -146,9 +147,10 @@ static uint32_t zf_sm_count_devices(const zf_driver *driver) {
 }
 
 /* Adds one command's busy time and bytes to a tile's work. */
-static void zf_sm_add_tile(zf_sm_tile_work *tile, bool compute, uint64_t busy_ns, uint64_t read, uint64_t written) {
+static void zf_sm_add_tile(zf_sm_tile_work *tile, bool compute, uint64_t busy_ns, uint64_t read, uint64_t written,
+                           uint32_t compute_mw) {
     if (compute)
-        tile->compute_ns += busy_ns;
+        tile->compute_nj += busy_ns * compute_mw / 1000u;
     else
         tile->copy_ns += busy_ns;
     tile->bytes_read += read;
@@ -157,8 +159,8 @@ static void zf_sm_add_tile(zf_sm_tile_work *tile, bool compute, uint64_t busy_ns
 
 /* A command of `sm`'s device on its tile `t` (busy_ns) also ran on the matching tile of its card or sub-device. */
 static void zf_sm_add_work(zf_sm_device *sm, uint32_t t, bool compute, uint64_t busy_ns, uint64_t read,
-                           uint64_t written) {
-    zf_sm_add_tile(&sm->tiles[t], compute, busy_ns, read, written);
+                           uint64_t written, uint32_t compute_mw) {
+    zf_sm_add_tile(&sm->tiles[t], compute, busy_ns, read, written, compute_mw);
     zf_device *device = sm->device;
     zf_sm_device *other = NULL;
     uint32_t other_tile = 0;
@@ -169,7 +171,7 @@ static void zf_sm_add_work(zf_sm_device *sm, uint32_t t, bool compute, uint64_t 
         other = zf_sm_find(&device->subdevices[t]);
     }
     if (other != NULL && other_tile < other->num_tiles)
-        zf_sm_add_tile(&other->tiles[other_tile], compute, busy_ns, read, written);
+        zf_sm_add_tile(&other->tiles[other_tile], compute, busy_ns, read, written, compute_mw);
 }
 
 static zf_sm_engine *zf_sm_engine_of(zf_sm_device *sm, uint32_t ordinal, uint32_t index) {
@@ -179,6 +181,11 @@ static zf_sm_engine *zf_sm_engine_of(zf_sm_device *sm, uint32_t ordinal, uint32_
             return e;
     }
     return NULL;
+}
+
+zf_sm_device *zf_sm_card_of(zf_sm_device *sm) {
+    zf_sm_device *card = sm->device->is_subdevice ? zf_sm_find(sm->device->root) : NULL;
+    return card != NULL ? card : sm;
 }
 
 static void zf_sm_observe(const zf_work_record *record, void *user_data) {
@@ -193,10 +200,14 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     if (engine != NULL)
         engine->busy_ns += record->end_ns - start;
     bool compute = engine == NULL || engine->type == ZES_ENGINE_GROUP_COMPUTE_SINGLE;
+    zf_sm_device *card = zf_sm_card_of(sm);
+    uint32_t compute_mw = zf_sm_compute_mw(card);
+    if (compute && compute_mw < zf_sm_full_compute_mw())
+        card->throttled_ns += record->end_ns - start;
     uint32_t tiles = sm->num_tiles > 1 && record->tiles > 1 ? record->tiles : 1;
     for (uint32_t t = 0; t < tiles && t < sm->num_tiles; t++) {
         uint64_t busy = tiles > 1 ? record->tile_ns[t] : record->end_ns - start;
-        zf_sm_add_work(sm, t, compute, busy, record->bytes_read / tiles, record->bytes_written / tiles);
+        zf_sm_add_work(sm, t, compute, busy, record->bytes_read / tiles, record->bytes_written / tiles, compute_mw);
     }
     if (record->faulted) {
         sm->faulted++;

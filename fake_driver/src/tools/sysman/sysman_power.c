@@ -3,8 +3,10 @@
  * - energy: each tile draws an idle power all the time, more while its compute or copy engines are busy, and a cost
  *   per byte moved; a card adds its uncore's idle power to its tiles', so a card's energy is never below the sum of
  *   its tiles'. In µJ with a host steady-clock timestamp in µs, as Intel's driver answers.
- * - frequency: the GPU domain runs at the top of its range while the device is busy and drops to the bottom of it
- *   when idle.
+ * - power limit: a card's sustained limit below its full draw throttles it: its tiles' compute draws only what the
+ *   limit leaves above idle, work counted then runs throttled, and the frequency drops in proportion.
+ * - frequency: the GPU domain runs at the top of its range while the device is busy (lower when throttled) and drops
+ *   to the bottom of it when idle.
  * - temperature: a first-order thermal model driven by the average power between reads. */
 #include "tools/sysman/zf_sysman.h"
 
@@ -26,8 +28,7 @@
 #define ZF_SM_MAX_TEMP_C     105.0
 
 static uint64_t zf_sm_tile_energy(const zf_sm_tile_work *tile, uint64_t elapsed_us) {
-    return ZF_SM_TILE_IDLE_W * elapsed_us + (ZF_SM_TILE_COMPUTE_W * tile->compute_ns) / 1000u +
-           (ZF_SM_TILE_COPY_W * tile->copy_ns) / 1000u +
+    return ZF_SM_TILE_IDLE_W * elapsed_us + tile->compute_nj / 1000u + (ZF_SM_TILE_COPY_W * tile->copy_ns) / 1000u +
            ((tile->bytes_read + tile->bytes_written) * ZF_SM_PJ_PER_BYTE) / 1000000u;
 }
 
@@ -40,6 +41,44 @@ uint64_t zf_sm_energy_uj(const zf_sm_power *power, uint64_t now_us) {
     for (uint32_t t = 0; t < sm->num_tiles; t++)
         energy += zf_sm_tile_energy(&sm->tiles[t], elapsed);
     return energy;
+}
+
+/* A card's draw, mW, idle and with every tile computing. */
+static int32_t zf_sm_idle_mw(const zf_sm_device *card) {
+    return (int32_t)((ZF_SM_CARD_UNCORE_W + ZF_SM_TILE_IDLE_W * card->num_tiles) * 1000u);
+}
+
+static int32_t zf_sm_busy_mw(const zf_sm_device *card) {
+    return zf_sm_idle_mw(card) + (int32_t)(ZF_SM_TILE_COMPUTE_W * card->num_tiles * 1000u);
+}
+
+/* The range of a card's sustained limit: its idle draw up to 600 W, or its full draw when that is higher. */
+static int32_t zf_sm_max_limit_mw(const zf_sm_device *card) {
+    int32_t busy = zf_sm_busy_mw(card);
+    return busy > ZF_SM_CARD_LIMIT_MW ? busy : ZF_SM_CARD_LIMIT_MW;
+}
+
+void zf_sm_power_start(zf_sm_device *sm) {
+    sm->limit_enabled = true;
+    sm->limit_mw = zf_sm_max_limit_mw(sm);
+    sm->interval_ms = 1000;
+    sm->throttled_ns = 0;
+}
+
+uint32_t zf_sm_full_compute_mw(void) {
+    return ZF_SM_TILE_COMPUTE_W * 1000u;
+}
+
+/* The fraction of the full compute draw the limit leaves, in [0, 1]. */
+static double zf_sm_throttle(const zf_sm_device *card) {
+    if (!card->limit_enabled || card->limit_mw >= zf_sm_busy_mw(card))
+        return 1.0;
+    double spare = (double)(card->limit_mw - zf_sm_idle_mw(card));
+    return spare <= 0 ? 0.0 : spare / (double)(zf_sm_busy_mw(card) - zf_sm_idle_mw(card));
+}
+
+uint32_t zf_sm_compute_mw(const zf_sm_device *card) {
+    return (uint32_t)(zf_sm_full_compute_mw() * zf_sm_throttle(card));
 }
 
 static zf_sm_power *zf_sm_power_from(zes_pwr_handle_t handle) {
@@ -73,11 +112,12 @@ ze_result_t zfi_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_propert
     bool tile = !power->card;
     pProperties->onSubdevice = tile;
     pProperties->subdeviceId = zf_sm_on_subdevice(device) ? device->subdevice_id : power->tile;
-    pProperties->canControl = false; /* limits are read-only */
+    const zf_sm_device *card = zf_sm_card_of(power->owner);
+    pProperties->canControl = !tile; /* a card's sustained limit */
     pProperties->isEnergyThresholdSupported = false;
-    pProperties->defaultLimit = tile ? -1 : ZF_SM_CARD_LIMIT_MW;
-    pProperties->minLimit = -1;
-    pProperties->maxLimit = tile ? -1 : ZF_SM_CARD_LIMIT_MW;
+    pProperties->defaultLimit = tile ? -1 : zf_sm_max_limit_mw(card);
+    pProperties->minLimit = tile ? -1 : zf_sm_idle_mw(card);
+    pProperties->maxLimit = tile ? -1 : zf_sm_max_limit_mw(card);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -94,10 +134,13 @@ ze_result_t zfi_zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_ener
 ze_result_t zfi_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained,
                                   zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak) {
     const zf_sm_power *power = zf_sm_power_from(hPower);
+    const zf_sm_device *card = zf_sm_card_of(power->owner);
+    zf_sm_lock();
     if (pSustained != NULL)
-        *pSustained = (zes_power_sustained_limit_t){.enabled = power->card,
-                                                    .power = power->card ? ZF_SM_CARD_LIMIT_MW : -1,
-                                                    .interval = power->card ? 1000 : -1};
+        *pSustained = (zes_power_sustained_limit_t){.enabled = power->card && card->limit_enabled,
+                                                    .power = power->card ? card->limit_mw : -1,
+                                                    .interval = power->card ? card->interval_ms : -1};
+    zf_sm_unlock();
     if (pBurst != NULL)
         *pBurst = (zes_power_burst_limit_t){.enabled = false, .power = -1};
     if (pPeak != NULL)
@@ -105,23 +148,88 @@ ze_result_t zfi_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_l
     return ZE_RESULT_SUCCESS;
 }
 
-/* The card's one limit, sustained and locked (zesPowerGetLimits answers the same); a tile has none. */
+/* The card's one limit, sustained (zesPowerGetLimits answers the same); a tile has none. */
 ze_result_t zfi_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount,
                                      zes_power_limit_ext_desc_t *pSustained) {
     const zf_sm_power *power = zf_sm_power_from(hPower);
+    const zf_sm_device *card = zf_sm_card_of(power->owner);
     uint32_t n = zf_count_query(pCount, power->card ? 1 : 0, pSustained);
+    zf_sm_lock();
     for (uint32_t i = 0; i < n; i++) {
         zes_power_limit_ext_desc_t *d = &pSustained[i];
         d->level = ZES_POWER_LEVEL_SUSTAINED;
         d->source = ZES_POWER_SOURCE_ANY;
         d->limitUnit = ZES_LIMIT_UNIT_POWER;
-        d->enabledStateLocked = true;
-        d->enabled = true;
-        d->intervalValueLocked = true;
-        d->interval = 1000;
-        d->limitValueLocked = true;
-        d->limit = ZF_SM_CARD_LIMIT_MW;
+        d->enabledStateLocked = false;
+        d->enabled = card->limit_enabled;
+        d->intervalValueLocked = false;
+        d->interval = card->interval_ms;
+        d->limitValueLocked = false;
+        d->limit = card->limit_mw;
     }
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
+}
+
+/* A sustained limit is settable on a card domain only (canControl), inside its range, over a positive interval. */
+static ze_result_t zf_sm_check_limit(const zf_sm_power *power, int32_t limit_mw, int32_t interval_ms) {
+    const zf_sm_device *card = zf_sm_card_of(power->owner);
+    if (!power->card)
+        return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                       "hPower is a tile's domain, which has no limit (zes_power_properties_t.canControl false)");
+    if (limit_mw < zf_sm_idle_mw(card) || limit_mw > zf_sm_max_limit_mw(card))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "the sustained limit %d mW leaves the domain's %d..%d mW (zesPowerGetProperties)", limit_mw,
+                       zf_sm_idle_mw(card), zf_sm_max_limit_mw(card));
+    if (interval_ms <= 0)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the sustained limit's interval %d ms is not positive",
+                       interval_ms);
+    return ZE_RESULT_SUCCESS;
+}
+
+static void zf_sm_apply_limit(const zf_sm_power *power, bool enabled, int32_t limit_mw, int32_t interval_ms) {
+    zf_sm_device *card = zf_sm_card_of(power->owner);
+    zf_sm_lock();
+    card->limit_enabled = enabled;
+    card->limit_mw = limit_mw;
+    card->interval_ms = interval_ms;
+    zf_sm_unlock();
+}
+
+/* Only the sustained limit exists: a burst or peak limit can only be given as absent (disabled, -1). */
+ze_result_t zfi_zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained,
+                                  const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak) {
+    const zf_sm_power *power = zf_sm_power_from(hPower);
+    if (pBurst != NULL && pBurst->enabled)
+        return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "pBurst->enabled: the domain has no burst limit");
+    if (pPeak != NULL && (pPeak->powerAC != -1 || pPeak->powerDC != -1))
+        return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "pPeak: the domain has no peak limit (powerAC/DC -1)");
+    if (pSustained == NULL)
+        return ZE_RESULT_SUCCESS;
+    ze_result_t result = zf_sm_check_limit(power, pSustained->power, pSustained->interval);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_sm_apply_limit(power, pSustained->enabled, pSustained->power, pSustained->interval);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Every descriptor is checked before any is applied, then they are applied in order (zes_api.h). */
+ze_result_t zfi_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount,
+                                     zes_power_limit_ext_desc_t *pSustained) {
+    const zf_sm_power *power = zf_sm_power_from(hPower);
+    if (*pCount > 0 && pSustained == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "pSustained is NULL with *pCount %u", *pCount);
+    for (uint32_t i = 0; i < *pCount; i++) {
+        const zes_power_limit_ext_desc_t *d = &pSustained[i];
+        if (d->level != ZES_POWER_LEVEL_SUSTAINED)
+            return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                           "pSustained[%u].level %d: the domain has only a sustained limit", i, (int)d->level);
+        ze_result_t result = zf_sm_check_limit(power, d->limit, d->interval);
+        if (result != ZE_RESULT_SUCCESS)
+            return result;
+    }
+    for (uint32_t i = 0; i < *pCount; i++)
+        zf_sm_apply_limit(power, pSustained[i].enabled, pSustained[i].limit, pSustained[i].interval);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -199,19 +307,24 @@ ze_result_t zfi_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_stat
     bool busy = zf_sm_device_busy(freq->owner);
     zf_sm_lock();
     zes_freq_range_t range = freq->range;
+    double throttle = zf_sm_throttle(zf_sm_card_of(freq->owner));
     zf_sm_unlock();
     pState->currentVoltage = -1.0; /* not known */
     pState->request = range.max;
     pState->tdp = max;
     pState->efficient = min;
-    pState->actual = busy ? range.max : range.min;
-    pState->throttleReasons = 0;
+    /* Throttled, the clock keeps the share of the range above its bottom that the limit leaves of the compute draw. */
+    pState->actual = busy ? range.min + (range.max - range.min) * throttle : range.min;
+    pState->throttleReasons = busy && throttle < 1.0 ? ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP : 0;
     return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime) {
-    /* The model never throttles: no time throttled since counting started. */
-    pThrottleTime->throttleTime = 0;
+    /* The device time the card's work ran throttled by its power limit, in µs like the timestamp. */
+    zf_sm_device *card = zf_sm_card_of(zf_sm_freq_from(hFrequency)->owner);
+    zf_sm_lock();
+    pThrottleTime->throttleTime = card->throttled_ns / 1000u;
+    zf_sm_unlock();
     pThrottleTime->timestamp = zf_sm_host_us();
     return ZE_RESULT_SUCCESS;
 }

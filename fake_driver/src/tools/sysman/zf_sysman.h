@@ -33,7 +33,7 @@ typedef struct zf_sm_engine {
 
 /* What a physical tile of a device executed since counting started (guarded by the sysman lock). */
 typedef struct zf_sm_tile_work {
-    uint64_t compute_ns;
+    uint64_t compute_nj; /* energy its compute engines drew on top of idle, at the power limit then set */
     uint64_t copy_ns;
     uint64_t bytes_read;
     uint64_t bytes_written;
@@ -97,6 +97,12 @@ struct zf_sm_device {
     zf_sm_ras ras[2];                  /* correctable, uncorrectable */
     zes_event_type_flags_t registered; /* zesDeviceEventRegister; guarded by the sysman lock */
     zes_event_type_flags_t pending;    /* registered events raised and not yet listened to */
+    /* A physical card's sustained power limit (zesPowerSetLimits; kept on the card's own device, guarded by the
+     * sysman lock) and the device time its work ran throttled by it. */
+    bool limit_enabled;
+    int32_t limit_mw;
+    int32_t interval_ms;
+    uint64_t throttled_ns;
 };
 
 /* The lock guarding every counter above, and waits on a condition variable with it (events). */
@@ -133,6 +139,19 @@ void zf_sm_freq_limits(const zf_sm_device *sm, double *min, double *max);
 
 /* Raises events of a device (lock held): those registered become pending and listeners wake (sysman_events.c). */
 void zf_sm_raise(zf_sm_device *sm, zes_event_type_flags_t events);
+
+/* The device holding the power limit of `sm`'s physical card: its root device for a sub-device, else itself. */
+zf_sm_device *zf_sm_card_of(zf_sm_device *sm);
+
+/* Sets a card's power limit to its default (sysman_power.c). */
+void zf_sm_power_start(zf_sm_device *sm);
+
+/* The power, mW, a tile's busy compute engine draws on top of idle under the card's limit (lock held): the full
+ * draw, or less when the limit throttles the card (sysman_power.c). */
+uint32_t zf_sm_compute_mw(const zf_sm_device *card);
+
+/* The full compute draw of a tile, mW, on top of idle. */
+uint32_t zf_sm_full_compute_mw(void);
 
 /* Starts a device's temperature sensor at its idle temperature (sysman_power.c). */
 void zf_sm_temp_start(zf_sm_temp *temp);
