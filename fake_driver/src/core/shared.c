@@ -270,9 +270,7 @@ zf_card_share *zf_shared_attach(const char *instance, const uint8_t key[16]) {
     return shared;
 }
 
-/* At exit: leaves every segment, unlinking those no process uses any more. The mappings stay (engine workers may
- * still publish until the process is gone). */
-__attribute__((destructor)) static void zf_shared_detach_all(void) {
+void zf_shared_detach_all(void) {
     pthread_mutex_lock(&zf_attached_lock);
     for (zf_card_share *s = zf_attached; s != NULL; s = s->next) {
         if (flock(s->fd, LOCK_EX) != 0)

@@ -63,4 +63,8 @@ void zf_shared_set_memory(zf_card_share *shared, uint64_t bytes);
 /* The live processes using the card (dead ones are removed first); returns how many were copied. */
 uint32_t zf_shared_processes(zf_card_share *shared, zf_shared_process *out, uint32_t max);
 
+/* At library unload (the composition root, after the engines stopped): leaves every segment, unlinking those no
+ * process uses any more. The mappings stay until the process is gone. */
+void zf_shared_detach_all(void);
+
 #endif

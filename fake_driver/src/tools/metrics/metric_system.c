@@ -264,7 +264,7 @@ ze_result_t zf_metrics_init(void) {
 
 /* A card whose state is shared in realtime mode publishes its work for the streamers of other processes
  * (docs/environment.md, "Processes"): its counters then run from zeInit, not from the first metric call. */
-static void zf_metrics_start_shared(zf_driver *driver) {
+void zf_metrics_start_shared(zf_driver *driver) {
     for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
         const zf_device *device = &driver->devices[i];
         if (device->shared != NULL && device->clock.mode == ZF_CLOCK_REALTIME) {
@@ -272,10 +272,6 @@ static void zf_metrics_start_shared(zf_driver *driver) {
             return;
         }
     }
-}
-
-__attribute__((constructor)) static void zf_metrics_register_init(void) {
-    zf_driver_on_init(zf_metrics_start_shared);
 }
 
 void zf_metrics_shutdown(void) {

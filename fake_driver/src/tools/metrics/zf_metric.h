@@ -197,6 +197,9 @@ ze_result_t zf_metric_check_target(zf_context *context, zf_metric_device *mdev, 
 
 /* Stops streamer threads (library unload; called by zf_core.c before the engines stop). */
 void zf_metrics_shutdown(void);
+/* zeInit hook (registered by the composition root, ze/lifecycle.c): cards shared in realtime mode publish their work
+ * from zeInit on (docs/environment.md, "Processes"). */
+void zf_metrics_start_shared(zf_driver *driver);
 
 /* ---- Counter model (metric_counters.c) ------------------------------------------------------------------------ */
 

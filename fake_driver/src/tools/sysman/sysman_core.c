@@ -225,7 +225,7 @@ static bool zf_sm_enabled_by_env(void) {
 }
 
 /* zeInit: builds the state of every visible device and starts counting (once per process). */
-static void zf_sm_start(zf_driver *driver) {
+void zf_sm_start(zf_driver *driver) {
     if (!zf_sm_enabled_by_env() || zf_sm_devices != NULL)
         return;
     uint32_t count = zf_sm_count_devices(driver);
@@ -250,8 +250,4 @@ static void zf_sm_start(zf_driver *driver) {
     zf_sm_unlock();
     if (!zf_engine_add_observer(zf_sm_observe, NULL))
         zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; telemetry stays at idle");
-}
-
-__attribute__((constructor)) static void zf_sm_register_start(void) {
-    zf_driver_on_init(zf_sm_start);
 }

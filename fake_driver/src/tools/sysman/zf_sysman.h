@@ -106,6 +106,10 @@ struct zf_sm_device {
 };
 
 /* The lock guarding every counter above, and waits on a condition variable with it (events). */
+/* zeInit hook (registered by the composition root, ze/lifecycle.c): with ZES_ENABLE_SYSMAN=1, builds the state of every
+ * visible device and starts counting. */
+void zf_sm_start(zf_driver *driver);
+
 void zf_sm_lock(void);
 void zf_sm_unlock(void);
 void zf_sm_cond_wait(pthread_cond_t *cond);
