@@ -122,16 +122,6 @@ static double zc_sum_over_sets(zet_metric_group_handle_t group, const uint8_t *d
     return sum;
 }
 
-static uint8_t *zc_query_data(zet_metric_query_handle_t query, size_t *size) {
-    *size = 0;
-    zc_assert_success(zetMetricQueryGetData(query, size, NULL));
-    uint8_t *data = malloc(*size);
-    if (data == NULL)
-        zc_fail("out of memory");
-    zc_assert_success(zetMetricQueryGetData(query, size, data));
-    return data;
-}
-
 static void query_around_gemm_reads_at_least_the_matrices(void **state) {
     zc_exec *x = *state;
     zet_metric_group_handle_t group = zc_need_group(x->device, "ComputeBasic", ZC_EVENT_BASED);

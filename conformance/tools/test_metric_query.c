@@ -50,17 +50,6 @@ static zet_metric_query_handle_t zc_query(zet_metric_query_pool_handle_t pool, u
     return query;
 }
 
-/* The raw data of a query whose end has executed (asserts success). */
-static uint8_t *zc_query_data(zet_metric_query_handle_t query, size_t *size) {
-    *size = 0;
-    zc_assert_success(zetMetricQueryGetData(query, size, NULL));
-    uint8_t *data = malloc(*size);
-    if (data == NULL)
-        zc_fail("out of memory");
-    zc_assert_success(zetMetricQueryGetData(query, size, data));
-    return data;
-}
-
 /* ---- Life cycle ----------------------------------------------------------------------------------------------- */
 
 static void query_pool_and_query_life_cycle(void **state) {

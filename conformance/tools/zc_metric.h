@@ -346,4 +346,15 @@ static inline void zc_activate(ze_context_handle_t context, ze_device_handle_t d
     zc_assert_success(zetContextActivateMetricGroups(context, device, count, groups));
 }
 
+/* The raw data of a query whose end has executed (asserts success); free it. */
+static inline uint8_t *zc_query_data(zet_metric_query_handle_t query, size_t *size) {
+    *size = 0;
+    zc_assert_success(zetMetricQueryGetData(query, size, NULL));
+    uint8_t *data = malloc(*size);
+    if (data == NULL)
+        zc_fail("out of memory");
+    zc_assert_success(zetMetricQueryGetData(query, size, data));
+    return data;
+}
+
 #endif
