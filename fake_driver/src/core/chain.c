@@ -47,8 +47,8 @@ void *zf_out_chain_of(void *out, const char *arg, const char *expected_names, co
     }
     char detail[256];
     snprintf(detail, sizeof detail, "%s->stype is 0x%x, not %s", arg, (unsigned)base->stype, expected_names);
-    zf_tolerate_detail("stype is the type of this structure", detail,
-                       "the structure's base fields are filled and its pNext chain is not followed");
+    zf_tolerate_unrefusable("stype is the type of this structure", detail,
+                            "the structure's base fields are filled and its pNext chain is not followed");
     return NULL;
 }
 

@@ -62,13 +62,24 @@ static bool zf_first_at_site(const char *rule, zf_api_id api) {
     return first;
 }
 
-void zf_tolerate_detail(const char *rule, const char *detail, const char *instead) {
+/* `strict_note` says what ZEFAKE_STRICT=1 answers instead, for the reader of the warning. */
+static void zf_tolerate_noted(const char *rule, const char *detail, const char *instead, const char *strict_note) {
     atomic_fetch_add_explicit(&zf_tolerated_count, 1, memory_order_relaxed);
     zf_log_level level = zf_first_at_site(rule, zf_current_api()) ? ZF_LOG_WARN : ZF_LOG_DEBUG;
-    /* In the strict profile only the tolerances whose function's @returns allow no refusal are reached. */
     zf_log(level, "%s: %s%sthe application breaks the rule '%s'; %s as Intel's driver does (%s; docs/tolerances.md)",
-           zf_current_api_name(), detail != NULL ? detail : "", detail != NULL ? ": " : "", rule, instead,
-           zf_strict() ? "the header's @returns allow no other result" : "ZEFAKE_STRICT=1: the specification's result");
+           zf_current_api_name(), detail != NULL ? detail : "", detail != NULL ? ": " : "", rule, instead, strict_note);
+}
+
+void zf_tolerate_detail(const char *rule, const char *detail, const char *instead) {
+    /* In the strict profile only the tolerances whose function's @returns allow no refusal are reached. */
+    zf_tolerate_noted(rule, detail, instead,
+                      zf_strict() ? "the header's @returns allow no other result"
+                                  : "ZEFAKE_STRICT=1: the specification's result");
+}
+
+void zf_tolerate_unrefusable(const char *rule, const char *detail, const char *instead) {
+    zf_tolerate_noted(rule, detail, instead,
+                      "the same with ZEFAKE_STRICT=1: the header's @returns allow no other result");
 }
 
 void zf_tolerate(const char *rule, const char *instead) {

@@ -45,6 +45,8 @@ void zf_profile_init(bool scenario_strict);
 void zf_tolerate(const char *rule, const char *instead);
 /* The same with what was wrong (`detail`, e.g. the value seen) between the function's name and the rule. */
 void zf_tolerate_detail(const char *rule, const char *detail, const char *instead);
+/* A tolerance that both profiles apply, because the function's @returns list no code to refuse with. */
+void zf_tolerate_unrefusable(const char *rule, const char *detail, const char *instead);
 /* The number of tolerated violations since zeInit or the last reset (zefakeGetToleranceCount);
  * `reset` sets it back to 0 and returns the count before. */
 uint64_t zf_tolerance_count(bool reset);
