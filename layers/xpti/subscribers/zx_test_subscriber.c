@@ -131,7 +131,7 @@ static unsigned zx_alloc_count, zx_release_count;
 static uint64_t zx_graph_uid;
 static zx_ts_node zx_nodes[ZX_TS_MAX_NODES];
 static unsigned zx_node_count;
-static int64_t zx_edges[ZX_TS_MAX_NODES][2];
+static uint64_t zx_edges[ZX_TS_MAX_NODES][2];
 static unsigned zx_edge_count;
 static zx_ts_pending zx_tasks_open[ZX_TS_MAX_NODES], zx_waits_open[ZX_TS_MAX_NODES];
 static unsigned zx_tasks_open_count, zx_waits_open_count;
@@ -628,8 +628,7 @@ static void zx_print_graph(FILE *out) {
     for (unsigned i = 0; i < zx_node_count; i++)
         fprintf(out, "node.%u=%s:%s\nnode_meta.%u=%s\n", i, zx_nodes[i].kind, zx_nodes[i].name, i, zx_nodes[i].meta);
     for (unsigned i = 0; i < zx_edge_count; i++)
-        fprintf(out, "edge.%u=%d->%d\n", i, zx_node_index((uint64_t)zx_edges[i][0]),
-                zx_node_index((uint64_t)zx_edges[i][1]));
+        fprintf(out, "edge.%u=%d->%d\n", i, zx_node_index(zx_edges[i][0]), zx_node_index(zx_edges[i][1]));
     fputs("tasks=", out);
     for (unsigned i = 0; i < zx_task_order_count; i++)
         fprintf(out, "%s%d", i > 0 ? "," : "", zx_task_order[i]);
