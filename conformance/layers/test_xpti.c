@@ -377,7 +377,8 @@ static void graph_matches_the_workload(void **state) {
     zc_expect(&child, "signal_bad", 0);
     zc_expect(&child, "wait_pairs", 3); /* two queue synchronisations, one event synchronisation */
     zc_expect(&child, "wait_mismatches", 0);
-    zc_expect(&child, "queue_creates", 2); /* the queue and the immediate list */
+    zc_expect(&child, "wait_events_live", 0); /* each released after its wait_end */
+    zc_expect(&child, "queue_creates", 2);    /* the queue and the immediate list */
     zc_expect(&child, "queue_destroys", 2);
     zc_expect(&child, "parent_bad", 0);
     zc_expect(&child, "stash_bad", 0);

@@ -22,6 +22,7 @@
  *   signal_bad, wait_pairs, wait_mismatches,   each task_begin, in order>; parent_bad counts graph notifications
  *   queue_creates, queue_destroys,             whose parent is not the graph; stash_bad those without the
  *   parent_bad, stash_bad                      ("queue_id", id) tuple
+ *   wait_events_live                           wait events the framework still finds (xptiFindEvent) when printed
  *   payload_bad, events_valid, events_invalid  graph objects and parents whose payload pointer (@48, every
  *                                              generation) is not xptiQueryPayload's; with ZX_TS_EVENT_FLAGS=1,
  *                                              those xpti::is_valid_event() accepts (flags word) and rejects
@@ -149,6 +150,8 @@ static zx_ts_node zx_nodes[ZX_TS_MAX_NODES];
 static unsigned zx_node_count;
 static uint64_t zx_edges[ZX_TS_MAX_NODES][2];
 static unsigned zx_edge_count;
+static uint64_t zx_wait_uids[ZX_TS_MAX_NODES]; /* the object of each wait_end */
+static unsigned zx_wait_count;
 static zx_ts_pending zx_tasks_open[ZX_TS_MAX_NODES], zx_waits_open[ZX_TS_MAX_NODES];
 static unsigned zx_tasks_open_count, zx_waits_open_count;
 static int zx_task_order[ZX_TS_MAX_LOG];
@@ -476,6 +479,8 @@ static void zx_on_graph(uint16_t type, zx_xpti_event *parent, zx_xpti_event *eve
     } else if (type == ZX_TP_WAIT_END) {
         bool paired = zx_take(zx_waits_open, &zx_waits_open_count, instance, event != NULL ? event->unique_id : 0);
         zx_count(paired && user_data != NULL ? ZX_C_WAIT_PAIRS : ZX_C_WAIT_MISMATCHES);
+        if (event != NULL && zx_wait_count < ZX_TS_MAX_NODES)
+            zx_wait_uids[zx_wait_count++] = event->unique_id;
     } else if (type == ZX_TP_QUEUE_CREATE || type == ZX_TP_QUEUE_DESTROY) {
         zx_count(type == ZX_TP_QUEUE_CREATE ? ZX_C_QUEUE_CREATES : ZX_C_QUEUE_DESTROYS);
         if (!zx_queue_stashed())
@@ -665,6 +670,10 @@ static void zx_print_graph(FILE *out) {
     for (unsigned i = 0; i < zx_task_order_count; i++)
         fprintf(out, "%s%d", i > 0 ? "," : "", zx_task_order[i]);
     fputc('\n', out);
+    unsigned live = 0;
+    for (unsigned i = 0; i < zx_wait_count; i++)
+        live += xptiFindEvent(zx_wait_uids[i]) != NULL;
+    fprintf(out, "wait_events_live=%u\n", live);
 }
 
 /* Under zx_lock. */
