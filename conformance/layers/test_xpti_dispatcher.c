@@ -153,6 +153,24 @@ static void streams_same_name_same_id(void **state) {
     assert_int_equal(zc_x.xptiUnregisterStream("zc.stream.a"), ZX_XPTI_SUCCESS);
 }
 
+/* As the framework, finalising a stream (or unregistering it) disables its callbacks; registering them again enables
+ * them (UNDELETE). */
+static void finalize_disables_the_stream_callbacks(void **state) {
+    (void)state;
+    zc_x.xptiForceSetTraceEnabled(true);
+    uint8_t s = zc_x.xptiRegisterStream("zc.finalized");
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_SUCCESS);
+    assert_int_equal(zc_x.xptiInitialize("zc.finalized", 1, 0, "1.0"), ZX_XPTI_SUCCESS);
+    assert_true(zc_x.xptiCheckTraceEnabled(s, ZX_TP_SIGNAL));
+    zc_x.xptiFinalize("zc.finalized");
+    assert_false(zc_x.xptiCheckTraceEnabled(s, ZX_TP_SIGNAL));
+    assert_int_equal(zc_x.xptiRegisterCallback(s, ZX_TP_SIGNAL, zc_cb_a), ZX_XPTI_UNDELETE);
+    assert_true(zc_x.xptiCheckTraceEnabled(s, ZX_TP_SIGNAL));
+    assert_int_equal(zc_x.xptiUnregisterStream("zc.finalized"), ZX_XPTI_SUCCESS);
+    assert_false(zc_x.xptiCheckTraceEnabled(s, ZX_TP_SIGNAL));
+    assert_int_equal(zc_x.xptiUnregisterStream(NULL), ZX_XPTI_INVALIDARG);
+}
+
 static void unique_ids_increase(void **state) {
     (void)state;
     uint64_t previous = zc_x.xptiGetUniqueId();
@@ -727,8 +745,8 @@ static void notify_from_threads_while_registering(void **state) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Subscriber loading (child processes: the framework reads its environment once) */
 
-/* Child: initialises two streams twice and finalises them, printing what the test subscriber saw before the framework
- * is finalised (a framework may unload its subscribers then). */
+/* Child: initialises one stream twice and another once, finalises both and a stream never initialised, printing what
+ * the test subscriber saw before the framework is finalised (a framework may unload its subscribers then). */
 static int zc_child_subscribers(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -737,7 +755,7 @@ static int zc_child_subscribers(int argc, char **argv) {
     zc_x.xptiFrameworkInitialize();
     printf("trace_enabled=%d\n", zc_x.xptiTraceEnabled() ? 1 : 0);
     printf("init_result=%d\n", (int)zc_x.xptiInitialize("zc.s1", 1, 2, "1.2"));
-    zc_x.xptiInitialize("zc.s1", 1, 2, "1.2"); /* already initialised: subscribers are not called again */
+    zc_x.xptiInitialize("zc.s1", 1, 2, "1.2"); /* subscribers are called on every initialisation */
     zc_x.xptiInitialize("zc.s2", 0, 1, "0.1");
     zc_x.xptiFinalize("zc.s1");
     zc_x.xptiFinalize("zc.s2");
@@ -773,8 +791,9 @@ static void subscribers_loaded_and_initialised_per_stream(void **state) {
         zc_run_subscribers(enabling[i], ZC_XPTI_TEST_SUBSCRIBER, &child);
         assert_int_equal(zc_child_number(&child, "trace_enabled"), 1);
         assert_int_equal(zc_child_number(&child, "init_result"), ZX_XPTI_SUCCESS);
-        assert_int_equal(zc_child_number(&child, "inits"), 2);
-        assert_int_equal(zc_child_number(&child, "finishes"), 2);
+        assert_int_equal(zc_child_number(&child, "inits"), 3);
+        /* Every finalisation reaches the subscribers, also that of a stream never initialised; NULL none. */
+        assert_int_equal(zc_child_number(&child, "finishes"), 3);
         /* Before the first stream, the framework initialises its own, once. */
         assert_int_equal(zc_child_number(&child, "framework_inits"), 1);
         zc_child_free(&child);
@@ -801,7 +820,7 @@ static void subscriber_without_an_entry_point_not_loaded(void **state) {
     zc_child child;
     zc_run_subscribers("1", ZC_XPTI_INCOMPLETE_SUBSCRIBER "," ZC_XPTI_TEST_SUBSCRIBER, &child);
     assert_int_equal(zc_child_number(&child, "trace_enabled"), 1);
-    assert_int_equal(zc_child_number(&child, "inits"), 2);
+    assert_int_equal(zc_child_number(&child, "inits"), 3);
     assert_null(strstr(child.out, "zx_incomplete_subscriber"));
     assert_non_null(strstr(child.err, "does not export xptiTraceFinish"));
     zc_child_free(&child);
@@ -816,7 +835,7 @@ static void subscriber_bad_paths_skipped_with_a_diagnostic(void **state) {
     zc_child child;
     zc_run_subscribers("1", "/nonexistent/libnothing.so,," ZC_XPTI_TEST_SUBSCRIBER "," ZC_XPTI_TEST_SUBSCRIBER, &child);
     assert_int_equal(zc_child_number(&child, "trace_enabled"), 1);
-    assert_int_equal(zc_child_number(&child, "inits"), 2); /* listed twice, loaded once */
+    assert_int_equal(zc_child_number(&child, "inits"), 3); /* listed twice, loaded once */
     assert_non_null(strstr(child.err, "xptifw: cannot load subscriber /nonexistent/libnothing.so"));
     zc_child_free(&child);
 }
@@ -836,6 +855,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(strings_same_text_same_id_and_copy),
         cmocka_unit_test(strings_bad_input),
         cmocka_unit_test(streams_same_name_same_id),
+        cmocka_unit_test(finalize_disables_the_stream_callbacks),
         cmocka_unit_test(unique_ids_increase),
         cmocka_unit_test(callbacks_run_in_registration_order),
         cmocka_unit_test(callbacks_duplicate_unregister_and_again),
