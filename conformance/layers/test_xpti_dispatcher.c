@@ -634,6 +634,10 @@ static void stash_is_a_per_thread_stack(void **state) {
     assert_int_equal(pthread_create(&thread, NULL, zc_stash_elsewhere, NULL), 0);
     pthread_join(thread, &elsewhere_empty);
     assert_non_null(elsewhere_empty);
+    assert_int_equal(zc_x.xptiStashTuple(NULL, 1), ZX_XPTI_FAIL); /* as the framework answers */
+    assert_int_equal(zc_x.xptiGetStashedTuple(NULL, &value), ZX_XPTI_INVALIDARG);
+    if (!zc_ours())
+        return; /* the framework keeps one tuple per thread, which unstashing leaves (docs/xpti.md, "Differences") */
     zc_x.xptiUnstashTuple();
     assert_int_equal(zc_x.xptiGetStashedTuple(&key, &value), ZX_XPTI_SUCCESS);
     assert_string_equal(key, "queue_id");
@@ -641,8 +645,6 @@ static void stash_is_a_per_thread_stack(void **state) {
     zc_x.xptiUnstashTuple();
     zc_x.xptiUnstashTuple(); /* one more than stashed: nothing happens */
     assert_int_equal(zc_x.xptiGetStashedTuple(&key, &value), ZX_XPTI_NOTFOUND);
-    assert_int_equal(zc_x.xptiStashTuple(NULL, 1), ZX_XPTI_INVALIDARG);
-    assert_int_equal(zc_x.xptiGetStashedTuple(NULL, &value), ZX_XPTI_INVALIDARG);
     assert_int_equal(zc_x.xptiGetStashedTuple(&key, NULL), ZX_XPTI_INVALIDARG);
 }
 

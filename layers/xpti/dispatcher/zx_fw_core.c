@@ -235,9 +235,10 @@ ZX_FW_EXPORT uint64_t xptiGetUniqueId(void) {
 }
 
 /* A per-thread stack of tuples; the key is kept as given (the caller keeps it alive until it unstashes). */
+/* FAIL for a NULL key (as the framework) or a full stack. */
 ZX_FW_EXPORT zx_xpti_result xptiStashTuple(const char *key, uint64_t value) {
     if (key == NULL)
-        return ZX_XPTI_INVALIDARG;
+        return ZX_XPTI_FAIL;
     if (zx_stash_depth == ZX_FW_STASH_DEPTH)
         return ZX_XPTI_FAIL;
     zx_stash[zx_stash_depth++] = (zx_tuple){(char *)key, value};
