@@ -40,6 +40,10 @@ const char *zx_fw_stream_name(uint8_t id);
 /* Calls fn(name, arg) for every registered stream, in id order, without holding a lock. */
 void zx_fw_each_stream(void (*fn)(const char *name, void *arg), void *arg);
 
+/* Disables every callback of a stream (xptiFinalize, xptiUnregisterStream): SUCCESS when callbacks were ever
+ * registered on it, NOTFOUND otherwise. Takes the callbacks lock. */
+zx_xpti_result zx_fw_stream_unregister(const char *stream_name);
+
 /* xptiReset's part in the callbacks: all disabled. */
 void zx_fw_callbacks_reset(void);
 

@@ -134,11 +134,10 @@ static bool zx_stream_had_callbacks(const zx_stream *stream) {
     return false;
 }
 
-/* Disables every callback of the stream; its id stays reserved for the name, so ids never change. As the framework:
- * NOTFOUND for a stream on which no callback was ever registered, SUCCESS otherwise (again on a second call). */
-ZX_FW_EXPORT zx_xpti_result xptiUnregisterStream(const char *stream_name) {
-    if (stream_name == NULL)
-        return ZX_XPTI_INVALIDARG;
+/* xptiFinalize's and xptiUnregisterStream's part: disables every callback of the stream; its id stays reserved for
+ * the name, so ids never change. As the framework: NOTFOUND for a stream on which no callback was ever registered,
+ * SUCCESS otherwise (again on a second call). */
+zx_xpti_result zx_fw_stream_unregister(const char *stream_name) {
     pthread_mutex_lock(&zx_cb_lock);
     uint8_t id = zx_stream_find(stream_name);
     zx_stream *stream = id != ZX_XPTI_INVALID_STREAM ? zx_stream_get(id) : NULL;

@@ -143,9 +143,12 @@ ZX_FW_EXPORT void xptiFrameworkInitialize(void) {
     pthread_mutex_unlock(&zx_init_lock);
 }
 
+/* Under zx_init_lock: a stream still initialised is finalised. */
 static void zx_finalize_each(const char *name, void *arg) {
     (void)arg;
-    xptiFinalize(name);
+    uint8_t id = xptiRegisterStream(name);
+    if (id != ZX_XPTI_INVALID_STREAM && zx_initialized[id])
+        xptiFinalize(name);
 }
 
 /* The last user's finalisation finalises every stream still initialised, so that subscribers can write their
@@ -160,10 +163,9 @@ ZX_FW_EXPORT void xptiFrameworkFinalize(void) {
     pthread_mutex_unlock(&zx_init_lock);
 }
 
-/* Under zx_init_lock: calls every subscriber's xptiTraceInit for the stream, once until it is finalised. */
+/* Under zx_init_lock: calls every subscriber's xptiTraceInit for the stream, on every initialisation, as the
+ * framework does. */
 static void zx_initialize_stream(uint8_t id, uint32_t major, uint32_t minor, const char *version) {
-    if (zx_initialized[id])
-        return;
     zx_initialized[id] = true;
     const char *name = zx_fw_stream_name(id);
     for (unsigned i = 0; i < zx_subscriber_count; i++)
@@ -171,8 +173,9 @@ static void zx_initialize_stream(uint8_t id, uint32_t major, uint32_t minor, con
 }
 
 /* As the framework: INVALIDARG for a NULL stream or version, SUCCESS otherwise, with or without subscribers. Before
- * the first stream, the framework's own stream is initialised (version 1.0). */
+ * the first stream, the framework's own stream is initialised, once (version 1.0). */
 ZX_FW_EXPORT zx_xpti_result xptiInitialize(const char *stream, uint32_t major, uint32_t minor, const char *version) {
+    static bool framework_stream_done; /* under zx_init_lock */
     if (stream == NULL || version == NULL)
         return ZX_XPTI_INVALIDARG;
     zx_fw_ensure_loaded();
@@ -180,25 +183,38 @@ ZX_FW_EXPORT zx_xpti_result xptiInitialize(const char *stream, uint32_t major, u
     if (id == ZX_XPTI_INVALID_STREAM)
         return ZX_XPTI_INVALIDARG;
     pthread_mutex_lock(&zx_init_lock);
-    zx_initialize_stream(atomic_load_explicit(&zx_default_stream, memory_order_relaxed), 1, 0, "1.0.0");
+    if (!framework_stream_done) {
+        framework_stream_done = true;
+        zx_initialize_stream(xptiRegisterStream(ZX_XPTI_FRAMEWORK_STREAM), 1, 0, "1.0.0");
+    }
     zx_initialize_stream(id, major, minor, version);
     pthread_mutex_unlock(&zx_init_lock);
     return ZX_XPTI_SUCCESS;
 }
 
-ZX_FW_EXPORT void xptiFinalize(const char *stream) {
-    if (stream == NULL)
-        return;
+/* As the framework: every subscriber's xptiTraceFinish for the stream (whether or not it was initialised), then
+ * every callback of the stream disabled; the answer is the callbacks' (zx_fw_stream_unregister). */
+static zx_xpti_result zx_finalize_stream(const char *stream) {
     pthread_mutex_lock(&zx_init_lock);
-    for (unsigned id = 1; id < 256; id++) {
-        const char *name = zx_initialized[id] ? zx_fw_stream_name((uint8_t)id) : NULL;
-        if (name == NULL || strcmp(name, stream) != 0)
-            continue;
+    uint8_t id = xptiRegisterStream(stream);
+    if (id != ZX_XPTI_INVALID_STREAM)
         zx_initialized[id] = false;
-        for (unsigned i = 0; i < zx_subscriber_count; i++)
-            zx_subscribers[i].finish(name);
-    }
+    for (unsigned i = 0; i < zx_subscriber_count; i++)
+        zx_subscribers[i].finish(stream);
     pthread_mutex_unlock(&zx_init_lock);
+    return zx_fw_stream_unregister(stream);
+}
+
+ZX_FW_EXPORT void xptiFinalize(const char *stream) {
+    if (stream != NULL)
+        zx_finalize_stream(stream);
+}
+
+/* The framework's unregistration is its finalisation: NOTFOUND for a stream without callbacks, SUCCESS otherwise. */
+ZX_FW_EXPORT zx_xpti_result xptiUnregisterStream(const char *stream_name) {
+    if (stream_name == NULL)
+        return ZX_XPTI_INVALIDARG;
+    return zx_finalize_stream(stream_name);
 }
 
 ZX_FW_EXPORT bool xptiTraceEnabled(void) {
@@ -219,9 +235,10 @@ ZX_FW_EXPORT uint64_t xptiGetUniqueId(void) {
 }
 
 /* A per-thread stack of tuples; the key is kept as given (the caller keeps it alive until it unstashes). */
+/* FAIL for a NULL key (as the framework) or a full stack. */
 ZX_FW_EXPORT zx_xpti_result xptiStashTuple(const char *key, uint64_t value) {
     if (key == NULL)
-        return ZX_XPTI_INVALIDARG;
+        return ZX_XPTI_FAIL;
     if (zx_stash_depth == ZX_FW_STASH_DEPTH)
         return ZX_XPTI_FAIL;
     zx_stash[zx_stash_depth++] = (zx_tuple){(char *)key, value};

@@ -103,7 +103,7 @@ static zx_payload_entry *zx_payload_entry_of(const zx_key *k) {
                                    .column_no = k->column,
                                    .internal = e->id,
                                    .flags = zx_key_flags(k),
-                                   .uid = {file_id << 32 | k->line, name_id, 0}};
+                                   .uid = {file_id << 32 | k->line, name_id, 1}};
     e->chain = zx_map_get(&zx_payloads_by_hash, hash);
     if (!zx_map_put(&zx_payloads_by_id, e->id, e)) {
         free(e);
@@ -131,7 +131,8 @@ ZX_FW_EXPORT uint64_t xptiRegisterPayload(zx_xpti_payload *payload) {
         payload->source_file = e->payload.source_file;
         payload->flags |= e->payload.flags;
         payload->internal = e->id;
-        memcpy(payload->uid, e->payload.uid, sizeof payload->uid);
+        payload->uid.p1 = e->payload.uid.p1;
+        payload->uid.p2 = e->payload.uid.p2;
     }
     pthread_mutex_unlock(&zx_events_lock);
     return e != NULL ? e->id : 0;
@@ -257,7 +258,7 @@ ZX_FW_EXPORT zx_xpti_result xptiAddMetadata(zx_xpti_event *event, const char *ke
         return ZX_XPTI_FAIL;
     pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_tp_of_event(event);
-    zx_xpti_result result = tp != NULL ? zx_fw_meta_add(&tp->meta, key_id, value) : ZX_XPTI_INVALIDARG;
+    zx_xpti_result result = tp != NULL ? zx_fw_meta_add(tp, key_id, value) : ZX_XPTI_INVALIDARG;
     pthread_mutex_unlock(&zx_events_lock);
     return result;
 }
@@ -266,7 +267,7 @@ ZX_FW_EXPORT zx_xpti_metadata *xptiQueryMetadata(zx_xpti_event *event) {
     pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_tp_of_event(event);
     pthread_mutex_unlock(&zx_events_lock);
-    return tp != NULL ? &tp->meta.map : NULL;
+    return tp != NULL ? &tp->event.metadata : NULL;
 }
 
 ZX_FW_EXPORT zx_xpti_result zx_xpti_metadata_at(zx_xpti_event *event, uint32_t index, const char **key,

@@ -3,16 +3,17 @@
  * A tracepoint is laid out as the framework's C++ tracepoint objects are seen by their callers: four interface
  * subobjects, each one vtable pointer (payload, event, metadata, tracepoint, in this order), so that a caller of
  * xptiCreateTracepoint, xptiLookupPayload or xptiLookupEvent can call their virtual functions; then the event handed to
- * callbacks, its payload and its metadata. Its universal id (uid64) is its address. */
+ * callbacks (with its metadata map), its payload and the metadata's nodes in order. Its universal id (uid64) is its
+ * address. */
 #ifndef ZX_FW_TP_H
 #define ZX_FW_TP_H
 
 #include "zx_fw.h"
 #include "zx_util.h"
 
-/* An event's metadata: the map xptiQueryMetadata hands out, and the nodes in the order they were added. */
+/* An event's metadata besides the map xptiQueryMetadata hands out (the event's own `metadata`, as in the framework):
+ * the nodes in the order they were added. */
 typedef struct zx_meta {
-    zx_xpti_metadata map;
     zx_xpti_meta_node **nodes;
     uint32_t count;
     uint32_t capacity;
@@ -45,8 +46,8 @@ bool zx_fw_tp_release(zx_tp *tp);
 /* Frees a tracepoint no longer live. */
 void zx_fw_tp_free(zx_tp *tp);
 
-/* Adds a key (string id) and value; DUPLICATE when the key is there. Under the events lock. */
-zx_xpti_result zx_fw_meta_add(zx_meta *meta, zx_xpti_string_id key, zx_xpti_object_id value);
+/* Adds a key (string id) and value to a tracepoint's event; DUPLICATE when the key is there. Under the events lock. */
+zx_xpti_result zx_fw_meta_add(zx_tp *tp, zx_xpti_string_id key, zx_xpti_object_id value);
 
 /* xptiAddMetadata on a tracepoint's event. */
 zx_xpti_result zx_fw_tp_add_metadata(zx_tp *tp, const char *key, zx_xpti_object_id value);

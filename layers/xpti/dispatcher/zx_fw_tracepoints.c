@@ -1,6 +1,7 @@
 /* The tracepoint objects of the current generation (docs/xpti.md, "Events and tracepoints"): their virtual functions
  * laid out as the Itanium C++ ABI lays out a vtable (offset to top, type info, then the functions in declaration order,
- * a virtual destructor taking two slots), the metadata map in the layout of libstdc++'s std::unordered_map<int, int>,
+ * a virtual destructor taking two slots), the event's metadata map in the layout of libstdc++'s
+ * std::unordered_map<int, int>,
  * and the tracepoint functions of the framework: create, delete, the per-thread scope data and the universal id. */
 #include "zx_fw_tp.h"
 
@@ -35,14 +36,13 @@ static size_t zx_bucket_of(const zx_xpti_meta_node *node, size_t count) {
 
 /* Links every node again for a bucket array of the right size; the previous array is kept until the tracepoint goes,
  * in case a reader still holds it. */
-static bool zx_meta_rehash(zx_meta *meta) {
+static bool zx_meta_rehash(zx_meta *meta, zx_xpti_metadata *map) {
     size_t count = zx_bucket_count(meta->count);
     zx_xpti_meta_link **buckets = calloc(count, sizeof *buckets);
-    if (buckets == NULL || (meta->map.buckets != NULL && !zx_vec_push(&meta->old_buckets, meta->map.buckets))) {
+    if (buckets == NULL || (map->buckets != NULL && !zx_vec_push(&meta->old_buckets, map->buckets))) {
         free(buckets);
         return false;
     }
-    zx_xpti_metadata *map = &meta->map;
     map->before_begin.next = NULL;
     for (uint32_t i = 0; i < meta->count; i++) {
         zx_xpti_meta_node *node = meta->nodes[i];
@@ -67,7 +67,8 @@ static bool zx_meta_rehash(zx_meta *meta) {
     return true;
 }
 
-zx_xpti_result zx_fw_meta_add(zx_meta *meta, zx_xpti_string_id key, zx_xpti_object_id value) {
+zx_xpti_result zx_fw_meta_add(zx_tp *tp, zx_xpti_string_id key, zx_xpti_object_id value) {
+    zx_meta *meta = &tp->meta;
     for (uint32_t i = 0; i < meta->count; i++) {
         if (meta->nodes[i]->key == key)
             return ZX_XPTI_DUPLICATE;
@@ -85,18 +86,18 @@ zx_xpti_result zx_fw_meta_add(zx_meta *meta, zx_xpti_string_id key, zx_xpti_obje
         return ZX_XPTI_FAIL;
     *node = (zx_xpti_meta_node){NULL, key, value};
     meta->nodes[meta->count++] = node;
-    if (!zx_meta_rehash(meta)) {
+    if (!zx_meta_rehash(meta, &tp->event.metadata)) {
         free(meta->nodes[--meta->count]);
         return ZX_XPTI_FAIL;
     }
     return ZX_XPTI_SUCCESS;
 }
 
-static void zx_meta_free(zx_meta *meta) {
+static void zx_meta_free(zx_meta *meta, zx_xpti_metadata *map) {
     for (uint32_t i = 0; i < meta->count; i++)
         free(meta->nodes[i]);
     free(meta->nodes);
-    free(meta->map.buckets);
+    free(map->buckets);
     for (size_t i = 0; i < meta->old_buckets.count; i++)
         free(meta->old_buckets.items[i]);
     zx_vec_free(&meta->old_buckets);
@@ -169,10 +170,10 @@ static uint64_t zx_p_flags(const void *self) {
     return ZX_TP_OF(self, as_payload)->payload.flags;
 }
 static int32_t zx_p_name_id(const void *self) {
-    return (int32_t)(ZX_TP_OF(self, as_payload)->payload.uid[1] & 0xffffffffu);
+    return (int32_t)(ZX_TP_OF(self, as_payload)->payload.uid.p2 & 0xffffffffu);
 }
 static int32_t zx_p_file_id(const void *self) {
-    return (int32_t)(ZX_TP_OF(self, as_payload)->payload.uid[0] >> 32);
+    return (int32_t)(ZX_TP_OF(self, as_payload)->payload.uid.p1 >> 32);
 }
 static bool zx_p_valid(const void *self) {
     return (ZX_TP_OF(self, as_payload)->payload.flags & (ZX_PAYLOAD_NAME | ZX_PAYLOAD_SOURCE_FILE)) != 0;
@@ -204,10 +205,8 @@ static uint64_t zx_e_source(const void *self) {
 static uint64_t zx_e_target(const void *self) {
     return (uint64_t)ZX_TP_OF(self, as_event)->event.target_id;
 }
-/* Our events carry no flags word (docs/xpti.md, "Differences that remain"). */
 static uint64_t zx_e_flags(const void *self) {
-    (void)self;
-    return 0;
+    return ZX_TP_OF(self, as_event)->event.flags;
 }
 static void zx_e_set_activity(void *self, int32_t activity) {
     ZX_TP_OF(self, as_event)->event.activity_type = (uint16_t)activity;
@@ -240,7 +239,7 @@ static zx_xpti_result zx_m_item(zx_tp *tp, char **key, int32_t *value) {
 }
 static zx_xpti_result zx_m_first(void *self, char **key, int32_t *value) {
     zx_tp *tp = ZX_TP_OF(self, as_metadata);
-    tp->cursor = tp->meta.map.before_begin.next;
+    tp->cursor = tp->event.metadata.before_begin.next;
     return zx_m_item(tp, key, value);
 }
 static zx_xpti_result zx_m_next(void *self, char **key, int32_t *value) {
@@ -285,13 +284,17 @@ static const struct {
 /* ------------------------------------------------------------------------------------------------------------------
  * Life cycle */
 
+/* As the framework's tracepoint: the payload's uid p1 = file id << 32 | line and p2 = name id, its `internal` the
+ * uid64 (HashAvailable); the event flagged with what it carries (UID, event type, activity type, payload). */
 void zx_fw_tp_init(zx_tp *tp, const zx_xpti_payload *registered, uint64_t instance, uint16_t type, int32_t activity) {
     tp->as_payload.vtable = zx_payload_vtable.fn;
     tp->as_event.vtable = zx_event_vtable.fn;
     tp->as_metadata.vtable = zx_metadata_vtable.fn;
     tp->as_tracepoint.vtable = zx_tracepoint_vtable.fn;
     tp->payload = *registered;
-    tp->payload.uid[2] = instance;
+    tp->payload.internal = zx_uid64(tp);
+    tp->payload.flags |= ZX_PAYLOAD_HASH;
+    tp->payload.uid.p3 = 0;
     tp->event = (zx_xpti_event){.unique_id = zx_uid64(tp),
                                 .data_id = instance,
                                 .instance_id = instance,
@@ -299,11 +302,12 @@ void zx_fw_tp_init(zx_tp *tp, const zx_xpti_payload *registered, uint64_t instan
                                 .activity_type = (uint16_t)activity,
                                 .source_id = 0,
                                 .target_id = 0,
-                                .payload = &tp->payload};
+                                .payload = &tp->payload,
+                                .flags = ZX_EVENT_UID | ZX_EVENT_TYPE | ZX_EVENT_ACTIVITY_TYPE | ZX_EVENT_PAYLOAD};
 }
 
 void zx_fw_tp_free(zx_tp *tp) {
-    zx_meta_free(&tp->meta);
+    zx_meta_free(&tp->meta, &tp->event.metadata);
     free(tp);
 }
 

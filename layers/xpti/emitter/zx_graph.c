@@ -304,8 +304,11 @@ static void zx_edge(const zx_ctx *ctx, zx_node *from, zx_node *to, ze_event_hand
         ctx->fw.xptiReleaseEvent(edge);
         return;
     }
-    edge->source_id = (int64_t)from->event->unique_id;
-    edge->target_id = (int64_t)to->event->unique_id;
+    /* unique_id, source_id and target_id lie in the prefix every generation with 64-bit ids shares (zx_xpti.h), so
+     * these writes hold under an older framework too; the flags word, which only the current one has, is left as
+     * the framework set it (docs/xpti.md, "Layout generation"). */
+    edge->source_id = from->event->unique_id;
+    edge->target_id = to->event->unique_id;
     zx_add_meta(ctx, edge, &(zx_meta_item){"event", NULL, zx_key(via)});
     if (zx_wants(ctx, ZX_S_GRAPH, ZX_TP_EDGE_CREATE))
         zx_notify(ctx, ZX_S_GRAPH, ZX_TP_EDGE_CREATE, ctx->graph, edge, instance, NULL);

@@ -3,11 +3,11 @@
  * emitter looks up in whatever framework XPTI_FRAMEWORK_DISPATCHER names. Written from the facts in
  * docs/xpti.md, not from Intel's headers (no distribution ships them).
  *
- * Layouts: function_with_args_t and mem_alloc_data_t are the same in every generation of the framework. Events and
- * payloads changed between releases; the ones here are those of the generation with 64-bit event ids and the 80-byte
- * payload (docs/xpti.md, "Layout generation"; the current generation's differ: "Differences that remain"). The
- * functions are the current generation's 48 (ZX_XPTI_FUNCTIONS and ZX_XPTI_FUNCTIONS_CURRENT, less xptiReset), its
- * tracepoint objects C++ interfaces reached through their vtables, its metadata map libstdc++'s unordered_map. */
+ * Layouts: those of the framework's current generation (docs/xpti.md, "Layout generation"): the 80-byte payload_t
+ * and the 128-byte trace_event_data_t whose flags word xpti::is_valid_event() reads. function_with_args_t and
+ * mem_alloc_data_t are the same in every generation. The functions are the current generation's 48
+ * (ZX_XPTI_FUNCTIONS and ZX_XPTI_FUNCTIONS_CURRENT, less xptiReset), its tracepoint objects C++ interfaces reached
+ * through their vtables, its metadata map libstdc++'s unordered_map. */
 #ifndef ZX_XPTI_H
 #define ZX_XPTI_H
 
@@ -108,15 +108,26 @@ enum {
     ZX_METADATA_BOOLEAN = 5,
 };
 
-/* Payload flags: which fields of a payload are valid (the framework's values, docs/xpti.md "Events and tracepoints").
- */
+/* Payload flags (payload_t.flags, the framework's payload_flag_t): which fields of a payload are valid. */
 enum {
     ZX_PAYLOAD_NAME = 1u << 0,
     ZX_PAYLOAD_SOURCE_FILE = 1u << 1,
     ZX_PAYLOAD_CODE_POINTER = 1u << 2,
     ZX_PAYLOAD_LINE = 1u << 3,
     ZX_PAYLOAD_COLUMN = 1u << 4,
+    ZX_PAYLOAD_STACK_TRACE = 1u << 5,
     ZX_PAYLOAD_REGISTERED = 1u << 15,
+    ZX_PAYLOAD_HASH = 2u << 16, /* HashAvailable: `internal` holds the 64-bit universal id */
+};
+
+/* Event flags (trace_event_data_t.flags, the framework's trace_event_flag_t): what an event carries. */
+enum {
+    ZX_EVENT_UID = 1u << 0,
+    ZX_EVENT_SOURCE_UID = 1u << 1,
+    ZX_EVENT_TARGET_UID = 1u << 2,
+    ZX_EVENT_TYPE = 1u << 3,
+    ZX_EVENT_ACTIVITY_TYPE = 1u << 4,
+    ZX_EVENT_PAYLOAD = 1u << 5,
 };
 
 /* Defaults of the framework (docs/xpti.md "Our dispatcher"): the stream it registers when it starts, its version. */
@@ -126,7 +137,25 @@ enum {
 /* ------------------------------------------------------------------------------------------------------------------
  * Layouts */
 
-/* The payload of the 80-byte generation. line_no/column_no are 0xffffffff when unknown. */
+/* uid_t of a payload: p1 = source file string id << 32 | line, p2 = function (name) string id, p3 = 0 in a
+ * tracepoint's payload (1 in the framework's registered copy). */
+typedef struct zx_xpti_uid {
+    uint64_t p1;
+    uint64_t p2;
+    uint64_t p3;
+} zx_xpti_uid;
+
+/* uid128_t (universal_id_t): the framework's 128-bit key of a tracepoint, p1 = file id << 32 | function id,
+ * p2 = column << 32 | line, the instance, and the 64-bit id it maps to. No function of the C interface takes it
+ * (xptiGetUniversalId answers the 64-bit id); it is here for the layout of tracepoint_data_t. */
+typedef struct zx_xpti_uid128 {
+    uint64_t p1;
+    uint64_t p2;
+    uint64_t instance;
+    uint64_t uid64;
+} zx_xpti_uid128;
+
+/* payload_t, 80 bytes. line_no/column_no are 0xffffffff when unknown. */
 typedef struct zx_xpti_payload {
     const char *name;        /* @0 */
     const char *stack_trace; /* @8 */
@@ -134,23 +163,60 @@ typedef struct zx_xpti_payload {
     uint32_t line_no;        /* @24 */
     uint32_t column_no;      /* @28 */
     const void *code_ptr_va; /* @32 */
-    uint64_t internal;       /* @40: the framework's hash of the payload */
+    uint64_t internal;       /* @40: a tracepoint's 64-bit universal id (ZX_PAYLOAD_HASH) */
     uint64_t flags;          /* @48: ZX_PAYLOAD_* */
-    uint64_t uid[3];         /* @56: file id << 32 | line, function (name) id, 0 */
+    zx_xpti_uid uid;         /* @56 */
 } zx_xpti_payload;
 
-/* The shared prefix of an event in the generation with 64-bit ids. */
+/* libstdc++'s std::unordered_map<int32_t, int32_t> (56 bytes), the metadata_t of an event that xptiQueryMetadata
+ * answers: a singly linked list of nodes {next, key (string id), value (object id)} starting at before_begin, and
+ * buckets pointing at the node before the first of each bucket (bucket = key % bucket_count). */
+typedef struct zx_xpti_meta_node {
+    struct zx_xpti_meta_node *next;
+    int32_t key;
+    int32_t value;
+} zx_xpti_meta_node;
+typedef struct zx_xpti_meta_link { /* the list head: a node's first member only */
+    zx_xpti_meta_node *next;
+} zx_xpti_meta_link;
+typedef struct zx_xpti_metadata {
+    zx_xpti_meta_link **buckets; /* a node (as its link) or &before_begin */
+    size_t bucket_count;
+    zx_xpti_meta_link before_begin;
+    size_t element_count;
+    float max_load_factor;
+    size_t next_resize;
+    zx_xpti_meta_link *single_bucket;
+} zx_xpti_metadata;
+
+/* trace_event_data_t, 128 bytes. Every generation with 64-bit ids shares the prefix up to the payload pointer
+ * (@0-@48) and the metadata map (@56); the current one adds global_user_data and the flags word. */
 typedef struct zx_xpti_event {
-    uint64_t unique_id;       /* @0 */
-    uint64_t data_id;         /* @8 */
-    uint64_t instance_id;     /* @16: how many times xptiMakeEvent returned it */
-    uint16_t event_type;      /* @24 */
-    uint16_t activity_type;   /* @26 */
-    uint32_t unused;          /* @28 */
-    int64_t source_id;        /* @32: edges: unique_id of the source node; -1 otherwise */
-    int64_t target_id;        /* @40: edges: unique_id of the target node; -1 otherwise */
-    zx_xpti_payload *payload; /* @48 */
+    uint64_t unique_id;        /* @0: the 64-bit universal id */
+    uint64_t data_id;          /* @8: = instance_id */
+    uint64_t instance_id;      /* @16: the instance of its payload */
+    uint16_t event_type;       /* @24 */
+    uint16_t activity_type;    /* @26 */
+    uint32_t unused;           /* @28 */
+    uint64_t source_id;        /* @32: edges: unique_id of the source node; 0 otherwise */
+    uint64_t target_id;        /* @40: edges: unique_id of the target node; 0 otherwise */
+    zx_xpti_payload *payload;  /* @48: reserved.payload */
+    zx_xpti_metadata metadata; /* @56: reserved.metadata */
+    void *global_user_data;    /* @112 */
+    uint64_t flags;            /* @120: ZX_EVENT_* */
 } zx_xpti_event;
+
+_Static_assert(sizeof(zx_xpti_payload) == 80, "payload_t is 80 bytes");
+_Static_assert(offsetof(zx_xpti_payload, flags) == 48 && offsetof(zx_xpti_payload, uid) == 56, "payload_t");
+_Static_assert(sizeof(zx_xpti_metadata) == 56, "libstdc++'s unordered_map is 56 bytes");
+_Static_assert(offsetof(zx_xpti_event, source_id) == 32 && offsetof(zx_xpti_event, payload) == 48,
+               "trace_event_data_t prefix");
+_Static_assert(offsetof(zx_xpti_event, flags) == 120 && sizeof(zx_xpti_event) == 128, "trace_event_data_t");
+
+/* xpti::is_valid_event(): an event with a flags word saying it carries a universal id and a payload. */
+static inline bool zx_xpti_is_valid_event(const zx_xpti_event *event) {
+    return event != NULL && (event->flags & ZX_EVENT_UID) != 0 && (event->flags & ZX_EVENT_PAYLOAD) != 0;
+}
 
 typedef struct zx_function_with_args {
     uint32_t function_id;      /* @0: docs/xpti.md's table */
@@ -231,27 +297,6 @@ typedef zx_xpti_iface zx_xpti_tracepoint;
 typedef zx_xpti_iface zx_xpti_payload_iface;
 typedef zx_xpti_iface zx_xpti_event_iface;
 
-/* libstdc++'s std::unordered_map<int32_t, int32_t>, which xptiQueryMetadata answers: a singly linked list of nodes
- * {next, key (string id), value (object id)} starting at before_begin, and buckets pointing at the node before the
- * first of each bucket (bucket = key % bucket_count). */
-typedef struct zx_xpti_meta_node {
-    struct zx_xpti_meta_node *next;
-    int32_t key;
-    int32_t value;
-} zx_xpti_meta_node;
-typedef struct zx_xpti_meta_link { /* the list head: a node's first member only */
-    zx_xpti_meta_node *next;
-} zx_xpti_meta_link;
-typedef struct zx_xpti_metadata {
-    zx_xpti_meta_link **buckets; /* a node (as its link) or &before_begin */
-    size_t bucket_count;
-    zx_xpti_meta_link before_begin;
-    size_t element_count;
-    float max_load_factor;
-    size_t next_resize;
-    zx_xpti_meta_link *single_bucket;
-} zx_xpti_metadata;
-
 /* The 16 functions the current generation's proxy resolves besides those above (48 in all: it needs no xptiReset). Our
  * dispatcher exports them; the emitter needs none of them. */
 #define ZX_XPTI_FUNCTIONS_CURRENT(X)                                                                                   \
@@ -283,6 +328,23 @@ enum {
     ZX_TP_SLOT_INSTANCE,
     ZX_TP_SLOT_EVENT_REF,
     ZX_TP_SLOT_PAYLOAD_REF,
+};
+
+/* Virtual function slots of xpti_trace_event_t, after the two destructors. */
+enum {
+    ZX_EV_SLOT_PAYLOAD = 2,
+    ZX_EV_SLOT_METADATA,
+    ZX_EV_SLOT_UID64,
+    ZX_EV_SLOT_INSTANCE,
+    ZX_EV_SLOT_EVENT_TYPE,
+    ZX_EV_SLOT_ACTIVITY_TYPE,
+    ZX_EV_SLOT_SOURCE_UID64,
+    ZX_EV_SLOT_TARGET_UID64,
+    ZX_EV_SLOT_FLAGS,
+    ZX_EV_SLOT_SET_ACTIVITY_TYPE,
+    ZX_EV_SLOT_SET_EVENT_TYPE,
+    ZX_EV_SLOT_PAYLOAD_REF,
+    ZX_EV_SLOT_EVENT_REF,
 };
 
 /* Function pointer types zx_pfn_<name>. */

@@ -1,7 +1,8 @@
 /* The conformance suite's subscriber (zx_test_subscriber.h). Each callback checks what the streams promise
  * (docs/xpti.md) and counts violations; zx_ts_print reports, as key=value lines:
  *
- * (ZX_TS_PUBLIC_METADATA=1: metadata read through xptiQueryMetadata only)
+ * (ZX_TS_PUBLIC_METADATA=1: metadata read through xptiQueryMetadata only; ZX_TS_EVENT_FLAGS=1: the framework hands
+ * out events of the current generation, whose flags word is checked)
  *
  *   inits, finishes, callbacks                 xptiTraceInit/Finish calls (but those of the framework's own stream,
  *   framework_inits, framework_finishes        xpti.framework, counted apart), callbacks of any kind
@@ -21,6 +22,10 @@
  *   signal_bad, wait_pairs, wait_mismatches,   each task_begin, in order>; parent_bad counts graph notifications
  *   queue_creates, queue_destroys,             whose parent is not the graph; stash_bad those without the
  *   parent_bad, stash_bad                      ("queue_id", id) tuple
+ *   wait_events_live                           wait events the framework still finds (xptiFindEvent) when printed
+ *   payload_bad, events_valid, events_invalid  graph objects and parents whose payload pointer (@48, every
+ *                                              generation) is not xptiQueryPayload's; with ZX_TS_EVENT_FLAGS=1,
+ *                                              those xpti::is_valid_event() accepts (flags word) and rejects
  *   itt_<kind> (itt_wi_start, ...)             the ITT stream: notifications per annotation kind; itt_bad those that
  *   itt_bad, itt_1d_bad                        break the stream's contract (docs/xpti.md: type 32 + kind, instance =
  *   itt_started, itt_finished                  work_item_id, NULL parent and object, size, a local id below the
@@ -105,19 +110,31 @@ enum {
     ZX_C_ITT_OTHER,
     ZX_C_FRAMEWORK_INITS,
     ZX_C_FRAMEWORK_FINISHES,
+    ZX_C_PAYLOAD_BAD,
+    ZX_C_EVENTS_VALID,
+    ZX_C_EVENTS_INVALID,
     ZX_C_COUNT
 };
 
-static const char *const zx_counter_names[ZX_C_COUNT] = {
-    "inits",           "finishes",          "callbacks",       "call_begins",
-    "call_ends",       "call_mismatches",   "call_bad",        "call_non_increasing",
-    "debug_begins",    "debug_ends",        "debug_old_ends",  "debug_mismatches",
-    "debug_bad_ids",   "debug_bad_ret",     "mem_alloc_pairs", "mem_release_pairs",
-    "mem_mismatches",  "graph_creates",     "task_begins",     "task_pairs",
-    "task_mismatches", "signals",           "signal_bad",      "wait_pairs",
-    "wait_mismatches", "queue_creates",     "queue_destroys",  "parent_bad",
-    "stash_bad",       "itt_bad",           "itt_1d_bad",      "itt_other",
-    "framework_inits", "framework_finishes"};
+static const char *const zx_counter_names[ZX_C_COUNT] = {"inits",           "finishes",
+                                                         "callbacks",       "call_begins",
+                                                         "call_ends",       "call_mismatches",
+                                                         "call_bad",        "call_non_increasing",
+                                                         "debug_begins",    "debug_ends",
+                                                         "debug_old_ends",  "debug_mismatches",
+                                                         "debug_bad_ids",   "debug_bad_ret",
+                                                         "mem_alloc_pairs", "mem_release_pairs",
+                                                         "mem_mismatches",  "graph_creates",
+                                                         "task_begins",     "task_pairs",
+                                                         "task_mismatches", "signals",
+                                                         "signal_bad",      "wait_pairs",
+                                                         "wait_mismatches", "queue_creates",
+                                                         "queue_destroys",  "parent_bad",
+                                                         "stash_bad",       "itt_bad",
+                                                         "itt_1d_bad",      "itt_other",
+                                                         "framework_inits", "framework_finishes",
+                                                         "payload_bad",     "events_valid",
+                                                         "events_invalid"};
 
 static atomic_ulong zx_counters[ZX_C_COUNT];
 
@@ -131,8 +148,10 @@ static unsigned zx_alloc_count, zx_release_count;
 static uint64_t zx_graph_uid;
 static zx_ts_node zx_nodes[ZX_TS_MAX_NODES];
 static unsigned zx_node_count;
-static int64_t zx_edges[ZX_TS_MAX_NODES][2];
+static uint64_t zx_edges[ZX_TS_MAX_NODES][2];
 static unsigned zx_edge_count;
+static uint64_t zx_wait_uids[ZX_TS_MAX_NODES]; /* the object of each wait_end */
+static unsigned zx_wait_count;
 static zx_ts_pending zx_tasks_open[ZX_TS_MAX_NODES], zx_waits_open[ZX_TS_MAX_NODES];
 static unsigned zx_tasks_open_count, zx_waits_open_count;
 static int zx_task_order[ZX_TS_MAX_LOG];
@@ -433,9 +452,24 @@ static void zx_on_graph_item(uint16_t type, zx_xpti_event *event, uint64_t insta
     }
 }
 
+/* ZX_TS_EVENT_FLAGS=1: events have the current generation's flags word (an older framework's end before it). */
+static bool zx_event_flags;
+
+/* Reads a graph event through the layouts: the payload pointer every generation has, the flags word when asked. */
+static void zx_check_event(const zx_xpti_event *event) {
+    if (event == NULL)
+        return;
+    if (event->payload != xptiQueryPayload((zx_xpti_event *)event))
+        zx_count(ZX_C_PAYLOAD_BAD);
+    if (zx_event_flags)
+        zx_count(zx_xpti_is_valid_event(event) ? ZX_C_EVENTS_VALID : ZX_C_EVENTS_INVALID);
+}
+
 static void zx_on_graph(uint16_t type, zx_xpti_event *parent, zx_xpti_event *event, uint64_t instance,
                         const void *user_data) {
     zx_count(ZX_C_CALLBACKS);
+    zx_check_event(parent);
+    zx_check_event(event);
     pthread_mutex_lock(&zx_lock);
     if (type == ZX_TP_GRAPH_CREATE) {
         zx_count(ZX_C_GRAPH_CREATES);
@@ -445,6 +479,8 @@ static void zx_on_graph(uint16_t type, zx_xpti_event *parent, zx_xpti_event *eve
     } else if (type == ZX_TP_WAIT_END) {
         bool paired = zx_take(zx_waits_open, &zx_waits_open_count, instance, event != NULL ? event->unique_id : 0);
         zx_count(paired && user_data != NULL ? ZX_C_WAIT_PAIRS : ZX_C_WAIT_MISMATCHES);
+        if (event != NULL && zx_wait_count < ZX_TS_MAX_NODES)
+            zx_wait_uids[zx_wait_count++] = event->unique_id;
     } else if (type == ZX_TP_QUEUE_CREATE || type == ZX_TP_QUEUE_DESTROY) {
         zx_count(type == ZX_TP_QUEUE_CREATE ? ZX_C_QUEUE_CREATES : ZX_C_QUEUE_DESTROYS);
         if (!zx_queue_stashed())
@@ -573,6 +609,7 @@ ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *vers
     zx_count(framework ? ZX_C_FRAMEWORK_INITS : ZX_C_INITS);
     uint8_t id = xptiRegisterStream(stream_name);
     bool old_end = getenv("ZX_TS_OLD_END") != NULL && strcmp(getenv("ZX_TS_OLD_END"), "1") == 0;
+    zx_event_flags = getenv("ZX_TS_EVENT_FLAGS") != NULL && strcmp(getenv("ZX_TS_EVENT_FLAGS"), "1") == 0;
     if (strcmp(stream_name, ZX_STREAM_CALL) == 0 && zx_wanted("call")) {
         zx_register(id, (const uint16_t[]){ZX_TP_FUNCTION_BEGIN, ZX_TP_FUNCTION_END}, 2, zx_on_call);
     } else if (strcmp(stream_name, ZX_STREAM_DEBUG) == 0 && zx_wanted("debug")) {
@@ -628,12 +665,15 @@ static void zx_print_graph(FILE *out) {
     for (unsigned i = 0; i < zx_node_count; i++)
         fprintf(out, "node.%u=%s:%s\nnode_meta.%u=%s\n", i, zx_nodes[i].kind, zx_nodes[i].name, i, zx_nodes[i].meta);
     for (unsigned i = 0; i < zx_edge_count; i++)
-        fprintf(out, "edge.%u=%d->%d\n", i, zx_node_index((uint64_t)zx_edges[i][0]),
-                zx_node_index((uint64_t)zx_edges[i][1]));
+        fprintf(out, "edge.%u=%d->%d\n", i, zx_node_index(zx_edges[i][0]), zx_node_index(zx_edges[i][1]));
     fputs("tasks=", out);
     for (unsigned i = 0; i < zx_task_order_count; i++)
         fprintf(out, "%s%d", i > 0 ? "," : "", zx_task_order[i]);
     fputc('\n', out);
+    unsigned live = 0;
+    for (unsigned i = 0; i < zx_wait_count; i++)
+        live += xptiFindEvent(zx_wait_uids[i]) != NULL;
+    fprintf(out, "wait_events_live=%u\n", live);
 }
 
 /* Under zx_lock. */

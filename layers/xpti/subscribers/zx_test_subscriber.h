@@ -3,7 +3,8 @@
  * process reaches it with dlopen(<path>, RTLD_NOLOAD) and dlsym.
  *
  * Environment: ZX_TS_STREAMS lists the streams it subscribes to (call,debug,mem,graph,itt; default all, "none" for
- * nothing); ZX_TS_OLD_END=1 makes it register function_with_args_end under its old value 31 instead of 29. */
+ * nothing); ZX_TS_OLD_END=1 makes it register function_with_args_end under its old value 31 instead of 29;
+ * ZX_TS_EVENT_FLAGS=1 says the framework's events have the current generation's flags word, which it then checks. */
 #ifndef ZX_TEST_SUBSCRIBER_H
 #define ZX_TEST_SUBSCRIBER_H
 

@@ -312,7 +312,7 @@ static void zx_tl_instant(uint16_t type, zx_xpti_event *event, const void *user_
     if (type == ZX_TP_NODE_CREATE && user_data != NULL)
         zx_tl_put_string(&b, ",\"kind\":", user_data);
     if (type == ZX_TP_EDGE_CREATE && event != NULL)
-        zx_tl_put(&b, ",\"source\":%" PRId64 ",\"target\":%" PRId64, event->source_id, event->target_id);
+        zx_tl_put(&b, ",\"source\":%" PRIu64 ",\"target\":%" PRIu64, event->source_id, event->target_id);
     if (event != NULL)
         zx_tl_put_metadata(&b, event);
     zx_tl_close(&b);
