@@ -131,6 +131,7 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     sm->temp.owner = sm;
     sm->ras[0] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_CORRECTABLE};
     sm->ras[1] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_UNCORRECTABLE};
+    sm->perf_factor = ZF_SM_PERF_NEUTRAL;
     sm->start_ns = zf_clock_now_ns(zf_device_clock(device));
     sm->start_host_us = zf_sm_host_us();
     zf_sm_temp_start(&sm->temp);
@@ -219,6 +220,20 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     zf_sm_unlock();
 }
 
+void zf_sm_update_clocks(void) {
+    for (uint32_t i = 0; i < zf_sm_num_devices; i++) {
+        zf_sm_device *sm = &zf_sm_devices[i];
+        atomic_store_explicit(&sm->kernel_mhz, (uint32_t)(zf_sm_busy_mhz(sm) + 0.5), memory_order_relaxed);
+    }
+}
+
+/* The cost model's clock hook (docs/cost-model.md): the busy clock of the device's frequency domain. The device
+ * list is complete before the hook is set, and never changes after. */
+static uint32_t zf_sm_kernel_mhz(const zf_device *device) {
+    const zf_sm_device *sm = zf_sm_find(device);
+    return sm != NULL ? atomic_load_explicit(&sm->kernel_mhz, memory_order_relaxed) : 0;
+}
+
 static bool zf_sm_enabled_by_env(void) {
     const char *value = getenv("ZES_ENABLE_SYSMAN");
     return value != NULL && strcmp(value, "1") == 0;
@@ -247,7 +262,9 @@ void zf_sm_start(zf_driver *driver) {
     zf_sm_lock();
     zf_sm_devices = devices;
     zf_sm_num_devices = count;
+    zf_sm_update_clocks();
     zf_sm_unlock();
+    zf_cost_set_clock_hook(zf_sm_kernel_mhz);
     if (!zf_engine_add_observer(zf_sm_observe, NULL))
         zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; telemetry stays at idle");
 }

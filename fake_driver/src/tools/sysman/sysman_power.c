@@ -4,7 +4,8 @@
  *   per byte moved; a card adds its uncore's idle power to its tiles', so a card's energy is never below the sum of
  *   its tiles'. In µJ with a host steady-clock timestamp in µs, as Intel's driver answers.
  * - power limit: a card's sustained limit below its full draw throttles it: its tiles' compute draws only what the
- *   limit leaves above idle, work counted then runs throttled, and the frequency drops in proportion.
+ *   limit leaves above idle and the frequency drops in proportion; kernels then run at that clock in the cost model,
+ *   so they take longer in device time.
  * - frequency: the GPU domain runs at the top of its range while the device is busy (lower when throttled) and drops
  *   to the bottom of it when idle.
  * - temperature: a first-order thermal model driven by the average power between reads. */
@@ -193,6 +194,7 @@ static void zf_sm_apply_limit(const zf_sm_power *power, bool enabled, int32_t li
     card->limit_enabled = enabled;
     card->limit_mw = limit_mw;
     card->interval_ms = interval_ms;
+    zf_sm_update_clocks();
     zf_sm_unlock();
 }
 
@@ -296,8 +298,28 @@ ze_result_t zfi_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_fre
                        pLimits->min, pLimits->max, min, max);
     zf_sm_lock();
     freq->range = *pLimits;
+    zf_sm_update_clocks();
     zf_sm_unlock();
     return ZE_RESULT_SUCCESS;
+}
+
+double zf_sm_busy_mhz(const zf_sm_device *sm) {
+    zes_freq_range_t range = sm->freq.range;
+    double top = range.max;
+    if (sm->perf_factor < ZF_SM_PERF_NEUTRAL) /* a low factor trades speed for power (docs/sysman.md) */
+        top = range.min + (top - range.min) * sm->perf_factor / ZF_SM_PERF_NEUTRAL;
+    /* Throttled, the clock keeps the share of the range above its bottom that the limit leaves of the compute draw. */
+    return range.min + (top - range.min) * zf_sm_throttle(zf_sm_card_of((zf_sm_device *)sm));
+}
+
+/* Why the busy clock is below the domain's maximum. */
+static zes_freq_throttle_reason_flags_t zf_sm_throttle_reasons(const zf_sm_device *sm, double max) {
+    zes_freq_throttle_reason_flags_t reasons = 0;
+    if (zf_sm_throttle(zf_sm_card_of((zf_sm_device *)sm)) < 1.0)
+        reasons |= ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP;
+    if (sm->freq.range.max < max || sm->perf_factor < ZF_SM_PERF_NEUTRAL)
+        reasons |= ZES_FREQ_THROTTLE_REASON_FLAG_SW_RANGE;
+    return reasons;
 }
 
 ze_result_t zfi_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState) {
@@ -307,15 +329,15 @@ ze_result_t zfi_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_stat
     bool busy = zf_sm_device_busy(freq->owner);
     zf_sm_lock();
     zes_freq_range_t range = freq->range;
-    double throttle = zf_sm_throttle(zf_sm_card_of(freq->owner));
+    double busy_mhz = zf_sm_busy_mhz(freq->owner);
+    zes_freq_throttle_reason_flags_t reasons = zf_sm_throttle_reasons(freq->owner, max);
     zf_sm_unlock();
     pState->currentVoltage = -1.0; /* not known */
     pState->request = range.max;
     pState->tdp = max;
     pState->efficient = min;
-    /* Throttled, the clock keeps the share of the range above its bottom that the limit leaves of the compute draw. */
-    pState->actual = busy ? range.min + (range.max - range.min) * throttle : range.min;
-    pState->throttleReasons = busy && throttle < 1.0 ? ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP : 0;
+    pState->actual = busy ? busy_mhz : range.min;
+    pState->throttleReasons = busy ? reasons : 0;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
 #include "exec/zf_exec.h"
 
 #include <level_zero/zes_api.h>
+#include <stdatomic.h>
 
 typedef struct zf_sm_device zf_sm_device;
 
@@ -103,7 +104,14 @@ struct zf_sm_device {
     int32_t limit_mw;
     int32_t interval_ms;
     uint64_t throttled_ns;
+    /* The clock, MHz, the device's kernels run at while busy (zf_sm_busy_mhz, published for the cost model's hook
+     * without the lock). */
+    _Atomic uint32_t kernel_mhz;
+    double perf_factor; /* the compute performance factor (zesPerformanceFactorSetConfig); guarded by the sysman lock */
 };
+
+/* The performance factor that leaves the clock alone (the default, as Intel's driver sets it). */
+#define ZF_SM_PERF_NEUTRAL 50.0
 
 /* The lock guarding every counter above, and waits on a condition variable with it (events). */
 /* zeInit hook (registered by the composition root, ze/lifecycle.c): with ZES_ENABLE_SYSMAN=1, builds the state of every
@@ -146,6 +154,14 @@ void zf_sm_raise(zf_sm_device *sm, zes_event_type_flags_t events);
 
 /* The device holding the power limit of `sm`'s physical card: its root device for a sub-device, else itself. */
 zf_sm_device *zf_sm_card_of(zf_sm_device *sm);
+
+/* The clock, MHz, the device runs at while busy (lock held): its frequency range's top, lowered by its performance
+ * factor, then throttled by its card's power limit (sysman_power.c). */
+double zf_sm_busy_mhz(const zf_sm_device *sm);
+
+/* Publishes every device's busy clock to the cost model (lock held): after a power limit, frequency range or
+ * performance factor changed (sysman_core.c). */
+void zf_sm_update_clocks(void);
 
 /* Sets a card's power limit to its default (sysman_power.c). */
 void zf_sm_power_start(zf_sm_device *sm);
