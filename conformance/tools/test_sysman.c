@@ -443,21 +443,8 @@ static void sysman_ecc(void **state) {
 
 /* The state of the device's uncorrectable error set (cleared after the read when `clear`). */
 static zes_ras_state_t zc_uncorrectable(zes_device_handle_t device, bool clear) {
-    uint32_t count = 0;
-    zes_ras_handle_t *sets =
-        zc_handles(device, (zc_enum_fn)zesDeviceEnumRasErrorSets, "zesDeviceEnumRasErrorSets", &count);
     zes_ras_state_t state = {.stype = ZES_STRUCTURE_TYPE_RAS_STATE};
-    bool found = false;
-    for (uint32_t i = 0; i < count; i++) {
-        zes_ras_properties_t p = {.stype = ZES_STRUCTURE_TYPE_RAS_PROPERTIES};
-        zc_assert_success(zesRasGetProperties(sets[i], &p));
-        if (p.type == ZES_RAS_ERROR_TYPE_UNCORRECTABLE) {
-            zc_assert_success(zesRasGetState(sets[i], clear, &state));
-            found = true;
-        }
-    }
-    free(sets);
-    assert_true(found);
+    zc_assert_success(zesRasGetState(zc_ras_set(device, ZES_RAS_ERROR_TYPE_UNCORRECTABLE), clear, &state));
     return state;
 }
 

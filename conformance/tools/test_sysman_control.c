@@ -7,6 +7,9 @@
 #include "zc_metric_work.h"
 #include "zc_sysman.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 /* Work-groups of the compute-bound launch: idle GEMM work-items (zc_metric_work.h) cost the host nothing with the
  * built-ins and tens of ms of device time on the shipped cards. */
 #define ZC_BOUND_GROUPS_X 65536u
@@ -37,6 +40,21 @@ static uint64_t zc_launch_ns(zc_exec *x, ze_kernel_handle_t kernel, const ze_gro
     zc_assert_success(zeEventDestroy(event));
     zc_assert_success(zeEventPoolDestroy(pool));
     return (uint64_t)((unsigned __int128)ticks * 1000000000u / p.timerResolution);
+}
+
+/* Runs the compute-bound launch until the device has computed for 150 ms; answers that device time, ns. */
+static uint64_t zc_run_heating_work(zc_exec *x) {
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "gemm");
+    void *buffer = zc_device_alloc(x, 64);
+    ze_kernel_handle_t kernel = zc_long_gemm_kernel(module, buffer);
+    const ze_group_count_t groups = {ZC_BOUND_GROUPS_X, ZC_BOUND_GROUPS_Y, 1};
+    uint64_t ns = 0;
+    while (ns < 150000000u)
+        ns += zc_launch_ns(x, kernel, &groups);
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, buffer);
+    return ns;
 }
 
 /* docs/sysman.md: under a limit at the card's idle draw the clock drops to the bottom of its range, and the cost model
@@ -104,10 +122,216 @@ static void sysman_frequency_range_sets_kernel_clock(void **state) {
     zc_free(x, buffer);
 }
 
+/* Listens to one device's events for at most timeout_ms; answers the events and sets *elapsed_ms. */
+static zes_event_type_flags_t zc_listen(zes_device_handle_t device, uint64_t timeout_ms, uint64_t *elapsed_ms) {
+    uint32_t with_events = 0;
+    zes_event_type_flags_t events = 0;
+    uint64_t start = zc_now_ms();
+    zc_assert_success(zesDriverEventListenEx(zc_sys()->driver, timeout_ms, 1, &device, &with_events, &events));
+    *elapsed_ms = zc_now_ms() - start;
+    assert_int_equal(with_events, events != 0 ? 1 : 0);
+    return events;
+}
+
+/* An energy threshold arms on the energy drawn from the call on; the idle draw alone crosses a small one while the
+ * listener waits, the event arrives once and the threshold is removed (zes_api.h). */
+static void sysman_energy_threshold_event(void **state) {
+    zc_exec *x = *state;
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    zes_pwr_handle_t power = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumPowerDomains(device, &one, &power));
+    zes_power_properties_t p = {.stype = ZES_STRUCTURE_TYPE_POWER_PROPERTIES};
+    zc_assert_success(zesPowerGetProperties(power, &p));
+    if (!p.isEnergyThresholdSupported)
+        skip();
+    zc_assert_success(zesDeviceEventRegister(device, ZES_EVENT_TYPE_FLAG_ENERGY_THRESHOLD_CROSSED));
+    zc_assert_success(zesPowerSetEnergyThreshold(power, 0.05)); /* 50 mJ: about 1 ms of a tile's idle draw */
+    zes_energy_threshold_t t;
+    zc_assert_success(zesPowerGetEnergyThreshold(power, &t));
+    assert_true(t.enable && t.threshold == 0.05 && t.processId == (uint32_t)getpid());
+    uint64_t elapsed;
+    zes_event_type_flags_t events = zc_listen(device, 10000, &elapsed);
+    assert_int_equal(events, ZES_EVENT_TYPE_FLAG_ENERGY_THRESHOLD_CROSSED);
+    assert_true(elapsed < 5000);
+    assert_int_equal(zc_listen(device, 20, &elapsed), 0); /* once */
+    zc_assert_success(zesPowerGetEnergyThreshold(power, &t));
+    assert_true(!t.enable && t.threshold == 0.0 && t.processId == UINT32_MAX);
+    /* Removed by a threshold of 0: nothing is raised. */
+    zc_assert_success(zesPowerSetEnergyThreshold(power, 0.05));
+    zc_assert_success(zesPowerSetEnergyThreshold(power, 0.0));
+    assert_int_equal(zc_listen(device, 30, &elapsed), 0);
+    zc_assert_success(zesDeviceEventRegister(device, 0));
+    if (zc_driver_is_fake())
+        zc_assert_result(zesPowerSetEnergyThreshold(power, -1.0), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+}
+
+static zes_temp_handle_t zc_temp_sensor(zes_device_handle_t device, zes_temp_properties_t *p) {
+    zes_temp_handle_t temp = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumTemperatureSensors(device, &one, &temp));
+    *p = (zes_temp_properties_t){.stype = ZES_STRUCTURE_TYPE_TEMP_PROPERTIES};
+    zc_assert_success(zesTemperatureGetProperties(temp, p));
+    return temp;
+}
+
+/* docs/sysman.md: the thermal model heats the sensor past threshold 1 when work completes (the event wakes the
+ * listener), and cools it back below threshold 2 with no work while the listener waits. */
+static void sysman_temperature_threshold_events(void **state) {
+    zc_exec *x = *state;
+    zc_skip_unless_fake();
+    zc_skip_without_builtins();
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    zes_temp_properties_t p;
+    zes_temp_handle_t temp = zc_temp_sensor(device, &p);
+    assert_true(p.isThreshold1Supported && p.isThreshold2Supported && p.isCriticalTempSupported);
+    double now;
+    zc_assert_success(zesTemperatureGetState(temp, &now));
+    zes_temp_config_t c = {.stype = ZES_STRUCTURE_TYPE_TEMP_CONFIG,
+                           .threshold1 = {.enableLowToHigh = true, .threshold = now + 1.0}};
+    zc_assert_success(zesTemperatureSetConfig(temp, &c));
+    zes_temp_config_t got = {.stype = ZES_STRUCTURE_TYPE_TEMP_CONFIG};
+    zc_assert_success(zesTemperatureGetConfig(temp, &got));
+    assert_true(got.threshold1.enableLowToHigh && !got.threshold1.enableHighToLow &&
+                got.threshold1.threshold == now + 1.0);
+    assert_true(!got.enableCritical && !got.threshold2.enableLowToHigh && !got.threshold2.enableHighToLow);
+    zc_assert_success(
+        zesDeviceEventRegister(device, ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD1 | ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD2));
+    uint64_t elapsed;
+    assert_int_equal(zc_listen(device, 0, &elapsed), 0);
+    uint64_t heating_ms = zc_run_heating_work(x) / 1000000u;
+    assert_int_equal(zc_listen(device, 5000, &elapsed), ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD1);
+    zc_sleep_ms((unsigned)heating_ms + 50); /* the sensor heats for as long as the work ran (docs/sysman.md) */
+    double hot;
+    zc_assert_success(zesTemperatureGetState(temp, &hot));
+    assert_true(hot >= now + 1.0);
+    c = (zes_temp_config_t){.stype = ZES_STRUCTURE_TYPE_TEMP_CONFIG,
+                            .threshold2 = {.enableHighToLow = true, .threshold = hot - 0.2}};
+    zc_assert_success(zesTemperatureSetConfig(temp, &c));
+    assert_int_equal(zc_listen(device, 10000, &elapsed), ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD2);
+    assert_true(elapsed < 5000);
+    double cooler;
+    zc_assert_success(zesTemperatureGetState(temp, &cooler));
+    assert_true(cooler < hot - 0.2);
+    zc_assert_success(zesDeviceEventRegister(device, 0));
+    zes_temp_config_t off = {.stype = ZES_STRUCTURE_TYPE_TEMP_CONFIG};
+    zc_assert_success(zesTemperatureSetConfig(temp, &off));
+    /* A threshold enabled at or above TjMax is refused; a disabled one is not checked. */
+    c = (zes_temp_config_t){.stype = ZES_STRUCTURE_TYPE_TEMP_CONFIG,
+                            .threshold1 = {.enableLowToHigh = true, .threshold = p.maxTemperature}};
+    zc_assert_result(zesTemperatureSetConfig(temp, &c), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    c.threshold1.enableLowToHigh = false;
+    zc_assert_success(zesTemperatureSetConfig(temp, &c));
+}
+
+typedef struct zc_listener {
+    zes_device_handle_t device;
+    zes_event_type_flags_t events;
+    uint32_t with_events;
+    ze_result_t result;
+    uint64_t elapsed_ms;
+} zc_listener;
+
+/* Listens for 20 s (long enough to fail, not to hang, when the event does not wake it). */
+static void *zc_listen_long(void *arg) {
+    zc_listener *l = arg;
+    uint64_t start = zc_now_ms();
+    l->result = zesDriverEventListen(zc_sys()->driver, 20000, 1, &l->device, &l->with_events, &l->events);
+    l->elapsed_ms = zc_now_ms() - start;
+    return NULL;
+}
+
+/* A RAS threshold: the uncorrectable set's total going above it (a fault, then the reset that clears it) raises the
+ * event, which wakes a waiting listener. */
+static void sysman_ras_threshold_wakes_listener(void **state) {
+    zc_exec *x = *state;
+    zc_skip_unless_fake();
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    zes_ras_handle_t ras = zc_ras_set(device, ZES_RAS_ERROR_TYPE_UNCORRECTABLE);
+    zes_ras_state_t cleared = {.stype = ZES_STRUCTURE_TYPE_RAS_STATE};
+    zc_assert_success(zesRasGetState(ras, true, &cleared));
+    zes_ras_config_t c = {.stype = ZES_STRUCTURE_TYPE_RAS_CONFIG, .totalThreshold = 1};
+    c.detailedThresholds.category[ZES_RAS_ERROR_CAT_RESET] = 5;
+    zc_assert_success(zesRasSetConfig(ras, &c));
+    zes_ras_config_t got = {.stype = ZES_STRUCTURE_TYPE_RAS_CONFIG};
+    zc_assert_success(zesRasGetConfig(ras, &got));
+    assert_int_equal(got.totalThreshold, 1);
+    assert_int_equal(got.detailedThresholds.category[ZES_RAS_ERROR_CAT_RESET], 5);
+    zc_assert_success(zesDeviceEventRegister(device, ZES_EVENT_TYPE_FLAG_RAS_UNCORRECTABLE_ERRORS));
+    uint8_t *small = zc_device_alloc(x, 64);
+    uint8_t *big = zc_host_alloc(x, 4096);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zc_assert_success(zeCommandListAppendMemoryCopy(list, small, big, 4096, NULL, 0, NULL));
+    zc_run(queue, list); /* one fault: the total is 1, not above the threshold */
+    uint64_t elapsed;
+    assert_int_equal(zc_listen(device, 0, &elapsed), 0);
+    zc_listener l = {.device = device};
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, zc_listen_long, &l), 0);
+    zc_sleep_ms(20);
+    zc_assert_success(zesDeviceReset(device, true)); /* a reset: 2 */
+    pthread_join(thread, NULL);
+    zc_assert_success(l.result);
+    assert_true(l.elapsed_ms < 5000);
+    assert_int_equal(l.with_events, 1);
+    assert_int_equal(l.events, ZES_EVENT_TYPE_FLAG_RAS_UNCORRECTABLE_ERRORS);
+    zc_assert_success(zesDeviceEventRegister(device, 0));
+    zes_ras_config_t off = {.stype = ZES_STRUCTURE_TYPE_RAS_CONFIG};
+    zc_assert_success(zesRasSetConfig(ras, &off));
+    zc_assert_success(zesRasGetState(ras, true, &cleared));
+    zc_assert_success(zeCommandQueueDestroy(queue));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_free(x, small);
+    zc_free(x, big);
+}
+
+/* NULL handles, NULL pointers and handles of the wrong kind are refused by every threshold and control function. */
+static void sysman_control_bad_inputs(void **state) {
+    zc_exec *x = *state;
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    const ze_result_t null_ptr = ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                      null_handle = ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    zes_pwr_handle_t power = NULL;
+    zes_temp_handle_t temp = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumPowerDomains(device, &one, &power));
+    zc_assert_success(zesDeviceEnumTemperatureSensors(device, &one, &temp));
+    zes_ras_handle_t ras = zc_ras_set(device, ZES_RAS_ERROR_TYPE_UNCORRECTABLE);
+    zes_energy_threshold_t threshold;
+    zes_temp_config_t temp_config = {.stype = ZES_STRUCTURE_TYPE_TEMP_CONFIG};
+    zes_ras_config_t ras_config = {.stype = ZES_STRUCTURE_TYPE_RAS_CONFIG};
+    zc_assert_result(zesPowerGetEnergyThreshold(power, NULL), null_ptr);
+    zc_assert_result(zesPowerGetEnergyThreshold(NULL, &threshold), null_handle);
+    zc_assert_result(zesPowerGetEnergyThreshold((zes_pwr_handle_t)temp, &threshold), null_handle);
+    zc_assert_result(zesPowerSetEnergyThreshold(NULL, 1.0), null_handle);
+    zc_assert_result(zesPowerSetEnergyThreshold((zes_pwr_handle_t)ras, 1.0), null_handle);
+    zc_assert_result(zesTemperatureGetConfig(temp, NULL), null_ptr);
+    zc_assert_result(zesTemperatureGetConfig(NULL, &temp_config), null_handle);
+    zc_assert_result(zesTemperatureGetConfig((zes_temp_handle_t)power, &temp_config), null_handle);
+    zc_assert_result(zesTemperatureSetConfig(temp, NULL), null_ptr);
+    zc_assert_result(zesTemperatureSetConfig((zes_temp_handle_t)ras, &temp_config), null_handle);
+    zc_assert_result(zesRasGetConfig(ras, NULL), null_ptr);
+    zc_assert_result(zesRasGetConfig((zes_ras_handle_t)power, &ras_config), null_handle);
+    zc_assert_result(zesRasSetConfig(ras, NULL), null_ptr);
+    zc_assert_result(zesRasSetConfig(NULL, &ras_config), null_handle);
+    zes_device_handle_t none = NULL;
+    uint32_t with_events = 0;
+    zes_event_type_flags_t events = 0;
+    zc_assert_result(zesDriverEventListenEx(zc_sys()->driver, 0, 1, &device, &with_events, NULL), null_ptr);
+    zc_assert_result(zesDriverEventListenEx(zc_sys()->driver, 0, 1, &none, &with_events, &events),
+                     zc_driver_is_fake() ? ZE_RESULT_ERROR_INVALID_ARGUMENT : null_handle);
+    zc_assert_result(zesDriverEventListenEx(NULL, 0, 1, &device, &with_events, &events), null_handle);
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(sysman_low_limit_lengthens_kernels, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_frequency_range_sets_kernel_clock, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_energy_threshold_event, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_temperature_threshold_events, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_ras_threshold_wakes_listener, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_control_bad_inputs, zc_setup_exec, zc_teardown_exec),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -61,4 +61,28 @@ static inline void zc_set_sustained(zes_pwr_handle_t card, int32_t mw, int32_t i
     zc_assert_success(zesPowerSetLimits(card, &limit, NULL, NULL));
 }
 
+/* The device's error set of a type (the test fails without one). */
+static inline zes_ras_handle_t zc_ras_set(zes_device_handle_t device, zes_ras_error_type_t type) {
+    uint32_t count = 0;
+    zes_ras_handle_t *sets =
+        zc_handles(device, (zc_enum_fn)zesDeviceEnumRasErrorSets, "zesDeviceEnumRasErrorSets", &count);
+    zes_ras_handle_t found = NULL;
+    for (uint32_t i = 0; i < count; i++) {
+        zes_ras_properties_t p = {.stype = ZES_STRUCTURE_TYPE_RAS_PROPERTIES};
+        zc_assert_success(zesRasGetProperties(sets[i], &p));
+        if (p.type == type)
+            found = sets[i];
+    }
+    free(sets);
+    assert_non_null(found);
+    return found;
+}
+
+/* Host monotonic time, ms. */
+static inline uint64_t zc_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 #endif

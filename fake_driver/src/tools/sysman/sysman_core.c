@@ -18,10 +18,6 @@ void zf_sm_unlock(void) {
     pthread_mutex_unlock(&zf_sm_mutex);
 }
 
-void zf_sm_cond_wait(pthread_cond_t *cond) {
-    pthread_cond_wait(cond, &zf_sm_mutex);
-}
-
 int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline) {
     return pthread_cond_timedwait(cond, &zf_sm_mutex, deadline);
 }
@@ -120,9 +116,10 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     zf_sm_build_engines(sm);
     /* A sub-device's one domain is its tile; a root device's (a tile in FLAT mode too) is the card, then each of its
      * tiles. */
-    sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = !zf_device_reported_as_subdevice(device)};
+    sm->power[sm->num_power++] =
+        (zf_sm_power){.owner = sm, .card = !zf_device_reported_as_subdevice(device), .threshold_pid = UINT32_MAX};
     for (uint32_t t = 0; device->num_subdevices > 0 && t < device->num_subdevices; t++)
-        sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = false, .tile = t};
+        sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = false, .tile = t, .threshold_pid = UINT32_MAX};
     sm->memory.owner = sm;
     sm->firmware.owner = sm;
     sm->num_firmware = zf_device_reported_as_subdevice(device) ? 0 : 1;
@@ -217,7 +214,14 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     if (record->end_ns > sm->last_end_ns)
         sm->last_end_ns = record->end_ns;
     sm->last_host_us = zf_sm_host_us();
+    zf_sm_check_all(); /* the card and its tiles drew the command's energy */
     zf_sm_unlock();
+}
+
+void zf_sm_check_all(void) {
+    uint64_t now = zf_sm_host_us();
+    for (uint32_t i = 0; i < zf_sm_num_devices; i++)
+        zf_sm_check_thresholds(&zf_sm_devices[i], now);
 }
 
 void zf_sm_update_clocks(void) {

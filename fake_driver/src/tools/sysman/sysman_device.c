@@ -72,6 +72,7 @@ ze_result_t zfi_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force) {
     uint32_t cleared = zf_device_clear_faults(sm->device);
     zf_sm_lock();
     sm->resets++;
+    zf_sm_check_all();
     zf_sm_unlock();
     zf_log(ZF_LOG_INFO, "%s: reset %u (%u fault(s) cleared)", sm->device->desc->name, sm->resets, cleared);
     return ZE_RESULT_SUCCESS;
@@ -289,19 +290,51 @@ ze_result_t zfi_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t 
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zfi_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState) {
-    zf_sm_ras *ras = zf_sm_ras_from(hRas);
-    uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT] = {0};
-    zf_sm_lock();
+/* The counts since counting started. */
+static void zf_sm_ras_totals(const zf_sm_ras *ras, uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]) {
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++)
+        counts[c] = 0;
     if (ras->type == ZES_RAS_ERROR_TYPE_UNCORRECTABLE) {
         counts[ZES_RAS_ERROR_CAT_RESET] = ras->owner->resets;
         counts[ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS] = ras->owner->faulted;
     }
-    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++) {
-        pState->category[c] = counts[c] - ras->cleared[c];
-        if (clear)
-            ras->cleared[c] = counts[c];
-    }
+}
+
+void zf_sm_ras_counts(const zf_sm_ras *ras, uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]) {
+    zf_sm_ras_totals(ras, counts);
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++)
+        counts[c] -= ras->cleared[c];
+}
+
+ze_result_t zfi_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    zf_sm_lock();
+    zf_sm_ras_counts(ras, pState->category);
+    if (clear)
+        zf_sm_ras_totals(ras, ras->cleared);
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Thresholds of an error set (zes_api.h, zes_ras_config_t): an event when the total or a category's count since the
+ * last clear goes above its threshold; 0 disables one. */
+ze_result_t zfi_zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    zf_sm_lock();
+    pConfig->totalThreshold = ras->config.totalThreshold;
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++)
+        pConfig->detailedThresholds.category[c] = ras->config.detailedThresholds.category[c];
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    zf_sm_lock();
+    ras->config.totalThreshold = pConfig->totalThreshold;
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++)
+        ras->config.detailedThresholds.category[c] = pConfig->detailedThresholds.category[c];
+    zf_sm_check_all(); /* counts already above a new threshold raise at once */
     zf_sm_unlock();
     return ZE_RESULT_SUCCESS;
 }

@@ -26,7 +26,7 @@
 #define ZF_SM_AMBIENT_C      30.0
 #define ZF_SM_KELVIN_PER_W   0.1 /* 600 W: 60 K above ambient once settled */
 #define ZF_SM_THERMAL_TAU_US 2000000.0
-#define ZF_SM_MAX_TEMP_C     105.0
+#define ZF_SM_MAX_TEMP_C     105.0 /* TjMax: thresholds must lie below it */
 
 static uint64_t zf_sm_tile_energy(const zf_sm_tile_work *tile, uint64_t elapsed_us) {
     return ZF_SM_TILE_IDLE_W * elapsed_us + tile->compute_nj / 1000u + (ZF_SM_TILE_COPY_W * tile->copy_ns) / 1000u +
@@ -115,7 +115,7 @@ ze_result_t zfi_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_propert
     pProperties->subdeviceId = zf_sm_on_subdevice(device) ? device->subdevice_id : power->tile;
     const zf_sm_device *card = zf_sm_card_of(power->owner);
     pProperties->canControl = !tile; /* a card's sustained limit */
-    pProperties->isEnergyThresholdSupported = false;
+    pProperties->isEnergyThresholdSupported = true;
     pProperties->defaultLimit = tile ? -1 : zf_sm_max_limit_mw(card);
     pProperties->minLimit = tile ? -1 : zf_sm_idle_mw(card);
     pProperties->maxLimit = tile ? -1 : zf_sm_max_limit_mw(card);
@@ -373,31 +373,53 @@ ze_result_t zfi_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_
     pProperties->onSubdevice = zf_sm_on_subdevice(device);
     pProperties->subdeviceId = zf_sm_subdevice_id(device);
     pProperties->maxTemperature = ZF_SM_MAX_TEMP_C;
-    pProperties->isCriticalTempSupported = false;
-    pProperties->isThreshold1Supported = false;
-    pProperties->isThreshold2Supported = false;
+    pProperties->isCriticalTempSupported = true;
+    pProperties->isThreshold1Supported = true;
+    pProperties->isThreshold2Supported = true;
     return ZE_RESULT_SUCCESS;
 }
 
 void zf_sm_temp_start(zf_sm_temp *temp) {
-    temp->celsius = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * (ZF_SM_TILE_IDLE_W * temp->owner->num_tiles);
+    /* Settled at its domain's idle draw (a card's uncore included). */
+    const zf_sm_power *power = &temp->owner->power[0];
+    uint32_t idle_w =
+        ZF_SM_TILE_IDLE_W * (power->card ? temp->owner->num_tiles : 1) + (power->card ? ZF_SM_CARD_UNCORE_W : 0);
+    temp->celsius = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * idle_w;
     temp->energy_uj = 0;
     temp->updated_us = temp->owner->start_host_us;
+    temp->config_pid = UINT32_MAX;
+}
+
+double zf_sm_max_temp_c(void) {
+    return ZF_SM_MAX_TEMP_C;
+}
+
+/* The most a domain can draw: every tile computing and copying, and the card's uncore. */
+static double zf_sm_full_draw_w(const zf_sm_power *power) {
+    uint32_t tiles = power->card ? power->owner->num_tiles : 1;
+    return tiles * (double)(ZF_SM_TILE_IDLE_W + ZF_SM_TILE_COMPUTE_W + ZF_SM_TILE_COPY_W) +
+           (power->card ? ZF_SM_CARD_UNCORE_W : 0);
+}
+
+/* The sensor heats with the energy its domain drew, at most at the domain's full draw: energy counted at once for
+ * work that ran long in device time (a command is counted when it completes) heats it over as long a host time. */
+void zf_sm_temp_update(zf_sm_temp *temp, uint64_t now_us) {
+    if (now_us <= temp->updated_us)
+        return;
+    const zf_sm_power *power = &temp->owner->power[0];
+    double dt = (double)(now_us - temp->updated_us);
+    double drawn = (double)(zf_sm_energy_uj(power, now_us) - temp->energy_uj);
+    double used = drawn < zf_sm_full_draw_w(power) * dt ? drawn : zf_sm_full_draw_w(power) * dt;
+    double target = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * used / dt;
+    temp->celsius += (target - temp->celsius) * (1.0 - exp(-dt / ZF_SM_THERMAL_TAU_US));
+    temp->energy_uj += (uint64_t)used;
+    temp->updated_us = now_us;
 }
 
 ze_result_t zfi_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature) {
     zf_sm_temp *temp = zf_sm_temp_from(hTemperature);
-    uint64_t now = zf_sm_host_us();
     zf_sm_lock();
-    uint64_t energy = zf_sm_energy_uj(&temp->owner->power[0], now);
-    if (now > temp->updated_us) {
-        double dt = (double)(now - temp->updated_us);
-        double watts = (double)(energy - temp->energy_uj) / dt;
-        double target = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * watts;
-        temp->celsius += (target - temp->celsius) * (1.0 - exp(-dt / ZF_SM_THERMAL_TAU_US));
-        temp->energy_uj = energy;
-        temp->updated_us = now;
-    }
+    zf_sm_temp_update(temp, zf_sm_host_us());
     *pTemperature = temp->celsius;
     zf_sm_unlock();
     return ZE_RESULT_SUCCESS;

@@ -45,6 +45,12 @@ typedef struct zf_sm_power {
     zf_sm_device *owner;
     bool card;     /* the whole device (its uncore included), else one tile */
     uint32_t tile; /* a tile domain: the tile's index among the device's */
+    /* zesPowerSetEnergyThreshold (guarded by the sysman lock): armed until the energy drawn since it was set reaches
+     * it, then removed as the header says. */
+    bool threshold_armed;
+    double threshold_j;
+    uint64_t threshold_base_uj;
+    uint32_t threshold_pid;
 } zf_sm_power;
 
 typedef struct zf_sm_simple {
@@ -61,9 +67,12 @@ typedef struct zf_sm_freq {
 typedef struct zf_sm_temp {
     zf_object header;
     zf_sm_device *owner;
-    double celsius;      /* guarded by the sysman lock */
-    uint64_t energy_uj;  /* at the last update */
-    uint64_t updated_us; /* host µs of the last update */
+    double celsius;           /* guarded by the sysman lock */
+    uint64_t energy_uj;       /* at the last update */
+    uint64_t updated_us;      /* host µs of the last update */
+    zes_temp_config_t config; /* zesTemperatureSetConfig (stype and pNext cleared); guarded by the sysman lock */
+    uint32_t config_pid;
+    bool above[3]; /* the side of the critical temperature, threshold 1 and threshold 2 at the last check */
 } zf_sm_temp;
 
 /* An error set (zesDeviceEnumRasErrorSets): correctable or uncorrectable. */
@@ -72,6 +81,9 @@ typedef struct zf_sm_ras {
     zf_sm_device *owner;
     zes_ras_error_type_t type;
     uint64_t cleared[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]; /* the counts when last cleared; guarded by the sysman lock */
+    zes_ras_config_t config; /* zesRasSetConfig (stype and pNext cleared); guarded by the sysman lock */
+    bool over_total;         /* the total, and each category, above its threshold at the last check */
+    bool over[ZES_MAX_RAS_ERROR_CATEGORY_COUNT];
 } zf_sm_ras;
 
 #define ZF_SM_MAX_ENGINES (ZF_SCENARIO_MAX_ENGINE_GROUPS * 8u + 4u)
@@ -120,7 +132,6 @@ void zf_sm_start(zf_driver *driver);
 
 void zf_sm_lock(void);
 void zf_sm_unlock(void);
-void zf_sm_cond_wait(pthread_cond_t *cond);
 int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline);
 
 /* The sysman state of a device handle; UNINITIALIZED (with the reason) when ZES_ENABLE_SYSMAN was not set. */
@@ -175,6 +186,22 @@ uint32_t zf_sm_full_compute_mw(void);
 
 /* Starts a device's temperature sensor at its idle temperature (sysman_power.c). */
 void zf_sm_temp_start(zf_sm_temp *temp);
+
+/* The sensors' maximum temperature (TjMax), °C (sysman_power.c). */
+double zf_sm_max_temp_c(void);
+
+/* Brings a temperature sensor's model up to host time now_us (lock held; sysman_power.c). */
+void zf_sm_temp_update(zf_sm_temp *temp, uint64_t now_us);
+
+/* The counts of an error set since it was last cleared (lock held; sysman_device.c). */
+void zf_sm_ras_counts(const zf_sm_ras *ras, uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]);
+
+/* Raises the events of every threshold a device crossed by host time now_us (lock held; sysman_thresholds.c):
+ * energy thresholds, temperature thresholds and the critical temperature, RAS thresholds. */
+void zf_sm_check_thresholds(zf_sm_device *sm, uint64_t now_us);
+
+/* The same for every device (lock held; sysman_core.c). */
+void zf_sm_check_all(void);
 
 /* Counts of a count query of handles (zf_count_query) copied from `objects` (`stride` bytes apart). */
 void zf_sm_fill_handles(uint32_t *pCount, uint32_t available, void **out, void *objects, size_t stride);
