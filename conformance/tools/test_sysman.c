@@ -29,12 +29,12 @@ static const zc_enum zc_enums[] = {
     ZC_ENUM(zesDeviceEnumFrequencyDomains, true),
     ZC_ENUM(zesDeviceEnumLeds, false),
     ZC_ENUM(zesDeviceEnumMemoryModules, true),
-    ZC_ENUM(zesDeviceEnumPerformanceFactorDomains, false),
+    ZC_ENUM(zesDeviceEnumPerformanceFactorDomains, true),
     ZC_ENUM(zesDeviceEnumPowerDomains, true),
     ZC_ENUM(zesDeviceEnumPsus, false),
     ZC_ENUM(zesDeviceEnumRasErrorSets, true),
-    ZC_ENUM(zesDeviceEnumSchedulers, false),
-    ZC_ENUM(zesDeviceEnumStandbyDomains, false),
+    ZC_ENUM(zesDeviceEnumSchedulers, true),
+    ZC_ENUM(zesDeviceEnumStandbyDomains, true),
     ZC_ENUM(zesDeviceEnumTemperatureSensors, true),
 };
 

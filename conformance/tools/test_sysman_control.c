@@ -42,6 +42,19 @@ static uint64_t zc_launch_ns(zc_exec *x, ze_kernel_handle_t kernel, const ze_gro
     return (uint64_t)((unsigned __int128)ticks * 1000000000u / p.timerResolution);
 }
 
+/* Runs the compute-bound launch once; answers its device time, ns. */
+static uint64_t zc_run_heating_once(zc_exec *x) {
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "gemm");
+    void *buffer = zc_device_alloc(x, 64);
+    ze_kernel_handle_t kernel = zc_long_gemm_kernel(module, buffer);
+    const ze_group_count_t groups = {ZC_BOUND_GROUPS_X, ZC_BOUND_GROUPS_Y, 1};
+    uint64_t ns = zc_launch_ns(x, kernel, &groups);
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, buffer);
+    return ns;
+}
+
 /* Runs the compute-bound launch until the device has computed for 150 ms; answers that device time, ns. */
 static uint64_t zc_run_heating_work(zc_exec *x) {
     ze_module_handle_t module = zc_module_create(x->context, x->device, "gemm");
@@ -286,6 +299,188 @@ static void sysman_ras_threshold_wakes_listener(void **state) {
     zc_free(x, big);
 }
 
+static zes_sched_handle_t zc_scheduler(zes_device_handle_t device) {
+    uint32_t count = 0;
+    zc_assert_success(zesDeviceEnumSchedulers(device, &count, NULL));
+    if (count == 0)
+        return NULL;
+    zes_sched_handle_t sched = NULL;
+    count = 1;
+    zc_assert_success(zesDeviceEnumSchedulers(device, &count, &sched));
+    return sched;
+}
+
+/* Runs the never-ending `spin` kernel once (tests/kernels/spirv_faults.cl); answers the host ms until it ended. */
+static uint64_t zc_run_spin(zc_exec *x) {
+    int32_t *flag = zc_host_alloc(x, 4), *out = zc_host_alloc(x, 4);
+    *flag = 0;
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_faults");
+    ze_kernel_handle_t spin = zc_kernel_create(module, "spin");
+    zc_assert_success(zeKernelSetArgumentValue(spin, 0, sizeof flag, &flag));
+    zc_assert_success(zeKernelSetArgumentValue(spin, 1, sizeof out, &out));
+    zc_assert_success(zeKernelSetGroupSize(spin, 1, 1, 1));
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    const ze_group_count_t one = {1, 1, 1};
+    zc_assert_success(zeCommandListAppendLaunchKernel(list, spin, &one, NULL, 0, NULL));
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint64_t start = zc_now_ms();
+    zc_run(queue, list);
+    uint64_t elapsed = zc_now_ms() - start;
+    zc_assert_success(zeCommandQueueDestroy(queue));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(spin));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, flag);
+    zc_free(x, out);
+    return elapsed;
+}
+
+/* docs/sysman.md: the compute scheduler starts in TIMESLICE mode; TIMEOUT mode's watchdog stops a kernel that runs
+ * longer, as the hang detector does (the device is lost until reset), applied at once (no reload). */
+static void sysman_scheduler_watchdog_stops_kernel(void **state) {
+    zc_exec *x = *state;
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    zes_sched_handle_t sched = zc_scheduler(device);
+    if (sched == NULL)
+        skip();
+    zes_sched_properties_t p = {.stype = ZES_STRUCTURE_TYPE_SCHED_PROPERTIES};
+    zc_assert_success(zesSchedulerGetProperties(sched, &p));
+    if (!p.canControl || (p.supportedModes & (1u << ZES_SCHED_MODE_TIMEOUT)) == 0)
+        skip();
+    zes_sched_mode_t mode;
+    zc_assert_success(zesSchedulerGetCurrentMode(sched, &mode));
+    if (zc_driver_is_fake()) {
+        assert_int_equal(mode, ZES_SCHED_MODE_TIMESLICE);
+        assert_int_equal(p.engines, ZES_ENGINE_TYPE_FLAG_COMPUTE);
+    }
+    zes_sched_timeslice_properties_t slice = {.stype = ZES_STRUCTURE_TYPE_SCHED_TIMESLICE_PROPERTIES};
+    zc_assert_success(zesSchedulerGetTimesliceModeProperties(sched, true, &slice));
+    zes_sched_timeout_properties_t timeout = {.stype = ZES_STRUCTURE_TYPE_SCHED_TIMEOUT_PROPERTIES};
+    zc_assert_success(zesSchedulerGetTimeoutModeProperties(sched, true, &timeout));
+    ze_bool_t reload = true;
+    timeout.watchdogTimeout = 20000; /* 20 ms */
+    zc_assert_success(zesSchedulerSetTimeoutMode(sched, &timeout, &reload));
+    assert_false(reload);
+    zc_assert_success(zesSchedulerGetCurrentMode(sched, &mode));
+    assert_int_equal(mode, ZES_SCHED_MODE_TIMEOUT);
+    zes_sched_timeout_properties_t got = {.stype = ZES_STRUCTURE_TYPE_SCHED_TIMEOUT_PROPERTIES};
+    zc_assert_success(zesSchedulerGetTimeoutModeProperties(sched, false, &got));
+    assert_int_equal(got.watchdogTimeout, 20000);
+    if (zc_driver_is_fake()) {
+        uint64_t ms = zc_run_spin(x);
+        assert_true(ms >= 20 && ms < 10000);
+        zc_assert_result(zeDeviceGetStatus(x->device), ZE_RESULT_ERROR_DEVICE_LOST);
+        zc_assert_success(zesDeviceReset(device, true));
+    }
+    slice.interval = 2000;
+    zc_assert_success(zesSchedulerSetTimesliceMode(sched, &slice, &reload));
+    assert_false(reload);
+    zes_sched_timeslice_properties_t slice_got = {.stype = ZES_STRUCTURE_TYPE_SCHED_TIMESLICE_PROPERTIES};
+    zc_assert_success(zesSchedulerGetTimesliceModeProperties(sched, false, &slice_got));
+    assert_int_equal(slice_got.interval, 2000);
+    assert_int_equal(slice_got.yieldTimeout, slice.yieldTimeout);
+    zc_assert_success(zesSchedulerSetExclusiveMode(sched, &reload));
+    zc_assert_success(zesSchedulerGetCurrentMode(sched, &mode));
+    assert_int_equal(mode, ZES_SCHED_MODE_EXCLUSIVE);
+    zc_assert_success(zesSchedulerGetTimesliceModeProperties(sched, true, &slice));
+    zc_assert_success(zesSchedulerSetTimesliceMode(sched, &slice, &reload));
+    if (zc_driver_is_fake()) {
+        timeout.watchdogTimeout = 100; /* below the 5 ms minimum (docs/sysman.md) */
+        zc_assert_result(zesSchedulerSetTimeoutMode(sched, &timeout, &reload), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        slice.interval = 0;
+        zc_assert_result(zesSchedulerSetTimesliceMode(sched, &slice, &reload), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_result(zesSchedulerSetComputeUnitDebugMode(sched, &reload), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    }
+}
+
+/* The power of a domain over `ms` of idle host time, W. */
+static double zc_idle_watts(zes_pwr_handle_t power, unsigned ms) {
+    uint64_t t0, t1;
+    uint64_t e0 = zc_energy(power, &t0);
+    zc_sleep_ms(ms);
+    uint64_t e1 = zc_energy(power, &t1);
+    return (double)(e1 - e0) / (double)(t1 - t0);
+}
+
+static void zc_set_standby(zes_standby_handle_t *domains, uint32_t count, zes_standby_promo_mode_t mode) {
+    for (uint32_t i = 0; i < count; i++) {
+        zc_assert_success(zesStandbySetMode(domains[i], mode));
+        zes_standby_promo_mode_t got;
+        zc_assert_success(zesStandbyGetMode(domains[i], &got));
+        assert_int_equal(got, mode);
+    }
+}
+
+/* docs/sysman.md: one standby domain per tile, DEFAULT at first; NEVER keeps a tile awake, 20 W above its idle
+ * draw. */
+static void sysman_standby_never_raises_idle_power(void **state) {
+    zc_exec *x = *state;
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    uint32_t count = 0;
+    zes_standby_handle_t *domains =
+        zc_handles(device, (zc_enum_fn)zesDeviceEnumStandbyDomains, "zesDeviceEnumStandbyDomains", &count);
+    for (uint32_t i = 0; i < count; i++) {
+        zes_standby_properties_t p = {.stype = ZES_STRUCTURE_TYPE_STANDBY_PROPERTIES};
+        zc_assert_success(zesStandbyGetProperties(domains[i], &p));
+        assert_int_equal(p.type, ZES_STANDBY_TYPE_GLOBAL);
+    }
+    if (zc_driver_is_fake()) {
+        uint32_t subs = 0;
+        zc_assert_success(zeDeviceGetSubDevices(x->device, &subs, NULL));
+        assert_int_equal(count, subs > 0 ? subs : 1);
+        zes_standby_promo_mode_t mode;
+        zc_assert_success(zesStandbyGetMode(domains[0], &mode));
+        assert_int_equal(mode, ZES_STANDBY_PROMO_MODE_DEFAULT);
+        zes_pwr_handle_t power = NULL;
+        uint32_t one = 1;
+        zc_assert_success(zesDeviceEnumPowerDomains(device, &one, &power));
+        double asleep = zc_idle_watts(power, 30);
+        zc_set_standby(domains, count, ZES_STANDBY_PROMO_MODE_NEVER);
+        double awake = zc_idle_watts(power, 30);
+        zc_set_standby(domains, count, ZES_STANDBY_PROMO_MODE_DEFAULT);
+        double again = zc_idle_watts(power, 30);
+        assert_true(awake - asleep > 19.0 * count && awake - asleep < 21.0 * count);
+        assert_true(again - asleep < 1.0 && asleep - again < 1.0);
+    }
+    free(domains);
+}
+
+/* docs/sysman.md: the compute performance factor is 50 by default; below 50 it lowers the busy clock between the
+ * range's top (50) and its bottom (0), so kernels run longer; a factor outside 0..100 is refused. */
+static void sysman_performance_factor_scales_clock(void **state) {
+    zc_exec *x = *state;
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    uint32_t count = 0;
+    zes_perf_handle_t *domains = zc_handles(device, (zc_enum_fn)zesDeviceEnumPerformanceFactorDomains,
+                                            "zesDeviceEnumPerformanceFactorDomains", &count);
+    for (uint32_t i = 0; i < count; i++) {
+        zes_perf_properties_t p = {.stype = ZES_STRUCTURE_TYPE_PERF_PROPERTIES};
+        zc_assert_success(zesPerformanceFactorGetProperties(domains[i], &p));
+        double factor = -1;
+        zc_assert_success(zesPerformanceFactorGetConfig(domains[i], &factor));
+        assert_true(factor >= 0.0 && factor <= 100.0);
+    }
+    if (zc_driver_is_fake()) {
+        zc_skip_without_builtins();
+        assert_int_equal(count, 1);
+        double factor;
+        zc_assert_success(zesPerformanceFactorGetConfig(domains[0], &factor));
+        assert_true(factor == 50.0);
+        zes_freq_range_t range;
+        zc_assert_success(zesFrequencyGetRange(zc_freq_domain(x->device), &range));
+        uint64_t full = zc_run_heating_once(x);
+        zc_assert_success(zesPerformanceFactorSetConfig(domains[0], 25.0));
+        uint64_t slow = zc_run_heating_once(x);
+        zc_assert_success(zesPerformanceFactorSetConfig(domains[0], 50.0));
+        double expected = range.max / (range.min + (range.max - range.min) * 25.0 / 50.0);
+        double ratio = (double)(slow - 2100) / (double)(full - 2100);
+        assert_true(ratio > expected * 0.99 && ratio < expected * 1.01);
+        zc_assert_result(zesPerformanceFactorSetConfig(domains[0], 100.5), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_result(zesPerformanceFactorSetConfig(domains[0], -1.0), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    free(domains);
+}
+
 /* NULL handles, NULL pointers and handles of the wrong kind are refused by every threshold and control function. */
 static void sysman_control_bad_inputs(void **state) {
     zc_exec *x = *state;
@@ -315,6 +510,51 @@ static void sysman_control_bad_inputs(void **state) {
     zc_assert_result(zesRasGetConfig((zes_ras_handle_t)power, &ras_config), null_handle);
     zc_assert_result(zesRasSetConfig(ras, NULL), null_ptr);
     zc_assert_result(zesRasSetConfig(NULL, &ras_config), null_handle);
+    zes_sched_handle_t sched = zc_scheduler(device);
+    zes_standby_handle_t standby = NULL;
+    zes_perf_handle_t perf = NULL;
+    one = 1;
+    zc_assert_success(zesDeviceEnumStandbyDomains(device, &one, &standby));
+    one = 1;
+    zc_assert_success(zesDeviceEnumPerformanceFactorDomains(device, &one, &perf));
+    zc_assert_result(zesDeviceEnumSchedulers(device, NULL, NULL), null_ptr);
+    zc_assert_result(zesDeviceEnumStandbyDomains(NULL, &one, NULL), null_handle);
+    zc_assert_result(zesDeviceEnumPerformanceFactorDomains(device, NULL, NULL), null_ptr);
+    ze_bool_t reload;
+    zes_sched_mode_t mode;
+    zes_sched_timeout_properties_t timeout = {.stype = ZES_STRUCTURE_TYPE_SCHED_TIMEOUT_PROPERTIES};
+    zes_sched_timeslice_properties_t slice = {.stype = ZES_STRUCTURE_TYPE_SCHED_TIMESLICE_PROPERTIES};
+    if (sched != NULL) {
+        zes_sched_properties_t sp = {.stype = ZES_STRUCTURE_TYPE_SCHED_PROPERTIES};
+        zc_assert_result(zesSchedulerGetProperties(sched, NULL), null_ptr);
+        zc_assert_result(zesSchedulerGetProperties((zes_sched_handle_t)power, &sp), null_handle);
+        zc_assert_result(zesSchedulerGetCurrentMode(sched, NULL), null_ptr);
+        zc_assert_result(zesSchedulerGetCurrentMode(NULL, &mode), null_handle);
+        zc_assert_result(zesSchedulerGetTimeoutModeProperties(sched, false, NULL), null_ptr);
+        zc_assert_result(zesSchedulerGetTimesliceModeProperties((zes_sched_handle_t)temp, false, &slice), null_handle);
+        zc_assert_result(zesSchedulerSetTimeoutMode(sched, &timeout, NULL), null_ptr);
+        zc_assert_result(zesSchedulerSetTimeoutMode(sched, NULL, &reload), null_ptr);
+        zc_assert_result(zesSchedulerSetTimesliceMode(sched, NULL, &reload), null_ptr);
+        zc_assert_result(zesSchedulerSetTimesliceMode(NULL, &slice, &reload), null_handle);
+        zc_assert_result(zesSchedulerSetExclusiveMode(sched, NULL), null_ptr);
+        zc_assert_result(zesSchedulerSetExclusiveMode((zes_sched_handle_t)ras, &reload), null_handle);
+        zc_assert_result(zesSchedulerSetComputeUnitDebugMode(sched, NULL), null_ptr);
+    }
+    zes_standby_properties_t sbp = {.stype = ZES_STRUCTURE_TYPE_STANDBY_PROPERTIES};
+    zes_standby_promo_mode_t promo;
+    zc_assert_result(zesStandbyGetProperties(standby, NULL), null_ptr);
+    zc_assert_result(zesStandbyGetProperties((zes_standby_handle_t)power, &sbp), null_handle);
+    zc_assert_result(zesStandbyGetMode(standby, NULL), null_ptr);
+    zc_assert_result(zesStandbyGetMode(NULL, &promo), null_handle);
+    zc_assert_result(zesStandbySetMode(standby, (zes_standby_promo_mode_t)7), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zesStandbySetMode((zes_standby_handle_t)temp, ZES_STANDBY_PROMO_MODE_DEFAULT), null_handle);
+    zes_perf_properties_t pp = {.stype = ZES_STRUCTURE_TYPE_PERF_PROPERTIES};
+    double factor;
+    zc_assert_result(zesPerformanceFactorGetProperties(perf, NULL), null_ptr);
+    zc_assert_result(zesPerformanceFactorGetProperties((zes_perf_handle_t)ras, &pp), null_handle);
+    zc_assert_result(zesPerformanceFactorGetConfig(perf, NULL), null_ptr);
+    zc_assert_result(zesPerformanceFactorGetConfig(NULL, &factor), null_handle);
+    zc_assert_result(zesPerformanceFactorSetConfig((zes_perf_handle_t)standby, 50.0), null_handle);
     zes_device_handle_t none = NULL;
     uint32_t with_events = 0;
     zes_event_type_flags_t events = 0;
@@ -331,6 +571,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(sysman_energy_threshold_event, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_temperature_threshold_events, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_ras_threshold_wakes_listener, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_scheduler_watchdog_stops_kernel, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_standby_never_raises_idle_power, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_performance_factor_scales_clock, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_control_bad_inputs, zc_setup_exec, zc_teardown_exec),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};

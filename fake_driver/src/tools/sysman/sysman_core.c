@@ -107,6 +107,10 @@ static bool zf_sm_register_all(zf_sm_device *sm) {
     ok &= zf_sm_register(&sm->temp.header, ZF_OBJ_ZES_TEMP, sm->device);
     for (uint32_t i = 0; i < 2; i++)
         ok &= zf_sm_register(&sm->ras[i].header, ZF_OBJ_ZES_RAS, sm->device);
+    ok &= zf_sm_register(&sm->perf.header, ZF_OBJ_ZES_PERF, sm->device);
+    ok &= zf_sm_register(&sm->sched.header, ZF_OBJ_ZES_SCHED, sm->device);
+    for (uint32_t t = 0; t < sm->num_tiles; t++)
+        ok &= zf_sm_register(&sm->standby[t].header, ZF_OBJ_ZES_STANDBY, sm->device);
     return ok;
 }
 
@@ -133,6 +137,7 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     sm->start_host_us = zf_sm_host_us();
     zf_sm_temp_start(&sm->temp);
     zf_sm_power_start(sm);
+    zf_sm_control_start(sm);
     return zf_sm_register_all(sm);
 }
 

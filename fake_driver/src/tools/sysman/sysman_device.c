@@ -1,5 +1,5 @@
 /* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, and the
- * enumerations of components zefake's cards do not have (fans, LEDs, power supplies, fabric ports, diagnostics...),
+ * enumerations of components zefake's cards do not have (fans, LEDs, power supplies, fabric ports, diagnostics),
  * which answer a count of 0. docs/sysman.md. */
 #include "core/zf_shared.h"
 #include "memory/zf_memory.h"
@@ -257,11 +257,6 @@ ze_result_t zfi_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount,
     return zf_sm_enum_none(hDevice, pCount);
 }
 
-ze_result_t zfi_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount,
-                                                      zes_perf_handle_t *phPerf) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
-
 ze_result_t zfi_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu) {
     return zf_sm_enum_none(hDevice, pCount);
 }
@@ -337,16 +332,6 @@ ze_result_t zfi_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *p
     zf_sm_check_all(); /* counts already above a new threshold raise at once */
     zf_sm_unlock();
     return ZE_RESULT_SUCCESS;
-}
-
-ze_result_t zfi_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount,
-                                        zes_sched_handle_t *phScheduler) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
-
-ze_result_t zfi_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount,
-                                            zes_standby_handle_t *phStandby) {
-    return zf_sm_enum_none(hDevice, pCount);
 }
 
 /* ECC: on where the scenario's device has ZE_DEVICE_PROPERTY_FLAG_ECC, never configurable. */

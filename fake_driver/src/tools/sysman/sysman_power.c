@@ -18,6 +18,7 @@
 #define ZF_SM_TILE_IDLE_W    40u
 #define ZF_SM_TILE_COMPUTE_W 220u /* on top of idle, while a compute engine is busy */
 #define ZF_SM_TILE_COPY_W    25u  /* on top of idle, while a copy engine is busy */
+#define ZF_SM_TILE_AWAKE_W   20u  /* on top of idle, while standby is off (ZES_STANDBY_PROMO_MODE_NEVER) */
 #define ZF_SM_PJ_PER_BYTE    20u  /* device memory traffic */
 #define ZF_SM_CARD_UNCORE_W  30u
 #define ZF_SM_CARD_LIMIT_MW  600000
@@ -28,8 +29,11 @@
 #define ZF_SM_THERMAL_TAU_US 2000000.0
 #define ZF_SM_MAX_TEMP_C     105.0 /* TjMax: thresholds must lie below it */
 
-static uint64_t zf_sm_tile_energy(const zf_sm_tile_work *tile, uint64_t elapsed_us) {
-    return ZF_SM_TILE_IDLE_W * elapsed_us + tile->compute_nj / 1000u + (ZF_SM_TILE_COPY_W * tile->copy_ns) / 1000u +
+/* Tile t of sm: its idle draw, what it executed, and the draw of being kept awake (standby NEVER). */
+static uint64_t zf_sm_tile_energy(const zf_sm_device *sm, uint32_t t, uint64_t elapsed_us, uint64_t now_us) {
+    const zf_sm_tile_work *tile = &sm->tiles[t];
+    return ZF_SM_TILE_IDLE_W * elapsed_us + ZF_SM_TILE_AWAKE_W * zf_sm_awake_us(sm, t, now_us) +
+           tile->compute_nj / 1000u + (ZF_SM_TILE_COPY_W * tile->copy_ns) / 1000u +
            ((tile->bytes_read + tile->bytes_written) * ZF_SM_PJ_PER_BYTE) / 1000000u;
 }
 
@@ -37,10 +41,10 @@ uint64_t zf_sm_energy_uj(const zf_sm_power *power, uint64_t now_us) {
     const zf_sm_device *sm = power->owner;
     uint64_t elapsed = now_us > sm->start_host_us ? now_us - sm->start_host_us : 0;
     if (!power->card)
-        return zf_sm_tile_energy(&sm->tiles[power->tile], elapsed);
+        return zf_sm_tile_energy(sm, power->tile, elapsed, now_us);
     uint64_t energy = ZF_SM_CARD_UNCORE_W * elapsed;
     for (uint32_t t = 0; t < sm->num_tiles; t++)
-        energy += zf_sm_tile_energy(&sm->tiles[t], elapsed);
+        energy += zf_sm_tile_energy(sm, t, elapsed, now_us);
     return energy;
 }
 
@@ -397,7 +401,7 @@ double zf_sm_max_temp_c(void) {
 /* The most a domain can draw: every tile computing and copying, and the card's uncore. */
 static double zf_sm_full_draw_w(const zf_sm_power *power) {
     uint32_t tiles = power->card ? power->owner->num_tiles : 1;
-    return tiles * (double)(ZF_SM_TILE_IDLE_W + ZF_SM_TILE_COMPUTE_W + ZF_SM_TILE_COPY_W) +
+    return tiles * (double)(ZF_SM_TILE_IDLE_W + ZF_SM_TILE_AWAKE_W + ZF_SM_TILE_COMPUTE_W + ZF_SM_TILE_COPY_W) +
            (power->card ? ZF_SM_CARD_UNCORE_W : 0);
 }
 

@@ -86,6 +86,24 @@ typedef struct zf_sm_ras {
     bool over[ZES_MAX_RAS_ERROR_CATEGORY_COUNT];
 } zf_sm_ras;
 
+/* The compute engines' scheduler (zesDeviceEnumSchedulers): its mode sets the hang detector's limit for kernels. */
+typedef struct zf_sm_sched {
+    zf_object header;
+    zf_sm_device *owner;
+    zes_sched_mode_t mode; /* guarded by the sysman lock */
+    uint64_t watchdog_us;  /* TIMEOUT mode's watchdog (ZES_SCHED_WATCHDOG_DISABLE: none) */
+    uint64_t interval_us;  /* TIMESLICE mode's settings */
+    uint64_t yield_us;
+    uint64_t default_watchdog_us; /* the device's hang limit at zeInit (ZES_SCHED_WATCHDOG_DISABLE: none) */
+} zf_sm_sched;
+
+/* A standby domain: one physical tile of the device (zesDeviceEnumStandbyDomains). */
+typedef struct zf_sm_standby {
+    zf_object header;
+    zf_sm_device *owner;
+    uint32_t tile; /* among the device's tiles */
+} zf_sm_standby;
+
 #define ZF_SM_MAX_ENGINES (ZF_SCENARIO_MAX_ENGINE_GROUPS * 8u + 4u)
 
 struct zf_sm_device {
@@ -120,6 +138,13 @@ struct zf_sm_device {
      * without the lock). */
     _Atomic uint32_t kernel_mhz;
     double perf_factor; /* the compute performance factor (zesPerformanceFactorSetConfig); guarded by the sysman lock */
+    zf_sm_simple perf;  /* the compute performance-factor domain */
+    zf_sm_sched sched;
+    zf_sm_standby standby[ZF_SCENARIO_MAX_SUBDEVICES]; /* one per tile (num_tiles) */
+    /* A physical card's tiles kept awake by ZES_STANDBY_PROMO_MODE_NEVER (kept on the card's own device, guarded by
+     * the sysman lock): host µs awake before the current period, and when the current one started (0: standby). */
+    uint64_t awake_us[ZF_SCENARIO_MAX_SUBDEVICES];
+    uint64_t awake_since_us[ZF_SCENARIO_MAX_SUBDEVICES];
 };
 
 /* The performance factor that leaves the clock alone (the default, as Intel's driver sets it). */
@@ -173,6 +198,12 @@ double zf_sm_busy_mhz(const zf_sm_device *sm);
 /* Publishes every device's busy clock to the cost model (lock held): after a power limit, frequency range or
  * performance factor changed (sysman_core.c). */
 void zf_sm_update_clocks(void);
+
+/* Host µs tile `t` of `sm` was kept awake (ZES_STANDBY_PROMO_MODE_NEVER) until now_us (lock held; sysman_control.c). */
+uint64_t zf_sm_awake_us(const zf_sm_device *sm, uint32_t t, uint64_t now_us);
+
+/* Builds a device's scheduler, standby and performance-factor handles (sysman_control.c). */
+void zf_sm_control_start(zf_sm_device *sm);
 
 /* Sets a card's power limit to its default (sysman_power.c). */
 void zf_sm_power_start(zf_sm_device *sm);
