@@ -617,6 +617,7 @@ static void sysman_needs_enabling(void **state) {
 }
 
 int main(int argc, char **argv) {
+    zc_own_instance();
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(sysman_enumerations_answer),
         cmocka_unit_test(sysman_device_properties_follow_core),

@@ -481,6 +481,133 @@ static void sysman_performance_factor_scales_clock(void **state) {
     free(domains);
 }
 
+#define ZC_WORKER_BYTES (64u << 20)
+
+static bool zc_file_exists(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+static void zc_touch(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+}
+
+/* Child "work <dir>": a plain application (no ZES_ENABLE_SYSMAN) on the same card holds device memory and runs a
+ * kernel, then says so (<dir>/ready) and stays until the monitor is done (<dir>/done, at most 20 s). */
+static int zc_work_child(int argc, char **argv) {
+    if (argc < 1)
+        return 2;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    void *held = zc_device_alloc(x, ZC_WORKER_BYTES);
+    zc_run_heating_once(x);
+    zc_touch(argv[0], "ready");
+    for (uint64_t start = zc_now_ms(); !zc_file_exists(argv[0], "done") && zc_now_ms() - start < 20000;)
+        zc_sleep_ms(5);
+    zc_free(x, held);
+    return zc_child_exec_end(x);
+}
+
+typedef struct zc_worker {
+    const char *dir;
+    zc_child child;
+    bool started;
+} zc_worker;
+
+static void *zc_run_worker(void *arg) {
+    zc_worker *w = arg;
+    const char *args[] = {w->dir, NULL};
+    static const char *const env[] = {"ZES_ENABLE_SYSMAN", NULL};
+    w->started = zc_run_child_mode("work", args, env, 30000, &w->child);
+    return NULL;
+}
+
+static zes_engine_handle_t zc_engine_group(zes_device_handle_t device, zes_engine_group_t type) {
+    uint32_t count = 0;
+    zes_engine_handle_t *engines =
+        zc_handles(device, (zc_enum_fn)zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", &count);
+    zes_engine_handle_t found = NULL;
+    for (uint32_t i = 0; i < count; i++) {
+        zes_engine_properties_t p = {.stype = ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES};
+        zc_assert_success(zesEngineGetProperties(engines[i], &p));
+        found = p.type == type ? engines[i] : found;
+    }
+    free(engines);
+    assert_non_null(found);
+    return found;
+}
+
+/* The entry of another process in the device's process list, false when there is none. */
+static bool zc_other_process(zes_device_handle_t device, zes_process_state_t *out) {
+    uint32_t count = 0;
+    zc_assert_success(zesDeviceProcessesGetState(device, &count, NULL));
+    zes_process_state_t list[64];
+    count = count > 64 ? 64 : count;
+    zc_assert_success(zesDeviceProcessesGetState(device, &count, list));
+    for (uint32_t i = 0; i < count; i++) {
+        if (list[i].processId != (uint32_t)getpid()) {
+            *out = list[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* docs/sysman.md, "Other processes": a monitor sees another process on the card (fork and exec of this executable):
+ * its process entry with its memory and engines, its device memory in the module's free bytes, and its kernel in the
+ * compute group's activity; once it left, its entry is gone. */
+static void sysman_monitor_sees_other_process(void **state) {
+    zc_exec *x = *state;
+    zc_skip_unless_fake();
+    zc_skip_without_builtins();
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    zes_engine_handle_t group = zc_engine_group(device, ZES_ENGINE_GROUP_COMPUTE_ALL);
+    zes_mem_handle_t memory = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumMemoryModules(device, &one, &memory));
+    zes_engine_stats_t a, b;
+    zes_mem_state_t before = {.stype = ZES_STRUCTURE_TYPE_MEM_STATE}, during = before;
+    zc_assert_success(zesEngineGetActivity(group, &a));
+    zc_assert_success(zesMemoryGetState(memory, &before));
+    zes_process_state_t other;
+    assert_false(zc_other_process(device, &other));
+    char dir[] = "/tmp/zc-sysman-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    zc_worker w = {.dir = dir};
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, zc_run_worker, &w), 0);
+    for (uint64_t start = zc_now_ms(); !zc_file_exists(dir, "ready") && zc_now_ms() - start < 20000;)
+        zc_sleep_ms(5);
+    bool ready = zc_file_exists(dir, "ready");
+    bool listed = ready && zc_other_process(device, &other);
+    zc_assert_success(zesEngineGetActivity(group, &b));
+    zc_assert_success(zesMemoryGetState(memory, &during));
+    zc_touch(dir, "done");
+    pthread_join(thread, NULL);
+    assert_true(w.started);
+    zc_assert_child_ok(&w.child, "the worker");
+    zc_child_free(&w.child);
+    char path[600];
+    snprintf(path, sizeof path, "%s/ready", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/done", dir);
+    unlink(path);
+    rmdir(dir);
+    assert_true(ready && listed);
+    assert_true(other.memSize >= ZC_WORKER_BYTES);
+    assert_true((other.engines & ZES_ENGINE_TYPE_FLAG_COMPUTE) != 0);
+    assert_true(during.free < before.free);
+    assert_true(b.activeTime > a.activeTime);
+    assert_true(b.activeTime - a.activeTime <= b.timestamp - a.timestamp);
+    assert_false(zc_other_process(device, &other)); /* it left */
+}
+
 /* NULL handles, NULL pointers and handles of the wrong kind are refused by every threshold and control function. */
 static void sysman_control_bad_inputs(void **state) {
     zc_exec *x = *state;
@@ -565,6 +692,7 @@ static void sysman_control_bad_inputs(void **state) {
 }
 
 int main(int argc, char **argv) {
+    zc_own_instance();
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(sysman_low_limit_lengthens_kernels, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_frequency_range_sets_kernel_clock, zc_setup_exec, zc_teardown_exec),
@@ -574,8 +702,11 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(sysman_scheduler_watchdog_stops_kernel, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_standby_never_raises_idle_power, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_performance_factor_scales_clock, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_monitor_sees_other_process, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_control_bad_inputs, zc_setup_exec, zc_teardown_exec),
     };
-    static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
+    static const zc_child_mode modes[] = {{"work", zc_work_child}};
+    static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
+                                   zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);
 }

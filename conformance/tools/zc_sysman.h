@@ -7,7 +7,10 @@
 #include "zc_exec.h"
 
 #include <level_zero/zes_api.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef ze_result_t (*zc_enum_fn)(zes_device_handle_t, uint32_t *, void *);
 
@@ -59,6 +62,18 @@ static inline zes_pwr_handle_t zc_card_domain(ze_device_handle_t device, zes_pow
 static inline void zc_set_sustained(zes_pwr_handle_t card, int32_t mw, int32_t interval) {
     zes_power_sustained_limit_t limit = {.enabled = true, .power = mw, .interval = interval};
     zc_assert_success(zesPowerSetLimits(card, &limit, NULL, NULL));
+}
+
+/* Puts this process (and the children it starts) on a scenario instance of its own unless a parent chose one: other
+ * suites running at the same time on the same cards would change what the card's processes hold and run
+ * (docs/environment.md, "Processes"). */
+static inline void zc_own_instance(void) {
+    if (getenv("ZC_SYSMAN_INSTANCE") != NULL)
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "zc-sysman-%ld", (long)getpid());
+    setenv("ZEFAKE_INSTANCE", name, 1);
+    setenv("ZC_SYSMAN_INSTANCE", name, 1);
 }
 
 /* The device's error set of a type (the test fails without one). */

@@ -3,8 +3,11 @@
  * the counters of its device (docs/sysman.md). Counting covers the work of the calling process. */
 #include "tools/sysman/zf_sysman.h"
 
+#include "memory/zf_memory.h"
+
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static pthread_mutex_t zf_sm_mutex = PTHREAD_MUTEX_INITIALIZER;
 static zf_sm_device *zf_sm_devices; /* every visible root device and its sub-devices; kept until unload */
@@ -243,6 +246,79 @@ static uint32_t zf_sm_kernel_mhz(const zf_device *device) {
     return sm != NULL ? atomic_load_explicit(&sm->kernel_mhz, memory_order_relaxed) : 0;
 }
 
+uint32_t zf_sm_physical_tiles(const zf_device *device, uint32_t out[ZF_SCENARIO_MAX_SUBDEVICES]) {
+    if (device->is_subdevice || device->num_subdevices == 0) {
+        out[0] = zf_device_physical_tile(device);
+        return 1;
+    }
+    for (uint32_t t = 0; t < device->num_subdevices; t++)
+        out[t] = zf_device_physical_tile(&device->subdevices[t]);
+    return device->num_subdevices;
+}
+
+static const zf_sm_peer *zf_sm_find_peer(const zf_sm_device *card, int32_t pid) {
+    for (uint32_t i = 0; i < card->num_peers; i++) {
+        if (card->peers[i].pid == pid)
+            return &card->peers[i];
+    }
+    return NULL;
+}
+
+/* Adds what one other process ran since it was last read (all of it for a process new since counting started). */
+static void zf_sm_add_peer(zf_sm_device *card, const zf_shared_process *p, bool baseline) {
+    const zf_sm_peer *before = zf_sm_find_peer(card, p->pid);
+    for (uint32_t t = 0; t < ZF_SHARED_MAX_TILES && !baseline; t++) {
+        for (uint32_t k = 0; k < ZF_SHARED_KINDS; k++) {
+            uint64_t last = before != NULL ? before->busy_ns[t][k] : 0;
+            card->others_ns[t][k] += p->busy_ns[t][k] > last ? p->busy_ns[t][k] - last : 0;
+        }
+    }
+}
+
+void zf_sm_import_peers(zf_sm_device *card, bool baseline) {
+    zf_card_share *shared = zf_device_shared(card->device);
+    if (shared == NULL)
+        return;
+    zf_shared_process list[ZF_SHARED_MAX_PROCESSES];
+    uint32_t found = zf_shared_processes(shared, list, ZF_SHARED_MAX_PROCESSES);
+    zf_sm_peer now[ZF_SHARED_MAX_PROCESSES];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < found; i++) {
+        if (list[i].pid == (int32_t)getpid())
+            continue;
+        zf_sm_add_peer(card, &list[i], baseline);
+        now[n].pid = list[i].pid;
+        memcpy(now[n].busy_ns, list[i].busy_ns, sizeof now[n].busy_ns);
+        n++;
+    }
+    memcpy(card->peers, now, n * sizeof now[0]); /* processes gone are forgotten */
+    card->num_peers = n;
+}
+
+/* Publishes a command's engine busy time per physical tile, and the memory the process holds, on the card's shared
+ * state, so that monitors in other processes see them (docs/sysman.md, "Other processes"): in every process, with or
+ * without ZES_ENABLE_SYSMAN. */
+static void zf_sm_publish(const zf_work_record *record, void *user_data) {
+    (void)user_data;
+    zf_device *device = record->device;
+    zf_card_share *shared = zf_device_shared(device);
+    if (shared == NULL)
+        return;
+    const zf_scenario_device *d = device->desc;
+    bool compute = record->ordinal < d->num_engine_groups &&
+                   (d->engine_groups[record->ordinal].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) != 0;
+    uint32_t physical[ZF_SCENARIO_MAX_SUBDEVICES];
+    uint32_t tiles = zf_sm_physical_tiles(device, physical);
+    tiles = record->tiles > 1 && record->tiles <= tiles ? record->tiles : 1;
+    uint64_t start = record->start_ns < record->end_ns ? record->start_ns : record->end_ns;
+    for (uint32_t t = 0; t < tiles; t++)
+        zf_shared_add_busy(shared, physical[t], compute ? ZF_SHARED_COMPUTE : ZF_SHARED_COPY,
+                           tiles > 1 ? record->tile_ns[t] : record->end_ns - start);
+    uint64_t used, capacity;
+    zf_memory_device_usage(device->root, &used, &capacity);
+    zf_shared_set_memory(shared, used);
+}
+
 static bool zf_sm_enabled_by_env(void) {
     const char *value = getenv("ZES_ENABLE_SYSMAN");
     return value != NULL && strcmp(value, "1") == 0;
@@ -250,6 +326,9 @@ static bool zf_sm_enabled_by_env(void) {
 
 /* zeInit: builds the state of every visible device and starts counting (once per process). */
 void zf_sm_start(zf_driver *driver) {
+    static atomic_bool publishing;
+    if (!atomic_exchange(&publishing, true) && !zf_engine_add_observer(zf_sm_publish, NULL))
+        zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; other processes do not see this one's work");
     if (!zf_sm_enabled_by_env() || zf_sm_devices != NULL)
         return;
     uint32_t count = zf_sm_count_devices(driver);
@@ -272,6 +351,9 @@ void zf_sm_start(zf_driver *driver) {
     zf_sm_devices = devices;
     zf_sm_num_devices = count;
     zf_sm_update_clocks();
+    for (uint32_t i = 0; i < count; i++)
+        if (!devices[i].device->is_subdevice)
+            zf_sm_import_peers(&devices[i], true);
     zf_sm_unlock();
     zf_cost_set_clock_hook(zf_sm_kernel_mhz);
     if (!zf_engine_add_observer(zf_sm_observe, NULL))

@@ -92,6 +92,11 @@ static zes_engine_type_flags_t zf_sm_own_engines(zf_sm_device *sm) {
     return flags;
 }
 
+static zes_engine_type_flags_t zf_sm_engine_kinds(uint32_t kinds) {
+    return ((kinds & (1u << ZF_SHARED_COMPUTE)) ? ZES_ENGINE_TYPE_FLAG_COMPUTE : 0) |
+           ((kinds & (1u << ZF_SHARED_COPY)) ? ZES_ENGINE_TYPE_FLAG_DMA : 0);
+}
+
 static void zf_sm_process(zes_process_state_t *out, int32_t pid, uint64_t memory, zes_engine_type_flags_t engines) {
     out->processId = (uint32_t)pid;
     out->memSize = memory;
@@ -128,8 +133,8 @@ ze_result_t zfi_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t
     for (uint32_t i = 0; i < n; i++)
         if (list[i].pid == getpid()) /* this process: its memory on this very device */
             zf_sm_process(&pProcesses[i], list[i].pid, used, own);
-        else
-            zf_sm_process(&pProcesses[i], list[i].pid, list[i].memory_bytes, 0);
+        else /* another: its memory on the card, the kinds of engine it used on it */
+            zf_sm_process(&pProcesses[i], list[i].pid, list[i].memory_bytes, zf_sm_engine_kinds(list[i].kinds));
     return ZE_RESULT_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #define ZF_SYSMAN_H
 
 #include "core/zf_core.h"
+#include "core/zf_shared.h"
 #include "driver/zf_driver.h"
 #include "exec/zf_exec.h"
 
@@ -104,6 +105,12 @@ typedef struct zf_sm_standby {
     uint32_t tile; /* among the device's tiles */
 } zf_sm_standby;
 
+/* Another process using the card, as last read from the card's shared state (zf_sm_import_peers). */
+typedef struct zf_sm_peer {
+    int32_t pid;
+    uint64_t busy_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS];
+} zf_sm_peer;
+
 #define ZF_SM_MAX_ENGINES (ZF_SCENARIO_MAX_ENGINE_GROUPS * 8u + 4u)
 
 struct zf_sm_device {
@@ -145,6 +152,11 @@ struct zf_sm_device {
      * the sysman lock): host µs awake before the current period, and when the current one started (0: standby). */
     uint64_t awake_us[ZF_SCENARIO_MAX_SUBDEVICES];
     uint64_t awake_since_us[ZF_SCENARIO_MAX_SUBDEVICES];
+    /* A card's view of the other processes using it (kept on the card's own device, guarded by the sysman lock):
+     * their engine busy time per physical tile and kind since counting started, and what was last read of each. */
+    uint64_t others_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS];
+    uint32_t num_peers;
+    zf_sm_peer peers[ZF_SHARED_MAX_PROCESSES];
 };
 
 /* The performance factor that leaves the clock alone (the default, as Intel's driver sets it). */
@@ -204,6 +216,13 @@ uint64_t zf_sm_awake_us(const zf_sm_device *sm, uint32_t t, uint64_t now_us);
 
 /* Builds a device's scheduler, standby and performance-factor handles (sysman_control.c). */
 void zf_sm_control_start(zf_sm_device *sm);
+
+/* Adds to a card's others_ns what the other processes ran since the last import (lock held; sysman_core.c); with
+ * `baseline`, only records where they stand (counting starts). */
+void zf_sm_import_peers(zf_sm_device *card, bool baseline);
+
+/* The physical tiles of a device, as the card's shared state names them; returns their number. */
+uint32_t zf_sm_physical_tiles(const zf_device *device, uint32_t out[ZF_SCENARIO_MAX_SUBDEVICES]);
 
 /* Sets a card's power limit to its default (sysman_power.c). */
 void zf_sm_power_start(zf_sm_device *sm);
