@@ -608,6 +608,58 @@ static void sysman_monitor_sees_other_process(void **state) {
     assert_false(zc_other_process(device, &other)); /* it left */
 }
 
+/* A card with its own sysman model (docs/scenarios.md, `sysman`): one tile, 100 W idle and 50 W of uncore, 400 W of
+ * compute, a 700 W limit, clocks from 500 MHz every 100 MHz up to its 1000 MHz core clock, TjMax 90 °C. */
+static const char zc_model_yaml[] =
+    "schema: 1\n"
+    "name: sysman-model\n"
+    "devices:\n"
+    "  - name: Model GPU\n"
+    "    type: gpu\n"
+    "    device_id: 0x1234\n"
+    "    core_clock_rate_mhz: 1000\n"
+    "    sysman: {tile_idle_w: 100, card_uncore_w: 50, tile_compute_w: 400, power_limit_w: 700,\n"
+    "             min_frequency_mhz: 500, frequency_step_mhz: 100, ambient_c: 20,\n"
+    "             millikelvin_per_w: 200, max_temperature_c: 90}\n";
+
+static int zc_model_child(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    zes_power_properties_t p;
+    zes_pwr_handle_t card = zc_card_domain(x->device, &p);
+    assert_non_null(card);
+    printf("min_limit=%d\nmax_limit=%d\n", p.minLimit, p.maxLimit);
+    uint32_t clocks = 0;
+    zc_assert_success(zesFrequencyGetAvailableClocks(zc_freq_domain(x->device), &clocks, NULL));
+    printf("clocks=%u\n", clocks);
+    zes_temp_properties_t t;
+    zes_temp_handle_t temp = zc_temp_sensor((zes_device_handle_t)x->device, &t);
+    double celsius = 0;
+    zc_assert_success(zesTemperatureGetState(temp, &celsius));
+    printf("tjmax=%u\nidle_c=%u\n", (unsigned)t.maxTemperature, (unsigned)(celsius + 0.5));
+    fflush(stdout);
+    return zc_child_exec_end(x);
+}
+
+/* The scenario's sysman keys set the model: the limit's range (idle draw 150 W; the 700 W limit, above the 550 W full
+ * draw), the available clocks (500..1000 MHz by 100: 6), TjMax, and the idle temperature (20 °C + 0.2 K/W x 150 W). */
+static void sysman_scenario_sets_model(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zc_child child;
+    assert_true(zc_run_child_in_scenario("model", zc_model_yaml, 30000, &child));
+    zc_assert_child_ok(&child, "the child on the model card");
+    assert_int_equal(zc_child_number(&child, "min_limit"), 150000);
+    assert_int_equal(zc_child_number(&child, "max_limit"), 700000);
+    assert_int_equal(zc_child_number(&child, "clocks"), 6);
+    assert_int_equal(zc_child_number(&child, "tjmax"), 90);
+    assert_int_equal(zc_child_number(&child, "idle_c"), 50);
+    zc_child_free(&child);
+}
+
 /* NULL handles, NULL pointers and handles of the wrong kind are refused by every threshold and control function. */
 static void sysman_control_bad_inputs(void **state) {
     zc_exec *x = *state;
@@ -704,8 +756,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(sysman_performance_factor_scales_clock, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_monitor_sees_other_process, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_control_bad_inputs, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test(sysman_scenario_sets_model),
     };
-    static const zc_child_mode modes[] = {{"work", zc_work_child}};
+    static const zc_child_mode modes[] = {{"work", zc_work_child}, {"model", zc_model_child}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);

@@ -208,7 +208,7 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     bool compute = engine == NULL || engine->type == ZES_ENGINE_GROUP_COMPUTE_SINGLE;
     zf_sm_device *card = zf_sm_card_of(sm);
     uint32_t compute_mw = zf_sm_compute_mw(card);
-    if (compute && compute_mw < zf_sm_full_compute_mw())
+    if (compute && compute_mw < zf_sm_full_compute_mw(card))
         card->throttled_ns += record->end_ns - start;
     uint32_t tiles = sm->num_tiles > 1 && record->tiles > 1 ? record->tiles : 1;
     for (uint32_t t = 0; t < tiles && t < sm->num_tiles; t++) {

@@ -13,28 +13,18 @@
 
 #include <math.h>
 
-/* The power model, in W (W x µs = µJ), PVC-like: a 2-tile card idles near 110 W and draws about 600 W when both
- * tiles compute. */
-#define ZF_SM_TILE_IDLE_W    40u
-#define ZF_SM_TILE_COMPUTE_W 220u /* on top of idle, while a compute engine is busy */
-#define ZF_SM_TILE_COPY_W    25u  /* on top of idle, while a copy engine is busy */
-#define ZF_SM_TILE_AWAKE_W   20u  /* on top of idle, while standby is off (ZES_STANDBY_PROMO_MODE_NEVER) */
-#define ZF_SM_PJ_PER_BYTE    20u  /* device memory traffic */
-#define ZF_SM_CARD_UNCORE_W  30u
-#define ZF_SM_CARD_LIMIT_MW  600000
-#define ZF_SM_FREQ_MIN_MHZ   300.0
-#define ZF_SM_FREQ_STEP_MHZ  50.0
-#define ZF_SM_AMBIENT_C      30.0
-#define ZF_SM_KELVIN_PER_W   0.1 /* 600 W: 60 K above ambient once settled */
-#define ZF_SM_THERMAL_TAU_US 2000000.0
-#define ZF_SM_MAX_TEMP_C     105.0 /* TjMax: thresholds must lie below it */
+/* The model's constants are the scenario's (its `sysman` keys, docs/scenarios.md); W x µs = µJ. */
+static const zf_scenario_sysman *zf_sm_model(const zf_sm_device *sm) {
+    return &sm->device->desc->sysman;
+}
 
 /* Tile t of sm: its idle draw, what it executed, and the draw of being kept awake (standby NEVER). */
 static uint64_t zf_sm_tile_energy(const zf_sm_device *sm, uint32_t t, uint64_t elapsed_us, uint64_t now_us) {
     const zf_sm_tile_work *tile = &sm->tiles[t];
-    return ZF_SM_TILE_IDLE_W * elapsed_us + ZF_SM_TILE_AWAKE_W * zf_sm_awake_us(sm, t, now_us) +
-           tile->compute_nj / 1000u + (ZF_SM_TILE_COPY_W * tile->copy_ns) / 1000u +
-           ((tile->bytes_read + tile->bytes_written) * ZF_SM_PJ_PER_BYTE) / 1000000u;
+    const zf_scenario_sysman *m = zf_sm_model(sm);
+    return (uint64_t)m->tile_idle_w * elapsed_us + (uint64_t)m->tile_awake_w * zf_sm_awake_us(sm, t, now_us) +
+           tile->compute_nj / 1000u + (m->tile_copy_w * tile->copy_ns) / 1000u +
+           ((tile->bytes_read + tile->bytes_written) * m->picojoules_per_byte) / 1000000u;
 }
 
 uint64_t zf_sm_energy_uj(const zf_sm_power *power, uint64_t now_us) {
@@ -42,7 +32,7 @@ uint64_t zf_sm_energy_uj(const zf_sm_power *power, uint64_t now_us) {
     uint64_t elapsed = now_us > sm->start_host_us ? now_us - sm->start_host_us : 0;
     if (!power->card)
         return zf_sm_tile_energy(sm, power->tile, elapsed, now_us);
-    uint64_t energy = ZF_SM_CARD_UNCORE_W * elapsed;
+    uint64_t energy = (uint64_t)zf_sm_model(sm)->card_uncore_w * elapsed;
     for (uint32_t t = 0; t < sm->num_tiles; t++)
         energy += zf_sm_tile_energy(sm, t, elapsed, now_us);
     return energy;
@@ -50,17 +40,20 @@ uint64_t zf_sm_energy_uj(const zf_sm_power *power, uint64_t now_us) {
 
 /* A card's draw, mW, idle and with every tile computing. */
 static int32_t zf_sm_idle_mw(const zf_sm_device *card) {
-    return (int32_t)((ZF_SM_CARD_UNCORE_W + ZF_SM_TILE_IDLE_W * card->num_tiles) * 1000u);
+    const zf_scenario_sysman *m = zf_sm_model(card);
+    return (int32_t)((m->card_uncore_w + m->tile_idle_w * card->num_tiles) * 1000u);
 }
 
 static int32_t zf_sm_busy_mw(const zf_sm_device *card) {
-    return zf_sm_idle_mw(card) + (int32_t)(ZF_SM_TILE_COMPUTE_W * card->num_tiles * 1000u);
+    return zf_sm_idle_mw(card) + (int32_t)(zf_sm_full_compute_mw(card) * card->num_tiles);
 }
 
-/* The range of a card's sustained limit: its idle draw up to 600 W, or its full draw when that is higher. */
+/* The range of a card's sustained limit: its idle draw up to the scenario's power_limit_w, or its full draw when that
+ * is higher. */
 static int32_t zf_sm_max_limit_mw(const zf_sm_device *card) {
     int32_t busy = zf_sm_busy_mw(card);
-    return busy > ZF_SM_CARD_LIMIT_MW ? busy : ZF_SM_CARD_LIMIT_MW;
+    int32_t limit = (int32_t)(zf_sm_model(card)->power_limit_w * 1000u);
+    return busy > limit ? busy : limit;
 }
 
 void zf_sm_power_start(zf_sm_device *sm) {
@@ -70,8 +63,8 @@ void zf_sm_power_start(zf_sm_device *sm) {
     sm->throttled_ns = 0;
 }
 
-uint32_t zf_sm_full_compute_mw(void) {
-    return ZF_SM_TILE_COMPUTE_W * 1000u;
+uint32_t zf_sm_full_compute_mw(const zf_sm_device *card) {
+    return zf_sm_model(card)->tile_compute_w * 1000u;
 }
 
 /* The fraction of the full compute draw the limit leaves, in [0, 1]. */
@@ -83,7 +76,7 @@ static double zf_sm_throttle(const zf_sm_device *card) {
 }
 
 uint32_t zf_sm_compute_mw(const zf_sm_device *card) {
-    return (uint32_t)(zf_sm_full_compute_mw() * zf_sm_throttle(card));
+    return (uint32_t)(zf_sm_full_compute_mw(card) * zf_sm_throttle(card));
 }
 
 static zf_sm_power *zf_sm_power_from(zes_pwr_handle_t handle) {
@@ -239,10 +232,11 @@ ze_result_t zfi_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount,
     return ZE_RESULT_SUCCESS;
 }
 
-/* Frequency: one GPU domain per device, from ZF_SM_FREQ_MIN_MHZ to the scenario's core clock rate. */
+/* Frequency: one GPU domain per device, from the scenario's min_frequency_mhz to its core clock rate. */
 void zf_sm_freq_limits(const zf_sm_device *sm, double *min, double *max) {
+    double bottom = zf_sm_model(sm)->min_frequency_mhz;
     *max = sm->device->desc->core_clock_rate_mhz;
-    *min = *max < ZF_SM_FREQ_MIN_MHZ ? *max : ZF_SM_FREQ_MIN_MHZ;
+    *min = *max < bottom ? *max : bottom;
 }
 
 static zf_sm_freq *zf_sm_freq_from(zes_freq_handle_t handle) {
@@ -274,10 +268,11 @@ ze_result_t zfi_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq
 ze_result_t zfi_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency) {
     double min, max;
     zf_sm_freq_limits(zf_sm_freq_from(hFrequency)->owner, &min, &max);
-    uint32_t available = (uint32_t)((max - min) / ZF_SM_FREQ_STEP_MHZ) + 1u;
+    double step = zf_sm_model(zf_sm_freq_from(hFrequency)->owner)->frequency_step_mhz;
+    uint32_t available = (uint32_t)((max - min) / step) + 1u;
     uint32_t n = zf_count_query(pCount, available, phFrequency);
     for (uint32_t i = 0; i < n; i++)
-        phFrequency[i] = min + i * ZF_SM_FREQ_STEP_MHZ;
+        phFrequency[i] = min + i * step;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -376,7 +371,7 @@ ze_result_t zfi_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_
     pProperties->type = ZES_TEMP_SENSORS_GPU;
     pProperties->onSubdevice = zf_sm_on_subdevice(device);
     pProperties->subdeviceId = zf_sm_subdevice_id(device);
-    pProperties->maxTemperature = ZF_SM_MAX_TEMP_C;
+    pProperties->maxTemperature = zf_sm_max_temp_c(zf_sm_temp_from(hTemperature)->owner);
     pProperties->isCriticalTempSupported = true;
     pProperties->isThreshold1Supported = true;
     pProperties->isThreshold2Supported = true;
@@ -386,23 +381,25 @@ ze_result_t zfi_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_
 void zf_sm_temp_start(zf_sm_temp *temp) {
     /* Settled at its domain's idle draw (a card's uncore included). */
     const zf_sm_power *power = &temp->owner->power[0];
+    const zf_scenario_sysman *m = zf_sm_model(temp->owner);
     uint32_t idle_w =
-        ZF_SM_TILE_IDLE_W * (power->card ? temp->owner->num_tiles : 1) + (power->card ? ZF_SM_CARD_UNCORE_W : 0);
-    temp->celsius = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * idle_w;
+        m->tile_idle_w * (power->card ? temp->owner->num_tiles : 1) + (power->card ? m->card_uncore_w : 0);
+    temp->celsius = m->ambient_c + m->millikelvin_per_w / 1000.0 * idle_w;
     temp->energy_uj = 0;
     temp->updated_us = temp->owner->start_host_us;
     temp->config_pid = UINT32_MAX;
 }
 
-double zf_sm_max_temp_c(void) {
-    return ZF_SM_MAX_TEMP_C;
+double zf_sm_max_temp_c(const zf_sm_device *sm) {
+    return zf_sm_model(sm)->max_temperature_c;
 }
 
 /* The most a domain can draw: every tile computing and copying, and the card's uncore. */
 static double zf_sm_full_draw_w(const zf_sm_power *power) {
     uint32_t tiles = power->card ? power->owner->num_tiles : 1;
-    return tiles * (double)(ZF_SM_TILE_IDLE_W + ZF_SM_TILE_AWAKE_W + ZF_SM_TILE_COMPUTE_W + ZF_SM_TILE_COPY_W) +
-           (power->card ? ZF_SM_CARD_UNCORE_W : 0);
+    const zf_scenario_sysman *m = zf_sm_model(power->owner);
+    return tiles * (double)(m->tile_idle_w + m->tile_awake_w + m->tile_compute_w + m->tile_copy_w) +
+           (power->card ? m->card_uncore_w : 0);
 }
 
 /* The sensor heats with the energy its domain drew, at most at the domain's full draw: energy counted at once for
@@ -414,8 +411,9 @@ void zf_sm_temp_update(zf_sm_temp *temp, uint64_t now_us) {
     double dt = (double)(now_us - temp->updated_us);
     double drawn = (double)(zf_sm_energy_uj(power, now_us) - temp->energy_uj);
     double used = drawn < zf_sm_full_draw_w(power) * dt ? drawn : zf_sm_full_draw_w(power) * dt;
-    double target = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * used / dt;
-    temp->celsius += (target - temp->celsius) * (1.0 - exp(-dt / ZF_SM_THERMAL_TAU_US));
+    const zf_scenario_sysman *m = zf_sm_model(temp->owner);
+    double target = m->ambient_c + m->millikelvin_per_w / 1000.0 * used / dt;
+    temp->celsius += (target - temp->celsius) * (1.0 - exp(-dt / (m->thermal_tau_ms * 1000.0)));
     temp->energy_uj += (uint64_t)used;
     temp->updated_us = now_us;
 }

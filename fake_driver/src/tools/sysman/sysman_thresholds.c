@@ -60,20 +60,21 @@ ze_result_t zfi_zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp
 }
 
 /* An enabled threshold must lie below TjMax (the header's INVALID_ARGUMENT). */
-static ze_result_t zf_sm_check_temp_threshold(const zes_temp_threshold_t *t, const char *name) {
+static ze_result_t zf_sm_check_temp_threshold(const zf_sm_temp *temp, const zes_temp_threshold_t *t, const char *name) {
     bool enabled = t->enableLowToHigh || t->enableHighToLow;
-    if (enabled && !(t->threshold < zf_sm_max_temp_c() && t->threshold > -273.15))
+    double tjmax = zf_sm_max_temp_c(temp->owner);
+    if (enabled && !(t->threshold < tjmax && t->threshold > -273.15))
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                        "pConfig->%s.threshold %g °C is not below TjMax %g °C (zes_temp_properties_t.maxTemperature)",
-                       name, t->threshold, zf_sm_max_temp_c());
+                       name, t->threshold, tjmax);
     return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig) {
     zf_sm_temp *temp = zf_sm_temp_from(hTemperature);
-    ze_result_t result = zf_sm_check_temp_threshold(&pConfig->threshold1, "threshold1");
+    ze_result_t result = zf_sm_check_temp_threshold(temp, &pConfig->threshold1, "threshold1");
     if (result == ZE_RESULT_SUCCESS)
-        result = zf_sm_check_temp_threshold(&pConfig->threshold2, "threshold2");
+        result = zf_sm_check_temp_threshold(temp, &pConfig->threshold2, "threshold2");
     if (result != ZE_RESULT_SUCCESS)
         return result;
     uint64_t now = zf_sm_host_us();
@@ -84,7 +85,7 @@ ze_result_t zfi_zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const ze
                                        .threshold2 = pConfig->threshold2};
     temp->config_pid = (uint32_t)getpid();
     /* Crossings count from the temperature now. */
-    temp->above[0] = temp->celsius >= zf_sm_max_temp_c() - ZF_SM_CRITICAL_MARGIN_C;
+    temp->above[0] = temp->celsius >= zf_sm_max_temp_c(temp->owner) - ZF_SM_CRITICAL_MARGIN_C;
     temp->above[1] = temp->celsius >= pConfig->threshold1.threshold;
     temp->above[2] = temp->celsius >= pConfig->threshold2.threshold;
     zf_sm_unlock();
@@ -117,7 +118,8 @@ static void zf_sm_check_temp(zf_sm_temp *temp, uint64_t now_us) {
     zf_sm_temp_update(temp, now_us);
     double t = temp->celsius;
     zes_event_type_flags_t events = 0;
-    if (zf_sm_crossed(&temp->above[0], t, zf_sm_max_temp_c() - ZF_SM_CRITICAL_MARGIN_C, c->enableCritical, false))
+    if (zf_sm_crossed(&temp->above[0], t, zf_sm_max_temp_c(temp->owner) - ZF_SM_CRITICAL_MARGIN_C, c->enableCritical,
+                      false))
         events |= ZES_EVENT_TYPE_FLAG_TEMP_CRITICAL;
     if (zf_sm_crossed(&temp->above[1], t, c->threshold1.threshold, c->threshold1.enableLowToHigh,
                       c->threshold1.enableHighToLow))

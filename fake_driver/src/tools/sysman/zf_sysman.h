@@ -231,14 +231,14 @@ void zf_sm_power_start(zf_sm_device *sm);
  * draw, or less when the limit throttles the card (sysman_power.c). */
 uint32_t zf_sm_compute_mw(const zf_sm_device *card);
 
-/* The full compute draw of a tile, mW, on top of idle. */
-uint32_t zf_sm_full_compute_mw(void);
+/* The full compute draw of a tile of the card, mW, on top of idle. */
+uint32_t zf_sm_full_compute_mw(const zf_sm_device *card);
 
 /* Starts a device's temperature sensor at its idle temperature (sysman_power.c). */
 void zf_sm_temp_start(zf_sm_temp *temp);
 
-/* The sensors' maximum temperature (TjMax), °C (sysman_power.c). */
-double zf_sm_max_temp_c(void);
+/* The device's sensor's maximum temperature (TjMax), °C (sysman_power.c). */
+double zf_sm_max_temp_c(const zf_sm_device *sm);
 
 /* Brings a temperature sensor's model up to host time now_us (lock held; sysman_power.c). */
 void zf_sm_temp_update(zf_sm_temp *temp, uint64_t now_us);
