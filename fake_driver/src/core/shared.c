@@ -353,14 +353,17 @@ void zf_shared_set_memory(zf_card_share *shared, uint64_t bytes) {
     zf_shared_unlock(shared->seg);
 }
 
-void zf_shared_add_busy(zf_card_share *shared, uint32_t tile, zf_shared_kind kind, uint64_t ns) {
-    if (tile >= ZF_SHARED_MAX_TILES || kind >= ZF_SHARED_KINDS)
+void zf_shared_add_work(zf_card_share *shared, const uint64_t busy_ns[ZF_SHARED_MAX_TILES], zf_shared_kind kind,
+                        uint64_t memory_bytes) {
+    if (kind >= ZF_SHARED_KINDS)
         return;
     zf_shared_lock(shared->seg);
     zf_shared_slot *own = zf_own_slot(shared->seg);
     if (own != NULL) {
-        own->busy_ns[tile][kind] += ns;
+        for (uint32_t t = 0; t < ZF_SHARED_MAX_TILES; t++)
+            own->busy_ns[t][kind] += busy_ns[t];
         own->engines |= 1u << kind;
+        own->memory_bytes = memory_bytes;
     }
     zf_shared_unlock(shared->seg);
 }

@@ -65,9 +65,10 @@ uint64_t zf_shared_busy_ns(zf_card_share *shared);
 /* Records the device memory the calling process holds on the card. */
 void zf_shared_set_memory(zf_card_share *shared, uint64_t bytes);
 
-/* Adds `ns` of busy time on an engine of `kind` of physical tile `tile` to the calling process's entry (the work of
- * every clock mode: a duration, not a time). */
-void zf_shared_add_busy(zf_card_share *shared, uint32_t tile, zf_shared_kind kind, uint64_t ns);
+/* One command of the calling process: adds busy_ns[t] of busy time on an engine of `kind` of each physical tile t to
+ * its entry (the work of every clock mode: durations, not times) and records the device memory it now holds. */
+void zf_shared_add_work(zf_card_share *shared, const uint64_t busy_ns[ZF_SHARED_MAX_TILES], zf_shared_kind kind,
+                        uint64_t memory_bytes);
 
 /* The live processes using the card (dead ones are removed first); returns how many were copied. */
 uint32_t zf_shared_processes(zf_card_share *shared, zf_shared_process *out, uint32_t max);

@@ -311,12 +311,14 @@ static void zf_sm_publish(const zf_work_record *record, void *user_data) {
     uint32_t tiles = zf_sm_physical_tiles(device, physical);
     tiles = record->tiles > 1 && record->tiles <= tiles ? record->tiles : 1;
     uint64_t start = record->start_ns < record->end_ns ? record->start_ns : record->end_ns;
-    for (uint32_t t = 0; t < tiles; t++)
-        zf_shared_add_busy(shared, physical[t], compute ? ZF_SHARED_COMPUTE : ZF_SHARED_COPY,
-                           tiles > 1 ? record->tile_ns[t] : record->end_ns - start);
+    uint64_t busy[ZF_SHARED_MAX_TILES] = {0};
+    for (uint32_t t = 0; t < tiles; t++) {
+        if (physical[t] < ZF_SHARED_MAX_TILES)
+            busy[physical[t]] += tiles > 1 ? record->tile_ns[t] : record->end_ns - start;
+    }
     uint64_t used, capacity;
     zf_memory_device_usage(device->root, &used, &capacity);
-    zf_shared_set_memory(shared, used);
+    zf_shared_add_work(shared, busy, compute ? ZF_SHARED_COMPUTE : ZF_SHARED_COPY, used);
 }
 
 static bool zf_sm_enabled_by_env(void) {
