@@ -211,7 +211,8 @@ double zf_sm_busy_mhz(const zf_sm_device *sm);
  * performance factor changed (sysman_core.c). */
 void zf_sm_update_clocks(void);
 
-/* Host µs tile `t` of `sm` was kept awake (ZES_STANDBY_PROMO_MODE_NEVER) until now_us (lock held; sysman_control.c). */
+/* Host µs tile `t` of `sm` was kept awake (ZES_STANDBY_PROMO_MODE_NEVER) until now_us (lock held;
+ * sysman_control.c). */
 uint64_t zf_sm_awake_us(const zf_sm_device *sm, uint32_t t, uint64_t now_us);
 
 /* Builds a device's scheduler, standby and performance-factor handles (sysman_control.c). */
