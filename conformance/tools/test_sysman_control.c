@@ -72,7 +72,7 @@ static uint64_t zc_run_heating_work(zc_exec *x) {
 
 /* docs/sysman.md: under a limit at the card's idle draw the clock drops to the bottom of its range, and the cost model
  * runs kernels at that clock: the same compute-bound launch lasts longer by the ratio of the clocks (its fixed set-up
- * and command costs aside), with the average-power-cap reason and throttle time. */
+ * and command costs aside), with throttle time and one event when throttling starts. */
 static void sysman_low_limit_lengthens_kernels(void **state) {
     zc_exec *x = *state;
     zc_skip_unless_fake();
@@ -91,11 +91,21 @@ static void sysman_low_limit_lengthens_kernels(void **state) {
     uint64_t full = zc_launch_ns(x, kernel, &groups);
     zes_freq_throttle_time_t before, after;
     zc_assert_success(zesFrequencyGetThrottleTime(freq, &before));
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    zc_assert_success(zesDeviceEventRegister(device, ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED));
     zc_set_sustained(card, p.minLimit, 1000);
     uint64_t throttled = zc_launch_ns(x, kernel, &groups);
+    zc_launch_ns(x, kernel, &groups); /* still throttled: no new event */
     zc_assert_success(zesFrequencyGetThrottleTime(freq, &after));
     zc_set_sustained(card, p.defaultLimit, 1000);
     uint64_t again = zc_launch_ns(x, kernel, &groups);
+    uint32_t with_events = 0;
+    zes_event_type_flags_t events = 0;
+    zc_assert_success(zesDriverEventListen(zc_sys()->driver, 0, 1, &device, &with_events, &events));
+    assert_int_equal(events, ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED);
+    zc_assert_success(zesDriverEventListen(zc_sys()->driver, 0, 1, &device, &with_events, &events));
+    assert_int_equal(events, 0);
+    zc_assert_success(zesDeviceEventRegister(device, 0));
     double ratio = (double)(throttled - 2100) / (double)(full - 2100); /* set-up and command: docs/cost-model.md */
     assert_true(ratio > range.max / range.min * 0.99 && ratio < range.max / range.min * 1.01);
     assert_true(after.throttleTime - before.throttleTime >= throttled / 1000u);

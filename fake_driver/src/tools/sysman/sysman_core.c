@@ -194,6 +194,17 @@ zf_sm_device *zf_sm_card_of(zf_sm_device *sm) {
     return card != NULL ? card : sm;
 }
 
+/* A compute command ran (lock held): at a clock below the domain's maximum after one that did not, the frequency
+ * started being throttled (ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED). */
+static void zf_sm_note_clock(zf_sm_device *sm) {
+    double min, max;
+    zf_sm_freq_limits(sm, &min, &max);
+    bool throttled = atomic_load_explicit(&sm->kernel_mhz, memory_order_relaxed) < (uint32_t)max;
+    if (throttled && !sm->ran_throttled)
+        zf_sm_raise(sm, ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED);
+    sm->ran_throttled = throttled;
+}
+
 static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     zf_sm_lock();
     zf_sm_device *sm = zf_sm_find(record->device);
@@ -210,6 +221,8 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     uint32_t compute_mw = zf_sm_compute_mw(card);
     if (compute && compute_mw < zf_sm_full_compute_mw(card))
         card->throttled_ns += record->end_ns - start;
+    if (compute)
+        zf_sm_note_clock(sm);
     uint32_t tiles = sm->num_tiles > 1 && record->tiles > 1 ? record->tiles : 1;
     for (uint32_t t = 0; t < tiles && t < sm->num_tiles; t++) {
         uint64_t busy = tiles > 1 ? record->tile_ns[t] : record->end_ns - start;

@@ -1,5 +1,6 @@
 /* Sysman events (zes_api.h, "Events"): a device raises ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED when one of its
- * commands faults (the fault zesDeviceGetState reports as wedged until zesDeviceReset), and the threshold events when
+ * commands faults (the fault zesDeviceGetState reports as wedged until zesDeviceReset), FREQ_THROTTLED when its kernels
+ * start running below the domain's maximum clock (sysman_core.c), and the threshold events when
  * its energy, temperature or RAS counts cross what was set (sysman_thresholds.c). Other registered events are
  * accepted and never raised: nothing in the model produces them. An event raised while registered stays pending until
  * a listener receives it; registering again keeps only the pending events still registered. A waiting listener wakes

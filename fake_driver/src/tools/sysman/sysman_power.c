@@ -260,7 +260,7 @@ ze_result_t zfi_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq
     pProperties->onSubdevice = zf_sm_on_subdevice(device);
     pProperties->subdeviceId = zf_sm_subdevice_id(device);
     pProperties->canControl = true;
-    pProperties->isThrottleEventSupported = false;
+    pProperties->isThrottleEventSupported = true;
     zf_sm_freq_limits(freq->owner, &pProperties->min, &pProperties->max);
     return ZE_RESULT_SUCCESS;
 }

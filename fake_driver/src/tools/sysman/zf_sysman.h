@@ -144,6 +144,7 @@ struct zf_sm_device {
     /* The clock, MHz, the device's kernels run at while busy (zf_sm_busy_mhz, published for the cost model's hook
      * without the lock). */
     _Atomic uint32_t kernel_mhz;
+    bool ran_throttled; /* the latest compute command ran below the domain's maximum clock (lock held) */
     double perf_factor; /* the compute performance factor (zesPerformanceFactorSetConfig); guarded by the sysman lock */
     zf_sm_simple perf;  /* the compute performance-factor domain */
     zf_sm_sched sched;
