@@ -160,7 +160,7 @@ struct zf_sm_device {
     zf_sm_peer peers[ZF_SHARED_MAX_PROCESSES];
 };
 
-/* The performance factor that leaves the clock alone (the default, as Intel's driver sets it). */
+/* The performance factor that leaves the clock alone, and the default (docs/sysman.md, "Controls"). */
 #define ZF_SM_PERF_NEUTRAL 50.0
 
 /* The lock guarding every counter above, and waits on a condition variable with it (events). */
