@@ -320,8 +320,21 @@ static zes_sched_handle_t zc_scheduler(zes_device_handle_t device) {
     return sched;
 }
 
-/* Runs the never-ending `spin` kernel once (tests/kernels/spirv_faults.cl); answers the host ms until it ended. */
-static uint64_t zc_run_spin(zc_exec *x) {
+typedef struct zc_release {
+    volatile int32_t *flag;
+    unsigned after_ms; /* 0: never */
+} zc_release;
+
+static void *zc_release_later(void *arg) {
+    zc_release *r = arg;
+    zc_sleep_ms(r->after_ms);
+    *r->flag = 1;
+    return NULL;
+}
+
+/* Runs the `spin` kernel of conformance/kernels/spirv_faults.cl once, released by the host after `release_ms` (0:
+ * never, it ends only when stopped as a hang); answers the host ms until it ended. */
+static uint64_t zc_run_spin(zc_exec *x, unsigned release_ms) {
     int32_t *flag = zc_host_alloc(x, 4), *out = zc_host_alloc(x, 4);
     *flag = 0;
     ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_faults");
@@ -333,9 +346,15 @@ static uint64_t zc_run_spin(zc_exec *x) {
     const ze_group_count_t one = {1, 1, 1};
     zc_assert_success(zeCommandListAppendLaunchKernel(list, spin, &one, NULL, 0, NULL));
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zc_release release = {flag, release_ms};
+    pthread_t releaser;
+    if (release_ms > 0)
+        assert_int_equal(pthread_create(&releaser, NULL, zc_release_later, &release), 0);
     uint64_t start = zc_now_ms();
     zc_run(queue, list);
     uint64_t elapsed = zc_now_ms() - start;
+    if (release_ms > 0)
+        pthread_join(releaser, NULL);
     zc_assert_success(zeCommandQueueDestroy(queue));
     zc_assert_success(zeCommandListDestroy(list));
     zc_assert_success(zeKernelDestroy(spin));
@@ -377,7 +396,7 @@ static void sysman_scheduler_watchdog_stops_kernel(void **state) {
     zc_assert_success(zesSchedulerGetTimeoutModeProperties(sched, false, &got));
     assert_int_equal(got.watchdogTimeout, 20000);
     if (zc_driver_is_fake()) {
-        uint64_t ms = zc_run_spin(x);
+        uint64_t ms = zc_run_spin(x, 0);
         assert_true(ms >= 20 && ms < 10000);
         zc_assert_result(zeDeviceGetStatus(x->device), ZE_RESULT_ERROR_DEVICE_LOST);
         zc_assert_success(zesDeviceReset(device, true));
@@ -401,6 +420,43 @@ static void sysman_scheduler_watchdog_stops_kernel(void **state) {
         zc_assert_result(zesSchedulerSetTimesliceMode(sched, &slice, &reload), ZE_RESULT_ERROR_INVALID_ARGUMENT);
         zc_assert_result(zesSchedulerSetComputeUnitDebugMode(sched, &reload), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
     }
+}
+
+/* Child "modes" (ZEFAKE_HANG_TIMEOUT_MS=50 set by the parent): a kernel the host releases after 300 ms, run in the
+ * default TIMESLICE mode (the 50 ms hang limit stops it) and in EXCLUSIVE mode (no limit: it completes). */
+static int zc_modes_child(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    zes_device_handle_t device = (zes_device_handle_t)x->device;
+    zes_sched_handle_t sched = zc_scheduler(device);
+    assert_non_null(sched);
+    zc_run_spin(x, 300);
+    printf("timeslice_lost=%d\n", zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST);
+    zc_assert_success(zesDeviceReset(device, true));
+    ze_bool_t reload = true;
+    zc_assert_success(zesSchedulerSetExclusiveMode(sched, &reload));
+    uint64_t ms = zc_run_spin(x, 300);
+    printf("exclusive_lost=%d\nexclusive_ms=%llu\n", zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST,
+           (unsigned long long)ms);
+    fflush(stdout);
+    return zc_child_exec_end(x);
+}
+
+/* docs/sysman.md, "Controls": TIMESLICE keeps the device's hang limit, EXCLUSIVE lifts it. */
+static void sysman_exclusive_mode_lifts_hang_limit(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    static const char *const env[] = {"ZEFAKE_HANG_TIMEOUT_MS=50", NULL};
+    zc_child child;
+    assert_true(zc_run_child_mode("modes", NULL, env, 30000, &child));
+    zc_assert_child_ok(&child, "the scheduler modes child");
+    assert_int_equal(zc_child_number(&child, "timeslice_lost"), 1);
+    assert_int_equal(zc_child_number(&child, "exclusive_lost"), 0);
+    assert_true(zc_child_number(&child, "exclusive_ms") >= 300);
+    zc_child_free(&child);
 }
 
 /* The power of a domain over `ms` of idle host time, W. */
@@ -762,13 +818,15 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(sysman_temperature_threshold_events, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_ras_threshold_wakes_listener, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_scheduler_watchdog_stops_kernel, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test(sysman_exclusive_mode_lifts_hang_limit),
         cmocka_unit_test_setup_teardown(sysman_standby_never_raises_idle_power, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_performance_factor_scales_clock, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_monitor_sees_other_process, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_control_bad_inputs, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test(sysman_scenario_sets_model),
     };
-    static const zc_child_mode modes[] = {{"work", zc_work_child}, {"model", zc_model_child}};
+    static const zc_child_mode modes[] = {
+        {"work", zc_work_child}, {"model", zc_model_child}, {"modes", zc_modes_child}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);
