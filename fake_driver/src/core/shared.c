@@ -59,6 +59,7 @@ struct zf_card_share {
     zf_shared_segment *seg;
     int fd;
     char name[ZF_SHARED_NAME_MAX];
+    pid_t pid; /* the attaching process: what its entry is found by on the paths of every command */
     struct zf_card_share *next;
 };
 
@@ -103,13 +104,16 @@ static void zf_sweep_dead(zf_shared_segment *seg) {
     }
 }
 
-static zf_shared_slot *zf_own_slot(zf_shared_segment *seg) {
-    pid_t pid = getpid();
+static zf_shared_slot *zf_slot_of(zf_shared_segment *seg, pid_t pid) {
     for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES; i++) {
         if (seg->processes[i].pid == pid)
             return &seg->processes[i];
     }
     return NULL;
+}
+
+static zf_shared_slot *zf_own_slot(zf_shared_segment *seg) {
+    return zf_slot_of(seg, getpid());
 }
 
 /* ---- The lock ------------------------------------------------------------------------------------------------- */
@@ -259,6 +263,7 @@ zf_card_share *zf_shared_attach(const char *instance, const uint8_t key[16]) {
     if (shared == NULL)
         return NULL;
     zf_shared_make_name(shared->name, instance, key);
+    shared->pid = getpid();
     shared->seg = zf_segment_open(shared->name, &shared->fd);
     if (shared->seg == NULL) {
         zf_log(ZF_LOG_WARN, "shared device state %s: %s; the device is not shared with other processes", shared->name,
@@ -358,7 +363,7 @@ void zf_shared_add_work(zf_card_share *shared, const uint64_t busy_ns[ZF_SHARED_
     if (kind >= ZF_SHARED_KINDS)
         return;
     zf_shared_lock(shared->seg);
-    zf_shared_slot *own = zf_own_slot(shared->seg);
+    zf_shared_slot *own = zf_slot_of(shared->seg, shared->pid);
     if (own != NULL) {
         for (uint32_t t = 0; t < ZF_SHARED_MAX_TILES; t++)
             own->busy_ns[t][kind] += busy_ns[t];
