@@ -1,6 +1,8 @@
 /* Sysman's state and its counting: enabled by ZES_ENABLE_SYSMAN=1 at zeInit (docs/environment.md), when every
  * device's component handles are built and a permanent execution observer starts adding what each command did to
- * the counters of its device (docs/sysman.md). Counting covers the work of the calling process. */
+ * the counters of its device (docs/sysman.md). Counting covers the work of the calling process; the work of other
+ * processes comes from the card's shared state, where every process, sysman enabled or not, publishes its commands'
+ * busy time and its memory (docs/sysman.md, "Other processes"). */
 #include "tools/sysman/zf_sysman.h"
 
 #include "memory/zf_memory.h"
