@@ -6,18 +6,9 @@
 #include "zc_exec.h"
 #include "zc_kernel_files.h"
 #include "zc_metric_work.h"
+#include "zc_sysman.h"
 
-#include <level_zero/zes_api.h>
-#include <time.h>
 #include <unistd.h>
-
-typedef ze_result_t (*zc_enum_fn)(zes_device_handle_t, uint32_t *, void *);
-
-typedef struct zc_enum {
-    const char *name;
-    zc_enum_fn call;
-    bool present; /* the fake's cards have some */
-} zc_enum;
 
 /* docs/sysman.md: the fake's firmware belongs to a device reported as a card, not to a tile reported as a
  * sub-device (ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE). */
@@ -38,31 +29,14 @@ static const zc_enum zc_enums[] = {
     ZC_ENUM(zesDeviceEnumFrequencyDomains, true),
     ZC_ENUM(zesDeviceEnumLeds, false),
     ZC_ENUM(zesDeviceEnumMemoryModules, true),
-    ZC_ENUM(zesDeviceEnumPerformanceFactorDomains, false),
+    ZC_ENUM(zesDeviceEnumPerformanceFactorDomains, true),
     ZC_ENUM(zesDeviceEnumPowerDomains, true),
     ZC_ENUM(zesDeviceEnumPsus, false),
     ZC_ENUM(zesDeviceEnumRasErrorSets, true),
-    ZC_ENUM(zesDeviceEnumSchedulers, false),
-    ZC_ENUM(zesDeviceEnumStandbyDomains, false),
+    ZC_ENUM(zesDeviceEnumSchedulers, true),
+    ZC_ENUM(zesDeviceEnumStandbyDomains, true),
     ZC_ENUM(zesDeviceEnumTemperatureSensors, true),
 };
-
-typedef struct zc_enum_ctx {
-    const zc_enum *e;
-    zes_device_handle_t device;
-} zc_enum_ctx;
-
-static ze_result_t zc_enum_call(void *ctx, uint32_t *count, void *items) {
-    const zc_enum_ctx *c = ctx;
-    return c->e->call(c->device, count, items);
-}
-
-static void *zc_handles(zes_device_handle_t device, zc_enum_fn fn, const char *name, uint32_t *count) {
-    zc_enum e = {name, fn, true};
-    zc_enum_ctx ctx = {&e, device};
-    zc_count_query q = {name, zc_enum_call, &ctx, sizeof(void *), NULL};
-    return zc_query_all(&q, count);
-}
 
 static void sysman_enumerations_answer(void **state) {
     (void)state;
@@ -189,18 +163,6 @@ static void sysman_engine_activity_follows_work(void **state) {
     free(engines);
 }
 
-static uint64_t zc_energy(zes_pwr_handle_t power, uint64_t *timestamp) {
-    zes_power_energy_counter_t e;
-    zc_assert_success(zesPowerGetEnergyCounter(power, &e));
-    *timestamp = e.timestamp;
-    return e.energy;
-}
-
-static void zc_sleep_ms(unsigned ms) {
-    struct timespec ts = {0, (long)ms * 1000000l};
-    nanosleep(&ts, NULL);
-}
-
 static void sysman_energy_rises_faster_under_load(void **state) {
     zc_exec *x = *state;
     zc_skip_without_builtins();
@@ -251,21 +213,6 @@ static void sysman_energy_rises_faster_under_load(void **state) {
     if (zc_driver_is_fake()) /* docs/sysman.md: a card's domain, then one per tile */
         assert_int_equal(count, 1 + subs);
     free(domains);
-}
-
-/* The device's card power domain with its properties, or NULL for a tile reported as a sub-device (zes_api.h). */
-static zes_pwr_handle_t zc_card_domain(ze_device_handle_t device, zes_power_properties_t *props) {
-    zes_pwr_handle_t card = NULL;
-    if (zesDeviceGetCardPowerDomain((zes_device_handle_t)device, &card) != ZE_RESULT_SUCCESS)
-        return NULL;
-    *props = (zes_power_properties_t){.stype = ZES_STRUCTURE_TYPE_POWER_PROPERTIES};
-    zc_assert_success(zesPowerGetProperties(card, props));
-    return card;
-}
-
-static void zc_set_sustained(zes_pwr_handle_t card, int32_t mw, int32_t interval) {
-    zes_power_sustained_limit_t limit = {.enabled = true, .power = mw, .interval = interval};
-    zc_assert_success(zesPowerSetLimits(card, &limit, NULL, NULL));
 }
 
 /* A settable card limit reads back through zesPowerGetLimits and zesPowerGetLimitsExt, whichever set it. */
@@ -496,21 +443,8 @@ static void sysman_ecc(void **state) {
 
 /* The state of the device's uncorrectable error set (cleared after the read when `clear`). */
 static zes_ras_state_t zc_uncorrectable(zes_device_handle_t device, bool clear) {
-    uint32_t count = 0;
-    zes_ras_handle_t *sets =
-        zc_handles(device, (zc_enum_fn)zesDeviceEnumRasErrorSets, "zesDeviceEnumRasErrorSets", &count);
     zes_ras_state_t state = {.stype = ZES_STRUCTURE_TYPE_RAS_STATE};
-    bool found = false;
-    for (uint32_t i = 0; i < count; i++) {
-        zes_ras_properties_t p = {.stype = ZES_STRUCTURE_TYPE_RAS_PROPERTIES};
-        zc_assert_success(zesRasGetProperties(sets[i], &p));
-        if (p.type == ZES_RAS_ERROR_TYPE_UNCORRECTABLE) {
-            zc_assert_success(zesRasGetState(sets[i], clear, &state));
-            found = true;
-        }
-    }
-    free(sets);
-    assert_true(found);
+    zc_assert_success(zesRasGetState(zc_ras_set(device, ZES_RAS_ERROR_TYPE_UNCORRECTABLE), clear, &state));
     return state;
 }
 
@@ -683,6 +617,7 @@ static void sysman_needs_enabling(void **state) {
 }
 
 int main(int argc, char **argv) {
+    zc_own_instance();
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(sysman_enumerations_answer),
         cmocka_unit_test(sysman_device_properties_follow_core),

@@ -236,6 +236,9 @@ static void scenario_minimal_file_gets_documented_defaults(void **state) {
     assert_int_equal(d->engine_groups[1].max_fill_pattern_size_bytes, 4);
     assert_int_equal(d->compute.num_sub_group_sizes, 3);
     assert_int_equal(d->timer.frequency_hz, 38400000);
+    assert_int_equal(d->sysman.tile_idle_w, 40);
+    assert_int_equal(d->sysman.power_limit_w, 600);
+    assert_int_equal(d->sysman.max_temperature_c, 105);
 }
 
 static uint64_t parsed_memory_size(const char *value, bool *ok, char *error) {
@@ -344,6 +347,9 @@ static void scenario_device_rules_rejected_with_reason(void **state) {
         {"    vendor_id: {a: 1}\n", "devices[0].vendor_id: expected an integer, got a mapping"},
         {"    caches: [{size: 1 MiB, user_control: 1}]\n",
          "devices[0].caches[0].user_control: expected true or false, got '1'"},
+        {"    sysman: {ambient_c: 40, max_temperature_c: 45}\n",
+         "devices[0].sysman.max_temperature_c: 45 is not above ambient_c + 5"},
+        {"    sysman: {tile_compute_w: 0}\n", "devices[0].sysman.tile_compute_w: 0 is out of range 1..10000"},
     };
     static zf_scenario s;
     char error[ZF_SCENARIO_ERROR_MAX];

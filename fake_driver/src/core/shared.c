@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #define ZF_SHARED_MAGIC   0x48534657u /* "WFSH" */
-#define ZF_SHARED_VERSION 1u
+#define ZF_SHARED_VERSION 2u
 #define ZF_SHARED_RING    4096u /* work entries kept: enough for the reports of any streamer that reads regularly */
 #define ZF_SHARED_RETRIES 8
 
@@ -38,6 +38,9 @@ typedef struct zf_shared_slot {
     uint32_t reserved;
     uint64_t start_time; /* /proc/<pid>/stat field 22, to tell a reused pid apart */
     uint64_t memory_bytes;
+    uint64_t busy_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS]; /* zf_shared_add_busy */
+    uint32_t engines;                                       /* ZF_SHARED_ENGINE_* of its work */
+    uint32_t reserved2;
 } zf_shared_slot;
 
 typedef struct zf_shared_segment {
@@ -56,6 +59,7 @@ struct zf_card_share {
     zf_shared_segment *seg;
     int fd;
     char name[ZF_SHARED_NAME_MAX];
+    pid_t pid; /* the attaching process: what its entry is found by on the paths of every command */
     struct zf_card_share *next;
 };
 
@@ -100,13 +104,16 @@ static void zf_sweep_dead(zf_shared_segment *seg) {
     }
 }
 
-static zf_shared_slot *zf_own_slot(zf_shared_segment *seg) {
-    pid_t pid = getpid();
+static zf_shared_slot *zf_slot_of(zf_shared_segment *seg, pid_t pid) {
     for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES; i++) {
         if (seg->processes[i].pid == pid)
             return &seg->processes[i];
     }
     return NULL;
+}
+
+static zf_shared_slot *zf_own_slot(zf_shared_segment *seg) {
+    return zf_slot_of(seg, getpid());
 }
 
 /* ---- The lock ------------------------------------------------------------------------------------------------- */
@@ -256,6 +263,7 @@ zf_card_share *zf_shared_attach(const char *instance, const uint8_t key[16]) {
     if (shared == NULL)
         return NULL;
     zf_shared_make_name(shared->name, instance, key);
+    shared->pid = getpid();
     shared->seg = zf_segment_open(shared->name, &shared->fd);
     if (shared->seg == NULL) {
         zf_log(ZF_LOG_WARN, "shared device state %s: %s; the device is not shared with other processes", shared->name,
@@ -350,6 +358,27 @@ void zf_shared_set_memory(zf_card_share *shared, uint64_t bytes) {
     zf_shared_unlock(shared->seg);
 }
 
+void zf_shared_add_work(zf_card_share *shared, const uint64_t busy_ns[ZF_SHARED_MAX_TILES], zf_shared_kind kind,
+                        uint64_t memory_bytes) {
+    if (kind >= ZF_SHARED_KINDS)
+        return;
+    zf_shared_lock(shared->seg);
+    zf_shared_slot *own = zf_slot_of(shared->seg, shared->pid);
+    if (own != NULL) {
+        for (uint32_t t = 0; t < ZF_SHARED_MAX_TILES; t++)
+            own->busy_ns[t][kind] += busy_ns[t];
+        own->engines |= 1u << kind;
+        own->memory_bytes = memory_bytes;
+    }
+    zf_shared_unlock(shared->seg);
+}
+
+static zf_shared_process zf_process_of(const zf_shared_slot *slot) {
+    zf_shared_process p = {.pid = slot->pid, .memory_bytes = slot->memory_bytes, .kinds = slot->engines};
+    memcpy(p.busy_ns, slot->busy_ns, sizeof p.busy_ns);
+    return p;
+}
+
 uint32_t zf_shared_processes(zf_card_share *shared, zf_shared_process *out, uint32_t max) {
     zf_shared_segment *seg = shared->seg;
     uint32_t n = 0;
@@ -357,7 +386,7 @@ uint32_t zf_shared_processes(zf_card_share *shared, zf_shared_process *out, uint
     zf_sweep_dead(seg);
     for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES && n < max; i++) {
         if (seg->processes[i].pid != 0)
-            out[n++] = (zf_shared_process){seg->processes[i].pid, seg->processes[i].memory_bytes};
+            out[n++] = zf_process_of(&seg->processes[i]);
     }
     zf_shared_unlock(seg);
     return n;

@@ -1,7 +1,7 @@
 /* The device state every process of a user shares for one card of one scenario instance, as a real GPU is one
  * device for all the processes using it (docs/environment.md, "Processes"): a POSIX shared-memory segment per card
  * holding the realtime clock origin, the work executed on the card (engine busy time and the counter contributions
- * metric streamers read) and the processes using it with their memory. core/shared.c. */
+ * metric streamers read) and the processes using it with their memory and engine busy time. core/shared.c. */
 #ifndef ZF_SHARED_H
 #define ZF_SHARED_H
 
@@ -28,9 +28,14 @@ typedef struct zf_shared_work {
     uint64_t amount[ZF_SIG_COUNT];
 } zf_shared_work;
 
+/* The kinds of engine a process's work ran on. */
+typedef enum zf_shared_kind { ZF_SHARED_COMPUTE, ZF_SHARED_COPY, ZF_SHARED_KINDS } zf_shared_kind;
+
 typedef struct zf_shared_process {
     int32_t pid;
-    uint64_t memory_bytes; /* device memory it holds on the card */
+    uint64_t memory_bytes;                                  /* device memory it holds on the card */
+    uint64_t busy_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS]; /* engine busy time per physical tile, device ns */
+    uint32_t kinds;                                         /* 1 << zf_shared_kind of every kind it used */
 } zf_shared_process;
 
 /* Attaches to the segment of the card named by `key` (16 bytes naming the physical card) in `instance` (a scenario
@@ -59,6 +64,11 @@ uint64_t zf_shared_busy_ns(zf_card_share *shared);
 
 /* Records the device memory the calling process holds on the card. */
 void zf_shared_set_memory(zf_card_share *shared, uint64_t bytes);
+
+/* One command of the calling process: adds busy_ns[t] of busy time on an engine of `kind` of each physical tile t to
+ * its entry (the work of every clock mode: durations, not times) and records the device memory it now holds. */
+void zf_shared_add_work(zf_card_share *shared, const uint64_t busy_ns[ZF_SHARED_MAX_TILES], zf_shared_kind kind,
+                        uint64_t memory_bytes);
 
 /* The live processes using the card (dead ones are removed first); returns how many were copied. */
 uint32_t zf_shared_processes(zf_card_share *shared, zf_shared_process *out, uint32_t max);

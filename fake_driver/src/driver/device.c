@@ -379,7 +379,14 @@ static int64_t zf_hang_timeout_env_ms(void) {
     return ms;
 }
 
+void zf_device_set_hang_limit(zf_device *device, uint64_t ns) {
+    atomic_store_explicit(&device->hang_limit_ns, ns, memory_order_relaxed);
+}
+
 uint64_t zf_device_hang_timeout_ns(const zf_device *device) {
+    uint64_t set = atomic_load_explicit(&device->hang_limit_ns, memory_order_relaxed);
+    if (set != 0)
+        return set == ZF_HANG_NO_LIMIT ? 0 : set;
     int64_t ms = zf_hang_timeout_env_ms();
     return (ms >= 0 ? (uint64_t)ms : device->desc->hang_timeout_ms) * 1000000u;
 }

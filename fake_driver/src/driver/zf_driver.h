@@ -26,6 +26,7 @@ typedef struct zf_device {
     ze_device_properties_t properties; /* built once; timerResolution is set per query (it depends on stype) */
     zf_clock clock;                    /* used on root devices only; sub-devices read their root's */
     atomic_uint faults;                /* execution faults recorded on this device: zeDeviceGetStatus reports them */
+    _Atomic uint64_t hang_limit_ns;    /* zf_device_set_hang_limit: 0 the default limit, ZF_HANG_NO_LIMIT none */
     uint32_t num_subdevices;
     struct zf_device *subdevices;
     zf_card_share *shared; /* root devices: the card's state shared with other processes (NULL: not shared) */
@@ -120,6 +121,11 @@ bool zf_devices_create(zf_driver *driver);
 /* Host time one kernel launch on the device may run before the hang detector stops it, 0 for no limit: the
  * scenario's hang_timeout_ms, or ZEFAKE_HANG_TIMEOUT_MS when set (docs/environment.md). */
 uint64_t zf_device_hang_timeout_ns(const zf_device *device);
+
+/* Sets the hang detector's limit of the device (sysman's scheduler modes, docs/sysman.md), in ns of host time: 0 gives
+ * back the default (scenario or environment), ZF_HANG_NO_LIMIT turns detection off. */
+#define ZF_HANG_NO_LIMIT UINT64_MAX
+void zf_device_set_hang_limit(zf_device *device, uint64_t ns);
 
 /* Records an execution fault (an out-of-bounds access...) against the device: zeDeviceGetStatus then reports it. */
 void zf_device_record_fault(zf_device *device, const char *what);

@@ -4,6 +4,8 @@
 #include "memory/zf_memory.h"
 #include "module/zf_kernel.h"
 
+#include <stdatomic.h>
+
 /* Copy bandwidths in bytes per ns (= GB/s). */
 #define ZF_BANDWIDTH_COMPUTE_ENGINE 200u
 #define ZF_BANDWIDTH_COPY_ENGINE    50u
@@ -105,6 +107,20 @@ uint64_t zf_work_lane_cycles(const zf_work_counts *work) {
     return zf_sat(cycles);
 }
 
+/* The clock kernels run at (docs/cost-model.md, "Kernels"): the scenario's core clock unless a tool (sysman's power
+ * limit, frequency range or performance factor: docs/sysman.md) has set a hook answering a lower one. */
+static _Atomic(zf_cost_clock_fn) zf_cost_clock_hook;
+
+void zf_cost_set_clock_hook(zf_cost_clock_fn hook) {
+    atomic_store_explicit(&zf_cost_clock_hook, hook, memory_order_release);
+}
+
+static uint32_t zf_kernel_clock_mhz(const zf_device *device) {
+    zf_cost_clock_fn hook = atomic_load_explicit(&zf_cost_clock_hook, memory_order_acquire);
+    uint32_t mhz = hook != NULL ? hook(device) : 0;
+    return mhz > 0 && mhz < device->properties.coreClockRate ? mhz : device->properties.coreClockRate;
+}
+
 /* The roofline of docs/cost-model.md ("Kernels") for one tile running `work` as `groups` work-groups of `group_items`
  * work-items: the longest of compute at the lanes the groups occupy, one work-item's own instruction stream times the
  * rounds of hardware threads, and the global bytes at the tile's bandwidth. */
@@ -121,9 +137,10 @@ static uint64_t zf_tile_kernel_ns(const zf_work_counts *work, uint64_t groups, u
         return ns;
     uint64_t cycles = zf_work_lane_cycles(work);
     uint64_t lanes = (threads < xves ? threads : xves) * (group_items < simd ? group_items : simd);
-    uint64_t compute = zf_cycles_to_ns(zf_div_ceil(cycles, lanes), p->coreClockRate);
+    uint32_t mhz = zf_kernel_clock_mhz(device);
+    uint64_t compute = zf_cycles_to_ns(zf_div_ceil(cycles, lanes), mhz);
     uint64_t rounds = zf_div_ceil(threads, slots);
-    uint64_t stream = zf_cycles_to_ns((unsigned __int128)zf_div_ceil(cycles, items) * rounds, p->coreClockRate);
+    uint64_t stream = zf_cycles_to_ns((unsigned __int128)zf_div_ceil(cycles, items) * rounds, mhz);
     uint64_t memory =
         zf_div_ceil(work->read[ZF_SPACE_GLOBAL] + work->written[ZF_SPACE_GLOBAL], zf_tile_bandwidth(device));
     uint64_t longest = compute > stream ? compute : stream;

@@ -214,6 +214,11 @@ uint64_t zf_ns_to_cycles(uint64_t ns, const zf_device *device);
 uint64_t zf_cost_overhead_ns(const zf_device *device);
 uint64_t zf_cost_dispatch_ns(const zf_device *device);
 
+/* Sets the hook answering the clock, MHz, a device's kernels run at (sysman: docs/sysman.md); NULL, 0 or a value at
+ * or above the scenario's core clock leave the core clock. The hook is called on engine workers, lock-free. */
+typedef uint32_t (*zf_cost_clock_fn)(const zf_device *device);
+void zf_cost_set_clock_hook(zf_cost_clock_fn hook);
+
 /* Tiles a command of `device` runs on: every tile of a root device that has sub-devices (implicit scaling), else 1. */
 uint32_t zf_device_tiles(const zf_device *device);
 

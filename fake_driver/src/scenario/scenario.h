@@ -81,6 +81,23 @@ typedef struct zf_scenario_performance {
     uint32_t kernel_launch_ns;      /* each kernel on top: dispatch and thread-group set-up */
 } zf_scenario_performance;
 
+/* The sysman model of a device (docs/sysman.md): its power draws, frequency domain and thermal constants. */
+typedef struct zf_scenario_sysman {
+    uint32_t tile_idle_w;         /* each tile, always */
+    uint32_t tile_compute_w;      /* on top of idle, while a compute engine is busy (unthrottled) */
+    uint32_t tile_copy_w;         /* on top of idle, while a copy engine is busy */
+    uint32_t tile_awake_w;        /* on top of idle, while standby is off */
+    uint32_t card_uncore_w;       /* a card's own draw besides its tiles' */
+    uint32_t picojoules_per_byte; /* device memory traffic */
+    uint32_t power_limit_w;       /* the default and highest sustained limit (at least the card's full draw) */
+    uint32_t min_frequency_mhz;   /* the frequency domain's bottom (the core clock rate is its top) */
+    uint32_t frequency_step_mhz;  /* between available clocks */
+    uint32_t ambient_c;           /* the thermal model: temperature at no power */
+    uint32_t millikelvin_per_w;   /* settled temperature rise per W */
+    uint32_t thermal_tau_ms;      /* time constant */
+    uint32_t max_temperature_c;   /* TjMax; the critical temperature is 5 K below */
+} zf_scenario_sysman;
+
 typedef struct zf_scenario_timer {
     uint64_t frequency_hz;      /* device timer ticks per second */
     uint32_t valid_bits;        /* zeDeviceGetGlobalTimestamps, 1..64 */
@@ -193,6 +210,7 @@ typedef struct zf_scenario_device {
     uint32_t num_subdevices;  /* 0 = no sub-devices, else 2..ZF_SCENARIO_MAX_SUBDEVICES */
     zf_scenario_topology topology;
     zf_scenario_performance performance;
+    zf_scenario_sysman sysman;
     zf_scenario_timer timer;
     zf_scenario_compute compute;
     zf_scenario_module module;

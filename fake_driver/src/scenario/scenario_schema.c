@@ -170,6 +170,33 @@ static const zf_field zf_performance_fields[] = {
 };
 static const zf_schema zf_performance_schema = ZF_SCHEMA(zf_performance_fields, NULL);
 
+typedef zf_scenario_sysman zf_sysman;
+static const zf_field zf_sysman_fields[] = {
+    ZF_UINT(zf_sysman, tile_idle_w, "tile_idle_w", 0, 10000, 0),
+    ZF_UINT(zf_sysman, tile_compute_w, "tile_compute_w", 1, 10000, 0),
+    ZF_UINT(zf_sysman, tile_copy_w, "tile_copy_w", 0, 10000, 0),
+    ZF_UINT(zf_sysman, tile_awake_w, "tile_awake_w", 0, 10000, 0),
+    ZF_UINT(zf_sysman, card_uncore_w, "card_uncore_w", 0, 10000, 0),
+    ZF_UINT(zf_sysman, picojoules_per_byte, "picojoules_per_byte", 0, 100000, 0),
+    ZF_UINT(zf_sysman, power_limit_w, "power_limit_w", 1, 100000, 0),
+    ZF_UINT(zf_sysman, min_frequency_mhz, "min_frequency_mhz", 1, 100000, 0),
+    ZF_UINT(zf_sysman, frequency_step_mhz, "frequency_step_mhz", 1, 100000, 0),
+    ZF_UINT(zf_sysman, ambient_c, "ambient_c", 0, 100, 0),
+    ZF_UINT(zf_sysman, millikelvin_per_w, "millikelvin_per_w", 1, 100000, 0),
+    ZF_UINT(zf_sysman, thermal_tau_ms, "thermal_tau_ms", 1, 3600000, 0),
+    ZF_UINT(zf_sysman, max_temperature_c, "max_temperature_c", 6, 300, 0),
+};
+static bool zf_sysman_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
+    (void)present;
+    const zf_sysman *s = base;
+    if (s->max_temperature_c <= s->ambient_c + 5)
+        return zf_walk_fail(w, zf_node_at(w, node, "max_temperature_c", NULL), "max_temperature_c",
+                            "%u is not above ambient_c + 5 (the critical temperature lies 5 K below it)",
+                            s->max_temperature_c);
+    return true;
+}
+static const zf_schema zf_sysman_schema = ZF_SCHEMA(zf_sysman_fields, zf_sysman_finish);
+
 static const zf_field zf_timer_fields[] = {
     ZF_UINT(zf_scenario_timer, frequency_hz, "frequency_hz", 1, UINT64_C(10000000000), 0),
     ZF_UINT(zf_scenario_timer, valid_bits, "valid_bits", 1, 64, 0),
@@ -407,6 +434,20 @@ static void zf_device_init(void *item, uint32_t index) {
     /* A Data Center GPU Max 1550: about 3.2 TB/s of HBM2e, a few microseconds from submission to start. */
     d->performance = (zf_scenario_performance){
         .memory_bandwidth_gbps = 3276, .dispatch_latency_ns = 4000, .command_ns = 100, .kernel_launch_ns = 2000};
+    /* PVC-like (docs/sysman.md): a 2-tile card idles near 110 W and draws about 600 W when both tiles compute. */
+    d->sysman = (zf_scenario_sysman){.tile_idle_w = 40,
+                                     .tile_compute_w = 220,
+                                     .tile_copy_w = 25,
+                                     .tile_awake_w = 20,
+                                     .card_uncore_w = 30,
+                                     .picojoules_per_byte = 20,
+                                     .power_limit_w = 600,
+                                     .min_frequency_mhz = 300,
+                                     .frequency_step_mhz = 50,
+                                     .ambient_c = 30,
+                                     .millikelvin_per_w = 100,
+                                     .thermal_tau_ms = 2000,
+                                     .max_temperature_c = 105};
     zf_device_defaults_compute(d);
     zf_device_defaults_memory(d, index);
     zf_device_defaults_engines(d);
@@ -501,6 +542,7 @@ static const zf_field zf_device_fields[] = {
     ZF_CUSTOM(zf_dev, num_subdevices, "subdevices", zf_parse_subdevices, 0),
     ZF_MAP(zf_dev, topology, "topology", &zf_topology_schema),
     ZF_MAP(zf_dev, performance, "performance", &zf_performance_schema),
+    ZF_MAP(zf_dev, sysman, "sysman", &zf_sysman_schema),
     ZF_MAP(zf_dev, timer, "timer", &zf_timer_schema),
     ZF_MAP(zf_dev, compute, "compute", &zf_compute_schema),
     ZF_MAP(zf_dev, module, "module", &zf_module_schema),

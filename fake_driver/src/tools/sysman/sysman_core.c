@@ -1,10 +1,15 @@
 /* Sysman's state and its counting: enabled by ZES_ENABLE_SYSMAN=1 at zeInit (docs/environment.md), when every
  * device's component handles are built and a permanent execution observer starts adding what each command did to
- * the counters of its device (docs/sysman.md). Counting covers the work of the calling process. */
+ * the counters of its device (docs/sysman.md). Counting covers the work of the calling process; the work of other
+ * processes comes from the card's shared state, where every process, sysman enabled or not, publishes its commands'
+ * busy time and its memory (docs/sysman.md, "Other processes"). */
 #include "tools/sysman/zf_sysman.h"
+
+#include "memory/zf_memory.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static pthread_mutex_t zf_sm_mutex = PTHREAD_MUTEX_INITIALIZER;
 static zf_sm_device *zf_sm_devices; /* every visible root device and its sub-devices; kept until unload */
@@ -16,10 +21,6 @@ void zf_sm_lock(void) {
 
 void zf_sm_unlock(void) {
     pthread_mutex_unlock(&zf_sm_mutex);
-}
-
-void zf_sm_cond_wait(pthread_cond_t *cond) {
-    pthread_cond_wait(cond, &zf_sm_mutex);
 }
 
 int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline) {
@@ -111,6 +112,10 @@ static bool zf_sm_register_all(zf_sm_device *sm) {
     ok &= zf_sm_register(&sm->temp.header, ZF_OBJ_ZES_TEMP, sm->device);
     for (uint32_t i = 0; i < 2; i++)
         ok &= zf_sm_register(&sm->ras[i].header, ZF_OBJ_ZES_RAS, sm->device);
+    ok &= zf_sm_register(&sm->perf.header, ZF_OBJ_ZES_PERF, sm->device);
+    ok &= zf_sm_register(&sm->sched.header, ZF_OBJ_ZES_SCHED, sm->device);
+    for (uint32_t t = 0; t < sm->num_tiles; t++)
+        ok &= zf_sm_register(&sm->standby[t].header, ZF_OBJ_ZES_STANDBY, sm->device);
     return ok;
 }
 
@@ -120,9 +125,10 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     zf_sm_build_engines(sm);
     /* A sub-device's one domain is its tile; a root device's (a tile in FLAT mode too) is the card, then each of its
      * tiles. */
-    sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = !zf_device_reported_as_subdevice(device)};
+    sm->power[sm->num_power++] =
+        (zf_sm_power){.owner = sm, .card = !zf_device_reported_as_subdevice(device), .threshold_pid = UINT32_MAX};
     for (uint32_t t = 0; device->num_subdevices > 0 && t < device->num_subdevices; t++)
-        sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = false, .tile = t};
+        sm->power[sm->num_power++] = (zf_sm_power){.owner = sm, .card = false, .tile = t, .threshold_pid = UINT32_MAX};
     sm->memory.owner = sm;
     sm->firmware.owner = sm;
     sm->num_firmware = zf_device_reported_as_subdevice(device) ? 0 : 1;
@@ -131,10 +137,12 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     sm->temp.owner = sm;
     sm->ras[0] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_CORRECTABLE};
     sm->ras[1] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_UNCORRECTABLE};
+    sm->perf_factor = ZF_SM_PERF_NEUTRAL;
     sm->start_ns = zf_clock_now_ns(zf_device_clock(device));
     sm->start_host_us = zf_sm_host_us();
     zf_sm_temp_start(&sm->temp);
     zf_sm_power_start(sm);
+    zf_sm_control_start(sm);
     return zf_sm_register_all(sm);
 }
 
@@ -188,6 +196,17 @@ zf_sm_device *zf_sm_card_of(zf_sm_device *sm) {
     return card != NULL ? card : sm;
 }
 
+/* A compute command ran (lock held): at a clock below the domain's maximum after one that did not, the frequency
+ * started being throttled (ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED). */
+static void zf_sm_note_clock(zf_sm_device *sm) {
+    double min, max;
+    zf_sm_freq_limits(sm, &min, &max);
+    bool throttled = atomic_load_explicit(&sm->kernel_mhz, memory_order_relaxed) < (uint32_t)max;
+    if (throttled && !sm->ran_throttled)
+        zf_sm_raise(sm, ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED);
+    sm->ran_throttled = throttled;
+}
+
 static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     zf_sm_lock();
     zf_sm_device *sm = zf_sm_find(record->device);
@@ -202,8 +221,10 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     bool compute = engine == NULL || engine->type == ZES_ENGINE_GROUP_COMPUTE_SINGLE;
     zf_sm_device *card = zf_sm_card_of(sm);
     uint32_t compute_mw = zf_sm_compute_mw(card);
-    if (compute && compute_mw < zf_sm_full_compute_mw())
+    if (compute && compute_mw < zf_sm_full_compute_mw(card))
         card->throttled_ns += record->end_ns - start;
+    if (compute)
+        zf_sm_note_clock(sm);
     uint32_t tiles = sm->num_tiles > 1 && record->tiles > 1 ? record->tiles : 1;
     for (uint32_t t = 0; t < tiles && t < sm->num_tiles; t++) {
         uint64_t busy = tiles > 1 ? record->tile_ns[t] : record->end_ns - start;
@@ -216,7 +237,103 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     if (record->end_ns > sm->last_end_ns)
         sm->last_end_ns = record->end_ns;
     sm->last_host_us = zf_sm_host_us();
+    zf_sm_check_all(); /* the card and its tiles drew the command's energy */
     zf_sm_unlock();
+}
+
+void zf_sm_check_all(void) {
+    uint64_t now = zf_sm_host_us();
+    for (uint32_t i = 0; i < zf_sm_num_devices; i++)
+        zf_sm_check_thresholds(&zf_sm_devices[i], now);
+}
+
+void zf_sm_update_clocks(void) {
+    for (uint32_t i = 0; i < zf_sm_num_devices; i++) {
+        zf_sm_device *sm = &zf_sm_devices[i];
+        atomic_store_explicit(&sm->kernel_mhz, (uint32_t)(zf_sm_busy_mhz(sm) + 0.5), memory_order_relaxed);
+    }
+}
+
+/* The cost model's clock hook (docs/cost-model.md): the busy clock of the device's frequency domain. The device
+ * list is complete before the hook is set, and never changes after. */
+static uint32_t zf_sm_kernel_mhz(const zf_device *device) {
+    const zf_sm_device *sm = zf_sm_find(device);
+    return sm != NULL ? atomic_load_explicit(&sm->kernel_mhz, memory_order_relaxed) : 0;
+}
+
+uint32_t zf_sm_physical_tiles(const zf_device *device, uint32_t out[ZF_SCENARIO_MAX_SUBDEVICES]) {
+    if (device->is_subdevice || device->num_subdevices == 0) {
+        out[0] = zf_device_physical_tile(device);
+        return 1;
+    }
+    for (uint32_t t = 0; t < device->num_subdevices; t++)
+        out[t] = zf_device_physical_tile(&device->subdevices[t]);
+    return device->num_subdevices;
+}
+
+static const zf_sm_peer *zf_sm_find_peer(const zf_sm_device *card, int32_t pid) {
+    for (uint32_t i = 0; i < card->num_peers; i++) {
+        if (card->peers[i].pid == pid)
+            return &card->peers[i];
+    }
+    return NULL;
+}
+
+/* Adds what one other process ran since it was last read (all of it for a process new since counting started). */
+static void zf_sm_add_peer(zf_sm_device *card, const zf_shared_process *p, bool baseline) {
+    const zf_sm_peer *before = zf_sm_find_peer(card, p->pid);
+    for (uint32_t t = 0; t < ZF_SHARED_MAX_TILES && !baseline; t++) {
+        for (uint32_t k = 0; k < ZF_SHARED_KINDS; k++) {
+            uint64_t last = before != NULL ? before->busy_ns[t][k] : 0;
+            card->others_ns[t][k] += p->busy_ns[t][k] > last ? p->busy_ns[t][k] - last : 0;
+        }
+    }
+}
+
+void zf_sm_import_peers(zf_sm_device *card, bool baseline) {
+    zf_card_share *shared = zf_device_shared(card->device);
+    if (shared == NULL)
+        return;
+    zf_shared_process list[ZF_SHARED_MAX_PROCESSES];
+    uint32_t found = zf_shared_processes(shared, list, ZF_SHARED_MAX_PROCESSES);
+    zf_sm_peer now[ZF_SHARED_MAX_PROCESSES];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < found; i++) {
+        if (list[i].pid == (int32_t)getpid())
+            continue;
+        zf_sm_add_peer(card, &list[i], baseline);
+        now[n].pid = list[i].pid;
+        memcpy(now[n].busy_ns, list[i].busy_ns, sizeof now[n].busy_ns);
+        n++;
+    }
+    memcpy(card->peers, now, n * sizeof now[0]); /* processes gone are forgotten */
+    card->num_peers = n;
+}
+
+/* Publishes a command's engine busy time per physical tile, and the memory the process holds, on the card's shared
+ * state, so that monitors in other processes see them (docs/sysman.md, "Other processes"): in every process, with or
+ * without ZES_ENABLE_SYSMAN. */
+static void zf_sm_publish(const zf_work_record *record, void *user_data) {
+    (void)user_data;
+    zf_device *device = record->device;
+    zf_card_share *shared = zf_device_shared(device);
+    if (shared == NULL)
+        return;
+    const zf_scenario_device *d = device->desc;
+    bool compute = record->ordinal < d->num_engine_groups &&
+                   (d->engine_groups[record->ordinal].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) != 0;
+    uint32_t physical[ZF_SCENARIO_MAX_SUBDEVICES];
+    uint32_t tiles = zf_sm_physical_tiles(device, physical);
+    tiles = record->tiles > 1 && record->tiles <= tiles ? record->tiles : 1;
+    uint64_t start = record->start_ns < record->end_ns ? record->start_ns : record->end_ns;
+    uint64_t busy[ZF_SHARED_MAX_TILES] = {0};
+    for (uint32_t t = 0; t < tiles; t++) {
+        if (physical[t] < ZF_SHARED_MAX_TILES)
+            busy[physical[t]] += tiles > 1 ? record->tile_ns[t] : record->end_ns - start;
+    }
+    uint64_t used, capacity;
+    zf_memory_device_usage(device->root, &used, &capacity);
+    zf_shared_add_work(shared, busy, compute ? ZF_SHARED_COMPUTE : ZF_SHARED_COPY, used);
 }
 
 static bool zf_sm_enabled_by_env(void) {
@@ -226,6 +343,9 @@ static bool zf_sm_enabled_by_env(void) {
 
 /* zeInit: builds the state of every visible device and starts counting (once per process). */
 void zf_sm_start(zf_driver *driver) {
+    static atomic_bool publishing;
+    if (!atomic_exchange(&publishing, true) && !zf_engine_add_observer(zf_sm_publish, NULL))
+        zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; other processes do not see this one's work");
     if (!zf_sm_enabled_by_env() || zf_sm_devices != NULL)
         return;
     uint32_t count = zf_sm_count_devices(driver);
@@ -247,7 +367,12 @@ void zf_sm_start(zf_driver *driver) {
     zf_sm_lock();
     zf_sm_devices = devices;
     zf_sm_num_devices = count;
+    zf_sm_update_clocks();
+    for (uint32_t i = 0; i < count; i++)
+        if (!devices[i].device->is_subdevice)
+            zf_sm_import_peers(&devices[i], true);
     zf_sm_unlock();
+    zf_cost_set_clock_hook(zf_sm_kernel_mhz);
     if (!zf_engine_add_observer(zf_sm_observe, NULL))
         zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; telemetry stays at idle");
 }

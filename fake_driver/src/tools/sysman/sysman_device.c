@@ -1,5 +1,5 @@
 /* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, and the
- * enumerations of components zefake's cards do not have (fans, LEDs, power supplies, fabric ports, diagnostics...),
+ * enumerations of components zefake's cards do not have (fans, LEDs, power supplies, fabric ports, diagnostics),
  * which answer a count of 0. docs/sysman.md. */
 #include "core/zf_shared.h"
 #include "memory/zf_memory.h"
@@ -72,6 +72,7 @@ ze_result_t zfi_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force) {
     uint32_t cleared = zf_device_clear_faults(sm->device);
     zf_sm_lock();
     sm->resets++;
+    zf_sm_check_all();
     zf_sm_unlock();
     zf_log(ZF_LOG_INFO, "%s: reset %u (%u fault(s) cleared)", sm->device->desc->name, sm->resets, cleared);
     return ZE_RESULT_SUCCESS;
@@ -89,6 +90,11 @@ static zes_engine_type_flags_t zf_sm_own_engines(zf_sm_device *sm) {
     }
     zf_sm_unlock();
     return flags;
+}
+
+static zes_engine_type_flags_t zf_sm_engine_kinds(uint32_t kinds) {
+    return ((kinds & (1u << ZF_SHARED_COMPUTE)) ? ZES_ENGINE_TYPE_FLAG_COMPUTE : 0) |
+           ((kinds & (1u << ZF_SHARED_COPY)) ? ZES_ENGINE_TYPE_FLAG_DMA : 0);
 }
 
 static void zf_sm_process(zes_process_state_t *out, int32_t pid, uint64_t memory, zes_engine_type_flags_t engines) {
@@ -127,8 +133,8 @@ ze_result_t zfi_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t
     for (uint32_t i = 0; i < n; i++)
         if (list[i].pid == getpid()) /* this process: its memory on this very device */
             zf_sm_process(&pProcesses[i], list[i].pid, used, own);
-        else
-            zf_sm_process(&pProcesses[i], list[i].pid, list[i].memory_bytes, 0);
+        else /* another: its memory on the card, the kinds of engine it used on it */
+            zf_sm_process(&pProcesses[i], list[i].pid, list[i].memory_bytes, zf_sm_engine_kinds(list[i].kinds));
     return ZE_RESULT_SUCCESS;
 }
 
@@ -256,11 +262,6 @@ ze_result_t zfi_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount,
     return zf_sm_enum_none(hDevice, pCount);
 }
 
-ze_result_t zfi_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount,
-                                                      zes_perf_handle_t *phPerf) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
-
 ze_result_t zfi_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu) {
     return zf_sm_enum_none(hDevice, pCount);
 }
@@ -289,31 +290,53 @@ ze_result_t zfi_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t 
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zfi_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState) {
-    zf_sm_ras *ras = zf_sm_ras_from(hRas);
-    uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT] = {0};
-    zf_sm_lock();
+/* The counts since counting started. */
+static void zf_sm_ras_totals(const zf_sm_ras *ras, uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]) {
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++)
+        counts[c] = 0;
     if (ras->type == ZES_RAS_ERROR_TYPE_UNCORRECTABLE) {
         counts[ZES_RAS_ERROR_CAT_RESET] = ras->owner->resets;
         counts[ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS] = ras->owner->faulted;
     }
-    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++) {
-        pState->category[c] = counts[c] - ras->cleared[c];
-        if (clear)
-            ras->cleared[c] = counts[c];
-    }
+}
+
+void zf_sm_ras_counts(const zf_sm_ras *ras, uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]) {
+    zf_sm_ras_totals(ras, counts);
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++)
+        counts[c] -= ras->cleared[c];
+}
+
+ze_result_t zfi_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    zf_sm_lock();
+    zf_sm_ras_counts(ras, pState->category);
+    if (clear)
+        zf_sm_ras_totals(ras, ras->cleared);
     zf_sm_unlock();
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zfi_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount,
-                                        zes_sched_handle_t *phScheduler) {
-    return zf_sm_enum_none(hDevice, pCount);
+/* Thresholds of an error set (zes_api.h, zes_ras_config_t): an event when the total or a category's count since the
+ * last clear goes above its threshold; 0 disables one. */
+ze_result_t zfi_zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    zf_sm_lock();
+    pConfig->totalThreshold = ras->config.totalThreshold;
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++)
+        pConfig->detailedThresholds.category[c] = ras->config.detailedThresholds.category[c];
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zfi_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount,
-                                            zes_standby_handle_t *phStandby) {
-    return zf_sm_enum_none(hDevice, pCount);
+ze_result_t zfi_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    zf_sm_lock();
+    ras->config.totalThreshold = pConfig->totalThreshold;
+    for (uint32_t c = 0; c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT; c++)
+        ras->config.detailedThresholds.category[c] = pConfig->detailedThresholds.category[c];
+    zf_sm_check_all(); /* counts already above a new threshold raise at once */
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
 }
 
 /* ECC: on where the scenario's device has ZE_DEVICE_PROPERTY_FLAG_ECC, never configurable. */

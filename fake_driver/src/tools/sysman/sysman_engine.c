@@ -1,7 +1,8 @@
 /* Engine groups (zes_api.h, "Engine groups"): one handle per engine of the device's queue groups and one per kind of
  * engine group. Activity counts the busy time of the device's engines since counting started (zeInit), in µs, with a
  * device-time timestamp in µs from the same start, as Intel's driver counts them; a group's active time is the sum of
- * its engines' divided by their number. docs/sysman.md. */
+ * its engines' divided by their number, the work of other processes on the card's same tiles included. docs/sysman.md.
+ */
 #include "tools/sysman/zf_sysman.h"
 
 static zf_sm_engine *zf_sm_engine_from(zes_engine_handle_t handle) {
@@ -38,12 +39,30 @@ static bool zf_sm_group_has(const zf_sm_engine *group, const zf_sm_engine *singl
     }
 }
 
-/* Busy ns of an engine handle: its own, or its group's mean (lock held). */
+/* The busy time other processes ran on a group's kinds of engine of the device's tiles, their mean over the tiles
+ * (lock held; docs/sysman.md, "Other processes"). */
+static uint64_t zf_sm_others_busy(const zf_sm_engine *group) {
+    const zf_sm_device *card = zf_sm_card_of(group->owner);
+    uint32_t physical[ZF_SCENARIO_MAX_SUBDEVICES];
+    uint32_t tiles = zf_sm_physical_tiles(group->owner->device, physical);
+    uint64_t sum = 0;
+    for (uint32_t t = 0; t < tiles; t++) {
+        if (physical[t] >= ZF_SHARED_MAX_TILES)
+            continue;
+        if (group->type != ZES_ENGINE_GROUP_COPY_ALL)
+            sum += card->others_ns[physical[t]][ZF_SHARED_COMPUTE];
+        if (group->type != ZES_ENGINE_GROUP_COMPUTE_ALL)
+            sum += card->others_ns[physical[t]][ZF_SHARED_COPY];
+    }
+    return sum / tiles;
+}
+
+/* Busy ns of an engine handle: its own, or its group's mean with the other processes' work (lock held). */
 static uint64_t zf_sm_engine_busy(const zf_sm_engine *engine) {
     if (!engine->group)
         return engine->busy_ns;
     const zf_sm_device *sm = engine->owner;
-    uint64_t sum = 0;
+    uint64_t sum = zf_sm_others_busy(engine);
     uint32_t members = 0;
     for (uint32_t i = 0; i < sm->num_engines; i++) {
         const zf_sm_engine *single = &sm->engines[i];
@@ -58,6 +77,8 @@ static uint64_t zf_sm_engine_busy(const zf_sm_engine *engine) {
 ze_result_t zfi_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats) {
     zf_sm_engine *engine = zf_sm_engine_from(hEngine);
     zf_sm_lock();
+    if (engine->group)
+        zf_sm_import_peers(zf_sm_card_of(engine->owner), false);
     uint64_t active_us = zf_sm_engine_busy(engine) / 1000u;
     uint64_t stamp_us = zf_sm_device_ns(engine->owner) / 1000u;
     /* A command still running at the previous read is counted whole when it completes: the timestamp then advances

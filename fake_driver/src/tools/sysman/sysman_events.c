@@ -1,10 +1,13 @@
 /* Sysman events (zes_api.h, "Events"): a device raises ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED when one of its
- * commands faults (the fault zesDeviceGetState reports as wedged until zesDeviceReset). Other registered events are
+ * commands faults (the fault zesDeviceGetState reports as wedged until zesDeviceReset), FREQ_THROTTLED when its kernels
+ * start running below the domain's maximum clock (sysman_core.c), and the threshold events when
+ * its energy, temperature or RAS counts cross what was set (sysman_thresholds.c). Other registered events are
  * accepted and never raised: nothing in the model produces them. An event raised while registered stays pending until
- * a listener receives it; registering again keeps only the pending events still registered. docs/sysman.md. */
+ * a listener receives it; registering again keeps only the pending events still registered. A waiting listener wakes
+ * when an event is raised, and checks the thresholds every ZF_SM_CHECK_MS, since idle energy and cooling cross them
+ * without any command. docs/sysman.md. */
 #include "tools/sysman/zf_sysman.h"
 
-#include <errno.h>
 #include <time.h>
 
 static pthread_cond_t zf_sm_event_cond;
@@ -69,18 +72,24 @@ static bool zf_sm_any_pending(zf_sm_device **devices, uint32_t count) {
     return false;
 }
 
-/* Waits (lock held) until an event is pending or timeout_ms passes (UINT64_MAX: forever). */
+/* How often a waiting listener checks the thresholds, ms. */
+#define ZF_SM_CHECK_MS 10u
+
+/* Waits (lock held) until an event is pending or timeout_ms passes (UINT64_MAX: forever), checking the thresholds
+ * first and every ZF_SM_CHECK_MS. */
 static void zf_sm_wait_events(zf_sm_device **devices, uint32_t count, uint64_t timeout_ms) {
     pthread_once(&zf_sm_event_once, zf_sm_event_init);
     uint64_t deadline = timeout_ms >= UINT64_MAX / 1000000u ? UINT64_MAX : zf_host_now_ns() + timeout_ms * 1000000u;
-    while (!zf_sm_any_pending(devices, count) && timeout_ms > 0) {
-        if (deadline == UINT64_MAX) {
-            zf_sm_cond_wait(&zf_sm_event_cond);
-            continue;
-        }
-        struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000u), .tv_nsec = (long)(deadline % 1000000000u)};
-        if (zf_sm_cond_timedwait(&zf_sm_event_cond, &ts) == ETIMEDOUT)
+    zf_sm_check_all();
+    while (!zf_sm_any_pending(devices, count)) {
+        uint64_t now = zf_host_now_ns();
+        if (now >= deadline)
             break;
+        uint64_t until = now + ZF_SM_CHECK_MS * 1000000u;
+        until = until < deadline ? until : deadline;
+        struct timespec ts = {.tv_sec = (time_t)(until / 1000000000u), .tv_nsec = (long)(until % 1000000000u)};
+        zf_sm_cond_timedwait(&zf_sm_event_cond, &ts);
+        zf_sm_check_all();
     }
 }
 

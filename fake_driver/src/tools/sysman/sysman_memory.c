@@ -1,8 +1,10 @@
 /* Memory modules (zes_api.h, "Memory management"): one HBM module per device, of the device's memory. Its free bytes
- * are what device-memory accounting leaves (docs/memory.md); its read and write counters are the bytes the device's
- * commands moved since counting started. docs/sysman.md. */
+ * are what device-memory accounting leaves (docs/memory.md) and the other processes on the card hold (their share); its
+ * read and write counters are the bytes the device's commands moved since counting started. docs/sysman.md. */
 #include "memory/zf_memory.h"
 #include "tools/sysman/zf_sysman.h"
+
+#include <unistd.h>
 
 static zf_sm_device *zf_sm_memory_owner(zes_mem_handle_t handle) {
     return ((zf_sm_simple *)handle)->owner;
@@ -33,10 +35,26 @@ ze_result_t zfi_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_propert
     return ZE_RESULT_SUCCESS;
 }
 
+/* The device memory other processes hold on the device: their share of the card's by the device's capacity. */
+static uint64_t zf_sm_others_memory(const zf_sm_device *sm, uint64_t capacity) {
+    zf_card_share *shared = zf_device_shared(sm->device);
+    if (shared == NULL)
+        return 0;
+    zf_shared_process list[ZF_SHARED_MAX_PROCESSES];
+    uint32_t found = zf_shared_processes(shared, list, ZF_SHARED_MAX_PROCESSES);
+    uint64_t others = 0;
+    for (uint32_t i = 0; i < found; i++)
+        others += list[i].pid != (int32_t)getpid() ? list[i].memory_bytes : 0;
+    uint64_t card_used, card_capacity;
+    zf_memory_device_usage(sm->device->root, &card_used, &card_capacity);
+    return card_capacity > 0 ? (uint64_t)((unsigned __int128)others * capacity / card_capacity) : 0;
+}
+
 ze_result_t zfi_zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState) {
     zf_sm_device *sm = zf_sm_memory_owner(hMemory);
     uint64_t used, capacity;
     zf_memory_device_usage(sm->device, &used, &capacity);
+    used += zf_sm_others_memory(sm, capacity);
     pState->health = ZES_MEM_HEALTH_OK;
     pState->size = capacity;
     pState->free = used < capacity ? capacity - used : 0;

@@ -4,7 +4,8 @@
  *   per byte moved; a card adds its uncore's idle power to its tiles', so a card's energy is never below the sum of
  *   its tiles'. In µJ with a host steady-clock timestamp in µs, as Intel's driver answers.
  * - power limit: a card's sustained limit below its full draw throttles it: its tiles' compute draws only what the
- *   limit leaves above idle, work counted then runs throttled, and the frequency drops in proportion.
+ *   limit leaves above idle and the frequency drops in proportion; kernels then run at that clock in the cost model,
+ *   so they take longer in device time.
  * - frequency: the GPU domain runs at the top of its range while the device is busy (lower when throttled) and drops
  *   to the bottom of it when idle.
  * - temperature: a first-order thermal model driven by the average power between reads. */
@@ -12,50 +13,47 @@
 
 #include <math.h>
 
-/* The power model, in W (W x µs = µJ), PVC-like: a 2-tile card idles near 110 W and draws about 600 W when both
- * tiles compute. */
-#define ZF_SM_TILE_IDLE_W    40u
-#define ZF_SM_TILE_COMPUTE_W 220u /* on top of idle, while a compute engine is busy */
-#define ZF_SM_TILE_COPY_W    25u  /* on top of idle, while a copy engine is busy */
-#define ZF_SM_PJ_PER_BYTE    20u  /* device memory traffic */
-#define ZF_SM_CARD_UNCORE_W  30u
-#define ZF_SM_CARD_LIMIT_MW  600000
-#define ZF_SM_FREQ_MIN_MHZ   300.0
-#define ZF_SM_FREQ_STEP_MHZ  50.0
-#define ZF_SM_AMBIENT_C      30.0
-#define ZF_SM_KELVIN_PER_W   0.1 /* 600 W: 60 K above ambient once settled */
-#define ZF_SM_THERMAL_TAU_US 2000000.0
-#define ZF_SM_MAX_TEMP_C     105.0
+/* The model's constants are the scenario's (its `sysman` keys, docs/scenarios.md); W x µs = µJ. */
+static const zf_scenario_sysman *zf_sm_model(const zf_sm_device *sm) {
+    return &sm->device->desc->sysman;
+}
 
-static uint64_t zf_sm_tile_energy(const zf_sm_tile_work *tile, uint64_t elapsed_us) {
-    return ZF_SM_TILE_IDLE_W * elapsed_us + tile->compute_nj / 1000u + (ZF_SM_TILE_COPY_W * tile->copy_ns) / 1000u +
-           ((tile->bytes_read + tile->bytes_written) * ZF_SM_PJ_PER_BYTE) / 1000000u;
+/* Tile t of sm: its idle draw, what it executed, and the draw of being kept awake (standby NEVER). */
+static uint64_t zf_sm_tile_energy(const zf_sm_device *sm, uint32_t t, uint64_t elapsed_us, uint64_t now_us) {
+    const zf_sm_tile_work *tile = &sm->tiles[t];
+    const zf_scenario_sysman *m = zf_sm_model(sm);
+    return (uint64_t)m->tile_idle_w * elapsed_us + (uint64_t)m->tile_awake_w * zf_sm_awake_us(sm, t, now_us) +
+           tile->compute_nj / 1000u + (m->tile_copy_w * tile->copy_ns) / 1000u +
+           ((tile->bytes_read + tile->bytes_written) * m->picojoules_per_byte) / 1000000u;
 }
 
 uint64_t zf_sm_energy_uj(const zf_sm_power *power, uint64_t now_us) {
     const zf_sm_device *sm = power->owner;
     uint64_t elapsed = now_us > sm->start_host_us ? now_us - sm->start_host_us : 0;
     if (!power->card)
-        return zf_sm_tile_energy(&sm->tiles[power->tile], elapsed);
-    uint64_t energy = ZF_SM_CARD_UNCORE_W * elapsed;
+        return zf_sm_tile_energy(sm, power->tile, elapsed, now_us);
+    uint64_t energy = (uint64_t)zf_sm_model(sm)->card_uncore_w * elapsed;
     for (uint32_t t = 0; t < sm->num_tiles; t++)
-        energy += zf_sm_tile_energy(&sm->tiles[t], elapsed);
+        energy += zf_sm_tile_energy(sm, t, elapsed, now_us);
     return energy;
 }
 
 /* A card's draw, mW, idle and with every tile computing. */
 static int32_t zf_sm_idle_mw(const zf_sm_device *card) {
-    return (int32_t)((ZF_SM_CARD_UNCORE_W + ZF_SM_TILE_IDLE_W * card->num_tiles) * 1000u);
+    const zf_scenario_sysman *m = zf_sm_model(card);
+    return (int32_t)((m->card_uncore_w + m->tile_idle_w * card->num_tiles) * 1000u);
 }
 
 static int32_t zf_sm_busy_mw(const zf_sm_device *card) {
-    return zf_sm_idle_mw(card) + (int32_t)(ZF_SM_TILE_COMPUTE_W * card->num_tiles * 1000u);
+    return zf_sm_idle_mw(card) + (int32_t)(zf_sm_full_compute_mw(card) * card->num_tiles);
 }
 
-/* The range of a card's sustained limit: its idle draw up to 600 W, or its full draw when that is higher. */
+/* The range of a card's sustained limit: its idle draw up to the scenario's power_limit_w, or its full draw when that
+ * is higher. */
 static int32_t zf_sm_max_limit_mw(const zf_sm_device *card) {
     int32_t busy = zf_sm_busy_mw(card);
-    return busy > ZF_SM_CARD_LIMIT_MW ? busy : ZF_SM_CARD_LIMIT_MW;
+    int32_t limit = (int32_t)(zf_sm_model(card)->power_limit_w * 1000u);
+    return busy > limit ? busy : limit;
 }
 
 void zf_sm_power_start(zf_sm_device *sm) {
@@ -65,8 +63,8 @@ void zf_sm_power_start(zf_sm_device *sm) {
     sm->throttled_ns = 0;
 }
 
-uint32_t zf_sm_full_compute_mw(void) {
-    return ZF_SM_TILE_COMPUTE_W * 1000u;
+uint32_t zf_sm_full_compute_mw(const zf_sm_device *card) {
+    return zf_sm_model(card)->tile_compute_w * 1000u;
 }
 
 /* The fraction of the full compute draw the limit leaves, in [0, 1]. */
@@ -78,7 +76,7 @@ static double zf_sm_throttle(const zf_sm_device *card) {
 }
 
 uint32_t zf_sm_compute_mw(const zf_sm_device *card) {
-    return (uint32_t)(zf_sm_full_compute_mw() * zf_sm_throttle(card));
+    return (uint32_t)(zf_sm_full_compute_mw(card) * zf_sm_throttle(card));
 }
 
 static zf_sm_power *zf_sm_power_from(zes_pwr_handle_t handle) {
@@ -114,7 +112,7 @@ ze_result_t zfi_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_propert
     pProperties->subdeviceId = zf_sm_on_subdevice(device) ? device->subdevice_id : power->tile;
     const zf_sm_device *card = zf_sm_card_of(power->owner);
     pProperties->canControl = !tile; /* a card's sustained limit */
-    pProperties->isEnergyThresholdSupported = false;
+    pProperties->isEnergyThresholdSupported = true;
     pProperties->defaultLimit = tile ? -1 : zf_sm_max_limit_mw(card);
     pProperties->minLimit = tile ? -1 : zf_sm_idle_mw(card);
     pProperties->maxLimit = tile ? -1 : zf_sm_max_limit_mw(card);
@@ -193,6 +191,7 @@ static void zf_sm_apply_limit(const zf_sm_power *power, bool enabled, int32_t li
     card->limit_enabled = enabled;
     card->limit_mw = limit_mw;
     card->interval_ms = interval_ms;
+    zf_sm_update_clocks();
     zf_sm_unlock();
 }
 
@@ -233,10 +232,11 @@ ze_result_t zfi_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount,
     return ZE_RESULT_SUCCESS;
 }
 
-/* Frequency: one GPU domain per device, from ZF_SM_FREQ_MIN_MHZ to the scenario's core clock rate. */
+/* Frequency: one GPU domain per device, from the scenario's min_frequency_mhz to its core clock rate. */
 void zf_sm_freq_limits(const zf_sm_device *sm, double *min, double *max) {
+    double bottom = zf_sm_model(sm)->min_frequency_mhz;
     *max = sm->device->desc->core_clock_rate_mhz;
-    *min = *max < ZF_SM_FREQ_MIN_MHZ ? *max : ZF_SM_FREQ_MIN_MHZ;
+    *min = *max < bottom ? *max : bottom;
 }
 
 static zf_sm_freq *zf_sm_freq_from(zes_freq_handle_t handle) {
@@ -260,7 +260,7 @@ ze_result_t zfi_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq
     pProperties->onSubdevice = zf_sm_on_subdevice(device);
     pProperties->subdeviceId = zf_sm_subdevice_id(device);
     pProperties->canControl = true;
-    pProperties->isThrottleEventSupported = false;
+    pProperties->isThrottleEventSupported = true;
     zf_sm_freq_limits(freq->owner, &pProperties->min, &pProperties->max);
     return ZE_RESULT_SUCCESS;
 }
@@ -268,10 +268,11 @@ ze_result_t zfi_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq
 ze_result_t zfi_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency) {
     double min, max;
     zf_sm_freq_limits(zf_sm_freq_from(hFrequency)->owner, &min, &max);
-    uint32_t available = (uint32_t)((max - min) / ZF_SM_FREQ_STEP_MHZ) + 1u;
+    double step = zf_sm_model(zf_sm_freq_from(hFrequency)->owner)->frequency_step_mhz;
+    uint32_t available = (uint32_t)((max - min) / step) + 1u;
     uint32_t n = zf_count_query(pCount, available, phFrequency);
     for (uint32_t i = 0; i < n; i++)
-        phFrequency[i] = min + i * ZF_SM_FREQ_STEP_MHZ;
+        phFrequency[i] = min + i * step;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -296,8 +297,28 @@ ze_result_t zfi_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_fre
                        pLimits->min, pLimits->max, min, max);
     zf_sm_lock();
     freq->range = *pLimits;
+    zf_sm_update_clocks();
     zf_sm_unlock();
     return ZE_RESULT_SUCCESS;
+}
+
+double zf_sm_busy_mhz(const zf_sm_device *sm) {
+    zes_freq_range_t range = sm->freq.range;
+    double top = range.max;
+    if (sm->perf_factor < ZF_SM_PERF_NEUTRAL) /* a low factor trades speed for power (docs/sysman.md) */
+        top = range.min + (top - range.min) * sm->perf_factor / ZF_SM_PERF_NEUTRAL;
+    /* Throttled, the clock keeps the share of the range above its bottom that the limit leaves of the compute draw. */
+    return range.min + (top - range.min) * zf_sm_throttle(zf_sm_card_of((zf_sm_device *)sm));
+}
+
+/* Why the busy clock is below the domain's maximum. */
+static zes_freq_throttle_reason_flags_t zf_sm_throttle_reasons(const zf_sm_device *sm, double max) {
+    zes_freq_throttle_reason_flags_t reasons = 0;
+    if (zf_sm_throttle(zf_sm_card_of((zf_sm_device *)sm)) < 1.0)
+        reasons |= ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP;
+    if (sm->freq.range.max < max || sm->perf_factor < ZF_SM_PERF_NEUTRAL)
+        reasons |= ZES_FREQ_THROTTLE_REASON_FLAG_SW_RANGE;
+    return reasons;
 }
 
 ze_result_t zfi_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState) {
@@ -307,15 +328,15 @@ ze_result_t zfi_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_stat
     bool busy = zf_sm_device_busy(freq->owner);
     zf_sm_lock();
     zes_freq_range_t range = freq->range;
-    double throttle = zf_sm_throttle(zf_sm_card_of(freq->owner));
+    double busy_mhz = zf_sm_busy_mhz(freq->owner);
+    zes_freq_throttle_reason_flags_t reasons = zf_sm_throttle_reasons(freq->owner, max);
     zf_sm_unlock();
     pState->currentVoltage = -1.0; /* not known */
     pState->request = range.max;
     pState->tdp = max;
     pState->efficient = min;
-    /* Throttled, the clock keeps the share of the range above its bottom that the limit leaves of the compute draw. */
-    pState->actual = busy ? range.min + (range.max - range.min) * throttle : range.min;
-    pState->throttleReasons = busy && throttle < 1.0 ? ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP : 0;
+    pState->actual = busy ? busy_mhz : range.min;
+    pState->throttleReasons = busy ? reasons : 0;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -350,32 +371,57 @@ ze_result_t zfi_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_
     pProperties->type = ZES_TEMP_SENSORS_GPU;
     pProperties->onSubdevice = zf_sm_on_subdevice(device);
     pProperties->subdeviceId = zf_sm_subdevice_id(device);
-    pProperties->maxTemperature = ZF_SM_MAX_TEMP_C;
-    pProperties->isCriticalTempSupported = false;
-    pProperties->isThreshold1Supported = false;
-    pProperties->isThreshold2Supported = false;
+    pProperties->maxTemperature = zf_sm_max_temp_c(zf_sm_temp_from(hTemperature)->owner);
+    pProperties->isCriticalTempSupported = true;
+    pProperties->isThreshold1Supported = true;
+    pProperties->isThreshold2Supported = true;
     return ZE_RESULT_SUCCESS;
 }
 
 void zf_sm_temp_start(zf_sm_temp *temp) {
-    temp->celsius = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * (ZF_SM_TILE_IDLE_W * temp->owner->num_tiles);
+    /* Settled at its domain's idle draw (a card's uncore included). */
+    const zf_sm_power *power = &temp->owner->power[0];
+    const zf_scenario_sysman *m = zf_sm_model(temp->owner);
+    uint32_t idle_w =
+        m->tile_idle_w * (power->card ? temp->owner->num_tiles : 1) + (power->card ? m->card_uncore_w : 0);
+    temp->celsius = m->ambient_c + m->millikelvin_per_w / 1000.0 * idle_w;
     temp->energy_uj = 0;
     temp->updated_us = temp->owner->start_host_us;
+    temp->config_pid = UINT32_MAX;
+}
+
+double zf_sm_max_temp_c(const zf_sm_device *sm) {
+    return zf_sm_model(sm)->max_temperature_c;
+}
+
+/* The most a domain can draw: every tile computing and copying, and the card's uncore. */
+static double zf_sm_full_draw_w(const zf_sm_power *power) {
+    uint32_t tiles = power->card ? power->owner->num_tiles : 1;
+    const zf_scenario_sysman *m = zf_sm_model(power->owner);
+    return tiles * (double)(m->tile_idle_w + m->tile_awake_w + m->tile_compute_w + m->tile_copy_w) +
+           (power->card ? m->card_uncore_w : 0);
+}
+
+/* The sensor heats with the energy its domain drew, at most at the domain's full draw: energy counted at once for
+ * work that ran long in device time (a command is counted when it completes) heats it over as long a host time. */
+void zf_sm_temp_update(zf_sm_temp *temp, uint64_t now_us) {
+    if (now_us <= temp->updated_us)
+        return;
+    const zf_sm_power *power = &temp->owner->power[0];
+    double dt = (double)(now_us - temp->updated_us);
+    double drawn = (double)(zf_sm_energy_uj(power, now_us) - temp->energy_uj);
+    double used = drawn < zf_sm_full_draw_w(power) * dt ? drawn : zf_sm_full_draw_w(power) * dt;
+    const zf_scenario_sysman *m = zf_sm_model(temp->owner);
+    double target = m->ambient_c + m->millikelvin_per_w / 1000.0 * used / dt;
+    temp->celsius += (target - temp->celsius) * (1.0 - exp(-dt / (m->thermal_tau_ms * 1000.0)));
+    temp->energy_uj += (uint64_t)used;
+    temp->updated_us = now_us;
 }
 
 ze_result_t zfi_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature) {
     zf_sm_temp *temp = zf_sm_temp_from(hTemperature);
-    uint64_t now = zf_sm_host_us();
     zf_sm_lock();
-    uint64_t energy = zf_sm_energy_uj(&temp->owner->power[0], now);
-    if (now > temp->updated_us) {
-        double dt = (double)(now - temp->updated_us);
-        double watts = (double)(energy - temp->energy_uj) / dt;
-        double target = ZF_SM_AMBIENT_C + ZF_SM_KELVIN_PER_W * watts;
-        temp->celsius += (target - temp->celsius) * (1.0 - exp(-dt / ZF_SM_THERMAL_TAU_US));
-        temp->energy_uj = energy;
-        temp->updated_us = now;
-    }
+    zf_sm_temp_update(temp, zf_sm_host_us());
     *pTemperature = temp->celsius;
     zf_sm_unlock();
     return ZE_RESULT_SUCCESS;

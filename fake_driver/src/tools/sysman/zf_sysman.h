@@ -6,10 +6,12 @@
 #define ZF_SYSMAN_H
 
 #include "core/zf_core.h"
+#include "core/zf_shared.h"
 #include "driver/zf_driver.h"
 #include "exec/zf_exec.h"
 
 #include <level_zero/zes_api.h>
+#include <stdatomic.h>
 
 typedef struct zf_sm_device zf_sm_device;
 
@@ -44,6 +46,12 @@ typedef struct zf_sm_power {
     zf_sm_device *owner;
     bool card;     /* the whole device (its uncore included), else one tile */
     uint32_t tile; /* a tile domain: the tile's index among the device's */
+    /* zesPowerSetEnergyThreshold (guarded by the sysman lock): armed until the energy drawn since it was set reaches
+     * it, then removed as the header says. */
+    bool threshold_armed;
+    double threshold_j;
+    uint64_t threshold_base_uj;
+    uint32_t threshold_pid;
 } zf_sm_power;
 
 typedef struct zf_sm_simple {
@@ -60,9 +68,12 @@ typedef struct zf_sm_freq {
 typedef struct zf_sm_temp {
     zf_object header;
     zf_sm_device *owner;
-    double celsius;      /* guarded by the sysman lock */
-    uint64_t energy_uj;  /* at the last update */
-    uint64_t updated_us; /* host µs of the last update */
+    double celsius;           /* guarded by the sysman lock */
+    uint64_t energy_uj;       /* at the last update */
+    uint64_t updated_us;      /* host µs of the last update */
+    zes_temp_config_t config; /* zesTemperatureSetConfig (stype and pNext cleared); guarded by the sysman lock */
+    uint32_t config_pid;
+    bool above[3]; /* the side of the critical temperature, threshold 1 and threshold 2 at the last check */
 } zf_sm_temp;
 
 /* An error set (zesDeviceEnumRasErrorSets): correctable or uncorrectable. */
@@ -71,7 +82,34 @@ typedef struct zf_sm_ras {
     zf_sm_device *owner;
     zes_ras_error_type_t type;
     uint64_t cleared[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]; /* the counts when last cleared; guarded by the sysman lock */
+    zes_ras_config_t config; /* zesRasSetConfig (stype and pNext cleared); guarded by the sysman lock */
+    bool over_total;         /* the total, and each category, above its threshold at the last check */
+    bool over[ZES_MAX_RAS_ERROR_CATEGORY_COUNT];
 } zf_sm_ras;
+
+/* The compute engines' scheduler (zesDeviceEnumSchedulers): its mode sets the hang detector's limit for kernels. */
+typedef struct zf_sm_sched {
+    zf_object header;
+    zf_sm_device *owner;
+    zes_sched_mode_t mode; /* guarded by the sysman lock */
+    uint64_t watchdog_us;  /* TIMEOUT mode's watchdog (ZES_SCHED_WATCHDOG_DISABLE: none) */
+    uint64_t interval_us;  /* TIMESLICE mode's settings */
+    uint64_t yield_us;
+    uint64_t default_watchdog_us; /* the device's hang limit at zeInit (ZES_SCHED_WATCHDOG_DISABLE: none) */
+} zf_sm_sched;
+
+/* A standby domain: one physical tile of the device (zesDeviceEnumStandbyDomains). */
+typedef struct zf_sm_standby {
+    zf_object header;
+    zf_sm_device *owner;
+    uint32_t tile; /* among the device's tiles */
+} zf_sm_standby;
+
+/* Another process using the card, as last read from the card's shared state (zf_sm_import_peers). */
+typedef struct zf_sm_peer {
+    int32_t pid;
+    uint64_t busy_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS];
+} zf_sm_peer;
 
 #define ZF_SM_MAX_ENGINES (ZF_SCENARIO_MAX_ENGINE_GROUPS * 8u + 4u)
 
@@ -103,7 +141,27 @@ struct zf_sm_device {
     int32_t limit_mw;
     int32_t interval_ms;
     uint64_t throttled_ns;
+    /* The clock, MHz, the device's kernels run at while busy (zf_sm_busy_mhz, published for the cost model's hook
+     * without the lock). */
+    _Atomic uint32_t kernel_mhz;
+    bool ran_throttled; /* the latest compute command ran below the domain's maximum clock (lock held) */
+    double perf_factor; /* the compute performance factor (zesPerformanceFactorSetConfig); guarded by the sysman lock */
+    zf_sm_simple perf;  /* the compute performance-factor domain */
+    zf_sm_sched sched;
+    zf_sm_standby standby[ZF_SCENARIO_MAX_SUBDEVICES]; /* one per tile (num_tiles) */
+    /* A physical card's tiles kept awake by ZES_STANDBY_PROMO_MODE_NEVER (kept on the card's own device, guarded by
+     * the sysman lock): host µs awake before the current period, and when the current one started (0: standby). */
+    uint64_t awake_us[ZF_SCENARIO_MAX_SUBDEVICES];
+    uint64_t awake_since_us[ZF_SCENARIO_MAX_SUBDEVICES];
+    /* A card's view of the other processes using it (kept on the card's own device, guarded by the sysman lock):
+     * their engine busy time per physical tile and kind since counting started, and what was last read of each. */
+    uint64_t others_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS];
+    uint32_t num_peers;
+    zf_sm_peer peers[ZF_SHARED_MAX_PROCESSES];
 };
+
+/* The performance factor that leaves the clock alone, and the default (docs/sysman.md, "Controls"). */
+#define ZF_SM_PERF_NEUTRAL 50.0
 
 /* The lock guarding every counter above, and waits on a condition variable with it (events). */
 /* zeInit hook (registered by the composition root, ze/lifecycle.c): with ZES_ENABLE_SYSMAN=1, builds the state of every
@@ -112,7 +170,6 @@ void zf_sm_start(zf_driver *driver);
 
 void zf_sm_lock(void);
 void zf_sm_unlock(void);
-void zf_sm_cond_wait(pthread_cond_t *cond);
 int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline);
 
 /* The sysman state of a device handle; UNINITIALIZED (with the reason) when ZES_ENABLE_SYSMAN was not set. */
@@ -147,6 +204,28 @@ void zf_sm_raise(zf_sm_device *sm, zes_event_type_flags_t events);
 /* The device holding the power limit of `sm`'s physical card: its root device for a sub-device, else itself. */
 zf_sm_device *zf_sm_card_of(zf_sm_device *sm);
 
+/* The clock, MHz, the device runs at while busy (lock held): its frequency range's top, lowered by its performance
+ * factor, then throttled by its card's power limit (sysman_power.c). */
+double zf_sm_busy_mhz(const zf_sm_device *sm);
+
+/* Publishes every device's busy clock to the cost model (lock held): after a power limit, frequency range or
+ * performance factor changed (sysman_core.c). */
+void zf_sm_update_clocks(void);
+
+/* Host µs tile `t` of `sm` was kept awake (ZES_STANDBY_PROMO_MODE_NEVER) until now_us (lock held;
+ * sysman_control.c). */
+uint64_t zf_sm_awake_us(const zf_sm_device *sm, uint32_t t, uint64_t now_us);
+
+/* Builds a device's scheduler, standby and performance-factor handles (sysman_control.c). */
+void zf_sm_control_start(zf_sm_device *sm);
+
+/* Adds to a card's others_ns what the other processes ran since the last import (lock held; sysman_core.c); with
+ * `baseline`, only records where they stand (counting starts). */
+void zf_sm_import_peers(zf_sm_device *card, bool baseline);
+
+/* The physical tiles of a device, as the card's shared state names them; returns their number. */
+uint32_t zf_sm_physical_tiles(const zf_device *device, uint32_t out[ZF_SCENARIO_MAX_SUBDEVICES]);
+
 /* Sets a card's power limit to its default (sysman_power.c). */
 void zf_sm_power_start(zf_sm_device *sm);
 
@@ -154,11 +233,27 @@ void zf_sm_power_start(zf_sm_device *sm);
  * draw, or less when the limit throttles the card (sysman_power.c). */
 uint32_t zf_sm_compute_mw(const zf_sm_device *card);
 
-/* The full compute draw of a tile, mW, on top of idle. */
-uint32_t zf_sm_full_compute_mw(void);
+/* The full compute draw of a tile of the card, mW, on top of idle. */
+uint32_t zf_sm_full_compute_mw(const zf_sm_device *card);
 
 /* Starts a device's temperature sensor at its idle temperature (sysman_power.c). */
 void zf_sm_temp_start(zf_sm_temp *temp);
+
+/* The device's sensor's maximum temperature (TjMax), °C (sysman_power.c). */
+double zf_sm_max_temp_c(const zf_sm_device *sm);
+
+/* Brings a temperature sensor's model up to host time now_us (lock held; sysman_power.c). */
+void zf_sm_temp_update(zf_sm_temp *temp, uint64_t now_us);
+
+/* The counts of an error set since it was last cleared (lock held; sysman_device.c). */
+void zf_sm_ras_counts(const zf_sm_ras *ras, uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]);
+
+/* Raises the events of every threshold a device crossed by host time now_us (lock held; sysman_thresholds.c):
+ * energy thresholds, temperature thresholds and the critical temperature, RAS thresholds. */
+void zf_sm_check_thresholds(zf_sm_device *sm, uint64_t now_us);
+
+/* The same for every device (lock held; sysman_core.c). */
+void zf_sm_check_all(void);
 
 /* Counts of a count query of handles (zf_count_query) copied from `objects` (`stride` bytes apart). */
 void zf_sm_fill_handles(uint32_t *pCount, uint32_t available, void **out, void *objects, size_t stride);
