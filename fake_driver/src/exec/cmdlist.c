@@ -67,22 +67,18 @@ ze_result_t zfi_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_de
     return result;
 }
 
+/* Drops the recorded commands; the array keeps its capacity for the appends after a reset. */
 static void zf_cmdlist_clear(zf_cmdlist *list) {
     for (size_t i = 0; i < list->num_commands; i++)
         zf_command_free(&list->commands[i]);
-    free(list->commands);
-    list->commands = NULL;
     list->num_commands = 0;
-    list->capacity = 0;
 }
 
 /* A regular list is busy while a queue runs it. An immediate one is busy while its own queue has commands not done:
  * the strict profile says so at once; the default one waits for them, as Intel's driver does (docs/tolerances.md),
  * which ends even behind a kernel that never does, since the hang detector stops it. */
 static bool zf_cmdlist_busy(zf_cmdlist *list) {
-    zf_sync_lock();
-    bool busy = list->in_flight > 0;
-    zf_sync_unlock();
+    bool busy = atomic_load_explicit(&list->in_flight, memory_order_acquire) > 0;
     if (busy || !list->immediate || zf_queue_wait(list->immediate_queue, 0) == ZE_RESULT_SUCCESS)
         return busy;
     if (zf_strict())
@@ -100,6 +96,7 @@ ze_result_t zfi_zeCommandListDestroy(ze_command_list_handle_t hCommandList) {
     if (list->immediate)
         free(list->immediate_queue);
     zf_cmdlist_clear(list);
+    free(list->commands);
     zf_object_retire(&list->header);
     return ZE_RESULT_SUCCESS;
 }
@@ -136,13 +133,42 @@ void zf_command_free(zf_command *command) {
     case ZF_CMD_LAUNCH_INDIRECT:
     case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
         for (uint32_t k = 0; k < command->u.launch.num_kernels; k++)
-            zf_kernel_launch_free(command->u.launch.launches[k]);
+            zf_kernel_launch_free(zf_launch_at(&command->u.launch, k));
         free(command->u.launch.launches);
         break;
     default:
         break;
     }
-    memset(command, 0, sizeof *command);
+}
+
+/* A command of `kind` that owns nothing yet: the common fields and the arguments its kind frees on failure are
+ * cleared, the rest of the union is left for the append to set. */
+static void zf_command_start(zf_command *command, zf_command_kind kind) {
+    command->kind = kind;
+    command->signal = NULL;
+    command->num_waits = 0;
+    command->waits = NULL;
+    command->target_event = NULL;
+    command->timestamp_dst = NULL;
+    command->hint_bytes = 0;
+    switch (kind) {
+    case ZF_CMD_FILL:
+        command->u.fill = (zf_fill_args){0};
+        break;
+    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
+        command->u.query = (zf_query_timestamps_args){0};
+        break;
+    case ZF_CMD_CUSTOM:
+        command->u.custom = (zf_custom_args){0};
+        break;
+    case ZF_CMD_LAUNCH:
+    case ZF_CMD_LAUNCH_INDIRECT:
+    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
+        command->u.launch = (zf_launch_args){0};
+        break;
+    default:
+        break; /* copies set their arguments in full; the other kinds have none */
+    }
 }
 
 /* An event argument must be a live event of the list's context. */
@@ -157,8 +183,7 @@ static ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t hand
 /* Starts a command: the list must accept appends, and its signal and wait events must be valid. */
 static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_event_handle_t signal, uint32_t num_waits,
                                    ze_event_handle_t *waits, zf_command *command) {
-    memset(command, 0, sizeof *command);
-    command->kind = kind;
+    zf_command_start(command, kind);
     if (!list->immediate && list->closed)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is closed; reset it to append again");
     if (signal != NULL) {
@@ -198,13 +223,18 @@ static ze_result_t zf_cmdlist_push(zf_cmdlist *list, zf_command *command) {
 /* Ends a command: recorded by a regular list, run at once by an immediate one. Frees the command on failure. */
 static ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_result_t result) {
     if (result == ZE_RESULT_SUCCESS) {
+        zf_queue *queue = list->immediate_queue;
+        bool synchronous = list->immediate && queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+        /* A synchronous list runs the command itself when the engine is idle: no hand-off to the worker. */
+        if (synchronous && zf_engine_run_in_place(queue, NULL, 0, command, NULL))
+            return zf_queue_wait(queue, UINT64_MAX);
         if (!list->immediate)
             result = zf_cmdlist_push(list, command);
         else
-            result = zf_engine_submit(list->immediate_queue, NULL, 0, command, NULL);
+            result = zf_engine_submit(queue, NULL, 0, command, NULL);
         if (result == ZE_RESULT_SUCCESS && list->immediate) {
-            if (list->immediate_queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
-                zf_queue_wait(list->immediate_queue, UINT64_MAX);
+            if (synchronous)
+                zf_queue_wait(queue, UINT64_MAX);
             return ZE_RESULT_SUCCESS; /* the engine owns the command now */
         }
     }
@@ -443,16 +473,20 @@ static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze
     if (!(list->group_flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE))
         return zf_fail(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
                        "kernels need a command list of a compute queue group; group %u is not one", list->ordinal);
-    launch->launches = calloc(num_kernels > 0 ? num_kernels : 1, sizeof *launch->launches);
-    if (launch->launches == NULL)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for %u launches", num_kernels);
+    /* One kernel, the usual case, needs no array. */
+    if (num_kernels > 1) {
+        launch->launches = calloc(num_kernels, sizeof *launch->launches);
+        if (launch->launches == NULL)
+            return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for %u launches", num_kernels);
+    }
     for (uint32_t k = 0; k < num_kernels; k++) {
+        zf_kernel_launch **slot = launch->launches != NULL ? &launch->launches[k] : &launch->one;
         ze_result_t result = zf_check_kernel(list, kernels[k], k);
         if (result == ZE_RESULT_SUCCESS)
-            result = zf_kernel_capture(zf_kernel_from(kernels[k]), &launch->launches[k]);
+            result = zf_kernel_capture(zf_kernel_from(kernels[k]), slot);
         /* A kernel of another context (tolerated above) works on the allocations of the list's context. */
         if (result == ZE_RESULT_SUCCESS)
-            zf_kernel_launch_set_context(launch->launches[k], list->context);
+            zf_kernel_launch_set_context(*slot, list->context);
         if (result != ZE_RESULT_SUCCESS)
             return result;
         launch->num_kernels = k + 1;

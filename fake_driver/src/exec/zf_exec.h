@@ -24,13 +24,14 @@ typedef struct zf_event {
     zf_object header;
     zf_event_pool *pool;
     uint32_t index;
-    /* Guarded by the sync lock. */
-    bool signaled;
-    uint64_t signal_ns; /* device time of the signal */
-    uint64_t start_ns;  /* the signalling command's start and end (kernel timestamps) */
+    /* Written under the sync lock. The three atomic fields are also read without it (zeEventQueryStatus): a signal
+     * stores signaled last, so a reader that sees it set finds the signal's time and device. */
+    _Atomic bool signaled;
+    _Atomic uint64_t signal_ns; /* device time of the signal */
+    uint64_t start_ns;          /* the signalling command's start and end (kernel timestamps) */
     uint64_t end_ns;
-    zf_device *timestamp_device; /* whose clock the timestamps are on */
-    uint32_t tiles;              /* kernel timestamps: one per tile the command ran on, ending at tile_end_ns */
+    zf_device *_Atomic timestamp_device; /* whose clock the timestamps are on */
+    uint32_t tiles;                      /* kernel timestamps: one per tile the command ran on, ending at tile_end_ns */
     uint64_t tile_end_ns[ZF_SCENARIO_MAX_SUBDEVICES];
 } zf_event;
 
@@ -110,12 +111,18 @@ typedef struct zf_query_timestamps_args {
 
 typedef struct zf_launch_args {
     uint32_t num_kernels;
-    zf_kernel_launch **launches;             /* owned */
+    zf_kernel_launch *one;                   /* the launch of a one-kernel command (owned), without an array */
+    zf_kernel_launch **launches;             /* owned, for several kernels; NULL with one (zf_launch_at) */
     ze_group_count_t groups;                 /* direct launches */
     const ze_group_count_t *indirect_groups; /* read at execution */
     const uint32_t *indirect_count;          /* read at execution (multiple indirect) */
     bool cooperative;
 } zf_launch_args;
+
+/* Launch k of a command. */
+static inline zf_kernel_launch *zf_launch_at(const zf_launch_args *launch, uint32_t k) {
+    return launch->launches != NULL ? launch->launches[k] : launch->one;
+}
 
 typedef struct zf_command {
     zf_command_kind kind;
@@ -146,8 +153,8 @@ typedef struct zf_cmdlist {
     zf_command *commands;
     size_t num_commands;
     size_t capacity;
-    uint64_t in_flight;        /* submissions not yet completed; guarded by the sync lock */
-    zf_queue *immediate_queue; /* the queue behind an immediate list */
+    _Atomic uint64_t in_flight; /* submissions not yet completed; changed under the sync lock */
+    zf_queue *immediate_queue;  /* the queue behind an immediate list */
 } zf_cmdlist;
 
 struct zf_queue {
@@ -191,6 +198,13 @@ ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, z
  * command, whose resources the engine frees. The fence may be NULL. */
 ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
                              zf_fence *fence);
+
+/* Runs a submission (as zf_engine_submit takes it) on the calling thread when the queue's engine is idle: the same
+ * ordering, device time, faults, observers and event and fence signals as on the worker, without the hand-off. False,
+ * with nothing done, when the engine is busy or a wait event of `single` is not signalled yet: submit it then. A single
+ * command's resources are freed once it ran. */
+bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
+                            zf_fence *fence);
 
 /* Waits until every submission to the queue has completed, or the timeout (ns) passes: SUCCESS or NOT_READY. */
 ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns);
