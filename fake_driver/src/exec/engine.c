@@ -33,6 +33,7 @@ struct zf_engine {
     pthread_t thread;
     zf_submission *head; /* FIFO, guarded by the sync lock */
     zf_submission *tail;
+    pthread_cond_t wake;  /* the worker waits here (with the sync lock) for a submission: other broadcasts pass it by */
     zf_submission *spare; /* finished submissions for reuse, guarded by the sync lock */
     uint32_t num_spare;
     bool stop;
@@ -313,8 +314,12 @@ static void zf_engine_run_submission(zf_engine *engine, zf_submission *sub) {
 }
 
 static void zf_engine_complete(zf_submission *sub) {
-    if (sub->in_place)
-        sub->queue->engine->running = false; /* in the critical section that completes it: see zf_engine_run_command */
+    if (sub->in_place) {
+        zf_engine *engine = sub->queue->engine;
+        engine->running = false; /* in the critical section that completes it: see zf_engine_run_command */
+        if (engine->head != NULL)
+            pthread_cond_signal(&engine->wake); /* submitted meanwhile: the worker's turn */
+    }
     sub->queue->completed++;
     for (uint32_t l = 0; l < sub->num_lists; l++)
         sub->lists[l]->in_flight--;
@@ -354,7 +359,7 @@ static void *zf_engine_main(void *arg) {
     for (;;) {
         /* running here means a submission runs in place on another thread (zf_engine_run_in_place) */
         while ((engine->head == NULL || engine->running) && !engine->stop)
-            zf_sync_wait_until(UINT64_MAX);
+            pthread_cond_wait(&engine->wake, &zf_sync_mutex);
         if (engine->stop)
             break;
         zf_submission *sub = engine->head;
@@ -411,7 +416,9 @@ ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, z
         engine->device = device;
         engine->ordinal = ordinal;
         engine->index = index;
+        pthread_cond_init(&engine->wake, NULL);
         if (pthread_create(&engine->thread, NULL, zf_engine_main, engine) != 0) {
+            pthread_cond_destroy(&engine->wake);
             free(engine);
             zf_sync_unlock();
             return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot start the engine's worker thread");
@@ -454,33 +461,31 @@ static void zf_submission_accept(zf_queue *queue, zf_cmdlist **lists, uint32_t n
     queue->submitted++;
 }
 
-static zf_submission *zf_submission_take(zf_engine *engine) {
+ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
+                             zf_fence *fence) {
+    zf_engine *engine = queue->engine;
     zf_sync_lock();
     zf_submission *sub = engine->spare;
     if (sub != NULL) {
         engine->spare = sub->next;
         engine->num_spare--;
+    } else {
+        zf_sync_unlock();
+        sub = malloc(sizeof *sub);
+        zf_sync_lock();
     }
-    zf_sync_unlock();
-    return sub != NULL ? sub : malloc(sizeof *sub);
-}
-
-ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
-                             zf_fence *fence) {
-    zf_engine *engine = queue->engine;
-    zf_submission *sub = zf_submission_take(engine);
     if (sub == NULL || !zf_submission_fill(sub, queue, lists, num_lists, single, fence)) {
+        zf_sync_unlock();
         free(sub);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a submission");
     }
-    zf_sync_lock();
     zf_submission_accept(queue, lists, num_lists, fence);
     if (engine->tail != NULL)
         engine->tail->next = sub;
     else
         engine->head = sub;
     engine->tail = sub;
-    zf_sync_broadcast();
+    pthread_cond_signal(&engine->wake);
     zf_sync_unlock();
     return ZE_RESULT_SUCCESS;
 }
@@ -539,9 +544,11 @@ void zf_engines_shutdown(void) {
     zf_sync_lock();
     zf_engine *engines = zf_engines;
     zf_engines = NULL;
-    for (zf_engine *e = engines; e != NULL; e = e->next)
+    for (zf_engine *e = engines; e != NULL; e = e->next) {
         e->stop = true;
-    zf_sync_broadcast();
+        pthread_cond_signal(&e->wake);
+    }
+    zf_sync_broadcast(); /* a worker waiting for an event */
     zf_sync_unlock();
     while (engines != NULL) {
         zf_engine *next = engines->next;
@@ -556,6 +563,7 @@ void zf_engines_shutdown(void) {
             engines->spare = sub->next;
             free(sub);
         }
+        pthread_cond_destroy(&engines->wake);
         free(engines);
         engines = next;
     }

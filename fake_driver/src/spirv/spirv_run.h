@@ -41,7 +41,8 @@ typedef struct zf_region {
 /* A program's constants broadcast for this thread. */
 typedef struct zf_pctx {
     zf_xprogram program;
-    uint8_t *consts; /* const_bytes * L */
+    uint8_t *consts;    /* const_bytes * L */
+    size_t consts_size; /* what consts holds (a kept context reuses it for the next launch) */
 } zf_pctx;
 
 /* Bump-allocated memory for frames and private variables (chunks never move: pointers into them stay valid). */
@@ -116,7 +117,8 @@ typedef struct zf_ctx {
     size_t byval_stride;
     zf_pctx **programs; /* each allocated on its own: invocations keep pointers to them */
     uint32_t num_programs, cap_programs;
-    zf_chunk *chunks; /* in allocation order; chunks above `top` are free for reuse */
+    uint32_t num_kept; /* programs[num_programs..num_kept) are emptied ones, kept for reuse */
+    zf_chunk *chunks;  /* in allocation order; chunks above `top` are free for reuse */
     uint32_t num_chunks, top;
     zf_spirv_array slots; /* zf_pslot, a stack: by-value copies at the bottom, then the variables of live calls */
     zf_resolved resolved[16];

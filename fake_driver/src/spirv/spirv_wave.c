@@ -33,6 +33,24 @@ static void zf_broadcast(uint8_t *area, uint32_t L, uint32_t offset, const void 
         memcpy(base + (size_t)l * size, value, size);
 }
 
+/* The program context for slot num_programs, with room for `size` bytes of constants: a kept one when there is one
+ * (contents undefined), or a new one. */
+static zf_pctx *zf_pctx_fit(zf_ctx *ctx, size_t size) {
+    zf_pctx *pc = ctx->num_programs < ctx->num_kept ? ctx->programs[ctx->num_programs] : calloc(1, sizeof *pc);
+    if (pc == NULL)
+        return NULL;
+    if (pc->consts == NULL || pc->consts_size < size) {
+        free(pc->consts);
+        pc->consts = zf_aligned_alloc(size);
+        pc->consts_size = pc->consts != NULL ? size : 0;
+    }
+    if (pc->consts != NULL)
+        return pc;
+    if (ctx->num_programs >= ctx->num_kept)
+        free(pc); /* a kept one stays in its slot, empty */
+    return NULL;
+}
+
 zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
     for (uint32_t i = 0; i < ctx->num_programs; i++)
         if (ctx->programs[i]->program.code == program->code)
@@ -46,15 +64,12 @@ zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
         ctx->cap_programs = cap;
     }
     const zf_dprog *code = program->code;
-    zf_pctx *pc = calloc(1, sizeof *pc);
-    uint8_t *consts = zf_aligned_alloc((size_t)code->const_bytes * ctx->L);
-    if (pc == NULL || consts == NULL) {
-        free(pc);
-        free(consts);
+    size_t size = (size_t)code->const_bytes * ctx->L;
+    zf_pctx *pc = zf_pctx_fit(ctx, size);
+    if (pc == NULL)
         return NULL;
-    }
     pc->program = *program;
-    pc->consts = consts;
+    uint8_t *consts = pc->consts;
     for (uint32_t i = 0; i < code->num_consts; i++)
         zf_broadcast(consts, ctx->L, code->consts[i].offset, code->bytes + code->consts[i].data, code->consts[i].size);
     for (uint32_t i = 0; i < code->num_relocs; i++)
@@ -62,6 +77,8 @@ zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
     if (program->globals != NULL && program->globals_size > 0)
         zf_region_add(ctx, program->globals, program->globals_size, ZF_REGION_INTERNAL, NULL, 0);
     ctx->programs[ctx->num_programs++] = pc;
+    if (ctx->num_kept < ctx->num_programs)
+        ctx->num_kept = ctx->num_programs;
     return pc;
 }
 
@@ -274,18 +291,13 @@ typedef struct zf_launch_plan {
     uint32_t *stop;       /* set once a thread saw the deadline pass: no more waves are started */
 } zf_launch_plan;
 
-static void zf_ctx_drop_programs(zf_ctx *ctx) {
-    for (uint32_t i = 0; i < ctx->num_programs; i++) {
-        free(ctx->programs[i]->consts);
-        free(ctx->programs[i]);
-    }
-    ctx->num_programs = 0;
-}
-
 static void zf_ctx_destroy(zf_ctx *ctx) {
     if (ctx == NULL)
         return;
-    zf_ctx_drop_programs(ctx);
+    for (uint32_t i = 0; i < ctx->num_kept; i++) {
+        free(ctx->programs[i]->consts);
+        free(ctx->programs[i]);
+    }
     free(ctx->programs);
     zf_stack_release(ctx);
     zf_regions_release(ctx);
@@ -328,7 +340,8 @@ void zf_spirv_shutdown(void) {
 static void zf_ctx_retire(zf_ctx *ctx) {
     if (ctx == NULL)
         return;
-    zf_ctx_drop_programs(ctx);
+    ctx->num_programs = 0; /* kept with their buffers: a program may be gone by the next launch, so they are filled
+                              again */
     zf_regions_reset(ctx);
     zf_stack_reset(ctx);
     pthread_once(&zf_spare_once, zf_spare_init);
@@ -347,6 +360,7 @@ static zf_ctx *zf_ctx_take(void) {
     memset(spare, 0, sizeof *spare);
     spare->programs = keep.programs;
     spare->cap_programs = keep.cap_programs;
+    spare->num_kept = keep.num_kept;
     spare->chunks = keep.chunks;
     spare->num_chunks = keep.num_chunks;
     spare->slots = keep.slots;
