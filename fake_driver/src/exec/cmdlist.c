@@ -227,7 +227,7 @@ static ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_re
         bool synchronous = list->immediate && queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
         /* A synchronous list runs the command itself when the engine is idle: no hand-off to the worker. */
         if (synchronous && zf_engine_run_in_place(queue, NULL, 0, command, NULL))
-            return zf_queue_wait(queue, UINT64_MAX);
+            return ZE_RESULT_SUCCESS;
         if (!list->immediate)
             result = zf_cmdlist_push(list, command);
         else

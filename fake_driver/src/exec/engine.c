@@ -21,7 +21,8 @@ typedef struct zf_submission {
     uint32_t num_lists;
     zf_command single;
     bool has_single;
-    bool in_place; /* run on the submitting thread (zf_engine_run_in_place) */
+    bool in_place;   /* run on the submitting thread (zf_engine_run_in_place) */
+    uint64_t end_ns; /* in place: the queue's last end once the submission completed */
     zf_fence *fence;
     uint64_t submit_ns;
 } zf_submission;
@@ -33,8 +34,9 @@ struct zf_engine {
     pthread_t thread;
     zf_submission *head; /* FIFO, guarded by the sync lock */
     zf_submission *tail;
-    pthread_cond_t wake;  /* the worker waits here (with the sync lock) for a submission: other broadcasts pass it by */
-    zf_submission *spare; /* finished submissions for reuse, guarded by the sync lock */
+    pthread_cond_t wake; /* the worker waits here (with the sync lock) for a submission: other broadcasts pass it by */
+    _Atomic uint64_t submissions; /* submissions queued so far: the idle worker watches it before it sleeps */
+    zf_submission *spare;         /* finished submissions for reuse, guarded by the sync lock */
     uint32_t num_spare;
     bool stop;
     bool running;        /* a submission taken from the FIFO, or run in place, is running; guarded by the sync lock */
@@ -317,6 +319,7 @@ static void zf_engine_complete(zf_submission *sub) {
     if (sub->in_place) {
         zf_engine *engine = sub->queue->engine;
         engine->running = false; /* in the critical section that completes it: see zf_engine_run_command */
+        sub->end_ns = sub->queue->last_end_ns;
         if (engine->head != NULL)
             pthread_cond_signal(&engine->wake); /* submitted meanwhile: the worker's turn */
     }
@@ -353,10 +356,35 @@ static bool zf_submission_recycle(zf_engine *engine, zf_submission *sub) {
     return true;
 }
 
+/* Host time an idle worker watches for the next submission before it sleeps: an application that launches in a loop
+ * then hands work over without waking a thread (a futex wake and a context switch per launch otherwise). */
+#define ZF_LINGER_NS 20000u
+
+static inline void zf_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Called with the sync lock held, and returns with it held. */
+static void zf_engine_linger(zf_engine *engine) {
+    uint64_t seen = atomic_load_explicit(&engine->submissions, memory_order_relaxed);
+    zf_sync_unlock();
+    uint64_t until = zf_host_now_ns() + ZF_LINGER_NS;
+    for (uint32_t spins = 1; atomic_load_explicit(&engine->submissions, memory_order_relaxed) == seen; spins++) {
+        zf_cpu_relax();
+        if (spins % 64 == 0 && zf_host_now_ns() >= until)
+            break;
+    }
+    zf_sync_lock();
+}
+
 static void *zf_engine_main(void *arg) {
     zf_engine *engine = arg;
     zf_sync_lock();
     for (;;) {
+        if (engine->head == NULL && !engine->stop)
+            zf_engine_linger(engine);
         /* running here means a submission runs in place on another thread (zf_engine_run_in_place) */
         while ((engine->head == NULL || engine->running) && !engine->stop)
             pthread_cond_wait(&engine->wake, &zf_sync_mutex);
@@ -485,6 +513,7 @@ ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_l
     else
         engine->head = sub;
     engine->tail = sub;
+    atomic_fetch_add_explicit(&engine->submissions, 1, memory_order_relaxed);
     pthread_cond_signal(&engine->wake);
     zf_sync_unlock();
     return ZE_RESULT_SUCCESS;
@@ -521,6 +550,7 @@ bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_li
     zf_engine_run_submission(engine, &sub);
     if (sub.has_single)
         zf_command_free(&sub.single);
+    zf_clock_observe(zf_device_clock(queue->device), sub.end_ns);
     return true;
 }
 

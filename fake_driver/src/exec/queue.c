@@ -83,7 +83,7 @@ ze_result_t zfi_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCom
     bool synchronous = queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
     /* A synchronous queue runs the lists itself when its engine is idle: no hand-off to the worker. */
     if (synchronous && zf_engine_run_in_place(queue, lists, numCommandLists, NULL, fence))
-        return zf_queue_wait(queue, UINT64_MAX);
+        return ZE_RESULT_SUCCESS;
     ze_result_t result = zf_engine_submit(queue, lists, numCommandLists, NULL, fence);
     if (result != ZE_RESULT_SUCCESS || !synchronous)
         return result;

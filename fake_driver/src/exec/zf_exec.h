@@ -200,7 +200,8 @@ ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_l
                              zf_fence *fence);
 
 /* Runs a submission (as zf_engine_submit takes it) on the calling thread when the queue's engine is idle: the same
- * ordering, device time, faults, observers and event and fence signals as on the worker, without the hand-off. False,
+ * ordering, device time, faults, observers and event and fence signals as on the worker, without the hand-off; the
+ * host has then seen it complete, as after zf_queue_wait. False,
  * with nothing done, when the engine is busy or a wait event of `single` is not signalled yet: submit it then. A single
  * command's resources are freed once it ran. */
 bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,

@@ -582,7 +582,7 @@ typedef struct zf_job {
     const zf_launch_plan *plan;
     uint64_t next_wave; /* atomic */
     uint32_t helpers;   /* workers inside the job, guarded by the pool lock */
-    zf_xresult merged;  /* guarded by the pool lock */
+    zf_xresult *merged; /* the caller's result; guarded by the pool lock */
     uint64_t first_fault_wave;
 } zf_job;
 
@@ -596,7 +596,7 @@ static struct {
 } zf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false};
 
 static void zf_merge(zf_job *job, const zf_ctx *ctx, uint64_t fault_wave) {
-    zf_xresult *r = &job->merged;
+    zf_xresult *r = job->merged;
     if (ctx->faults > 0 && fault_wave < job->first_fault_wave) {
         job->first_fault_wave = fault_wave;
         snprintf(r->first_fault, sizeof r->first_fault, "%s", ctx->first_fault);
@@ -619,10 +619,10 @@ static void zf_participate(zf_job *job) {
             break;
         if (ctx == NULL && (ctx = zf_ctx_create(job->plan)) == NULL) {
             pthread_mutex_lock(&zf_pool.lock);
-            job->merged.faults += job->plan->group_items;
+            job->merged->faults += job->plan->group_items;
             if (wave < job->first_fault_wave) {
                 job->first_fault_wave = wave;
-                snprintf(job->merged.first_fault, sizeof job->merged.first_fault,
+                snprintf(job->merged->first_fault, sizeof job->merged->first_fault,
                          "kernel '%s': out of host memory for a wave", job->plan->launch->name);
             }
             pthread_mutex_unlock(&zf_pool.lock);
@@ -764,9 +764,8 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     uint32_t stop = 0;
     plan.stop = &stop;
     plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
-    zf_job job = {.plan = &plan, .first_fault_wave = UINT64_MAX};
+    zf_job job = {.plan = &plan, .merged = result, .first_fault_wave = UINT64_MAX};
     zf_run_job(&job, launch->max_threads);
-    *result = job.merged;
     result->hung |= stop != 0;
     if (local_offsets != offsets)
         free(local_offsets);
