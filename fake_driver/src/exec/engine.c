@@ -275,8 +275,9 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
         zf_event_mark(command->signal, engine->device, &record);
     queue->last_end_ns = zf_max_u64(queue->last_end_ns, end);
     if (last)
-        zf_engine_complete(sub);
-    zf_sync_broadcast();
+        zf_engine_complete(sub); /* which wakes the host's waiters */
+    else
+        zf_sync_broadcast();
     zf_sync_unlock();
 }
 

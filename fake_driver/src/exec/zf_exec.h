@@ -3,8 +3,10 @@
  * Every device (root and sub-device) has the engines its scenario describes (group ordinal x index). An engine's
  * worker runs submissions in order. Device time follows the cost model (docs/cost-model.md): each engine keeps a
  * timeline, a command starts when its engine is free, when it was submitted and when its wait events were signalled,
- * and lasts its modelled duration. All shared state (event and fence states, queue counters, engine FIFOs) is guarded
- * by one lock with one condition variable: simple, and waits are rare compared to appends. */
+ * and lasts its modelled duration. All shared state (event and fence states, queue counters, engine FIFOs) is changed
+ * under one lock with one condition variable for host waits (each engine's worker waits for submissions on its own):
+ * simple, and waits are rare compared to appends. A synchronous submission runs on the calling thread when its engine
+ * is idle (zf_engine_run_in_place). Event states are also read without the lock (zeEventQueryStatus). */
 #ifndef ZF_EXEC_H
 #define ZF_EXEC_H
 
@@ -278,8 +280,8 @@ typedef struct zf_work_record {
 
 typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
 
-/* Registers the single execution observer (NULL to remove it); called on engine workers after each command, before its
- * event is signalled. */
+/* Registers the single execution observer (NULL to remove it); called on the thread that ran each command (an engine
+ * worker, or the caller of a synchronous submission) after the command, before its event is signalled. */
 void zf_engine_set_observer(zf_work_observer observer, void *user_data);
 
 /* Adds a permanent execution observer (sysman telemetry), called after the one above; false when the 4 slots are
