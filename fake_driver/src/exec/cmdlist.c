@@ -171,13 +171,19 @@ static void zf_command_start(zf_command *command, zf_command_kind kind) {
     }
 }
 
-/* An event argument must be a live event of the list's context. */
-static ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t handle, const char *name, uint32_t i) {
-    if (!zf_handle_is_live(handle, ZF_OBJ_ZE_EVENT))
-        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "%s[%u] (%p) is not a live event", name, i, (void *)handle);
+/* An event of the list's context; the caller knows it is live. */
+static ze_result_t zf_check_event_context(const zf_cmdlist *list, ze_event_handle_t handle, const char *name,
+                                          uint32_t i) {
     if (zf_event_from(handle)->pool->context != list->context)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s[%u] belongs to another context", name, i);
     return ZE_RESULT_SUCCESS;
+}
+
+/* An event argument the entry point did not check (an array's item) must be a live event of the list's context. */
+static ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t handle, const char *name, uint32_t i) {
+    if (!zf_handle_is_live(handle, ZF_OBJ_ZE_EVENT))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "%s[%u] (%p) is not a live event", name, i, (void *)handle);
+    return zf_check_event_context(list, handle, name, i);
 }
 
 /* Starts a command: the list must accept appends, and its signal and wait events must be valid. */
@@ -187,7 +193,8 @@ static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_ev
     if (!list->immediate && list->closed)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is closed; reset it to append again");
     if (signal != NULL) {
-        ze_result_t result = zf_check_event(list, signal, "hSignalEvent", 0);
+        /* the entry point checked that it is live */
+        ze_result_t result = zf_check_event_context(list, signal, "hSignalEvent", 0);
         if (result != ZE_RESULT_SUCCESS)
             return result;
         command->signal = zf_event_from(signal);
@@ -384,7 +391,7 @@ static ze_result_t zf_append_event_command(ze_command_list_handle_t hCommandList
     zf_command command;
     ze_result_t result = zf_append_begin(list, kind, NULL, 0, NULL, &command);
     if (result == ZE_RESULT_SUCCESS)
-        result = zf_check_event(list, hEvent, "hEvent", 0);
+        result = zf_check_event_context(list, hEvent, "hEvent", 0); /* the entry point checked that it is live */
     command.target_event = zf_event_from(hEvent);
     return zf_append_finish(list, &command, result);
 }
@@ -453,8 +460,9 @@ ze_result_t zfi_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_
 
 /* ---- kernel launches ---- */
 
-static ze_result_t zf_check_kernel(const zf_cmdlist *list, ze_kernel_handle_t handle, uint32_t i) {
-    if (!zf_handle_is_live(handle, ZF_OBJ_ZE_KERNEL))
+/* `live`: the entry point already checked the handle (a single kernel argument, not an array's item). */
+static ze_result_t zf_check_kernel(const zf_cmdlist *list, ze_kernel_handle_t handle, uint32_t i, bool live) {
+    if (!live && !zf_handle_is_live(handle, ZF_OBJ_ZE_KERNEL))
         return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "kernel %u (%p) is not a live kernel", i, (void *)handle);
     const zf_kernel *kernel = zf_kernel_from(handle);
     if (zf_kernel_context(kernel) != list->context) {
@@ -468,7 +476,7 @@ static ze_result_t zf_check_kernel(const zf_cmdlist *list, ze_kernel_handle_t ha
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze_kernel_handle_t *kernels,
+static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze_kernel_handle_t *kernels, bool live,
                                       zf_launch_args *launch) {
     if (!(list->group_flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE))
         return zf_fail(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
@@ -481,7 +489,7 @@ static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze
     }
     for (uint32_t k = 0; k < num_kernels; k++) {
         zf_kernel_launch **slot = launch->launches != NULL ? &launch->launches[k] : &launch->one;
-        ze_result_t result = zf_check_kernel(list, kernels[k], k);
+        ze_result_t result = zf_check_kernel(list, kernels[k], k, live);
         if (result == ZE_RESULT_SUCCESS)
             result = zf_kernel_capture(zf_kernel_from(kernels[k]), slot);
         /* A kernel of another context (tolerated above) works on the allocations of the list's context. */
@@ -515,7 +523,8 @@ static ze_result_t zf_append_launch(ze_command_list_handle_t hCommandList, zf_co
     if (result == ZE_RESULT_SUCCESS && kind == ZF_CMD_LAUNCH)
         result = zf_check_group_count(list, groups);
     if (result == ZE_RESULT_SUCCESS)
-        result = zf_capture_kernels(list, num_kernels, kernels, &command.u.launch);
+        result =
+            zf_capture_kernels(list, num_kernels, kernels, kind != ZF_CMD_LAUNCH_MULTIPLE_INDIRECT, &command.u.launch);
     command.u.launch.cooperative = cooperative;
     if (kind == ZF_CMD_LAUNCH && groups != NULL)
         command.u.launch.groups = *groups;
