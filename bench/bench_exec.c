@@ -59,12 +59,18 @@ __attribute__((noinline)) static void zb_empty(void *arg) {
 }
 static void (*volatile zb_empty_ptr)(void *) = zb_empty;
 
-static double zb_baseline_call_ns(uint64_t n) {
-    uint64_t start = zb_now_ns();
+static void zb_call_body(void *state, uint64_t n) {
     for (uint64_t i = 0; i < n; i++)
-        zb_empty_ptr(&n);
-    return (double)(zb_now_ns() - start) / (double)n;
+        zb_empty_ptr(state);
 }
+
+/* The baseline of the host-side rows: an empty call through a function pointer (median of several runs). */
+static double zb_baseline_call_ns(uint64_t n) {
+    return zb_measure_ns(zb_call_body, &n, n);
+}
+
+/* Runs of what a row compares, one after the other and again (the machine may be shared): the median of each. */
+#define ZB_ROUNDS 5
 
 /* ---- host-side calls ---- */
 
@@ -190,11 +196,12 @@ static const char zb_empty_source[] = "kernel void empty(global int *unused) {}"
 
 /* ns per enqueue of `n` launches of the same empty kernel on PoCL's in-order queue, clFinish included; 0 (with the
  * reason printed) when PoCL cannot run it. */
-static double zb_pocl_launch_ns(uint64_t n) {
+static double zb_pocl_launch_ns(uint64_t n, bool say) {
     cl_platform_id platform = zb_pocl_platform();
     cl_device_id device = NULL;
     if (platform == NULL || clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS) {
-        printf("PoCL comparison skipped: no PoCL platform through libOpenCL (apt-get install pocl-opencl-icd)\n");
+        if (say)
+            printf("PoCL comparison skipped: no PoCL platform through libOpenCL (apt-get install pocl-opencl-icd)\n");
         return 0;
     }
     cl_int err = CL_SUCCESS;
@@ -220,7 +227,8 @@ static double zb_pocl_launch_ns(uint64_t n) {
         ns = (double)(zb_now_ns() - start) / (double)n;
     }
     if (err != CL_SUCCESS) {
-        printf("PoCL comparison skipped: OpenCL error %d\n", (int)err);
+        if (say)
+            printf("PoCL comparison skipped: OpenCL error %d\n", (int)err);
         ns = 0;
     }
     if (kernel != NULL)
@@ -234,21 +242,27 @@ static double zb_pocl_launch_ns(uint64_t n) {
     return ns;
 }
 #else
-static double zb_pocl_launch_ns(uint64_t n) {
+static double zb_pocl_launch_ns(uint64_t n, bool say) {
     (void)n;
-    printf("PoCL comparison skipped: the build found no OpenCL (apt-get install ocl-icd-opencl-dev pocl-opencl-icd, "
-           "then re-run cmake)\n");
+    if (say)
+        printf("PoCL comparison skipped: the build found no OpenCL (apt-get install ocl-icd-opencl-dev "
+               "pocl-opencl-icd, then re-run cmake)\n");
     return 0;
 }
 #endif
 
-static void zb_bench_launch(zb_exec *x, uint64_t n) {
+static void zb_bench_launch(zb_exec *x, uint64_t n, bool quick) {
     ze_module_handle_t module = NULL;
     ze_kernel_handle_t kernel = zb_empty_kernel(x, &module);
     double base = zb_baseline_call_ns(n * 100);
-    double async_ns = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, n);
-    double sync_ns = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, n);
-    double pocl_ns = zb_pocl_launch_ns(n);
+    double async[ZB_ROUNDS], sync[ZB_ROUNDS], pocl[ZB_ROUNDS];
+    int rounds = quick ? 1 : ZB_ROUNDS;
+    for (int r = 0; r < rounds; r++) {
+        async[r] = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, n);
+        sync[r] = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, n);
+        pocl[r] = zb_pocl_launch_ns(n, r == 0);
+    }
+    double async_ns = zb_median(async, rounds), sync_ns = zb_median(sync, rounds), pocl_ns = zb_median(pocl, rounds);
     printf("empty kernel launch through an immediate list: %.0f ns per launch (%.0f launches/s), ratio %.0f to an "
            "empty call (%.2f ns)\n",
            async_ns, 1e9 / async_ns, async_ns / base, base);
@@ -265,22 +279,27 @@ static void zb_bench_launch(zb_exec *x, uint64_t n) {
 
 /* ---- copies ---- */
 
-/* ns per copy of `rounds` copies through a synchronous immediate list and, into *memcpy_ns, by memcpy. */
+/* ns per copy through a synchronous immediate list and, into *memcpy_ns, by memcpy: batches of `rounds` copies of
+ * each, alternated, the median batch of each. */
 static double zb_copy_ns(zb_exec *x, void *dst, const void *src, size_t size, int rounds, double *memcpy_ns) {
     ze_command_list_handle_t list = zb_immediate(x, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
     zb_check(zeCommandListAppendMemoryCopy(list, dst, src, size, NULL, 0, NULL), "warm-up copy");
-    uint64_t start = zb_now_ns();
-    for (int r = 0; r < rounds; r++)
-        zb_check(zeCommandListAppendMemoryCopy(list, dst, src, size, NULL, 0, NULL), "copy");
-    double driver_ns = (double)(zb_now_ns() - start) / rounds;
-    start = zb_now_ns();
-    for (int r = 0; r < rounds; r++) {
-        memcpy(dst, src, size);
-        __asm__ volatile("" ::"r"(dst) : "memory");
+    double driver[ZB_ROUNDS], host[ZB_ROUNDS];
+    for (int b = 0; b < ZB_ROUNDS; b++) {
+        uint64_t start = zb_now_ns();
+        for (int r = 0; r < rounds; r++)
+            zb_check(zeCommandListAppendMemoryCopy(list, dst, src, size, NULL, 0, NULL), "copy");
+        driver[b] = (double)(zb_now_ns() - start) / rounds;
+        start = zb_now_ns();
+        for (int r = 0; r < rounds; r++) {
+            memcpy(dst, src, size);
+            __asm__ volatile("" ::"r"(dst) : "memory");
+        }
+        host[b] = (double)(zb_now_ns() - start) / rounds;
     }
-    *memcpy_ns = (double)(zb_now_ns() - start) / rounds;
+    *memcpy_ns = zb_median(host, ZB_ROUNDS);
     zb_check(zeCommandListDestroy(list), "zeCommandListDestroy");
-    return driver_ns;
+    return zb_median(driver, ZB_ROUNDS);
 }
 
 static void zb_bench_copy(zb_exec *x, size_t size, int rounds, bool to_device) {
@@ -393,9 +412,9 @@ int main(int argc, char **argv) {
     zb_setup(&x);
     zb_bench_query(&x, quick ? 20000 : 2000000);
     zb_bench_barrier_reset(&x, quick ? 20000 : 1000000);
-    zb_bench_launch(&x, quick ? 2000 : 200000);
-    zb_bench_copy(&x, 1u << 20, quick ? 20 : 2000, true);
-    zb_bench_copy(&x, quick ? (4u << 20) : (64u << 20), quick ? 2 : 10, false);
+    zb_bench_launch(&x, quick ? 2000 : 100000, quick);
+    zb_bench_copy(&x, 1u << 20, quick ? 4 : 400, true);
+    zb_bench_copy(&x, quick ? (4u << 20) : (64u << 20), quick ? 1 : 4, false);
     zb_bench_event_latency(&x, quick ? 500 : 20000);
     zb_check(zeContextDestroy(x.context), "zeContextDestroy");
     return EXIT_SUCCESS;
