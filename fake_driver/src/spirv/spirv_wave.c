@@ -337,6 +337,19 @@ void zf_spirv_shutdown(void) {
 }
 
 /* Ends a thread's part of a launch: releases what refers to the launch, and keeps the rest as the thread's spare. */
+/* A context holding more than this after a launch (large waves or deep stacks) is freed rather than kept, so that an
+ * idle thread holds little memory. */
+#define ZF_SPARE_MAX_BYTES ((size_t)8 << 20)
+
+static size_t zf_ctx_footprint(const zf_ctx *ctx) {
+    size_t bytes = ctx->cap_wave + ctx->cap_local + ctx->cap_byval + (size_t)ctx->cap_lanes * 5;
+    for (uint32_t i = 0; i < ctx->num_chunks; i++)
+        bytes += ctx->chunks[i].size;
+    for (uint32_t i = 0; i < ctx->num_kept; i++)
+        bytes += ctx->programs[i]->consts_size;
+    return bytes;
+}
+
 static void zf_ctx_retire(zf_ctx *ctx) {
     if (ctx == NULL)
         return;
@@ -345,7 +358,8 @@ static void zf_ctx_retire(zf_ctx *ctx) {
     zf_regions_reset(ctx);
     zf_stack_reset(ctx);
     pthread_once(&zf_spare_once, zf_spare_init);
-    if (!zf_spare_ready || pthread_getspecific(zf_spare_key) != NULL || pthread_setspecific(zf_spare_key, ctx) != 0)
+    if (!zf_spare_ready || zf_ctx_footprint(ctx) > ZF_SPARE_MAX_BYTES || pthread_getspecific(zf_spare_key) != NULL ||
+        pthread_setspecific(zf_spare_key, ctx) != 0)
         zf_ctx_destroy(ctx);
 }
 
