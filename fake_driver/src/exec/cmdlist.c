@@ -214,48 +214,61 @@ static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_ev
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t zf_cmdlist_push(zf_cmdlist *list, zf_command *command) {
-    if (list->num_commands == list->capacity) {
-        size_t capacity = list->capacity == 0 ? 16 : list->capacity * 2;
-        zf_command *grown = realloc(list->commands, capacity * sizeof *grown);
-        if (grown == NULL)
-            return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to grow the command list");
-        list->commands = grown;
-        list->capacity = capacity;
-    }
-    list->commands[list->num_commands++] = *command;
-    return ZE_RESULT_SUCCESS;
+/* Room for one more command in a regular list's array. */
+static bool zf_cmdlist_reserve(zf_cmdlist *list) {
+    if (list->num_commands < list->capacity)
+        return true;
+    size_t capacity = list->capacity == 0 ? 16 : list->capacity * 2;
+    zf_command *grown = realloc(list->commands, capacity * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    list->commands = grown;
+    list->capacity = capacity;
+    return true;
 }
 
-/* Ends a command: recorded by a regular list, run at once by an immediate one. Frees the command on failure. */
+/* Where an append builds its command: an open regular list's next slot, so that recording copies nothing, or `local`
+ * (an immediate list's command; a closed list's, which a queue may be running, so its array must not move; or when
+ * the array cannot grow: zf_append_finish then reports it). */
+static zf_command *zf_append_slot(zf_cmdlist *list, zf_command *local) {
+    if (!list->immediate && !list->closed && zf_cmdlist_reserve(list))
+        return &list->commands[list->num_commands];
+    return local;
+}
+
+/* Ends a command built where zf_append_slot said: recorded by a regular list, run at once by an immediate one. Frees
+ * the command on failure. */
 static ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_result_t result) {
+    if (result == ZE_RESULT_SUCCESS && !list->immediate) {
+        if (list->commands != NULL && command == &list->commands[list->num_commands]) {
+            list->num_commands++; /* built in place */
+            return ZE_RESULT_SUCCESS;
+        }
+        result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to grow the command list");
+    }
     if (result == ZE_RESULT_SUCCESS) {
         zf_queue *queue = list->immediate_queue;
-        bool synchronous = list->immediate && queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+        bool synchronous = queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
         /* A synchronous list runs the command itself when the engine is idle: no hand-off to the worker. */
         if (synchronous && zf_engine_run_in_place(queue, NULL, 0, command, NULL))
             return ZE_RESULT_SUCCESS;
-        if (!list->immediate)
-            result = zf_cmdlist_push(list, command);
-        else
-            result = zf_engine_submit(queue, NULL, 0, command, NULL);
-        if (result == ZE_RESULT_SUCCESS && list->immediate) {
+        result = zf_engine_submit(queue, NULL, 0, command, NULL);
+        if (result == ZE_RESULT_SUCCESS) {
             if (synchronous)
                 zf_queue_wait(queue, UINT64_MAX);
             return ZE_RESULT_SUCCESS; /* the engine owns the command now */
         }
     }
-    if (result != ZE_RESULT_SUCCESS)
-        zf_command_free(command);
+    zf_command_free(command);
     return result;
 }
 
 ze_result_t zfi_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent,
                                            uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_BARRIER, hSignalEvent, numWaitEvents, phWaitEvents, &command);
-    return zf_append_finish(list, &command, result);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_BARRIER, hSignalEvent, numWaitEvents, phWaitEvents, command);
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges,
@@ -276,12 +289,12 @@ static bool zf_ranges_overlap(const void *a, const void *b, size_t size) {
 
 static ze_result_t zf_append_copy(zf_cmdlist *list, void *dst, const void *src, size_t size, zf_context *src_context,
                                   ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits) {
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_COPY, signal, num_waits, waits, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_COPY, signal, num_waits, waits, command);
     if (result == ZE_RESULT_SUCCESS && zf_ranges_overlap(dst, src, size))
         result = zf_fail(ZE_RESULT_ERROR_OVERLAPPING_REGIONS, "dstptr and srcptr overlap over %zu bytes", size);
-    command.u.copy = (zf_copy_args){.dst = dst, .src = src, .size = size, .src_context = src_context};
-    return zf_append_finish(list, &command, result);
+    command->u.copy = (zf_copy_args){.dst = dst, .src = src, .size = size, .src_context = src_context};
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr,
@@ -317,8 +330,8 @@ ze_result_t zfi_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCo
                                                     uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent,
                                                     uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_COPY_REGION, hSignalEvent, numWaitEvents, phWaitEvents, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_COPY_REGION, hSignalEvent, numWaitEvents, phWaitEvents, command);
     if (result == ZE_RESULT_SUCCESS && (dstRegion->width != srcRegion->width ||
                                         dstRegion->height != srcRegion->height || dstRegion->depth != srcRegion->depth))
         result = zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "dstRegion and srcRegion differ in width, height or depth");
@@ -326,15 +339,15 @@ ze_result_t zfi_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCo
         result = zf_check_region(dstRegion, dstPitch, dstSlicePitch, "dstRegion");
     if (result == ZE_RESULT_SUCCESS)
         result = zf_check_region(srcRegion, srcPitch, srcSlicePitch, "srcRegion");
-    command.u.region = (zf_copy_region_args){.dst = dstptr,
-                                             .src = srcptr,
-                                             .dst_region = *dstRegion,
-                                             .src_region = *srcRegion,
-                                             .dst_pitch = dstPitch,
-                                             .dst_slice_pitch = dstSlicePitch,
-                                             .src_pitch = srcPitch,
-                                             .src_slice_pitch = srcSlicePitch};
-    return zf_append_finish(list, &command, result);
+    command->u.region = (zf_copy_region_args){.dst = dstptr,
+                                              .src = srcptr,
+                                              .dst_region = *dstRegion,
+                                              .src_region = *srcRegion,
+                                              .dst_pitch = dstPitch,
+                                              .dst_slice_pitch = dstSlicePitch,
+                                              .src_pitch = srcPitch,
+                                              .src_slice_pitch = srcSlicePitch};
+    return zf_append_finish(list, command, result);
 }
 
 static ze_result_t zf_check_pattern(const zf_cmdlist *list, size_t pattern_size) {
@@ -351,26 +364,26 @@ ze_result_t zfi_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandL
                                               size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent,
                                               uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_FILL, hSignalEvent, numWaitEvents, phWaitEvents, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_FILL, hSignalEvent, numWaitEvents, phWaitEvents, command);
     if (result == ZE_RESULT_SUCCESS)
         result = zf_check_pattern(list, pattern_size);
     if (result == ZE_RESULT_SUCCESS) {
-        command.u.fill = (zf_fill_args){.dst = ptr, .size = size, .pattern_size = pattern_size};
-        command.u.fill.pattern = malloc(pattern_size); /* the pattern may change after the append returns */
-        if (command.u.fill.pattern == NULL)
+        command->u.fill = (zf_fill_args){.dst = ptr, .size = size, .pattern_size = pattern_size};
+        command->u.fill.pattern = malloc(pattern_size); /* the pattern may change after the append returns */
+        if (command->u.fill.pattern == NULL)
             result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the fill pattern");
         else
-            memcpy(command.u.fill.pattern, pattern, pattern_size);
+            memcpy(command->u.fill.pattern, pattern, pattern_size);
     }
-    return zf_append_finish(list, &command, result);
+    return zf_append_finish(list, command, result);
 }
 
 static ze_result_t zf_append_hint(zf_cmdlist *list, uint64_t bytes) {
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_HINT, NULL, 0, NULL, &command);
-    command.hint_bytes = bytes;
-    return zf_append_finish(list, &command, result);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_HINT, NULL, 0, NULL, command);
+    command->hint_bytes = bytes;
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size) {
@@ -388,12 +401,12 @@ ze_result_t zfi_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandLi
 static ze_result_t zf_append_event_command(ze_command_list_handle_t hCommandList, zf_command_kind kind,
                                            ze_event_handle_t hEvent) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, kind, NULL, 0, NULL, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, kind, NULL, 0, NULL, command);
     if (result == ZE_RESULT_SUCCESS)
         result = zf_check_event_context(list, hEvent, "hEvent", 0); /* the entry point checked that it is live */
-    command.target_event = zf_event_from(hEvent);
-    return zf_append_finish(list, &command, result);
+    command->target_event = zf_event_from(hEvent);
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent) {
@@ -414,11 +427,11 @@ ze_result_t zfi_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t
                                                         ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
                                                         ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
+    zf_command local, *command = zf_append_slot(list, &local);
     ze_result_t result =
-        zf_append_begin(list, ZF_CMD_WRITE_TIMESTAMP, hSignalEvent, numWaitEvents, phWaitEvents, &command);
-    command.timestamp_dst = dstptr;
-    return zf_append_finish(list, &command, result);
+        zf_append_begin(list, ZF_CMD_WRITE_TIMESTAMP, hSignalEvent, numWaitEvents, phWaitEvents, command);
+    command->timestamp_dst = dstptr;
+    return zf_append_finish(list, command, result);
 }
 
 static ze_result_t zf_copy_query_events(zf_cmdlist *list, uint32_t num_events, ze_event_handle_t *events,
@@ -449,13 +462,13 @@ ze_result_t zfi_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_
                                                          const size_t *pOffsets, ze_event_handle_t hSignalEvent,
                                                          uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
+    zf_command local, *command = zf_append_slot(list, &local);
     ze_result_t result =
-        zf_append_begin(list, ZF_CMD_QUERY_KERNEL_TIMESTAMPS, hSignalEvent, numWaitEvents, phWaitEvents, &command);
-    command.u.query.dst = dstptr;
+        zf_append_begin(list, ZF_CMD_QUERY_KERNEL_TIMESTAMPS, hSignalEvent, numWaitEvents, phWaitEvents, command);
+    command->u.query.dst = dstptr;
     if (result == ZE_RESULT_SUCCESS)
-        result = zf_copy_query_events(list, numEvents, phEvents, pOffsets, &command.u.query);
-    return zf_append_finish(list, &command, result);
+        result = zf_copy_query_events(list, numEvents, phEvents, pOffsets, &command->u.query);
+    return zf_append_finish(list, command, result);
 }
 
 /* ---- kernel launches ---- */
@@ -518,20 +531,20 @@ static ze_result_t zf_append_launch(ze_command_list_handle_t hCommandList, zf_co
                                     const uint32_t *indirect_count, bool cooperative, ze_event_handle_t signal,
                                     uint32_t num_waits, ze_event_handle_t *waits) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, kind, signal, num_waits, waits, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, kind, signal, num_waits, waits, command);
     if (result == ZE_RESULT_SUCCESS && kind == ZF_CMD_LAUNCH)
         result = zf_check_group_count(list, groups);
     if (result == ZE_RESULT_SUCCESS)
         result =
-            zf_capture_kernels(list, num_kernels, kernels, kind != ZF_CMD_LAUNCH_MULTIPLE_INDIRECT, &command.u.launch);
-    command.u.launch.cooperative = cooperative;
+            zf_capture_kernels(list, num_kernels, kernels, kind != ZF_CMD_LAUNCH_MULTIPLE_INDIRECT, &command->u.launch);
+    command->u.launch.cooperative = cooperative;
     if (kind == ZF_CMD_LAUNCH && groups != NULL)
-        command.u.launch.groups = *groups;
+        command->u.launch.groups = *groups;
     else
-        command.u.launch.indirect_groups = groups;
-    command.u.launch.indirect_count = indirect_count;
-    return zf_append_finish(list, &command, result);
+        command->u.launch.indirect_groups = groups;
+    command->u.launch.indirect_count = indirect_count;
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel,
@@ -577,8 +590,8 @@ ze_result_t zf_cmdlist_append_custom(ze_command_list_handle_t hCommandList, cons
                                      ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
                                      ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_CUSTOM, hSignalEvent, numWaitEvents, phWaitEvents, &command);
-    command.u.custom = (zf_custom_args){ops, payload};
-    return zf_append_finish(list, &command, result);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_CUSTOM, hSignalEvent, numWaitEvents, phWaitEvents, command);
+    command->u.custom = (zf_custom_args){ops, payload};
+    return zf_append_finish(list, command, result);
 }
