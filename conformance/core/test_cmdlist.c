@@ -71,6 +71,29 @@ static void cmdlist_reset_discards_commands(void **state) {
     zc_assert_success(zeCommandQueueDestroy(queue));
 }
 
+/* A list reset after more commands than it first had room for records anew: only the new commands run. */
+static void cmdlist_reset_after_growth_runs_only_new_commands(void **state) {
+    zc_exec *x = *state;
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint8_t *buffer = zc_host_alloc(x, 64);
+    memset(buffer, 0, 64);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    for (uint8_t i = 0; i < 40; i++) {
+        const uint8_t value = (uint8_t)(100 + i);
+        zc_assert_success(zeCommandListAppendMemoryFill(list, buffer + i, &value, 1, 1, NULL, 0, NULL));
+    }
+    zc_assert_success(zeCommandListReset(list));
+    const uint8_t seven = 7;
+    zc_assert_success(zeCommandListAppendMemoryFill(list, buffer + 1, &seven, 1, 1, NULL, 0, NULL));
+    zc_run(queue, list);
+    assert_int_equal(buffer[0], 0);
+    assert_int_equal(buffer[1], 7);
+    assert_int_equal(buffer[39], 0);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_free(x, buffer);
+    zc_assert_success(zeCommandQueueDestroy(queue));
+}
+
 /* Every power-of-two pattern up to the group's maximum fills with the pattern repeated, truncated at the end. */
 static void cmdlist_fill_every_pattern_size(void **state) {
     zc_exec *x = *state;
@@ -190,6 +213,7 @@ int main(int argc, char **argv) {
         ZC_T(cmdlist_append_after_close_fails_until_reset),
         ZC_T(cmdlist_executes_again_each_submission),
         ZC_T(cmdlist_reset_discards_commands),
+        ZC_T(cmdlist_reset_after_growth_runs_only_new_commands),
         ZC_T(cmdlist_fill_every_pattern_size),
         ZC_T(cmdlist_fill_bad_pattern_size_invalid_size),
         ZC_T(cmdlist_fill_pattern_copied_at_append),

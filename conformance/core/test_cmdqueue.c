@@ -1,6 +1,9 @@
 /* Conformance: command queues (zeCommandQueueCreate, Destroy, ExecuteCommandLists, Synchronize). */
 #include "zc_exec.h"
 
+#include <pthread.h>
+#include <time.h>
+
 static void cmdqueue_every_group_and_index_creates(void **state) {
     zc_exec *x = *state;
     for (uint32_t g = 0; g < x->num_groups; g++) {
@@ -125,6 +128,50 @@ static void cmdqueue_synchronous_mode_returns_after_completion(void **state) {
     zc_assert_success(zeCommandQueueDestroy(queue));
 }
 
+/* Signals the gate of a zc_gated list from another thread after 20 ms. */
+static void *zc_open_gate_later(void *gate) {
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    zeEventHostSignal((ze_event_handle_t)gate);
+    return NULL;
+}
+
+/* A synchronous queue whose engine is busy with another queue's lists runs its own after them and signals its fence. */
+static void cmdqueue_synchronous_runs_after_busy_engine(void **state) {
+    zc_skip_unless_fake(); /* queues of one engine run in order: zefake's engines, not the specification */
+    zc_exec *x = *state;
+    ze_command_queue_handle_t async = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_queue_handle_t sync = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    uint8_t *buffer = zc_host_alloc(x, 256);
+    const uint8_t one = 1, two = 2;
+    zc_gated g = zc_gated_list(x);
+    ze_command_list_handle_t lists[2] = {zc_list(x, x->compute_ordinal), zc_list(x, x->compute_ordinal)};
+    zc_assert_success(zeCommandListAppendMemoryFill(lists[0], buffer, &one, 1, 256, NULL, 0, NULL));
+    zc_assert_success(zeCommandListAppendMemoryFill(lists[1], buffer, &two, 1, 256, NULL, 0, NULL));
+    zc_assert_success(zeCommandListClose(lists[0]));
+    zc_assert_success(zeCommandListClose(lists[1]));
+    ze_command_list_handle_t first[2] = {g.list, lists[0]};
+    zc_assert_success(zeCommandQueueExecuteCommandLists(async, 2, first, NULL));
+    ze_fence_desc_t fdesc = {ZE_STRUCTURE_TYPE_FENCE_DESC, NULL, 0};
+    ze_fence_handle_t fence = NULL;
+    zc_assert_success(zeFenceCreate(sync, &fdesc, &fence));
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, zc_open_gate_later, g.gate), 0);
+    zc_assert_success(zeCommandQueueExecuteCommandLists(sync, 1, &lists[1], fence));
+    zc_assert_success(zeFenceQueryStatus(fence));
+    zc_assert_success(zeCommandQueueSynchronize(async, 0)); /* the other queue's lists ran first */
+    assert_int_equal(buffer[0], 2);
+    assert_int_equal(buffer[255], 2);
+    pthread_join(thread, NULL);
+    zc_assert_success(zeFenceDestroy(fence));
+    zc_assert_success(zeCommandListDestroy(lists[0]));
+    zc_assert_success(zeCommandListDestroy(lists[1]));
+    zc_gated_destroy(&g);
+    zc_free(x, buffer);
+    zc_assert_success(zeCommandQueueDestroy(sync));
+    zc_assert_success(zeCommandQueueDestroy(async));
+}
+
 static void cmdqueue_lists_run_in_submission_order(void **state) {
     zc_exec *x = *state;
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
@@ -210,6 +257,7 @@ int main(int argc, char **argv) {
         ZC_T(cmdqueue_synchronize_times_out_until_work_can_finish),
         ZC_T(cmdqueue_synchronous_mode_returns_after_completion),
         ZC_T(cmdqueue_lists_run_in_submission_order),
+        ZC_T(cmdqueue_synchronous_runs_after_busy_engine),
         ZC_T(cmdqueue_destroy_while_busy_in_use),
         ZC_T(cmdqueue_bad_handles),
         ZC_T(cmdqueue_device_outside_context_invalid_argument),

@@ -1,6 +1,17 @@
 /* Conformance: immediate command lists (synchronous and asynchronous). */
 #include "zc_exec.h"
 
+#include <pthread.h>
+#include <time.h>
+
+/* Signals an event from another thread after 20 ms: the main thread is blocked in a synchronous append meanwhile. */
+static void *zc_signal_later(void *event) {
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    zeEventHostSignal((ze_event_handle_t)event);
+    return NULL;
+}
+
 static void immediate_synchronous_done_on_return(void **state) {
     zc_exec *x = *state;
     ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
@@ -55,6 +66,60 @@ static void immediate_commands_run_in_order(void **state) {
     zc_assert_success(zeEventPoolDestroy(pool));
 }
 
+/* A synchronous list on an engine that is still busy with another list's command runs after it, never before. */
+static void immediate_synchronous_runs_after_busy_engine(void **state) {
+    zc_skip_unless_fake(); /* queues of one engine run in order: zefake's engines, not the specification */
+    zc_exec *x = *state;
+    ze_command_list_handle_t async = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t sync = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 2, 0);
+    ze_event_handle_t gate = zc_event(pool, 0);
+    ze_event_handle_t first = zc_event(pool, 1);
+    uint8_t *buffer = zc_host_alloc(x, 256);
+    const uint8_t one = 1, two = 2;
+    zc_assert_success(zeCommandListAppendMemoryFill(async, buffer, &one, 1, 256, first, 1, &gate));
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, zc_signal_later, gate), 0);
+    zc_assert_success(zeCommandListAppendMemoryFill(sync, buffer, &two, 1, 256, NULL, 0, NULL));
+    zc_assert_success(zeEventQueryStatus(first)); /* the earlier command completed first */
+    assert_int_equal(buffer[0], 2);
+    assert_int_equal(buffer[255], 2);
+    pthread_join(thread, NULL);
+    zc_assert_success(zeCommandListDestroy(sync));
+    zc_assert_success(zeCommandListDestroy(async));
+    zc_free(x, buffer);
+    zc_assert_success(zeEventDestroy(gate));
+    zc_assert_success(zeEventDestroy(first));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+
+/* Commands of a synchronous list signal their events before the append returns, with kernel timestamps in the order
+ * the commands ran. */
+static void immediate_synchronous_signals_in_device_order(void **state) {
+    zc_exec *x = *state;
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 2, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
+    ze_event_handle_t events[2] = {zc_event(pool, 0), zc_event(pool, 1)};
+    uint8_t *buffer = zc_host_alloc(x, 1 << 16);
+    ze_kernel_timestamp_result_t times[2];
+    for (int i = 0; i < 2; i++) {
+        const uint8_t value = (uint8_t)(i + 1);
+        zc_assert_success(zeCommandListAppendMemoryFill(list, buffer, &value, 1, 1 << 16, events[i], 0, NULL));
+        zc_assert_success(zeEventQueryStatus(events[i]));
+        zc_assert_success(zeEventQueryKernelTimestamp(events[i], &times[i]));
+        assert_true(times[i].global.kernelStart < times[i].global.kernelEnd);
+    }
+    assert_true(times[0].global.kernelEnd <= times[1].global.kernelStart);
+    zc_assert_success(zeEventHostReset(events[0]));
+    zc_assert_result(zeEventQueryStatus(events[0]), ZE_RESULT_NOT_READY);
+    zc_assert_result(zeEventHostSynchronize(events[0], 0), ZE_RESULT_NOT_READY);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_free(x, buffer);
+    zc_assert_success(zeEventDestroy(events[0]));
+    zc_assert_success(zeEventDestroy(events[1]));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+
 static void immediate_bad_descriptor(void **state) {
     zc_exec *x = *state;
     ze_command_queue_desc_t desc = {
@@ -78,6 +143,8 @@ int main(int argc, char **argv) {
         ZC_T(immediate_synchronous_done_on_return),
         ZC_T(immediate_asynchronous_completes_by_event),
         ZC_T(immediate_commands_run_in_order),
+        ZC_T(immediate_synchronous_runs_after_busy_engine),
+        ZC_T(immediate_synchronous_signals_in_device_order),
         ZC_T(immediate_bad_descriptor),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};

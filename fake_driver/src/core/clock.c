@@ -3,17 +3,16 @@
 #include <time.h>
 
 void zf_clock_init(zf_clock *clock, zf_clock_mode mode, const zf_scenario_timer *timer) {
-    pthread_mutex_init(&clock->lock, NULL);
     clock->mode = mode;
     clock->frequency_hz = timer->frequency_hz;
     clock->valid_bits = timer->valid_bits;
     clock->kernel_valid_bits = timer->kernel_valid_bits;
-    clock->now_ns = 0;
+    atomic_init(&clock->now_ns, 0);
     clock->host_origin_ns = zf_host_now_ns();
 }
 
 void zf_clock_destroy(zf_clock *clock) {
-    pthread_mutex_destroy(&clock->lock);
+    (void)clock; /* nothing to release: the clock holds no lock */
 }
 
 uint64_t zf_host_now_ns(void) {
@@ -34,19 +33,16 @@ uint64_t zf_clock_mask(uint64_t ticks, uint32_t bits) {
 uint64_t zf_clock_now_ns(zf_clock *clock) {
     if (clock->mode == ZF_CLOCK_REALTIME)
         return zf_host_now_ns() - clock->host_origin_ns;
-    pthread_mutex_lock(&clock->lock);
-    uint64_t ns = clock->now_ns;
-    pthread_mutex_unlock(&clock->lock);
-    return ns;
+    return atomic_load_explicit(&clock->now_ns, memory_order_relaxed);
 }
 
 void zf_clock_observe(zf_clock *clock, uint64_t ns) {
     if (clock->mode == ZF_CLOCK_REALTIME)
         return;
-    pthread_mutex_lock(&clock->lock);
-    if (ns > clock->now_ns)
-        clock->now_ns = ns;
-    pthread_mutex_unlock(&clock->lock);
+    uint64_t seen = atomic_load_explicit(&clock->now_ns, memory_order_relaxed);
+    while (ns > seen && !atomic_compare_exchange_weak_explicit(&clock->now_ns, &seen, ns, memory_order_relaxed,
+                                                               memory_order_relaxed))
+        ;
 }
 
 uint64_t zf_clock_read_ticks(zf_clock *clock) {
@@ -54,10 +50,8 @@ uint64_t zf_clock_read_ticks(zf_clock *clock) {
     if (clock->mode == ZF_CLOCK_REALTIME) {
         ns = zf_host_now_ns() - clock->host_origin_ns;
     } else {
-        pthread_mutex_lock(&clock->lock);
-        clock->now_ns += ZF_CLOCK_READ_STEP_NS;
-        ns = clock->now_ns;
-        pthread_mutex_unlock(&clock->lock);
+        ns = atomic_fetch_add_explicit(&clock->now_ns, ZF_CLOCK_READ_STEP_NS, memory_order_relaxed) +
+             ZF_CLOCK_READ_STEP_NS;
     }
     return zf_clock_ns_to_ticks(clock, ns);
 }

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-static _Thread_local zf_call_scope *zf_current_scope;
+/* Every API call sets and restores it: the initial-exec model reads it at a fixed offset from the thread pointer
+ * instead of calling __tls_get_addr (one pointer of the static TLS space glibc reserves for loaded libraries). */
+static _Thread_local zf_call_scope *zf_current_scope __attribute__((tls_model("initial-exec")));
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Profiles */

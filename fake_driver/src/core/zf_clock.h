@@ -8,19 +8,20 @@
 
 #include "scenario/scenario.h"
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* Device time, in nanoseconds, that one read of a modelled clock takes. */
 #define ZF_CLOCK_READ_STEP_NS 1000u
 
+/* Lock-free: the modelled time only grows (reads step it, observations raise it), so one atomic word holds it and the
+ * hot paths that observe an event or stamp a submission take no lock. */
 typedef struct zf_clock {
-    pthread_mutex_t lock;
     zf_clock_mode mode;
     uint64_t frequency_hz;
     uint32_t valid_bits;
     uint32_t kernel_valid_bits;
-    uint64_t now_ns;         /* modelled: device time in ns since creation */
+    _Atomic uint64_t now_ns; /* modelled: device time in ns since creation */
     uint64_t host_origin_ns; /* realtime: host monotonic time at creation */
 } zf_clock;
 

@@ -67,22 +67,18 @@ ze_result_t zfi_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_de
     return result;
 }
 
+/* Drops the recorded commands; the array keeps its capacity for the appends after a reset. */
 static void zf_cmdlist_clear(zf_cmdlist *list) {
     for (size_t i = 0; i < list->num_commands; i++)
         zf_command_free(&list->commands[i]);
-    free(list->commands);
-    list->commands = NULL;
     list->num_commands = 0;
-    list->capacity = 0;
 }
 
 /* A regular list is busy while a queue runs it. An immediate one is busy while its own queue has commands not done:
  * the strict profile says so at once; the default one waits for them, as Intel's driver does (docs/tolerances.md),
  * which ends even behind a kernel that never does, since the hang detector stops it. */
 static bool zf_cmdlist_busy(zf_cmdlist *list) {
-    zf_sync_lock();
-    bool busy = list->in_flight > 0;
-    zf_sync_unlock();
+    bool busy = atomic_load_explicit(&list->in_flight, memory_order_acquire) > 0;
     if (busy || !list->immediate || zf_queue_wait(list->immediate_queue, 0) == ZE_RESULT_SUCCESS)
         return busy;
     if (zf_strict())
@@ -100,6 +96,7 @@ ze_result_t zfi_zeCommandListDestroy(ze_command_list_handle_t hCommandList) {
     if (list->immediate)
         free(list->immediate_queue);
     zf_cmdlist_clear(list);
+    free(list->commands);
     zf_object_retire(&list->header);
     return ZE_RESULT_SUCCESS;
 }
@@ -136,33 +133,68 @@ void zf_command_free(zf_command *command) {
     case ZF_CMD_LAUNCH_INDIRECT:
     case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
         for (uint32_t k = 0; k < command->u.launch.num_kernels; k++)
-            zf_kernel_launch_free(command->u.launch.launches[k]);
+            zf_kernel_launch_free(zf_launch_at(&command->u.launch, k));
         free(command->u.launch.launches);
         break;
     default:
         break;
     }
-    memset(command, 0, sizeof *command);
 }
 
-/* An event argument must be a live event of the list's context. */
-static ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t handle, const char *name, uint32_t i) {
-    if (!zf_handle_is_live(handle, ZF_OBJ_ZE_EVENT))
-        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "%s[%u] (%p) is not a live event", name, i, (void *)handle);
+/* A command of `kind` that owns nothing yet: the common fields and the arguments its kind frees on failure are
+ * cleared, the rest of the union is left for the append to set. */
+static void zf_command_start(zf_command *command, zf_command_kind kind) {
+    command->kind = kind;
+    command->signal = NULL;
+    command->num_waits = 0;
+    command->waits = NULL;
+    command->target_event = NULL;
+    command->timestamp_dst = NULL;
+    command->hint_bytes = 0;
+    switch (kind) {
+    case ZF_CMD_FILL:
+        command->u.fill = (zf_fill_args){0};
+        break;
+    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
+        command->u.query = (zf_query_timestamps_args){0};
+        break;
+    case ZF_CMD_CUSTOM:
+        command->u.custom = (zf_custom_args){0};
+        break;
+    case ZF_CMD_LAUNCH:
+    case ZF_CMD_LAUNCH_INDIRECT:
+    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
+        command->u.launch = (zf_launch_args){0};
+        break;
+    default:
+        break; /* copies set their arguments in full; the other kinds have none */
+    }
+}
+
+/* An event of the list's context; the caller knows it is live. */
+static ze_result_t zf_check_event_context(const zf_cmdlist *list, ze_event_handle_t handle, const char *name,
+                                          uint32_t i) {
     if (zf_event_from(handle)->pool->context != list->context)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s[%u] belongs to another context", name, i);
     return ZE_RESULT_SUCCESS;
 }
 
+/* An event argument the entry point did not check (an array's item) must be a live event of the list's context. */
+static ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t handle, const char *name, uint32_t i) {
+    if (!zf_handle_is_live(handle, ZF_OBJ_ZE_EVENT))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "%s[%u] (%p) is not a live event", name, i, (void *)handle);
+    return zf_check_event_context(list, handle, name, i);
+}
+
 /* Starts a command: the list must accept appends, and its signal and wait events must be valid. */
 static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_event_handle_t signal, uint32_t num_waits,
                                    ze_event_handle_t *waits, zf_command *command) {
-    memset(command, 0, sizeof *command);
-    command->kind = kind;
+    zf_command_start(command, kind);
     if (!list->immediate && list->closed)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is closed; reset it to append again");
     if (signal != NULL) {
-        ze_result_t result = zf_check_event(list, signal, "hSignalEvent", 0);
+        /* the entry point checked that it is live */
+        ze_result_t result = zf_check_event_context(list, signal, "hSignalEvent", 0);
         if (result != ZE_RESULT_SUCCESS)
             return result;
         command->signal = zf_event_from(signal);
@@ -182,43 +214,61 @@ static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_ev
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t zf_cmdlist_push(zf_cmdlist *list, zf_command *command) {
-    if (list->num_commands == list->capacity) {
-        size_t capacity = list->capacity == 0 ? 16 : list->capacity * 2;
-        zf_command *grown = realloc(list->commands, capacity * sizeof *grown);
-        if (grown == NULL)
-            return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to grow the command list");
-        list->commands = grown;
-        list->capacity = capacity;
-    }
-    list->commands[list->num_commands++] = *command;
-    return ZE_RESULT_SUCCESS;
+/* Room for one more command in a regular list's array. */
+static bool zf_cmdlist_reserve(zf_cmdlist *list) {
+    if (list->num_commands < list->capacity)
+        return true;
+    size_t capacity = list->capacity == 0 ? 16 : list->capacity * 2;
+    zf_command *grown = realloc(list->commands, capacity * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    list->commands = grown;
+    list->capacity = capacity;
+    return true;
 }
 
-/* Ends a command: recorded by a regular list, run at once by an immediate one. Frees the command on failure. */
+/* Where an append builds its command: an open regular list's next slot, so that recording copies nothing, or `local`
+ * (an immediate list's command; a closed list's, which a queue may be running, so its array must not move; or when
+ * the array cannot grow: zf_append_finish then reports it). */
+static zf_command *zf_append_slot(zf_cmdlist *list, zf_command *local) {
+    if (!list->immediate && !list->closed && zf_cmdlist_reserve(list))
+        return &list->commands[list->num_commands];
+    return local;
+}
+
+/* Ends a command built where zf_append_slot said: recorded by a regular list, run at once by an immediate one. Frees
+ * the command on failure. */
 static ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_result_t result) {
+    if (result == ZE_RESULT_SUCCESS && !list->immediate) {
+        if (list->commands != NULL && command == &list->commands[list->num_commands]) {
+            list->num_commands++; /* built in place */
+            return ZE_RESULT_SUCCESS;
+        }
+        result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to grow the command list");
+    }
     if (result == ZE_RESULT_SUCCESS) {
-        if (!list->immediate)
-            result = zf_cmdlist_push(list, command);
-        else
-            result = zf_engine_submit(list->immediate_queue, NULL, 0, command, NULL);
-        if (result == ZE_RESULT_SUCCESS && list->immediate) {
-            if (list->immediate_queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
-                zf_queue_wait(list->immediate_queue, UINT64_MAX);
+        zf_queue *queue = list->immediate_queue;
+        bool synchronous = queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+        /* A synchronous list runs the command itself when the engine is idle: no hand-off to the worker. */
+        if (synchronous && zf_engine_run_in_place(queue, NULL, 0, command, NULL))
+            return ZE_RESULT_SUCCESS;
+        result = zf_engine_submit(queue, NULL, 0, command, NULL);
+        if (result == ZE_RESULT_SUCCESS) {
+            if (synchronous)
+                zf_queue_wait(queue, UINT64_MAX);
             return ZE_RESULT_SUCCESS; /* the engine owns the command now */
         }
     }
-    if (result != ZE_RESULT_SUCCESS)
-        zf_command_free(command);
+    zf_command_free(command);
     return result;
 }
 
 ze_result_t zfi_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent,
                                            uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_BARRIER, hSignalEvent, numWaitEvents, phWaitEvents, &command);
-    return zf_append_finish(list, &command, result);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_BARRIER, hSignalEvent, numWaitEvents, phWaitEvents, command);
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges,
@@ -239,12 +289,12 @@ static bool zf_ranges_overlap(const void *a, const void *b, size_t size) {
 
 static ze_result_t zf_append_copy(zf_cmdlist *list, void *dst, const void *src, size_t size, zf_context *src_context,
                                   ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits) {
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_COPY, signal, num_waits, waits, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_COPY, signal, num_waits, waits, command);
     if (result == ZE_RESULT_SUCCESS && zf_ranges_overlap(dst, src, size))
         result = zf_fail(ZE_RESULT_ERROR_OVERLAPPING_REGIONS, "dstptr and srcptr overlap over %zu bytes", size);
-    command.u.copy = (zf_copy_args){.dst = dst, .src = src, .size = size, .src_context = src_context};
-    return zf_append_finish(list, &command, result);
+    command->u.copy = (zf_copy_args){.dst = dst, .src = src, .size = size, .src_context = src_context};
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr,
@@ -280,8 +330,8 @@ ze_result_t zfi_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCo
                                                     uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent,
                                                     uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_COPY_REGION, hSignalEvent, numWaitEvents, phWaitEvents, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_COPY_REGION, hSignalEvent, numWaitEvents, phWaitEvents, command);
     if (result == ZE_RESULT_SUCCESS && (dstRegion->width != srcRegion->width ||
                                         dstRegion->height != srcRegion->height || dstRegion->depth != srcRegion->depth))
         result = zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "dstRegion and srcRegion differ in width, height or depth");
@@ -289,15 +339,15 @@ ze_result_t zfi_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCo
         result = zf_check_region(dstRegion, dstPitch, dstSlicePitch, "dstRegion");
     if (result == ZE_RESULT_SUCCESS)
         result = zf_check_region(srcRegion, srcPitch, srcSlicePitch, "srcRegion");
-    command.u.region = (zf_copy_region_args){.dst = dstptr,
-                                             .src = srcptr,
-                                             .dst_region = *dstRegion,
-                                             .src_region = *srcRegion,
-                                             .dst_pitch = dstPitch,
-                                             .dst_slice_pitch = dstSlicePitch,
-                                             .src_pitch = srcPitch,
-                                             .src_slice_pitch = srcSlicePitch};
-    return zf_append_finish(list, &command, result);
+    command->u.region = (zf_copy_region_args){.dst = dstptr,
+                                              .src = srcptr,
+                                              .dst_region = *dstRegion,
+                                              .src_region = *srcRegion,
+                                              .dst_pitch = dstPitch,
+                                              .dst_slice_pitch = dstSlicePitch,
+                                              .src_pitch = srcPitch,
+                                              .src_slice_pitch = srcSlicePitch};
+    return zf_append_finish(list, command, result);
 }
 
 static ze_result_t zf_check_pattern(const zf_cmdlist *list, size_t pattern_size) {
@@ -314,26 +364,26 @@ ze_result_t zfi_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandL
                                               size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent,
                                               uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_FILL, hSignalEvent, numWaitEvents, phWaitEvents, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_FILL, hSignalEvent, numWaitEvents, phWaitEvents, command);
     if (result == ZE_RESULT_SUCCESS)
         result = zf_check_pattern(list, pattern_size);
     if (result == ZE_RESULT_SUCCESS) {
-        command.u.fill = (zf_fill_args){.dst = ptr, .size = size, .pattern_size = pattern_size};
-        command.u.fill.pattern = malloc(pattern_size); /* the pattern may change after the append returns */
-        if (command.u.fill.pattern == NULL)
+        command->u.fill = (zf_fill_args){.dst = ptr, .size = size, .pattern_size = pattern_size};
+        command->u.fill.pattern = malloc(pattern_size); /* the pattern may change after the append returns */
+        if (command->u.fill.pattern == NULL)
             result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the fill pattern");
         else
-            memcpy(command.u.fill.pattern, pattern, pattern_size);
+            memcpy(command->u.fill.pattern, pattern, pattern_size);
     }
-    return zf_append_finish(list, &command, result);
+    return zf_append_finish(list, command, result);
 }
 
 static ze_result_t zf_append_hint(zf_cmdlist *list, uint64_t bytes) {
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_HINT, NULL, 0, NULL, &command);
-    command.hint_bytes = bytes;
-    return zf_append_finish(list, &command, result);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_HINT, NULL, 0, NULL, command);
+    command->hint_bytes = bytes;
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size) {
@@ -351,12 +401,12 @@ ze_result_t zfi_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandLi
 static ze_result_t zf_append_event_command(ze_command_list_handle_t hCommandList, zf_command_kind kind,
                                            ze_event_handle_t hEvent) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, kind, NULL, 0, NULL, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, kind, NULL, 0, NULL, command);
     if (result == ZE_RESULT_SUCCESS)
-        result = zf_check_event(list, hEvent, "hEvent", 0);
-    command.target_event = zf_event_from(hEvent);
-    return zf_append_finish(list, &command, result);
+        result = zf_check_event_context(list, hEvent, "hEvent", 0); /* the entry point checked that it is live */
+    command->target_event = zf_event_from(hEvent);
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent) {
@@ -377,11 +427,11 @@ ze_result_t zfi_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t
                                                         ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
                                                         ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
+    zf_command local, *command = zf_append_slot(list, &local);
     ze_result_t result =
-        zf_append_begin(list, ZF_CMD_WRITE_TIMESTAMP, hSignalEvent, numWaitEvents, phWaitEvents, &command);
-    command.timestamp_dst = dstptr;
-    return zf_append_finish(list, &command, result);
+        zf_append_begin(list, ZF_CMD_WRITE_TIMESTAMP, hSignalEvent, numWaitEvents, phWaitEvents, command);
+    command->timestamp_dst = dstptr;
+    return zf_append_finish(list, command, result);
 }
 
 static ze_result_t zf_copy_query_events(zf_cmdlist *list, uint32_t num_events, ze_event_handle_t *events,
@@ -412,19 +462,20 @@ ze_result_t zfi_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_
                                                          const size_t *pOffsets, ze_event_handle_t hSignalEvent,
                                                          uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
+    zf_command local, *command = zf_append_slot(list, &local);
     ze_result_t result =
-        zf_append_begin(list, ZF_CMD_QUERY_KERNEL_TIMESTAMPS, hSignalEvent, numWaitEvents, phWaitEvents, &command);
-    command.u.query.dst = dstptr;
+        zf_append_begin(list, ZF_CMD_QUERY_KERNEL_TIMESTAMPS, hSignalEvent, numWaitEvents, phWaitEvents, command);
+    command->u.query.dst = dstptr;
     if (result == ZE_RESULT_SUCCESS)
-        result = zf_copy_query_events(list, numEvents, phEvents, pOffsets, &command.u.query);
-    return zf_append_finish(list, &command, result);
+        result = zf_copy_query_events(list, numEvents, phEvents, pOffsets, &command->u.query);
+    return zf_append_finish(list, command, result);
 }
 
 /* ---- kernel launches ---- */
 
-static ze_result_t zf_check_kernel(const zf_cmdlist *list, ze_kernel_handle_t handle, uint32_t i) {
-    if (!zf_handle_is_live(handle, ZF_OBJ_ZE_KERNEL))
+/* `live`: the entry point already checked the handle (a single kernel argument, not an array's item). */
+static ze_result_t zf_check_kernel(const zf_cmdlist *list, ze_kernel_handle_t handle, uint32_t i, bool live) {
+    if (!live && !zf_handle_is_live(handle, ZF_OBJ_ZE_KERNEL))
         return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "kernel %u (%p) is not a live kernel", i, (void *)handle);
     const zf_kernel *kernel = zf_kernel_from(handle);
     if (zf_kernel_context(kernel) != list->context) {
@@ -438,21 +489,25 @@ static ze_result_t zf_check_kernel(const zf_cmdlist *list, ze_kernel_handle_t ha
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze_kernel_handle_t *kernels,
+static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze_kernel_handle_t *kernels, bool live,
                                       zf_launch_args *launch) {
     if (!(list->group_flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE))
         return zf_fail(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
                        "kernels need a command list of a compute queue group; group %u is not one", list->ordinal);
-    launch->launches = calloc(num_kernels > 0 ? num_kernels : 1, sizeof *launch->launches);
-    if (launch->launches == NULL)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for %u launches", num_kernels);
+    /* One kernel, the usual case, needs no array. */
+    if (num_kernels > 1) {
+        launch->launches = calloc(num_kernels, sizeof *launch->launches);
+        if (launch->launches == NULL)
+            return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for %u launches", num_kernels);
+    }
     for (uint32_t k = 0; k < num_kernels; k++) {
-        ze_result_t result = zf_check_kernel(list, kernels[k], k);
+        zf_kernel_launch **slot = launch->launches != NULL ? &launch->launches[k] : &launch->one;
+        ze_result_t result = zf_check_kernel(list, kernels[k], k, live);
         if (result == ZE_RESULT_SUCCESS)
-            result = zf_kernel_capture(zf_kernel_from(kernels[k]), &launch->launches[k]);
+            result = zf_kernel_capture(zf_kernel_from(kernels[k]), slot);
         /* A kernel of another context (tolerated above) works on the allocations of the list's context. */
         if (result == ZE_RESULT_SUCCESS)
-            zf_kernel_launch_set_context(launch->launches[k], list->context);
+            zf_kernel_launch_set_context(*slot, list->context);
         if (result != ZE_RESULT_SUCCESS)
             return result;
         launch->num_kernels = k + 1;
@@ -476,19 +531,20 @@ static ze_result_t zf_append_launch(ze_command_list_handle_t hCommandList, zf_co
                                     const uint32_t *indirect_count, bool cooperative, ze_event_handle_t signal,
                                     uint32_t num_waits, ze_event_handle_t *waits) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, kind, signal, num_waits, waits, &command);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, kind, signal, num_waits, waits, command);
     if (result == ZE_RESULT_SUCCESS && kind == ZF_CMD_LAUNCH)
         result = zf_check_group_count(list, groups);
     if (result == ZE_RESULT_SUCCESS)
-        result = zf_capture_kernels(list, num_kernels, kernels, &command.u.launch);
-    command.u.launch.cooperative = cooperative;
+        result =
+            zf_capture_kernels(list, num_kernels, kernels, kind != ZF_CMD_LAUNCH_MULTIPLE_INDIRECT, &command->u.launch);
+    command->u.launch.cooperative = cooperative;
     if (kind == ZF_CMD_LAUNCH && groups != NULL)
-        command.u.launch.groups = *groups;
+        command->u.launch.groups = *groups;
     else
-        command.u.launch.indirect_groups = groups;
-    command.u.launch.indirect_count = indirect_count;
-    return zf_append_finish(list, &command, result);
+        command->u.launch.indirect_groups = groups;
+    command->u.launch.indirect_count = indirect_count;
+    return zf_append_finish(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel,
@@ -534,8 +590,8 @@ ze_result_t zf_cmdlist_append_custom(ze_command_list_handle_t hCommandList, cons
                                      ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
                                      ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command command;
-    ze_result_t result = zf_append_begin(list, ZF_CMD_CUSTOM, hSignalEvent, numWaitEvents, phWaitEvents, &command);
-    command.u.custom = (zf_custom_args){ops, payload};
-    return zf_append_finish(list, &command, result);
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_CUSTOM, hSignalEvent, numWaitEvents, phWaitEvents, command);
+    command->u.custom = (zf_custom_args){ops, payload};
+    return zf_append_finish(list, command, result);
 }

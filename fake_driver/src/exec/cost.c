@@ -148,9 +148,16 @@ static uint64_t zf_tile_kernel_ns(const zf_work_counts *work, uint64_t groups, u
     return zf_sat((unsigned __int128)ns + longest);
 }
 
-/* x × part ÷ whole, exactly. */
+/* x × part ÷ whole, exactly: in 64 bits when the product fits (every launch costs this per count and tile). */
 static uint64_t zf_scale(uint64_t x, uint64_t part, uint64_t whole) {
-    return whole == 0 ? 0 : zf_sat((unsigned __int128)x * part / whole);
+    uint64_t product;
+    if (whole == 0)
+        return 0;
+    if (part == whole)
+        return x;
+    if (!__builtin_mul_overflow(x, part, &product))
+        return product / whole;
+    return zf_sat((unsigned __int128)x * part / whole);
 }
 
 void zf_work_share(const zf_work_counts *work, uint64_t part, uint64_t whole, zf_work_counts *out) {

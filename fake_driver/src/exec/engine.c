@@ -10,13 +10,19 @@
 #include <string.h>
 #include <time.h>
 
+#define ZF_INLINE_LISTS 4u  /* lists a submission holds without an array of its own */
+#define ZF_SPARE_SUBS   64u /* finished submissions an engine keeps for the next ones */
+
 typedef struct zf_submission {
     struct zf_submission *next;
     zf_queue *queue;
-    zf_cmdlist **lists; /* owned array of borrowed lists */
+    zf_cmdlist **lists; /* borrowed lists: `few`, an owned array, or (run in place) the caller's */
+    zf_cmdlist *few[ZF_INLINE_LISTS];
     uint32_t num_lists;
     zf_command single;
     bool has_single;
+    bool in_place;   /* run on the submitting thread (zf_engine_run_in_place) */
+    uint64_t end_ns; /* in place: the queue's last end once the submission completed */
     zf_fence *fence;
     uint64_t submit_ns;
 } zf_submission;
@@ -28,9 +34,13 @@ struct zf_engine {
     pthread_t thread;
     zf_submission *head; /* FIFO, guarded by the sync lock */
     zf_submission *tail;
+    pthread_cond_t wake; /* the worker waits here (with the sync lock) for a submission: other broadcasts pass it by */
+    _Atomic uint64_t submissions; /* submissions queued so far: the idle worker watches it before it sleeps */
+    zf_submission *spare;         /* finished submissions for reuse, guarded by the sync lock */
+    uint32_t num_spare;
     bool stop;
-    bool running;        /* a submission taken from the FIFO is running; guarded by the sync lock */
-    uint64_t free_at_ns; /* touched by the worker only */
+    bool running;        /* a submission taken from the FIFO, or run in place, is running; guarded by the sync lock */
+    uint64_t free_at_ns; /* touched only by whoever runs the engine's submission (running) */
     struct zf_engine *next;
 };
 
@@ -90,9 +100,13 @@ bool zf_sync_wait_until(uint64_t deadline_ns) {
 }
 
 bool zf_sync_await(bool (*ready)(const void *object), const void *object, uint64_t timeout_ns) {
+    if (ready(object))
+        return true;
+    if (timeout_ns == 0)
+        return false; /* a zero timeout only tests: no deadline, no clock read */
     uint64_t deadline = zf_deadline_after(timeout_ns);
     while (!ready(object)) {
-        if (timeout_ns == 0 || !zf_sync_wait_until(deadline))
+        if (!zf_sync_wait_until(deadline))
             return ready(object);
     }
     return true;
@@ -126,6 +140,8 @@ static bool zf_is_realtime(const zf_engine *engine) {
 
 /* Blocks the worker until every wait event is signalled; returns the latest signal time, or false when stopping. */
 static bool zf_engine_wait_events(zf_engine *engine, const zf_command *command, uint64_t *ready_ns) {
+    if (command->num_waits == 0)
+        return true; /* nothing to wait for: a stop request is seen before the next command */
     zf_sync_lock();
     for (uint32_t i = 0; i < command->num_waits; i++) {
         zf_event *event = command->waits[i];
@@ -141,7 +157,6 @@ static bool zf_engine_wait_events(zf_engine *engine, const zf_command *command, 
 }
 
 static void zf_event_mark(zf_event *event, zf_device *device, const zf_work_record *record) {
-    event->signaled = true;
     event->signal_ns = record->end_ns;
     event->start_ns = record->start_ns;
     event->end_ns = record->end_ns;
@@ -149,6 +164,7 @@ static void zf_event_mark(zf_event *event, zf_device *device, const zf_work_reco
     event->tiles = record->tiles;
     for (uint32_t t = 0; t < record->tiles; t++)
         event->tile_end_ns[t] = record->start_ns + record->tile_ns[t];
+    event->signaled = true; /* last: see zf_event */
 }
 
 static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
@@ -259,8 +275,9 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
         zf_event_mark(command->signal, engine->device, &record);
     queue->last_end_ns = zf_max_u64(queue->last_end_ns, end);
     if (last)
-        zf_engine_complete(sub);
-    zf_sync_broadcast();
+        zf_engine_complete(sub); /* which wakes the host's waiters */
+    else
+        zf_sync_broadcast();
     zf_sync_unlock();
 }
 
@@ -300,6 +317,13 @@ static void zf_engine_run_submission(zf_engine *engine, zf_submission *sub) {
 }
 
 static void zf_engine_complete(zf_submission *sub) {
+    if (sub->in_place) {
+        zf_engine *engine = sub->queue->engine;
+        engine->running = false; /* in the critical section that completes it: see zf_engine_run_command */
+        sub->end_ns = sub->queue->last_end_ns;
+        if (engine->head != NULL)
+            pthread_cond_signal(&engine->wake); /* submitted meanwhile: the worker's turn */
+    }
     sub->queue->completed++;
     for (uint32_t l = 0; l < sub->num_lists; l++)
         sub->lists[l]->in_flight--;
@@ -310,19 +334,61 @@ static void zf_engine_complete(zf_submission *sub) {
     zf_sync_broadcast();
 }
 
-static void zf_submission_free(zf_submission *sub) {
+static void zf_submission_release(zf_submission *sub) {
     if (sub->has_single)
         zf_command_free(&sub->single);
-    free(sub->lists);
+    if (sub->lists != sub->few)
+        free(sub->lists);
+}
+
+static void zf_submission_free(zf_submission *sub) {
+    zf_submission_release(sub);
     free(sub);
+}
+
+/* Keeps a finished submission for the engine's next one (steady-state submissions allocate nothing). Called with the
+ * sync lock held; true when kept. */
+static bool zf_submission_recycle(zf_engine *engine, zf_submission *sub) {
+    if (engine->num_spare >= ZF_SPARE_SUBS || engine->stop)
+        return false;
+    sub->next = engine->spare;
+    engine->spare = sub;
+    engine->num_spare++;
+    return true;
+}
+
+/* Host time an idle worker watches for the next submission before it sleeps: an application that launches in a loop
+ * then hands work over without waking a thread (a futex wake and a context switch per launch otherwise). */
+#define ZF_LINGER_NS 20000u
+
+static inline void zf_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Called with the sync lock held, and returns with it held. */
+static void zf_engine_linger(zf_engine *engine) {
+    uint64_t seen = atomic_load_explicit(&engine->submissions, memory_order_relaxed);
+    zf_sync_unlock();
+    uint64_t until = zf_host_now_ns() + ZF_LINGER_NS;
+    for (uint32_t spins = 1; atomic_load_explicit(&engine->submissions, memory_order_relaxed) == seen; spins++) {
+        zf_cpu_relax();
+        if (spins % 64 == 0 && zf_host_now_ns() >= until)
+            break;
+    }
+    zf_sync_lock();
 }
 
 static void *zf_engine_main(void *arg) {
     zf_engine *engine = arg;
     zf_sync_lock();
     for (;;) {
-        while (engine->head == NULL && !engine->stop)
-            zf_sync_wait_until(UINT64_MAX);
+        if (engine->head == NULL && !engine->stop)
+            zf_engine_linger(engine);
+        /* running here means a submission runs in place on another thread (zf_engine_run_in_place) */
+        while ((engine->head == NULL || engine->running) && !engine->stop)
+            pthread_cond_wait(&engine->wake, &zf_sync_mutex);
         if (engine->stop)
             break;
         zf_submission *sub = engine->head;
@@ -332,8 +398,10 @@ static void *zf_engine_main(void *arg) {
         engine->running = true;
         zf_sync_unlock();
         zf_engine_run_submission(engine, sub);
-        zf_submission_free(sub);
+        zf_submission_release(sub);
         zf_sync_lock();
+        if (!zf_submission_recycle(engine, sub))
+            free(sub);
         engine->running = false;
         zf_sync_broadcast(); /* zf_device_wait_idle */
     }
@@ -377,7 +445,9 @@ ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, z
         engine->device = device;
         engine->ordinal = ordinal;
         engine->index = index;
+        pthread_cond_init(&engine->wake, NULL);
         if (pthread_create(&engine->thread, NULL, zf_engine_main, engine) != 0) {
+            pthread_cond_destroy(&engine->wake);
             free(engine);
             zf_sync_unlock();
             return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot start the engine's worker thread");
@@ -390,42 +460,99 @@ ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, z
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
-                             zf_fence *fence) {
-    zf_submission *sub = calloc(1, sizeof *sub);
-    if (sub == NULL)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a submission");
-    if (num_lists > 0) {
-        sub->lists = malloc(num_lists * sizeof *sub->lists);
-        if (sub->lists == NULL) {
-            free(sub);
-            return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a submission");
-        }
-        memcpy(sub->lists, lists, num_lists * sizeof *lists);
-    }
+/* Fills a submission; the lists go into its own slots when few (an array otherwise). */
+static bool zf_submission_fill(zf_submission *sub, zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists,
+                               const zf_command *single, zf_fence *fence) {
+    sub->next = NULL;
     sub->queue = queue;
+    sub->lists = num_lists <= ZF_INLINE_LISTS ? sub->few : malloc(num_lists * sizeof *sub->lists);
+    if (sub->lists == NULL)
+        return false;
+    if (num_lists > 0)
+        memcpy(sub->lists, lists, num_lists * sizeof *lists);
     sub->num_lists = num_lists;
-    if (single != NULL) {
+    sub->has_single = single != NULL;
+    if (single != NULL)
         sub->single = *single;
-        sub->has_single = true;
-    }
+    sub->in_place = false;
     sub->fence = fence;
     sub->submit_ns = zf_clock_now_ns(zf_device_clock(queue->device));
-    zf_sync_lock();
+    return true;
+}
+
+/* What a submission changes when it is accepted: its lists are in flight, its fence unsignalled. Called with the sync
+ * lock held. */
+static void zf_submission_accept(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_fence *fence) {
     for (uint32_t l = 0; l < num_lists; l++)
         lists[l]->in_flight++;
     if (fence != NULL)
         fence->signaled = false;
     queue->submitted++;
+}
+
+ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
+                             zf_fence *fence) {
     zf_engine *engine = queue->engine;
+    zf_sync_lock();
+    zf_submission *sub = engine->spare;
+    if (sub != NULL) {
+        engine->spare = sub->next;
+        engine->num_spare--;
+    } else {
+        zf_sync_unlock();
+        sub = malloc(sizeof *sub);
+        zf_sync_lock();
+    }
+    if (sub == NULL || !zf_submission_fill(sub, queue, lists, num_lists, single, fence)) {
+        zf_sync_unlock();
+        free(sub);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a submission");
+    }
+    zf_submission_accept(queue, lists, num_lists, fence);
     if (engine->tail != NULL)
         engine->tail->next = sub;
     else
         engine->head = sub;
     engine->tail = sub;
-    zf_sync_broadcast();
+    atomic_fetch_add_explicit(&engine->submissions, 1, memory_order_relaxed);
+    pthread_cond_signal(&engine->wake);
     zf_sync_unlock();
     return ZE_RESULT_SUCCESS;
+}
+
+/* Whether the wait events of a single command are all signalled (called with the sync lock held). */
+static bool zf_waits_signaled(const zf_command *single) {
+    for (uint32_t i = 0; single != NULL && i < single->num_waits; i++)
+        if (!single->waits[i]->signaled)
+            return false;
+    return true;
+}
+
+bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
+                            zf_fence *fence) {
+    zf_engine *engine = queue->engine;
+    zf_submission sub = {.queue = queue, .lists = lists, .num_lists = num_lists, .in_place = true, .fence = fence};
+    if (single != NULL) {
+        sub.single = *single;
+        sub.has_single = true;
+    }
+    sub.submit_ns = zf_clock_now_ns(zf_device_clock(queue->device));
+    zf_sync_lock();
+    /* Idle: nothing queued or running, so running here keeps the engine's order; a single command whose events are
+     * not all signalled would block the caller where the worker would block: it goes to the worker. */
+    bool idle = engine->head == NULL && !engine->running && !engine->stop && zf_waits_signaled(single);
+    if (idle) {
+        engine->running = true; /* the worker takes nothing until the submission completes */
+        zf_submission_accept(queue, lists, num_lists, fence);
+    }
+    zf_sync_unlock();
+    if (!idle)
+        return false;
+    zf_engine_run_submission(engine, &sub);
+    if (sub.has_single)
+        zf_command_free(&sub.single);
+    zf_clock_observe(zf_device_clock(queue->device), sub.end_ns);
+    return true;
 }
 
 static bool zf_queue_idle(const void *object) {
@@ -448,9 +575,11 @@ void zf_engines_shutdown(void) {
     zf_sync_lock();
     zf_engine *engines = zf_engines;
     zf_engines = NULL;
-    for (zf_engine *e = engines; e != NULL; e = e->next)
+    for (zf_engine *e = engines; e != NULL; e = e->next) {
         e->stop = true;
-    zf_sync_broadcast();
+        pthread_cond_signal(&e->wake);
+    }
+    zf_sync_broadcast(); /* a worker waiting for an event */
     zf_sync_unlock();
     while (engines != NULL) {
         zf_engine *next = engines->next;
@@ -460,6 +589,12 @@ void zf_engines_shutdown(void) {
             engines->head = sub->next;
             zf_submission_free(sub);
         }
+        while (engines->spare != NULL) {
+            zf_submission *sub = engines->spare;
+            engines->spare = sub->next;
+            free(sub);
+        }
+        pthread_cond_destroy(&engines->wake);
         free(engines);
         engines = next;
     }
@@ -657,7 +792,7 @@ static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const z
             if (read != ZE_RESULT_SUCCESS)
                 return read;
         }
-        ze_result_t r = zf_launch_one(engine->device, launch->launches[k], &groups, record);
+        ze_result_t r = zf_launch_one(engine->device, zf_launch_at(launch, k), &groups, record);
         if (r != ZE_RESULT_SUCCESS)
             result = r;
     }

@@ -143,11 +143,11 @@ ze_result_t zfi_zeEventHostSignal(ze_event_handle_t hEvent) {
     zf_device *device = zf_context_first_device(event->pool->context);
     uint64_t now = device != NULL ? zf_clock_now_ns(zf_device_clock(device)) : 0;
     zf_sync_lock();
-    event->signaled = true;
     event->signal_ns = now;
     event->start_ns = now;
     event->end_ns = now;
     event->timestamp_device = device;
+    event->signaled = true; /* last: see zf_event */
     zf_sync_broadcast();
     zf_sync_unlock();
     zf_event_ipc_host_changed(event);
@@ -155,17 +155,29 @@ ze_result_t zfi_zeEventHostSignal(ze_event_handle_t hEvent) {
 }
 
 /* The host has seen the event signalled: the device clock cannot read earlier than the signal. */
-static void zf_event_observed(const zf_event *event, uint64_t signal_ns) {
-    if (event->timestamp_device != NULL)
-        zf_clock_observe(zf_device_clock(event->timestamp_device), signal_ns);
+static void zf_event_observed(const zf_event *event) {
+    zf_device *device = atomic_load_explicit(&event->timestamp_device, memory_order_relaxed);
+    if (device != NULL)
+        zf_clock_observe(zf_device_clock(device), atomic_load_explicit(&event->signal_ns, memory_order_relaxed));
 }
 
+static bool zf_event_is_signaled(const void *event) {
+    return atomic_load_explicit(&((const zf_event *)event)->signaled, memory_order_acquire);
+}
+
+/* A signalled event is seen without the sync lock (an atomic read, no clock read); only a wait takes the lock. */
 ze_result_t zfi_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
     zf_event *event = zf_event_from(hEvent);
-    uint64_t signal_ns = 0;
-    if (!zf_sync_await_flag(&event->signaled, &event->signal_ns, timeout, &signal_ns))
-        return ZE_RESULT_NOT_READY;
-    zf_event_observed(event, signal_ns);
+    if (!zf_event_is_signaled(event)) {
+        if (timeout == 0)
+            return ZE_RESULT_NOT_READY;
+        zf_sync_lock();
+        bool set = zf_sync_await(zf_event_is_signaled, event, timeout);
+        zf_sync_unlock();
+        if (!set)
+            return ZE_RESULT_NOT_READY;
+    }
+    zf_event_observed(event);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -174,7 +186,9 @@ ze_result_t zfi_zeEventQueryStatus(ze_event_handle_t hEvent) {
 }
 
 ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
-    zf_sync_clear_flag(&zf_event_from(hEvent)->signaled);
+    zf_sync_lock();
+    zf_event_from(hEvent)->signaled = false;
+    zf_sync_unlock();
     zf_event_ipc_host_changed(zf_event_from(hEvent));
     return ZE_RESULT_SUCCESS;
 }

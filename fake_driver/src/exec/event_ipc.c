@@ -200,14 +200,16 @@ static void zf_apply(zf_ipc_pool *p, uint32_t index, const zf_event_state *state
     zf_event *event = p->pool->events[index];
     if (event == NULL)
         return;
-    event->signaled = state->signaled;
-    if (!state->signaled)
+    if (!state->signaled) {
+        event->signaled = false;
         return;
+    }
     event->signal_ns = state->signal_ns;
     event->start_ns = state->start_ns;
     event->end_ns = state->end_ns;
     zf_context *context = p->pool->context;
     event->timestamp_device = context->num_devices > 0 ? context->devices[0] : NULL;
+    event->signaled = true; /* last: see zf_event */
 }
 
 /* Without the execution lock: copies every slot (a consistent picture, under the shared mutex). */

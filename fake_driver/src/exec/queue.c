@@ -79,8 +79,13 @@ ze_result_t zfi_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCom
     zf_fence *fence = (zf_fence *)hFence;
     if (fence != NULL && fence->queue != queue)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hFence was created for another command queue");
-    ze_result_t result = zf_engine_submit(queue, (zf_cmdlist **)phCommandLists, numCommandLists, NULL, fence);
-    if (result != ZE_RESULT_SUCCESS || queue->mode != ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+    zf_cmdlist **lists = (zf_cmdlist **)phCommandLists;
+    bool synchronous = queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    /* A synchronous queue runs the lists itself when its engine is idle: no hand-off to the worker. */
+    if (synchronous && zf_engine_run_in_place(queue, lists, numCommandLists, NULL, fence))
+        return ZE_RESULT_SUCCESS;
+    ze_result_t result = zf_engine_submit(queue, lists, numCommandLists, NULL, fence);
+    if (result != ZE_RESULT_SUCCESS || !synchronous)
         return result;
     return zf_queue_wait(queue, UINT64_MAX);
 }

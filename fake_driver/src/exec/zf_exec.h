@@ -3,8 +3,10 @@
  * Every device (root and sub-device) has the engines its scenario describes (group ordinal x index). An engine's
  * worker runs submissions in order. Device time follows the cost model (docs/cost-model.md): each engine keeps a
  * timeline, a command starts when its engine is free, when it was submitted and when its wait events were signalled,
- * and lasts its modelled duration. All shared state (event and fence states, queue counters, engine FIFOs) is guarded
- * by one lock with one condition variable: simple, and waits are rare compared to appends. */
+ * and lasts its modelled duration. All shared state (event and fence states, queue counters, engine FIFOs) is changed
+ * under one lock with one condition variable for host waits (each engine's worker waits for submissions on its own):
+ * simple, and waits are rare compared to appends. A synchronous submission runs on the calling thread when its engine
+ * is idle (zf_engine_run_in_place). Event states are also read without the lock (zeEventQueryStatus). */
 #ifndef ZF_EXEC_H
 #define ZF_EXEC_H
 
@@ -24,13 +26,14 @@ typedef struct zf_event {
     zf_object header;
     zf_event_pool *pool;
     uint32_t index;
-    /* Guarded by the sync lock. */
-    bool signaled;
-    uint64_t signal_ns; /* device time of the signal */
-    uint64_t start_ns;  /* the signalling command's start and end (kernel timestamps) */
+    /* Written under the sync lock. The three atomic fields are also read without it (zeEventQueryStatus): a signal
+     * stores signaled last, so a reader that sees it set finds the signal's time and device. */
+    _Atomic bool signaled;
+    _Atomic uint64_t signal_ns; /* device time of the signal */
+    uint64_t start_ns;          /* the signalling command's start and end (kernel timestamps) */
     uint64_t end_ns;
-    zf_device *timestamp_device; /* whose clock the timestamps are on */
-    uint32_t tiles;              /* kernel timestamps: one per tile the command ran on, ending at tile_end_ns */
+    zf_device *_Atomic timestamp_device; /* whose clock the timestamps are on */
+    uint32_t tiles;                      /* kernel timestamps: one per tile the command ran on, ending at tile_end_ns */
     uint64_t tile_end_ns[ZF_SCENARIO_MAX_SUBDEVICES];
 } zf_event;
 
@@ -110,12 +113,18 @@ typedef struct zf_query_timestamps_args {
 
 typedef struct zf_launch_args {
     uint32_t num_kernels;
-    zf_kernel_launch **launches;             /* owned */
+    zf_kernel_launch *one;                   /* the launch of a one-kernel command (owned), without an array */
+    zf_kernel_launch **launches;             /* owned, for several kernels; NULL with one (zf_launch_at) */
     ze_group_count_t groups;                 /* direct launches */
     const ze_group_count_t *indirect_groups; /* read at execution */
     const uint32_t *indirect_count;          /* read at execution (multiple indirect) */
     bool cooperative;
 } zf_launch_args;
+
+/* Launch k of a command. */
+static inline zf_kernel_launch *zf_launch_at(const zf_launch_args *launch, uint32_t k) {
+    return launch->launches != NULL ? launch->launches[k] : launch->one;
+}
 
 typedef struct zf_command {
     zf_command_kind kind;
@@ -146,8 +155,8 @@ typedef struct zf_cmdlist {
     zf_command *commands;
     size_t num_commands;
     size_t capacity;
-    uint64_t in_flight;        /* submissions not yet completed; guarded by the sync lock */
-    zf_queue *immediate_queue; /* the queue behind an immediate list */
+    _Atomic uint64_t in_flight; /* submissions not yet completed; changed under the sync lock */
+    zf_queue *immediate_queue;  /* the queue behind an immediate list */
 } zf_cmdlist;
 
 struct zf_queue {
@@ -191,6 +200,14 @@ ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, z
  * command, whose resources the engine frees. The fence may be NULL. */
 ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
                              zf_fence *fence);
+
+/* Runs a submission (as zf_engine_submit takes it) on the calling thread when the queue's engine is idle: the same
+ * ordering, device time, faults, observers and event and fence signals as on the worker, without the hand-off; the
+ * host has then seen it complete, as after zf_queue_wait. False,
+ * with nothing done, when the engine is busy or a wait event of `single` is not signalled yet: submit it then. A single
+ * command's resources are freed once it ran. */
+bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
+                            zf_fence *fence);
 
 /* Waits until every submission to the queue has completed, or the timeout (ns) passes: SUCCESS or NOT_READY. */
 ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns);
@@ -268,8 +285,8 @@ typedef struct zf_work_record {
 
 typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
 
-/* Registers the single execution observer (NULL to remove it); called on engine workers after each command, before its
- * event is signalled. */
+/* Registers the single execution observer (NULL to remove it); called on the thread that ran each command (an engine
+ * worker, or the caller of a synchronous submission) after the command, before its event is signalled. */
 void zf_engine_set_observer(zf_work_observer observer, void *user_data);
 
 /* Adds a permanent execution observer (sysman telemetry), called after the one above; false when the 4 slots are

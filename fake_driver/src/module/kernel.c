@@ -530,16 +530,14 @@ ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out) {
     if (result != ZE_RESULT_SUCCESS)
         return result;
     uint32_t n = kernel->info->num_args;
-    zf_kernel_launch *launch = calloc(1, sizeof *launch);
-    if (launch != NULL) {
-        launch->values = malloc(kernel->values_size ? kernel->values_size : 1);
-        launch->arg_values = calloc(n ? n : 1, sizeof *launch->arg_values);
-        launch->local_sizes = calloc(n ? n : 1, sizeof *launch->local_sizes);
-    }
-    if (launch == NULL || launch->values == NULL || launch->arg_values == NULL || launch->local_sizes == NULL) {
-        zf_kernel_launch_free(launch);
+    /* One block: the record, then its argument tables and values (one allocation per launch). */
+    size_t tables = (sizeof(zf_kernel_launch) + (size_t)n * (sizeof(uint64_t) + sizeof(void *)) + 15) & ~(size_t)15;
+    zf_kernel_launch *launch = calloc(1, tables + kernel->values_size);
+    if (launch == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to capture a launch");
-    }
+    launch->local_sizes = (uint64_t *)(launch + 1);
+    launch->arg_values = (const void **)(launch->local_sizes + n);
+    launch->values = (uint8_t *)launch + tables;
     /* Arguments are copied now: later zeKernelSetArgumentValue calls do not change this launch. */
     memcpy(launch->values, kernel->values, kernel->values_size);
     for (uint32_t i = 0; i < n; i++) {
@@ -578,10 +576,7 @@ void zf_kernel_launch_free(zf_kernel_launch *launch) {
     for (uint32_t i = 0; i < launch->num_images; i++)
         zf_image_store_release(launch->images[i].store);
     free(launch->images);
-    free(launch->local_sizes);
-    free(launch->arg_values);
-    free(launch->values);
-    free(launch);
+    free(launch); /* with its tables and values */
 }
 
 void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3]) {
@@ -739,10 +734,11 @@ static bool zf_env_sampler(void *user, uint64_t handle, zf_xsampler *out) {
     return found != NULL;
 }
 
-/* The engine's view of the captured arguments. */
-static zf_xarg *zf_launch_args(const zf_kernel_launch *launch) {
+/* The engine's view of the captured arguments, in `room` when they fit (no allocation for the usual kernel). */
+#define ZF_ARGS_ROOM 16u
+static zf_xarg *zf_launch_args(const zf_kernel_launch *launch, zf_xarg room[ZF_ARGS_ROOM]) {
     uint32_t n = launch->info->num_args;
-    zf_xarg *args = calloc(n ? n : 1, sizeof *args);
+    zf_xarg *args = n <= ZF_ARGS_ROOM ? room : calloc(n, sizeof *args);
     for (uint32_t i = 0; args != NULL && i < n; i++) {
         const zf_spirv_arg *param = &launch->info->args[i];
         args[i].value = launch->arg_values[i];
@@ -764,7 +760,8 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
                             .image = zf_env_image,
                             .sampler = zf_env_sampler,
                             .system_memory = launch->program->device->desc->memory_access.shared_system != 0};
-    zf_xarg *args = zf_launch_args(launch);
+    zf_xarg room[ZF_ARGS_ROOM];
+    zf_xarg *args = zf_launch_args(launch, room);
     if (args == NULL) {
         zf_log(ZF_LOG_ERROR, "kernel '%s': no host memory to run the launch", launch->info->name);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -786,7 +783,8 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     for (uint32_t i = 0; i < run.num_resolved; i++)
         zf_program_release(run.resolved[i]);
     free(run.resolved);
-    free(args);
+    if (args != room)
+        free(args);
     pthread_mutex_destroy(&run.lock);
     if (result.faults == 0)
         return ZE_RESULT_SUCCESS;

@@ -182,6 +182,10 @@ typedef struct zf_xresult {
 /* Runs the launch to completion on the calling thread and the engine's workers. */
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result);
 
+/* Library unload: frees the calling thread's kept context and stops keeping any, so that no thread-exit destructor
+ * runs in unloaded code (call after the threads that launch kernels have stopped). */
+void zf_spirv_shutdown(void);
+
 /* Statistics of the decoded form for profiling tools (zetKernelGetProfileInfo, zetModuleGetDebugInfo). */
 typedef struct zf_form_stats {
     uint32_t functions;

@@ -34,15 +34,21 @@ bool zf_region_add(zf_ctx *ctx, const void *base, size_t size, zf_region_kind ki
     return true;
 }
 
-void zf_regions_release(zf_ctx *ctx) {
+void zf_regions_reset(zf_ctx *ctx) {
     for (uint32_t i = 0; i < ctx->num_regions; i++)
         if (ctx->regions[i].hold != NULL && ctx->env->release != NULL)
             ctx->env->release(ctx->env->user, ctx->regions[i].hold);
+    ctx->num_regions = ctx->last_region = 0;
+    free(ctx->maps); /* the process's mappings change between launches */
+    ctx->maps = NULL;
+    ctx->maps_read = false;
+}
+
+void zf_regions_release(zf_ctx *ctx) {
+    zf_regions_reset(ctx);
     free(ctx->regions);
     ctx->regions = NULL;
-    ctx->num_regions = ctx->cap_regions = 0;
-    free(ctx->maps);
-    ctx->maps = NULL;
+    ctx->cap_regions = 0;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

@@ -159,6 +159,13 @@ void zf_stack_release(zf_ctx *ctx) {
     zf_spirv_array_free(&ctx->slots);
 }
 
+void zf_stack_reset(zf_ctx *ctx) {
+    for (uint32_t i = 0; i < ctx->num_chunks; i++)
+        ctx->chunks[i].used = 0;
+    ctx->top = 0;
+    ctx->slots.count = 0;
+}
+
 bool zf_invocation_begin(zf_ctx *ctx, zf_pctx *prog, const zf_dfunc *fn, const uint32_t *lanes, uint32_t n, zf_x *sub,
                          zf_mark *mark) {
     size_t L = ctx->L;

@@ -41,7 +41,8 @@ typedef struct zf_region {
 /* A program's constants broadcast for this thread. */
 typedef struct zf_pctx {
     zf_xprogram program;
-    uint8_t *consts; /* const_bytes * L */
+    uint8_t *consts;    /* const_bytes * L */
+    size_t consts_size; /* what consts holds (a kept context reuses it for the next launch) */
 } zf_pctx;
 
 /* Bump-allocated memory for frames and private variables (chunks never move: pointers into them stay valid). */
@@ -116,12 +117,19 @@ typedef struct zf_ctx {
     size_t byval_stride;
     zf_pctx **programs; /* each allocated on its own: invocations keep pointers to them */
     uint32_t num_programs, cap_programs;
-    zf_chunk *chunks; /* in allocation order; chunks above `top` are free for reuse */
+    uint32_t num_kept; /* programs[num_programs..num_kept) are emptied ones, kept for reuse */
+    zf_chunk *chunks;  /* in allocation order; chunks above `top` are free for reuse */
     uint32_t num_chunks, top;
     zf_spirv_array slots; /* zf_pslot, a stack: by-value copies at the bottom, then the variables of live calls */
     zf_resolved resolved[16];
     uint32_t num_resolved;
-    uint8_t *dead; /* [L]: lanes stopped by a fault */
+    uint8_t *dead;   /* [L]: lanes stopped by a fault */
+    uint32_t *order; /* [L]: 0..L-1, the members of a wave's invocation */
+    /* What a context kept for the next launch on its thread owns (spirv_wave.c, "Contexts"): the buffers above and
+     * below, with their capacities; local and byval point into theirs when the launch has such memory. */
+    uint32_t cap_lanes;
+    size_t cap_wave, cap_local, cap_byval;
+    uint8_t *local_store, *byval_store;
     uint32_t depth;
     zf_region *regions;
     uint32_t num_regions, cap_regions, last_region;
@@ -227,8 +235,9 @@ void zf_invoke(zf_x *x);
 bool zf_invocation_begin(zf_ctx *ctx, zf_pctx *prog, const zf_dfunc *fn, const uint32_t *lanes, uint32_t n, zf_x *sub,
                          zf_mark *mark);
 void zf_invocation_end(zf_ctx *ctx, zf_mark mark);
-/* Frees the stack chunks of a context. */
+/* Frees the stack chunks of a context; zf_stack_reset empties the stack and keeps them for the next launch. */
 void zf_stack_release(zf_ctx *ctx);
+void zf_stack_reset(zf_ctx *ctx);
 /* Adds a private slot; its number, or UINT32_MAX when every slot is in use (or out of memory). */
 uint32_t zf_slot_push(zf_ctx *ctx, const zf_pslot *slot);
 /* Removes lanes that faulted from the invocation's active list (after an instruction set x->killed). */
@@ -297,6 +306,8 @@ static inline uint8_t *zf_mem_via(zf_x *x, zf_mem_window *w, uint32_t lane, uint
 /* Adds a region the engine owns (always accepted). */
 bool zf_region_add(zf_ctx *ctx, const void *base, size_t size, zf_region_kind kind, void *hold, uintptr_t guard);
 void zf_regions_release(zf_ctx *ctx);
+/* Releases the regions' holds and forgets them, keeping the array for the next launch. */
+void zf_regions_reset(zf_ctx *ctx);
 /* Which storage class an address belongs to, for generic pointers: 4 Workgroup, 7 Function (private pointers),
  * 5 CrossWorkgroup. */
 uint32_t zf_mem_storage_of(const zf_ctx *ctx, uint64_t addr);

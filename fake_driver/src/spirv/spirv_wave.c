@@ -33,6 +33,24 @@ static void zf_broadcast(uint8_t *area, uint32_t L, uint32_t offset, const void 
         memcpy(base + (size_t)l * size, value, size);
 }
 
+/* The program context for slot num_programs, with room for `size` bytes of constants: a kept one when there is one
+ * (contents undefined), or a new one. */
+static zf_pctx *zf_pctx_fit(zf_ctx *ctx, size_t size) {
+    zf_pctx *pc = ctx->num_programs < ctx->num_kept ? ctx->programs[ctx->num_programs] : calloc(1, sizeof *pc);
+    if (pc == NULL)
+        return NULL;
+    if (pc->consts == NULL || pc->consts_size < size) {
+        free(pc->consts);
+        pc->consts = zf_aligned_alloc(size);
+        pc->consts_size = pc->consts != NULL ? size : 0;
+    }
+    if (pc->consts != NULL)
+        return pc;
+    if (ctx->num_programs >= ctx->num_kept)
+        free(pc); /* a kept one stays in its slot, empty */
+    return NULL;
+}
+
 zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
     for (uint32_t i = 0; i < ctx->num_programs; i++)
         if (ctx->programs[i]->program.code == program->code)
@@ -46,15 +64,12 @@ zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
         ctx->cap_programs = cap;
     }
     const zf_dprog *code = program->code;
-    zf_pctx *pc = calloc(1, sizeof *pc);
-    uint8_t *consts = zf_aligned_alloc((size_t)code->const_bytes * ctx->L);
-    if (pc == NULL || consts == NULL) {
-        free(pc);
-        free(consts);
+    size_t size = (size_t)code->const_bytes * ctx->L;
+    zf_pctx *pc = zf_pctx_fit(ctx, size);
+    if (pc == NULL)
         return NULL;
-    }
     pc->program = *program;
-    pc->consts = consts;
+    uint8_t *consts = pc->consts;
     for (uint32_t i = 0; i < code->num_consts; i++)
         zf_broadcast(consts, ctx->L, code->consts[i].offset, code->bytes + code->consts[i].data, code->consts[i].size);
     for (uint32_t i = 0; i < code->num_relocs; i++)
@@ -62,6 +77,8 @@ zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
     if (program->globals != NULL && program->globals_size > 0)
         zf_region_add(ctx, program->globals, program->globals_size, ZF_REGION_INTERNAL, NULL, 0);
     ctx->programs[ctx->num_programs++] = pc;
+    if (ctx->num_kept < ctx->num_programs)
+        ctx->num_kept = ctx->num_programs;
     return pc;
 }
 
@@ -277,7 +294,7 @@ typedef struct zf_launch_plan {
 static void zf_ctx_destroy(zf_ctx *ctx) {
     if (ctx == NULL)
         return;
-    for (uint32_t i = 0; i < ctx->num_programs; i++) {
+    for (uint32_t i = 0; i < ctx->num_kept; i++) {
         free(ctx->programs[i]->consts);
         free(ctx->programs[i]);
     }
@@ -285,11 +302,122 @@ static void zf_ctx_destroy(zf_ctx *ctx) {
     zf_stack_release(ctx);
     zf_regions_release(ctx);
     free(ctx->wave);
-    free(ctx->local);
-    free(ctx->byval);
+    free(ctx->local_store);
+    free(ctx->byval_store);
     free(ctx->dead);
+    free(ctx->order);
     free(ctx->out);
     free(ctx);
+}
+
+/* Each thread keeps the context of its last launch (stack chunks, wave area, lane arrays, region and program tables)
+ * for the next one, so that launches in the steady state allocate little; program contexts are made again, since a
+ * program may be gone by the next launch. */
+static pthread_key_t zf_spare_key;
+static pthread_once_t zf_spare_once = PTHREAD_ONCE_INIT;
+
+static void zf_spare_drop(void *ctx) {
+    zf_ctx_destroy(ctx);
+}
+
+static bool zf_spare_ready; /* the key exists */
+
+static void zf_spare_init(void) {
+    zf_spare_ready = pthread_key_create(&zf_spare_key, zf_spare_drop) == 0;
+}
+
+void zf_spirv_shutdown(void) {
+    pthread_once(&zf_spare_once, zf_spare_init);
+    if (!zf_spare_ready)
+        return;
+    zf_ctx_destroy(pthread_getspecific(zf_spare_key));
+    pthread_setspecific(zf_spare_key, NULL);
+    pthread_key_delete(zf_spare_key);
+    zf_spare_ready = false;
+}
+
+/* Ends a thread's part of a launch: releases what refers to the launch, and keeps the rest as the thread's spare. */
+/* A context holding more than this after a launch (large waves or deep stacks) is freed rather than kept, so that an
+ * idle thread holds little memory. */
+#define ZF_SPARE_MAX_BYTES ((size_t)8 << 20)
+
+static size_t zf_ctx_footprint(const zf_ctx *ctx) {
+    size_t bytes = ctx->cap_wave + ctx->cap_local + ctx->cap_byval + (size_t)ctx->cap_lanes * 5;
+    for (uint32_t i = 0; i < ctx->num_chunks; i++)
+        bytes += ctx->chunks[i].size;
+    for (uint32_t i = 0; i < ctx->num_kept; i++)
+        bytes += ctx->programs[i]->consts_size;
+    return bytes;
+}
+
+static void zf_ctx_retire(zf_ctx *ctx) {
+    if (ctx == NULL)
+        return;
+    ctx->num_programs = 0; /* kept with their buffers: a program may be gone by the next launch, so they are filled
+                              again */
+    zf_regions_reset(ctx);
+    zf_stack_reset(ctx);
+    pthread_once(&zf_spare_once, zf_spare_init);
+    if (!zf_spare_ready || zf_ctx_footprint(ctx) > ZF_SPARE_MAX_BYTES || pthread_getspecific(zf_spare_key) != NULL ||
+        pthread_setspecific(zf_spare_key, ctx) != 0)
+        zf_ctx_destroy(ctx);
+}
+
+/* The thread's spare context, emptied (its buffers kept), or a new one. */
+static zf_ctx *zf_ctx_take(void) {
+    pthread_once(&zf_spare_once, zf_spare_init);
+    zf_ctx *spare = zf_spare_ready ? pthread_getspecific(zf_spare_key) : NULL;
+    if (spare == NULL)
+        return calloc(1, sizeof(zf_ctx));
+    pthread_setspecific(zf_spare_key, NULL);
+    zf_ctx keep = *spare;
+    memset(spare, 0, sizeof *spare);
+    spare->programs = keep.programs;
+    spare->cap_programs = keep.cap_programs;
+    spare->num_kept = keep.num_kept;
+    spare->chunks = keep.chunks;
+    spare->num_chunks = keep.num_chunks;
+    spare->slots = keep.slots;
+    spare->regions = keep.regions;
+    spare->cap_regions = keep.cap_regions;
+    spare->dead = keep.dead;
+    spare->order = keep.order;
+    spare->cap_lanes = keep.cap_lanes;
+    spare->wave = keep.wave;
+    spare->cap_wave = keep.cap_wave;
+    spare->local_store = keep.local_store;
+    spare->cap_local = keep.cap_local;
+    spare->byval_store = keep.byval_store;
+    spare->cap_byval = keep.cap_byval;
+    spare->out = keep.out;
+    spare->out_cap = keep.out_cap;
+    return spare;
+}
+
+/* A 64-byte aligned buffer of at least `size` bytes (contents undefined); false when out of memory. */
+static bool zf_buffer_fit(uint8_t **buffer, size_t *capacity, size_t size) {
+    if (*buffer != NULL && *capacity >= size)
+        return true;
+    free(*buffer);
+    *buffer = zf_aligned_alloc(size);
+    *capacity = *buffer != NULL ? size : 0;
+    return *buffer != NULL;
+}
+
+/* The lane arrays of L lanes: the dead mask and the identity order of a wave's members. */
+static bool zf_lanes_fit(zf_ctx *ctx) {
+    if (ctx->cap_lanes < ctx->L) {
+        free(ctx->dead);
+        free(ctx->order);
+        ctx->dead = malloc(ctx->L);
+        ctx->order = malloc((size_t)ctx->L * sizeof *ctx->order);
+        ctx->cap_lanes = ctx->dead != NULL && ctx->order != NULL ? ctx->L : 0;
+        if (ctx->cap_lanes == 0)
+            return false;
+    }
+    for (uint32_t l = 0; l < ctx->L; l++)
+        ctx->order[l] = l;
+    return true;
 }
 
 /* The per-lane copies of by-value arguments: the bottom private slots, one per such argument in argument order. */
@@ -313,7 +441,7 @@ static bool zf_byval_slots(zf_ctx *ctx, const zf_launch_plan *plan) {
 static zf_ctx *zf_ctx_create(const zf_launch_plan *plan) {
     const zf_xlaunch *launch = plan->launch;
     const zf_dprog *code = launch->program.code;
-    zf_ctx *ctx = calloc(1, sizeof *ctx);
+    zf_ctx *ctx = zf_ctx_take();
     if (ctx == NULL)
         return NULL;
     ctx->launch = launch;
@@ -327,11 +455,12 @@ static zf_ctx *zf_ctx_create(const zf_launch_plan *plan) {
     ctx->deadline_ns = plan->deadline_ns;
     ctx->stop = plan->stop;
     ctx->hang_countdown = ZF_HANG_PERIOD;
-    ctx->dead = calloc(ctx->L, 1);
-    ctx->wave = zf_aligned_alloc((size_t)code->wave_bytes * ctx->L);
-    ctx->local = plan->local_stride ? zf_aligned_alloc(plan->local_stride * plan->groups_per_wave) : NULL;
-    ctx->byval = plan->byval_stride ? zf_aligned_alloc(plan->byval_stride * ctx->L) : NULL;
-    bool ok = ctx->dead && ctx->wave && (ctx->local || !plan->local_stride) && (ctx->byval || !plan->byval_stride);
+    size_t local = plan->local_stride * plan->groups_per_wave, byval = plan->byval_stride * ctx->L;
+    bool ok = zf_lanes_fit(ctx) && zf_buffer_fit(&ctx->wave, &ctx->cap_wave, (size_t)code->wave_bytes * ctx->L) &&
+              (local == 0 || zf_buffer_fit(&ctx->local_store, &ctx->cap_local, local)) &&
+              (byval == 0 || zf_buffer_fit(&ctx->byval_store, &ctx->cap_byval, byval));
+    ctx->local = local != 0 ? ctx->local_store : NULL;
+    ctx->byval = byval != 0 ? ctx->byval_store : NULL;
     /* The first region is always there: zf_mem's fast path reads regions[last_region] unconditionally. Built-in
      * variables are read-only to kernels. */
     ok = ok && zf_region_add(ctx, ctx->wave, (size_t)code->wave_bytes * ctx->L, ZF_REGION_INTERNAL, NULL, 0);
@@ -446,25 +575,16 @@ static void zf_run_wave(zf_ctx *ctx, const zf_launch_plan *plan, uint64_t wave) 
     if (ctx->local != NULL)
         memset(ctx->local, 0, ctx->local_stride * ctx->groups_per_wave);
     zf_fill_builtins(ctx, code, lanes);
-    uint32_t *order = malloc(lanes * sizeof *order);
     zf_x x;
     zf_mark mark;
-    if (order == NULL) {
-        ctx->faults += lanes;
-        return;
-    }
-    for (uint32_t l = 0; l < lanes; l++)
-        order[l] = l;
-    if (!zf_invocation_begin(ctx, ctx->programs[0], fn, order, lanes, &x, &mark)) {
+    if (!zf_invocation_begin(ctx, ctx->programs[0], fn, ctx->order, lanes, &x, &mark)) {
         ctx->faults += lanes;
         snprintf(ctx->first_fault, sizeof ctx->first_fault, "kernel '%s': out of host memory for a wave", launch->name);
-        free(order);
         return;
     }
     zf_fill_params(ctx, plan, &x, lanes);
     zf_invoke(&x);
     zf_invocation_end(ctx, mark);
-    free(order);
     zf_flush_output(ctx);
 }
 
@@ -476,7 +596,7 @@ typedef struct zf_job {
     const zf_launch_plan *plan;
     uint64_t next_wave; /* atomic */
     uint32_t helpers;   /* workers inside the job, guarded by the pool lock */
-    zf_xresult merged;  /* guarded by the pool lock */
+    zf_xresult *merged; /* the caller's result; guarded by the pool lock */
     uint64_t first_fault_wave;
 } zf_job;
 
@@ -490,7 +610,7 @@ static struct {
 } zf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false};
 
 static void zf_merge(zf_job *job, const zf_ctx *ctx, uint64_t fault_wave) {
-    zf_xresult *r = &job->merged;
+    zf_xresult *r = job->merged;
     if (ctx->faults > 0 && fault_wave < job->first_fault_wave) {
         job->first_fault_wave = fault_wave;
         snprintf(r->first_fault, sizeof r->first_fault, "%s", ctx->first_fault);
@@ -513,10 +633,10 @@ static void zf_participate(zf_job *job) {
             break;
         if (ctx == NULL && (ctx = zf_ctx_create(job->plan)) == NULL) {
             pthread_mutex_lock(&zf_pool.lock);
-            job->merged.faults += job->plan->group_items;
+            job->merged->faults += job->plan->group_items;
             if (wave < job->first_fault_wave) {
                 job->first_fault_wave = wave;
-                snprintf(job->merged.first_fault, sizeof job->merged.first_fault,
+                snprintf(job->merged->first_fault, sizeof job->merged->first_fault,
                          "kernel '%s': out of host memory for a wave", job->plan->launch->name);
             }
             pthread_mutex_unlock(&zf_pool.lock);
@@ -532,7 +652,7 @@ static void zf_participate(zf_job *job) {
     pthread_mutex_lock(&zf_pool.lock);
     zf_merge(job, ctx, fault_wave);
     pthread_mutex_unlock(&zf_pool.lock);
-    zf_ctx_destroy(ctx);
+    zf_ctx_retire(ctx);
 }
 
 static void *zf_worker_main(void *arg) {
@@ -658,9 +778,8 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     uint32_t stop = 0;
     plan.stop = &stop;
     plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
-    zf_job job = {.plan = &plan, .first_fault_wave = UINT64_MAX};
+    zf_job job = {.plan = &plan, .merged = result, .first_fault_wave = UINT64_MAX};
     zf_run_job(&job, launch->max_threads);
-    *result = job.merged;
     result->hung |= stop != 0;
     if (local_offsets != offsets)
         free(local_offsets);

@@ -30,6 +30,7 @@ __attribute__((constructor)) static void zf_driver_load(void) {
 __attribute__((destructor)) static void zf_driver_unload(void) {
     zf_metrics_shutdown();
     zf_engines_shutdown();
+    zf_spirv_shutdown();
     zf_ipc_shutdown();
     zf_shared_detach_all();
     zf_registry_release();

@@ -249,11 +249,11 @@ static void zf_streamer_notify(zf_metric_streamer *s) {
         return;
     zf_sync_lock();
     if (!s->event->signaled) {
-        s->event->signaled = true;
         s->event->signal_ns = s->last_ns;
         s->event->start_ns = s->last_ns;
         s->event->end_ns = s->last_ns;
         s->event->timestamp_device = s->mdev->device;
+        s->event->signaled = true; /* last: see zf_event */
         zf_sync_broadcast();
     }
     zf_sync_unlock();
