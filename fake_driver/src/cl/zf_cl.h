@@ -1,0 +1,206 @@
+/* The OpenCL face (docs/opencl.md): OpenCL objects over the same core as the Level Zero face. Every object starts
+ * with the ICD dispatch pointer (cl_khr_icd: the loader jumps through it), then a kind and a reference count; a
+ * registry of live objects lets each entry point answer CL_INVALID_<OBJECT> for a released or bogus handle instead
+ * of touching it. The work itself is done by the Level Zero implementations (zfi_*), so both faces share devices,
+ * memory accounting, the clock and the engines. */
+#ifndef ZF_CL_H
+#define ZF_CL_H
+
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <CL/cl_icd.h>
+
+#include "core/zf_core.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum zfcl_kind {
+    ZFCL_PLATFORM = 1,
+    ZFCL_DEVICE,
+    ZFCL_CONTEXT,
+    ZFCL_QUEUE,
+    ZFCL_MEM,
+    ZFCL_PROGRAM,
+    ZFCL_KERNEL,
+    ZFCL_EVENT,
+} zfcl_kind;
+
+typedef struct zfcl_obj {
+    const cl_icd_dispatch *dispatch; /* first word of every object (cl_khr_icd) */
+    zfcl_kind kind;
+    atomic_uint refs;
+} zfcl_obj;
+
+/* The one dispatch table, generated from CL/cl_icd.h (fake_driver/gen/clgen.py). */
+extern const cl_icd_dispatch zfcl_dispatch;
+
+struct _cl_platform_id {
+    zfcl_obj obj;
+};
+
+struct _cl_device_id {
+    zfcl_obj obj;
+    ze_device_handle_t ze;
+    cl_device_id parent; /* a Level Zero sub-device: its root device */
+    ze_device_properties_t props;
+    ze_device_compute_properties_t compute;
+    ze_device_module_properties_t module;
+    uint64_t global_mem;
+    uint32_t compute_ordinal; /* the queue group with compute */
+    cl_uint num_subs;
+    cl_device_id subs;
+};
+
+typedef struct zfcl_callback {
+    void(CL_CALLBACK *fn)(void); /* cast to the registered type when called */
+    void *user_data;
+    struct zfcl_callback *next;
+} zfcl_callback;
+
+struct _cl_context {
+    zfcl_obj obj;
+    ze_context_handle_t ze;
+    cl_uint num_devices;
+    cl_device_id *devices;
+    cl_context_properties *props; /* copy, 0-terminated; NULL when none were given */
+    size_t num_props;
+    void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
+    void *notify_data;
+    pthread_mutex_t lock;
+    zfcl_callback *destructors; /* newest first: called in reverse order of registration */
+};
+
+struct _cl_command_queue {
+    zfcl_obj obj;
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue_properties props;
+    cl_queue_properties given[8]; /* CL_QUEUE_PROPERTIES_ARRAY, 0-terminated */
+    size_t num_given;
+    ze_command_list_handle_t list; /* immediate, asynchronous */
+    pthread_mutex_t lock;
+    cl_event last; /* the newest command: commands execute in submission order */
+};
+
+struct _cl_mem {
+    zfcl_obj obj;
+    cl_context context;
+    cl_mem_flags flags;
+    size_t size;
+    void *ptr;      /* the allocation (a sub-buffer: into its parent's) */
+    void *host_ptr; /* CL_MEM_USE_HOST_PTR: the application's memory, kept in step at map and unmap */
+    cl_mem parent;
+    size_t origin;
+    atomic_uint maps;
+    cl_mem_properties props[4];
+    size_t num_props;
+    pthread_mutex_t lock;
+    zfcl_callback *destructors;
+};
+
+struct _cl_program {
+    zfcl_obj obj;
+    cl_context context;
+    char *source; /* OpenCL C, when created from source */
+    void *il;     /* SPIR-V: given, or compiled from the source */
+    size_t il_size;
+    bool native;               /* created from a native binary (il holds it) */
+    ze_module_handle_t module; /* the built executable (one device) */
+    cl_device_id device;
+    cl_build_status status;
+    cl_program_binary_type binary_type;
+    char *options;
+    char *log;
+    atomic_uint kernels;
+    char *names; /* ';'-separated kernel names */
+    size_t num_kernels;
+};
+
+struct _cl_kernel {
+    zfcl_obj obj;
+    cl_program program;
+    char *name;
+    ze_kernel_handle_t ze;
+    const void *desc; /* the kernel's description (zf_spirv_kernel) */
+    cl_uint num_args;
+    bool *arg_set;
+    cl_mem *arg_mems;
+};
+
+struct _cl_event {
+    zfcl_obj obj;
+    cl_context context;
+    cl_command_queue queue; /* NULL for user events */
+    cl_command_type type;
+    ze_event_pool_handle_t pool;
+    ze_event_handle_t ze;
+    atomic_int status;       /* user events and failed commands; otherwise read from ze */
+    cl_ulong queued, submit; /* device ns */
+    pthread_mutex_t lock;
+    zfcl_callback *callbacks[4];           /* per execution status CL_COMPLETE..CL_QUEUED */
+    void (*on_complete)(cl_event, void *); /* internal: unmap copies back, frees staging */
+    void *on_complete_data;
+};
+
+/* Registry of live objects. */
+bool zfcl_register(zfcl_obj *obj, zfcl_kind kind);
+void zfcl_unregister(zfcl_obj *obj);
+bool zfcl_live(const void *handle, zfcl_kind kind);
+void zfcl_retain(zfcl_obj *obj);
+bool zfcl_release(zfcl_obj *obj); /* true when the count reached 0 (the caller destroys) */
+
+/* Diagnostics: logs "<function>: <code>: <reason>" at debug level and returns the code. */
+cl_int zfcl_fail_at(const char *function, cl_int code, const char *format, ...) __attribute__((format(printf, 3, 4)));
+#define zfcl_fail(code, ...) zfcl_fail_at(__func__, code, __VA_ARGS__)
+/* Stores `code` in *errcode_ret when given and returns NULL: the object-returning functions' error path. */
+void *zfcl_null(cl_int *errcode_ret, cl_int code);
+/* The answer of an info query: copies `size` bytes unless param_value is NULL, or fails with CL_INVALID_VALUE when
+ * param_value_size is too small. */
+cl_int zfcl_info(size_t param_value_size, void *param_value, size_t *param_value_size_ret, const void *value,
+                 size_t size);
+cl_int zfcl_info_str(size_t param_value_size, void *param_value, size_t *param_value_size_ret, const char *value);
+/* A Level Zero result in OpenCL terms. */
+cl_int zfcl_from_ze(ze_result_t result);
+
+/* platform.c: the core initialised from the OpenCL side (zeInit on first use), the devices. */
+cl_int zfcl_init(void);
+extern struct _cl_platform_id zfcl_platform;
+cl_uint zfcl_num_devices(void);
+cl_device_id zfcl_device(cl_uint index);
+bool zfcl_device_valid(cl_device_id device);
+/* Device time in nanoseconds (the Level Zero device clock, timer ticks scaled by its resolution). */
+cl_ulong zfcl_device_ns(cl_device_id device, uint64_t ticks);
+cl_ulong zfcl_device_now(cl_device_id device);
+cl_device_type zfcl_device_type(cl_device_id device);
+
+/* context.c */
+bool zfcl_context_has(cl_context context, cl_device_id device);
+void zfcl_context_release(cl_context context);
+
+/* event.c */
+cl_int zfcl_wait_list(cl_command_queue queue, cl_uint num, const cl_event *list, const cl_event *event_ret);
+/* A new command event of the queue (not yet returned to the application), with the previous command and the wait
+ * list as its dependencies; fills the Level Zero wait list (caller frees *waits). */
+cl_int zfcl_command_begin(cl_command_queue queue, cl_command_type type, cl_uint num, const cl_event *list,
+                          cl_event *out, ze_event_handle_t **waits, uint32_t *num_waits);
+/* Makes the command the queue's newest, hands it to the application or drops it, and waits when blocking. */
+cl_int zfcl_command_end(cl_command_queue queue, cl_event event, cl_event *event_ret, bool blocking);
+void zfcl_event_release(cl_event event);
+cl_int zfcl_event_wait(cl_event event);
+cl_int zfcl_queue_finish(cl_command_queue queue);
+
+/* memory.c */
+bool zfcl_mem_valid(cl_mem mem);
+
+/* program.c: compiling OpenCL C with clang and llvm-spirv (compiler.c). */
+cl_int zfcl_compile_source(const char *source, const char *options, void **spirv, size_t *size, char **log);
+
+#endif
