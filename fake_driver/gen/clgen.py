@@ -17,7 +17,7 @@ import sys
 import clheaders
 
 EXPORTS = ("clIcdGetPlatformIDsKHR", "clGetExtensionFunctionAddress")
-IMPL = re.compile(r"^[A-Za-z_][\w \*]*\bzfcl_(cl[A-Za-z0-9]+)\s*\(", re.M)
+IMPL = re.compile(r"^[A-Za-z_][\w \*]*\bCL_API_CALL\s+zfcl_(cl[A-Za-z0-9]+)\s*\(", re.M)  # implementations
 
 
 def implemented(sources):

@@ -79,11 +79,18 @@ static bool zfcl_device_setup(cl_device_id d, ze_device_handle_t ze, cl_device_i
     return true;
 }
 
+static ze_driver_handle_t zfcl_driver;
+
+ze_driver_handle_t zfcl_ze_driver(void) {
+    return zfcl_driver;
+}
+
 static cl_int zfcl_init_devices(void) {
     uint32_t count = 1;
     ze_driver_handle_t driver = NULL;
     if (zfi_zeDriverGet(&count, &driver) != ZE_RESULT_SUCCESS || count == 0)
         return CL_SUCCESS; /* no device of any type: the platform has none */
+    zfcl_driver = driver;
     count = 0;
     zfi_zeDeviceGet(driver, &count, NULL);
     ze_device_handle_t handles[64];

@@ -76,6 +76,7 @@ struct _cl_context {
     void *notify_data;
     pthread_mutex_t lock;
     zfcl_callback *destructors; /* newest first: called in reverse order of registration */
+    atomic_uint holds;          /* objects of the context still alive: it is destroyed when they and refs are 0 */
 };
 
 struct _cl_command_queue {
@@ -88,6 +89,7 @@ struct _cl_command_queue {
     ze_command_list_handle_t list; /* immediate, asynchronous */
     pthread_mutex_t lock;
     cl_event last; /* the newest command: commands execute in submission order */
+    atomic_uint holds; /* events of the queue still alive */
 };
 
 struct _cl_mem {
@@ -104,35 +106,38 @@ struct _cl_mem {
     size_t num_props;
     pthread_mutex_t lock;
     zfcl_callback *destructors;
+    struct zfcl_mapping *mappings; /* live clEnqueueMap* regions */
 };
 
 struct _cl_program {
     zfcl_obj obj;
     cl_context context;
-    char *source; /* OpenCL C, when created from source */
-    void *il;     /* SPIR-V: given, or compiled from the source */
-    size_t il_size;
-    bool native;               /* created from a native binary (il holds it) */
-    ze_module_handle_t module; /* the built executable (one device) */
-    cl_device_id device;
+    char *source;    /* OpenCL C, when created from source */
+    uint32_t num_il; /* SPIR-V modules: given, compiled from the source, or the inputs of a link */
+    void **il;
+    size_t *il_size;
+    ze_module_handle_t *modules; /* per device of the context: the executable, NULL when not built for it */
     cl_build_status status;
     cl_program_binary_type binary_type;
     char *options;
     char *log;
-    atomic_uint kernels;
-    char *names; /* ';'-separated kernel names */
+    atomic_uint kernels; /* live kernels: no rebuild while there are some */
+    char *names;         /* ';'-separated kernel names of the executable */
     size_t num_kernels;
+    uint32_t num_spec; /* clSetProgramSpecializationConstant values, applied at the build */
+    uint32_t *spec_ids;
+    const void **spec_values;
+    pthread_mutex_t lock;
 };
 
 struct _cl_kernel {
     zfcl_obj obj;
     cl_program program;
     char *name;
-    ze_kernel_handle_t ze;
-    const void *desc; /* the kernel's description (zf_spirv_kernel) */
+    ze_kernel_handle_t *ze; /* per device of the context, NULL where the program is not built */
+    const void *desc;       /* the kernel's description (zf_spirv_kernel of spirv.h) */
     cl_uint num_args;
     bool *arg_set;
-    cl_mem *arg_mems;
 };
 
 struct _cl_event {
@@ -181,9 +186,15 @@ cl_ulong zfcl_device_ns(cl_device_id device, uint64_t ticks);
 cl_ulong zfcl_device_now(cl_device_id device);
 cl_device_type zfcl_device_type(cl_device_id device);
 
-/* context.c */
+/* context.c: objects created in a context hold it until they are destroyed. */
 bool zfcl_context_has(cl_context context, cl_device_id device);
-void zfcl_context_release(cl_context context);
+cl_uint zfcl_context_index(cl_context context, cl_device_id device);
+void zfcl_context_hold(cl_context context);
+void zfcl_context_unhold(cl_context context);
+void zfcl_context_notify(cl_context context, const char *message);
+ze_driver_handle_t zfcl_ze_driver(void);
+/* Calls the callbacks of a list, newest first, with `object` and frees the list. */
+void zfcl_call_destructors(zfcl_callback *list, void *object);
 
 /* event.c */
 cl_int zfcl_wait_list(cl_command_queue queue, cl_uint num, const cl_event *list, const cl_event *event_ret);
@@ -193,6 +204,10 @@ cl_int zfcl_command_begin(cl_command_queue queue, cl_command_type type, cl_uint 
                           cl_event *out, ze_event_handle_t **waits, uint32_t *num_waits);
 /* Makes the command the queue's newest, hands it to the application or drops it, and waits when blocking. */
 cl_int zfcl_command_end(cl_command_queue queue, cl_event event, cl_event *event_ret, bool blocking);
+/* Drops a command that could not be appended (unlocks the queue). */
+void zfcl_command_abort(cl_command_queue queue, cl_event event);
+void zfcl_queue_hold(cl_command_queue queue);
+void zfcl_queue_unhold(cl_command_queue queue);
 void zfcl_event_release(cl_event event);
 cl_int zfcl_event_wait(cl_event event);
 cl_int zfcl_queue_finish(cl_command_queue queue);
@@ -200,7 +215,15 @@ cl_int zfcl_queue_finish(cl_command_queue queue);
 /* memory.c */
 bool zfcl_mem_valid(cl_mem mem);
 
-/* program.c: compiling OpenCL C with clang and llvm-spirv (compiler.c). */
-cl_int zfcl_compile_source(const char *source, const char *options, void **spirv, size_t *size, char **log);
+/* compiler.c: OpenCL C to SPIR-V with Debian's clang-14 and llvm-spirv-14 as child processes, in a temporary
+ * directory holding the source and the embedded headers. Returns CL_SUCCESS with the SPIR-V, CL_INVALID_BUILD_OPTIONS
+ * when clang rejects an option, or CL_BUILD_PROGRAM_FAILURE (CL_COMPILE_PROGRAM_FAILURE when `compile_only`); *log
+ * gets the compilers' diagnostics either way (caller frees). */
+typedef struct zfcl_header {
+    const char *name;   /* the include name */
+    const char *source; /* its text */
+} zfcl_header;
+cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_header *headers, cl_uint num_headers,
+                           bool compile_only, void **spirv, size_t *size, char **log);
 
 #endif
