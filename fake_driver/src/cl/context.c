@@ -220,14 +220,14 @@ cl_int CL_API_CALL zfcl_clSetMemObjectDestructorCallback(cl_mem m, void(CL_CALLB
 /* ------------------------------------------------------------------------------------------------------------------
  * Command queues */
 
-static const cl_command_queue_properties zfcl_queue_known =
-    CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT;
+static const cl_command_queue_properties zfcl_queue_known = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
+                                                            CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE |
+                                                            CL_QUEUE_ON_DEVICE_DEFAULT;
 
-static cl_command_queue zfcl_queue_new(cl_context c, cl_device_id d, cl_command_queue_properties props,
-                                       cl_int *err) {
+static cl_command_queue zfcl_queue_new(cl_context c, cl_device_id d, cl_command_queue_properties props, cl_int *err) {
     if (props & ~zfcl_queue_known)
-        return zfcl_null(err, zfcl_fail(CL_INVALID_VALUE, "properties 0x%llx has unknown bits",
-                                        (unsigned long long)props));
+        return zfcl_null(err,
+                         zfcl_fail(CL_INVALID_VALUE, "properties 0x%llx has unknown bits", (unsigned long long)props));
     if (props & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT))
         return zfcl_null(err, zfcl_fail(CL_INVALID_QUEUE_PROPERTIES, "device-side queues are not supported"));
     cl_command_queue q = calloc(1, sizeof *q);
@@ -280,8 +280,8 @@ cl_command_queue CL_API_CALL zfcl_clCreateCommandQueueWithProperties(cl_context 
         if (props[n] == CL_QUEUE_PROPERTIES)
             bits = props[n + 1];
         else if (props[n] != CL_QUEUE_SIZE)
-            return zfcl_null(err, zfcl_fail(CL_INVALID_VALUE, "property 0x%llx is no queue property",
-                                            (unsigned long long)props[n]));
+            return zfcl_null(
+                err, zfcl_fail(CL_INVALID_VALUE, "property 0x%llx is no queue property", (unsigned long long)props[n]));
         else if (!(bits & CL_QUEUE_ON_DEVICE))
             return zfcl_null(err, zfcl_fail(CL_INVALID_VALUE, "CL_QUEUE_SIZE is only for device-side queues"));
     }
@@ -332,8 +332,8 @@ cl_int CL_API_CALL zfcl_clReleaseCommandQueue(cl_command_queue q) {
     return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL zfcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info name, size_t size,
-                                              void *value, size_t *size_ret) {
+cl_int CL_API_CALL zfcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info name, size_t size, void *value,
+                                              size_t *size_ret) {
     if (!zfcl_live(q, ZFCL_QUEUE))
         return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
     cl_uint refs = atomic_load(&q->obj.refs);

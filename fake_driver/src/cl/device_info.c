@@ -291,9 +291,9 @@ static cl_int zfcl_device_arrays(cl_device_id d, cl_device_info name, size_t siz
         return zfcl_info(size, value, size_ret, v, sizeof v);
     }
     case CL_DEVICE_PARTITION_PROPERTIES: {
-        cl_device_partition_property v[2] = {CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, 0};
-        return d->num_subs > 0 ? zfcl_info(size, value, size_ret, v, sizeof v)
-                               : zfcl_info(size, value, size_ret, &v[1], sizeof v[1]);
+        /* the supported types, or a single 0 when the device cannot be partitioned */
+        cl_device_partition_property v[1] = {d->num_subs > 0 ? CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN : 0};
+        return zfcl_info(size, value, size_ret, v, sizeof v);
     }
     case CL_DEVICE_PARTITION_TYPE: {
         cl_device_partition_property v[3] = {CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, CL_DEVICE_AFFINITY_DOMAIN_NUMA, 0};

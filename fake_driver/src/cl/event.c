@@ -15,9 +15,8 @@ static cl_event zfcl_event_new(cl_context c, cl_command_queue q, cl_command_type
     ze_event_pool_desc_t pool = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
                                  .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP,
                                  .count = 1};
-    ze_event_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC,
-                            .signal = ZE_EVENT_SCOPE_FLAG_HOST,
-                            .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_desc_t desc = {
+        .stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST};
     if (zfi_zeEventPoolCreate(c->ze, &pool, 0, NULL, &e->pool) != ZE_RESULT_SUCCESS) {
         free(e);
         return zfcl_null(err, CL_OUT_OF_RESOURCES);
@@ -158,7 +157,8 @@ void zfcl_command_abort(cl_command_queue q, cl_event e) {
 }
 
 static cl_int zfcl_queue_valid(cl_command_queue q) {
-    return zfcl_live(q, ZFCL_QUEUE) ? CL_SUCCESS : zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    return zfcl_live(q, ZFCL_QUEUE) ? CL_SUCCESS
+                                    : zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
 }
 
 /* A marker or barrier: every earlier command of the queue (all of them execute in order) and the wait list. */
@@ -242,7 +242,7 @@ static void zfcl_run_callbacks(cl_event e, cl_int status) {
         while (list != NULL) {
             zfcl_callback *next = list->next;
             ((void(CL_CALLBACK *)(cl_event, cl_int, void *))list->fn)(e, s == CL_COMPLETE ? status : s,
-                                                                       list->user_data);
+                                                                      list->user_data);
             free(list);
             list = next;
         }
@@ -368,7 +368,7 @@ cl_int CL_API_CALL zfcl_clGetEventProfilingInfo(cl_event e, cl_profiling_info na
     cl_device_id d = e->queue->device;
     uint64_t hz = d->props.timerResolution != 0 ? d->props.timerResolution : 1000000000u;
     uint64_t ref = (uint64_t)((unsigned __int128)e->submit * hz / 1000000000u);
-    cl_ulong v = name == CL_PROFILING_COMMAND_QUEUED ? e->queued
+    cl_ulong v = name == CL_PROFILING_COMMAND_QUEUED   ? e->queued
                  : name == CL_PROFILING_COMMAND_SUBMIT ? e->submit
                  : name == CL_PROFILING_COMMAND_START  ? zfcl_device_ns(d, zfcl_unwrap(d, ts.global.kernelStart, ref))
                                                        : zfcl_device_ns(d, zfcl_unwrap(d, ts.global.kernelEnd, ref));

@@ -192,8 +192,7 @@ cl_int CL_API_CALL zfcl_clSetKernelArg(cl_kernel k, cl_uint index, size_t size, 
     }
 }
 
-cl_int CL_API_CALL zfcl_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t size, void *value,
-                                        size_t *size_ret) {
+cl_int CL_API_CALL zfcl_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t size, void *value, size_t *size_ret) {
     if (!zfcl_live(k, ZFCL_KERNEL))
         return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");
     cl_uint refs = atomic_load(&k->obj.refs);
@@ -302,8 +301,9 @@ static cl_int zfcl_check_local(cl_kernel k, cl_device_id d, zfcl_range *r) {
             return zfcl_fail(CL_INVALID_WORK_ITEM_SIZE, "local_work_size[%u] %zu exceeds the device's %zu", i,
                              r->local[i], max_item[i]);
         if (r->global[i] % r->local[i] != 0)
-            return zfcl_fail(CL_INVALID_WORK_GROUP_SIZE, "global_work_size[%u] is not a multiple of the local size "
-                                                         "(non-uniform work-groups are not supported)",
+            return zfcl_fail(CL_INVALID_WORK_GROUP_SIZE,
+                             "global_work_size[%u] is not a multiple of the local size "
+                             "(non-uniform work-groups are not supported)",
                              i);
         if (desc->has_local_size && r->local[i] != desc->local_size[i])
             return zfcl_fail(CL_INVALID_WORK_GROUP_SIZE, "the kernel requires a work-group size of %u in dimension %u",
@@ -327,8 +327,9 @@ static cl_int zfcl_range_of(cl_kernel k, cl_device_id d, ze_kernel_handle_t zk, 
         r->global[i] = global[i];
         r->offset[i] = offset != NULL ? offset[i] : 0;
         if (global[i] > UINT32_MAX || r->offset[i] > UINT32_MAX || global[i] + r->offset[i] < global[i])
-            return zfcl_fail(CL_INVALID_GLOBAL_WORK_SIZE, "global_work_size[%u] with its offset exceeds the device's "
-                                                          "range",
+            return zfcl_fail(CL_INVALID_GLOBAL_WORK_SIZE,
+                             "global_work_size[%u] with its offset exceeds the device's "
+                             "range",
                              i);
         if (local != NULL)
             r->local[i] = local[i];
@@ -339,8 +340,8 @@ static cl_int zfcl_range_of(cl_kernel k, cl_device_id d, ze_kernel_handle_t zk, 
             r->local[i] = desc->local_size[i];
     else if (local == NULL) {
         uint32_t x = 1, y = 1, z = 1;
-        zfi_zeKernelSuggestGroupSize(zk, (uint32_t)r->global[0], (uint32_t)r->global[1], (uint32_t)r->global[2], &x,
-                                     &y, &z);
+        zfi_zeKernelSuggestGroupSize(zk, (uint32_t)r->global[0], (uint32_t)r->global[1], (uint32_t)r->global[2], &x, &y,
+                                     &z);
         r->local[0] = x;
         r->local[1] = y;
         r->local[2] = z;
@@ -368,8 +369,8 @@ static cl_int zfcl_launch(cl_command_queue q, ze_kernel_handle_t zk, const zfcl_
     bool empty = groups.groupCountX == 0 || groups.groupCountY == 0 || groups.groupCountZ == 0;
     ze_result_t res = zfi_zeKernelSetGroupSize(zk, (uint32_t)r->local[0], (uint32_t)r->local[1], (uint32_t)r->local[2]);
     if (res == ZE_RESULT_SUCCESS)
-        res = zfi_zeKernelSetGlobalOffsetExp(zk, (uint32_t)r->offset[0], (uint32_t)r->offset[1],
-                                             (uint32_t)r->offset[2]);
+        res =
+            zfi_zeKernelSetGlobalOffsetExp(zk, (uint32_t)r->offset[0], (uint32_t)r->offset[1], (uint32_t)r->offset[2]);
     if (res == ZE_RESULT_SUCCESS)
         res = empty ? zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w) /* a 0 global size: nothing to run */
                     : zfi_zeCommandListAppendLaunchKernel(q->list, zk, &groups, e->ze, nw, w);

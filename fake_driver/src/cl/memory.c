@@ -70,8 +70,8 @@ static cl_mem zfcl_buffer(cl_context c, cl_mem_flags flags, size_t size, void *h
         return zfcl_null(err, e);
     uint64_t max = c->devices[0]->props.maxMemAllocSize;
     if (size == 0 || size > max)
-        return zfcl_null(err, zfcl_fail(CL_INVALID_BUFFER_SIZE, "size %zu is 0 or above CL_DEVICE_MAX_MEM_ALLOC_SIZE",
-                                        size));
+        return zfcl_null(
+            err, zfcl_fail(CL_INVALID_BUFFER_SIZE, "size %zu is 0 or above CL_DEVICE_MAX_MEM_ALLOC_SIZE", size));
     if ((host_ptr == NULL) == ((flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) != 0))
         return zfcl_null(err, zfcl_fail(CL_INVALID_HOST_PTR, "host_ptr must be given exactly with "
                                                              "CL_MEM_USE_HOST_PTR or CL_MEM_COPY_HOST_PTR"));
@@ -270,9 +270,9 @@ static cl_int zfcl_enqueue_copy(cl_command_queue q, cl_command_type type, zfcl_c
     cl_int err = zfcl_command_begin(q, type, num, list, &e, &w, &nw);
     if (err != CL_SUCCESS)
         return err;
-    ze_result_t r = copy.size == 0 ? zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w)
-                                   : zfi_zeCommandListAppendMemoryCopy(q->list, copy.dst, copy.src, copy.size, e->ze,
-                                                                       nw, w);
+    ze_result_t r = copy.size == 0
+                        ? zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w)
+                        : zfi_zeCommandListAppendMemoryCopy(q->list, copy.dst, copy.src, copy.size, e->ze, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);
@@ -294,9 +294,8 @@ cl_int CL_API_CALL zfcl_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_boo
     return zfcl_enqueue_copy(q, CL_COMMAND_READ_BUFFER, c, blocking, num, list, event);
 }
 
-cl_int CL_API_CALL zfcl_clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset,
-                                             size_t size, const void *ptr, cl_uint num, const cl_event *list,
-                                             cl_event *event) {
+cl_int CL_API_CALL zfcl_clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset, size_t size,
+                                             const void *ptr, cl_uint num, const cl_event *list, cl_event *event) {
     cl_int err = zfcl_check_buffer(q, m, offset, size);
     if (err == CL_SUCCESS && (ptr == NULL || size == 0))
         err = zfcl_fail(CL_INVALID_VALUE, "ptr is NULL or size is 0");
@@ -337,7 +336,8 @@ cl_int CL_API_CALL zfcl_clEnqueueFillBuffer(cl_command_queue q, cl_mem m, const 
         return err;
     if (pattern == NULL || pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)) != 0 ||
         offset % pattern_size != 0 || size % pattern_size != 0)
-        return zfcl_fail(CL_INVALID_VALUE, "pattern must be 1 to 128 bytes (a power of two) and divide offset and size");
+        return zfcl_fail(CL_INVALID_VALUE,
+                         "pattern must be 1 to 128 bytes (a power of two) and divide offset and size");
     cl_event e;
     ze_event_handle_t *w;
     uint32_t nw;
@@ -374,9 +374,8 @@ void *CL_API_CALL zfcl_clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool 
         return zfcl_null(errcode, err);
     char *host = m->host_ptr != NULL ? (char *)m->host_ptr + offset : (char *)m->ptr + offset;
     /* mapped in place, or the application's memory brought up to date */
-    zfcl_copy c = {host, (char *)m->ptr + offset, m->host_ptr != NULL && !(flags & CL_MAP_WRITE_INVALIDATE_REGION)
-                                                      ? size
-                                                      : 0};
+    zfcl_copy c = {host, (char *)m->ptr + offset,
+                   m->host_ptr != NULL && !(flags & CL_MAP_WRITE_INVALIDATE_REGION) ? size : 0};
     err = zfcl_enqueue_copy(q, CL_COMMAND_MAP_BUFFER, c, blocking, num, list, event);
     if (err != CL_SUCCESS) {
         free(map);
@@ -485,9 +484,8 @@ static cl_int zfcl_enqueue_rect(cl_command_queue q, cl_command_type type, void *
     if (err != CL_SUCCESS)
         return err;
     ze_copy_region_t dr = zfcl_region(d.origin, region), sr = zfcl_region(s.origin, region);
-    ze_result_t r = zfi_zeCommandListAppendMemoryCopyRegion(q->list, dst, &dr, (uint32_t)d.row, (uint32_t)d.slice,
-                                                            src, &sr, (uint32_t)s.row, (uint32_t)s.slice, e->ze, nw,
-                                                            w);
+    ze_result_t r = zfi_zeCommandListAppendMemoryCopyRegion(q->list, dst, &dr, (uint32_t)d.row, (uint32_t)d.slice, src,
+                                                            &sr, (uint32_t)s.row, (uint32_t)s.slice, e->ze, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);

@@ -163,14 +163,14 @@ cl_program CL_API_CALL zfcl_clCreateProgramWithBinary(cl_context c, cl_uint num,
         if (zfcl_is_spirv(binaries[i], lengths[i])) /* SPIR-V as a binary: an IL program */
             ok = p->num_il > 0 || zfcl_add_il(p, binaries[i], lengths[i]);
         else
-            ok = zfcl_native_module(p, zfcl_context_index(c, devices[i]), binaries[i], lengths[i]) ==
-                 ZE_RESULT_SUCCESS;
+            ok = zfcl_native_module(p, zfcl_context_index(c, devices[i]), binaries[i], lengths[i]) == ZE_RESULT_SUCCESS;
         if (status != NULL)
             status[i] = ok ? CL_SUCCESS : CL_INVALID_BINARY;
         if (!ok) {
             zfcl_clReleaseProgram(p);
-            return zfcl_null(err, zfcl_fail(CL_INVALID_BINARY, "binaries[%u] is neither a native binary of zefake "
-                                                               "nor SPIR-V",
+            return zfcl_null(err, zfcl_fail(CL_INVALID_BINARY,
+                                            "binaries[%u] is neither a native binary of zefake "
+                                            "nor SPIR-V",
                                             i));
         }
     }
@@ -419,8 +419,7 @@ static cl_int zfcl_gather_headers(cl_uint num, const cl_program *programs, const
         return zfcl_fail(CL_INVALID_VALUE, "num_input_headers, input_headers and header_include_names disagree");
     for (cl_uint i = 0; i < num; i++) {
         if (!zfcl_live(programs[i], ZFCL_PROGRAM) || programs[i]->source == NULL || names[i] == NULL)
-            return zfcl_fail(CL_INVALID_VALUE, "input_headers[%u] is no program with source or has no include name",
-                             i);
+            return zfcl_fail(CL_INVALID_VALUE, "input_headers[%u] is no program with source or has no include name", i);
         out[i] = (zfcl_header){names[i], programs[i]->source};
     }
     return CL_SUCCESS;
@@ -476,8 +475,7 @@ static cl_int zfcl_link_inputs(cl_context c, cl_uint num, const cl_program *inpu
 
 cl_program CL_API_CALL zfcl_clLinkProgram(cl_context c, cl_uint num, const cl_device_id *devices, const char *options,
                                           cl_uint num_inputs, const cl_program *inputs,
-                                          void(CL_CALLBACK *notify)(cl_program, void *), void *user_data,
-                                          cl_int *err) {
+                                          void(CL_CALLBACK *notify)(cl_program, void *), void *user_data, cl_int *err) {
     if (!zfcl_live(c, ZFCL_CONTEXT))
         return zfcl_null(err, zfcl_fail(CL_INVALID_CONTEXT, "context is no live context"));
     if (notify == NULL && user_data != NULL)
@@ -517,9 +515,13 @@ cl_program CL_API_CALL zfcl_clLinkProgram(cl_context c, cl_uint num, const cl_de
  * Queries */
 
 static cl_int zfcl_binary_of(cl_program p, cl_uint index, unsigned char *out, size_t *size) {
-    if (p->modules[index] != NULL)
-        return zfi_zeModuleGetNativeBinary(p->modules[index], size, out) == ZE_RESULT_SUCCESS ? CL_SUCCESS
-                                                                                               : CL_OUT_OF_RESOURCES;
+    if (p->modules[index] != NULL) {
+        *size = 0;
+        ze_result_t r = zfi_zeModuleGetNativeBinary(p->modules[index], size, NULL);
+        if (r == ZE_RESULT_SUCCESS && out != NULL)
+            r = zfi_zeModuleGetNativeBinary(p->modules[index], size, out);
+        return r == ZE_RESULT_SUCCESS ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
+    }
     *size = p->num_il == 1 ? p->il_size[0] : 0; /* a compiled object: its SPIR-V */
     if (out != NULL && *size > 0)
         memcpy(out, p->il[0], *size);
@@ -534,8 +536,7 @@ static cl_int zfcl_binaries(cl_program p, bool sizes, size_t size, void *value, 
     if (value == NULL)
         return CL_SUCCESS;
     if (size < need)
-        return zfcl_fail(CL_INVALID_VALUE, "param_value_size %zu is less than the %zu bytes of the answer", size,
-                         need);
+        return zfcl_fail(CL_INVALID_VALUE, "param_value_size %zu is less than the %zu bytes of the answer", size, need);
     for (cl_uint i = 0; i < n; i++) {
         size_t bytes = 0;
         unsigned char *out = sizes ? NULL : ((unsigned char **)value)[i];

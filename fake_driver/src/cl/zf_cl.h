@@ -88,7 +88,7 @@ struct _cl_command_queue {
     size_t num_given;
     ze_command_list_handle_t list; /* immediate, asynchronous */
     pthread_mutex_t lock;
-    cl_event last; /* the newest command: commands execute in submission order */
+    cl_event last;     /* the newest command: commands execute in submission order */
     atomic_uint holds; /* events of the queue still alive */
 };
 
