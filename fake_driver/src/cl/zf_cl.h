@@ -175,7 +175,7 @@ cl_int zfcl_info_str(size_t param_value_size, void *param_value, size_t *param_v
 /* A Level Zero result in OpenCL terms. */
 cl_int zfcl_from_ze(ze_result_t result);
 
-/* platform.c: the core initialised from the OpenCL side (zeInit on first use), the devices. */
+/* cl_platform.c: the core initialised from the OpenCL side (zeInit on first use), the devices. */
 cl_int zfcl_init(void);
 extern struct _cl_platform_id zfcl_platform;
 cl_uint zfcl_num_devices(void);
@@ -186,7 +186,7 @@ cl_ulong zfcl_device_ns(cl_device_id device, uint64_t ticks);
 cl_ulong zfcl_device_now(cl_device_id device);
 cl_device_type zfcl_device_type(cl_device_id device);
 
-/* context.c: objects created in a context hold it until they are destroyed. */
+/* cl_context.c: objects created in a context hold it until they are destroyed. */
 bool zfcl_context_has(cl_context context, cl_device_id device);
 cl_uint zfcl_context_index(cl_context context, cl_device_id device);
 void zfcl_context_hold(cl_context context);
@@ -196,7 +196,7 @@ ze_driver_handle_t zfcl_ze_driver(void);
 /* Calls the callbacks of a list, newest first, with `object` and frees the list. */
 void zfcl_call_destructors(zfcl_callback *list, void *object);
 
-/* event.c */
+/* cl_event.c */
 cl_int zfcl_wait_list(cl_command_queue queue, cl_uint num, const cl_event *list, const cl_event *event_ret);
 /* A new command event of the queue (not yet returned to the application), with the previous command and the wait
  * list as its dependencies; fills the Level Zero wait list (caller frees *waits). */
@@ -212,10 +212,10 @@ void zfcl_event_release(cl_event event);
 cl_int zfcl_event_wait(cl_event event);
 cl_int zfcl_queue_finish(cl_command_queue queue);
 
-/* memory.c */
+/* cl_memory.c */
 bool zfcl_mem_valid(cl_mem mem);
 
-/* compiler.c: OpenCL C to SPIR-V with Debian's clang-14 and llvm-spirv-14 as child processes, in a temporary
+/* cl_compiler.c: OpenCL C to SPIR-V with Debian's clang-14 and llvm-spirv-14 as child processes, in a temporary
  * directory holding the source and the embedded headers. Returns CL_SUCCESS with the SPIR-V, CL_INVALID_BUILD_OPTIONS
  * when clang rejects an option, or CL_BUILD_PROGRAM_FAILURE (CL_COMPILE_PROGRAM_FAILURE when `compile_only`); *log
  * gets the compilers' diagnostics either way (caller frees). */

@@ -1,4 +1,4 @@
-/* Programs: from OpenCL C source (compiler.c), from SPIR-V (cl_khr_il_program) and from binaries (the module's
+/* Programs: from OpenCL C source (cl_compiler.c), from SPIR-V (cl_khr_il_program) and from binaries (the module's
  * native binary as clGetProgramInfo gives it, or SPIR-V); compile, link and build. The executable is one Level Zero
  * module per device of the context built by zeModuleCreate's code (several SPIR-V inputs after a link form one module
  * through ZE_experimental_module_program), so both faces build and run programs the same way. */

@@ -1,7 +1,7 @@
 /* Contexts and command queues. A context is a Level Zero context over its devices; a queue is an immediate,
  * asynchronous Level Zero command list on the device's compute engine group. Commands of a queue execute in
  * submission order whatever its properties (an out-of-order queue may, and this one does): each command waits for
- * the one before it (event.c). */
+ * the one before it (cl_event.c). */
 #include "cl/zf_cl.h"
 #include "zfcl_generated.h"
 
