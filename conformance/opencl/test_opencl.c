@@ -8,6 +8,7 @@
 #include <CL/cl_ext.h>
 #include <level_zero/ze_api.h>
 
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -656,11 +658,141 @@ static void test_invalid_arguments(void **state) {
     assert_null(clCreateUserEvent(not_context, &err));
     assert_int_equal(err, CL_INVALID_CONTEXT);
     /* a function the devices do not offer answers its "not supported" result, never a crash */
-    assert_null(clSVMAlloc(t->context, 0, 64, 0));
+    assert_null(clSVMAlloc(t->context, 0, 0, 0));
     assert_null(clCreatePipe(t->context, 0, 4, 4, NULL, &err));
     assert_int_equal(err, CL_INVALID_OPERATION);
     clReleaseMemObject(m);
     clReleaseMemObject(rw);
+}
+
+static void test_svm_and_usm(void **state) {
+    zc_cl *t = *state;
+    cl_device_svm_capabilities caps = 0;
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL), CL_SUCCESS);
+    assert_true(caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
+    cl_program p = zc_build_source(t, zc_vadd_source, "-cl-std=CL2.0");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "vadd", &err);
+    int *a = clSVMAlloc(t->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, 64 * sizeof(int), 0);
+    int *b = clSVMAlloc(t->context, CL_MEM_READ_WRITE, 64 * sizeof(int), 64);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_null(clSVMAlloc(t->context, CL_MEM_SVM_ATOMICS | CL_MEM_SVM_FINE_GRAIN_BUFFER, 64, 0));
+    for (int i = 0; i < 64; i++)
+        a[i] = i; /* fine-grained: written by the host in place */
+    int seven = 7;
+    assert_int_equal(clEnqueueSVMMemFill(t->queue, b, &seven, sizeof seven, 64 * sizeof(int), 0, NULL, NULL),
+                     CL_SUCCESS);
+    /* c is a buffer over USM shared memory (CL_MEM_USE_HOST_PTR of a USM pointer uses it in place) */
+    clSharedMemAllocINTEL_fn shared_alloc =
+        (clSharedMemAllocINTEL_fn)clGetExtensionFunctionAddressForPlatform(t->platform, "clSharedMemAllocINTEL");
+    clDeviceMemAllocINTEL_fn device_alloc =
+        (clDeviceMemAllocINTEL_fn)clGetExtensionFunctionAddressForPlatform(t->platform, "clDeviceMemAllocINTEL");
+    clMemFreeINTEL_fn usm_free =
+        (clMemFreeINTEL_fn)clGetExtensionFunctionAddressForPlatform(t->platform, "clMemFreeINTEL");
+    clEnqueueMemcpyINTEL_fn usm_copy =
+        (clEnqueueMemcpyINTEL_fn)clGetExtensionFunctionAddressForPlatform(t->platform, "clEnqueueMemcpyINTEL");
+    clGetMemAllocInfoINTEL_fn usm_info =
+        (clGetMemAllocInfoINTEL_fn)clGetExtensionFunctionAddressForPlatform(t->platform, "clGetMemAllocInfoINTEL");
+    assert_non_null(shared_alloc);
+    assert_non_null(device_alloc);
+    assert_non_null(usm_free);
+    assert_non_null(usm_copy);
+    assert_non_null(usm_info);
+    int *c = shared_alloc(t->context, t->device, NULL, 64 * sizeof(int), 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem mc = clCreateBuffer(t->context, CL_MEM_USE_HOST_PTR, 64 * sizeof(int), c, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_bool uses_svm = CL_FALSE;
+    assert_int_equal(clGetMemObjectInfo(mc, CL_MEM_USES_SVM_POINTER, sizeof uses_svm, &uses_svm, NULL), CL_SUCCESS);
+    assert_true(uses_svm);
+    assert_int_equal(clSetKernelArgSVMPointer(k, 0, a), CL_SUCCESS);
+    assert_int_equal(clSetKernelArgSVMPointer(k, 1, b), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 2, sizeof mc, &mc), CL_SUCCESS);
+    size_t global = 64;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+    int *d = device_alloc(t->context, t->device, NULL, 64 * sizeof(int), 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    int out[64];
+    assert_int_equal(usm_copy(t->queue, CL_FALSE, d, c, sizeof out, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(usm_copy(t->queue, CL_TRUE, out, d, sizeof out, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < 64; i++) {
+        assert_int_equal(out[i], i + 7);
+        assert_int_equal(c[i], i + 7);
+    }
+    cl_unified_shared_memory_type_intel type = 0;
+    assert_int_equal(usm_info(t->context, d + 3, CL_MEM_ALLOC_TYPE_INTEL, sizeof type, &type, NULL), CL_SUCCESS);
+    assert_int_equal(type, CL_MEM_TYPE_DEVICE_INTEL);
+    void *base = NULL;
+    assert_int_equal(usm_info(t->context, d + 3, CL_MEM_ALLOC_BASE_PTR_INTEL, sizeof base, &base, NULL), CL_SUCCESS);
+    assert_ptr_equal(base, d);
+    assert_int_equal(usm_info(t->context, out, CL_MEM_ALLOC_TYPE_INTEL, sizeof type, &type, NULL), CL_SUCCESS);
+    assert_int_equal(type, CL_MEM_TYPE_UNKNOWN_INTEL);
+    assert_int_equal(usm_free(t->context, out), CL_INVALID_VALUE);
+    assert_int_equal(clSetKernelArgSVMPointer(k, 3, a), CL_INVALID_ARG_INDEX);
+    assert_int_equal(clEnqueueSVMMemcpy(t->queue, CL_TRUE, a, a + 1, 16, 0, NULL, NULL), CL_MEM_COPY_OVERLAP);
+    assert_int_equal(clFinish(t->queue), CL_SUCCESS);
+    clReleaseMemObject(mc);
+    assert_int_equal(usm_free(t->context, c), CL_SUCCESS);
+    assert_int_equal(usm_free(t->context, d), CL_SUCCESS);
+    clSVMFree(t->context, a);
+    void *ptrs[] = {b};
+    assert_int_equal(clEnqueueSVMFree(t->queue, 1, ptrs, NULL, NULL, 0, NULL, NULL), CL_SUCCESS);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
+static void test_printf_and_rect_copies(void **state) {
+    zc_cl *t = *state;
+    const char *source = "kernel void hello(int v) { if (get_global_id(0) == 1) printf(\"item %d says %d\\n\", "
+                         "(int)get_global_id(0), v); }\n";
+    cl_program p = zc_build_source(t, source, NULL);
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "hello", &err);
+    int v = 42;
+    assert_int_equal(clSetKernelArg(k, 0, sizeof v, &v), CL_SUCCESS);
+    char path[] = "/tmp/zc-opencl-printf-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(fd, STDOUT_FILENO);
+    size_t global = 4;
+    err = clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+    cl_int finished = clFinish(t->queue);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(finished, CL_SUCCESS);
+    char text[256] = "";
+    lseek(fd, 0, SEEK_SET);
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    unlink(path);
+    assert_true(n > 0);
+    assert_non_null(strstr(text, "item 1 says 42"));
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    /* a 3x2 block written at (1, 1) of an 8-byte-pitch buffer, copied to (4, 0) of another, read back whole */
+    cl_mem a = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 32, NULL, &err);
+    cl_mem b = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 32, NULL, &err);
+    unsigned char zero[32] = {0}, block[6] = {1, 2, 3, 4, 5, 6}, all[32];
+    assert_int_equal(clEnqueueWriteBuffer(t->queue, a, CL_FALSE, 0, 32, zero, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueWriteBuffer(t->queue, b, CL_FALSE, 0, 32, zero, 0, NULL, NULL), CL_SUCCESS);
+    size_t at[3] = {1, 1, 0}, host0[3] = {0, 0, 0}, to[3] = {4, 0, 0}, region[3] = {3, 2, 1};
+    assert_int_equal(
+        clEnqueueWriteBufferRect(t->queue, a, CL_FALSE, at, host0, region, 8, 0, 3, 0, block, 0, NULL, NULL),
+        CL_SUCCESS);
+    assert_int_equal(clEnqueueCopyBufferRect(t->queue, a, b, at, to, region, 8, 0, 8, 0, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, b, CL_TRUE, 0, 32, all, 0, NULL, NULL), CL_SUCCESS);
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 8; x++) {
+            int expected = (y < 2 && x >= 4 && x < 7) ? block[y * 3 + x - 4] : 0;
+            assert_int_equal(all[y * 8 + x], expected);
+        }
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
 }
 
 int main(void) {
@@ -677,6 +809,8 @@ int main(void) {
         cmocka_unit_test(test_events_user_marker_barrier),
         cmocka_unit_test(test_kernel_args_and_work_groups),
         cmocka_unit_test(test_invalid_arguments),
+        cmocka_unit_test(test_svm_and_usm),
+        cmocka_unit_test(test_printf_and_rect_copies),
     };
     return cmocka_run_group_tests_name("opencl", tests, zc_setup, zc_teardown);
 }

@@ -14,6 +14,7 @@ static const char *const zfcl_ext_names[] = {"cl_khr_byte_addressable_store",
                                              "cl_khr_il_program",
                                              "cl_khr_device_uuid",
                                              "cl_khr_icd",
+                                             "cl_intel_unified_shared_memory",
                                              "cl_khr_int64_base_atomics",
                                              "cl_khr_int64_extended_atomics",
                                              "cl_khr_fp64"};
@@ -27,7 +28,7 @@ static bool zfcl_has_int64_atomics(cl_device_id d) {
 }
 
 static size_t zfcl_num_exts(cl_device_id d) {
-    size_t n = 8;
+    size_t n = 9;
     if (zfcl_has_int64_atomics(d))
         n += 2;
     if (zfcl_has_fp64(d))
@@ -36,7 +37,7 @@ static size_t zfcl_num_exts(cl_device_id d) {
 }
 
 static const char *zfcl_ext_name(cl_device_id d, size_t i) {
-    if (i >= 8 && !zfcl_has_int64_atomics(d))
+    if (i >= 9 && !zfcl_has_int64_atomics(d))
         i += 2;
     return zfcl_ext_names[i];
 }
@@ -221,6 +222,17 @@ static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t si
                        (name == CL_DEVICE_ATOMIC_FENCE_CAPABILITIES ? CL_DEVICE_ATOMIC_ORDER_ACQ_REL : 0));
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
         ZFCL_VALUE(size_t, zfcl_min_subgroup(d));
+    case CL_DEVICE_SVM_CAPABILITIES: /* Level Zero shared allocations: host and device see one memory */
+        ZFCL_VALUE(cl_device_svm_capabilities, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
+    case CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL:
+    case CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL:
+    case CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL:
+        ZFCL_VALUE(cl_device_unified_shared_memory_capabilities_intel,
+                   CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL);
+    case CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL:
+        ZFCL_VALUE(cl_device_unified_shared_memory_capabilities_intel, CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL);
+    case CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL:
+        ZFCL_VALUE(cl_device_unified_shared_memory_capabilities_intel, 0); /* malloc memory is not reachable */
     default:
         *answered = false;
         return CL_INVALID_VALUE;
@@ -266,8 +278,6 @@ static cl_int zfcl_device_absent(cl_device_info name, size_t size, void *value, 
         ZFCL_VALUE(size_t, 0);
     case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
         ZFCL_VALUE(cl_command_queue_properties, 0);
-    case CL_DEVICE_SVM_CAPABILITIES:
-        ZFCL_VALUE(cl_device_svm_capabilities, 0);
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
         ZFCL_VALUE(cl_device_device_enqueue_capabilities, 0);
     case CL_DEVICE_HALF_FP_CONFIG:

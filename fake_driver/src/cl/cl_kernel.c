@@ -163,6 +163,17 @@ static cl_int zfcl_set_pointer(cl_kernel k, cl_uint index, size_t size, const vo
     return zfcl_set_all(k, index, sizeof ptr, &ptr);
 }
 
+cl_int zfcl_set_kernel_pointer(cl_kernel k, cl_uint index, const void *ptr) {
+    if (!zfcl_live(k, ZFCL_KERNEL))
+        return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");
+    if (index >= k->num_args)
+        return zfcl_fail(CL_INVALID_ARG_INDEX, "arg_index %u is not below the kernel's %u arguments", index,
+                         k->num_args);
+    if (zfcl_desc(k)->args[index].kind != ZF_SPIRV_ARG_POINTER)
+        return zfcl_fail(CL_INVALID_ARG_VALUE, "argument %u is no global or constant pointer", index);
+    return zfcl_set_all(k, index, sizeof ptr, &ptr);
+}
+
 cl_int CL_API_CALL zfcl_clSetKernelArg(cl_kernel k, cl_uint index, size_t size, const void *value) {
     if (!zfcl_live(k, ZFCL_KERNEL))
         return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");

@@ -78,6 +78,11 @@ static cl_mem zfcl_buffer(cl_context c, cl_mem_flags flags, size_t size, void *h
     cl_mem m = zfcl_mem_new(c, flags, size, err);
     if (m == NULL)
         return NULL;
+    if ((flags & CL_MEM_USE_HOST_PTR) && zfcl_usm_size(c, host_ptr) >= size) {
+        m->ptr = host_ptr; /* SVM or USM memory of the context: the buffer uses it in place */
+        m->svm = true;
+        return zfcl_mem_publish(m, err);
+    }
     ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
     ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
     ze_device_handle_t dev = c->num_devices == 1 ? c->devices[0]->ze : NULL;
@@ -172,7 +177,7 @@ static void zfcl_mem_destroy(cl_mem m) {
     zfcl_call_destructors(m->destructors, m);
     if (m->parent != NULL) {
         zfcl_clReleaseMemObject(m->parent);
-    } else {
+    } else if (!m->svm) {
         /* the memory goes once the commands using it are done, as OpenCL releases it */
         ze_memory_free_ext_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
                                           .freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE};
@@ -202,7 +207,7 @@ cl_int CL_API_CALL zfcl_clGetMemObjectInfo(cl_mem m, cl_mem_info name, size_t si
         return zfcl_fail(CL_INVALID_MEM_OBJECT, "memobj is no live memory object");
     cl_mem_object_type type = CL_MEM_OBJECT_BUFFER;
     cl_uint maps = atomic_load(&m->maps), refs = atomic_load(&m->obj.refs);
-    cl_bool no = CL_FALSE;
+    cl_bool svm = m->svm || (m->parent != NULL && m->parent->svm);
     switch (name) {
     case CL_MEM_TYPE:
         return zfcl_info(size, value, size_ret, &type, sizeof type);
@@ -210,8 +215,10 @@ cl_int CL_API_CALL zfcl_clGetMemObjectInfo(cl_mem m, cl_mem_info name, size_t si
         return zfcl_info(size, value, size_ret, &m->flags, sizeof m->flags);
     case CL_MEM_SIZE:
         return zfcl_info(size, value, size_ret, &m->size, sizeof m->size);
-    case CL_MEM_HOST_PTR:
-        return zfcl_info(size, value, size_ret, &m->host_ptr, sizeof m->host_ptr);
+    case CL_MEM_HOST_PTR: {
+        void *host = m->host_ptr != NULL ? m->host_ptr : svm ? m->ptr : NULL;
+        return zfcl_info(size, value, size_ret, &host, sizeof host);
+    }
     case CL_MEM_MAP_COUNT:
         return zfcl_info(size, value, size_ret, &maps, sizeof maps);
     case CL_MEM_REFERENCE_COUNT:
@@ -223,7 +230,7 @@ cl_int CL_API_CALL zfcl_clGetMemObjectInfo(cl_mem m, cl_mem_info name, size_t si
     case CL_MEM_OFFSET:
         return zfcl_info(size, value, size_ret, &m->origin, sizeof m->origin);
     case CL_MEM_USES_SVM_POINTER:
-        return zfcl_info(size, value, size_ret, &no, sizeof no);
+        return zfcl_info(size, value, size_ret, &svm, sizeof svm);
     case CL_MEM_PROPERTIES:
         return zfcl_info(size, value, size_ret, m->props, m->num_props * sizeof m->props[0]);
     default:
@@ -255,15 +262,8 @@ static cl_int zfcl_host_may(cl_mem m, bool read) {
                                : CL_SUCCESS;
 }
 
-typedef struct zfcl_copy {
-    void *dst;
-    const void *src;
-    size_t size;
-} zfcl_copy;
-
-/* One Level Zero copy (or, with size 0, a barrier) as a command of the queue. */
-static cl_int zfcl_enqueue_copy(cl_command_queue q, cl_command_type type, zfcl_copy copy, bool blocking, cl_uint num,
-                                const cl_event *list, cl_event *event_ret) {
+cl_int zfcl_enqueue_copy(cl_command_queue q, cl_command_type type, zfcl_copy copy, bool blocking, cl_uint num,
+                         const cl_event *list, cl_event *event_ret) {
     cl_event e;
     ze_event_handle_t *w;
     uint32_t nw;
@@ -328,6 +328,25 @@ cl_int CL_API_CALL zfcl_clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_m
     return zfcl_enqueue_copy(q, CL_COMMAND_COPY_BUFFER, c, false, num, list, event);
 }
 
+cl_int zfcl_enqueue_fill(cl_command_queue q, cl_command_type type, void *ptr, const void *pattern, size_t pattern_size,
+                         size_t size, cl_uint num, const cl_event *list, cl_event *event) {
+    cl_event e;
+    ze_event_handle_t *w;
+    uint32_t nw;
+    cl_int err = zfcl_command_begin(q, type, num, list, &e, &w, &nw);
+    if (err != CL_SUCCESS)
+        return err;
+    ze_result_t r = size == 0
+                        ? zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w)
+                        : zfi_zeCommandListAppendMemoryFill(q->list, ptr, pattern, pattern_size, size, e->ze, nw, w);
+    free(w);
+    if (r != ZE_RESULT_SUCCESS) {
+        zfcl_command_abort(q, e);
+        return zfcl_from_ze(r);
+    }
+    return zfcl_command_end(q, e, event, false);
+}
+
 cl_int CL_API_CALL zfcl_clEnqueueFillBuffer(cl_command_queue q, cl_mem m, const void *pattern, size_t pattern_size,
                                             size_t offset, size_t size, cl_uint num, const cl_event *list,
                                             cl_event *event) {
@@ -338,21 +357,8 @@ cl_int CL_API_CALL zfcl_clEnqueueFillBuffer(cl_command_queue q, cl_mem m, const 
         offset % pattern_size != 0 || size % pattern_size != 0)
         return zfcl_fail(CL_INVALID_VALUE,
                          "pattern must be 1 to 128 bytes (a power of two) and divide offset and size");
-    cl_event e;
-    ze_event_handle_t *w;
-    uint32_t nw;
-    err = zfcl_command_begin(q, CL_COMMAND_FILL_BUFFER, num, list, &e, &w, &nw);
-    if (err != CL_SUCCESS)
-        return err;
-    ze_result_t r = size == 0 ? zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w)
-                              : zfi_zeCommandListAppendMemoryFill(q->list, (char *)m->ptr + offset, pattern,
-                                                                  pattern_size, size, e->ze, nw, w);
-    free(w);
-    if (r != ZE_RESULT_SUCCESS) {
-        zfcl_command_abort(q, e);
-        return zfcl_from_ze(r);
-    }
-    return zfcl_command_end(q, e, event, false);
+    return zfcl_enqueue_fill(q, CL_COMMAND_FILL_BUFFER, (char *)m->ptr + offset, pattern, pattern_size, size, num, list,
+                             event);
 }
 
 void *CL_API_CALL zfcl_clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, cl_map_flags flags,

@@ -281,13 +281,13 @@ cl_int CL_API_CALL zfcl_clCreateSubDevices(cl_device_id device, const cl_device_
 
 /* The exported lookup (cl_khr_icd): Debian's ocl-icd 2.3 asks it (or dlsym) for clIcdGetPlatformIDsKHR and for
  * clGetPlatformInfo and skips an ICD without both, so clGetPlatformInfo is answered here instead of being exported.
- * The platform has no extension functions beyond those of the dispatch table. */
+ * The platform's extension functions are those of cl_intel_unified_shared_memory (cl_svm.c). */
 static void *zfcl_extension_address(const char *name) {
     if (name != NULL && strcmp(name, "clIcdGetPlatformIDsKHR") == 0)
         return (void *)(uintptr_t)clIcdGetPlatformIDsKHR;
     if (name != NULL && strcmp(name, "clGetPlatformInfo") == 0)
         return (void *)(uintptr_t)zfcl_clGetPlatformInfo;
-    return NULL;
+    return zfcl_usm_function(name); /* cl_intel_unified_shared_memory */
 }
 
 __attribute__((visibility("default"))) void *CL_API_CALL clGetExtensionFunctionAddress(const char *name) {

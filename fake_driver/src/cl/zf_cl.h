@@ -107,6 +107,7 @@ struct _cl_mem {
     pthread_mutex_t lock;
     zfcl_callback *destructors;
     struct zfcl_mapping *mappings; /* live clEnqueueMap* regions */
+    bool svm;                      /* CL_MEM_USE_HOST_PTR over SVM or USM memory: used in place, not freed */
 };
 
 struct _cl_program {
@@ -214,6 +215,26 @@ cl_int zfcl_queue_finish(cl_command_queue queue);
 
 /* cl_memory.c */
 bool zfcl_mem_valid(cl_mem mem);
+/* One Level Zero copy (or, with size 0, a barrier: an ordering point) as a command of the queue. */
+typedef struct zfcl_copy {
+    void *dst;
+    const void *src;
+    size_t size;
+} zfcl_copy;
+cl_int zfcl_enqueue_copy(cl_command_queue queue, cl_command_type type, zfcl_copy copy, bool blocking, cl_uint num,
+                         const cl_event *list, cl_event *event);
+/* One Level Zero fill (size 0: a barrier) as a command of the queue. */
+cl_int zfcl_enqueue_fill(cl_command_queue queue, cl_command_type type, void *ptr, const void *pattern,
+                         size_t pattern_size, size_t size, cl_uint num, const cl_event *list, cl_event *event);
+
+/* cl_svm.c: SVM and cl_intel_unified_shared_memory over Level Zero USM allocations of the context. */
+/* The bytes from `ptr` to the end of its allocation when it lies in one of the context's, else 0. */
+size_t zfcl_usm_size(cl_context context, const void *ptr);
+/* The extension functions of the platform (clGetExtensionFunctionAddressForPlatform), NULL for other names. */
+void *zfcl_usm_function(const char *name);
+
+/* cl_kernel.c */
+cl_int zfcl_set_kernel_pointer(cl_kernel kernel, cl_uint index, const void *ptr);
 
 /* cl_compiler.c: OpenCL C to SPIR-V with Debian's clang-14 and llvm-spirv-14 as child processes, in a temporary
  * directory holding the source and the embedded headers. Returns CL_SUCCESS with the SPIR-V, CL_INVALID_BUILD_OPTIONS
