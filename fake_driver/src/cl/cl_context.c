@@ -273,18 +273,19 @@ cl_command_queue CL_API_CALL zfcl_clCreateCommandQueueWithProperties(cl_context 
     if (e != CL_SUCCESS)
         return zfcl_null(err, e);
     cl_command_queue_properties bits = 0;
+    bool seen_props = false, seen_size = false;
     size_t n = 0;
     for (; props != NULL && props[n] != 0; n += 2) {
-        if (n + 3 > 8)
-            return zfcl_null(err, zfcl_fail(CL_INVALID_VALUE, "properties lists a property twice"));
+        bool *seen = props[n] == CL_QUEUE_PROPERTIES ? &seen_props : props[n] == CL_QUEUE_SIZE ? &seen_size : NULL;
+        if (seen == NULL || *seen)
+            return zfcl_null(err, zfcl_fail(CL_INVALID_VALUE, "property 0x%llx is no queue property or is given twice",
+                                            (unsigned long long)props[n]));
+        *seen = true;
         if (props[n] == CL_QUEUE_PROPERTIES)
             bits = props[n + 1];
-        else if (props[n] != CL_QUEUE_SIZE)
-            return zfcl_null(
-                err, zfcl_fail(CL_INVALID_VALUE, "property 0x%llx is no queue property", (unsigned long long)props[n]));
-        else if (!(bits & CL_QUEUE_ON_DEVICE))
-            return zfcl_null(err, zfcl_fail(CL_INVALID_VALUE, "CL_QUEUE_SIZE is only for device-side queues"));
     }
+    if (seen_size && !(bits & CL_QUEUE_ON_DEVICE))
+        return zfcl_null(err, zfcl_fail(CL_INVALID_VALUE, "CL_QUEUE_SIZE is only for device-side queues"));
     cl_command_queue q = zfcl_queue_new(c, d, bits, err);
     if (q != NULL && props != NULL) {
         memcpy(q->given, props, (n + 1) * sizeof *props);

@@ -76,8 +76,13 @@ cl_int zfcl_event_wait(cl_event e) {
     if (atomic_load(&e->status) < 0)
         return atomic_load(&e->status);
     ze_result_t r = zfi_zeEventHostSynchronize(e->ze, UINT64_MAX);
-    if (r != ZE_RESULT_SUCCESS)
+    if (r != ZE_RESULT_SUCCESS) {
+        /* the command failed (a kernel fault or hang): its status says so and the context's callback is told */
+        cl_int submitted = CL_SUBMITTED;
+        if (atomic_compare_exchange_strong(&e->status, &submitted, CL_OUT_OF_RESOURCES))
+            zfcl_context_notify(e->context, "zefake: a command failed on the device (see ZEFAKE_LOG=debug)");
         return zfcl_fail(CL_OUT_OF_RESOURCES, "the command failed on the device (Level Zero result 0x%x)", (unsigned)r);
+    }
     return atomic_load(&e->status) < 0 ? atomic_load(&e->status) : CL_SUCCESS;
 }
 
@@ -94,8 +99,7 @@ cl_int zfcl_queue_finish(cl_command_queue q) {
     return err < 0 && err != CL_OUT_OF_RESOURCES ? CL_SUCCESS : err; /* a failed command is its event's status */
 }
 
-cl_int zfcl_wait_list(cl_command_queue q, cl_uint num, const cl_event *list, const cl_event *event_ret) {
-    (void)event_ret;
+cl_int zfcl_wait_list(cl_command_queue q, cl_uint num, const cl_event *list) {
     if ((num == 0) != (list == NULL))
         return zfcl_fail(CL_INVALID_EVENT_WAIT_LIST, "num_events_in_wait_list and event_wait_list disagree");
     for (cl_uint i = 0; i < num; i++) {
@@ -109,7 +113,7 @@ cl_int zfcl_wait_list(cl_command_queue q, cl_uint num, const cl_event *list, con
 
 cl_int zfcl_command_begin(cl_command_queue q, cl_command_type type, cl_uint num, const cl_event *list, cl_event *out,
                           ze_event_handle_t **waits, uint32_t *num_waits) {
-    cl_int err = zfcl_wait_list(q, num, list, NULL);
+    cl_int err = zfcl_wait_list(q, num, list);
     if (err != CL_SUCCESS)
         return err;
     ze_event_handle_t *w = malloc((num + 1) * sizeof *w);

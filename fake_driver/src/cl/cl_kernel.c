@@ -410,7 +410,7 @@ cl_int CL_API_CALL zfcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, 
     if (err == CL_SUCCESS)
         err = zfcl_args_ready(k);
     if (err == CL_SUCCESS)
-        err = zfcl_wait_list(q, num, list, NULL);
+        err = zfcl_wait_list(q, num, list);
     if (err != CL_SUCCESS)
         return err;
     return zfcl_launch(q, zk, &r, CL_COMMAND_NDRANGE_KERNEL, num, list, event);

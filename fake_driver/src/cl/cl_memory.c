@@ -416,7 +416,7 @@ cl_int CL_API_CALL zfcl_clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m, vo
     cl_int err = zfcl_check_buffer(q, m, 0, 0);
     if (err != CL_SUCCESS)
         return err;
-    err = zfcl_wait_list(q, num, list, NULL);
+    err = zfcl_wait_list(q, num, list);
     if (err != CL_SUCCESS)
         return err;
     zfcl_mapping *map = zfcl_take_mapping(m, ptr);

@@ -198,7 +198,8 @@ ze_driver_handle_t zfcl_ze_driver(void);
 void zfcl_call_destructors(zfcl_callback *list, void *object);
 
 /* cl_event.c */
-cl_int zfcl_wait_list(cl_command_queue queue, cl_uint num, const cl_event *list, const cl_event *event_ret);
+/* The wait-list rules: num and list agree, every event is live and (given a queue) of the queue's context. */
+cl_int zfcl_wait_list(cl_command_queue queue, cl_uint num, const cl_event *list);
 /* A new command event of the queue (not yet returned to the application), with the previous command and the wait
  * list as its dependencies; fills the Level Zero wait list (caller frees *waits). */
 cl_int zfcl_command_begin(cl_command_queue queue, cl_command_type type, cl_uint num, const cl_event *list,
