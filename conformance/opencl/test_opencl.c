@@ -3,6 +3,7 @@
  * Zero reads), programs from binaries and from compile + link, build failures with their log, buffers and their
  * commands, events, and the CL_INVALID_* answers to wrong arguments of every implemented function. */
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
@@ -665,6 +666,133 @@ static void test_invalid_arguments(void **state) {
     clReleaseMemObject(rw);
 }
 
+/* The wrong-argument answers of the functions test_invalid_arguments leaves out: retain/release and info queries of
+ * every object type, programs and kernels, events and profiling, sub-buffers, migration, SVM and USM. */
+static void test_invalid_arguments_more(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    void *bogus = t->context; /* a live handle of another type */
+    char value[64];
+    cl_program p = zc_build_source(t, zc_vadd_source, NULL);
+    cl_kernel k = clCreateKernel(p, "vadd", &err);
+    cl_mem m = clCreateBuffer(t->context, CL_MEM_READ_ONLY, 256, NULL, &err);
+    cl_event user = clCreateUserEvent(t->context, &err);
+    /* retain, release and info of each type given a handle of another type */
+    assert_int_equal(clRetainCommandQueue((cl_command_queue)bogus), CL_INVALID_COMMAND_QUEUE);
+    assert_int_equal(clReleaseCommandQueue((cl_command_queue)bogus), CL_INVALID_COMMAND_QUEUE);
+    assert_int_equal(clRetainMemObject((cl_mem)bogus), CL_INVALID_MEM_OBJECT);
+    assert_int_equal(clRetainProgram((cl_program)bogus), CL_INVALID_PROGRAM);
+    assert_int_equal(clReleaseProgram((cl_program)bogus), CL_INVALID_PROGRAM);
+    assert_int_equal(clRetainKernel((cl_kernel)bogus), CL_INVALID_KERNEL);
+    assert_int_equal(clReleaseKernel((cl_kernel)bogus), CL_INVALID_KERNEL);
+    assert_int_equal(clRetainEvent((cl_event)bogus), CL_INVALID_EVENT);
+    assert_int_equal(clRetainDevice((cl_device_id)bogus), CL_INVALID_DEVICE);
+    assert_int_equal(clReleaseDevice((cl_device_id)bogus), CL_INVALID_DEVICE);
+    assert_int_equal(clGetContextInfo((cl_context)t->queue, CL_CONTEXT_NUM_DEVICES, sizeof value, value, NULL),
+                     CL_INVALID_CONTEXT);
+    assert_int_equal(clGetCommandQueueInfo((cl_command_queue)bogus, CL_QUEUE_CONTEXT, sizeof value, value, NULL),
+                     CL_INVALID_COMMAND_QUEUE);
+    assert_int_equal(clGetCommandQueueInfo(t->queue, CL_QUEUE_SIZE, sizeof value, value, NULL),
+                     CL_INVALID_COMMAND_QUEUE);
+    assert_int_equal(clGetMemObjectInfo((cl_mem)bogus, CL_MEM_SIZE, sizeof value, value, NULL), CL_INVALID_MEM_OBJECT);
+    assert_int_equal(clGetMemObjectInfo(m, CL_MEM_SIZE, 1, value, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clGetProgramInfo((cl_program)bogus, CL_PROGRAM_NUM_KERNELS, sizeof value, value, NULL),
+                     CL_INVALID_PROGRAM);
+    assert_int_equal(clGetProgramInfo(p, 0x7777, sizeof value, value, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clGetProgramBuildInfo(p, (cl_device_id)bogus, CL_PROGRAM_BUILD_LOG, sizeof value, value, NULL),
+                     CL_INVALID_DEVICE);
+    assert_int_equal(clGetProgramBuildInfo(p, t->device, 0x7777, sizeof value, value, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clGetKernelInfo((cl_kernel)bogus, CL_KERNEL_NUM_ARGS, sizeof value, value, NULL),
+                     CL_INVALID_KERNEL);
+    assert_int_equal(clGetKernelInfo(k, 0x7777, sizeof value, value, NULL), CL_INVALID_VALUE);
+    assert_int_equal(
+        clGetKernelWorkGroupInfo(k, (cl_device_id)bogus, CL_KERNEL_WORK_GROUP_SIZE, sizeof value, value, NULL),
+        CL_INVALID_DEVICE);
+    assert_int_equal(clGetKernelArgInfo(k, 9, CL_KERNEL_ARG_NAME, sizeof value, value, NULL), CL_INVALID_ARG_INDEX);
+    assert_int_equal(clGetEventInfo((cl_event)bogus, CL_EVENT_CONTEXT, sizeof value, value, NULL), CL_INVALID_EVENT);
+    assert_int_equal(clGetEventInfo(user, 0x7777, sizeof value, value, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clGetEventProfilingInfo((cl_event)bogus, CL_PROFILING_COMMAND_END, 8, value, NULL),
+                     CL_INVALID_EVENT);
+    /* programs */
+    const char *src = zc_vadd_source;
+    assert_int_equal(clBuildProgram(p, 1, NULL, NULL, NULL, NULL), CL_INVALID_VALUE);
+    cl_program q = clCreateProgramWithSource(t->context, 1, &src, NULL, &err);
+    assert_int_equal(clBuildProgram(q, 1, (cl_device_id *)&bogus, NULL, NULL, NULL), CL_INVALID_DEVICE);
+    assert_int_equal(clBuildProgram(q, 0, NULL, NULL, NULL, value), CL_INVALID_VALUE);
+    assert_int_equal(clCompileProgram(q, 0, NULL, NULL, 1, NULL, NULL, NULL, NULL), CL_INVALID_VALUE);
+    assert_null(clCreateKernel(q, "vadd", &err));
+    assert_int_equal(err, CL_INVALID_PROGRAM_EXECUTABLE);
+    assert_int_equal(clGetProgramInfo(q, CL_PROGRAM_NUM_KERNELS, sizeof value, value, NULL),
+                     CL_INVALID_PROGRAM_EXECUTABLE);
+    assert_int_equal(clSetProgramSpecializationConstant(q, 1, 4, value), CL_INVALID_PROGRAM);
+    cl_kernel ks[1];
+    assert_int_equal(clCreateKernelsInProgram(p, 1, ks, NULL), CL_INVALID_VALUE); /* two kernels */
+    assert_int_equal(clCreateKernelsInProgram(q, 2, ks, NULL), CL_INVALID_PROGRAM_EXECUTABLE);
+    assert_null(clCreateKernel(p, NULL, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    const unsigned char *none = NULL;
+    size_t zero = 0;
+    assert_null(clCreateProgramWithBinary(t->context, 1, &t->device, &zero, &none, NULL, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    assert_null(clCreateProgramWithBinary(t->context, 0, NULL, NULL, NULL, NULL, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    assert_null(clCreateProgramWithBuiltInKernels(t->context, 1, &t->device, "no_such_kernel", &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    assert_null(clLinkProgram(t->context, 0, NULL, NULL, 0, NULL, NULL, NULL, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    assert_null(clLinkProgram(t->context, 0, NULL, NULL, 1, (cl_program *)&bogus, NULL, NULL, &err));
+    assert_int_equal(err, CL_INVALID_PROGRAM);
+    assert_int_equal(clUnloadPlatformCompiler((cl_platform_id)bogus), CL_INVALID_PLATFORM);
+    assert_null(clGetExtensionFunctionAddressForPlatform(t->platform, "clNoSuchFunctionINTEL"));
+    /* sub-buffers, migration, markers */
+    cl_buffer_region region = {0, 64};
+    assert_null(clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
+    assert_int_equal(err, CL_INVALID_VALUE); /* wider than the read-only parent */
+    assert_null(clCreateSubBuffer(m, 0, 0x7777, &region, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    cl_buffer_region outside = {128, 256};
+    assert_null(clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &outside, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    cl_buffer_region empty = {0, 0};
+    assert_null(clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &empty, &err));
+    assert_int_equal(err, CL_INVALID_BUFFER_SIZE);
+    assert_int_equal(clEnqueueMigrateMemObjects(t->queue, 0, NULL, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clEnqueueMigrateMemObjects(t->queue, 1, &m, 0x7777, 0, NULL, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clEnqueueMarker(t->queue, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clEnqueueBarrierWithWaitList((cl_command_queue)bogus, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    assert_int_equal(clEnqueueWaitForEvents(t->queue, 0, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clEnqueueTask(t->queue, (cl_kernel)bogus, 0, NULL, NULL), CL_INVALID_KERNEL);
+    assert_int_equal(clSetEventCallback(user, 0x7777, zc_on_complete, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clSetUserEventStatus(user, CL_SUBMITTED), CL_INVALID_VALUE);
+    assert_int_equal(clCreateSubDevices((cl_device_id)bogus, NULL, 0, NULL, NULL), CL_INVALID_DEVICE);
+    assert_int_equal(clSetContextDestructorCallback(t->context, NULL, NULL), CL_INVALID_VALUE);
+    /* SVM and USM */
+    assert_int_equal(clEnqueueSVMMemFill(t->queue, NULL, value, 4, 64, 0, NULL, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clEnqueueSVMMap(t->queue, CL_TRUE, 0x7777, value, 4, 0, NULL, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clEnqueueSVMFree(t->queue, 1, NULL, NULL, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clSetKernelExecInfo(k, 0x7777, sizeof value, value), CL_INVALID_VALUE);
+    cl_bool yes = CL_TRUE;
+    assert_int_equal(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof yes, &yes),
+                     CL_INVALID_OPERATION);
+    assert_int_equal(clSetKernelArgSVMPointer((cl_kernel)bogus, 0, NULL), CL_INVALID_KERNEL);
+    clDeviceMemAllocINTEL_fn device_alloc =
+        (clDeviceMemAllocINTEL_fn)clGetExtensionFunctionAddressForPlatform(t->platform, "clDeviceMemAllocINTEL");
+    cl_mem_properties_intel bad_props[] = {0x7777, 0, 0};
+    assert_null(device_alloc(t->context, t->device, bad_props, 64, 0, &err));
+    assert_int_equal(err, CL_INVALID_PROPERTY);
+    assert_null(device_alloc(t->context, NULL, NULL, 64, 0, &err));
+    assert_int_equal(err, CL_INVALID_DEVICE);
+    assert_null(device_alloc(t->context, t->device, NULL, 64, 3, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    assert_null(device_alloc((cl_context)t->queue, t->device, NULL, 64, 0, &err));
+    assert_int_equal(err, CL_INVALID_CONTEXT);
+    clReleaseProgram(q);
+    clReleaseEvent(user);
+    clReleaseMemObject(m);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 static void test_svm_and_usm(void **state) {
     zc_cl *t = *state;
     cl_device_svm_capabilities caps = 0;
@@ -809,6 +937,7 @@ int main(void) {
         cmocka_unit_test(test_events_user_marker_barrier),
         cmocka_unit_test(test_kernel_args_and_work_groups),
         cmocka_unit_test(test_invalid_arguments),
+        cmocka_unit_test(test_invalid_arguments_more),
         cmocka_unit_test(test_svm_and_usm),
         cmocka_unit_test(test_printf_and_rect_copies),
     };

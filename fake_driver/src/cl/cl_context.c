@@ -42,7 +42,7 @@ void zfcl_context_hold(cl_context context) {
 }
 
 void zfcl_context_unhold(cl_context context) {
-    if (atomic_fetch_sub(&context->holds, 1u) == 1u && atomic_load(&context->obj.refs) == 0)
+    if (atomic_fetch_sub(&context->holds, 1u) == 1u)
         zfcl_context_destroy(context);
 }
 
@@ -92,6 +92,7 @@ static cl_context zfcl_context_new(const cl_context_properties *props, size_t nu
         memcpy(c->props, props, num_props * sizeof *props);
     c->num_devices = num_devices;
     c->num_props = num_props;
+    atomic_store(&c->holds, 1u); /* the application's references, together */
     pthread_mutex_init(&c->lock, NULL);
     if (!zfcl_register(&c->obj, ZFCL_CONTEXT)) {
         zfcl_context_destroy(c);
@@ -159,8 +160,7 @@ cl_int CL_API_CALL zfcl_clReleaseContext(cl_context context) {
         return zfcl_fail(CL_INVALID_CONTEXT, "context is no live context");
     if (zfcl_release(&context->obj)) {
         zfcl_unregister(&context->obj);
-        if (atomic_load(&context->holds) == 0)
-            zfcl_context_destroy(context);
+        zfcl_context_unhold(context); /* the application's hold */
     }
     return CL_SUCCESS;
 }
@@ -244,6 +244,7 @@ static cl_command_queue zfcl_queue_new(cl_context c, cl_device_id d, cl_command_
     q->context = c;
     q->device = d;
     q->props = props;
+    atomic_store(&q->holds, 1u); /* the application's references, together */
     pthread_mutex_init(&q->lock, NULL);
     zfcl_context_hold(c);
     if (err != NULL)
@@ -314,7 +315,7 @@ void zfcl_queue_hold(cl_command_queue q) {
 }
 
 void zfcl_queue_unhold(cl_command_queue q) {
-    if (atomic_fetch_sub(&q->holds, 1u) == 1u && atomic_load(&q->obj.refs) == 0)
+    if (atomic_fetch_sub(&q->holds, 1u) == 1u)
         zfcl_queue_destroy(q);
 }
 
@@ -325,11 +326,11 @@ cl_int CL_API_CALL zfcl_clReleaseCommandQueue(cl_command_queue q) {
         return CL_SUCCESS;
     zfcl_queue_finish(q); /* the release flushes; the queue goes when its commands and events are done */
     zfcl_unregister(&q->obj);
-    zfcl_queue_hold(q);
-    if (q->last != NULL)
-        zfcl_event_release(q->last);
+    cl_event last = q->last;
     q->last = NULL;
-    zfcl_queue_unhold(q);
+    if (last != NULL)
+        zfcl_event_release(last);
+    zfcl_queue_unhold(q); /* the application's hold */
     return CL_SUCCESS;
 }
 

@@ -76,7 +76,8 @@ struct _cl_context {
     void *notify_data;
     pthread_mutex_t lock;
     zfcl_callback *destructors; /* newest first: called in reverse order of registration */
-    atomic_uint holds;          /* objects of the context still alive: it is destroyed when they and refs are 0 */
+    atomic_uint holds; /* 1 while the application holds references, plus one per live object of the context: the
+                        * context is destroyed when it reaches 0 */
 };
 
 struct _cl_command_queue {
@@ -89,7 +90,7 @@ struct _cl_command_queue {
     ze_command_list_handle_t list; /* immediate, asynchronous */
     pthread_mutex_t lock;
     cl_event last;     /* the newest command: commands execute in submission order */
-    atomic_uint holds; /* events of the queue still alive */
+    atomic_uint holds; /* 1 while the application holds references, plus one per live event of the queue */
 };
 
 struct _cl_mem {
