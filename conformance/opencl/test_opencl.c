@@ -314,6 +314,11 @@ static void test_profiling_is_level_zero_device_time(void **state) {
     assert_int_equal(clFinish(t->queue), CL_SUCCESS);
     assert_int_equal(zeDeviceGetGlobalTimestamps(dev, &host, &after), ZE_RESULT_SUCCESS);
     double ns_per_tick = 1e9 / (double)props.timerResolution;
+    cl_ulong device_now = 0, host_now = 0;
+    assert_int_equal(clGetDeviceAndHostTimer(t->device, &device_now, &host_now), CL_SUCCESS);
+    assert_true((double)device_now >= (double)after * ns_per_tick); /* the same device clock, read later */
+    assert_true(host_now > 0);
+    assert_int_equal(clGetDeviceAndHostTimer(t->device, NULL, &host_now), CL_INVALID_VALUE);
     cl_ulong start = zc_profile(e, CL_PROFILING_COMMAND_START), end = zc_profile(e, CL_PROFILING_COMMAND_END);
     assert_true((double)start >= (double)before * ns_per_tick - 1.0);
     assert_true((double)end <= (double)after * ns_per_tick + 1.0);
@@ -565,6 +570,18 @@ static void test_kernel_args_and_work_groups(void **state) {
     assert_int_equal(clGetKernelWorkGroupInfo(k, NULL, CL_KERNEL_GLOBAL_WORK_SIZE, sizeof wg, &wg, NULL),
                      CL_INVALID_VALUE);
     assert_int_equal(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, 0, NULL, NULL), CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+    size_t sg_size = 0, sg_count = 0;
+    assert_int_equal(clGetKernelSubGroupInfo(k, t->device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local,
+                                             &local, sizeof sg_size, &sg_size, NULL),
+                     CL_SUCCESS);
+    assert_true(sg_size >= 1 && sg_size <= 64);
+    assert_int_equal(clGetKernelSubGroupInfo(k, t->device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, sizeof local, &local,
+                                             sizeof sg_count, &sg_count, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(sg_count, (local + sg_size - 1) / sg_size);
+    assert_int_equal(clGetKernelSubGroupInfo(k, t->device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, 0, NULL,
+                                             sizeof sg_count, &sg_count, NULL),
+                     CL_INVALID_VALUE);
     assert_int_equal(clBuildProgram(p, 0, NULL, NULL, NULL, NULL), CL_INVALID_OPERATION); /* a kernel is attached */
     assert_null(clCreateKernel(p, "nope", &err));
     assert_int_equal(err, CL_INVALID_KERNEL_NAME);

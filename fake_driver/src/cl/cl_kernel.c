@@ -293,6 +293,71 @@ cl_int CL_API_CALL zfcl_clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl
     }
 }
 
+/* Sub-groups: the sizes and counts of the kernel's Level Zero properties for the device. */
+static cl_int zfcl_subgroup_props(cl_kernel k, cl_device_id d, ze_kernel_properties_t *props) {
+    *props = (ze_kernel_properties_t){.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    ze_kernel_handle_t zk = k->ze[zfcl_context_index(k->program->context, d)];
+    if (zk == NULL || zfi_zeKernelGetProperties(zk, props) != ZE_RESULT_SUCCESS)
+        return zfcl_fail(CL_INVALID_DEVICE, "the kernel's program is not built for the device");
+    return CL_SUCCESS;
+}
+
+static size_t zfcl_product(const size_t *v, size_t count) {
+    size_t p = 1;
+    for (size_t i = 0; i < count; i++)
+        p *= v[i];
+    return p;
+}
+
+cl_int CL_API_CALL zfcl_clGetKernelSubGroupInfo(cl_kernel k, cl_device_id d, cl_kernel_sub_group_info name,
+                                                size_t in_size, const void *in, size_t size, void *value,
+                                                size_t *size_ret) {
+    if (!zfcl_live(k, ZFCL_KERNEL))
+        return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");
+    ze_kernel_properties_t props;
+    cl_int err = zfcl_kernel_device(k, &d);
+    if (err == CL_SUCCESS)
+        err = zfcl_subgroup_props(k, d, &props);
+    if (err != CL_SUCCESS)
+        return err;
+    size_t sg = props.requiredSubgroupSize != 0 ? props.requiredSubgroupSize : props.maxSubgroupSize;
+    sg = sg != 0 ? sg : 1;
+    bool local_in = in != NULL && in_size > 0 && in_size % sizeof(size_t) == 0 && in_size <= 3 * sizeof(size_t);
+    size_t answer[3] = {0, 0, 0}, count = 1;
+    switch (name) {
+    case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
+    case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE:
+        if (!local_in)
+            return zfcl_fail(CL_INVALID_VALUE, "input_value must be a local size of 1 to 3 size_t");
+        answer[0] = name == CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE
+                        ? sg
+                        : (zfcl_product(in, in_size / sizeof(size_t)) + sg - 1) / sg;
+        break;
+    case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT:
+        if (in == NULL || in_size != sizeof(size_t))
+            return zfcl_fail(CL_INVALID_VALUE, "input_value must be one size_t");
+        answer[0] = *(const size_t *)in * sg <= d->compute.maxTotalGroupSize ? *(const size_t *)in * sg : 0;
+        answer[1] = answer[2] = 1;
+        count = size >= 3 * sizeof(size_t) ? 3 : size / sizeof(size_t) > 0 ? size / sizeof(size_t) : 1;
+        break;
+    case CL_KERNEL_MAX_NUM_SUB_GROUPS:
+        answer[0] = props.maxNumSubgroups != 0 ? props.maxNumSubgroups : d->compute.maxTotalGroupSize / sg;
+        break;
+    case CL_KERNEL_COMPILE_NUM_SUB_GROUPS:
+        answer[0] = props.requiredNumSubGroups;
+        break;
+    default:
+        return zfcl_fail(CL_INVALID_VALUE, "param_name 0x%x is no sub-group query", (unsigned)name);
+    }
+    return zfcl_info(size, value, size_ret, answer, count * sizeof(size_t));
+}
+
+cl_int CL_API_CALL zfcl_clGetKernelSubGroupInfoKHR(cl_kernel k, cl_device_id d, cl_kernel_sub_group_info name,
+                                                   size_t in_size, const void *in, size_t size, void *value,
+                                                   size_t *size_ret) {
+    return zfcl_clGetKernelSubGroupInfo(k, d, name, in_size, in, size, value, size_ret);
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Launches */
 

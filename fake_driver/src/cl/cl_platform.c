@@ -2,6 +2,7 @@
  * does (flags 0: every device), so a process using both APIs sees one driver and one set of devices; the devices of
  * the platform are the Level Zero root devices, their sub-devices the Level Zero sub-devices. */
 #include "cl/zf_cl.h"
+#include "core/zf_clock.h"
 #include "zfcl_generated.h"
 
 #include <stdlib.h>
@@ -180,7 +181,7 @@ cl_int CL_API_CALL zfcl_clGetPlatformInfo(cl_platform_id platform, cl_platform_i
     static const cl_name_version exts[] = {{CL_MAKE_VERSION(1, 0, 0), "cl_khr_icd"},
                                            {CL_MAKE_VERSION(1, 0, 0), "cl_khr_il_program"}};
     cl_version version = CL_MAKE_VERSION(3, 0, 0);
-    cl_ulong resolution = 0; /* clGetHostTimer is not offered */
+    cl_ulong resolution = 1; /* clGetHostTimer: nanoseconds */
     switch (name) {
     case CL_PLATFORM_PROFILE:
         return zfcl_info_str(size, value, size_ret, "FULL_PROFILE");
@@ -309,4 +310,28 @@ cl_int CL_API_CALL zfcl_clUnloadCompiler(void) {
 cl_int CL_API_CALL zfcl_clUnloadPlatformCompiler(cl_platform_id platform) {
     return zfcl_platform_valid(platform) && platform != NULL ? CL_SUCCESS
                                                              : zfcl_fail(CL_INVALID_PLATFORM, "platform is invalid");
+}
+
+/* The host timer is the one Level Zero pairs with device timestamps (zeDeviceGetGlobalTimestamps), in nanoseconds;
+ * the device timer is the device clock in nanoseconds, as profiling reports it. */
+cl_int CL_API_CALL zfcl_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp,
+                                                cl_ulong *host_timestamp) {
+    if (!zfcl_device_valid(device))
+        return zfcl_fail(CL_INVALID_DEVICE, "device is no live device");
+    if (device_timestamp == NULL || host_timestamp == NULL)
+        return zfcl_fail(CL_INVALID_VALUE, "device_timestamp or host_timestamp is NULL");
+    uint64_t host = 0, ticks = 0;
+    zfi_zeDeviceGetGlobalTimestamps(device->ze, &host, &ticks);
+    *device_timestamp = zfcl_device_ns(device, ticks);
+    *host_timestamp = host;
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL zfcl_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp) {
+    if (!zfcl_device_valid(device))
+        return zfcl_fail(CL_INVALID_DEVICE, "device is no live device");
+    if (host_timestamp == NULL)
+        return zfcl_fail(CL_INVALID_VALUE, "host_timestamp is NULL");
+    *host_timestamp = zf_host_now_ns();
+    return CL_SUCCESS;
 }
