@@ -30,6 +30,7 @@ void zfcl_call_destructors(zfcl_callback *list, void *object) {
 
 static void zfcl_context_destroy(cl_context c) {
     zfcl_call_destructors(c->destructors, c);
+    zfcl_spares_release(c);
     zfi_zeContextDestroy(c->ze);
     pthread_mutex_destroy(&c->lock);
     free(c->devices);
@@ -246,6 +247,10 @@ static cl_command_queue zfcl_queue_new(cl_context c, cl_device_id d, cl_command_
     q->props = props;
     atomic_store(&q->holds, 1u); /* the application's references, together */
     pthread_mutex_init(&q->lock, NULL);
+    pthread_mutex_lock(&c->lock);
+    q->next_queue = c->queues;
+    c->queues = q;
+    pthread_mutex_unlock(&c->lock);
     zfcl_context_hold(c);
     if (err != NULL)
         *err = CL_SUCCESS;
@@ -302,7 +307,18 @@ cl_int CL_API_CALL zfcl_clRetainCommandQueue(cl_command_queue q) {
     return CL_SUCCESS;
 }
 
+static void zfcl_queue_unlink(cl_command_queue q) {
+    pthread_mutex_lock(&q->context->lock);
+    for (cl_command_queue *p = &q->context->queues; *p != NULL; p = &(*p)->next_queue)
+        if (*p == q) {
+            *p = q->next_queue;
+            break;
+        }
+    pthread_mutex_unlock(&q->context->lock);
+}
+
 static void zfcl_queue_destroy(cl_command_queue q) {
+    zfcl_queue_unlink(q);
     zfi_zeCommandListDestroy(q->list);
     pthread_mutex_destroy(&q->lock);
     cl_context c = q->context;

@@ -8,23 +8,97 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cl_event zfcl_event_new(cl_context c, cl_command_queue q, cl_command_type type, cl_int *err) {
-    cl_event e = calloc(1, sizeof *e);
-    if (e == NULL)
-        return zfcl_null(err, CL_OUT_OF_HOST_MEMORY);
+/* Level Zero events are reused: one the application released may still be waited for by a command of some queue of
+ * the context (the next command of its queue waits for it), so it is retired first and becomes a spare only when every
+ * queue of the context is idle, as then no command is left that could wait for it. Called with the context locked. */
+static bool zfcl_context_idle(cl_context c) {
+    bool idle = true;
+    for (cl_command_queue q = c->queues; q != NULL && idle; q = q->next_queue) {
+        pthread_mutex_lock(&q->lock);
+        idle = q->last == NULL || zfi_zeEventQueryStatus(q->last->ze) == ZE_RESULT_SUCCESS;
+        pthread_mutex_unlock(&q->lock);
+    }
+    return idle;
+}
+
+static zfcl_spare *zfcl_take_spare(cl_context c) {
+    pthread_mutex_lock(&c->lock);
+    if (c->spare_events == NULL && c->retired_events != NULL && zfcl_context_idle(c)) {
+        for (zfcl_spare *s = c->retired_events; s != NULL; s = s->next)
+            zfi_zeEventHostReset(s->ze);
+        c->spare_events = c->retired_events;
+        c->retired_events = NULL;
+    }
+    zfcl_spare *s = c->spare_events;
+    if (s != NULL)
+        c->spare_events = s->next;
+    pthread_mutex_unlock(&c->lock);
+    return s;
+}
+
+static void zfcl_retire(cl_context c, ze_event_pool_handle_t pool, ze_event_handle_t ze) {
+    zfcl_spare *s = malloc(sizeof *s);
+    if (s == NULL) { /* without host memory the event cannot wait for reuse: it leaks rather than be freed early */
+        zfcl_fail(CL_OUT_OF_HOST_MEMORY, "an event could not be kept for reuse");
+        return;
+    }
+    *s = (zfcl_spare){pool, ze, NULL};
+    pthread_mutex_lock(&c->lock);
+    s->next = c->retired_events;
+    c->retired_events = s;
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void zfcl_spares_free(zfcl_spare *list) {
+    while (list != NULL) {
+        zfcl_spare *next = list->next;
+        zfi_zeEventDestroy(list->ze);
+        zfi_zeEventPoolDestroy(list->pool);
+        free(list);
+        list = next;
+    }
+}
+
+void zfcl_spares_release(cl_context c) {
+    zfcl_spares_free(c->spare_events);
+    zfcl_spares_free(c->retired_events);
+    c->spare_events = c->retired_events = NULL;
+}
+
+static cl_int zfcl_event_create_ze(cl_context c, cl_event e) {
+    zfcl_spare *s = zfcl_take_spare(c);
+    if (s != NULL) {
+        e->pool = s->pool;
+        e->ze = s->ze;
+        free(s);
+        return CL_SUCCESS;
+    }
     ze_event_pool_desc_t pool = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
                                  .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP,
                                  .count = 1};
     ze_event_desc_t desc = {
         .stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST};
-    if (zfi_zeEventPoolCreate(c->ze, &pool, 0, NULL, &e->pool) != ZE_RESULT_SUCCESS) {
+    if (zfi_zeEventPoolCreate(c->ze, &pool, 0, NULL, &e->pool) != ZE_RESULT_SUCCESS)
+        return CL_OUT_OF_RESOURCES;
+    if (zfi_zeEventCreate(e->pool, &desc, &e->ze) != ZE_RESULT_SUCCESS) {
+        zfi_zeEventPoolDestroy(e->pool);
+        return CL_OUT_OF_RESOURCES;
+    }
+    return CL_SUCCESS;
+}
+
+static cl_event zfcl_event_new(cl_context c, cl_command_queue q, cl_command_type type, cl_int *err) {
+    cl_event e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return zfcl_null(err, CL_OUT_OF_HOST_MEMORY);
+    if (zfcl_event_create_ze(c, e) != CL_SUCCESS) {
         free(e);
         return zfcl_null(err, CL_OUT_OF_RESOURCES);
     }
-    if (zfi_zeEventCreate(e->pool, &desc, &e->ze) != ZE_RESULT_SUCCESS || !zfcl_register(&e->obj, ZFCL_EVENT)) {
-        zfi_zeEventPoolDestroy(e->pool);
+    if (!zfcl_register(&e->obj, ZFCL_EVENT)) {
+        zfcl_retire(c, e->pool, e->ze);
         free(e);
-        return zfcl_null(err, CL_OUT_OF_RESOURCES);
+        return zfcl_null(err, CL_OUT_OF_HOST_MEMORY);
     }
     e->context = c;
     e->queue = q;
@@ -39,8 +113,7 @@ static cl_event zfcl_event_new(cl_context c, cl_command_queue q, cl_command_type
 
 static void zfcl_event_destroy(cl_event e) {
     zfcl_unregister(&e->obj);
-    zfi_zeEventDestroy(e->ze);
-    zfi_zeEventPoolDestroy(e->pool);
+    zfcl_retire(e->context, e->pool, e->ze);
     for (int i = 0; i < 4; i++)
         while (e->callbacks[i] != NULL) {
             zfcl_callback *next = e->callbacks[i]->next;

@@ -75,7 +75,10 @@ struct _cl_context {
     void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
     void *notify_data;
     pthread_mutex_t lock;
-    zfcl_callback *destructors; /* newest first: called in reverse order of registration */
+    zfcl_callback *destructors;        /* newest first: called in reverse order of registration */
+    struct _cl_command_queue *queues;  /* the live queues, linked by next_queue */
+    struct zfcl_spare *spare_events;   /* Level Zero events ready for reuse */
+    struct zfcl_spare *retired_events; /* events released by the application, maybe still waited for */
     atomic_uint holds; /* 1 while the application holds references, plus one per live object of the context: the
                         * context is destroyed when it reaches 0 */
 };
@@ -91,6 +94,7 @@ struct _cl_command_queue {
     pthread_mutex_t lock;
     cl_event last;     /* the newest command: commands execute in submission order */
     atomic_uint holds; /* 1 while the application holds references, plus one per live event of the queue */
+    struct _cl_command_queue *next_queue; /* in the context's list */
 };
 
 struct _cl_mem {
@@ -199,6 +203,14 @@ ze_driver_handle_t zfcl_ze_driver(void);
 void zfcl_call_destructors(zfcl_callback *list, void *object);
 
 /* cl_event.c */
+/* A Level Zero event (and its pool) kept for reuse by the context. */
+typedef struct zfcl_spare {
+    ze_event_pool_handle_t pool;
+    ze_event_handle_t ze;
+    struct zfcl_spare *next;
+} zfcl_spare;
+/* Destroys the spare and retired events of a context being destroyed. */
+void zfcl_spares_release(cl_context context);
 /* The wait-list rules: num and list agree, every event is live and (given a queue) of the queue's context. */
 cl_int zfcl_wait_list(cl_command_queue queue, cl_uint num, const cl_event *list);
 /* A new command event of the queue (not yet returned to the application), with the previous command and the wait
