@@ -558,8 +558,11 @@ static void test_kernel_args_and_work_groups(void **state) {
                      CL_INVALID_WORK_GROUP_SIZE);
     assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, &big, 0, NULL, NULL),
                      CL_INVALID_WORK_ITEM_SIZE);
-    size_t rest = 48; /* items 16..63 through the global offset */
-    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, &offset, &rest, &local, 0, NULL, NULL), CL_SUCCESS);
+    size_t rest = 48; /* items 16..63 through the global offset, by a clone with the same arguments */
+    cl_kernel clone = clCloneKernel(k, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, clone, 1, &offset, &rest, &local, 0, NULL, NULL), CL_SUCCESS);
+    clReleaseKernel(clone);
     assert_int_equal(clEnqueueReadBuffer(t->queue, m, CL_TRUE, 0, sizeof data, data, 0, NULL, NULL), CL_SUCCESS);
     for (int i = 0; i < 64; i++)
         assert_int_equal(data[i], i < 16 ? i : 3 * i);
@@ -792,6 +795,8 @@ static void test_invalid_arguments_more(void **state) {
     assert_int_equal(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof yes, &yes),
                      CL_INVALID_OPERATION);
     assert_int_equal(clSetKernelArgSVMPointer((cl_kernel)bogus, 0, NULL), CL_INVALID_KERNEL);
+    assert_null(clCloneKernel((cl_kernel)bogus, &err));
+    assert_int_equal(err, CL_INVALID_KERNEL);
     clDeviceMemAllocINTEL_fn device_alloc =
         (clDeviceMemAllocINTEL_fn)clGetExtensionFunctionAddressForPlatform(t->platform, "clDeviceMemAllocINTEL");
     cl_mem_properties_intel bad_props[] = {0x7777, 0, 0};

@@ -10,6 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The value an argument was set to, as given to Level Zero: `size` bytes, or a local size with no bytes. */
+typedef struct zfcl_arg {
+    bool set;
+    size_t size;
+    void *bytes; /* NULL for a __local size */
+} zfcl_arg;
+
 static const zf_spirv_kernel *zfcl_desc(cl_kernel k) {
     return k->desc;
 }
@@ -19,7 +26,9 @@ static void zfcl_kernel_free(cl_kernel k) {
         if (k->ze[i] != NULL)
             zfi_zeKernelDestroy(k->ze[i]);
     free(k->ze);
-    free(k->arg_set);
+    for (cl_uint i = 0; k->args != NULL && i < k->num_args; i++)
+        free(k->args[i].bytes);
+    free(k->args);
     free(k->name);
     free(k);
 }
@@ -50,8 +59,8 @@ static cl_kernel zfcl_kernel_new(cl_program p, const char *name, cl_int *err) {
         }
     }
     k->num_args = k->desc != NULL ? zfcl_desc(k)->num_args : 0;
-    k->arg_set = calloc(k->num_args + 1, sizeof *k->arg_set);
-    if (k->desc == NULL || k->arg_set == NULL || !zfcl_register(&k->obj, ZFCL_KERNEL)) {
+    k->args = calloc(k->num_args + 1, sizeof *k->args);
+    if (k->desc == NULL || k->args == NULL || !zfcl_register(&k->obj, ZFCL_KERNEL)) {
         zfcl_kernel_free(k);
         return zfcl_null(err, k->desc == NULL ? CL_INVALID_KERNEL_NAME : CL_OUT_OF_HOST_MEMORY);
     }
@@ -146,7 +155,14 @@ static cl_int zfcl_set_all(cl_kernel k, cl_uint index, size_t size, const void *
                                                                                : CL_INVALID_ARG_VALUE,
                              "argument %u was refused by the kernel (Level Zero result 0x%x)", index, (unsigned)r);
     }
-    k->arg_set[index] = true;
+    zfcl_arg *arg = &k->args[index];
+    void *copy = value != NULL ? malloc(size) : NULL;
+    if (value != NULL && copy == NULL)
+        return CL_OUT_OF_HOST_MEMORY;
+    if (copy != NULL)
+        memcpy(copy, value, size);
+    free(arg->bytes);
+    *arg = (zfcl_arg){true, size, copy};
     return CL_SUCCESS;
 }
 
@@ -201,6 +217,22 @@ cl_int CL_API_CALL zfcl_clSetKernelArg(cl_kernel k, cl_uint index, size_t size, 
         return zfcl_fail(CL_INVALID_ARG_VALUE, "argument %u is an image, sampler or pipe, which are not supported",
                          index);
     }
+}
+
+/* A new kernel of the same program and entry point, its arguments set to the source kernel's. */
+cl_kernel CL_API_CALL zfcl_clCloneKernel(cl_kernel source, cl_int *err) {
+    if (!zfcl_live(source, ZFCL_KERNEL))
+        return zfcl_null(err, zfcl_fail(CL_INVALID_KERNEL, "source_kernel is no live kernel"));
+    cl_kernel k = zfcl_kernel_new(source->program, source->name, err);
+    cl_int e = CL_SUCCESS;
+    for (cl_uint i = 0; k != NULL && e == CL_SUCCESS && i < k->num_args; i++)
+        if (source->args[i].set)
+            e = zfcl_set_all(k, i, source->args[i].size, source->args[i].bytes);
+    if (k != NULL && e != CL_SUCCESS) {
+        zfcl_clReleaseKernel(k);
+        return zfcl_null(err, e);
+    }
+    return k;
 }
 
 cl_int CL_API_CALL zfcl_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t size, void *value, size_t *size_ret) {
@@ -427,7 +459,7 @@ static cl_int zfcl_range_of(cl_kernel k, cl_device_id d, ze_kernel_handle_t zk, 
 
 static cl_int zfcl_args_ready(cl_kernel k) {
     for (cl_uint i = 0; i < k->num_args; i++)
-        if (!k->arg_set[i])
+        if (!k->args[i].set)
             return zfcl_fail(CL_INVALID_KERNEL_ARGS, "argument %u of kernel '%s' was never set", i, k->name);
     return CL_SUCCESS;
 }

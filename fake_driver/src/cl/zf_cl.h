@@ -143,7 +143,7 @@ struct _cl_kernel {
     ze_kernel_handle_t *ze; /* per device of the context, NULL where the program is not built */
     const void *desc;       /* the kernel's description (zf_spirv_kernel of spirv.h) */
     cl_uint num_args;
-    bool *arg_set;
+    struct zfcl_arg *args; /* what each argument was last set to (clCloneKernel copies them) */
 };
 
 struct _cl_event {
