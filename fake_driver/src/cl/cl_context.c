@@ -300,9 +300,15 @@ cl_command_queue CL_API_CALL zfcl_clCreateCommandQueueWithProperties(cl_context 
     return q;
 }
 
+cl_int zfcl_queue_check(cl_command_queue q) {
+    return zfcl_live(q, ZFCL_QUEUE) ? CL_SUCCESS
+                                    : zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+}
+
 cl_int CL_API_CALL zfcl_clRetainCommandQueue(cl_command_queue q) {
-    if (!zfcl_live(q, ZFCL_QUEUE))
-        return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    cl_int queue_err = zfcl_queue_check(q);
+    if (queue_err != CL_SUCCESS)
+        return queue_err;
     zfcl_retain(&q->obj);
     return CL_SUCCESS;
 }
@@ -336,8 +342,9 @@ void zfcl_queue_unhold(cl_command_queue q) {
 }
 
 cl_int CL_API_CALL zfcl_clReleaseCommandQueue(cl_command_queue q) {
-    if (!zfcl_live(q, ZFCL_QUEUE))
-        return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    cl_int queue_err = zfcl_queue_check(q);
+    if (queue_err != CL_SUCCESS)
+        return queue_err;
     if (!zfcl_release(&q->obj))
         return CL_SUCCESS;
     zfcl_queue_finish(q); /* the release flushes; the queue goes when its commands and events are done */
@@ -352,8 +359,9 @@ cl_int CL_API_CALL zfcl_clReleaseCommandQueue(cl_command_queue q) {
 
 cl_int CL_API_CALL zfcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info name, size_t size, void *value,
                                               size_t *size_ret) {
-    if (!zfcl_live(q, ZFCL_QUEUE))
-        return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    cl_int queue_err = zfcl_queue_check(q);
+    if (queue_err != CL_SUCCESS)
+        return queue_err;
     cl_uint refs = atomic_load(&q->obj.refs);
     cl_command_queue none = NULL;
     switch (name) {
@@ -377,13 +385,15 @@ cl_int CL_API_CALL zfcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_que
 }
 
 cl_int CL_API_CALL zfcl_clFlush(cl_command_queue q) {
-    if (!zfcl_live(q, ZFCL_QUEUE))
-        return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    cl_int queue_err = zfcl_queue_check(q);
+    if (queue_err != CL_SUCCESS)
+        return queue_err;
     return CL_SUCCESS; /* an immediate list hands every command to its engine when it is enqueued */
 }
 
 cl_int CL_API_CALL zfcl_clFinish(cl_command_queue q) {
-    if (!zfcl_live(q, ZFCL_QUEUE))
-        return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    cl_int queue_err = zfcl_queue_check(q);
+    if (queue_err != CL_SUCCESS)
+        return queue_err;
     return zfcl_queue_finish(q);
 }

@@ -101,7 +101,7 @@ static cl_uint zfcl_compute_units(cl_device_id d) {
     return d->props.numSlices * d->props.numSubslicesPerSlice * d->props.numEUsPerSubslice;
 }
 
-static cl_uint zfcl_min_subgroup(cl_device_id d) {
+cl_uint zfcl_device_subgroup_min(cl_device_id d) {
     cl_uint min = 0;
     for (uint32_t i = 0; i < d->compute.numSubGroupSizes; i++)
         if (min == 0 || d->compute.subGroupSizes[i] < min)
@@ -210,7 +210,7 @@ static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t si
     case CL_DEVICE_PRINTF_BUFFER_SIZE:
         ZFCL_VALUE(size_t, 4u << 20);
     case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-        ZFCL_VALUE(cl_uint, d->compute.maxTotalGroupSize / zfcl_min_subgroup(d));
+        ZFCL_VALUE(cl_uint, d->compute.maxTotalGroupSize / zfcl_device_subgroup_min(d));
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
         ZFCL_VALUE(cl_bool, CL_FALSE);
     case CL_DEVICE_NUMERIC_VERSION:
@@ -221,7 +221,7 @@ static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t si
                    CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
                        (name == CL_DEVICE_ATOMIC_FENCE_CAPABILITIES ? CL_DEVICE_ATOMIC_ORDER_ACQ_REL : 0));
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-        ZFCL_VALUE(size_t, zfcl_min_subgroup(d));
+        ZFCL_VALUE(size_t, zfcl_device_subgroup_min(d));
     case CL_DEVICE_SVM_CAPABILITIES: /* Level Zero shared allocations: host and device see one memory */
         ZFCL_VALUE(cl_device_svm_capabilities, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
     case CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL:

@@ -233,15 +233,10 @@ void zfcl_command_abort(cl_command_queue q, cl_event e) {
     zfcl_event_release(e);
 }
 
-static cl_int zfcl_queue_valid(cl_command_queue q) {
-    return zfcl_live(q, ZFCL_QUEUE) ? CL_SUCCESS
-                                    : zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
-}
-
 /* A marker or barrier: every earlier command of the queue (all of them execute in order) and the wait list. */
 static cl_int zfcl_enqueue_sync(cl_command_queue q, cl_command_type type, cl_uint num, const cl_event *list,
                                 cl_event *event_ret) {
-    cl_int err = zfcl_queue_valid(q);
+    cl_int err = zfcl_queue_check(q);
     cl_event e;
     ze_event_handle_t *w;
     uint32_t nw;

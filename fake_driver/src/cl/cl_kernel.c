@@ -284,14 +284,6 @@ static cl_int zfcl_kernel_device(cl_kernel k, cl_device_id *d) {
     return CL_SUCCESS;
 }
 
-static cl_uint zfcl_subgroup_multiple(cl_device_id d) {
-    cl_uint min = 0;
-    for (uint32_t i = 0; i < d->compute.numSubGroupSizes; i++)
-        if (min == 0 || d->compute.subGroupSizes[i] < min)
-            min = d->compute.subGroupSizes[i];
-    return min != 0 ? min : 1;
-}
-
 cl_int CL_API_CALL zfcl_clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl_kernel_work_group_info name,
                                                  size_t size, void *value, size_t *size_ret) {
     if (!zfcl_live(k, ZFCL_KERNEL))
@@ -305,7 +297,7 @@ cl_int CL_API_CALL zfcl_clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl
         for (int i = 0; i < 3; i++)
             reqd[i] = desc->local_size[i];
     size_t wg = desc->has_local_size ? reqd[0] * reqd[1] * reqd[2] : d->compute.maxTotalGroupSize;
-    size_t multiple = zfcl_subgroup_multiple(d);
+    size_t multiple = zfcl_device_subgroup_min(d);
     cl_ulong local = desc->static_local_bytes, priv = desc->private_bytes;
     switch (name) {
     case CL_KERNEL_WORK_GROUP_SIZE:
@@ -493,8 +485,9 @@ static cl_int zfcl_launch(cl_command_queue q, ze_kernel_handle_t zk, const zfcl_
 cl_int CL_API_CALL zfcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *offset,
                                                const size_t *global, const size_t *local, cl_uint num,
                                                const cl_event *list, cl_event *event) {
-    if (!zfcl_live(q, ZFCL_QUEUE))
-        return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    cl_int queue_err = zfcl_queue_check(q);
+    if (queue_err != CL_SUCCESS)
+        return queue_err;
     if (!zfcl_live(k, ZFCL_KERNEL))
         return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");
     if (k->program->context != q->context)

@@ -243,8 +243,9 @@ cl_int CL_API_CALL zfcl_clGetMemObjectInfo(cl_mem m, cl_mem_info name, size_t si
 
 /* The checks every buffer command shares: a live queue, a live buffer of its context, a range inside the buffer. */
 static cl_int zfcl_check_buffer(cl_command_queue q, cl_mem m, size_t offset, size_t size) {
-    if (!zfcl_live(q, ZFCL_QUEUE))
-        return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    cl_int queue_err = zfcl_queue_check(q);
+    if (queue_err != CL_SUCCESS)
+        return queue_err;
     if (!zfcl_mem_valid(m))
         return zfcl_fail(CL_INVALID_MEM_OBJECT, "buffer is no live buffer");
     if (m->context != q->context)
@@ -307,11 +308,6 @@ cl_int CL_API_CALL zfcl_clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bo
     return zfcl_enqueue_copy(q, CL_COMMAND_WRITE_BUFFER, c, blocking, num, list, event);
 }
 
-static bool zfcl_overlap(cl_mem a, size_t ao, cl_mem b, size_t bo, size_t size) {
-    const char *pa = (const char *)a->ptr + ao, *pb = (const char *)b->ptr + bo;
-    return pa < pb + size && pb < pa + size;
-}
-
 cl_int CL_API_CALL zfcl_clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst, size_t src_offset,
                                             size_t dst_offset, size_t size, cl_uint num, const cl_event *list,
                                             cl_event *event) {
@@ -320,7 +316,7 @@ cl_int CL_API_CALL zfcl_clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_m
         err = zfcl_check_buffer(q, dst, dst_offset, size);
     if (err == CL_SUCCESS && size == 0)
         err = zfcl_fail(CL_INVALID_VALUE, "size is 0");
-    if (err == CL_SUCCESS && zfcl_overlap(src, src_offset, dst, dst_offset, size))
+    if (err == CL_SUCCESS && zfcl_overlap((char *)src->ptr + src_offset, (char *)dst->ptr + dst_offset, size))
         err = zfcl_fail(CL_MEM_COPY_OVERLAP, "the source and destination regions overlap");
     if (err != CL_SUCCESS)
         return err;
@@ -432,8 +428,9 @@ cl_int CL_API_CALL zfcl_clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m, vo
 cl_int CL_API_CALL zfcl_clEnqueueMigrateMemObjects(cl_command_queue q, cl_uint num_mems, const cl_mem *mems,
                                                    cl_mem_migration_flags flags, cl_uint num, const cl_event *list,
                                                    cl_event *event) {
-    if (!zfcl_live(q, ZFCL_QUEUE))
-        return zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
+    cl_int queue_err = zfcl_queue_check(q);
+    if (queue_err != CL_SUCCESS)
+        return queue_err;
     if (num_mems == 0 || mems == NULL ||
         (flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)))
         return zfcl_fail(CL_INVALID_VALUE, "num_mem_objects is 0, mem_objects is NULL or flags is invalid");

@@ -112,6 +112,11 @@ cl_int zfcl_info_str(size_t param_value_size, void *param_value, size_t *param_v
     return zfcl_info(param_value_size, param_value, param_value_size_ret, value, strlen(value) + 1);
 }
 
+bool zfcl_overlap(const void *a, const void *b, size_t size) {
+    const char *pa = a, *pb = b;
+    return pa < pb + size && pb < pa + size;
+}
+
 cl_int zfcl_from_ze(ze_result_t result) {
     switch (result) {
     case ZE_RESULT_SUCCESS:

@@ -82,19 +82,9 @@ void CL_API_CALL zfcl_clSVMFree(cl_context c, void *ptr) {
     zfcl_usm_free(c, ptr);
 }
 
-static cl_int zfcl_check_queue(cl_command_queue q) {
-    return zfcl_live(q, ZFCL_QUEUE) ? CL_SUCCESS
-                                    : zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");
-}
-
-static bool zfcl_overlap(const void *a, const void *b, size_t size) {
-    const char *pa = a, *pb = b;
-    return pa < pb + size && pb < pa + size;
-}
-
 static cl_int zfcl_memcpy(cl_command_queue q, cl_command_type type, cl_bool blocking, void *dst, const void *src,
                           size_t size, cl_uint num, const cl_event *list, cl_event *event) {
-    cl_int err = zfcl_check_queue(q);
+    cl_int err = zfcl_queue_check(q);
     if (err != CL_SUCCESS)
         return err;
     if (dst == NULL || src == NULL)
@@ -107,7 +97,7 @@ static cl_int zfcl_memcpy(cl_command_queue q, cl_command_type type, cl_bool bloc
 
 static cl_int zfcl_memfill(cl_command_queue q, cl_command_type type, void *ptr, const void *pattern,
                            size_t pattern_size, size_t size, cl_uint num, const cl_event *list, cl_event *event) {
-    cl_int err = zfcl_check_queue(q);
+    cl_int err = zfcl_queue_check(q);
     if (err != CL_SUCCESS)
         return err;
     if (ptr == NULL || pattern == NULL || pattern_size == 0 || pattern_size > 128 ||
@@ -130,7 +120,7 @@ cl_int CL_API_CALL zfcl_clEnqueueSVMMemFill(cl_command_queue q, void *ptr, const
 /* SVM memory is used in place: map and unmap are ordering points of the queue. */
 static cl_int zfcl_svm_point(cl_command_queue q, cl_command_type type, cl_bool blocking, const void *ptr, size_t size,
                              cl_uint num, const cl_event *list, cl_event *event) {
-    cl_int err = zfcl_check_queue(q);
+    cl_int err = zfcl_queue_check(q);
     if (err != CL_SUCCESS)
         return err;
     if (ptr == NULL || (type == CL_COMMAND_SVM_MAP && size == 0))
@@ -166,7 +156,7 @@ cl_int CL_API_CALL zfcl_clEnqueueSVMMigrateMem(cl_command_queue q, cl_uint num_p
 cl_int CL_API_CALL zfcl_clEnqueueSVMFree(cl_command_queue q, cl_uint num_ptrs, void *ptrs[],
                                          void(CL_CALLBACK *fn)(cl_command_queue, cl_uint, void *[], void *),
                                          void *user_data, cl_uint num, const cl_event *list, cl_event *event) {
-    cl_int err = zfcl_check_queue(q);
+    cl_int err = zfcl_queue_check(q);
     if (err != CL_SUCCESS)
         return err;
     if ((num_ptrs == 0) != (ptrs == NULL))

@@ -178,6 +178,8 @@ void *zfcl_null(cl_int *errcode_ret, cl_int code);
 cl_int zfcl_info(size_t param_value_size, void *param_value, size_t *param_value_size_ret, const void *value,
                  size_t size);
 cl_int zfcl_info_str(size_t param_value_size, void *param_value, size_t *param_value_size_ret, const char *value);
+/* Whether [a, a + size) and [b, b + size) share a byte. */
+bool zfcl_overlap(const void *a, const void *b, size_t size);
 /* A Level Zero result in OpenCL terms. */
 cl_int zfcl_from_ze(ze_result_t result);
 
@@ -191,6 +193,8 @@ bool zfcl_device_valid(cl_device_id device);
 cl_ulong zfcl_device_ns(cl_device_id device, uint64_t ticks);
 cl_ulong zfcl_device_now(cl_device_id device);
 cl_device_type zfcl_device_type(cl_device_id device);
+/* The device's smallest sub-group size (cl_device_info.c): the preferred work-group size multiple. */
+cl_uint zfcl_device_subgroup_min(cl_device_id device);
 
 /* cl_context.c: objects created in a context hold it until they are destroyed. */
 bool zfcl_context_has(cl_context context, cl_device_id device);
@@ -222,6 +226,8 @@ cl_int zfcl_command_end(cl_command_queue queue, cl_event event, cl_event *event_
 /* Drops a command that could not be appended (unlocks the queue). */
 void zfcl_command_abort(cl_command_queue queue, cl_event event);
 void zfcl_queue_hold(cl_command_queue queue);
+/* CL_SUCCESS for a live queue, else CL_INVALID_COMMAND_QUEUE with its diagnostic. */
+cl_int zfcl_queue_check(cl_command_queue queue);
 void zfcl_queue_unhold(cl_command_queue queue);
 void zfcl_event_release(cl_event event);
 cl_int zfcl_event_wait(cl_event event);
