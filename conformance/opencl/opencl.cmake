@@ -19,6 +19,13 @@ set_tests_properties(conformance.test_opencl PROPERTIES
   ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:;ZE_FLAT_DEVICE_HIERARCHY=unset:"
   LABELS "conformance;opencl"
   TIMEOUT 120)
+# The same checks with the cards' tiles as sub-devices (clCreateSubDevices).
+add_test(NAME conformance.test_opencl.composite COMMAND zc_test_opencl)
+set_tests_properties(conformance.test_opencl.composite PROPERTIES
+  ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=test_opencl_composite;ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE"
+  ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:"
+  LABELS "conformance;opencl"
+  TIMEOUT 120)
 if(ZC_CLINFO)
   # clinfo is not built with the sanitizers: in a sanitizer build their runtime is preloaded for the driver it loads
   # (clinfo's own leaks are not the driver's).

@@ -815,6 +815,51 @@ static void test_invalid_arguments_more(void **state) {
     clReleaseProgram(p);
 }
 
+/* A context of every device (the program built for each) and, on cards with Level Zero sub-devices
+ * (ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE), a context of a sub-device: the vector add runs on the last device of each. */
+static void zc_vadd_on_last(zc_cl *t, cl_uint n, const cl_device_id *devices) {
+    cl_int err;
+    zc_cl other = {.platform = t->platform, .device = devices[n - 1]};
+    other.context = clCreateContext(NULL, n, devices, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    other.queue = clCreateCommandQueueWithProperties(other.context, other.device, props, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_program p = clCreateProgramWithSource(other.context, 1, &zc_vadd_source, NULL, &err);
+    assert_int_equal(clBuildProgram(p, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
+    size_t sizes[8] = {0};
+    assert_int_equal(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof sizes, sizes, NULL), CL_SUCCESS);
+    for (cl_uint i = 0; i < n; i++)
+        assert_true(sizes[i] > 0); /* built for every device of the context */
+    zc_run_vadd(&other, other.queue, p, "vadd", NULL);
+    clReleaseProgram(p);
+    clReleaseCommandQueue(other.queue);
+    clReleaseContext(other.context);
+}
+
+static void test_all_devices_and_sub_devices(void **state) {
+    zc_cl *t = *state;
+    cl_device_id devices[8];
+    cl_uint n = 0;
+    assert_int_equal(clGetDeviceIDs(t->platform, CL_DEVICE_TYPE_ALL, 8, devices, &n), CL_SUCCESS);
+    zc_vadd_on_last(t, n < 8 ? n : 8, devices);
+    cl_uint max_subs = 0;
+    assert_int_equal(clGetDeviceInfo(devices[0], CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof max_subs, &max_subs, NULL),
+                     CL_SUCCESS);
+    if (max_subs == 0)
+        return; /* FLAT: the root devices are the tiles */
+    cl_device_partition_property props[] = {CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, CL_DEVICE_AFFINITY_DOMAIN_NUMA, 0};
+    cl_device_id subs[8];
+    cl_uint count = 0;
+    assert_int_equal(clCreateSubDevices(devices[0], props, 8, subs, &count), CL_SUCCESS);
+    assert_int_equal(count, max_subs);
+    cl_device_id parent = NULL;
+    assert_int_equal(clGetDeviceInfo(subs[0], CL_DEVICE_PARENT_DEVICE, sizeof parent, &parent, NULL), CL_SUCCESS);
+    assert_ptr_equal(parent, devices[0]);
+    zc_vadd_on_last(t, 1, &subs[count - 1]);
+    assert_int_equal(clCreateSubDevices(devices[0], props, 1, subs, NULL), CL_INVALID_VALUE);
+}
+
 static void test_svm_and_usm(void **state) {
     zc_cl *t = *state;
     cl_device_svm_capabilities caps = 0;
@@ -960,6 +1005,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_args_and_work_groups),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_invalid_arguments_more),
+        cmocka_unit_test(test_all_devices_and_sub_devices),
         cmocka_unit_test(test_svm_and_usm),
         cmocka_unit_test(test_printf_and_rect_copies),
     };
