@@ -860,6 +860,162 @@ static void test_all_devices_and_sub_devices(void **state) {
     assert_int_equal(clCreateSubDevices(devices[0], props, 1, subs, NULL), CL_INVALID_VALUE);
 }
 
+/* Images: formats, creation with data, write, read, fill, copies between images and with buffers, map and unmap, a
+ * kernel sampling one image into another, 3D images and arrays, samplers, and the codes of wrong image arguments. */
+static const char *zc_image_source =
+    "const sampler_t smp = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n"
+    "kernel void invert(read_only image2d_t in, write_only image2d_t out)\n"
+    "{\n"
+    "    int2 p = (int2)(get_global_id(0), get_global_id(1));\n"
+    "    float4 v = read_imagef(in, smp, p);\n"
+    "    write_imagef(out, p, (float4)(1.0f) - v);\n"
+    "}\n"
+    "kernel void pick(read_only image2d_t in, sampler_t s, global uint *out)\n"
+    "{\n"
+    "    out[0] = read_imageui(in, s, (int2)(1, 2)).x;\n"
+    "}\n";
+
+static cl_mem zc_image2d(zc_cl *t, cl_channel_type type, size_t w, size_t h, void *data) {
+    cl_image_format format = {CL_RGBA, type};
+    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = w, .image_height = h};
+    cl_int err;
+    cl_mem m = clCreateImage(t->context, data != NULL ? CL_MEM_COPY_HOST_PTR : 0, &format, &desc, data, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return m;
+}
+
+static void test_images(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_uint count = 0;
+    assert_int_equal(clGetSupportedImageFormats(t->context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &count),
+                     CL_SUCCESS);
+    assert_true(count >= 36);
+    unsigned char pixels[8 * 4 * 4], back[8 * 4 * 4];
+    for (int i = 0; i < (int)sizeof pixels; i++)
+        pixels[i] = (unsigned char)(i * 3);
+    cl_mem a = zc_image2d(t, CL_UNORM_INT8, 8, 4, pixels);
+    size_t origin[3] = {0, 0, 0}, whole[3] = {8, 4, 1};
+    assert_int_equal(clEnqueueReadImage(t->queue, a, CL_TRUE, origin, whole, 0, 0, back, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(back, pixels, sizeof pixels);
+    /* fill a 2x2 block at (3, 1) with 0.5 (128 in UNORM_INT8) */
+    float half[4] = {0.5f, 0.5f, 0.5f, 1.0f};
+    size_t at[3] = {3, 1, 0}, block[3] = {2, 2, 1};
+    assert_int_equal(clEnqueueFillImage(t->queue, a, half, at, block, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadImage(t->queue, a, CL_TRUE, origin, whole, 0, 0, back, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(back[(1 * 8 + 3) * 4], 128);
+    assert_int_equal(back[(2 * 8 + 4) * 4 + 3], 255);
+    assert_int_equal(back[0], pixels[0]);
+    /* a kernel inverts a into b; b copied to a buffer and back into c */
+    cl_mem b = zc_image2d(t, CL_UNORM_INT8, 8, 4, NULL);
+    cl_program p = zc_build_source(t, zc_image_source, NULL);
+    cl_kernel k = clCreateKernel(p, "invert", &err);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof a, &a), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 1, sizeof b, &b), CL_SUCCESS);
+    size_t global[2] = {8, 4};
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 2, NULL, global, NULL, 0, NULL, NULL), CL_SUCCESS);
+    cl_mem buffer = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof pixels, NULL, &err);
+    assert_int_equal(clEnqueueCopyImageToBuffer(t->queue, b, buffer, origin, whole, 0, 0, NULL, NULL), CL_SUCCESS);
+    cl_mem c = zc_image2d(t, CL_UNORM_INT8, 8, 4, NULL);
+    assert_int_equal(clEnqueueCopyBufferToImage(t->queue, buffer, c, 0, origin, whole, 0, NULL, NULL), CL_SUCCESS);
+    size_t row = 0;
+    unsigned char *map = clEnqueueMapImage(t->queue, c, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, origin, whole, &row, NULL,
+                                           0, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_true(row >= 8 * 4);
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 8; x++)
+            assert_int_equal(map[y * row + x * 4], 255 - back[(y * 8 + x) * 4]);
+    map[0] = 7; /* written back at unmap */
+    assert_int_equal(clEnqueueUnmapMemObject(t->queue, c, map, 0, NULL, NULL), CL_SUCCESS);
+    unsigned char first[4];
+    size_t one[3] = {1, 1, 1};
+    assert_int_equal(clEnqueueReadImage(t->queue, c, CL_TRUE, origin, one, 0, 0, first, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(first[0], 7);
+    /* image to image copy of a block */
+    size_t to[3] = {5, 2, 0};
+    assert_int_equal(clEnqueueCopyImage(t->queue, a, c, origin, to, block, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadImage(t->queue, c, CL_TRUE, to, one, 0, 0, first, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(first[0], pixels[0]);
+    /* a sampler argument: an unsigned integer image read at (1, 2) */
+    cl_uint ints[8 * 4 * 4];
+    for (int i = 0; i < 8 * 4 * 4; i++)
+        ints[i] = (cl_uint)i;
+    cl_mem u = zc_image2d(t, CL_UNSIGNED_INT32, 8, 4, ints);
+    cl_sampler smp = clCreateSampler(t->context, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_kernel pick = clCreateKernel(p, "pick", &err);
+    cl_mem out = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+    assert_int_equal(clSetKernelArg(pick, 0, sizeof u, &u), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(pick, 1, sizeof smp, &smp), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(pick, 2, sizeof out, &out), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(pick, 1, sizeof smp, &u), CL_INVALID_SAMPLER);
+    assert_int_equal(clSetKernelArg(pick, 0, sizeof out, &out), CL_INVALID_MEM_OBJECT);
+    assert_int_equal(clEnqueueTask(t->queue, pick, 0, NULL, NULL), CL_SUCCESS);
+    cl_uint picked = 0;
+    assert_int_equal(clEnqueueReadBuffer(t->queue, out, CL_TRUE, 0, sizeof picked, &picked, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(picked, (2 * 8 + 1) * 4);
+    cl_addressing_mode mode = 0;
+    assert_int_equal(clGetSamplerInfo(smp, CL_SAMPLER_ADDRESSING_MODE, sizeof mode, &mode, NULL), CL_SUCCESS);
+    assert_int_equal(mode, CL_ADDRESS_CLAMP_TO_EDGE);
+    /* 3D images and 2D arrays round trip */
+    cl_image_format rf = {CL_R, CL_FLOAT};
+    cl_image_desc d3 = {.image_type = CL_MEM_OBJECT_IMAGE3D, .image_width = 4, .image_height = 3, .image_depth = 2};
+    cl_image_desc da = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D_ARRAY, .image_width = 4, .image_height = 3, .image_array_size = 2};
+    float vol[24], vol_back[24];
+    for (int i = 0; i < 24; i++)
+        vol[i] = (float)i * 0.25f;
+    size_t box[3] = {4, 3, 2};
+    const cl_image_desc *descs[2] = {&d3, &da};
+    for (int i = 0; i < 2; i++) {
+        cl_mem v = clCreateImage(t->context, 0, &rf, descs[i], NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clEnqueueWriteImage(t->queue, v, CL_FALSE, origin, box, 0, 0, vol, 0, NULL, NULL), CL_SUCCESS);
+        assert_int_equal(clEnqueueReadImage(t->queue, v, CL_TRUE, origin, box, 0, 0, vol_back, 0, NULL, NULL),
+                         CL_SUCCESS);
+        assert_memory_equal(vol, vol_back, sizeof vol);
+        size_t depth = 0;
+        assert_int_equal(clGetImageInfo(v, i == 0 ? CL_IMAGE_DEPTH : CL_IMAGE_ARRAY_SIZE, sizeof depth, &depth, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(depth, 2);
+        clReleaseMemObject(v);
+    }
+    /* wrong arguments */
+    cl_image_format bgra = {CL_BGRA, CL_UNORM_INT8}, bogus_format = {0x1, CL_FLOAT};
+    cl_image_desc d2 = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 4, .image_height = 4};
+    assert_null(clCreateImage(t->context, 0, &bgra, &d2, NULL, &err));
+    assert_int_equal(err, CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    assert_null(clCreateImage(t->context, 0, &bogus_format, &d2, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    cl_image_desc zero_w = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_height = 4};
+    assert_null(clCreateImage(t->context, 0, &rf, &zero_w, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_DESCRIPTOR);
+    cl_image_desc huge = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 1u << 20, .image_height = 4};
+    assert_null(clCreateImage(t->context, 0, &rf, &huge, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_SIZE);
+    size_t outside[3] = {9, 1, 1};
+    assert_int_equal(clEnqueueReadImage(t->queue, a, CL_TRUE, origin, outside, 0, 0, back, 0, NULL, NULL),
+                     CL_INVALID_VALUE);
+    assert_int_equal(clEnqueueCopyImage(t->queue, a, u, origin, origin, block, 0, NULL, NULL),
+                     CL_IMAGE_FORMAT_MISMATCH);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, a, CL_TRUE, 0, 4, back, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    assert_int_equal(clGetImageInfo(buffer, CL_IMAGE_WIDTH, sizeof row, &row, NULL), CL_INVALID_MEM_OBJECT);
+    assert_null(clCreateSampler(t->context, CL_FALSE, 0x7777, CL_FILTER_NEAREST, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    assert_int_equal(clReleaseSampler((cl_sampler)t->context), CL_INVALID_SAMPLER);
+    clReleaseSampler(smp);
+    clReleaseMemObject(out);
+    clReleaseKernel(pick);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    clReleaseMemObject(u);
+    clReleaseMemObject(buffer);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+}
+
 static void test_svm_and_usm(void **state) {
     zc_cl *t = *state;
     cl_device_svm_capabilities caps = 0;
@@ -1006,6 +1162,7 @@ int main(void) {
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_invalid_arguments_more),
         cmocka_unit_test(test_all_devices_and_sub_devices),
+        cmocka_unit_test(test_images),
         cmocka_unit_test(test_svm_and_usm),
         cmocka_unit_test(test_printf_and_rect_copies),
     };

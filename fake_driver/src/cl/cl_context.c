@@ -300,6 +300,13 @@ cl_command_queue CL_API_CALL zfcl_clCreateCommandQueueWithProperties(cl_context 
     return q;
 }
 
+void zfcl_context_drain(cl_context c) {
+    pthread_mutex_lock(&c->lock);
+    for (cl_command_queue q = c->queues; q != NULL; q = q->next_queue)
+        zfcl_queue_finish(q);
+    pthread_mutex_unlock(&c->lock);
+}
+
 cl_int zfcl_queue_check(cl_command_queue q) {
     return zfcl_live(q, ZFCL_QUEUE) ? CL_SUCCESS
                                     : zfcl_fail(CL_INVALID_COMMAND_QUEUE, "command_queue is no live queue");

@@ -72,9 +72,10 @@ static cl_int zfcl_c_versions(cl_device_id d, size_t size, void *value, size_t *
 }
 
 static cl_int zfcl_c_features(cl_device_id d, size_t size, void *value, size_t *size_ret) {
-    cl_name_version v[2] = {{CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+    cl_name_version v[3] = {{CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+                            {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_images"},
                             {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"}};
-    return zfcl_info(size, value, size_ret, v, (zfcl_has_fp64(d) ? 2 : 1) * sizeof v[0]);
+    return zfcl_info(size, value, size_ret, v, (zfcl_has_fp64(d) ? 3 : 2) * sizeof v[0]);
 }
 
 static cl_int zfcl_ils(size_t size, void *value, size_t *size_ret) {
@@ -239,20 +240,47 @@ static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t si
     }
 }
 
-/* Optional features the devices do not offer: images, SVM, pipes, device-side queues, generic address space. */
-static cl_int zfcl_device_absent(cl_device_info name, size_t size, void *value, size_t *size_ret, bool *answered) {
+/* Images: the Level Zero image limits of the device (no 1D buffer images: CL_DEVICE_IMAGE_MAX_BUFFER_SIZE is 0). */
+static cl_int zfcl_device_images(cl_device_id d, cl_device_info name, size_t size, void *value, size_t *size_ret,
+                                 bool *answered) {
+    ze_device_image_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES};
+    zfi_zeDeviceGetImageProperties(d->ze, &p);
     *answered = true;
     switch (name) {
     case CL_DEVICE_IMAGE_SUPPORT:
+        ZFCL_VALUE(cl_bool, p.maxImageDims2D > 0);
+    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+        ZFCL_VALUE(cl_uint, p.maxReadImageArgs);
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
+        ZFCL_VALUE(cl_uint, p.maxWriteImageArgs);
+    case CL_DEVICE_MAX_SAMPLERS:
+        ZFCL_VALUE(cl_uint, p.maxSamplers);
+    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+        ZFCL_VALUE(size_t, p.maxImageDims2D);
+    case CL_DEVICE_IMAGE3D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
+        ZFCL_VALUE(size_t, p.maxImageDims3D);
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
+        ZFCL_VALUE(size_t, p.maxImageArraySlices);
+    default:
+        *answered = false;
+        return CL_INVALID_VALUE;
+    }
+}
+
+/* Optional features the devices do not offer: SVM atomics, pipes, device-side queues, generic address space,
+ * read-write images, 1D buffer images and images from buffers. */
+static cl_int zfcl_device_absent(cl_device_info name, size_t size, void *value, size_t *size_ret, bool *answered) {
+    *answered = true;
+    switch (name) {
     case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
     case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
     case CL_DEVICE_PIPE_SUPPORT:
         ZFCL_VALUE(cl_bool, CL_FALSE);
-    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
-    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
     case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
-    case CL_DEVICE_MAX_SAMPLERS:
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
     case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
     case CL_DEVICE_MAX_PIPE_ARGS:
@@ -266,13 +294,7 @@ static cl_int zfcl_device_absent(cl_device_info name, size_t size, void *value, 
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
         ZFCL_VALUE(cl_uint, 0);
-    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
-    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
-    case CL_DEVICE_IMAGE3D_MAX_WIDTH:
-    case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
     case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
     case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
         ZFCL_VALUE(size_t, 0);
@@ -371,6 +393,8 @@ cl_int CL_API_CALL zfcl_clGetDeviceInfo(cl_device_id device, cl_device_info name
         return zfcl_fail(CL_INVALID_DEVICE, "device is no live device");
     bool answered = false;
     cl_int err = zfcl_device_numbers(device, name, size, value, size_ret, &answered);
+    if (!answered)
+        err = zfcl_device_images(device, name, size, value, size_ret, &answered);
     if (!answered)
         err = zfcl_device_absent(name, size, value, size_ret, &answered);
     if (!answered)

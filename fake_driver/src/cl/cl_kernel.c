@@ -172,7 +172,7 @@ static cl_int zfcl_set_pointer(cl_kernel k, cl_uint index, size_t size, const vo
     cl_mem m = value != NULL ? *(const cl_mem *)value : NULL;
     void *ptr = NULL;
     if (m != NULL) {
-        if (!zfcl_mem_valid(m) || m->context != k->program->context)
+        if (!zfcl_buffer_valid(m) || m->context != k->program->context)
             return zfcl_fail(CL_INVALID_MEM_OBJECT, "argument %u is no live buffer of the kernel's context", index);
         ptr = m->ptr;
     }
@@ -213,9 +213,25 @@ cl_int CL_API_CALL zfcl_clSetKernelArg(cl_kernel k, cl_uint index, size_t size, 
             return zfcl_fail(CL_INVALID_ARG_SIZE, "argument %u takes %llu bytes, not %zu", index,
                              (unsigned long long)arg->size, size);
         return zfcl_set_all(k, index, size, value);
+    case ZF_SPIRV_ARG_IMAGE: {
+        cl_mem m = value != NULL && size == sizeof(cl_mem) ? *(const cl_mem *)value : NULL;
+        if (size != sizeof(cl_mem))
+            return zfcl_fail(CL_INVALID_ARG_SIZE, "argument %u is an image: arg_size must be sizeof(cl_mem)", index);
+        if (!zfcl_image_valid(m) || m->context != k->program->context)
+            return zfcl_fail(CL_INVALID_MEM_OBJECT, "argument %u is no live image of the kernel's context", index);
+        return zfcl_set_all(k, index, sizeof m->image, &m->image);
+    }
+    case ZF_SPIRV_ARG_SAMPLER: {
+        cl_sampler s = value != NULL && size == sizeof(cl_sampler) ? *(const cl_sampler *)value : NULL;
+        if (size != sizeof(cl_sampler))
+            return zfcl_fail(CL_INVALID_ARG_SIZE, "argument %u is a sampler: arg_size must be sizeof(cl_sampler)",
+                             index);
+        if (!zfcl_live(s, ZFCL_SAMPLER) || s->context != k->program->context)
+            return zfcl_fail(CL_INVALID_SAMPLER, "argument %u is no live sampler of the kernel's context", index);
+        return zfcl_set_all(k, index, sizeof s->ze, &s->ze);
+    }
     default:
-        return zfcl_fail(CL_INVALID_ARG_VALUE, "argument %u is an image, sampler or pipe, which are not supported",
-                         index);
+        return zfcl_fail(CL_INVALID_ARG_VALUE, "argument %u is a pipe or queue, which are not supported", index);
     }
 }
 

@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct zfcl_mapping {
-    void *ptr; /* what clEnqueueMapBuffer returned */
-    size_t offset, size;
-    cl_map_flags flags;
-    struct zfcl_mapping *next;
-} zfcl_mapping;
-
 static const cl_mem_flags zfcl_access = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
 static const cl_mem_flags zfcl_host_access = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 static const cl_mem_flags zfcl_host_ptr_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
@@ -24,12 +17,16 @@ bool zfcl_mem_valid(cl_mem m) {
     return zfcl_live(m, ZFCL_MEM);
 }
 
+bool zfcl_buffer_valid(cl_mem m) {
+    return zfcl_live(m, ZFCL_MEM) && m->type == CL_MEM_OBJECT_BUFFER;
+}
+
 static bool zfcl_at_most_one(cl_mem_flags flags, cl_mem_flags group) {
     cl_mem_flags f = flags & group;
     return (f & (f - 1)) == 0;
 }
 
-static cl_int zfcl_check_flags(cl_mem_flags flags) {
+cl_int zfcl_mem_flags_check(cl_mem_flags flags) {
     const cl_mem_flags known = zfcl_access | zfcl_host_access | zfcl_host_ptr_flags | CL_MEM_KERNEL_READ_AND_WRITE;
     if (flags & ~known)
         return zfcl_fail(CL_INVALID_VALUE, "flags 0x%llx has unknown bits", (unsigned long long)flags);
@@ -40,18 +37,19 @@ static cl_int zfcl_check_flags(cl_mem_flags flags) {
     return CL_SUCCESS;
 }
 
-static cl_mem zfcl_mem_new(cl_context c, cl_mem_flags flags, size_t size, cl_int *err) {
+cl_mem zfcl_mem_new(cl_context c, cl_mem_flags flags, size_t size, cl_int *err) {
     cl_mem m = calloc(1, sizeof *m);
     if (m == NULL)
         return zfcl_null(err, CL_OUT_OF_HOST_MEMORY);
     m->context = c;
     m->flags = (flags & zfcl_access) ? flags : flags | CL_MEM_READ_WRITE;
     m->size = size;
+    m->type = CL_MEM_OBJECT_BUFFER;
     pthread_mutex_init(&m->lock, NULL);
     return m;
 }
 
-static cl_mem zfcl_mem_publish(cl_mem m, cl_int *err) {
+cl_mem zfcl_mem_publish(cl_mem m, cl_int *err) {
     if (!zfcl_register(&m->obj, ZFCL_MEM)) {
         free(m);
         return zfcl_null(err, CL_OUT_OF_HOST_MEMORY);
@@ -65,7 +63,7 @@ static cl_mem zfcl_mem_publish(cl_mem m, cl_int *err) {
 static cl_mem zfcl_buffer(cl_context c, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *err) {
     if (!zfcl_live(c, ZFCL_CONTEXT))
         return zfcl_null(err, zfcl_fail(CL_INVALID_CONTEXT, "context is no live context"));
-    cl_int e = zfcl_check_flags(flags);
+    cl_int e = zfcl_mem_flags_check(flags);
     if (e != CL_SUCCESS)
         return zfcl_null(err, e);
     uint64_t max = c->devices[0]->props.maxMemAllocSize;
@@ -116,7 +114,7 @@ cl_mem CL_API_CALL zfcl_clCreateBufferWithProperties(cl_context c, const cl_mem_
 /* A sub-buffer inherits what its flags leave open from its parent and must not widen the parent's access. */
 static cl_int zfcl_sub_flags(cl_mem parent, cl_mem_flags *flags) {
     cl_mem_flags f = *flags;
-    cl_int e = zfcl_check_flags(f);
+    cl_int e = zfcl_mem_flags_check(f);
     if (e != CL_SUCCESS)
         return e;
     if (f & zfcl_host_ptr_flags)
@@ -138,7 +136,7 @@ static cl_int zfcl_sub_flags(cl_mem parent, cl_mem_flags *flags) {
 
 cl_mem CL_API_CALL zfcl_clCreateSubBuffer(cl_mem parent, cl_mem_flags flags, cl_buffer_create_type type,
                                           const void *info, cl_int *err) {
-    if (!zfcl_mem_valid(parent) || parent->parent != NULL)
+    if (!zfcl_buffer_valid(parent) || parent->parent != NULL)
         return zfcl_null(err, zfcl_fail(CL_INVALID_MEM_OBJECT, "buffer is no live buffer (or is a sub-buffer)"));
     cl_int e = zfcl_sub_flags(parent, &flags);
     if (e != CL_SUCCESS)
@@ -175,7 +173,10 @@ cl_int CL_API_CALL zfcl_clRetainMemObject(cl_mem m) {
 static void zfcl_mem_destroy(cl_mem m) {
     zfcl_unregister(&m->obj);
     zfcl_call_destructors(m->destructors, m);
-    if (m->parent != NULL) {
+    if (m->image != NULL) {
+        zfcl_context_drain(m->context); /* no command may still use it */
+        zfi_zeImageDestroy(m->image);
+    } else if (m->parent != NULL) {
         zfcl_clReleaseMemObject(m->parent);
     } else if (!m->svm) {
         /* the memory goes once the commands using it are done, as OpenCL releases it */
@@ -205,7 +206,7 @@ cl_int CL_API_CALL zfcl_clReleaseMemObject(cl_mem m) {
 cl_int CL_API_CALL zfcl_clGetMemObjectInfo(cl_mem m, cl_mem_info name, size_t size, void *value, size_t *size_ret) {
     if (!zfcl_mem_valid(m))
         return zfcl_fail(CL_INVALID_MEM_OBJECT, "memobj is no live memory object");
-    cl_mem_object_type type = CL_MEM_OBJECT_BUFFER;
+    cl_mem_object_type type = m->type;
     cl_uint maps = atomic_load(&m->maps), refs = atomic_load(&m->obj.refs);
     cl_bool svm = m->svm || (m->parent != NULL && m->parent->svm);
     switch (name) {
@@ -242,11 +243,11 @@ cl_int CL_API_CALL zfcl_clGetMemObjectInfo(cl_mem m, cl_mem_info name, size_t si
  * Commands */
 
 /* The checks every buffer command shares: a live queue, a live buffer of its context, a range inside the buffer. */
-static cl_int zfcl_check_buffer(cl_command_queue q, cl_mem m, size_t offset, size_t size) {
+cl_int zfcl_check_buffer(cl_command_queue q, cl_mem m, size_t offset, size_t size) {
     cl_int queue_err = zfcl_queue_check(q);
     if (queue_err != CL_SUCCESS)
         return queue_err;
-    if (!zfcl_mem_valid(m))
+    if (!zfcl_buffer_valid(m))
         return zfcl_fail(CL_INVALID_MEM_OBJECT, "buffer is no live buffer");
     if (m->context != q->context)
         return zfcl_fail(CL_INVALID_CONTEXT, "the buffer and the queue belong to different contexts");
@@ -256,7 +257,7 @@ static cl_int zfcl_check_buffer(cl_command_queue q, cl_mem m, size_t offset, siz
     return CL_SUCCESS;
 }
 
-static cl_int zfcl_host_may(cl_mem m, bool read) {
+cl_int zfcl_host_may(cl_mem m, bool read) {
     cl_mem_flags denied = CL_MEM_HOST_NO_ACCESS | (read ? CL_MEM_HOST_WRITE_ONLY : CL_MEM_HOST_READ_ONLY);
     return (m->flags & denied) ? zfcl_fail(CL_INVALID_OPERATION, "the buffer's host access flags forbid the %s",
                                            read ? "read" : "write")
@@ -383,7 +384,7 @@ void *CL_API_CALL zfcl_clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool 
         free(map);
         return zfcl_null(errcode, err);
     }
-    *map = (zfcl_mapping){host, offset, size, flags, NULL};
+    *map = (zfcl_mapping){.ptr = host, .offset = offset, .size = size, .flags = flags};
     pthread_mutex_lock(&m->lock);
     map->next = m->mappings;
     m->mappings = map;
@@ -394,7 +395,7 @@ void *CL_API_CALL zfcl_clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool 
     return host;
 }
 
-static zfcl_mapping *zfcl_take_mapping(cl_mem m, void *ptr) {
+zfcl_mapping *zfcl_take_mapping(cl_mem m, void *ptr) {
     pthread_mutex_lock(&m->lock);
     zfcl_mapping *found = NULL;
     for (zfcl_mapping **p = &m->mappings; *p != NULL; p = &(*p)->next)
@@ -409,6 +410,8 @@ static zfcl_mapping *zfcl_take_mapping(cl_mem m, void *ptr) {
 
 cl_int CL_API_CALL zfcl_clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void *ptr, cl_uint num,
                                                 const cl_event *list, cl_event *event) {
+    if (zfcl_image_valid(m))
+        return zfcl_image_unmap(q, m, ptr, num, list, event);
     cl_int err = zfcl_check_buffer(q, m, 0, 0);
     if (err != CL_SUCCESS)
         return err;

@@ -31,6 +31,7 @@ typedef enum zfcl_kind {
     ZFCL_PROGRAM,
     ZFCL_KERNEL,
     ZFCL_EVENT,
+    ZFCL_SAMPLER,
 } zfcl_kind;
 
 typedef struct zfcl_obj {
@@ -113,6 +114,22 @@ struct _cl_mem {
     zfcl_callback *destructors;
     struct zfcl_mapping *mappings; /* live clEnqueueMap* regions */
     bool svm;                      /* CL_MEM_USE_HOST_PTR over SVM or USM memory: used in place, not freed */
+    cl_mem_object_type type;       /* CL_MEM_OBJECT_BUFFER or an image type (cl_image.c) */
+    cl_image_format format;
+    cl_image_desc desc; /* sizes with the defaults applied: height, depth and array size at least 1 */
+    size_t pixel;       /* bytes per pixel */
+    ze_image_handle_t image;
+};
+
+struct _cl_sampler {
+    zfcl_obj obj;
+    cl_context context;
+    cl_bool normalized;
+    cl_addressing_mode addressing;
+    cl_filter_mode filter;
+    cl_sampler_properties given[8]; /* CL_SAMPLER_PROPERTIES, 0-terminated */
+    size_t num_given;
+    ze_sampler_handle_t ze;
 };
 
 struct _cl_program {
@@ -235,6 +252,26 @@ cl_int zfcl_queue_finish(cl_command_queue queue);
 
 /* cl_memory.c */
 bool zfcl_mem_valid(cl_mem mem);
+bool zfcl_buffer_valid(cl_mem mem);
+/* The flag rules every memory object shares (access, host access, host pointer flags). */
+cl_int zfcl_mem_flags_check(cl_mem_flags flags);
+/* A memory object being made, then registered (it holds its context from then on). */
+cl_mem zfcl_mem_new(cl_context context, cl_mem_flags flags, size_t size, cl_int *err);
+cl_mem zfcl_mem_publish(cl_mem mem, cl_int *err);
+/* CL_INVALID_OPERATION when the host access flags forbid a read (or a write) by the host. */
+cl_int zfcl_host_may(cl_mem mem, bool read);
+/* A live queue, a live buffer of its context and a range inside the buffer. */
+cl_int zfcl_check_buffer(cl_command_queue queue, cl_mem mem, size_t offset, size_t size);
+/* A live mapping of a memory object (clEnqueueMap*): images keep their region, pitches and staging memory. */
+typedef struct zfcl_mapping {
+    void *ptr; /* what the map returned */
+    size_t offset, size;
+    cl_map_flags flags;
+    size_t origin[3], region[3], row, slice; /* images */
+    bool staging;                            /* ptr is memory of the driver, freed at unmap */
+    struct zfcl_mapping *next;
+} zfcl_mapping;
+zfcl_mapping *zfcl_take_mapping(cl_mem mem, void *ptr);
 /* One Level Zero copy (or, with size 0, a barrier: an ordering point) as a command of the queue. */
 typedef struct zfcl_copy {
     void *dst;
@@ -252,6 +289,13 @@ cl_int zfcl_enqueue_fill(cl_command_queue queue, cl_command_type type, void *ptr
 size_t zfcl_usm_size(cl_context context, const void *ptr);
 /* The extension functions of the platform (clGetExtensionFunctionAddressForPlatform), NULL for other names. */
 void *zfcl_usm_function(const char *name);
+
+/* cl_image.c: images and samplers over Level Zero images and samplers. */
+bool zfcl_image_valid(cl_mem mem);
+cl_int zfcl_image_unmap(cl_command_queue queue, cl_mem image, void *ptr, cl_uint num, const cl_event *list,
+                        cl_event *event);
+/* Waits for every queue of the context: a Level Zero object goes only when no command can use it. */
+void zfcl_context_drain(cl_context context);
 
 /* cl_kernel.c */
 cl_int zfcl_set_kernel_pointer(cl_kernel kernel, cl_uint index, const void *ptr);
