@@ -300,11 +300,28 @@ cl_command_queue CL_API_CALL zfcl_clCreateCommandQueueWithProperties(cl_context 
     return q;
 }
 
+/* The newest command of every queue is taken under the context's lock, and waited for outside it. */
 void zfcl_context_drain(cl_context c) {
     pthread_mutex_lock(&c->lock);
+    size_t n = 0;
     for (cl_command_queue q = c->queues; q != NULL; q = q->next_queue)
-        zfcl_queue_finish(q);
+        n++;
+    cl_event *lasts = calloc(n + 1, sizeof *lasts);
+    size_t taken = 0;
+    for (cl_command_queue q = c->queues; q != NULL && lasts != NULL; q = q->next_queue) {
+        pthread_mutex_lock(&q->lock);
+        if (q->last != NULL) {
+            zfcl_retain(&q->last->obj);
+            lasts[taken++] = q->last;
+        }
+        pthread_mutex_unlock(&q->lock);
+    }
     pthread_mutex_unlock(&c->lock);
+    for (size_t i = 0; i < taken; i++) {
+        zfcl_event_wait(lasts[i]);
+        zfcl_event_release(lasts[i]);
+    }
+    free(lasts);
 }
 
 cl_int zfcl_queue_check(cl_command_queue q) {
