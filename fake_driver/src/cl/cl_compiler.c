@@ -1,0 +1,196 @@
+/* OpenCL C to SPIR-V: Debian's clang-14 (-x cl, -target spir64, -emit-llvm, the application's build options passed
+ * through) then llvm-spirv-14, each a child process (posix_spawn) working in a temporary directory of its own. Their
+ * standard error is the build log, as users of other OpenCL drivers expect it; the source is named program.cl in it.
+ * ZEFAKE_CLANG and ZEFAKE_LLVM_SPIRV name other compilers (docs/opencl.md). */
+#include "cl/zf_cl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define ZFCL_MAX_ARGS 256
+
+static const char *zfcl_tool(const char *variable, const char *fallback) {
+    const char *v = getenv(variable);
+    return v != NULL && *v != '\0' ? v : fallback;
+}
+
+static bool zfcl_write_file(const char *dir, const char *name, const char *text) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+        *slash = '\0'; /* an include name with directories: make them */
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
+            return false;
+        *slash = '/';
+    }
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return false;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+static char *zfcl_read_file(const char *dir, const char *name, size_t *size) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (data != NULL && fread(data, 1, (size_t)n, f) != (size_t)n) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    if (data != NULL) {
+        data[n] = '\0';
+        *size = (size_t)n;
+    }
+    return data;
+}
+
+/* Runs argv[0] in `dir` with its standard output and error appended to dir/log.txt; true when it exited with 0. */
+static bool zfcl_run(const char *dir, char *const argv[]) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addchdir_np(&actions, dir);
+    posix_spawn_file_actions_addopen(&actions, 2, "log.txt", O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 2, 1);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+        char note[256];
+        snprintf(note, sizeof note, "zefake: cannot run %s: %s\n", argv[0], strerror(rc));
+        FILE *f = NULL;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/log.txt", dir);
+        if ((f = fopen(path, "a")) != NULL) {
+            fputs(note, f);
+            fclose(f);
+        }
+        return false;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Splits the build options at blanks (double quotes group) into argv; the copy lives in `buffer`. */
+static int zfcl_split(char *buffer, char **argv, int max) {
+    int n = 0;
+    char *p = buffer;
+    while (*p != '\0' && n < max) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (*p == '\0')
+            break;
+        char *out = p;
+        argv[n++] = out;
+        bool quoted = false;
+        while (*p != '\0' && (quoted || (*p != ' ' && *p != '\t' && *p != '\n'))) {
+            if (*p == '"')
+                quoted = !quoted;
+            else
+                *out++ = *p;
+            p++;
+        }
+        if (*p != '\0')
+            p++;
+        *out = '\0';
+    }
+    return n;
+}
+
+static int zfcl_remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static cl_int zfcl_clang(const char *dir, const char *options) {
+    char *buffer = strdup(options != NULL ? options : "");
+    if (buffer == NULL)
+        return CL_OUT_OF_HOST_MEMORY;
+    char *argv[ZFCL_MAX_ARGS + 16];
+    int n = 0;
+    argv[n++] = (char *)zfcl_tool("ZEFAKE_CLANG", "clang-14");
+    argv[n++] = "-c";
+    argv[n++] = "-x";
+    argv[n++] = "cl";
+    argv[n++] = "-target";
+    argv[n++] = "spir64";
+    argv[n++] = "-emit-llvm";
+    argv[n++] = "-Xclang";
+    argv[n++] = "-finclude-default-header";
+    argv[n++] = "-I.";
+    bool has_std = strstr(buffer, "-cl-std=") != NULL;
+    if (!has_std)
+        argv[n++] = "-cl-std=CL1.2";
+    n += zfcl_split(buffer, argv + n, ZFCL_MAX_ARGS);
+    argv[n++] = "-o";
+    argv[n++] = "program.bc";
+    argv[n++] = "program.cl";
+    argv[n] = NULL;
+    bool ok = zfcl_run(dir, argv);
+    free(buffer);
+    return ok ? CL_SUCCESS : CL_BUILD_PROGRAM_FAILURE;
+}
+
+static cl_int zfcl_llvm_spirv(const char *dir) {
+    char *argv[] = {(char *)zfcl_tool("ZEFAKE_LLVM_SPIRV", "llvm-spirv-14"), "program.bc", "-o", "program.spv", NULL};
+    return zfcl_run(dir, argv) ? CL_SUCCESS : CL_BUILD_PROGRAM_FAILURE;
+}
+
+static cl_int zfcl_prepare(const char *dir, const char *source, const zfcl_header *headers, cl_uint num_headers) {
+    if (!zfcl_write_file(dir, "program.cl", source) || !zfcl_write_file(dir, "log.txt", ""))
+        return CL_OUT_OF_RESOURCES;
+    for (cl_uint i = 0; i < num_headers; i++)
+        if (!zfcl_write_file(dir, headers[i].name, headers[i].source))
+            return CL_OUT_OF_RESOURCES;
+    return CL_SUCCESS;
+}
+
+cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_header *headers, cl_uint num_headers,
+                           bool compile_only, void **spirv, size_t *size, char **log) {
+    *spirv = NULL;
+    *log = NULL;
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/zefake-cl-XXXXXX", tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+    if (mkdtemp(dir) == NULL)
+        return zfcl_fail(CL_OUT_OF_RESOURCES, "cannot make a temporary directory: %s", strerror(errno));
+    cl_int err = zfcl_prepare(dir, source, headers, num_headers);
+    if (err == CL_SUCCESS)
+        err = zfcl_clang(dir, options);
+    if (err == CL_SUCCESS)
+        err = zfcl_llvm_spirv(dir);
+    if (err == CL_SUCCESS)
+        *spirv = zfcl_read_file(dir, "program.spv", size);
+    size_t log_size = 0;
+    *log = zfcl_read_file(dir, "log.txt", &log_size);
+    if (err == CL_SUCCESS && *spirv == NULL)
+        err = CL_OUT_OF_RESOURCES;
+    if (err == CL_BUILD_PROGRAM_FAILURE && *log != NULL &&
+        (strstr(*log, "unknown argument") != NULL || strstr(*log, "unsupported option") != NULL))
+        err = CL_INVALID_BUILD_OPTIONS;
+    else if (err == CL_BUILD_PROGRAM_FAILURE && compile_only)
+        err = CL_COMPILE_PROGRAM_FAILURE;
+    nftw(dir, zfcl_remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    return err == CL_SUCCESS ? CL_SUCCESS : zfcl_fail(err, "the OpenCL C compilation failed; see the build log");
+}
