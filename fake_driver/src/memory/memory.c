@@ -172,7 +172,9 @@ static ze_result_t zf_alloc(const zf_alloc_request *request, void **pptr) {
             return result;
     }
     zf_mem_block *block = NULL;
-    result = zf_block_create(request->size, request->alignment, zf_page_size_for(request), &block);
+    /* Memory exported as a file descriptor must start its file: it gets one of its own, other memory shares arenas. */
+    bool shareable = request->external.export_types == 0;
+    result = zf_block_create(request->size, request->alignment, zf_page_size_for(request), shareable, &block);
     if (result != ZE_RESULT_SUCCESS) {
         zf_account_uncharge(&charge);
         return result;
@@ -187,10 +189,7 @@ static ze_result_t zf_alloc_publish(const zf_alloc_request *request, zf_mem_bloc
     block->info.device = request->device;
     block->info.type = request->type;
     block->info.id = zf_index_next_id();
-    if (!zf_index_insert(block)) {
-        zf_block_unref(block);
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to index the allocation");
-    }
+    zf_index_insert(block);
     *pptr = block->info.base;
     return ZE_RESULT_SUCCESS;
 }
