@@ -1,6 +1,6 @@
 /* Unified shared memory: zeMemAllocHost/Device/Shared, zeMemFree(Ext), zeMemGetAllocProperties,
- * zeMemGetAddressRange and residency. Allocations are memfd-backed host memory (memory_block.c), found by address
- * through the index (memory_index.c) and charged to the device memory of the scenario (memory_account.c).
+ * zeMemGetAddressRange and residency. Allocations are memfd-backed host memory (memory_block.c, memory_arena.c), found
+ * by address through the index (memory_index.c) and charged to the device memory of the scenario (memory_account.c).
  * docs/memory.md explains the choices made where the specification leaves them open. */
 #include "core/zf_chain.h"
 #include "core/zf_core.h"

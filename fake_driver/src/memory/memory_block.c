@@ -62,8 +62,9 @@ int zf_fd_move_high(int fd) {
 static ze_result_t zf_memfd_create(size_t map_size, int *out) {
     int fd = memfd_create("zefake-usm", MFD_CLOEXEC);
     if (fd < 0)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "memfd_create: %s%s", strerror(errno),
-                       errno == EMFILE ? " (each live allocation holds one descriptor: raise RLIMIT_NOFILE)" : "");
+        return zf_fail(
+            ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "memfd_create: %s%s", strerror(errno),
+            errno == EMFILE ? " (each large or exportable allocation holds one descriptor: raise RLIMIT_NOFILE)" : "");
     if (ftruncate(fd, (off_t)map_size) != 0) {
         int error = errno;
         close(fd);

@@ -1,10 +1,10 @@
-/* Shared between the memory files (memory.c, memory_block.c, memory_index.c, memory_account.c, memory_ipc.c,
- * memory_backing.c, memory_external.c); not for the rest of the driver, which uses zf_memory.h.
+/* Shared between the memory files (memory.c, memory_arena.c, memory_block.c, memory_index.c, memory_account.c,
+ * memory_ipc.c, memory_backing.c, memory_external.c); not for the rest of the driver, which uses zf_memory.h.
  *
- * An allocation is a block: a memfd mapped MAP_SHARED (so that IPC can hand the same pages to another process), its
- * device-memory charge, and a reference count. The index of live blocks holds one reference; every hold taken by
- * command execution holds one more. A block leaves the index when it is freed, and is unmapped when its last
- * reference goes, so memory an engine still reads is never pulled from under it. */
+ * An allocation is a block: a memfd (its own, or a range of an arena) mapped MAP_SHARED (so that IPC can hand the same
+ * pages to another process), its device-memory charge, and a reference count. The index of live blocks holds one
+ * reference; every hold taken by command execution holds one more. A block leaves the index when it is freed, and is
+ * unmapped when its last reference goes, so memory an engine still reads is never pulled from under it. */
 #ifndef ZF_MEMORY_INTERNAL_H
 #define ZF_MEMORY_INTERNAL_H
 
