@@ -3,9 +3,9 @@
  * of IPC seals (one slot per host page of the arena), mapped MAP_SHARED once at an address aligned to
  * ZF_ARENA_MAX_ALIGNMENT. A sub-allocation is a page-rounded range of it: taken from the free list of its size when
  * one is suitably aligned, else from the end of the last arena (a new arena when that is full). Freeing punches the
- * range's pages (and its seal) out of the file at once, so the memory goes back to the system; the address range
- * itself waits in the quarantine of freed ranges (memory_block.c) and comes back here, mapped again, when it leaves
- * it. Files are sparse: an arena costs address space and a descriptor, memory only for the pages written. */
+ * range's pages out of the file at once, so the memory goes back to the system; the address range itself waits in
+ * the quarantine of freed ranges (memory_block.c) and comes back here, mapped again, when it leaves it. Files are
+ * sparse: an arena costs address space and a descriptor, memory only for the pages written. */
 #include "core/zf_core.h"
 #include "memory/memory_internal.h"
 
@@ -123,11 +123,8 @@ ze_result_t zf_arena_alloc(size_t map_size, size_t alignment, zf_arena **arena, 
 }
 
 void zf_arena_release_pages(zf_arena *arena, uint64_t offset, size_t map_size) {
-    /* The seal slots of the range are zeroed too, so that a handle of the freed allocation no longer matches. */
-    const int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
-    if (fallocate(arena->fd, mode, (off_t)offset, (off_t)map_size) != 0 ||
-        fallocate(arena->fd, mode, (off_t)zf_arena_seal_offset(offset),
-                  (off_t)(map_size / ZF_ARENA_GRANULE * ZF_ARENA_SEAL_SLOT)) != 0)
+    /* Its seal slot needs nothing: only exported ranges have a seal, and they are never released (memory_block.c). */
+    if (fallocate(arena->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)map_size) != 0)
         zf_log(ZF_LOG_WARN, "cannot release the pages of a freed allocation: %s", strerror(errno));
 }
 
