@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ZC_IPC_TOKEN_BYTE    55 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
-#define ZC_IPC_ID_OFFSET     32 /* the allocation id in zefake's IPC handle layout */
-#define ZC_IPC_PID_OFFSET    16
-#define ZC_IPC_NONCE_OFFSET  24
-#define ZC_IPC_RESERVED_BYTE 20
+#define ZC_IPC_TOKEN_BYTE   55 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
+#define ZC_IPC_ID_OFFSET    32 /* the allocation id in zefake's IPC handle layout */
+#define ZC_IPC_PID_OFFSET   16
+#define ZC_IPC_NONCE_OFFSET 24
+#define ZC_IPC_OFFSET_BYTE  20 /* the low byte of the offset in pages of a sub-allocation in its memfd */
 
 static void memory_ipc_bad_arguments(void **state) {
     ze_context_handle_t context = *state;
@@ -158,8 +158,8 @@ static void memory_ipc_forged_handles_refused(void **state) {
     forged.data[ZC_IPC_NONCE_OFFSET] ^= 1;
     zc_assert_ipc_refused(context, forged, "a handle naming another server");
     forged = valid;
-    forged.data[ZC_IPC_RESERVED_BYTE] = 1;
-    zc_assert_ipc_refused(context, forged, "a handle with reserved bytes set");
+    forged.data[ZC_IPC_OFFSET_BYTE] ^= 1;
+    zc_assert_ipc_refused(context, forged, "a handle with its offset changed");
 
     void *opened = NULL;
     zc_assert_success(zeMemOpenIpcHandle(context, device, valid, 0, &opened)); /* the genuine one still works */
@@ -247,12 +247,49 @@ static void memory_ipc_between_processes(void **state) {
     zc_child_free(&child);
 }
 
+/* A small allocation is a range of an arena shared with its neighbours (docs/memory.md "Arenas"): its handle names
+ * the arena's memfd with the range's offset, and the other process reaches exactly the allocation's bytes. */
+static void memory_ipc_sub_allocation_between_processes(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    zc_skip_unless_fake(); /* the host writes device memory; the offset is in zefake's layout */
+    const size_t size = 4096 + 9;
+    void *before = NULL, *exported = NULL, *after = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], size, 0, &before));
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], size, 0, &exported));
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], size, 0, &after));
+    zc_fill(before, size, 31);
+    zc_fill(exported, size, 21);
+    zc_fill(after, size, 32);
+    ze_ipc_mem_handle_t handle;
+    zc_assert_success(zeMemGetIpcHandle(context, exported, &handle));
+    uint32_t offset_pages = 0;
+    memcpy(&offset_pages, handle.data + ZC_IPC_OFFSET_BYTE, sizeof offset_pages);
+    assert_true(offset_pages != 0 || (uintptr_t)exported < (uintptr_t)before); /* not at the start of its arena */
+    zc_child child;
+    zc_run_ipc_child(&handle, size, "ok", &child);
+    zc_assert_child_ok(&child, "the importing process");
+    assert_int_equal(zc_child_number(&child, "open"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(&child, "pattern_ok"), 1);
+    zc_child_free(&child);
+    zc_assert_pattern(exported, size, 22, "the exported sub-allocation after the importer wrote it");
+    zc_assert_pattern(before, size, 31, "the sub-allocation before it");
+    zc_assert_pattern(after, size, 32, "the sub-allocation after it");
+    zc_assert_success(zeMemFree(context, before));
+    zc_assert_success(zeMemFree(context, exported));
+    zc_assert_success(zeMemFree(context, after));
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_CONTEXT_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_context, zc_teardown_context)
-        ZC_CONTEXT_TEST(memory_ipc_bad_arguments),          ZC_CONTEXT_TEST(memory_ipc_open_in_same_process),
-        ZC_CONTEXT_TEST(memory_ipc_export_errors),          ZC_CONTEXT_TEST(memory_ipc_garbage_handles_refused),
-        ZC_CONTEXT_TEST(memory_ipc_forged_handles_refused), ZC_CONTEXT_TEST(memory_ipc_between_processes),
+        ZC_CONTEXT_TEST(memory_ipc_bad_arguments),
+        ZC_CONTEXT_TEST(memory_ipc_open_in_same_process),
+        ZC_CONTEXT_TEST(memory_ipc_export_errors),
+        ZC_CONTEXT_TEST(memory_ipc_garbage_handles_refused),
+        ZC_CONTEXT_TEST(memory_ipc_forged_handles_refused),
+        ZC_CONTEXT_TEST(memory_ipc_between_processes),
+        ZC_CONTEXT_TEST(memory_ipc_sub_allocation_between_processes),
 #undef ZC_CONTEXT_TEST
     };
     static const zc_child_mode modes[] = {{"ipc-open", zc_child_ipc_open}};

@@ -1,6 +1,6 @@
 /* Unified shared memory: zeMemAllocHost/Device/Shared, zeMemFree(Ext), zeMemGetAllocProperties,
- * zeMemGetAddressRange and residency. Allocations are memfd-backed host memory (memory_block.c), found by address
- * through the index (memory_index.c) and charged to the device memory of the scenario (memory_account.c).
+ * zeMemGetAddressRange and residency. Allocations are memfd-backed host memory (memory_block.c, memory_arena.c), found
+ * by address through the index (memory_index.c) and charged to the device memory of the scenario (memory_account.c).
  * docs/memory.md explains the choices made where the specification leaves them open. */
 #include "core/zf_chain.h"
 #include "core/zf_core.h"
@@ -172,7 +172,9 @@ static ze_result_t zf_alloc(const zf_alloc_request *request, void **pptr) {
             return result;
     }
     zf_mem_block *block = NULL;
-    result = zf_block_create(request->size, request->alignment, zf_page_size_for(request), &block);
+    /* Memory exported as a file descriptor must start its file: it gets one of its own, other memory shares arenas. */
+    bool shareable = request->external.export_types == 0;
+    result = zf_block_create(request->size, request->alignment, zf_page_size_for(request), shareable, &block);
     if (result != ZE_RESULT_SUCCESS) {
         zf_account_uncharge(&charge);
         return result;
@@ -187,10 +189,7 @@ static ze_result_t zf_alloc_publish(const zf_alloc_request *request, zf_mem_bloc
     block->info.device = request->device;
     block->info.type = request->type;
     block->info.id = zf_index_next_id();
-    if (!zf_index_insert(block)) {
-        zf_block_unref(block);
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to index the allocation");
-    }
+    zf_index_insert(block);
     *pptr = block->info.base;
     return ZE_RESULT_SUCCESS;
 }

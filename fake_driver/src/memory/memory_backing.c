@@ -20,7 +20,7 @@ ze_result_t zf_memory_backing_create(zf_device *device, size_t size, size_t page
             return result;
     }
     zf_mem_block *block = NULL;
-    ze_result_t result = zf_block_create(size, 0, page_size, &block);
+    ze_result_t result = zf_block_create(size, 0, page_size, false, &block); /* exported and mapped again: own file */
     if (result != ZE_RESULT_SUCCESS) {
         zf_account_uncharge(&charge);
         return result;

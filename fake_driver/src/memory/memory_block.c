@@ -1,6 +1,7 @@
-/* Backing memory of allocations: one memfd per allocation, mapped MAP_SHARED (IPC hands the same pages to other
- * processes), aligned by over-reserving address space; the reference count that keeps a block mapped while command
- * execution holds it; and the quarantine of freed address ranges. */
+/* Backing memory of allocations: a range of an arena (memory_arena.c) for small ones, a memfd of its own for the
+ * others, mapped MAP_SHARED (IPC hands the same pages to other processes), aligned by over-reserving address space;
+ * the reference count that keeps a block mapped while command execution holds it; and the quarantine of freed
+ * address ranges. */
 #include "core/zf_core.h"
 #include "memory/memory_internal.h"
 
@@ -26,6 +27,8 @@ static pthread_cond_t zf_block_ref_cond = PTHREAD_COND_INITIALIZER;
 typedef struct zf_quarantined {
     uintptr_t start;
     size_t size;
+    zf_arena *arena; /* the range goes back to its arena when it leaves the quarantine; NULL: it is unmapped */
+    uint64_t offset;
 } zf_quarantined;
 
 static pthread_mutex_t zf_quarantine_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,7 +49,7 @@ static size_t zf_round_up(size_t value, size_t to) {
     return (value + to - 1) & ~(to - 1);
 }
 
-static int zf_fd_move_high(int fd) {
+int zf_fd_move_high(int fd) {
     if (fd >= ZF_MEMFD_LOW_WATER)
         return fd;
     int high = fcntl(fd, F_DUPFD_CLOEXEC, ZF_MEMFD_LOW_WATER);
@@ -59,8 +62,9 @@ static int zf_fd_move_high(int fd) {
 static ze_result_t zf_memfd_create(size_t map_size, int *out) {
     int fd = memfd_create("zefake-usm", MFD_CLOEXEC);
     if (fd < 0)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "memfd_create: %s%s", strerror(errno),
-                       errno == EMFILE ? " (each live allocation holds one descriptor: raise RLIMIT_NOFILE)" : "");
+        return zf_fail(
+            ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "memfd_create: %s%s", strerror(errno),
+            errno == EMFILE ? " (each large or exportable allocation holds one descriptor: raise RLIMIT_NOFILE)" : "");
     if (ftruncate(fd, (off_t)map_size) != 0) {
         int error = errno;
         close(fd);
@@ -95,7 +99,34 @@ void *zf_map_aligned(int fd, size_t map_size, size_t alignment) {
     return mapped;
 }
 
-ze_result_t zf_block_create(size_t size, size_t alignment, size_t page_size, zf_mem_block **out) {
+/* The block's pages in an arena. */
+static ze_result_t zf_block_in_arena(zf_mem_block *block, size_t map_size, size_t align) {
+    void *base = NULL;
+    ze_result_t result = zf_arena_alloc(map_size, align, &block->arena, &block->offset, &base);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    block->fd = zf_arena_fd(block->arena);
+    block->info.base = base;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The block's pages in a memfd of its own. */
+static ze_result_t zf_block_own_file(zf_mem_block *block, size_t map_size, size_t align) {
+    ze_result_t result = zf_memfd_create(map_size, &block->fd);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    void *base = zf_map_aligned(block->fd, map_size, align);
+    if (base == MAP_FAILED) {
+        int error = errno;
+        close(block->fd);
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot map %zu bytes aligned to %zu: %s", map_size, align,
+                       strerror(error));
+    }
+    block->info.base = base;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zf_block_create(size_t size, size_t alignment, size_t page_size, bool shareable, zf_mem_block **out) {
     size_t map_size = zf_round_up(size, page_size);
     size_t align = alignment > page_size ? alignment : page_size;
     if (map_size == 0 || map_size > SIZE_MAX - align || map_size > (size_t)INT64_MAX)
@@ -104,20 +135,12 @@ ze_result_t zf_block_create(size_t size, size_t alignment, size_t page_size, zf_
     zf_mem_block *block = calloc(1, sizeof *block);
     if (block == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for an allocation record");
-    ze_result_t result = zf_memfd_create(map_size, &block->fd);
+    ze_result_t result = shareable && zf_arena_fits(map_size, align) ? zf_block_in_arena(block, map_size, align)
+                                                                     : zf_block_own_file(block, map_size, align);
     if (result != ZE_RESULT_SUCCESS) {
         free(block);
         return result;
     }
-    void *base = zf_map_aligned(block->fd, map_size, align);
-    if (base == MAP_FAILED) {
-        int error = errno;
-        close(block->fd);
-        free(block);
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot map %zu bytes aligned to %zu: %s", map_size, align,
-                       strerror(error));
-    }
-    block->info.base = base;
     block->info.size = size;
     block->map_size = map_size;
     block->page_size = page_size;
@@ -126,11 +149,11 @@ ze_result_t zf_block_create(size_t size, size_t alignment, size_t page_size, zf_
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zf_block_import(int fd, size_t size, size_t map_size, zf_mem_block **out) {
+ze_result_t zf_block_import(int fd, size_t size, size_t map_size, uint64_t offset, zf_mem_block **out) {
     zf_mem_block *block = calloc(1, sizeof *block);
     if (block == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for an allocation record");
-    void *base = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
     if (base == MAP_FAILED) {
         int error = errno;
         free(block);
@@ -138,6 +161,7 @@ ze_result_t zf_block_import(int fd, size_t size, size_t map_size, zf_mem_block *
                        strerror(error));
     }
     block->fd = zf_fd_move_high(fd);
+    block->offset = offset;
     block->info.base = base;
     block->info.size = size;
     block->map_size = map_size;
@@ -150,7 +174,10 @@ ze_result_t zf_block_import(int fd, size_t size, size_t map_size, zf_mem_block *
 
 static void zf_quarantine_drop_oldest(void) {
     zf_quarantined *oldest = &zf_quarantine[zf_quarantine_first];
-    munmap((void *)oldest->start, oldest->size);
+    if (oldest->arena != NULL)
+        zf_arena_recycle(oldest->arena, oldest->offset, oldest->size);
+    else
+        munmap((void *)oldest->start, oldest->size);
     zf_quarantine_bytes -= oldest->size;
     zf_quarantine_first = (zf_quarantine_first + 1) % ZF_QUARANTINE_RANGES;
     zf_quarantine_count--;
@@ -159,17 +186,18 @@ static void zf_quarantine_drop_oldest(void) {
 /* Returns the pages of a freed mapping to the system but keeps its addresses taken (inaccessible) for a while, so
  * that the next allocations land elsewhere: a stale pointer then faults or is recognised as freed, instead of
  * reaching (or freeing) a newer allocation that happens to reuse the address. */
-static void zf_quarantine_add(void *base, size_t size) {
+static void zf_quarantine_add(void *base, size_t size, zf_arena *arena, uint64_t offset) {
     void *reserved = mmap(base, size, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (reserved == MAP_FAILED || size > ZF_QUARANTINE_BYTES) {
-        munmap(base, size);
+        if (arena == NULL) /* an arena's range stays its arena's: never reused, it cannot be taken by anyone else */
+            munmap(base, size);
         return;
     }
     pthread_mutex_lock(&zf_quarantine_lock);
     while (zf_quarantine_count == ZF_QUARANTINE_RANGES || zf_quarantine_bytes + size > ZF_QUARANTINE_BYTES)
         zf_quarantine_drop_oldest();
     size_t slot = (zf_quarantine_first + zf_quarantine_count) % ZF_QUARANTINE_RANGES;
-    zf_quarantine[slot] = (zf_quarantined){(uintptr_t)base, size};
+    zf_quarantine[slot] = (zf_quarantined){(uintptr_t)base, size, arena, offset};
     zf_quarantine_count++;
     zf_quarantine_bytes += size;
     pthread_mutex_unlock(&zf_quarantine_lock);
@@ -196,8 +224,14 @@ bool zf_memory_range_freed(const void *ptr, size_t size) {
 }
 
 static void zf_block_destroy(zf_mem_block *block) {
-    zf_quarantine_add(block->info.base, block->map_size);
-    close(block->fd);
+    /* An exported range keeps its pages for the processes that opened it, as the file of an allocation of its own
+     * does, and is never handed out again (docs/memory.md "Arenas"). */
+    zf_arena *reuse = block->exported ? NULL : block->arena;
+    if (reuse != NULL)
+        zf_arena_release_pages(reuse, block->offset, block->map_size);
+    zf_quarantine_add(block->info.base, block->map_size, reuse, block->offset);
+    if (block->arena == NULL)
+        close(block->fd);
     zf_account_uncharge(&block->charge);
     free(block);
 }

@@ -1,10 +1,10 @@
-/* Shared between the memory files (memory.c, memory_block.c, memory_index.c, memory_account.c, memory_ipc.c,
- * memory_backing.c, memory_external.c); not for the rest of the driver, which uses zf_memory.h.
+/* Shared between the memory files (memory.c, memory_arena.c, memory_block.c, memory_index.c, memory_account.c,
+ * memory_ipc.c, memory_backing.c, memory_external.c); not for the rest of the driver, which uses zf_memory.h.
  *
- * An allocation is a block: a memfd mapped MAP_SHARED (so that IPC can hand the same pages to another process), its
- * device-memory charge, and a reference count. The index of live blocks holds one reference; every hold taken by
- * command execution holds one more. A block leaves the index when it is freed, and is unmapped when its last
- * reference goes, so memory an engine still reads is never pulled from under it. */
+ * An allocation is a block: a memfd (its own, or a range of an arena) mapped MAP_SHARED (so that IPC can hand the same
+ * pages to another process), its device-memory charge, and a reference count. The index of live blocks holds one
+ * reference; every hold taken by command execution holds one more. A block leaves the index when it is freed, and is
+ * unmapped when its last reference goes, so memory an engine still reads is never pulled from under it. */
 #ifndef ZF_MEMORY_INTERNAL_H
 #define ZF_MEMORY_INTERNAL_H
 
@@ -30,12 +30,19 @@ typedef struct zf_mem_charge {
     uint64_t tile[ZF_SCENARIO_MAX_SUBDEVICES];
 } zf_mem_charge;
 
+typedef struct zf_arena zf_arena;
+
 struct zf_mem_block {
     zf_allocation info;
-    size_t map_size; /* the mapping at info.base: size rounded up to the page size */
+    /* the index's tree (memory_index.c), next to info.base so that a descent reads one cache line per level */
+    struct zf_mem_block *left, *right;
+    uint32_t priority; /* a heap order on random priorities */
+    size_t map_size;   /* the mapping at info.base: size rounded up to the page size */
     size_t page_size;
-    int fd;        /* the memfd; the block owns it */
-    bool imported; /* opened from an IPC handle: closed with zeMemCloseIpcHandle, never charged */
+    int fd;          /* the memfd: the block's own, or its arena's (memory_arena.c) */
+    zf_arena *arena; /* NULL: the block owns fd */
+    uint64_t offset; /* where info.base's pages start in fd's file */
+    bool imported;   /* opened from an IPC handle: closed with zeMemCloseIpcHandle, never charged */
     zf_mem_charge charge;
     unsigned refs;                                /* guarded by the reference lock of memory_block.c */
     bool exported;                                /* a token was issued; guarded by the index lock */
@@ -48,14 +55,20 @@ struct zf_mem_block {
 size_t zf_host_page_size(void);
 
 /* A new block of `size` bytes (rounded up to page_size), aligned to max(alignment, page_size), with one reference
- * (the index's). Fails with ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY (and a reason) when the system refuses. */
-ze_result_t zf_block_create(size_t size, size_t alignment, size_t page_size, zf_mem_block **out);
+ * (the index's). With `shareable`, a small block is a range of an arena (memory_arena.c); otherwise, and for large
+ * blocks, it has a memfd of its own (memory that is exported as a file descriptor, or mapped again elsewhere, must
+ * start at offset 0 of its file). Fails with ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY (and a reason) when the system
+ * refuses. */
+ze_result_t zf_block_create(size_t size, size_t alignment, size_t page_size, bool shareable, zf_mem_block **out);
+
+/* Moves a new descriptor at or above 1024 when the process's limit allows (the application keeps its low ones). */
+int zf_fd_move_high(int fd);
 
 /* Maps fd (map_size bytes) at an address aligned to `alignment`; MAP_FAILED when the system refuses. */
 void *zf_map_aligned(int fd, size_t map_size, size_t alignment);
 
-/* A block mapping someone else's memfd (IPC import); takes ownership of fd on success. */
-ze_result_t zf_block_import(int fd, size_t size, size_t map_size, zf_mem_block **out);
+/* A block mapping map_size bytes at `offset` of someone else's memfd (IPC import); takes ownership of fd on success. */
+ze_result_t zf_block_import(int fd, size_t size, size_t map_size, uint64_t offset, zf_mem_block **out);
 
 /* Reference counting: the last unref unmaps the memory (its addresses are held back, see docs/memory.md), releases
  * its device-memory charge and frees the block. */
@@ -68,6 +81,33 @@ void zf_block_retire(zf_mem_block *block, bool wait);
 
 /* True when [ptr, ptr + size) overlaps the address range of a recently freed allocation (held back, unmapped). */
 bool zf_block_range_quarantined(const void *ptr, size_t size);
+
+/* ---- memory_arena.c: small allocations as ranges of shared memfds ---- */
+
+#define ZF_ARENA_SIZE          ((uint64_t)4 << 30) /* bytes of pages per arena */
+#define ZF_ARENA_GRANULE       ((uint64_t)4 << 10) /* ranges are multiples of the host page */
+#define ZF_ARENA_MAX_ALLOC     ((size_t)2 << 20)   /* larger allocations have a memfd of their own */
+#define ZF_ARENA_MAX_ALIGNMENT ((size_t)2 << 20)   /* so do more strictly aligned ones */
+#define ZF_ARENA_SEAL_SLOT     ((uint64_t)128)     /* bytes of the seal table per granule (memory_ipc.c) */
+#define ZF_ARENA_FILE_SIZE     (ZF_ARENA_SIZE + ZF_ARENA_SIZE / ZF_ARENA_GRANULE * ZF_ARENA_SEAL_SLOT)
+
+/* Whether a block of map_size bytes (page-rounded) aligned to `alignment` is made in an arena. */
+bool zf_arena_fits(size_t map_size, size_t alignment);
+
+/* A range of map_size bytes aligned to `alignment` (both as zf_arena_fits accepts): its arena, its offset in the
+ * arena's file and its address. ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY when no arena can be made. */
+ze_result_t zf_arena_alloc(size_t map_size, size_t alignment, zf_arena **arena, uint64_t *offset, void **base);
+
+/* Gives the pages of a freed range that was never exported back to the system; the range stays mapped. */
+void zf_arena_release_pages(zf_arena *arena, uint64_t offset, size_t map_size);
+
+/* Maps a range that left the quarantine of freed ranges again and makes it available to zf_arena_alloc. */
+void zf_arena_recycle(zf_arena *arena, uint64_t offset, size_t map_size);
+
+int zf_arena_fd(const zf_arena *arena);
+
+/* Where the seal of the IPC handle of the allocation at `offset` of an arena is kept in the arena's file. */
+uint64_t zf_arena_seal_offset(uint64_t offset);
 
 /* ---- memory_external.c: external memory (file descriptors) ---- */
 
@@ -106,8 +146,8 @@ bool zf_physical_unregister_unmapped(zf_physical_mem *physical);
 /* The next allocation id (never reused). */
 uint64_t zf_index_next_id(void);
 
-/* Inserts a block; false when out of host memory. */
-bool zf_index_insert(zf_mem_block *block);
+/* Inserts a block. */
+void zf_index_insert(zf_mem_block *block);
 
 /* Removes the block whose base is exactly `base`, if it belongs to `context` and its `imported` flag is as given;
  * the caller inherits the index's reference. Otherwise NULL, and *why says what is wrong with `base`. */
@@ -122,6 +162,7 @@ typedef struct zf_export_info {
     uint64_t id;
     uint64_t size;
     uint64_t map_size;
+    uint64_t offset; /* of its pages in its memfd (arenas) */
     uint8_t token[ZF_IPC_TOKEN_SIZE];
 } zf_export_info;
 

@@ -33,7 +33,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define ZF_IPC_MAGIC      "zefkIPC2"                   /* bytes 8..15 of every handle zefake issues */
+#define ZF_IPC_MAGIC      "zefkIPC3"                   /* bytes 8..15 of every handle zefake issues */
 #define ZF_IPC_WIRE_MAGIC UINT64_C(0x31637069666b667a) /* first word of every request and reply */
 #define ZF_IPC_TIMEOUT_S  5                            /* a peer that neither sends nor reads is dropped after this */
 #define ZF_IPC_BACKLOG    16
@@ -44,17 +44,18 @@ typedef struct zf_ipc_handle_data {
     int32_t fd;       /* the exporter's descriptor of the allocation's memfd; the receiver's after SCM_RIGHTS */
     uint32_t fd_high; /* 0 */
     char magic[8];
-    uint32_t pid;      /* the exporting process */
-    uint32_t reserved; /* 0 */
-    uint64_t nonce;    /* its server's, part of the socket name */
-    uint64_t id;       /* the allocation id in the exporting process */
-    uint64_t size;     /* the allocation's size */
+    uint32_t pid;          /* the exporting process */
+    uint32_t offset_pages; /* where the allocation starts in the memfd, in ZF_ARENA_GRANULE units (arenas) */
+    uint64_t nonce;        /* its server's, part of the socket name */
+    uint64_t id;           /* the allocation id in the exporting process */
+    uint64_t size;         /* the allocation's size */
     uint8_t token[ZF_IPC_TOKEN_SIZE];
 } zf_ipc_handle_data;
 _Static_assert(sizeof(zf_ipc_handle_data) == ZE_MAX_IPC_HANDLE_SIZE, "an IPC handle is 64 bytes");
 
-/* The seal: the handle with its descriptor bytes zeroed, written into the memfd right after the allocation's pages
- * (at map_size), where no mapping reaches. */
+/* The seal: the handle with its descriptor bytes zeroed, written into the memfd where no mapping reaches: right after
+ * the allocation's pages (at map_size) in a memfd of its own; in an arena, in the allocation's slot of the seal table
+ * past the arena's pages (zf_arena_seal_offset), followed by the allocation's map_size (8 bytes). */
 #define ZF_IPC_SEAL_SIZE sizeof(zf_ipc_handle_data)
 
 typedef struct zf_ipc_request {
@@ -69,6 +70,7 @@ typedef struct zf_ipc_reply {
     uint32_t reserved;
     uint64_t size;
     uint64_t map_size;
+    uint64_t offset; /* where the allocation's pages start in the memfd */
 } zf_ipc_reply;
 
 /* The server of this process. `pid` tells a forked child (which has no server thread) from its parent. */
@@ -184,7 +186,7 @@ static void zf_ipc_answer(int conn) {
     bool trusted = well_formed && zf_ipc_peer(conn, &peer) && (peer.uid == geteuid() || peer.uid == 0);
     if (trusted)
         block = zf_index_lookup_export(request.id, request.token);
-    zf_ipc_reply reply = {ZF_IPC_WIRE_MAGIC, 0, 0, 0, 0};
+    zf_ipc_reply reply = {ZF_IPC_WIRE_MAGIC, 0, 0, 0, 0, 0};
     int shared_fd = -1;
     if (block == NULL && trusted)
         shared_fd = zf_ipc_lookup_shared(&request, &reply);
@@ -202,6 +204,7 @@ static void zf_ipc_answer(int conn) {
     reply.granted = 1;
     reply.size = block->info.size;
     reply.map_size = block->map_size;
+    reply.offset = block->offset;
     zf_ipc_send_fd(conn, &reply, block->fd); /* the reference keeps the fd open meanwhile */
     zf_block_unref(block);
 }
@@ -337,20 +340,32 @@ static zf_ipc_handle_data zf_ipc_seal_of(const zf_ipc_handle_data *handle) {
 
 /* Whether the driver made the block's memfd, so that it may grow it by a seal: an allocation imported from an
  * external descriptor maps the application's file (device memory charged to nobody, memory.c) and the file of a
- * zefake allocation holds its pages, perhaps already followed by a seal. */
+ * zefake allocation holds its pages, perhaps already followed by a seal. An arena has room for seals. */
 static bool zf_ipc_may_seal(const zf_mem_block *block) {
     struct stat st;
+    if (block->arena != NULL)
+        return true;
     if (block->info.type == ZE_MEMORY_TYPE_DEVICE && block->charge.root == NULL)
         return false;
     return fstat(block->fd, &st) == 0 && S_ISREG(st.st_mode) &&
            ((uint64_t)st.st_size == block->map_size || (uint64_t)st.st_size == block->map_size + ZF_IPC_SEAL_SIZE);
 }
 
-/* Writes the seal of a handle past the allocation's pages. Without it the handle still opens through the server. */
+/* Writes the seal where the file of the block keeps it. */
+static bool zf_ipc_put_seal(const zf_mem_block *block, const zf_ipc_handle_data *seal) {
+    if (block->arena == NULL)
+        return pwrite(block->fd, seal, sizeof *seal, (off_t)block->map_size) == (ssize_t)sizeof *seal;
+    struct {
+        zf_ipc_handle_data seal;
+        uint64_t map_size;
+    } slot = {*seal, block->map_size};
+    return pwrite(block->fd, &slot, sizeof slot, (off_t)zf_arena_seal_offset(block->offset)) == (ssize_t)sizeof slot;
+}
+
+/* Writes the seal of a handle. Without it the handle still opens through the server. */
 static void zf_ipc_write_seal(const zf_mem_block *block, const zf_ipc_handle_data *handle) {
     zf_ipc_handle_data seal = zf_ipc_seal_of(handle);
-    if (!zf_ipc_may_seal(block) ||
-        pwrite(block->fd, &seal, sizeof seal, (off_t)block->map_size) != (ssize_t)sizeof seal)
+    if (!zf_ipc_may_seal(block) || !zf_ipc_put_seal(block, &seal))
         zf_log(ZF_LOG_DEBUG, "IPC: allocation %llu is not sealed: its handle opens through the IPC server only",
                (unsigned long long)handle->id);
 }
@@ -376,7 +391,11 @@ ze_result_t zfi_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr,
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "ptr %p cannot be exported: %s", ptr, why);
     pthread_mutex_lock(&zf_ipc.lock);
     ze_result_t result = zf_ipc_start_locked();
-    zf_ipc_handle_data handle = {.pid = (uint32_t)zf_ipc.pid, .nonce = zf_ipc.nonce, .id = info.id, .size = info.size};
+    zf_ipc_handle_data handle = {.pid = (uint32_t)zf_ipc.pid,
+                                 .offset_pages = (uint32_t)(info.offset / ZF_ARENA_GRANULE),
+                                 .nonce = zf_ipc.nonce,
+                                 .id = info.id,
+                                 .size = info.size};
     pthread_mutex_unlock(&zf_ipc.lock);
     if (result != ZE_RESULT_SUCCESS)
         return result;
@@ -460,11 +479,17 @@ static ze_result_t zf_ipc_receive(int conn, zf_ipc_reply *reply, int *out) {
     return ZE_RESULT_SUCCESS;
 }
 
-/* The memfd must be what the reply and the handle say it is: the allocation's pages, perhaps followed by a seal. */
+/* The memfd must be what the reply and the handle say it is: the allocation's pages, perhaps followed by a seal, or
+ * an arena holding them at the handle's offset. */
 static bool zf_ipc_fd_matches(int fd, const zf_ipc_reply *reply, const zf_ipc_handle_data *handle) {
     struct stat st;
-    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && reply->size == handle->size && reply->size > 0 &&
-           reply->size <= reply->map_size && reply->map_size <= SIZE_MAX &&
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || reply->size != handle->size || reply->size == 0 ||
+        reply->size > reply->map_size || reply->map_size > SIZE_MAX ||
+        reply->offset != (uint64_t)handle->offset_pages * ZF_ARENA_GRANULE)
+        return false;
+    if ((uint64_t)st.st_size == ZF_ARENA_FILE_SIZE)
+        return reply->offset <= ZF_ARENA_SIZE && reply->map_size <= ZF_ARENA_SIZE - reply->offset;
+    return reply->offset == 0 &&
            ((uint64_t)st.st_size == reply->map_size || (uint64_t)st.st_size == reply->map_size + ZF_IPC_SEAL_SIZE);
 }
 
@@ -496,27 +521,44 @@ static ze_result_t zf_ipc_fetch(const zf_ipc_handle_data *handle, int *out, zf_i
 
 static ze_result_t zf_ipc_parse(const ze_ipc_mem_handle_t *raw, zf_ipc_handle_data *handle) {
     memcpy(handle, raw->data, sizeof *handle);
-    if (memcmp(handle->magic, ZF_IPC_MAGIC, sizeof handle->magic) != 0 || handle->reserved != 0 ||
-        handle->fd_high != 0 || handle->pid == 0 || handle->pid > INT_MAX || handle->size == 0)
+    if (memcmp(handle->magic, ZF_IPC_MAGIC, sizeof handle->magic) != 0 || handle->fd_high != 0 || handle->pid == 0 ||
+        handle->pid > INT_MAX || handle->size == 0)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "handle: not an IPC memory handle issued by zefake");
     return ZE_RESULT_SUCCESS;
+}
+
+/* Where the seal of a handle is in a file of `file_size` bytes, and the allocation's map_size there; false when the
+ * file is neither an arena nor a memfd of its own. */
+static bool zf_ipc_seal_place(const zf_ipc_handle_data *handle, uint64_t file_size, uint64_t *seal_at,
+                              uint64_t *map_size) {
+    uint64_t offset = (uint64_t)handle->offset_pages * ZF_ARENA_GRANULE;
+    if (file_size == ZF_ARENA_FILE_SIZE) {
+        *seal_at = zf_arena_seal_offset(offset);
+        return offset < ZF_ARENA_SIZE &&
+               pread(handle->fd, map_size, sizeof *map_size, (off_t)(*seal_at + ZF_IPC_SEAL_SIZE)) ==
+                   (ssize_t)sizeof *map_size &&
+               *map_size <= ZF_ARENA_SIZE - offset;
+    }
+    *seal_at = *map_size = file_size - ZF_IPC_SEAL_SIZE;
+    return offset == 0 && file_size > ZF_IPC_SEAL_SIZE;
 }
 
 /* Why the descriptor in the handle is not the sealed memfd of the allocation the handle names; NULL when it is.
  * *map_size is then the size of its pages. */
 static const char *zf_ipc_check_sealed_fd(const zf_ipc_handle_data *handle, uint64_t *map_size) {
     struct stat st;
-    if (fstat(handle->fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= ZF_IPC_SEAL_SIZE)
+    uint64_t seal_at = 0;
+    if (fstat(handle->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !zf_ipc_seal_place(handle, (uint64_t)st.st_size, &seal_at, map_size))
         return "it is not a memfd";
-    *map_size = (uint64_t)st.st_size - ZF_IPC_SEAL_SIZE;
     /* The pages are the size rounded up to the host's or the device's page size. */
     if (*map_size % zf_host_page_size() != 0 || *map_size < handle->size ||
         *map_size - handle->size >= ZF_MEMORY_DEVICE_PAGE_SIZE || *map_size > SIZE_MAX)
         return "its size is not the allocation's";
     zf_ipc_handle_data seal, expected = zf_ipc_seal_of(handle);
-    if (pread(handle->fd, &seal, sizeof seal, (off_t)*map_size) != (ssize_t)sizeof seal ||
+    if (pread(handle->fd, &seal, sizeof seal, (off_t)seal_at) != (ssize_t)sizeof seal ||
         !zf_bytes_match(&seal, &expected, sizeof seal))
-        return "it does not end with the handle's seal";
+        return "it does not hold the handle's seal";
     return NULL;
 }
 
@@ -536,7 +578,8 @@ static bool zf_ipc_adopt_fd(const zf_ipc_handle_data *handle, int *out, zf_ipc_r
                handle->pid);
         return false;
     }
-    *reply = (zf_ipc_reply){ZF_IPC_WIRE_MAGIC, 1, 0, handle->size, map_size};
+    *reply = (zf_ipc_reply){ZF_IPC_WIRE_MAGIC, 1,        0,
+                            handle->size,      map_size, (uint64_t)handle->offset_pages * ZF_ARENA_GRANULE};
     *out = fd;
     return true;
 }
@@ -557,7 +600,7 @@ ze_result_t zfi_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handl
     if (result != ZE_RESULT_SUCCESS)
         return result;
     zf_mem_block *block = NULL;
-    result = zf_block_import(fd, (size_t)reply.size, (size_t)reply.map_size, &block);
+    result = zf_block_import(fd, (size_t)reply.size, (size_t)reply.map_size, reply.offset, &block);
     if (result != ZE_RESULT_SUCCESS) {
         close(fd);
         return result;
@@ -566,10 +609,7 @@ ze_result_t zfi_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handl
     block->info.device = device;
     block->info.type = ZE_MEMORY_TYPE_DEVICE;
     block->info.id = zf_index_next_id();
-    if (!zf_index_insert(block)) {
-        zf_block_unref(block);
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to index the opened allocation");
-    }
+    zf_index_insert(block);
     *pptr = block->info.base;
     return ZE_RESULT_SUCCESS;
 }
