@@ -739,6 +739,11 @@ static bool zf_env_sampler(void *user, uint64_t handle, zf_xsampler *out) {
     return found != NULL;
 }
 
+static void zf_env_debug(void *user, const char *text) {
+    (void)user;
+    zf_log(ZF_LOG_DEBUG, "%s", text);
+}
+
 /* The engine's view of the captured arguments. */
 static zf_xarg *zf_launch_args(const zf_kernel_launch *launch) {
     uint32_t n = launch->info->num_args;
@@ -763,7 +768,8 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
                             .annotate = zf_env_annotate,
                             .image = zf_env_image,
                             .sampler = zf_env_sampler,
-                            .system_memory = launch->program->device->desc->memory_access.shared_system != 0};
+                            .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
+                            .debug = zf_env_debug};
     zf_xarg *args = zf_launch_args(launch);
     if (args == NULL) {
         zf_log(ZF_LOG_ERROR, "kernel '%s': no host memory to run the launch", launch->info->name);

@@ -1,0 +1,189 @@
+/* Waves of compiled code, and the helpers the generated code calls (docs/spirv-execution.md, "Compiled tier").
+ *
+ * A thread's context (zf_ctx) keeps, for the launch, the run-time state the generated code reads: the arguments'
+ * values, each pointer argument's allocation (looked up once, held like the interpreter's regions until the launch
+ * ends) and the block counters. Checks, faults and byte counts that leave the generated code go through the
+ * interpreter's own functions (zf_mem, zf_fault, zf_count_lane) on an invocation that stands for the wave, so that a
+ * fault names the same work-item, address and allocation as when the interpreter runs the kernel. */
+#include "cx_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Block entries at loop heads between two looks at the clock: the hang detector's period (ZF_HANG_PERIOD blocks in
+ * the interpreter, where a block costs far more). */
+#define ZF_CX_POLL_PERIOD (1u << 16)
+
+typedef struct zf_cx_thread {
+    zf_cx_rt rt;
+    zf_x x;
+    const zf_cx_kernel *kernel;
+    const uint8_t **argv;
+    zf_cx_window *win;
+    uint64_t *local_at;
+    uint64_t *counts;
+} zf_cx_thread;
+
+void zf_cx_ctx_release(zf_ctx *ctx) {
+    zf_cx_thread *t = ctx->cx;
+    if (t == NULL)
+        return;
+    free(t->argv);
+    free(t->win);
+    free(t->local_at);
+    free(t->counts);
+    free(t);
+    ctx->cx = NULL;
+}
+
+/* The allocation a pointer argument points into: a region of the context (released with it) and the window. */
+static zf_cx_window zf_cx_arg_window(zf_ctx *ctx, const zf_xarg *arg) {
+    zf_cx_window none = {0, 0};
+    uint64_t p = 0;
+    if (arg->kind != ZF_XARG_VALUE || arg->size != 8 || ctx->env->lookup == NULL)
+        return none;
+    memcpy(&p, arg->value, 8);
+    zf_mem_info info = {0};
+    if (p == 0 || ctx->env->lookup(ctx->env->user, (uintptr_t)p, 1, &info) != ZF_MEM_INSIDE)
+        return none;
+    if (!zf_region_add(ctx, (const void *)info.base, info.size, ZF_REGION_ALLOCATION, info.hold, info.guard_end)) {
+        if (ctx->env->release != NULL)
+            ctx->env->release(ctx->env->user, info.hold);
+        return none;
+    }
+    return (zf_cx_window){info.base, info.size};
+}
+
+static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets) {
+    const zf_xlaunch *launch = ctx->launch;
+    uint32_t n = launch->num_args;
+    zf_cx_thread *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    ctx->cx = t;
+    t->kernel = kernel;
+    t->argv = calloc(n ? n : 1, sizeof *t->argv);
+    t->win = calloc(n ? n : 1, sizeof *t->win);
+    t->local_at = calloc(n ? n : 1, sizeof *t->local_at);
+    t->counts = calloc(kernel->num_blocks ? kernel->num_blocks : 1, sizeof *t->counts);
+    if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL) {
+        zf_cx_ctx_release(ctx);
+        return NULL;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        t->argv[k] = launch->args[k].value;
+        t->win[k] = zf_cx_arg_window(ctx, &launch->args[k]);
+        t->local_at[k] = local_offsets[k];
+    }
+    const zf_dprog *code = launch->program.code;
+    zf_pctx *prog = ctx->programs[0];
+    t->x = (zf_x){.ctx = ctx, .prog = prog, .code = code, .fn = &code->funcs[code->kernels[launch->kernel].function],
+                  .area = {NULL, prog->consts, ctx->wave}, .L = ctx->L};
+    zf_cx_rt *rt = &t->rt;
+    *rt = (zf_cx_rt){.x = &t->x,
+                     .argv = t->argv,
+                     .win = t->win,
+                     .local_at = t->local_at,
+                     .relocs = launch->program.relocs,
+                     .local = ctx->local,
+                     .local_stride = ctx->local_stride,
+                     .counts = t->counts,
+                     .group_items = ctx->group_items,
+                     .subgroup_size = ctx->subgroup_size,
+                     .work_dim = zf_work_dim(launch),
+                     .poll_period = ZF_CX_POLL_PERIOD};
+    for (int d = 0; d < 3; d++) {
+        rt->group_size[d] = launch->group_size[d];
+        rt->groups[d] = launch->groups[d];
+        rt->offset[d] = launch->offset[d];
+    }
+    return t;
+}
+
+/* The work the wave executed: each block's entries times its instruction classes and argument-relative bytes. */
+static void zf_cx_account(zf_ctx *ctx, const zf_cx_thread *t) {
+    const zf_dprog *code = ctx->launch->program.code;
+    const zf_cx_kernel *k = t->kernel;
+    for (uint32_t j = 0; j < k->num_blocks; j++) {
+        uint64_t entries = t->counts[j];
+        if (entries == 0)
+            continue;
+        const zf_cx_block *blk = &k->blocks[j];
+        const uint32_t *ops = code->block_ops[blk->form_block];
+        for (int c = 0; c < ZF_OPS_COUNT; c++)
+            ctx->work.ops[c] += entries * ops[c];
+        ctx->lane_ops += entries * code->blocks[blk->form_block].count;
+        ctx->work.read[ZF_SPACE_GLOBAL] += entries * blk->read;
+        ctx->work.written[ZF_SPACE_GLOBAL] += entries * blk->written;
+    }
+}
+
+void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets) {
+    zf_cx_thread *t = ctx->cx;
+    if (t == NULL && (t = zf_cx_thread_create(ctx, kernel, local_offsets)) == NULL) {
+        if (ctx->faults++ == 0)
+            snprintf(ctx->first_fault, sizeof ctx->first_fault, "kernel '%s': out of host memory for a wave",
+                     ctx->launch->name);
+        return;
+    }
+    t->rt.first_group = ctx->wave_first_group;
+    t->rt.wave_groups = ctx->wave_groups;
+    memset(t->counts, 0, kernel->num_blocks * sizeof *t->counts);
+    kernel->wave(&t->rt);
+    zf_cx_account(ctx, t);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Helpers of the generated code */
+
+uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, uint64_t flags) {
+    bool write = (flags & ZF_CX_WRITE) != 0;
+    if (flags & ZF_CX_COUNT)
+        zf_count_lane(rt->x, addr, size, write);
+    return zf_mem(rt->x, (uint32_t)lane, addr, (uint32_t)size, write);
+}
+
+void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch) {
+    zf_dinst one = *in;
+    one.dst = in->dst != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 0) : ZF_REF_NONE;
+    one.a = in->a != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    one.b = in->b != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 2 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    one.c = in->c != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 3 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    uint32_t lane = 0, block = 0, spare = 0;
+    zf_x x = {.ctx = rt->x->ctx,
+              .prog = rt->x->prog,
+              .code = rt->x->code,
+              .fn = rt->x->fn,
+              .area = {scratch, scratch, scratch},
+              .L = 1,
+              .n = 1,
+              .full = true,
+              .lanes = &lane,
+              .members = &lane,
+              .num_members = 1,
+              .live = 1,
+              .block_of = &block,
+              .scratch = &spare};
+    zf_handlers[in->op](&x, &one);
+}
+
+void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
+    zf_fault(rt->x, (uint32_t)lane, "reached OpUnreachable");
+}
+
+uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane) {
+    zf_ctx *ctx = rt->x->ctx;
+    if (ctx->deadline_ns == 0)
+        return 0;
+    if (!__atomic_load_n(ctx->stop, __ATOMIC_RELAXED)) {
+        if (zf_spirv_now_ns() < ctx->deadline_ns)
+            return 0;
+        __atomic_store_n(ctx->stop, 1, __ATOMIC_RELAXED);
+    }
+    ctx->hung = true;
+    rt->poll_period = 1; /* the other work-items of the wave stop at their next loop head */
+    zf_fault(rt->x, (uint32_t)lane, "still running after %" PRIu64 " ms: stopped by the hang detector",
+             ctx->launch->hang_timeout_ns / 1000000u);
+    return 1;
+}
