@@ -1,8 +1,8 @@
 /* The decoder, module level: diagnostics, the growable tables of the form, types, module-scope values (constants,
  * variables, built-ins, function pointers), constant evaluation and operand references. Functions and blocks are
  * decoded in spirv_decode_func.c, single instructions in spirv_decode_inst.c. */
-#include "compiled/cx.h"
 #include "spirv_decode.h"
+#include "compiled/cx.h"
 
 #include <stdarg.h>
 #include <stdio.h>

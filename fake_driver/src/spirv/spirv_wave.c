@@ -271,8 +271,8 @@ typedef struct zf_launch_plan {
     size_t local_stride;
     size_t *byval_offsets;
     size_t byval_stride;
-    uint64_t deadline_ns; /* the hang detector's, 0: none */
-    uint32_t *stop;       /* set once a thread saw the deadline pass: no more waves are started */
+    uint64_t deadline_ns;         /* the hang detector's, 0: none */
+    uint32_t *stop;               /* set once a thread saw the deadline pass: no more waves are started */
     const zf_cx_kernel *compiled; /* the compiled tier's code, NULL: the interpreter runs the launch */
 } zf_launch_plan;
 

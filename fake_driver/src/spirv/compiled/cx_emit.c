@@ -46,9 +46,9 @@ typedef struct zf_cx_em {
     bool failed;
     LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, p8, p64, fn_type;
     LLVMValueRef consts;
-    LLVMValueRef *fns;     /* per form function: NULL when not reached */
-    uint32_t *block_base;  /* per form function: unit index of its block 0 */
-    zf_cx_block *blocks;   /* unit blocks */
+    LLVMValueRef *fns;    /* per form function: NULL when not reached */
+    uint32_t *block_base; /* per form function: unit index of its block 0 */
+    zf_cx_block *blocks;  /* unit blocks */
     uint32_t num_blocks;
     /* The function being emitted. */
     const zf_dfunc *fn;
@@ -57,8 +57,9 @@ typedef struct zf_cx_em {
     LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
     LLVMBasicBlockRef *bbs, fault_bb;
     uint16_t *prov;
+    uint32_t *heights;     /* per form function: zf_cx_post_order's */
     uint16_t **param_prov; /* per form function: each parameter's provenance over the calls that reach it */
-    uint32_t cur; /* unit index of the block being emitted */
+    uint32_t cur;          /* unit index of the block being emitted */
 } zf_cx_em;
 
 static void zf_cx_fail(zf_cx_em *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -273,7 +274,8 @@ static LLVMValueRef zf_cx_builtin(zf_cx_em *e, uint32_t builtin, uint32_t d) {
             return zf_cx_i64c(e, 0);
         LLVMValueRef v = zf_cx_i64c(e, 0);
         for (int k = 2; k >= 0; k--) { /* ((g2 * gy) + g1) * gx + g0, g the id without the offset */
-            size_t kgs = offsetof(zf_cx_rt, group_size) + 8 * (size_t)k, kgr = offsetof(zf_cx_rt, groups) + 8 * (size_t)k;
+            size_t kgs = offsetof(zf_cx_rt, group_size) + 8 * (size_t)k,
+                   kgr = offsetof(zf_cx_rt, groups) + 8 * (size_t)k;
             LLVMValueRef size = zf_cx_rt_field(e, kgs, e->i64);
             LLVMValueRef g = LLVMBuildAdd(b, LLVMBuildMul(b, zf_cx_item(e, ZF_CX_ITEM_GRP + (uint32_t)k), size, ""),
                                           zf_cx_item(e, ZF_CX_ITEM_LID + (uint32_t)k), "");
@@ -319,7 +321,8 @@ static LLVMValueRef zf_cx_wave_value(zf_cx_em *e, const zf_dwave *w) {
         LLVMValueRef tmp = zf_cx_alloca(e, 8);
         LLVMValueRef v = zf_cx_i64c(e, 0);
         if (at != UINT64_MAX) {
-            LLVMValueRef base = LLVMBuildPtrToInt(e->b, zf_cx_rt_field(e, offsetof(zf_cx_rt, local), e->p8), e->i64, "");
+            LLVMValueRef base =
+                LLVMBuildPtrToInt(e->b, zf_cx_rt_field(e, offsetof(zf_cx_rt, local), e->p8), e->i64, "");
             LLVMValueRef slot = LLVMBuildMul(e->b, zf_cx_item(e, ZF_CX_ITEM_SLOT),
                                              zf_cx_rt_field(e, offsetof(zf_cx_rt, local_stride), e->i64), "");
             v = LLVMBuildAdd(e->b, LLVMBuildAdd(e->b, base, slot, ""), zf_cx_i64c(e, at), "");
@@ -512,8 +515,8 @@ static LLVMValueRef zf_cx_access(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uin
         zf_cx_block *blk = &e->blocks[e->cur];
         *(write ? &blk->written : &blk->read) += size;
         LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
-        LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULE, LLVMBuildSub(b, addr, e->win_lo[k], ""),
-                                        LLVMBuildSub(b, span, sz, ""), "");
+        LLVMValueRef in =
+            LLVMBuildICmp(b, LLVMIntULE, LLVMBuildSub(b, addr, e->win_lo[k], ""), LLVMBuildSub(b, span, sz, ""), "");
         LLVMValueRef fits = LLVMBuildICmp(b, LLVMIntUGE, span, sz, "");
         fast = LLVMGetInsertBlock(b);
         direct = LLVMBuildIntToPtr(b, addr, e->p8, "");
@@ -522,8 +525,7 @@ static LLVMValueRef zf_cx_access(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uin
         LLVMBuildBr(b, slow);
     }
     LLVMPositionBuilderAtEnd(b, slow);
-    LLVMValueRef checked =
-        zf_cx_call(e, (void (*)(void))zf_cx_mem, e->p8, params, 5, args);
+    LLVMValueRef checked = zf_cx_call(e, (void (*)(void))zf_cx_mem, e->p8, params, 5, args);
     LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
     LLVMBuildCondBr(b, LLVMBuildIsNull(b, checked, ""), e->fault_bb, done);
     LLVMPositionBuilderAtEnd(b, done);
@@ -611,10 +613,9 @@ static LLVMValueRef zf_cx_int_binary(zf_cx_em *e, uint32_t op, LLVMTypeRef t, LL
     LLVMValueRef bad = LLVMBuildICmp(B, LLVMIntEQ, b, zero, "");
     if (op == ZF_X_SDIV) {
         LLVMValueRef min = zf_cx_splat(e, t, 1ull << (bits - 1), false);
-        bad = LLVMBuildOr(B, bad,
-                          LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, a, min, ""),
-                                       LLVMBuildICmp(B, LLVMIntEQ, b, ones, ""), ""),
-                          "");
+        bad = LLVMBuildOr(
+            B, bad,
+            LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, a, min, ""), LLVMBuildICmp(B, LLVMIntEQ, b, ones, ""), ""), "");
     } else if (op == ZF_X_SREM) {
         bad = LLVMBuildOr(B, bad, LLVMBuildICmp(B, LLVMIntEQ, b, ones, ""), "");
     }
@@ -634,10 +635,12 @@ static const LLVMIntPredicate zf_cx_ipred[] = {
 };
 
 static const LLVMRealPredicate zf_cx_fpred[] = {
-    [ZF_X_FOEQ - ZF_X_FOEQ] = LLVMRealOEQ, [ZF_X_FUEQ - ZF_X_FOEQ] = LLVMRealUEQ, [ZF_X_FONE - ZF_X_FOEQ] = LLVMRealONE,
-    [ZF_X_FUNE - ZF_X_FOEQ] = LLVMRealUNE, [ZF_X_FOLT - ZF_X_FOEQ] = LLVMRealOLT, [ZF_X_FULT - ZF_X_FOEQ] = LLVMRealULT,
-    [ZF_X_FOGT - ZF_X_FOEQ] = LLVMRealOGT, [ZF_X_FUGT - ZF_X_FOEQ] = LLVMRealUGT, [ZF_X_FOLE - ZF_X_FOEQ] = LLVMRealOLE,
-    [ZF_X_FULE - ZF_X_FOEQ] = LLVMRealULE, [ZF_X_FOGE - ZF_X_FOEQ] = LLVMRealOGE, [ZF_X_FUGE - ZF_X_FOEQ] = LLVMRealUGE,
+    [ZF_X_FOEQ - ZF_X_FOEQ] = LLVMRealOEQ, [ZF_X_FUEQ - ZF_X_FOEQ] = LLVMRealUEQ,
+    [ZF_X_FONE - ZF_X_FOEQ] = LLVMRealONE, [ZF_X_FUNE - ZF_X_FOEQ] = LLVMRealUNE,
+    [ZF_X_FOLT - ZF_X_FOEQ] = LLVMRealOLT, [ZF_X_FULT - ZF_X_FOEQ] = LLVMRealULT,
+    [ZF_X_FOGT - ZF_X_FOEQ] = LLVMRealOGT, [ZF_X_FUGT - ZF_X_FOEQ] = LLVMRealUGT,
+    [ZF_X_FOLE - ZF_X_FOEQ] = LLVMRealOLE, [ZF_X_FULE - ZF_X_FOEQ] = LLVMRealULE,
+    [ZF_X_FOGE - ZF_X_FOEQ] = LLVMRealOGE, [ZF_X_FUGE - ZF_X_FOEQ] = LLVMRealUGE,
     [ZF_X_FORD - ZF_X_FOEQ] = LLVMRealORD, [ZF_X_FUNORD - ZF_X_FOEQ] = LLVMRealUNO,
 };
 
@@ -776,8 +779,8 @@ static void zf_cx_select(zf_cx_em *e, const zf_dinst *in) {
         return;
     }
     LLVMTypeRef t = LLVMIntTypeInContext(e->c, 8 * size);
-    LLVMValueRef cond = LLVMBuildICmp(e->b, LLVMIntNE, zf_cx_load(e, e->i8, zf_cx_reg(e, in->a, 1)),
-                                      LLVMConstInt(e->i8, 0, false), "");
+    LLVMValueRef cond =
+        LLVMBuildICmp(e->b, LLVMIntNE, zf_cx_load(e, e->i8, zf_cx_reg(e, in->a, 1)), LLVMConstInt(e->i8, 0, false), "");
     LLVMValueRef v = LLVMBuildSelect(e->b, cond, zf_cx_load(e, t, zf_cx_reg(e, in->b, size)),
                                      zf_cx_load(e, t, zf_cx_reg(e, in->c, size)), "");
     zf_cx_store(e, v, zf_cx_dst(e, in->dst));
@@ -858,7 +861,7 @@ static void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
     LLVMBuildCondBr(e->b, faulted, e->fault_bb, next);
     LLVMPositionBuilderAtEnd(e->b, next);
     if (in->dst != ZF_REF_NONE && in->size > 0)
-        zf_cx_move(e, zf_cx_dst(e, in->dst), ret, in->size);
+        zf_cx_move(e, zf_cx_dst(e, in->dst), ret, in->size < callee->ret_size ? in->size : callee->ret_size);
 }
 
 static void zf_cx_unreachable_inst(zf_cx_em *e) {
@@ -920,8 +923,8 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
     case ZF_X_SWITCH:
         zf_cx_switch(e, in);
         return;
-    case ZF_X_RETV:
-        zf_cx_move(e, e->ret, zf_cx_reg(e, in->a, in->size), in->size);
+    case ZF_X_RETV: /* no more than the caller's buffer holds */
+        zf_cx_move(e, e->ret, zf_cx_reg(e, in->a, in->size), in->size < e->fn->ret_size ? in->size : e->fn->ret_size);
         LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
         return;
     case ZF_X_RET:
@@ -1180,10 +1183,9 @@ static void zf_cx_wave(zf_cx_em *e) {
         LLVMValueRef index = zf_cx_i64c(e, j);
         LLVMValueRef to = LLVMBuildGEP2(e->b, e->i64, totals, &index, 1, "");
         LLVMValueRef from = LLVMBuildGEP2(e->b, e->i64, e->counts, &index, 1, "");
-        LLVMBuildStore(e->b,
-                       LLVMBuildAdd(e->b, LLVMBuildLoad2(e->b, e->i64, to, ""), LLVMBuildLoad2(e->b, e->i64, from, ""),
-                                    ""),
-                       to);
+        LLVMBuildStore(
+            e->b, LLVMBuildAdd(e->b, LLVMBuildLoad2(e->b, e->i64, to, ""), LLVMBuildLoad2(e->b, e->i64, from, ""), ""),
+            to);
     }
     LLVMBuildRetVoid(e->b);
     LLVMBuildBr(e->eb, start);
@@ -1225,20 +1227,31 @@ static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
     return !e->failed;
 }
 
-/* Functions in an order where every caller comes before its callees (the form has no recursion): reversed
- * post-order of the calls from the entry function. */
-static void zf_cx_post_order(const zf_dprog *code, uint32_t f, uint8_t *done, uint32_t *order, uint32_t *n) {
+/* Functions in an order where every caller comes before its callees: reversed post-order of the calls from the
+ * entry function. A cycle (which only an edited form can have: the decoder refuses recursion) is refused, since the
+ * interpreter stops it at its call depth limit. done: 1 on the path, 2 finished. */
+static uint32_t zf_cx_post_order(zf_cx_em *e, uint32_t f, uint8_t *done, uint32_t *order, uint32_t *n) {
+    const zf_dprog *code = e->code;
+    uint32_t height = 1; /* functions on the longest chain of calls from f */
     done[f] = 1;
     const zf_dfunc *fn = &code->funcs[f];
     for (uint32_t b = 0; b < fn->block_count; b++) {
         const zf_dblock *blk = &code->blocks[fn->block_first + b];
         for (uint32_t i = 0; i < blk->count; i++) {
             const zf_dinst *in = &code->insts[blk->first + i];
-            if (in->op == ZF_X_CALL && !done[code->aux[in->aux]])
-                zf_cx_post_order(code, code->aux[in->aux], done, order, n);
+            if (in->op != ZF_X_CALL)
+                continue;
+            uint32_t callee = code->aux[in->aux];
+            if (done[callee] == 1)
+                zf_cx_fail(e, "recursive calls");
+            uint32_t h = done[callee] ? e->heights[callee] : zf_cx_post_order(e, callee, done, order, n);
+            height = h + 1 > height ? h + 1 : height;
         }
     }
+    done[f] = 2;
     order[(*n)++] = f;
+    e->heights[f] = height;
+    return height;
 }
 
 static void zf_cx_types(zf_cx_em *e) {
@@ -1263,8 +1276,8 @@ static bool zf_cx_constants(zf_cx_em *e) {
         return false;
     for (uint32_t i = 0; i < code->num_consts; i++)
         memcpy(bytes + code->consts[i].offset, code->bytes + code->consts[i].data, code->consts[i].size);
-    LLVMValueRef init = LLVMConstStringInContext(e->c, (const char *)bytes, code->const_bytes ? code->const_bytes : 1,
-                                                 true);
+    LLVMValueRef init =
+        LLVMConstStringInContext(e->c, (const char *)bytes, code->const_bytes ? code->const_bytes : 1, true);
     free(bytes);
     e->consts = LLVMAddGlobal(e->m, LLVMTypeOf(init), "zf_cx_consts");
     LLVMSetInitializer(e->consts, init);
@@ -1310,8 +1323,13 @@ static bool zf_cx_declare(zf_cx_em *e, const uint8_t *seen) {
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
                 uint32_t num_kinds, zf_cx_unit *out, char *why, size_t why_size) {
-    zf_cx_em e = {.c = llvm, .code = code, .kernel = &code->kernels[kernel], .kinds = kinds, .num_kinds = num_kinds,
-                  .why = why, .why_size = why_size};
+    zf_cx_em e = {.c = llvm,
+                  .code = code,
+                  .kernel = &code->kernels[kernel],
+                  .kinds = kinds,
+                  .num_kinds = num_kinds,
+                  .why = why,
+                  .why_size = why_size};
     memset(out, 0, sizeof *out);
     for (uint32_t k = 0; k < num_kinds; k++)
         if (kinds[k] == ZF_XARG_BYVAL)
@@ -1331,10 +1349,12 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
             zf_cx_fail(&e, "out of host memory");
         uint32_t *order = calloc(code->num_funcs, sizeof *order), n = 0;
         uint8_t *done = calloc(code->num_funcs, 1);
-        if (order == NULL || done == NULL)
+        e.heights = calloc(code->num_funcs, sizeof *e.heights);
+        if (order == NULL || done == NULL || e.heights == NULL)
             zf_cx_fail(&e, "out of host memory");
-        else
-            zf_cx_post_order(code, e.kernel->function, done, order, &n);
+        else if (zf_cx_post_order(&e, e.kernel->function, done, order, &n) > ZF_MAX_CALL_DEPTH)
+            zf_cx_fail(&e, "calls nested deeper than %u", ZF_MAX_CALL_DEPTH);
+        free(e.heights);
         for (uint32_t k = n; k > 0 && !e.failed; k--)
             zf_cx_function(&e, order[k - 1]);
         free(order);

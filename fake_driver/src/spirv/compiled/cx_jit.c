@@ -95,8 +95,8 @@ static bool zf_cx_jit_start(char *why, size_t why_size) {
     LLVMTargetRef target = NULL;
     char *message = NULL;
     if (LLVMGetTargetFromTriple(triple, &target, &message) == 0)
-        zf_cx_jit.tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelDefault,
-                                               LLVMRelocDefault, LLVMCodeModelJITDefault);
+        zf_cx_jit.tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelDefault, LLVMRelocDefault,
+                                               LLVMCodeModelJITDefault);
     else
         snprintf(why, why_size, "LLVM target: %s", message);
     LLVMDisposeMessage(message);
@@ -128,7 +128,6 @@ static uint64_t zf_cx_load(zf_cx_unit *unit, LLVMOrcThreadSafeContextRef tsc, zf
         return 0;
     }
     LLVMDisposeMessage(message);
-    if (getenv("ZF_CX_DUMP")) LLVMDumpModule(unit->module);
     LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
     LLVMErrorRef err = LLVMRunPasses(unit->module, "default<O2>", zf_cx_jit.tm, options);
     LLVMDisposePassBuilderOptions(options);

@@ -20,6 +20,7 @@ typedef struct zf_cx_thread {
     zf_x x;
     const zf_cx_kernel *kernel;
     const uint8_t **argv;
+    uint8_t *values; /* each parameter's value, as many bytes as the form's parameter has */
     zf_cx_window *win;
     uint64_t *local_at;
     uint64_t *counts;
@@ -30,6 +31,7 @@ void zf_cx_ctx_release(zf_ctx *ctx) {
     if (t == NULL)
         return;
     free(t->argv);
+    free(t->values);
     free(t->win);
     free(t->local_at);
     free(t->counts);
@@ -55,9 +57,32 @@ static zf_cx_window zf_cx_arg_window(zf_ctx *ctx, const zf_xarg *arg) {
     return (zf_cx_window){info.base, info.size};
 }
 
+/* Each parameter's value: the argument's bytes, cut or padded with zeros to the parameter's size (a form on its own
+ * must not make the code read past an argument), and zeros for parameters the launch has no argument for. */
+static bool zf_cx_values(zf_cx_thread *t, const zf_xlaunch *launch, const zf_dfunc *entry) {
+    const zf_dparam *params = launch->program.code->params + entry->param_first;
+    size_t total = 0;
+    for (uint32_t k = 0; k < entry->param_count; k++)
+        total += params[k].size;
+    t->values = calloc(total ? total : 1, 1);
+    if (t->values == NULL)
+        return false;
+    size_t at = 0;
+    for (uint32_t k = 0; k < entry->param_count; k++) {
+        t->argv[k] = t->values + at;
+        if (k < launch->num_args && launch->args[k].kind == ZF_XARG_VALUE)
+            memcpy(t->values + at, launch->args[k].value,
+                   launch->args[k].size < params[k].size ? (size_t)launch->args[k].size : params[k].size);
+        at += params[k].size;
+    }
+    return true;
+}
+
 static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets) {
     const zf_xlaunch *launch = ctx->launch;
-    uint32_t n = launch->num_args;
+    const zf_dprog *code = launch->program.code;
+    const zf_dfunc *entry = &code->funcs[code->kernels[launch->kernel].function];
+    uint32_t n = launch->num_args > entry->param_count ? launch->num_args : entry->param_count;
     zf_cx_thread *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
@@ -67,19 +92,18 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
     t->win = calloc(n ? n : 1, sizeof *t->win);
     t->local_at = calloc(n ? n : 1, sizeof *t->local_at);
     t->counts = calloc(kernel->num_blocks ? kernel->num_blocks : 1, sizeof *t->counts);
-    if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL) {
+    if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL ||
+        !zf_cx_values(t, launch, entry)) {
         zf_cx_ctx_release(ctx);
         return NULL;
     }
-    for (uint32_t k = 0; k < n; k++) {
-        t->argv[k] = launch->args[k].value;
+    for (uint32_t k = 0; k < launch->num_args; k++) {
         t->win[k] = zf_cx_arg_window(ctx, &launch->args[k]);
         t->local_at[k] = local_offsets[k];
     }
-    const zf_dprog *code = launch->program.code;
     zf_pctx *prog = ctx->programs[0];
-    t->x = (zf_x){.ctx = ctx, .prog = prog, .code = code, .fn = &code->funcs[code->kernels[launch->kernel].function],
-                  .area = {NULL, prog->consts, ctx->wave}, .L = ctx->L};
+    t->x = (zf_x){
+        .ctx = ctx, .prog = prog, .code = code, .fn = entry, .area = {NULL, prog->consts, ctx->wave}, .L = ctx->L};
     zf_cx_rt *rt = &t->rt;
     *rt = (zf_cx_rt){.x = &t->x,
                      .argv = t->argv,
