@@ -70,7 +70,12 @@ if(BUILD_TESTING)
   target_compile_definitions(zf_test_spirv_engine PRIVATE ZF_TEST_KERNEL_DIR="${CMAKE_BINARY_DIR}/conformance/kernels")
   add_dependencies(zf_test_spirv_engine zc_kernels)
   add_test(NAME spirv_engine COMMAND zf_test_spirv_engine)
-  set_tests_properties(spirv_engine PROPERTIES LABELS "driver;unit;spirv" TIMEOUT 120)
+  set_tests_properties(spirv_engine PROPERTIES LABELS "driver;unit;spirv" TIMEOUT 120
+    ENVIRONMENT_MODIFICATION "ZEFAKE_EXEC=unset:")
+  # The same launches in the compiled tier (compiled/): what it compiles must give the interpreter's results.
+  add_test(NAME spirv_engine.compiled COMMAND zf_test_spirv_engine)
+  set_tests_properties(spirv_engine.compiled PROPERTIES LABELS "driver;unit;spirv;compiled" TIMEOUT 120
+    ENVIRONMENT "ZEFAKE_EXEC=compiled")
 
   # The built-in kernels (src/module/builtins.c) on the reader's view of the test kernels, against a stand-in for the
   # memory service; launches through queues are tested by the execution tests.

@@ -53,7 +53,7 @@ typedef struct zf_cx_em {
     /* The function being emitted. */
     const zf_dfunc *fn;
     bool is_entry;
-    LLVMValueRef f, rt, counts, item, args, ret, frame, scratch, lane;
+    LLVMValueRef f, rt, env, counts, item, args, ret, frame, scratch, lane;
     LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
     LLVMBasicBlockRef *bbs, fault_bb;
     uint16_t *prov;
@@ -183,9 +183,10 @@ static LLVMValueRef zf_cx_alloca(zf_cx_em *e, uint64_t bytes) {
     return LLVMBuildBitCast(e->eb, a, e->p8, "");
 }
 
-/* A field of the run-time state. */
+/* A field of the run-time state, from the wave function's copy of it (env): a local copy that no call can change,
+ * so the optimizer keeps its fields in registers across the helper calls of cold paths. */
 static LLVMValueRef zf_cx_rt_field(zf_cx_em *e, size_t offset, LLVMTypeRef t) {
-    return zf_cx_load(e, t, zf_cx_gep(e, e->rt, offset));
+    return zf_cx_load(e, t, zf_cx_gep(e, e->env, offset));
 }
 
 static LLVMValueRef zf_cx_item(zf_cx_em *e, uint32_t k) {
@@ -855,8 +856,8 @@ static void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
         zf_cx_move(e, zf_cx_gep(e, args, at), zf_cx_reg(e, aux[2 + 2 * i], bytes), bytes);
         at += params[i].size;
     }
-    LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, args, ret};
-    LLVMValueRef faulted = LLVMBuildCall2(e->b, e->fn_type, e->fns[aux[0]], call_args, 5, "");
+    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, args, ret};
+    LLVMValueRef faulted = LLVMBuildCall2(e->b, e->fn_type, e->fns[aux[0]], call_args, 6, "");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "returned");
     LLVMBuildCondBr(e->b, faulted, e->fault_bb, next);
     LLVMPositionBuilderAtEnd(e->b, next);
@@ -958,7 +959,7 @@ static void zf_cx_block_entry(zf_cx_em *e, uint32_t b, bool loop_head) {
         LLVMTypeRef params[2] = {e->p8, e->i64};
         LLVMValueRef args[2] = {e->rt, e->lane};
         LLVMValueRef stop = zf_cx_call(e, (void (*)(void))zf_cx_poll, e->i32, params, 2, args);
-        LLVMBuildStore(B, zf_cx_rt_field(e, offsetof(zf_cx_rt, poll_period), e->i64), budget);
+        LLVMBuildStore(B, zf_cx_load(e, e->i64, zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, poll_period))), budget);
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, stop, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, go);
         LLVMPositionBuilderAtEnd(B, go);
     }
@@ -1005,10 +1006,11 @@ static void zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->is_entry = fi == e->kernel->function;
     e->f = e->fns[fi];
     e->rt = LLVMGetParam(e->f, 0);
-    e->counts = LLVMGetParam(e->f, 1);
-    e->item = LLVMGetParam(e->f, 2);
-    e->args = LLVMGetParam(e->f, 3);
-    e->ret = LLVMGetParam(e->f, 4);
+    e->env = LLVMGetParam(e->f, 1);
+    e->counts = LLVMGetParam(e->f, 2);
+    e->item = LLVMGetParam(e->f, 3);
+    e->args = LLVMGetParam(e->f, 4);
+    e->ret = LLVMGetParam(e->f, 5);
     LLVMBasicBlockRef allocas = LLVMAppendBasicBlockInContext(e->c, e->f, "allocas");
     LLVMPositionBuilderAtEnd(e->eb, allocas);
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(e->c, e->f, "start");
@@ -1022,8 +1024,8 @@ static void zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
         zf_cx_move(e, zf_cx_dst(e, p->ref), zf_cx_gep(e, e->args, at), p->size);
         at += p->size;
     }
-    /* Every kernel argument's window, loaded once per call (the optimizer drops those no access uses). */
-    LLVMValueRef wins = zf_cx_rt_field(e, offsetof(zf_cx_rt, win), e->p8);
+    /* Every kernel argument's window, copied after the state in env (the optimizer drops those no access uses). */
+    LLVMValueRef wins = zf_cx_gep(e, e->env, sizeof(zf_cx_rt));
     for (uint32_t k = 0; k < e->num_kinds; k++) {
         e->win_lo[k] = zf_cx_load(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k));
         e->win_span[k] = zf_cx_load(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k + 8));
@@ -1137,6 +1139,13 @@ static void zf_cx_wave(zf_cx_em *e) {
     LLVMPositionBuilderAtEnd(e->eb, allocas);
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(e->c, e->f, "start");
     LLVMPositionBuilderAtEnd(e->b, start);
+    e->env = zf_cx_alloca(e, sizeof(zf_cx_rt) + sizeof(zf_cx_window) * e->num_kinds);
+    LLVMBuildMemCpy(e->b, e->env, 8, e->rt, 8, zf_cx_i64c(e, sizeof(zf_cx_rt)));
+    if (e->num_kinds > 0) {
+        LLVMValueRef wins = zf_cx_load(e, e->p8, zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, win)));
+        LLVMBuildMemCpy(e->b, zf_cx_gep(e, e->env, sizeof(zf_cx_rt)), 8, wins, 8,
+                        zf_cx_i64c(e, sizeof(zf_cx_window) * e->num_kinds));
+    }
     uint64_t arg_bytes = 0;
     for (uint32_t k = 0; k < entry->param_count; k++)
         arg_bytes += e->code->params[entry->param_first + k].size;
@@ -1172,8 +1181,8 @@ static void zf_cx_wave(zf_cx_em *e) {
     zf_cx_set_item(e, ZF_CX_ITEM_LID, x.i);
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y.i);
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z.i);
-    LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, e->args, e->ret};
-    LLVMBuildCall2(e->b, e->fn_type, e->fns[e->kernel->function], call_args, 5, "");
+    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
+    LLVMBuildCall2(e->b, e->fn_type, e->fns[e->kernel->function], call_args, 6, "");
     zf_cx_loop_end(e, &x);
     zf_cx_loop_end(e, &y);
     zf_cx_loop_end(e, &z);
@@ -1264,8 +1273,8 @@ static void zf_cx_types(zf_cx_em *e) {
     e->f64 = LLVMDoubleTypeInContext(e->c);
     e->p8 = LLVMPointerType(e->i8, 0);
     e->p64 = LLVMPointerType(e->i64, 0);
-    LLVMTypeRef params[5] = {e->p8, e->p64, e->p64, e->p8, e->p8};
-    e->fn_type = LLVMFunctionType(e->i1, params, 5, false);
+    LLVMTypeRef params[6] = {e->p8, e->p8, e->p64, e->p64, e->p8, e->p8};
+    e->fn_type = LLVMFunctionType(e->i1, params, 6, false);
 }
 
 /* The form's constant area as a constant global. */
