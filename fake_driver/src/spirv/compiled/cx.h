@@ -20,10 +20,10 @@ typedef struct zf_cx_kernel zf_cx_kernel;
  * program, whatever the thread); never fails the launch. */
 const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch);
 
-/* Runs the current wave of ctx (ctx->wave_first_group, ctx->wave_groups) with the compiled code; local_offsets gives
- * each argument's offset in a group's local memory. Faults, counts and annotations land in ctx as the interpreter
- * leaves them. */
-void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets);
+/* Runs the current wave of ctx (ctx->wave_first_group, ctx->wave_groups) with the compiled code; local_offsets and
+ * byval_offsets give each argument's offset in a group's local memory and in a work-item's by-value copies. Faults
+ * and counts land in ctx as the interpreter leaves them. */
+void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets, const size_t *byval_offsets);
 
 /* Frees what zf_cx_run_wave keeps in a thread's context. */
 void zf_cx_ctx_release(zf_ctx *ctx);

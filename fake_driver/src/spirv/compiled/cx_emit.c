@@ -54,6 +54,7 @@ typedef struct zf_cx_em {
     const zf_dfunc *fn;
     bool is_entry;
     LLVMValueRef f, rt, env, counts, item, args, ret, frame, scratch, lane;
+    LLVMValueRef priv, mark; /* functions with private variables: their memory, the private slots in use at entry */
     LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
     LLVMBasicBlockRef *bbs, fault_bb;
     uint16_t *prov;
@@ -90,6 +91,8 @@ static bool zf_cx_is_pure(uint32_t op) {
     case ZF_X_EXTV:
     case ZF_X_XSHUFFLE:
     case ZF_X_PTRDIFF:
+    case ZF_X_GCAST: /* which storage an address is in: the interpreter's lookup, no access */
+    case ZF_X_GETFENCE:
         return true;
     default:
         return op >= ZF_X_IADD && op <= ZF_X_ALL;
@@ -124,6 +127,7 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     case ZF_X_RETV:
     case ZF_X_UNREACHABLE:
     case ZF_X_FENCE:
+    case ZF_X_VAR:
         return NULL;
     case ZF_X_LOAD:
     case ZF_X_STORE:
@@ -873,6 +877,39 @@ static void zf_cx_unreachable_inst(zf_cx_em *e) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * Private variables: slots of the interpreter's (docs/spirv-execution.md, "Memory"), one per execution of the
+ * variable by the work-item, in memory of the function's frame; the function's slots go when it returns. */
+
+static void zf_cx_return(zf_cx_em *e, bool faulted) {
+    if (e->mark != NULL) {
+        LLVMTypeRef params[2] = {e->p8, e->i64};
+        LLVMValueRef args[2] = {e->rt, e->mark};
+        zf_cx_call(e, (void (*)(void))zf_cx_slots_pop, LLVMVoidTypeInContext(e->c), params, 2, args);
+    }
+    LLVMBuildRet(e->b, LLVMConstInt(e->i1, faulted, false));
+}
+
+static void zf_cx_var(zf_cx_em *e, const zf_dinst *in) {
+    LLVMTypeRef params[4] = {e->p8, e->i64, e->p8, e->p8};
+    LLVMValueRef args[4] = {e->rt, e->lane, LLVMConstIntToPtr(zf_cx_i64c(e, (uint64_t)(uintptr_t)in), e->p8), e->priv};
+    LLVMValueRef address = zf_cx_call(e, (void (*)(void))zf_cx_var_slot, e->i64, params, 4, args);
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "var");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, address, zf_cx_i64c(e, 0), ""), e->fault_bb, next);
+    LLVMPositionBuilderAtEnd(e->b, next);
+    zf_cx_store(e, address, zf_cx_dst(e, in->dst));
+}
+
+static bool zf_cx_has_vars(const zf_dprog *code, const zf_dfunc *fn) {
+    for (uint32_t b = 0; b < fn->block_count; b++) {
+        const zf_dblock *blk = &code->blocks[fn->block_first + b];
+        for (uint32_t i = 0; i < blk->count; i++)
+            if (code->insts[blk->first + i].op == ZF_X_VAR)
+                return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * Instructions and blocks */
 
 static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
@@ -926,10 +963,13 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
         return;
     case ZF_X_RETV: /* no more than the caller's buffer holds */
         zf_cx_move(e, e->ret, zf_cx_reg(e, in->a, in->size), in->size < e->fn->ret_size ? in->size : e->fn->ret_size);
-        LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
+        zf_cx_return(e, false);
         return;
     case ZF_X_RET:
-        LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
+        zf_cx_return(e, false);
+        return;
+    case ZF_X_VAR:
+        zf_cx_var(e, in);
         return;
     case ZF_X_UNREACHABLE:
         zf_cx_unreachable_inst(e);
@@ -1018,6 +1058,12 @@ static void zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->frame = zf_cx_alloca(e, fn->frame_bytes);
     e->scratch = zf_cx_alloca(e, 4 * ZF_CX_SCRATCH_SLOT);
     e->lane = zf_cx_item(e, ZF_CX_ITEM_LANE);
+    e->priv = e->mark = NULL;
+    if (zf_cx_has_vars(e->code, fn)) {
+        e->priv = zf_cx_alloca(e, fn->private_bytes);
+        LLVMTypeRef p8 = e->p8;
+        e->mark = zf_cx_call(e, (void (*)(void))zf_cx_slots_mark, e->i64, &p8, 1, &e->rt);
+    }
     uint64_t at = 0;
     for (uint32_t k = 0; k < fn->param_count; k++) {
         const zf_dparam *p = &e->code->params[fn->param_first + k];
@@ -1058,7 +1104,7 @@ static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
             zf_cx_inst(e, &e->code->insts[blk->first + i]);
     }
     LLVMPositionBuilderAtEnd(e->b, e->fault_bb);
-    LLVMBuildRet(e->b, LLVMConstInt(e->i1, 1, false));
+    zf_cx_return(e, true);
     LLVMBuildBr(e->eb, start);
     free(e->bbs);
     free(heads);
@@ -1101,16 +1147,30 @@ static LLVMValueRef zf_cx_rt_u64(zf_cx_em *e, size_t offset) {
 }
 
 /* The arguments of the entry function for every work-item (values) and for a group (local memory pointers). */
-static void zf_cx_wave_args(zf_cx_em *e, const zf_dfunc *entry, bool local, LLVMValueRef slot) {
+/* The arguments of the entry function: values once per wave, local memory pointers per group (`slot`), pointers to the
+ * private copies of by-value arguments per work-item (`lane`): the interpreter's private addresses of the bottom
+ * slots, one per such argument in order. */
+static void zf_cx_wave_args(zf_cx_em *e, const zf_dfunc *entry, zf_xarg_kind which, LLVMValueRef slot,
+                            LLVMValueRef lane) {
     uint64_t at = 0;
+    uint32_t byval = 0;
     for (uint32_t k = 0; k < entry->param_count; k++) {
         const zf_dparam *p = &e->code->params[entry->param_first + k];
-        bool is_local = k < e->num_kinds && e->kinds[k] == ZF_XARG_LOCAL;
+        zf_xarg_kind kind = k < e->num_kinds ? e->kinds[k] : ZF_XARG_VALUE;
         LLVMValueRef dst = zf_cx_gep(e, e->args, at);
         at += p->size;
-        if (is_local != local)
+        byval += kind == ZF_XARG_BYVAL;
+        if (kind != which)
             continue;
-        if (!local) {
+        if (kind == ZF_XARG_BYVAL) {
+            LLVMValueRef v = LLVMBuildOr(e->b, zf_cx_i64c(e, zf_private_address(byval - 1, 0)),
+                                         LLVMBuildShl(e->b, lane, zf_cx_i64c(e, ZF_PRIVATE_OFFSET_BITS), ""), "");
+            LLVMValueRef tmp = zf_cx_alloca(e, 8);
+            zf_cx_store(e, v, tmp);
+            zf_cx_move(e, dst, tmp, p->size < 8 ? p->size : 8);
+            continue;
+        }
+        if (kind == ZF_XARG_VALUE) {
             LLVMValueRef argv = zf_cx_rt_field(e, offsetof(zf_cx_rt, argv), e->p8);
             LLVMValueRef value = zf_cx_load(e, e->p8, zf_cx_gep(e, argv, 8ull * k));
             LLVMBuildMemCpy(e->b, dst, 1, value, 1, zf_cx_i64c(e, p->size));
@@ -1157,7 +1217,7 @@ static void zf_cx_wave(zf_cx_em *e) {
     LLVMBuildMemSet(e->b, LLVMBuildBitCast(e->b, e->counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
                     zf_cx_i64c(e, 8ull * e->num_blocks), 8);
     zf_cx_set_item(e, ZF_CX_ITEM_COUNT, zf_cx_rt_u64(e, offsetof(zf_cx_rt, poll_period)));
-    zf_cx_wave_args(e, entry, false, NULL);
+    zf_cx_wave_args(e, entry, ZF_XARG_VALUE, NULL, NULL);
     LLVMValueRef gs[3], groups[3];
     for (int d = 0; d < 3; d++) {
         gs[d] = zf_cx_rt_u64(e, offsetof(zf_cx_rt, group_size) + 8 * (size_t)d);
@@ -1171,13 +1231,15 @@ static void zf_cx_wave(zf_cx_em *e) {
     zf_cx_set_item(e, ZF_CX_ITEM_GRP, LLVMBuildURem(e->b, linear, groups[0], ""));
     zf_cx_set_item(e, ZF_CX_ITEM_GRP + 1, LLVMBuildURem(e->b, rest, groups[1], ""));
     zf_cx_set_item(e, ZF_CX_ITEM_GRP + 2, LLVMBuildUDiv(e->b, rest, groups[1], ""));
-    zf_cx_wave_args(e, entry, true, slot.i);
+    zf_cx_wave_args(e, entry, ZF_XARG_LOCAL, slot.i, NULL);
     LLVMValueRef base = LLVMBuildMul(e->b, slot.i, items, "");
     zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
     zf_cx_loop y = zf_cx_loop_begin(e, gs[1]);
     LLVMValueRef row = LLVMBuildMul(e->b, gs[0], LLVMBuildAdd(e->b, y.i, LLVMBuildMul(e->b, gs[1], z.i, ""), ""), "");
     zf_cx_loop x = zf_cx_loop_begin(e, gs[0]);
-    zf_cx_set_item(e, ZF_CX_ITEM_LANE, LLVMBuildAdd(e->b, base, LLVMBuildAdd(e->b, row, x.i, ""), ""));
+    LLVMValueRef lane = LLVMBuildAdd(e->b, base, LLVMBuildAdd(e->b, row, x.i, ""), "");
+    zf_cx_set_item(e, ZF_CX_ITEM_LANE, lane);
+    zf_cx_wave_args(e, entry, ZF_XARG_BYVAL, NULL, lane);
     zf_cx_set_item(e, ZF_CX_ITEM_LID, x.i);
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y.i);
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z.i);
@@ -1340,9 +1402,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
                   .why = why,
                   .why_size = why_size};
     memset(out, 0, sizeof *out);
-    for (uint32_t k = 0; k < num_kinds; k++)
-        if (kinds[k] == ZF_XARG_BYVAL)
-            zf_cx_fail(&e, "an argument passed by value");
     uint8_t *seen = calloc(code->num_funcs ? code->num_funcs : 1, 1);
     e.fns = calloc(code->num_funcs ? code->num_funcs : 1, sizeof *e.fns);
     e.block_base = calloc(code->num_funcs ? code->num_funcs : 1, sizeof *e.block_base);

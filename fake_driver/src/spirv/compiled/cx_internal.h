@@ -76,6 +76,11 @@ uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, ui
  * interpreter's handler: operands a, b, c at scratch + 256, 512, 768, the result at scratch. */
 void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch);
 #define ZF_CX_SCRATCH_SLOT 256u
+/* Private variables: a new slot for the work-item's copy at base + in->aux (its private address, 0 after a fault),
+ * the slots in use, and dropping those above a mark. */
+uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base);
+uint64_t zf_cx_slots_mark(zf_cx_rt *rt);
+void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark);
 /* Stops the work-item at OpUnreachable. */
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane);
 /* The hang detector: nonzero when the launch must stop (the work-item was stopped with the hang fault). */

@@ -143,7 +143,20 @@ static void zf_cx_account(zf_ctx *ctx, const zf_cx_thread *t) {
     }
 }
 
-void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets) {
+/* Each work-item's copies of the by-value arguments, as the interpreter makes them for every wave. */
+static void zf_cx_byval_copies(zf_ctx *ctx, const size_t *byval_offsets) {
+    const zf_xlaunch *launch = ctx->launch;
+    uint32_t lanes = ctx->wave_groups * ctx->group_items;
+    for (uint32_t i = 0; i < launch->num_args; i++) {
+        if (launch->args[i].kind != ZF_XARG_BYVAL)
+            continue;
+        for (uint32_t l = 0; l < lanes; l++)
+            memcpy(ctx->byval + l * ctx->byval_stride + byval_offsets[i], launch->args[i].value,
+                   (size_t)launch->args[i].size);
+    }
+}
+
+void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets, const size_t *byval_offsets) {
     zf_cx_thread *t = ctx->cx;
     if (t == NULL && (t = zf_cx_thread_create(ctx, kernel, local_offsets)) == NULL) {
         if (ctx->faults++ == 0)
@@ -154,6 +167,8 @@ void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local
     t->rt.first_group = ctx->wave_first_group;
     t->rt.wave_groups = ctx->wave_groups;
     memset(t->counts, 0, kernel->num_blocks * sizeof *t->counts);
+    if (ctx->byval != NULL)
+        zf_cx_byval_copies(ctx, byval_offsets);
     kernel->wave(&t->rt);
     zf_cx_account(ctx, t);
 }
@@ -190,6 +205,27 @@ void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch) {
               .block_of = &block,
               .scratch = &spare};
     zf_handlers[in->op](&x, &one);
+}
+
+uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base) {
+    zf_x *x = rt->x;
+    const char *name = in->c != ZF_REF_NONE ? x->code->strings + in->c : NULL;
+    /* Stride 0: the copy belongs to this work-item alone, whose lane the address carries. */
+    zf_pslot slot = {base + in->aux, in->asize, 0, in->b, 0, name};
+    uint32_t s = zf_slot_push(x->ctx, &slot);
+    if (s == UINT32_MAX) {
+        zf_fault(x, (uint32_t)lane, "more than %u private variables live at once", ZF_PRIVATE_MAX_SLOTS);
+        return 0;
+    }
+    return zf_private_address(s, (uint32_t)lane);
+}
+
+uint64_t zf_cx_slots_mark(zf_cx_rt *rt) {
+    return rt->x->ctx->slots.count;
+}
+
+void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark) {
+    rt->x->ctx->slots.count = (uint32_t)mark;
 }
 
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
