@@ -133,6 +133,16 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     case ZF_X_STORE:
     case ZF_X_STOREZ:
         return (in->aux & ZF_MEM_VOLATILE) ? "volatile accesses" : NULL;
+    case ZF_X_COPYMEM:
+    case ZF_X_COPYMEMN:
+        return NULL;
+    case ZF_X_ATOMIC: /* LLVM 14 has no atomic float minimum or maximum */
+        if (in->aux == ZF_ATOM_FMIN || in->aux == ZF_ATOM_FMAX)
+            return "atomic float min and max";
+        return in->aux < ZF_ATOM_COUNT &&
+                       (in->dst == ZF_REF_NONE || in->size == 1 || in->size == zf_etype_size(in->type))
+                   ? NULL
+                   : "an atomic result of another size";
     case ZF_X_CALL: {
         const zf_dfunc *callee = &code->funcs[code->aux[in->aux]];
         return (callee->flags & ZF_FUNC_HAS_BODY) ? NULL : "a call of a function without a body";
@@ -504,13 +514,15 @@ static void zf_cx_provenance(zf_cx_em *e, uint32_t fi) {
  * Memory */
 
 /* The host address of an access of `size` bytes at `addr` (an i64), checked; a fault leaves the function. */
-static LLVMValueRef zf_cx_access(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uint32_t size, bool write) {
+static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uint32_t size, bool write,
+                                         bool read_too) {
     LLVMBuilderRef b = e->b;
     LLVMTypeRef params[5] = {e->p8, e->i64, e->i64, e->i64, e->i64};
     uint16_t prov = zf_cx_prov_of(e, ptr);
     bool windowed = prov != ZF_CX_PROV_NONE && prov != ZF_CX_PROV_OTHER && prov - 1u < e->num_kinds;
+    uint32_t count = windowed ? 0 : ZF_CX_COUNT | (read_too ? ZF_CX_COUNT_READ : 0);
     LLVMValueRef args[5] = {e->rt, e->lane, addr, zf_cx_i64c(e, size),
-                            zf_cx_i64c(e, (write ? ZF_CX_WRITE : 0) | (windowed ? 0 : ZF_CX_COUNT))};
+                            zf_cx_i64c(e, (write ? ZF_CX_WRITE : 0) | count)};
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->c, e->f, "slow");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "checked");
     LLVMBasicBlockRef fast = NULL;
@@ -519,6 +531,7 @@ static LLVMValueRef zf_cx_access(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uin
         uint32_t k = prov - 1u;
         zf_cx_block *blk = &e->blocks[e->cur];
         *(write ? &blk->written : &blk->read) += size;
+        blk->read += read_too ? size : 0;
         LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
         LLVMValueRef in =
             LLVMBuildICmp(b, LLVMIntULE, LLVMBuildSub(b, addr, e->win_lo[k], ""), LLVMBuildSub(b, span, sz, ""), "");
@@ -541,6 +554,103 @@ static LLVMValueRef zf_cx_access(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uin
     LLVMBasicBlockRef from[2] = {fast, slow_end};
     LLVMAddIncoming(phi, values, from, 2);
     return phi;
+}
+
+static LLVMValueRef zf_cx_access(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uint32_t size, bool write) {
+    return zf_cx_access_counted(e, ptr, addr, size, write, false);
+}
+
+/* OpCopyMemory(Sized): the interpreter's copy (zf_cx_copy), per work-item. */
+static void zf_cx_copy_inst(zf_cx_em *e, const zf_dinst *in) {
+    LLVMValueRef to = zf_cx_load(e, e->i64, zf_cx_reg(e, in->a, 8)),
+                 from = zf_cx_load(e, e->i64, zf_cx_reg(e, in->b, 8));
+    LLVMValueRef size = zf_cx_i64c(e, in->size);
+    if (in->op == ZF_X_COPYMEMN) {
+        LLVMValueRef tmp = zf_cx_alloca(e, 8);
+        zf_cx_store(e, zf_cx_i64c(e, 0), tmp);
+        zf_cx_move(e, tmp, zf_cx_reg(e, in->c, in->asize), in->asize < 8 ? in->asize : 8);
+        size = zf_cx_load(e, e->i64, tmp);
+    }
+    LLVMTypeRef params[5] = {e->p8, e->i64, e->i64, e->i64, e->i64};
+    LLVMValueRef args[5] = {e->rt, e->lane, to, from, size};
+    LLVMValueRef ok = zf_cx_call(e, (void (*)(void))zf_cx_copy, e->i32, params, 5, args);
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "copied");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, ok, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, next);
+    LLVMPositionBuilderAtEnd(e->b, next);
+}
+
+/* The operation of an atomic on its (checked, aligned) host address, sequentially consistent as the interpreter's. */
+static LLVMValueRef zf_cx_atomic_op(zf_cx_em *e, const zf_dinst *in, LLVMValueRef p, LLVMTypeRef t, LLVMValueRef v,
+                                    LLVMValueRef c) {
+    LLVMBuilderRef B = e->b;
+    LLVMAtomicOrdering sc = LLVMAtomicOrderingSequentiallyConsistent;
+    LLVMValueRef tp = LLVMBuildBitCast(B, p, LLVMPointerType(t, 0), ""), r;
+    LLVMValueRef zero = LLVMConstInt(t, 0, false), one = LLVMConstInt(t, 1, false);
+    uint32_t bits = LLVMGetIntTypeWidth(t);
+    switch (in->aux) {
+    case ZF_ATOM_LOAD:
+        r = LLVMBuildLoad2(B, t, tp, "");
+        LLVMSetOrdering(r, sc);
+        LLVMSetAlignment(r, bits / 8);
+        return r;
+    case ZF_ATOM_STORE:
+    case ZF_ATOM_FLAG_CLEAR:
+        r = LLVMBuildStore(B, in->aux == ZF_ATOM_STORE ? v : zero, tp);
+        LLVMSetOrdering(r, sc);
+        LLVMSetAlignment(r, bits / 8);
+        return zero;
+    case ZF_ATOM_CMPXCHG:
+        r = LLVMBuildAtomicCmpXchg(B, tp, c, v, sc, sc, false);
+        return LLVMBuildExtractValue(B, r, 0, "");
+    case ZF_ATOM_FLAG_TAS:
+        r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpXchg, tp, one, sc, false);
+        return LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""), t, "");
+    case ZF_ATOM_FADD: {
+        LLVMTypeRef ft = bits == 32 ? e->f32 : e->f64;
+        LLVMValueRef fp = LLVMBuildBitCast(B, p, LLVMPointerType(ft, 0), "");
+        r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpFAdd, fp, LLVMBuildBitCast(B, v, ft, ""), sc, false);
+        return LLVMBuildBitCast(B, r, t, "");
+    }
+    default:
+        break;
+    }
+    static const LLVMAtomicRMWBinOp ops[ZF_ATOM_COUNT] = {
+        [ZF_ATOM_XCHG] = LLVMAtomicRMWBinOpXchg, [ZF_ATOM_INC] = LLVMAtomicRMWBinOpAdd,
+        [ZF_ATOM_DEC] = LLVMAtomicRMWBinOpSub,   [ZF_ATOM_ADD] = LLVMAtomicRMWBinOpAdd,
+        [ZF_ATOM_SUB] = LLVMAtomicRMWBinOpSub,   [ZF_ATOM_SMIN] = LLVMAtomicRMWBinOpMin,
+        [ZF_ATOM_UMIN] = LLVMAtomicRMWBinOpUMin, [ZF_ATOM_SMAX] = LLVMAtomicRMWBinOpMax,
+        [ZF_ATOM_UMAX] = LLVMAtomicRMWBinOpUMax, [ZF_ATOM_AND] = LLVMAtomicRMWBinOpAnd,
+        [ZF_ATOM_OR] = LLVMAtomicRMWBinOpOr,     [ZF_ATOM_XOR] = LLVMAtomicRMWBinOpXor,
+    };
+    bool unit = in->aux == ZF_ATOM_INC || in->aux == ZF_ATOM_DEC;
+    return LLVMBuildAtomicRMW(B, ops[in->aux], tp, unit ? one : v, sc, false);
+}
+
+static void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in) {
+    uint32_t bytes = zf_etype_size(in->type);
+    LLVMTypeRef t = LLVMIntTypeInContext(e->c, 8 * bytes);
+    LLVMValueRef addr = zf_cx_load(e, e->i64, zf_cx_reg(e, in->a, 8));
+    LLVMValueRef p = zf_cx_access_counted(e, in->a, addr, bytes, in->aux != ZF_ATOM_LOAD, in->aux != ZF_ATOM_LOAD);
+    LLVMValueRef misaligned = LLVMBuildICmp(
+        e->b, LLVMIntNE, LLVMBuildAnd(e->b, LLVMBuildPtrToInt(e->b, p, e->i64, ""), zf_cx_i64c(e, bytes - 1), ""),
+        zf_cx_i64c(e, 0), "");
+    LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(e->c, e->f, "misaligned");
+    LLVMBasicBlockRef good = LLVMAppendBasicBlockInContext(e->c, e->f, "atomic");
+    LLVMBuildCondBr(e->b, misaligned, bad, good);
+    LLVMPositionBuilderAtEnd(e->b, bad);
+    LLVMTypeRef params[4] = {e->p8, e->i64, e->i64, e->i64};
+    LLVMValueRef args[4] = {e->rt, e->lane, addr, zf_cx_i64c(e, bytes)};
+    zf_cx_call(e, (void (*)(void))zf_cx_misaligned, LLVMVoidTypeInContext(e->c), params, 4, args);
+    LLVMBuildBr(e->b, e->fault_bb);
+    LLVMPositionBuilderAtEnd(e->b, good);
+    LLVMValueRef v = in->b != ZF_REF_NONE ? zf_cx_load(e, t, zf_cx_reg(e, in->b, bytes)) : LLVMConstInt(t, 0, false);
+    LLVMValueRef c = in->c != ZF_REF_NONE ? zf_cx_load(e, t, zf_cx_reg(e, in->c, bytes)) : LLVMConstInt(t, 0, false);
+    LLVMValueRef old = zf_cx_atomic_op(e, in, p, t, v, c);
+    if (in->dst == ZF_REF_NONE)
+        return;
+    if (in->size == 1)
+        old = LLVMBuildZExt(e->b, LLVMBuildICmp(e->b, LLVMIntNE, old, LLVMConstInt(t, 0, false), ""), e->i8, "");
+    zf_cx_store(e, old, zf_cx_dst(e, in->dst));
 }
 
 static void zf_cx_memory(zf_cx_em *e, const zf_dinst *in) {
@@ -941,6 +1051,13 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
     case ZF_X_STORE:
     case ZF_X_STOREZ:
         zf_cx_memory(e, in);
+        return;
+    case ZF_X_COPYMEM:
+    case ZF_X_COPYMEMN:
+        zf_cx_copy_inst(e, in);
+        return;
+    case ZF_X_ATOMIC:
+        zf_cx_atomic(e, in);
         return;
     case ZF_X_FENCE:
         LLVMBuildFence(e->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");

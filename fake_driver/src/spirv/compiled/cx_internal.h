@@ -68,7 +68,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
 /* ---- helpers called by the generated code (cx_run.c) ---- */
 
 /* Flags of zf_cx_mem. */
-enum { ZF_CX_WRITE = 1u, ZF_CX_COUNT = 2u };
+enum { ZF_CX_WRITE = 1u, ZF_CX_COUNT = 2u, ZF_CX_COUNT_READ = 4u /* atomics: read and written */ };
 /* The host address of an access, checked as the interpreter checks it (and its bytes counted with ZF_CX_COUNT);
  * NULL after the work-item was stopped with the interpreter's fault. */
 uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, uint64_t flags);
@@ -81,6 +81,11 @@ void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch);
 uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base);
 uint64_t zf_cx_slots_mark(zf_cx_rt *rt);
 void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark);
+/* A memory copy of `size` bytes, checked, counted and made as the interpreter makes it; 0 when the work-item faulted.
+ */
+uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uint64_t size);
+/* Stops the work-item with the fault of an atomic on an address not aligned to its size. */
+void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes);
 /* Stops the work-item at OpUnreachable. */
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane);
 /* The hang detector: nonzero when the launch must stop (the work-item was stopped with the hang fault). */

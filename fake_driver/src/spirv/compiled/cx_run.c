@@ -178,6 +178,8 @@ void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local
 
 uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, uint64_t flags) {
     bool write = (flags & ZF_CX_WRITE) != 0;
+    if (flags & ZF_CX_COUNT_READ)
+        zf_count_lane(rt->x, addr, size, false);
     if (flags & ZF_CX_COUNT)
         zf_count_lane(rt->x, addr, size, write);
     return zf_mem(rt->x, (uint32_t)lane, addr, (uint32_t)size, write);
@@ -226,6 +228,30 @@ uint64_t zf_cx_slots_mark(zf_cx_rt *rt) {
 
 void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark) {
     rt->x->ctx->slots.count = (uint32_t)mark;
+}
+
+/* The interpreter's OpCopyMemory for one work-item (spirv_ops_mem.c): the source is checked before the destination. */
+uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uint64_t size) {
+    zf_x *x = rt->x;
+    if (size == 0)
+        return 1;
+    if (size > UINT32_MAX) {
+        zf_fault(x, (uint32_t)lane, "a memory copy of %llu bytes", (unsigned long long)size);
+        return 0;
+    }
+    zf_count_lane(x, from, size, false);
+    zf_count_lane(x, to, size, true);
+    const uint8_t *s = zf_mem(x, (uint32_t)lane, from, (uint32_t)size, false);
+    uint8_t *d = s != NULL ? zf_mem(x, (uint32_t)lane, to, (uint32_t)size, true) : NULL;
+    if (d == NULL)
+        return 0;
+    memmove(d, s, (size_t)size);
+    return 1;
+}
+
+void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes) {
+    zf_fault(rt->x, (uint32_t)lane, "atomic operation on 0x%llx, which is not %u-byte aligned",
+             (unsigned long long)addr, (unsigned)bytes);
 }
 
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
