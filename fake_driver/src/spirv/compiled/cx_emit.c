@@ -55,6 +55,18 @@ typedef struct zf_cx_em {
     bool is_entry;
     LLVMValueRef f, rt, env, counts, item, args, ret, frame, scratch, lane;
     LLVMValueRef priv, mark; /* functions with private variables: their memory, the private slots in use at entry */
+    /* Barriers. A function that waits at a barrier, or calls one that may, is resumable: it can return with the
+     * work-item waiting (item state 2) after saving its frame and resume point in the work-item's record, and is
+     * called again later (state 1) to restore them and go on; no function is on a call chain twice (no recursion),
+     * so each has one place in the record. */
+    bool barriers;         /* the kernel has barriers */
+    uint8_t *resumable;    /* per form function */
+    uint32_t *spill_off;   /* per form function: its frame's offset in the record */
+    uint32_t *resume_at;   /* per form function: its resume point's offset in the record */
+    uint32_t spill_bytes;  /* the record's size */
+    LLVMValueRef dispatch; /* the current (resumable) function's switch to its resume points */
+    LLVMValueRef record;
+    uint32_t resumes;
     LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
     LLVMBasicBlockRef *bbs, fault_bb;
     uint16_t *prov;
@@ -128,6 +140,7 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     case ZF_X_UNREACHABLE:
     case ZF_X_FENCE:
     case ZF_X_VAR:
+    case ZF_X_BARRIER: /* in the entry function, without private variables: zf_cx_reach */
         return NULL;
     case ZF_X_LOAD:
     case ZF_X_STORE:
@@ -206,6 +219,11 @@ static LLVMValueRef zf_cx_rt_field(zf_cx_em *e, size_t offset, LLVMTypeRef t) {
 static LLVMValueRef zf_cx_item(zf_cx_em *e, uint32_t k) {
     LLVMValueRef index = LLVMConstInt(e->i32, k, false);
     return LLVMBuildLoad2(e->b, e->i64, LLVMBuildGEP2(e->b, e->i64, e->item, &index, 1, ""), "");
+}
+
+static void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v) {
+    LLVMValueRef index = LLVMConstInt(e->i32, k, false);
+    LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, e->item, &index, 1, ""));
 }
 
 /* A call of a helper of cx_run.c, by address (the code runs in this process). */
@@ -956,6 +974,38 @@ static void zf_cx_switch(zf_cx_em *e, const zf_dinst *in) {
     }
 }
 
+/* Leaves the function with the work-item waiting: its frame and resume point k into the record. */
+static void zf_cx_suspend(zf_cx_em *e, uint32_t k) {
+    uint32_t f = (uint32_t)(e->fn - e->code->funcs);
+    LLVMBuildMemCpy(e->b, zf_cx_gep(e, e->record, e->spill_off[f]), 1, e->frame, 1, zf_cx_i64c(e, e->fn->frame_bytes));
+    zf_cx_store(e, LLVMConstInt(e->i32, k, false), zf_cx_gep(e, e->record, e->resume_at[f]));
+    zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 2));
+    LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
+}
+
+/* A new resume point of the function: a block that restores its frame, which the function's dispatch reaches. */
+static LLVMBasicBlockRef zf_cx_resume_point(zf_cx_em *e, uint32_t *k) {
+    uint32_t f = (uint32_t)(e->fn - e->code->funcs);
+    *k = ++e->resumes;
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(e->b);
+    LLVMBasicBlockRef resume = LLVMAppendBasicBlockInContext(e->c, e->f, "resume");
+    LLVMAddCase(e->dispatch, LLVMConstInt(e->i32, *k, false), resume);
+    LLVMPositionBuilderAtEnd(e->b, resume);
+    LLVMBuildMemCpy(e->b, e->frame, 1, zf_cx_gep(e, e->record, e->spill_off[f]), 1, zf_cx_i64c(e, e->fn->frame_bytes));
+    LLVMPositionBuilderAtEnd(e->b, here);
+    return resume;
+}
+
+/* A work-group barrier: the work-item waits (the wave function runs the group's other work-items up to it), then
+ * resumes right after it. The block's counts were taken at its entry, as the interpreter takes them. */
+static void zf_cx_barrier(zf_cx_em *e) {
+    uint32_t k;
+    LLVMBasicBlockRef resume = zf_cx_resume_point(e, &k);
+    zf_cx_suspend(e, k);
+    LLVMPositionBuilderAtEnd(e->b, resume);
+    zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 0));
+}
+
 static void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
     const uint32_t *aux = e->code->aux + in->aux;
     const zf_dfunc *callee = &e->code->funcs[aux[0]];
@@ -964,6 +1014,16 @@ static void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
     for (uint32_t i = 0; i < callee->param_count; i++)
         total += params[i].size;
     LLVMValueRef args = zf_cx_alloca(e, total), ret = zf_cx_alloca(e, callee->ret_size);
+    bool resumable = e->barriers && e->resumable[aux[0]];
+    uint32_t k = 0;
+    if (resumable) { /* resuming here calls the callee again, which resumes where it waits */
+        LLVMBasicBlockRef site = LLVMAppendBasicBlockInContext(e->c, e->f, "call");
+        LLVMBasicBlockRef resume = zf_cx_resume_point(e, &k);
+        LLVMBuildBr(e->b, site);
+        LLVMPositionBuilderAtEnd(e->b, resume);
+        LLVMBuildBr(e->b, site);
+        LLVMPositionBuilderAtEnd(e->b, site);
+    }
     uint64_t at = 0;
     for (uint32_t i = 0; i < aux[1] && i < callee->param_count; i++) {
         uint32_t bytes = aux[2 + 2 * i + 1] < params[i].size ? aux[2 + 2 * i + 1] : params[i].size;
@@ -975,6 +1035,15 @@ static void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "returned");
     LLVMBuildCondBr(e->b, faulted, e->fault_bb, next);
     LLVMPositionBuilderAtEnd(e->b, next);
+    if (resumable) {
+        LLVMBasicBlockRef waits = LLVMAppendBasicBlockInContext(e->c, e->f, "waits");
+        LLVMBasicBlockRef goes = LLVMAppendBasicBlockInContext(e->c, e->f, "returned");
+        LLVMValueRef state = zf_cx_item(e, ZF_CX_ITEM_STATE);
+        LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, state, zf_cx_i64c(e, 2), ""), waits, goes);
+        LLVMPositionBuilderAtEnd(e->b, waits);
+        zf_cx_suspend(e, k);
+        LLVMPositionBuilderAtEnd(e->b, goes);
+    }
     if (in->dst != ZF_REF_NONE && in->size > 0)
         zf_cx_move(e, zf_cx_dst(e, in->dst), ret, in->size < callee->ret_size ? in->size : callee->ret_size);
 }
@@ -1088,6 +1157,9 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
     case ZF_X_VAR:
         zf_cx_var(e, in);
         return;
+    case ZF_X_BARRIER:
+        zf_cx_barrier(e);
+        return;
     case ZF_X_UNREACHABLE:
         zf_cx_unreachable_inst(e);
         return;
@@ -1157,7 +1229,9 @@ static bool *zf_cx_loop_heads(zf_cx_em *e) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Functions */
 
-static void zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
+/* The function's first blocks: its allocas, then the start (ids, windows, a resuming work-item's dispatch, the
+ * parameters), which it returns. */
+static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     const zf_dfunc *fn = &e->code->funcs[fi];
     e->fn = fn;
     e->is_entry = fi == e->kernel->function;
@@ -1181,24 +1255,35 @@ static void zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
         LLVMTypeRef p8 = e->p8;
         e->mark = zf_cx_call(e, (void (*)(void))zf_cx_slots_mark, e->i64, &p8, 1, &e->rt);
     }
-    uint64_t at = 0;
-    for (uint32_t k = 0; k < fn->param_count; k++) {
-        const zf_dparam *p = &e->code->params[fn->param_first + k];
-        zf_cx_move(e, zf_cx_dst(e, p->ref), zf_cx_gep(e, e->args, at), p->size);
-        at += p->size;
-    }
     /* Every kernel argument's window, copied after the state in env (the optimizer drops those no access uses). */
     LLVMValueRef wins = zf_cx_gep(e, e->env, sizeof(zf_cx_rt));
     for (uint32_t k = 0; k < e->num_kinds; k++) {
         e->win_lo[k] = zf_cx_load(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k));
         e->win_span[k] = zf_cx_load(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k + 8));
     }
+    e->dispatch = NULL;
+    if (e->barriers && e->resumable[fi]) { /* a work-item resuming goes to its resume point */
+        e->resumes = 0;
+        e->record = LLVMBuildIntToPtr(e->b, zf_cx_item(e, ZF_CX_ITEM_SPILL), e->p8, "");
+        LLVMValueRef resuming = LLVMBuildICmp(e->b, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 1), "");
+        LLVMValueRef point = zf_cx_load(e, e->i32, zf_cx_gep(e, e->record, e->resume_at[fi]));
+        point = LLVMBuildSelect(e->b, resuming, point, LLVMConstInt(e->i32, 0, false), "");
+        LLVMBasicBlockRef fresh = LLVMAppendBasicBlockInContext(e->c, e->f, "fresh");
+        e->dispatch = LLVMBuildSwitch(e->b, point, fresh, 4);
+        LLVMPositionBuilderAtEnd(e->b, fresh);
+    }
+    uint64_t at = 0;
+    for (uint32_t k = 0; k < fn->param_count; k++) {
+        const zf_dparam *p = &e->code->params[fn->param_first + k];
+        zf_cx_move(e, zf_cx_dst(e, p->ref), zf_cx_gep(e, e->args, at), p->size);
+        at += p->size;
+    }
+    return start;
 }
 
 static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
-    zf_cx_function_start(e, fi);
+    LLVMBasicBlockRef start = zf_cx_function_start(e, fi);
     const zf_dfunc *fn = e->fn;
-    LLVMBasicBlockRef start = LLVMGetInsertBlock(e->b);
     e->bbs = calloc(fn->block_count ? fn->block_count : 1, sizeof *e->bbs);
     bool *heads = zf_cx_loop_heads(e);
     if (e->bbs == NULL || heads == NULL) {
@@ -1254,11 +1339,6 @@ static void zf_cx_loop_end(zf_cx_em *e, zf_cx_loop *l) {
     LLVMPositionBuilderAtEnd(e->b, l->exit);
 }
 
-static void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v) {
-    LLVMValueRef index = LLVMConstInt(e->i32, k, false);
-    LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, e->item, &index, 1, ""));
-}
-
 static LLVMValueRef zf_cx_rt_u64(zf_cx_em *e, size_t offset) {
     return zf_cx_rt_field(e, offset, e->i64);
 }
@@ -1306,6 +1386,63 @@ static void zf_cx_wave_args(zf_cx_em *e, const zf_dfunc *entry, zf_xarg_kind whi
     }
 }
 
+/* Kernels with barriers run a group in rounds: each round calls every work-item that has not finished, from its start
+ * or its resume point, until it finishes or waits at a barrier; rounds repeat while some work-item waits. */
+typedef struct zf_cx_rounds {
+    LLVMBasicBlockRef head;
+    LLVMValueRef round, waiting; /* the round's number; a counter (in memory) of the work-items waiting */
+} zf_cx_rounds;
+
+static zf_cx_rounds zf_cx_rounds_begin(zf_cx_em *e) {
+    zf_cx_rounds r;
+    r.waiting = LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8), e->p64, "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(e->b);
+    r.head = LLVMAppendBasicBlockInContext(e->c, e->f, "round");
+    LLVMBuildBr(e->b, r.head);
+    LLVMPositionBuilderAtEnd(e->b, r.head);
+    r.round = LLVMBuildPhi(e->b, e->i64, "");
+    LLVMValueRef zero = zf_cx_i64c(e, 0);
+    LLVMAddIncoming(r.round, &zero, &pre, 1);
+    LLVMBuildStore(e->b, zero, r.waiting);
+    return r;
+}
+
+static void zf_cx_rounds_end(zf_cx_em *e, zf_cx_rounds *r) {
+    LLVMValueRef next = LLVMBuildAdd(e->b, r->round, zf_cx_i64c(e, 1), "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(e->b), done = LLVMAppendBasicBlockInContext(e->c, e->f, "rounds");
+    LLVMValueRef waiting = LLVMBuildLoad2(e->b, e->i64, r->waiting, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, waiting, zf_cx_i64c(e, 0), ""), r->head, done);
+    LLVMAddIncoming(r->round, &next, &here, 1);
+    LLVMPositionBuilderAtEnd(e->b, done);
+}
+
+/* One work-item's turn in a round. */
+static void zf_cx_wave_resumable(zf_cx_em *e, LLVMValueRef lane, const zf_cx_rounds *r) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef states = zf_cx_rt_field(e, offsetof(zf_cx_rt, states), e->p64);
+    LLVMValueRef at = LLVMBuildGEP2(B, e->i64, states, &lane, 1, "");
+    LLVMValueRef first = LLVMBuildICmp(B, LLVMIntEQ, r->round, zf_cx_i64c(e, 0), "");
+    LLVMValueRef state = LLVMBuildSelect(B, first, zf_cx_i64c(e, 0), LLVMBuildLoad2(B, e->i64, at, ""), "");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->f, "turn");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "next");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, state, zf_cx_i64c(e, ZF_CX_DONE), ""), next, run);
+    LLVMPositionBuilderAtEnd(B, run);
+    LLVMValueRef spill = LLVMBuildPtrToInt(B, zf_cx_rt_field(e, offsetof(zf_cx_rt, spill), e->p8), e->i64, "");
+    zf_cx_set_item(e, ZF_CX_ITEM_STATE, state);
+    zf_cx_set_item(e, ZF_CX_ITEM_SPILL,
+                   LLVMBuildAdd(B, spill, LLVMBuildMul(B, lane, zf_cx_i64c(e, e->spill_bytes), ""), ""));
+    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
+    LLVMValueRef faulted = LLVMBuildCall2(B, e->fn_type, e->fns[e->kernel->function], call_args, 6, "");
+    LLVMValueRef waits =
+        LLVMBuildAnd(B, LLVMBuildNot(B, faulted, ""),
+                     LLVMBuildICmp(B, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 2), ""), "");
+    LLVMBuildStore(B, LLVMBuildSelect(B, waits, zf_cx_i64c(e, 1), zf_cx_i64c(e, ZF_CX_DONE), ""), at);
+    LLVMValueRef count = LLVMBuildLoad2(B, e->i64, r->waiting, "");
+    LLVMBuildStore(B, LLVMBuildAdd(B, count, LLVMBuildZExt(B, waits, e->i64, ""), ""), r->waiting);
+    LLVMBuildBr(B, next);
+    LLVMPositionBuilderAtEnd(B, next);
+}
+
 static void zf_cx_wave(zf_cx_em *e) {
     const zf_dfunc *entry = &e->code->funcs[e->kernel->function];
     LLVMTypeRef wave_type = LLVMFunctionType(LLVMVoidTypeInContext(e->c), &e->p8, 1, false);
@@ -1350,6 +1487,10 @@ static void zf_cx_wave(zf_cx_em *e) {
     zf_cx_set_item(e, ZF_CX_ITEM_GRP + 2, LLVMBuildUDiv(e->b, rest, groups[1], ""));
     zf_cx_wave_args(e, entry, ZF_XARG_LOCAL, slot.i, NULL);
     LLVMValueRef base = LLVMBuildMul(e->b, slot.i, items, "");
+    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
+    zf_cx_rounds rounds = {0};
+    if (e->barriers)
+        rounds = zf_cx_rounds_begin(e);
     zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
     zf_cx_loop y = zf_cx_loop_begin(e, gs[1]);
     LLVMValueRef row = LLVMBuildMul(e->b, gs[0], LLVMBuildAdd(e->b, y.i, LLVMBuildMul(e->b, gs[1], z.i, ""), ""), "");
@@ -1360,11 +1501,15 @@ static void zf_cx_wave(zf_cx_em *e) {
     zf_cx_set_item(e, ZF_CX_ITEM_LID, x.i);
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y.i);
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z.i);
-    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
-    LLVMBuildCall2(e->b, e->fn_type, e->fns[e->kernel->function], call_args, 6, "");
+    if (e->barriers)
+        zf_cx_wave_resumable(e, lane, &rounds);
+    else
+        LLVMBuildCall2(e->b, e->fn_type, e->fns[e->kernel->function], call_args, 6, "");
     zf_cx_loop_end(e, &x);
     zf_cx_loop_end(e, &y);
     zf_cx_loop_end(e, &z);
+    if (e->barriers)
+        zf_cx_rounds_end(e, &rounds);
     zf_cx_loop_end(e, &slot);
     LLVMValueRef totals = zf_cx_rt_field(e, offsetof(zf_cx_rt, counts), LLVMPointerType(e->i64, 0));
     for (uint32_t j = 0; j < e->num_blocks; j++) {
@@ -1392,6 +1537,7 @@ static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
     }
     stack[top++] = e->kernel->function;
     seen[e->kernel->function] = 1;
+    bool vars = false;
     while (top > 0 && !e->failed) {
         const zf_dfunc *fn = &code->funcs[stack[--top]];
         if (fn->frame_bytes > ZF_CX_MAX_FRAME)
@@ -1403,6 +1549,8 @@ static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
                 const char *why = zf_cx_check_inst(code, in);
                 if (why != NULL)
                     zf_cx_fail(e, "%s (SPIR-V word %u)", why, code->inst_words[blk->first + i]);
+                e->barriers |= in->op == ZF_X_BARRIER;
+                vars |= in->op == ZF_X_VAR;
                 uint32_t callee = in->op == ZF_X_CALL ? code->aux[in->aux] : UINT32_MAX;
                 if (callee < code->num_funcs && !seen[callee]) {
                     seen[callee] = 1;
@@ -1412,6 +1560,8 @@ static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
         }
     }
     free(stack);
+    if (e->barriers && vars) /* private slots live in call order, which waiting at barriers breaks */
+        zf_cx_fail(e, "private variables in a kernel with barriers");
     return !e->failed;
 }
 
@@ -1440,6 +1590,42 @@ static uint32_t zf_cx_post_order(zf_cx_em *e, uint32_t f, uint8_t *done, uint32_
     order[(*n)++] = f;
     e->heights[f] = height;
     return height;
+}
+
+/* Which functions are resumable, and their places in the record (order: callees before callers). */
+static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
+    const zf_dprog *code = e->code;
+    e->resumable = calloc(code->num_funcs, 1);
+    e->spill_off = calloc(code->num_funcs, sizeof *e->spill_off);
+    e->resume_at = calloc(code->num_funcs, sizeof *e->resume_at);
+    if (e->resumable == NULL || e->spill_off == NULL || e->resume_at == NULL)
+        return false;
+    uint64_t bytes = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const zf_dfunc *fn = &code->funcs[order[j]];
+        for (uint32_t b = 0; b < fn->block_count; b++) {
+            const zf_dblock *blk = &code->blocks[fn->block_first + b];
+            for (uint32_t i = 0; i < blk->count; i++) {
+                const zf_dinst *in = &code->insts[blk->first + i];
+                if (in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[code->aux[in->aux]]))
+                    e->resumable[order[j]] = 1;
+            }
+        }
+        if (e->resumable[order[j]]) {
+            e->spill_off[order[j]] = (uint32_t)bytes;
+            bytes += (fn->frame_bytes + 7u) & ~7u;
+        }
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        if (e->resumable[order[j]]) {
+            e->resume_at[order[j]] = (uint32_t)bytes;
+            bytes += 4;
+        }
+    }
+    if (bytes > ZF_CX_MAX_FRAME)
+        zf_cx_fail(e, "the frames of functions waiting at barriers need more than %u bytes", ZF_CX_MAX_FRAME);
+    e->spill_bytes = (uint32_t)bytes;
+    return true;
 }
 
 static void zf_cx_types(zf_cx_em *e) {
@@ -1539,6 +1725,8 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
             zf_cx_fail(&e, "out of host memory");
         else if (zf_cx_post_order(&e, e.kernel->function, done, order, &n) > ZF_MAX_CALL_DEPTH)
             zf_cx_fail(&e, "calls nested deeper than %u", ZF_MAX_CALL_DEPTH);
+        else if (e.barriers && !zf_cx_resumables(&e, order, n))
+            zf_cx_fail(&e, "out of host memory");
         free(e.heights);
         for (uint32_t k = n; k > 0 && !e.failed; k--)
             zf_cx_function(&e, order[k - 1]);
@@ -1546,6 +1734,9 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         free(done);
         if (!e.failed)
             zf_cx_wave(&e);
+        free(e.resumable);
+        free(e.spill_off);
+        free(e.resume_at);
         LLVMDisposeBuilder(e.b);
         LLVMDisposeBuilder(e.eb);
     }
@@ -1567,5 +1758,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->module = e.m;
     out->blocks = e.blocks;
     out->num_blocks = e.num_blocks;
+    out->spill_bytes = e.spill_bytes;
     return true;
 }

@@ -29,7 +29,11 @@ typedef struct zf_cx_rt {
     uint64_t group_size[3], groups[3], offset[3];
     uint64_t group_items, subgroup_size, work_dim;
     uint64_t poll_period; /* block entries at loop heads between two looks at the hang detector's clock */
+    uint8_t *spill;       /* kernels with barriers: each lane's record while it waits at a barrier */
+    uint64_t *states;     /* and whether each lane waits (1) or has finished (ZF_CX_DONE) */
 } zf_cx_rt;
+
+#define ZF_CX_DONE UINT64_MAX
 
 /* A work-item as the generated functions receive it (an array of i64). */
 enum {
@@ -37,7 +41,9 @@ enum {
     ZF_CX_ITEM_SLOT, /* its group's place in the wave */
     ZF_CX_ITEM_LID,  /* 3 local ids */
     ZF_CX_ITEM_GRP = ZF_CX_ITEM_LID + 3,
-    ZF_CX_ITEM_COUNT = ZF_CX_ITEM_GRP + 3
+    ZF_CX_ITEM_STATE = ZF_CX_ITEM_GRP + 3, /* in: 0 to start, 1 to resume; out: 2 when it waits at a barrier */
+    ZF_CX_ITEM_SPILL, /* its record: the frames of the functions it waits in, their resume points */
+    ZF_CX_ITEM_COUNT
 };
 
 /* A block of the compiled code: its place in the form, and the bytes its argument-relative accesses move (counted
@@ -52,6 +58,7 @@ struct zf_cx_kernel {
     uint32_t num_blocks;
     zf_cx_block *blocks;
     uint32_t num_params;
+    uint32_t spill_bytes; /* per work-item: the record of a kernel with barriers, else 0 */
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when
@@ -60,6 +67,7 @@ typedef struct zf_cx_unit {
     LLVMModuleRef module;
     zf_cx_block *blocks;
     uint32_t num_blocks;
+    uint32_t spill_bytes;
 } zf_cx_unit;
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,

@@ -167,6 +167,7 @@ static bool zf_cx_compile(const zf_xlaunch *launch, zf_cx_entry *entry, char *wh
                    launch->num_args, &unit, why, why_size)) {
         entry->kernel.blocks = unit.blocks;
         entry->kernel.num_blocks = unit.num_blocks;
+        entry->kernel.spill_bytes = unit.spill_bytes;
         address = zf_cx_load(&unit, tsc, entry, why, why_size);
     }
     LLVMOrcDisposeThreadSafeContext(tsc); /* the module added to the JIT keeps its context alive */

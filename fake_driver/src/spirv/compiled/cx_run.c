@@ -24,6 +24,8 @@ typedef struct zf_cx_thread {
     zf_cx_window *win;
     uint64_t *local_at;
     uint64_t *counts;
+    uint8_t *spill;
+    uint64_t *states;
 } zf_cx_thread;
 
 void zf_cx_ctx_release(zf_ctx *ctx) {
@@ -35,6 +37,8 @@ void zf_cx_ctx_release(zf_ctx *ctx) {
     free(t->win);
     free(t->local_at);
     free(t->counts);
+    free(t->spill);
+    free(t->states);
     free(t);
     ctx->cx = NULL;
 }
@@ -92,7 +96,12 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
     t->win = calloc(n ? n : 1, sizeof *t->win);
     t->local_at = calloc(n ? n : 1, sizeof *t->local_at);
     t->counts = calloc(kernel->num_blocks ? kernel->num_blocks : 1, sizeof *t->counts);
-    if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL ||
+    if (kernel->spill_bytes > 0) {
+        t->spill = malloc((size_t)ctx->L * kernel->spill_bytes);
+        t->states = malloc((size_t)ctx->L * sizeof *t->states);
+    }
+    bool spills = kernel->spill_bytes == 0 || (t->spill != NULL && t->states != NULL);
+    if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL || !spills ||
         !zf_cx_values(t, launch, entry)) {
         zf_cx_ctx_release(ctx);
         return NULL;
@@ -116,7 +125,9 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
                      .group_items = ctx->group_items,
                      .subgroup_size = ctx->subgroup_size,
                      .work_dim = zf_work_dim(launch),
-                     .poll_period = ZF_CX_POLL_PERIOD};
+                     .poll_period = ZF_CX_POLL_PERIOD,
+                     .spill = t->spill,
+                     .states = t->states};
     for (int d = 0; d < 3; d++) {
         rt->group_size[d] = launch->group_size[d];
         rt->groups[d] = launch->groups[d];
