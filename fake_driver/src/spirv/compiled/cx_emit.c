@@ -531,6 +531,16 @@ static void zf_cx_provenance(zf_cx_em *e, uint32_t fi) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Memory */
 
+/* Marks a conditional branch whose first successor is (almost) always taken: range checks that pass, so that the
+ * optimizer lays out and transforms loops for the checked fast path. */
+static void zf_cx_likely(zf_cx_em *e, LLVMValueRef br) {
+    LLVMMetadataRef parts[3] = {LLVMMDStringInContext2(e->c, "branch_weights", 14),
+                                LLVMValueAsMetadata(LLVMConstInt(e->i32, 1u << 20, false)),
+                                LLVMValueAsMetadata(LLVMConstInt(e->i32, 1, false))};
+    LLVMValueRef node = LLVMMetadataAsValue(e->c, LLVMMDNodeInContext2(e->c, parts, 3));
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(e->c, "prof", 4), node);
+}
+
 /* The host address of an access of `size` bytes at `addr` (an i64), checked; a fault leaves the function. */
 static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uint32_t size, bool write,
                                          bool read_too) {
@@ -550,13 +560,16 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
         zf_cx_block *blk = &e->blocks[e->cur];
         *(write ? &blk->written : &blk->read) += size;
         blk->read += read_too ? size : 0;
+        /* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the
+         * optimizer hoists, an index it can reason about (range-check elimination). */
         LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
-        LLVMValueRef in =
-            LLVMBuildICmp(b, LLVMIntULE, LLVMBuildSub(b, addr, e->win_lo[k], ""), LLVMBuildSub(b, span, sz, ""), "");
-        LLVMValueRef fits = LLVMBuildICmp(b, LLVMIntUGE, span, sz, "");
+        LLVMValueRef limit =
+            LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, span, sz, ""),
+                            LLVMBuildAdd(b, LLVMBuildSub(b, span, sz, ""), zf_cx_i64c(e, 1), ""), zf_cx_i64c(e, 0), "");
+        LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, addr, e->win_lo[k], ""), limit, "");
         fast = LLVMGetInsertBlock(b);
         direct = LLVMBuildIntToPtr(b, addr, e->p8, "");
-        LLVMBuildCondBr(b, LLVMBuildAnd(b, in, fits, ""), done, slow);
+        zf_cx_likely(e, LLVMBuildCondBr(b, in, done, slow));
     } else {
         LLVMBuildBr(b, slow);
     }
