@@ -26,6 +26,7 @@ enum { ZF_CX_E_FABS = 23, ZF_CX_E_FMA = 26, ZF_CX_E_FMAX = 27, ZF_CX_E_FMIN = 28
 
 #define ZF_CX_PROV_NONE  0u
 #define ZF_CX_PROV_OTHER 0xFFFFu
+#define ZF_CX_PROV_LOCAL 0xFFFEu /* into the wave's local memory: a local variable or argument */
 #define ZF_CX_MAX_FRAME  (1u << 20)
 
 typedef struct zf_cx_loop {
@@ -439,7 +440,12 @@ static LLVMValueRef zf_cx_value(zf_cx_em *e, LLVMTypeRef t, zf_ref ref) {
  * Provenance of pointers in the entry function: which kernel argument every definition of a register derives from */
 
 static uint16_t zf_cx_prov_of(const zf_cx_em *e, zf_ref r) {
-    return ZF_REF_AREA(r) == ZF_AREA_FRAME ? e->prov[ZF_REF_OFFSET(r)] : ZF_CX_PROV_OTHER;
+    if (ZF_REF_AREA(r) == ZF_AREA_FRAME)
+        return e->prov[ZF_REF_OFFSET(r)];
+    for (uint32_t i = 0; ZF_REF_AREA(r) == ZF_AREA_WAVE && i < e->code->num_waves; i++)
+        if (e->code->waves[i].kind == ZF_WAVE_LOCALVAR && e->code->waves[i].offset == ZF_REF_OFFSET(r))
+            return ZF_CX_PROV_LOCAL;
+    return ZF_CX_PROV_OTHER;
 }
 
 static bool zf_cx_prov_merge(zf_cx_em *e, zf_ref dst, uint16_t v) {
@@ -547,7 +553,8 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     LLVMBuilderRef b = e->b;
     LLVMTypeRef params[5] = {e->p8, e->i64, e->i64, e->i64, e->i64};
     uint16_t prov = zf_cx_prov_of(e, ptr);
-    bool windowed = prov != ZF_CX_PROV_NONE && prov != ZF_CX_PROV_OTHER && prov - 1u < e->num_kinds;
+    bool local = prov == ZF_CX_PROV_LOCAL;
+    bool windowed = local || (prov != ZF_CX_PROV_NONE && prov != ZF_CX_PROV_OTHER && prov - 1u < e->num_kinds);
     uint32_t count = windowed ? 0 : ZF_CX_COUNT | (read_too ? ZF_CX_COUNT_READ : 0);
     LLVMValueRef args[5] = {e->rt, e->lane, addr, zf_cx_i64c(e, size),
                             zf_cx_i64c(e, (write ? ZF_CX_WRITE : 0) | count)};
@@ -556,10 +563,10 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     LLVMBasicBlockRef fast = NULL;
     LLVMValueRef direct = NULL;
     if (windowed) {
-        uint32_t k = prov - 1u;
+        uint32_t k = local ? e->num_kinds : prov - 1u; /* the local window follows the arguments' */
         zf_cx_block *blk = &e->blocks[e->cur];
-        *(write ? &blk->written : &blk->read) += size;
-        blk->read += read_too ? size : 0;
+        *(write ? (local ? &blk->written_local : &blk->written) : (local ? &blk->read_local : &blk->read)) += size;
+        *(local ? &blk->read_local : &blk->read) += read_too ? size : 0;
         /* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the
          * optimizer hoists, an index it can reason about (range-check elimination). */
         LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
@@ -1274,6 +1281,8 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
         e->win_lo[k] = zf_cx_load(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k));
         e->win_span[k] = zf_cx_load(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k + 8));
     }
+    e->win_lo[e->num_kinds] = LLVMBuildPtrToInt(e->b, zf_cx_rt_field(e, offsetof(zf_cx_rt, local), e->p8), e->i64, "");
+    e->win_span[e->num_kinds] = zf_cx_rt_field(e, offsetof(zf_cx_rt, local_span), e->i64);
     e->dispatch = NULL;
     if (e->barriers && e->resumable[fi]) { /* a work-item resuming goes to its resume point */
         e->resumes = 0;
@@ -1687,13 +1696,13 @@ static bool zf_cx_declare(zf_cx_em *e, const uint8_t *seen) {
         LLVMSetLinkage(e->fns[f], LLVMInternalLinkage);
         e->block_base[f] = e->num_blocks;
         for (uint32_t b = 0; b < fn->block_count; b++)
-            e->blocks[e->num_blocks++] = (zf_cx_block){fn->block_first + b, 0, 0};
+            e->blocks[e->num_blocks++] = (zf_cx_block){fn->block_first + b, 0, 0, 0, 0};
         max_frame = fn->frame_bytes > max_frame ? fn->frame_bytes : max_frame;
         max_params = fn->param_count > max_params ? fn->param_count : max_params;
     }
     e->prov = malloc((max_frame ? max_frame : 1) * sizeof *e->prov);
-    e->win_lo = calloc(e->num_kinds ? e->num_kinds : 1, sizeof *e->win_lo);
-    e->win_span = calloc(e->num_kinds ? e->num_kinds : 1, sizeof *e->win_span);
+    e->win_lo = calloc(e->num_kinds + 1, sizeof *e->win_lo);
+    e->win_span = calloc(e->num_kinds + 1, sizeof *e->win_span);
     e->param_prov = calloc(code->num_funcs, sizeof *e->param_prov);
     if (e->prov == NULL || e->win_lo == NULL || e->win_span == NULL || e->param_prov == NULL)
         return false;
@@ -1703,7 +1712,8 @@ static bool zf_cx_declare(zf_cx_em *e, const uint8_t *seen) {
     const zf_dfunc *entry = &code->funcs[e->kernel->function];
     for (uint32_t k = 0; k < entry->param_count; k++) {
         bool arg = k < e->num_kinds && e->kinds[k] == ZF_XARG_VALUE && code->params[entry->param_first + k].size == 8;
-        e->param_prov[e->kernel->function][k] = arg ? (uint16_t)(1 + k) : ZF_CX_PROV_OTHER;
+        bool local = k < e->num_kinds && e->kinds[k] == ZF_XARG_LOCAL;
+        e->param_prov[e->kernel->function][k] = arg ? (uint16_t)(1 + k) : local ? ZF_CX_PROV_LOCAL : ZF_CX_PROV_OTHER;
     }
     return true;
 }

@@ -24,7 +24,8 @@ typedef struct zf_cx_rt {
     const uint64_t *relocs;   /* the program's resolved relocations */
     uint8_t *local;           /* the wave's groups' local memory */
     uint64_t local_stride;
-    uint64_t *counts; /* per block of the kernel's code: entries, added by the wave function */
+    uint64_t local_span; /* local memory of the wave: what the interpreter's check accepts for a local pointer */
+    uint64_t *counts;    /* per block of the kernel's code: entries, added by the wave function */
     uint64_t first_group, wave_groups;
     uint64_t group_size[3], groups[3], offset[3];
     uint64_t group_items, subgroup_size, work_dim;
@@ -49,8 +50,9 @@ enum {
 /* A block of the compiled code: its place in the form, and the bytes its argument-relative accesses move (counted
  * per entry, like its instructions; the other accesses count themselves in zf_cx_mem). */
 typedef struct zf_cx_block {
-    uint32_t form_block; /* index into prog->blocks */
-    uint64_t read, written;
+    uint32_t form_block;                /* index into prog->blocks */
+    uint64_t read, written;             /* global bytes, through argument pointers */
+    uint64_t read_local, written_local; /* local bytes, through pointers to local memory */
 } zf_cx_block;
 
 struct zf_cx_kernel {

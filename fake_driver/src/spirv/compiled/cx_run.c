@@ -121,6 +121,7 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
                      .relocs = launch->program.relocs,
                      .local = ctx->local,
                      .local_stride = ctx->local_stride,
+                     .local_span = ctx->local != NULL ? ctx->local_stride * ctx->groups_per_wave : 0,
                      .counts = t->counts,
                      .group_items = ctx->group_items,
                      .subgroup_size = ctx->subgroup_size,
@@ -151,6 +152,8 @@ static void zf_cx_account(zf_ctx *ctx, const zf_cx_thread *t) {
         ctx->lane_ops += entries * code->blocks[blk->form_block].count;
         ctx->work.read[ZF_SPACE_GLOBAL] += entries * blk->read;
         ctx->work.written[ZF_SPACE_GLOBAL] += entries * blk->written;
+        ctx->work.read[ZF_SPACE_LOCAL] += entries * blk->read_local;
+        ctx->work.written[ZF_SPACE_LOCAL] += entries * blk->written_local;
     }
 }
 
