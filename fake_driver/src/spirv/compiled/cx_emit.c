@@ -68,6 +68,10 @@ typedef struct zf_cx_em {
     LLVMValueRef dispatch; /* the current (resumable) function's switch to its resume points */
     LLVMValueRef record;
     uint32_t resumes;
+    uint32_t blk, idx; /* the instruction being emitted: its block in the function, its place in the block */
+    uint64_t *live_in; /* liveness of the frame's bytes at each block's entry (NULL: the whole frame is live) */
+    uint64_t *point;   /* the bytes to keep at the current resume point */
+    uint32_t words;    /* 64-bit words of a frame's byte set */
     LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
     LLVMBasicBlockRef *bbs, fault_bb;
     uint16_t *prov;
@@ -994,24 +998,148 @@ static void zf_cx_switch(zf_cx_em *e, const zf_dinst *in) {
     }
 }
 
-/* Leaves the function with the work-item waiting: its frame and resume point k into the record. */
+/* ------------------------------------------------------------------------------------------------------------------
+ * Liveness of the frame's bytes, so that a work-item waiting at a barrier saves only the registers it still needs:
+ * backward, per byte, over instructions (a result kills its bytes, operands use theirs), phi copies and edges. */
+
+static void zf_cx_bits(uint64_t *set, zf_ref r, uint32_t size, bool on) {
+    if (r == ZF_REF_NONE || ZF_REF_AREA(r) != ZF_AREA_FRAME)
+        return;
+    for (uint32_t o = ZF_REF_OFFSET(r), end = o + size; o < end; o++) {
+        if (on)
+            set[o >> 6] |= 1ull << (o & 63);
+        else
+            set[o >> 6] &= ~(1ull << (o & 63));
+    }
+}
+
+static void zf_cx_live_copies(const zf_cx_em *e, uint32_t first, uint32_t count, uint64_t *set) {
+    for (uint32_t i = count; i > 0; i--) {
+        const zf_dcopy *c = &e->code->copies[first + i - 1];
+        zf_cx_bits(set, c->dst, c->size, false);
+        zf_cx_bits(set, c->src, c->size, true);
+    }
+}
+
+static void zf_cx_live_inst(const zf_cx_em *e, const zf_dinst *in, uint64_t *set) {
+    zf_operand_sizes s = {0, 0, 0, 0};
+    zf_cx_sizes(e->code, in, &s);
+    const uint32_t *aux =
+        e->code->aux + (in->op == ZF_X_CALL || in->op == ZF_X_GATHER || in->op == ZF_X_ACCESS ? in->aux : 0);
+    zf_cx_bits(set, in->dst, s.dst, false);
+    zf_cx_bits(set, in->a, s.a, true);
+    zf_cx_bits(set, in->b, s.b, true);
+    zf_cx_bits(set, in->c, s.c, true);
+    for (uint32_t i = 0; in->op == ZF_X_CALL && i < aux[1]; i++)
+        zf_cx_bits(set, aux[2 + 2 * i], aux[2 + 2 * i + 1], true);
+    for (uint32_t p = 0; in->op == ZF_X_GATHER && p < aux[0]; p++)
+        zf_cx_bits(set, aux[1 + 3 * p], aux[1 + 3 * p + 1], true);
+    for (uint32_t t = 0; in->op == ZF_X_ACCESS && t < aux[2]; t++) {
+        uint32_t bytes = aux[3 + 4 * t + 1];
+        zf_cx_bits(set, aux[3 + 4 * t], bytes == 8 || bytes == 4 || bytes == 2 ? bytes : 1, true);
+    }
+}
+
+/* What the block's successors need, through the copies of its edges. */
+static void zf_cx_live_out(const zf_cx_em *e, const zf_dinst *term, uint64_t *set, uint64_t *tmp) {
+    memset(set, 0, e->words * 8);
+    uint32_t edges[2] = {term->aux, term->aux + 1}, n = term->op == ZF_X_BR ? 1 : term->op == ZF_X_BRC ? 2 : 0;
+    const uint32_t *aux = term->op == ZF_X_SWITCH ? e->code->aux + term->aux : NULL;
+    for (uint32_t k = 0; k < n + (aux != NULL ? aux[0] + 1 : 0); k++) {
+        uint32_t edge = k < n ? edges[k] : k - n == aux[0] ? aux[1] : aux[2 + 3 * (k - n) + 2];
+        const zf_dedge *ed = &e->code->edges[edge];
+        memcpy(tmp, e->live_in + (size_t)ed->target * e->words, e->words * 8);
+        zf_cx_live_copies(e, ed->copy_first, ed->copy_count, tmp);
+        for (uint32_t w = 0; w < e->words; w++)
+            set[w] |= tmp[w];
+    }
+}
+
+/* The bytes live before instruction idx of block b (the whole block from its end when idx is 0 and `entry`). */
+static void zf_cx_live_before(const zf_cx_em *e, uint32_t b, uint32_t idx, bool entry, uint64_t *set, uint64_t *tmp) {
+    const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
+    zf_cx_live_out(e, &e->code->insts[blk->first + blk->count - 1], set, tmp);
+    for (uint32_t i = blk->count; i > idx; i--)
+        zf_cx_live_inst(e, &e->code->insts[blk->first + i - 1], set);
+    if (entry)
+        zf_cx_live_copies(e, blk->commit_first, blk->commit_count, set);
+}
+
+/* Live bytes at every block entry, to a fixpoint; false (the whole frame saved) when the sets would be too large. */
+static bool zf_cx_liveness(zf_cx_em *e) {
+    const zf_dfunc *fn = e->fn;
+    e->words = (fn->frame_bytes + 63) / 64;
+    if ((uint64_t)e->words * (fn->block_count + 3) > (1u << 22))
+        return false;
+    e->live_in = calloc((size_t)e->words * (fn->block_count + 3) + 1, 8);
+    if (e->live_in == NULL)
+        return false;
+    uint64_t *set = e->live_in + (size_t)e->words * fn->block_count, *tmp = set + e->words;
+    e->point = tmp + e->words;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t b = fn->block_count; b > 0; b--) {
+            zf_cx_live_before(e, b - 1, 0, true, set, tmp);
+            uint64_t *in = e->live_in + (size_t)(b - 1) * e->words;
+            if (memcmp(in, set, e->words * 8) != 0) {
+                memcpy(in, set, e->words * 8);
+                changed = true;
+            }
+        }
+    }
+    return true;
+}
+
+/* Copies the bytes of the current point between the frame and the function's place in the record, in runs. */
+static void zf_cx_spill(zf_cx_em *e, bool save) {
+    uint32_t f = (uint32_t)(e->fn - e->code->funcs);
+    LLVMValueRef record = zf_cx_gep(e, e->record, e->spill_off[f]);
+    if (e->live_in == NULL) {
+        LLVMValueRef bytes = zf_cx_i64c(e, e->fn->frame_bytes);
+        if (save)
+            LLVMBuildMemCpy(e->b, record, 1, e->frame, 1, bytes);
+        else
+            LLVMBuildMemCpy(e->b, e->frame, 1, record, 1, bytes);
+        return;
+    }
+    for (uint32_t o = 0; o < e->fn->frame_bytes;) {
+        if (!(e->point[o >> 6] >> (o & 63) & 1)) {
+            o++;
+            continue;
+        }
+        uint32_t end = o;
+        while (end < e->fn->frame_bytes && (e->point[end >> 6] >> (end & 63) & 1))
+            end++;
+        LLVMValueRef in_frame = zf_cx_gep(e, e->frame, o), in_record = zf_cx_gep(e, record, o);
+        if (save)
+            LLVMBuildMemCpy(e->b, in_record, 1, in_frame, 1, zf_cx_i64c(e, end - o));
+        else
+            LLVMBuildMemCpy(e->b, in_frame, 1, in_record, 1, zf_cx_i64c(e, end - o));
+        o = end;
+    }
+}
+
+/* Leaves the function with the work-item waiting: its live registers and resume point k into the record. */
 static void zf_cx_suspend(zf_cx_em *e, uint32_t k) {
     uint32_t f = (uint32_t)(e->fn - e->code->funcs);
-    LLVMBuildMemCpy(e->b, zf_cx_gep(e, e->record, e->spill_off[f]), 1, e->frame, 1, zf_cx_i64c(e, e->fn->frame_bytes));
+    zf_cx_spill(e, true);
     zf_cx_store(e, LLVMConstInt(e->i32, k, false), zf_cx_gep(e, e->record, e->resume_at[f]));
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 2));
     LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
 }
 
-/* A new resume point of the function: a block that restores its frame, which the function's dispatch reaches. */
+/* A new resume point of the function: a block that restores its live registers, which the dispatch reaches. */
 static LLVMBasicBlockRef zf_cx_resume_point(zf_cx_em *e, uint32_t *k) {
-    uint32_t f = (uint32_t)(e->fn - e->code->funcs);
     *k = ++e->resumes;
     LLVMBasicBlockRef here = LLVMGetInsertBlock(e->b);
     LLVMBasicBlockRef resume = LLVMAppendBasicBlockInContext(e->c, e->f, "resume");
     LLVMAddCase(e->dispatch, LLVMConstInt(e->i32, *k, false), resume);
     LLVMPositionBuilderAtEnd(e->b, resume);
-    LLVMBuildMemCpy(e->b, e->frame, 1, zf_cx_gep(e, e->record, e->spill_off[f]), 1, zf_cx_i64c(e, e->fn->frame_bytes));
+    if (e->live_in != NULL) { /* what is live before the instruction: a call runs again, with its arguments */
+        uint64_t *tmp = e->live_in + (size_t)e->words * (e->fn->block_count + 1);
+        zf_cx_live_before(e, e->blk, e->idx, false, e->point, tmp);
+    }
+    zf_cx_spill(e, false);
     LLVMPositionBuilderAtEnd(e->b, here);
     return resume;
 }
@@ -1315,6 +1443,11 @@ static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
         return;
     }
     zf_cx_provenance(e, fi);
+    e->live_in = NULL;
+    if (e->barriers && e->resumable[fi] && !zf_cx_liveness(e)) {
+        free(e->live_in);
+        e->live_in = NULL;
+    }
     for (uint32_t b = 0; b < fn->block_count; b++)
         e->bbs[b] = LLVMAppendBasicBlockInContext(e->c, e->f, "block");
     e->fault_bb = LLVMAppendBasicBlockInContext(e->c, e->f, "fault");
@@ -1324,14 +1457,19 @@ static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
         LLVMPositionBuilderAtEnd(e->b, e->bbs[b]);
         zf_cx_block_entry(e, b, heads[b]);
         const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
-        for (uint32_t i = 0; i < blk->count && !e->failed; i++)
+        e->blk = b;
+        for (uint32_t i = 0; i < blk->count && !e->failed; i++) {
+            e->idx = i;
             zf_cx_inst(e, &e->code->insts[blk->first + i]);
+        }
     }
     LLVMPositionBuilderAtEnd(e->b, e->fault_bb);
     zf_cx_return(e, true);
     LLVMBuildBr(e->eb, start);
     free(e->bbs);
     free(heads);
+    free(e->live_in);
+    e->live_in = NULL;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
