@@ -1752,6 +1752,34 @@ static uint32_t zf_cx_post_order(zf_cx_em *e, uint32_t f, uint8_t *done, uint32_
     return height;
 }
 
+bool zf_cx_has_barriers(const zf_dprog *code, uint32_t kernel) {
+    uint8_t *seen = calloc(code->num_funcs ? code->num_funcs : 1, 1);
+    uint32_t *stack = malloc((code->num_funcs ? code->num_funcs : 1) * sizeof *stack), top = 0;
+    bool found = false;
+    if (seen != NULL && stack != NULL) {
+        stack[top++] = code->kernels[kernel].function;
+        seen[code->kernels[kernel].function] = 1;
+    }
+    while (top > 0 && !found) {
+        const zf_dfunc *fn = &code->funcs[stack[--top]];
+        for (uint32_t b = 0; b < fn->block_count; b++) {
+            const zf_dblock *blk = &code->blocks[fn->block_first + b];
+            for (uint32_t i = 0; i < blk->count; i++) {
+                const zf_dinst *in = &code->insts[blk->first + i];
+                found |= in->op == ZF_X_BARRIER;
+                uint32_t callee = in->op == ZF_X_CALL ? code->aux[in->aux] : UINT32_MAX;
+                if (callee < code->num_funcs && !seen[callee]) {
+                    seen[callee] = 1;
+                    stack[top++] = callee;
+                }
+            }
+        }
+    }
+    free(seen);
+    free(stack);
+    return found;
+}
+
 /* Which functions are resumable, and their places in the record (order: callees before callers). */
 static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
     const zf_dprog *code = e->code;

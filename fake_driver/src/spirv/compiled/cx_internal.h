@@ -72,6 +72,9 @@ typedef struct zf_cx_unit {
     uint32_t spill_bytes;
 } zf_cx_unit;
 
+/* Whether the kernel (or a function it calls) has a work-group barrier. */
+bool zf_cx_has_barriers(const zf_dprog *code, uint32_t kernel);
+
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
                 uint32_t num_kinds, zf_cx_unit *out, char *why, size_t why_size);
 

@@ -218,7 +218,13 @@ const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch) {
     if (entry != NULL && entry->state == ZF_CX_UNTRIED && (mode == ZF_CX_ALWAYS || items >= ZF_CX_AUTO_ITEMS)) {
         char why[320] = "";
         uint64_t start = zf_cx_now_us();
-        entry->state = zf_cx_compile(launch, entry, why, sizeof why) ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
+        /* Work-items that wait at barriers resume one by one: the interpreter's lock-step is faster for them. */
+        if (mode == ZF_CX_AUTO && zf_cx_has_barriers(code, launch->kernel)) {
+            snprintf(why, sizeof why, "barriers (ZEFAKE_EXEC=auto interprets kernels with barriers)");
+            entry->state = ZF_CX_INTERPRETED;
+        } else {
+            entry->state = zf_cx_compile(launch, entry, why, sizeof why) ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
+        }
         if (entry->state == ZF_CX_COMPILED)
             zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks)", launch->name,
                         (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks);
