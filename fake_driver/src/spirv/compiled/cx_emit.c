@@ -150,7 +150,6 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     case ZF_X_LOAD:
     case ZF_X_STORE:
     case ZF_X_STOREZ:
-        return (in->aux & ZF_MEM_VOLATILE) ? "volatile accesses" : NULL;
     case ZF_X_COPYMEM:
     case ZF_X_COPYMEMN:
         return NULL;
@@ -695,10 +694,48 @@ static void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in) {
     zf_cx_store(e, old, zf_cx_dst(e, in->dst));
 }
 
+/* A Volatile access of 1, 2, 4 or 8 bytes: indivisible (a relaxed atomic) where the address is aligned to its size,
+ * as the interpreter makes it, so that loops that wait for a word another work-item writes see the write. */
+static void zf_cx_volatile(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host) {
+    LLVMBuilderRef B = e->b;
+    LLVMTypeRef t = LLVMIntTypeInContext(e->c, 8 * in->size);
+    LLVMValueRef aligned = LLVMBuildICmp(
+        B, LLVMIntEQ, LLVMBuildAnd(B, LLVMBuildPtrToInt(B, host, e->i64, ""), zf_cx_i64c(e, in->size - 1), ""),
+        zf_cx_i64c(e, 0), "");
+    LLVMBasicBlockRef word = LLVMAppendBasicBlockInContext(e->c, e->f, "word");
+    LLVMBasicBlockRef bytes = LLVMAppendBasicBlockInContext(e->c, e->f, "bytes");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "volatile");
+    LLVMBuildCondBr(B, aligned, word, bytes);
+    LLVMValueRef tp = LLVMBuildBitCast(B, host, LLVMPointerType(t, 0), "");
+    for (int atomic = 1; atomic >= 0; atomic--) {
+        LLVMPositionBuilderAtEnd(B, atomic ? word : bytes);
+        LLVMValueRef access;
+        if (in->op == ZF_X_LOAD) {
+            access = LLVMBuildLoad2(B, t, tp, "");
+            zf_cx_store(e, access, zf_cx_dst(e, in->dst));
+        } else {
+            LLVMValueRef v =
+                in->op == ZF_X_STORE ? zf_cx_load(e, t, zf_cx_reg(e, in->b, in->size)) : LLVMConstInt(t, 0, false);
+            access = LLVMBuildStore(B, v, tp);
+        }
+        LLVMSetVolatile(access, true);
+        LLVMSetAlignment(access, atomic ? in->size : 1);
+        if (atomic)
+            LLVMSetOrdering(access, LLVMAtomicOrderingMonotonic);
+        LLVMBuildBr(B, done);
+    }
+    LLVMPositionBuilderAtEnd(B, done);
+}
+
 static void zf_cx_memory(zf_cx_em *e, const zf_dinst *in) {
     LLVMValueRef addr = zf_cx_load(e, e->i64, zf_cx_reg(e, in->a, 8));
     bool write = in->op != ZF_X_LOAD;
     LLVMValueRef host = zf_cx_access(e, in->a, addr, in->size, write);
+    uint32_t size = in->size;
+    if ((in->aux & ZF_MEM_VOLATILE) && (size == 1 || size == 2 || size == 4 || size == 8)) {
+        zf_cx_volatile(e, in, host);
+        return;
+    }
     if (in->op == ZF_X_LOAD) {
         LLVMBuildMemCpy(e->b, zf_cx_dst(e, in->dst), 1, host, 1, zf_cx_i64c(e, in->size));
     } else if (in->op == ZF_X_STORE) {
