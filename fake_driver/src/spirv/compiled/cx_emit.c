@@ -705,8 +705,8 @@ static void zf_cx_volatile(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host) {
     LLVMBasicBlockRef word = LLVMAppendBasicBlockInContext(e->c, e->f, "word");
     LLVMBasicBlockRef bytes = LLVMAppendBasicBlockInContext(e->c, e->f, "bytes");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "volatile");
-    LLVMBuildCondBr(B, aligned, word, bytes);
     LLVMValueRef tp = LLVMBuildBitCast(B, host, LLVMPointerType(t, 0), "");
+    LLVMBuildCondBr(B, aligned, word, bytes);
     for (int atomic = 1; atomic >= 0; atomic--) {
         LLVMPositionBuilderAtEnd(B, atomic ? word : bytes);
         LLVMValueRef access;
