@@ -14,6 +14,7 @@
 /* Block entries at loop heads between two looks at the clock: the hang detector's period (ZF_HANG_PERIOD blocks in
  * the interpreter, where a block costs far more). */
 #define ZF_CX_POLL_PERIOD (1u << 16)
+#define ZF_CX_WAVE_POLL   64u
 
 typedef struct zf_cx_thread {
     zf_cx_rt rt;
@@ -157,6 +158,19 @@ static void zf_cx_account(zf_ctx *ctx, const zf_cx_thread *t) {
     }
 }
 
+/* Whether the launch has run past the hang detector's deadline (then it stops: no more waves, ctx->hung). */
+static bool zf_cx_past_deadline(zf_ctx *ctx) {
+    if (ctx->deadline_ns == 0)
+        return false;
+    if (!__atomic_load_n(ctx->stop, __ATOMIC_RELAXED)) {
+        if (zf_spirv_now_ns() < ctx->deadline_ns)
+            return false;
+        __atomic_store_n(ctx->stop, 1, __ATOMIC_RELAXED);
+    }
+    ctx->hung = true;
+    return true;
+}
+
 /* Each work-item's copies of the by-value arguments, as the interpreter makes them for every wave. */
 static void zf_cx_byval_copies(zf_ctx *ctx, const size_t *byval_offsets) {
     const zf_xlaunch *launch = ctx->launch;
@@ -176,6 +190,14 @@ void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local
         if (ctx->faults++ == 0)
             snprintf(ctx->first_fault, sizeof ctx->first_fault, "kernel '%s': out of host memory for a wave",
                      ctx->launch->name);
+        return;
+    }
+    /* A long launch of short waves: stopped between waves (looking at the clock every ZF_CX_WAVE_POLL waves). */
+    if (--ctx->hang_countdown % ZF_CX_WAVE_POLL == 0 && zf_cx_past_deadline(ctx)) {
+        uint32_t lanes = ctx->wave_groups * ctx->group_items;
+        for (uint32_t l = 0; l < lanes; l++)
+            zf_fault(&t->x, l, "still running after %" PRIu64 " ms: stopped by the hang detector",
+                     ctx->launch->hang_timeout_ns / 1000000u);
         return;
     }
     t->rt.first_group = ctx->wave_first_group;
@@ -274,14 +296,8 @@ void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
 
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane) {
     zf_ctx *ctx = rt->x->ctx;
-    if (ctx->deadline_ns == 0)
+    if (!zf_cx_past_deadline(ctx))
         return 0;
-    if (!__atomic_load_n(ctx->stop, __ATOMIC_RELAXED)) {
-        if (zf_spirv_now_ns() < ctx->deadline_ns)
-            return 0;
-        __atomic_store_n(ctx->stop, 1, __ATOMIC_RELAXED);
-    }
-    ctx->hung = true;
     rt->poll_period = 1; /* the other work-items of the wave stop at their next loop head */
     zf_fault(rt->x, (uint32_t)lane, "still running after %" PRIu64 " ms: stopped by the hang detector",
              ctx->launch->hang_timeout_ns / 1000000u);
