@@ -2,7 +2,7 @@
 # Installs the Debian packages zefake builds and tests with (only those missing). Uses sudo when not root.
 set -euo pipefail
 packages=(build-essential cmake pkg-config python3 libze-dev libze1 libcmocka-dev libyaml-dev lcov clang libclang-rt-14-dev
-          llvm-spirv-14 spirv-tools spirv-headers ocl-icd-opencl-dev opencl-headers clinfo)
+          llvm-14-dev llvm-spirv-14 spirv-tools spirv-headers ocl-icd-opencl-dev opencl-headers clinfo)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -734,6 +734,11 @@ static bool zf_env_sampler(void *user, uint64_t handle, zf_xsampler *out) {
     return found != NULL;
 }
 
+static void zf_env_debug(void *user, const char *text) {
+    (void)user;
+    zf_log(ZF_LOG_DEBUG, "%s", text);
+}
+
 /* The engine's view of the captured arguments, in `room` when they fit (no allocation for the usual kernel). */
 #define ZF_ARGS_ROOM 16u
 static zf_xarg *zf_launch_args(const zf_kernel_launch *launch, zf_xarg room[ZF_ARGS_ROOM]) {
@@ -759,7 +764,8 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
                             .annotate = zf_env_annotate,
                             .image = zf_env_image,
                             .sampler = zf_env_sampler,
-                            .system_memory = launch->program->device->desc->memory_access.shared_system != 0};
+                            .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
+                            .debug = zf_env_debug};
     zf_xarg room[ZF_ARGS_ROOM];
     zf_xarg *args = zf_launch_args(launch, room);
     if (args == NULL) {

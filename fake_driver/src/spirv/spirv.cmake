@@ -28,12 +28,20 @@ add_library(zf_spirv OBJECT
   "${ZF_SPIRV_DIR}/spirv_ops_mem.c"
   "${ZF_SPIRV_DIR}/spirv_ops_ext.c"
   "${ZF_SPIRV_DIR}/spirv_ops_misc.c"
-  "${ZF_SPIRV_DIR}/spirv_image.c")
+  "${ZF_SPIRV_DIR}/spirv_image.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_emit.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_jit.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_run.c")
 set_target_properties(zf_spirv PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
 target_include_directories(zf_spirv PUBLIC "${ZF_SPIRV_DIR}")
 # The SPIR-V Tools validator (Debian's spirv-tools ships it as a static C++ library with a C API).
 find_package(SPIRV-Tools CONFIG REQUIRED)
 target_link_libraries(zf_spirv PUBLIC Threads::Threads m SPIRV-Tools-static stdc++)
+# The compiled tier (compiled/, docs/spirv-execution.md "Compiled tier") generates code with LLVM's C API: Debian's
+# llvm-14-dev, linked as its one shared library. LLVM's headers are system headers (no warnings of ours apply).
+find_package(LLVM 14 REQUIRED CONFIG HINTS /usr/lib/llvm-14/lib/cmake/llvm)
+target_include_directories(zf_spirv SYSTEM PUBLIC ${LLVM_INCLUDE_DIRS})
+target_link_libraries(zf_spirv PUBLIC LLVM)
 # Kernels compute a * b + c as two roundings unless they ask for fma: the host compiler must not fuse them. The
 # handlers' lane loops are what the engine spends its time in: optimize them fully (not under coverage, which wants
 # -O0 line mapping).
@@ -62,7 +70,12 @@ if(BUILD_TESTING)
   target_compile_definitions(zf_test_spirv_engine PRIVATE ZF_TEST_KERNEL_DIR="${CMAKE_BINARY_DIR}/conformance/kernels")
   add_dependencies(zf_test_spirv_engine zc_kernels)
   add_test(NAME spirv_engine COMMAND zf_test_spirv_engine)
-  set_tests_properties(spirv_engine PROPERTIES LABELS "driver;unit;spirv" TIMEOUT 120)
+  set_tests_properties(spirv_engine PROPERTIES LABELS "driver;unit;spirv" TIMEOUT 120
+    ENVIRONMENT_MODIFICATION "ZEFAKE_EXEC=unset:")
+  # The same launches in the compiled tier (compiled/): what it compiles must give the interpreter's results.
+  add_test(NAME spirv_engine.compiled COMMAND zf_test_spirv_engine)
+  set_tests_properties(spirv_engine.compiled PROPERTIES LABELS "driver;unit;spirv;compiled" TIMEOUT 120
+    ENVIRONMENT "ZEFAKE_EXEC=compiled")
 
   # The built-in kernels (src/module/builtins.c) on the reader's view of the test kernels, against a stand-in for the
   # memory service; launches through queues are tested by the execution tests.

@@ -2,6 +2,7 @@
  * variables, built-ins, function pointers), constant evaluation and operand references. Functions and blocks are
  * decoded in spirv_decode_func.c, single instructions in spirv_decode_inst.c. */
 #include "spirv_decode.h"
+#include "compiled/cx.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -680,6 +681,7 @@ static void zf_decoder_free(zf_decoder *d) {
 void zf_dprog_free(zf_dprog *p) {
     if (p == NULL)
         return;
+    zf_cx_cache_free(p->compiled);
     void *parts[] = {p->insts,         p->inst_words, p->blocks, p->edges,   p->copies,   p->funcs,
                      p->params,        p->consts,     p->relocs, p->waves,   p->locals,   p->kernels,
                      p->kernel_locals, p->aux,        p->bytes,  p->strings, p->block_ops};

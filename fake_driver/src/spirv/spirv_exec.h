@@ -117,6 +117,8 @@ typedef struct zf_exec_env {
     /* The device reaches ordinary host memory (shared system allocations): addresses outside every allocation are
      * then accessed as the process's mappings allow. Without it they fault. */
     bool system_memory;
+    /* Receives the engine's debug-level messages (which tier runs a kernel, compile times). May be NULL. */
+    void (*debug)(void *user, const char *text);
 } zf_exec_env;
 
 typedef enum zf_xarg_kind {

@@ -424,6 +424,8 @@ typedef struct zf_dprog {
     char *strings;
     /* Derived when the form is made or loaded (not serialized): each block's instructions by class. */
     uint32_t (*block_ops)[ZF_OPS_COUNT];
+    /* Derived at launches: the compiled tier's code for the kernels (compiled/cx.h), NULL until one is tried. */
+    struct zf_cx_cache *compiled;
 } zf_dprog;
 
 enum {

@@ -154,6 +154,8 @@ typedef struct zf_ctx {
     /* printf output of the wave, written to stdout at once. */
     char *out;
     size_t out_len, out_cap;
+    /* The compiled tier's state for the launch (compiled/cx_run.c), NULL when the interpreter runs it. */
+    struct zf_cx_thread *cx;
 } zf_ctx;
 
 /* One function invocation. */
@@ -336,6 +338,8 @@ void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) __attribute__((fo
 
 /* ---- spirv_wave.c ---- */
 
+/* The work dimension of a launch: the highest dimension whose global size exceeds 1. */
+uint32_t zf_work_dim(const zf_xlaunch *launch);
 /* The ids of the work-item of lane `lane` in the current wave. */
 void zf_lane_ids(const zf_ctx *ctx, uint32_t lane, uint64_t global[3], uint64_t group[3], uint64_t local[3]);
 /* The program context (constants broadcast for this thread) of a program, made on first use. NULL when out of

@@ -6,6 +6,7 @@
  * ZF_WAVE_LANES lanes when groups are small, so that the cost of interpreting an instruction is shared by many
  * work-items. Waves are taken from a counter by whoever is free; results (faults, counts) are merged at the end,
  * keeping the first fault of the lowest wave so that the report is the same run after run. */
+#include "compiled/cx.h"
 #include "spirv_run.h"
 
 #include <pthread.h>
@@ -122,7 +123,7 @@ static void zf_walk_next(const zf_ctx *ctx, zf_lane_walk *w) {
         w->global[d] = launch->offset[d] + w->group[d] * size[d] + w->local[d];
 }
 
-static uint32_t zf_work_dim(const zf_xlaunch *launch) {
+uint32_t zf_work_dim(const zf_xlaunch *launch) {
     for (int d = 2; d > 0; d--)
         if ((uint64_t)launch->groups[d] * launch->group_size[d] > 1)
             return (uint32_t)d + 1;
@@ -287,13 +288,15 @@ typedef struct zf_launch_plan {
     size_t local_stride;
     size_t *byval_offsets;
     size_t byval_stride;
-    uint64_t deadline_ns; /* the hang detector's, 0: none */
-    uint32_t *stop;       /* set once a thread saw the deadline pass: no more waves are started */
+    uint64_t deadline_ns;         /* the hang detector's, 0: none */
+    uint32_t *stop;               /* set once a thread saw the deadline pass: no more waves are started */
+    const zf_cx_kernel *compiled; /* the compiled tier's code, NULL: the interpreter runs the launch */
 } zf_launch_plan;
 
 static void zf_ctx_destroy(zf_ctx *ctx) {
     if (ctx == NULL)
         return;
+    zf_cx_ctx_release(ctx);
     for (uint32_t i = 0; i < ctx->num_kept; i++) {
         free(ctx->programs[i]->consts);
         free(ctx->programs[i]);
@@ -355,6 +358,7 @@ static void zf_ctx_retire(zf_ctx *ctx) {
         return;
     ctx->num_programs = 0; /* kept with their buffers: a program may be gone by the next launch, so they are filled
                               again */
+    zf_cx_ctx_release(ctx); /* it holds the launch's arguments */
     zf_regions_reset(ctx);
     zf_stack_reset(ctx);
     pthread_once(&zf_spare_once, zf_spare_init);
@@ -574,6 +578,10 @@ static void zf_run_wave(zf_ctx *ctx, const zf_launch_plan *plan, uint64_t wave) 
     memset(ctx->dead, 0, ctx->L);
     if (ctx->local != NULL)
         memset(ctx->local, 0, ctx->local_stride * ctx->groups_per_wave);
+    if (plan->compiled != NULL) {
+        zf_cx_run_wave(ctx, plan->compiled, plan->local_offsets, plan->byval_offsets);
+        return;
+    }
     zf_fill_builtins(ctx, code, lanes);
     zf_x x;
     zf_mark mark;
@@ -778,6 +786,7 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     uint32_t stop = 0;
     plan.stop = &stop;
     plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
+    plan.compiled = zf_cx_for_launch(launch);
     zf_job job = {.plan = &plan, .merged = result, .first_fault_wave = UINT64_MAX};
     zf_run_job(&job, launch->max_threads);
     result->hung |= stop != 0;

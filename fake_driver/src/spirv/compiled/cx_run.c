@@ -1,0 +1,305 @@
+/* Waves of compiled code, and the helpers the generated code calls (docs/spirv-execution.md, "Compiled tier").
+ *
+ * A thread's context (zf_ctx) keeps, for the launch, the run-time state the generated code reads: the arguments'
+ * values, each pointer argument's allocation (looked up once, held like the interpreter's regions until the launch
+ * ends) and the block counters. Checks, faults and byte counts that leave the generated code go through the
+ * interpreter's own functions (zf_mem, zf_fault, zf_count_lane) on an invocation that stands for the wave, so that a
+ * fault names the same work-item, address and allocation as when the interpreter runs the kernel. */
+#include "cx_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Block entries at loop heads between two looks at the clock: the hang detector's period (ZF_HANG_PERIOD blocks in
+ * the interpreter, where a block costs far more). */
+#define ZF_CX_POLL_PERIOD (1u << 16)
+#define ZF_CX_WAVE_POLL   64u
+
+typedef struct zf_cx_thread {
+    zf_cx_rt rt;
+    zf_x x;
+    const zf_cx_kernel *kernel;
+    const uint8_t **argv;
+    uint8_t *values; /* each parameter's value, as many bytes as the form's parameter has */
+    zf_cx_window *win;
+    uint64_t *local_at;
+    uint64_t *counts;
+    uint8_t *spill;
+    uint64_t *states;
+} zf_cx_thread;
+
+void zf_cx_ctx_release(zf_ctx *ctx) {
+    zf_cx_thread *t = ctx->cx;
+    if (t == NULL)
+        return;
+    free(t->argv);
+    free(t->values);
+    free(t->win);
+    free(t->local_at);
+    free(t->counts);
+    free(t->spill);
+    free(t->states);
+    free(t);
+    ctx->cx = NULL;
+}
+
+/* The allocation a pointer argument points into: a region of the context (released with it) and the window. */
+static zf_cx_window zf_cx_arg_window(zf_ctx *ctx, const zf_xarg *arg) {
+    zf_cx_window none = {0, 0};
+    uint64_t p = 0;
+    if (arg->kind != ZF_XARG_VALUE || arg->size != 8 || ctx->env->lookup == NULL)
+        return none;
+    memcpy(&p, arg->value, 8);
+    zf_mem_info info = {0};
+    if (p == 0 || ctx->env->lookup(ctx->env->user, (uintptr_t)p, 1, &info) != ZF_MEM_INSIDE)
+        return none;
+    if (!zf_region_add(ctx, (const void *)info.base, info.size, ZF_REGION_ALLOCATION, info.hold, info.guard_end)) {
+        if (ctx->env->release != NULL)
+            ctx->env->release(ctx->env->user, info.hold);
+        return none;
+    }
+    return (zf_cx_window){info.base, info.size};
+}
+
+/* Each parameter's value: the argument's bytes, cut or padded with zeros to the parameter's size (a form on its own
+ * must not make the code read past an argument), and zeros for parameters the launch has no argument for. */
+static bool zf_cx_values(zf_cx_thread *t, const zf_xlaunch *launch, const zf_dfunc *entry) {
+    const zf_dparam *params = launch->program.code->params + entry->param_first;
+    size_t total = 0;
+    for (uint32_t k = 0; k < entry->param_count; k++)
+        total += params[k].size;
+    t->values = calloc(total ? total : 1, 1);
+    if (t->values == NULL)
+        return false;
+    size_t at = 0;
+    for (uint32_t k = 0; k < entry->param_count; k++) {
+        t->argv[k] = t->values + at;
+        if (k < launch->num_args && launch->args[k].kind == ZF_XARG_VALUE)
+            memcpy(t->values + at, launch->args[k].value,
+                   launch->args[k].size < params[k].size ? (size_t)launch->args[k].size : params[k].size);
+        at += params[k].size;
+    }
+    return true;
+}
+
+static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets) {
+    const zf_xlaunch *launch = ctx->launch;
+    const zf_dprog *code = launch->program.code;
+    const zf_dfunc *entry = &code->funcs[code->kernels[launch->kernel].function];
+    uint32_t n = launch->num_args > entry->param_count ? launch->num_args : entry->param_count;
+    zf_cx_thread *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    ctx->cx = t;
+    t->kernel = kernel;
+    t->argv = calloc(n ? n : 1, sizeof *t->argv);
+    t->win = calloc(n ? n : 1, sizeof *t->win);
+    t->local_at = calloc(n ? n : 1, sizeof *t->local_at);
+    t->counts = calloc(kernel->num_blocks ? kernel->num_blocks : 1, sizeof *t->counts);
+    if (kernel->spill_bytes > 0) {
+        t->spill = malloc((size_t)ctx->L * kernel->spill_bytes);
+        t->states = malloc((size_t)ctx->L * sizeof *t->states);
+    }
+    bool spills = kernel->spill_bytes == 0 || (t->spill != NULL && t->states != NULL);
+    if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL || !spills ||
+        !zf_cx_values(t, launch, entry)) {
+        zf_cx_ctx_release(ctx);
+        return NULL;
+    }
+    for (uint32_t k = 0; k < launch->num_args; k++) {
+        t->win[k] = zf_cx_arg_window(ctx, &launch->args[k]);
+        t->local_at[k] = local_offsets[k];
+    }
+    zf_pctx *prog = ctx->programs[0];
+    t->x = (zf_x){
+        .ctx = ctx, .prog = prog, .code = code, .fn = entry, .area = {NULL, prog->consts, ctx->wave}, .L = ctx->L};
+    zf_cx_rt *rt = &t->rt;
+    *rt = (zf_cx_rt){.x = &t->x,
+                     .argv = t->argv,
+                     .win = t->win,
+                     .local_at = t->local_at,
+                     .relocs = launch->program.relocs,
+                     .local = ctx->local,
+                     .local_stride = ctx->local_stride,
+                     .local_span = ctx->local != NULL ? ctx->local_stride * ctx->groups_per_wave : 0,
+                     .counts = t->counts,
+                     .group_items = ctx->group_items,
+                     .subgroup_size = ctx->subgroup_size,
+                     .work_dim = zf_work_dim(launch),
+                     .poll_period = ZF_CX_POLL_PERIOD,
+                     .spill = t->spill,
+                     .states = t->states};
+    for (int d = 0; d < 3; d++) {
+        rt->group_size[d] = launch->group_size[d];
+        rt->groups[d] = launch->groups[d];
+        rt->offset[d] = launch->offset[d];
+    }
+    return t;
+}
+
+/* The work the wave executed: each block's entries times its instruction classes and argument-relative bytes. */
+static void zf_cx_account(zf_ctx *ctx, const zf_cx_thread *t) {
+    const zf_dprog *code = ctx->launch->program.code;
+    const zf_cx_kernel *k = t->kernel;
+    for (uint32_t j = 0; j < k->num_blocks; j++) {
+        uint64_t entries = t->counts[j];
+        if (entries == 0)
+            continue;
+        const zf_cx_block *blk = &k->blocks[j];
+        const uint32_t *ops = code->block_ops[blk->form_block];
+        for (int c = 0; c < ZF_OPS_COUNT; c++)
+            ctx->work.ops[c] += entries * ops[c];
+        ctx->lane_ops += entries * code->blocks[blk->form_block].count;
+        ctx->work.read[ZF_SPACE_GLOBAL] += entries * blk->read;
+        ctx->work.written[ZF_SPACE_GLOBAL] += entries * blk->written;
+        ctx->work.read[ZF_SPACE_LOCAL] += entries * blk->read_local;
+        ctx->work.written[ZF_SPACE_LOCAL] += entries * blk->written_local;
+    }
+}
+
+/* Whether the launch has run past the hang detector's deadline (then it stops: no more waves, ctx->hung). */
+static bool zf_cx_past_deadline(zf_ctx *ctx) {
+    if (ctx->deadline_ns == 0)
+        return false;
+    if (!__atomic_load_n(ctx->stop, __ATOMIC_RELAXED)) {
+        if (zf_spirv_now_ns() < ctx->deadline_ns)
+            return false;
+        __atomic_store_n(ctx->stop, 1, __ATOMIC_RELAXED);
+    }
+    ctx->hung = true;
+    return true;
+}
+
+/* Each work-item's copies of the by-value arguments, as the interpreter makes them for every wave. */
+static void zf_cx_byval_copies(zf_ctx *ctx, const size_t *byval_offsets) {
+    const zf_xlaunch *launch = ctx->launch;
+    uint32_t lanes = ctx->wave_groups * ctx->group_items;
+    for (uint32_t i = 0; i < launch->num_args; i++) {
+        if (launch->args[i].kind != ZF_XARG_BYVAL)
+            continue;
+        for (uint32_t l = 0; l < lanes; l++)
+            memcpy(ctx->byval + l * ctx->byval_stride + byval_offsets[i], launch->args[i].value,
+                   (size_t)launch->args[i].size);
+    }
+}
+
+void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets, const size_t *byval_offsets) {
+    zf_cx_thread *t = ctx->cx;
+    if (t == NULL && (t = zf_cx_thread_create(ctx, kernel, local_offsets)) == NULL) {
+        if (ctx->faults++ == 0)
+            snprintf(ctx->first_fault, sizeof ctx->first_fault, "kernel '%s': out of host memory for a wave",
+                     ctx->launch->name);
+        return;
+    }
+    /* A long launch of short waves: stopped between waves (looking at the clock every ZF_CX_WAVE_POLL waves). */
+    if (--ctx->hang_countdown % ZF_CX_WAVE_POLL == 0 && zf_cx_past_deadline(ctx)) {
+        uint32_t lanes = ctx->wave_groups * ctx->group_items;
+        for (uint32_t l = 0; l < lanes; l++)
+            zf_fault(&t->x, l, "still running after %" PRIu64 " ms: stopped by the hang detector",
+                     ctx->launch->hang_timeout_ns / 1000000u);
+        return;
+    }
+    t->rt.first_group = ctx->wave_first_group;
+    t->rt.wave_groups = ctx->wave_groups;
+    memset(t->counts, 0, kernel->num_blocks * sizeof *t->counts);
+    if (ctx->byval != NULL)
+        zf_cx_byval_copies(ctx, byval_offsets);
+    kernel->wave(&t->rt);
+    zf_cx_account(ctx, t);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Helpers of the generated code */
+
+uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, uint64_t flags) {
+    bool write = (flags & ZF_CX_WRITE) != 0;
+    if (flags & ZF_CX_COUNT_READ)
+        zf_count_lane(rt->x, addr, size, false);
+    if (flags & ZF_CX_COUNT)
+        zf_count_lane(rt->x, addr, size, write);
+    return zf_mem(rt->x, (uint32_t)lane, addr, (uint32_t)size, write);
+}
+
+void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch) {
+    zf_dinst one = *in;
+    one.dst = in->dst != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 0) : ZF_REF_NONE;
+    one.a = in->a != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    one.b = in->b != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 2 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    one.c = in->c != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 3 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    uint32_t lane = 0, block = 0, spare = 0;
+    zf_x x = {.ctx = rt->x->ctx,
+              .prog = rt->x->prog,
+              .code = rt->x->code,
+              .fn = rt->x->fn,
+              .area = {scratch, scratch, scratch},
+              .L = 1,
+              .n = 1,
+              .full = true,
+              .lanes = &lane,
+              .members = &lane,
+              .num_members = 1,
+              .live = 1,
+              .block_of = &block,
+              .scratch = &spare};
+    zf_handlers[in->op](&x, &one);
+}
+
+uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base) {
+    zf_x *x = rt->x;
+    const char *name = in->c != ZF_REF_NONE ? x->code->strings + in->c : NULL;
+    /* Stride 0: the copy belongs to this work-item alone, whose lane the address carries. */
+    zf_pslot slot = {base + in->aux, in->asize, 0, in->b, 0, name};
+    uint32_t s = zf_slot_push(x->ctx, &slot);
+    if (s == UINT32_MAX) {
+        zf_fault(x, (uint32_t)lane, "more than %u private variables live at once", ZF_PRIVATE_MAX_SLOTS);
+        return 0;
+    }
+    return zf_private_address(s, (uint32_t)lane);
+}
+
+uint64_t zf_cx_slots_mark(zf_cx_rt *rt) {
+    return rt->x->ctx->slots.count;
+}
+
+void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark) {
+    rt->x->ctx->slots.count = (uint32_t)mark;
+}
+
+/* The interpreter's OpCopyMemory for one work-item (spirv_ops_mem.c): the source is checked before the destination. */
+uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uint64_t size) {
+    zf_x *x = rt->x;
+    if (size == 0)
+        return 1;
+    if (size > UINT32_MAX) {
+        zf_fault(x, (uint32_t)lane, "a memory copy of %llu bytes", (unsigned long long)size);
+        return 0;
+    }
+    zf_count_lane(x, from, size, false);
+    zf_count_lane(x, to, size, true);
+    const uint8_t *s = zf_mem(x, (uint32_t)lane, from, (uint32_t)size, false);
+    uint8_t *d = s != NULL ? zf_mem(x, (uint32_t)lane, to, (uint32_t)size, true) : NULL;
+    if (d == NULL)
+        return 0;
+    memmove(d, s, (size_t)size);
+    return 1;
+}
+
+void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes) {
+    zf_fault(rt->x, (uint32_t)lane, "atomic operation on 0x%llx, which is not %u-byte aligned",
+             (unsigned long long)addr, (unsigned)bytes);
+}
+
+void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
+    zf_fault(rt->x, (uint32_t)lane, "reached OpUnreachable");
+}
+
+uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane) {
+    zf_ctx *ctx = rt->x->ctx;
+    if (!zf_cx_past_deadline(ctx))
+        return 0;
+    rt->poll_period = 1; /* the other work-items of the wave stop at their next loop head */
+    zf_fault(rt->x, (uint32_t)lane, "still running after %" PRIu64 " ms: stopped by the hang detector",
+             ctx->launch->hang_timeout_ns / 1000000u);
+    return 1;
+}
