@@ -356,8 +356,8 @@ static size_t zf_ctx_footprint(const zf_ctx *ctx) {
 static void zf_ctx_retire(zf_ctx *ctx) {
     if (ctx == NULL)
         return;
-    ctx->num_programs = 0; /* kept with their buffers: a program may be gone by the next launch, so they are filled
-                              again */
+    /* The programs are kept with their buffers: a program may be gone by the next launch, so they are filled again. */
+    ctx->num_programs = 0;
     zf_cx_ctx_release(ctx); /* it holds the launch's arguments */
     zf_regions_reset(ctx);
     zf_stack_reset(ctx);
