@@ -471,6 +471,97 @@ static void CL_CALLBACK zc_on_complete(cl_event e, cl_int status, void *data) {
         __atomic_add_fetch((int *)data, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The status each callback of zc_on_status saw, per slot (0: not called). */
+static _Atomic cl_int zc_seen_status[3];
+static void CL_CALLBACK zc_on_status(cl_event e, cl_int status, void *data) {
+    (void)e;
+    zc_seen_status[(intptr_t)data] = status;
+}
+
+/* Waits (a bounded number of clFinish round trips) until the callback of `slot` has run; returns what it saw. */
+static cl_int zc_await_callback(cl_command_queue q, int slot) {
+    for (int i = 0; i < 1000 && zc_seen_status[slot] == 0; i++)
+        clFinish(q);
+    return zc_seen_status[slot];
+}
+
+static cl_int zc_exec_status(cl_event e) {
+    cl_int status = 1;
+    assert_int_equal(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL), CL_SUCCESS);
+    return status;
+}
+
+/* A negative user event status terminates every command waiting for it, directly, through other events or as the
+ * next command of an in-order queue: none executes, each ends with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
+ * its callbacks see that status. Commands enqueued afterwards run. */
+static void test_user_event_failure_terminates(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_program p = zc_build_source(t, zc_vadd_source, NULL);
+    cl_kernel k = clCreateKernel(p, "vadd", &err);
+    int a[ZC_N], c[ZC_N];
+    for (int i = 0; i < ZC_N; i++)
+        a[i] = i;
+    cl_mem ma = clCreateBuffer(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
+    cl_mem mc = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof c, NULL, &err);
+    int fill = 0x55;
+    assert_int_equal(clEnqueueFillBuffer(t->queue, mc, &fill, sizeof fill, 0, sizeof c, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clFinish(t->queue), CL_SUCCESS);
+    clSetKernelArg(k, 0, sizeof ma, &ma);
+    clSetKernelArg(k, 1, sizeof ma, &ma);
+    clSetKernelArg(k, 2, sizeof mc, &mc);
+    cl_command_queue other = clCreateCommandQueueWithProperties(t->context, t->device, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_event user = clCreateUserEvent(t->context, &err), run, chained, next;
+    size_t global = ZC_N;
+    zc_seen_status[0] = zc_seen_status[1] = zc_seen_status[2] = 0;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 1, &user, &run), CL_SUCCESS);
+    assert_int_equal(clEnqueueMarkerWithWaitList(other, 1, &run, &chained), CL_SUCCESS); /* through a chain */
+    int overwrite = 7;
+    assert_int_equal(clEnqueueFillBuffer(t->queue, mc, &overwrite, sizeof overwrite, 0, sizeof c, 0, NULL, &next),
+                     CL_SUCCESS); /* in order after the kernel */
+    assert_int_equal(clSetEventCallback(run, CL_COMPLETE, zc_on_status, (void *)0), CL_SUCCESS);
+    assert_int_equal(clSetEventCallback(chained, CL_COMPLETE, zc_on_status, (void *)1), CL_SUCCESS);
+    assert_int_equal(clSetEventCallback(next, CL_COMPLETE, zc_on_status, (void *)2), CL_SUCCESS);
+    assert_int_equal(clSetUserEventStatus(user, -42), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &run), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(clWaitForEvents(1, &chained), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(clFinish(t->queue), CL_SUCCESS); /* clFinish has no such error: it returns once all are done */
+    assert_int_equal(clFinish(other), CL_SUCCESS);
+    assert_int_equal(zc_exec_status(user), -42);
+    assert_int_equal(zc_exec_status(run), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(zc_exec_status(chained), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(zc_exec_status(next), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    for (int slot = 0; slot < 3; slot++)
+        assert_int_equal(zc_await_callback(t->queue, slot), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    /* a blocking command waiting for a terminated one is terminated too, and writes nothing */
+    c[0] = -1;
+    assert_int_equal(clEnqueueReadBuffer(t->queue, mc, CL_TRUE, 0, sizeof c, c, 1, &chained, NULL),
+                     CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(c[0], -1);
+    /* nothing executed: the buffer keeps its fill; the queue goes on with new commands */
+    assert_int_equal(clEnqueueReadBuffer(t->queue, mc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < ZC_N; i++)
+        assert_int_equal(c[i], fill);
+    /* released with a complete user event, a held chain executes in order */
+    cl_event go = clCreateUserEvent(t->context, &err), later;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 1, &go, &later), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(other, mc, CL_FALSE, 0, sizeof c, c, 1, &later, NULL), CL_SUCCESS);
+    assert_int_equal(zc_exec_status(later), CL_SUBMITTED);
+    assert_int_equal(clSetUserEventStatus(go, CL_COMPLETE), CL_SUCCESS);
+    assert_int_equal(clFinish(other), CL_SUCCESS);
+    for (int i = 0; i < ZC_N; i++)
+        assert_int_equal(c[i], 2 * i);
+    cl_event all[] = {user, run, chained, next, go, later};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        clReleaseEvent(all[i]);
+    clReleaseCommandQueue(other);
+    clReleaseMemObject(ma);
+    clReleaseMemObject(mc);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 static int zc_destroyed[2], zc_destroy_order;
 static void CL_CALLBACK zc_on_destroy(cl_context c, void *data) {
     (void)c;
@@ -1158,6 +1249,7 @@ int main(void) {
         cmocka_unit_test(test_compile_and_link),
         cmocka_unit_test(test_buffer_commands),
         cmocka_unit_test(test_events_user_marker_barrier),
+        cmocka_unit_test(test_user_event_failure_terminates),
         cmocka_unit_test(test_kernel_args_and_work_groups),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_invalid_arguments_more),

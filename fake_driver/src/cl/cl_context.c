@@ -349,6 +349,9 @@ static void zfcl_queue_unlink(cl_command_queue q) {
 
 static void zfcl_queue_destroy(cl_command_queue q) {
     zfcl_queue_unlink(q);
+    zfcl_hold_free_done(q, zfcl_hold_take_done(q), true); /* no command of the queue is left */
+    if (q->held_queue != NULL)
+        zfi_zeCommandQueueDestroy(q->held_queue);
     zfi_zeCommandListDestroy(q->list);
     pthread_mutex_destroy(&q->lock);
     cl_context c = q->context;

@@ -121,6 +121,7 @@ static void zfcl_event_destroy(cl_event e) {
             e->callbacks[i] = next;
         }
     pthread_mutex_destroy(&e->lock);
+    free(e->dependents);
     cl_command_queue q = e->queue;
     cl_context c = e->context;
     free(e);
@@ -164,10 +165,14 @@ cl_int zfcl_queue_finish(cl_command_queue q) {
     cl_event last = q->last;
     if (last != NULL)
         zfcl_retain(&last->obj);
+    zfcl_done_list *done = zfcl_hold_take_done(q); /* executed before `last` (in order): done when it is */
     pthread_mutex_unlock(&q->lock);
-    if (last == NULL)
+    if (last == NULL) {
+        zfcl_hold_free_done(q, done, true);
         return CL_SUCCESS;
+    }
     cl_int err = zfcl_event_wait(last);
+    zfcl_hold_free_done(q, done, err == CL_SUCCESS);
     zfcl_event_release(last);
     return err < 0 && err != CL_OUT_OF_RESOURCES ? CL_SUCCESS : err; /* a failed command is its event's status */
 }
@@ -198,6 +203,13 @@ cl_int zfcl_command_begin(cl_command_queue q, cl_command_type type, cl_uint num,
         return err;
     }
     pthread_mutex_lock(&q->lock); /* held until zfcl_command_end: commands enter the list in order */
+    err = zfcl_hold_begin(q, e, num, list);
+    if (err != CL_SUCCESS) {
+        pthread_mutex_unlock(&q->lock);
+        zfcl_event_release(e);
+        free(w);
+        return err;
+    }
     uint32_t n = 0;
     for (cl_uint i = 0; i < num; i++)
         w[n++] = list[i]->ze;
@@ -214,6 +226,7 @@ cl_int zfcl_command_begin(cl_command_queue q, cl_command_type type, cl_uint num,
 }
 
 cl_int zfcl_command_end(cl_command_queue q, cl_event e, cl_event *event_ret, bool blocking) {
+    zfcl_hold_end(e);
     cl_event old = q->last;
     zfcl_retain(&e->obj);
     q->last = e;
@@ -229,6 +242,7 @@ cl_int zfcl_command_end(cl_command_queue q, cl_event e, cl_event *event_ret, boo
 }
 
 void zfcl_command_abort(cl_command_queue q, cl_event e) {
+    zfcl_hold_abort(e);
     pthread_mutex_unlock(&q->lock);
     zfcl_event_release(e);
 }
@@ -244,7 +258,7 @@ static cl_int zfcl_enqueue_sync(cl_command_queue q, cl_command_type type, cl_uin
         err = zfcl_command_begin(q, type, num, list, &e, &w, &nw);
     if (err != CL_SUCCESS)
         return err;
-    ze_result_t r = zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w);
+    ze_result_t r = zfi_zeCommandListAppendBarrier(e->list, e->ze, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);
@@ -304,8 +318,7 @@ cl_event CL_API_CALL zfcl_clCreateUserEvent(cl_context c, cl_int *err) {
     return e;
 }
 
-/* Runs the callbacks registered for `status` (and for the states before it, which the event has passed). */
-static void zfcl_run_callbacks(cl_event e, cl_int status) {
+void zfcl_run_callbacks(cl_event e, cl_int status) {
     for (cl_int s = CL_SUBMITTED; s >= (status < 0 ? CL_COMPLETE : status); s--) {
         pthread_mutex_lock(&e->lock);
         zfcl_callback *list = e->callbacks[s];
@@ -330,6 +343,7 @@ cl_int CL_API_CALL zfcl_clSetUserEventStatus(cl_event e, cl_int status) {
     if (!atomic_compare_exchange_strong(&e->status, &expected, status))
         return zfcl_fail(CL_INVALID_OPERATION, "the status of the user event was already set");
     zfi_zeEventHostSignal(e->ze);
+    zfcl_hold_user_set(e, status); /* before the callbacks: they find the waiting commands released or terminated */
     zfcl_run_callbacks(e, status);
     return CL_SUCCESS;
 }

@@ -414,19 +414,19 @@ typedef struct zfcl_image_op {
     size_t row, slice;
 } zfcl_image_op;
 
-static ze_result_t zfcl_append_image(cl_command_queue q, const zfcl_image_op *op, ze_event_handle_t signal, uint32_t nw,
-                                     ze_event_handle_t *w) {
+static ze_result_t zfcl_append_image(cl_event e, const zfcl_image_op *op, uint32_t nw, ze_event_handle_t *w) {
+    ze_event_handle_t signal = e->ze;
     uint32_t zr = 0, zs = 0;
     zfcl_ze_pitches(op->image, op->row, op->slice, &zr, &zs);
     switch (op->kind) {
     case ZFCL_TO_MEMORY:
-        return zfi_zeCommandListAppendImageCopyToMemoryExt(q->list, op->memory, op->image->image, &op->region, zr, zs,
+        return zfi_zeCommandListAppendImageCopyToMemoryExt(e->list, op->memory, op->image->image, &op->region, zr, zs,
                                                            signal, nw, w);
     case ZFCL_FROM_MEMORY:
-        return zfi_zeCommandListAppendImageCopyFromMemoryExt(q->list, op->image->image, op->memory, &op->region, zr, zs,
+        return zfi_zeCommandListAppendImageCopyFromMemoryExt(e->list, op->image->image, op->memory, &op->region, zr, zs,
                                                              signal, nw, w);
     default:
-        return zfi_zeCommandListAppendImageCopyRegion(q->list, op->image->image, op->other->image, &op->region,
+        return zfi_zeCommandListAppendImageCopyRegion(e->list, op->image->image, op->other->image, &op->region,
                                                       &op->other_region, signal, nw, w);
     }
 }
@@ -439,7 +439,7 @@ static cl_int zfcl_enqueue_image(cl_command_queue q, cl_command_type type, const
     cl_int err = zfcl_command_begin(q, type, num, list, &e, &w, &nw);
     if (err != CL_SUCCESS)
         return err;
-    ze_result_t r = zfcl_append_image(q, op, e->ze, nw, w);
+    ze_result_t r = zfcl_append_image(e, op, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);

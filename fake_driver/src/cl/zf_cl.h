@@ -93,7 +93,9 @@ struct _cl_command_queue {
     size_t num_given;
     ze_command_list_handle_t list; /* immediate, asynchronous */
     pthread_mutex_t lock;
-    cl_event last;     /* the newest command: commands execute in submission order */
+    cl_event last;                        /* the newest command: commands execute in submission order */
+    ze_command_queue_handle_t held_queue; /* executes held commands once released (cl_hold.c), made on first use */
+    struct zfcl_done_list *done_lists;    /* executed held commands' lists, destroyed once the queue is idle */
     atomic_uint holds; /* 1 while the application holds references, plus one per live event of the queue */
     struct _cl_command_queue *next_queue; /* in the context's list */
 };
@@ -173,9 +175,15 @@ struct _cl_event {
     atomic_int status;       /* user events and failed commands; otherwise read from ze */
     cl_ulong queued, submit; /* device ns */
     pthread_mutex_t lock;
-    zfcl_callback *callbacks[4];           /* per execution status CL_COMPLETE..CL_QUEUED */
-    void (*on_complete)(cl_event, void *); /* internal: unmap copies back, frees staging */
-    void *on_complete_data;
+    zfcl_callback *callbacks[4];   /* per execution status CL_COMPLETE..CL_QUEUED */
+    ze_command_list_handle_t list; /* where the command is appended: the queue's, or its own while held */
+    /* Held commands (cl_hold.c), guarded by the hold lock: */
+    bool held;            /* waits for an unset user event (maybe through other held commands) */
+    bool settled;         /* held: executed or terminated */
+    bool building;        /* held: still being appended by its enqueue */
+    cl_uint blockers;     /* events it waits for that are not settled yet */
+    cl_event *dependents; /* held commands waiting for this event (each holds a reference) */
+    cl_uint num_dependents, max_dependents;
 };
 
 /* Registry of live objects. */
@@ -249,6 +257,28 @@ void zfcl_queue_unhold(cl_command_queue queue);
 void zfcl_event_release(cl_event event);
 cl_int zfcl_event_wait(cl_event event);
 cl_int zfcl_queue_finish(cl_command_queue queue);
+/* Runs the callbacks registered for `status` (and for the states before it, which the event has passed). */
+void zfcl_run_callbacks(cl_event event, cl_int status);
+
+/* cl_hold.c: commands waiting for a user event are held in a list of their own and executed once every event they
+ * wait for is settled, or terminated (never executed) when one of them fails. */
+typedef struct zfcl_done_list {
+    ze_command_list_handle_t list;
+    struct zfcl_done_list *next;
+} zfcl_done_list;
+/* With the queue locked: chooses the list of the new command `e` (e->list) from its wait list and the queue's newest
+ * command, registering it with the events it must wait for. */
+cl_int zfcl_hold_begin(cl_command_queue queue, cl_event e, cl_uint num, const cl_event *list);
+/* With the queue locked, once the command is appended: executes it, or leaves it held or terminates it. */
+void zfcl_hold_end(cl_event e);
+/* The command could not be appended: it is dropped from the events it waits for. */
+void zfcl_hold_abort(cl_event e);
+/* A user event got its status (CL_COMPLETE or negative): releases or terminates the commands waiting for it. */
+void zfcl_hold_user_set(cl_event user, cl_int status);
+/* Detaches the lists of executed held commands (queue locked); destroys such lists once their commands are done. */
+zfcl_done_list *zfcl_hold_take_done(cl_command_queue queue);
+/* `idle`: the queue finished every command enqueued before the lists were taken; else they are given back. */
+void zfcl_hold_free_done(cl_command_queue queue, zfcl_done_list *list, bool idle);
 
 /* cl_memory.c */
 bool zfcl_mem_valid(cl_mem mem);
