@@ -1107,6 +1107,100 @@ static void test_images(void **state) {
     clReleaseMemObject(c);
 }
 
+/* 1D buffer images: the image and its buffer are the same bytes, through host commands and kernels. */
+static const char *zc_buffer_image_source = "kernel void twice(read_only image1d_buffer_t in, write_only "
+                                            "image1d_buffer_t out)\n"
+                                            "{\n"
+                                            "    int i = get_global_id(0);\n"
+                                            "    write_imageui(out, i, read_imageui(in, i) * 2);\n"
+                                            "}\n";
+
+static void test_buffer_images(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    size_t max = 0;
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof max, &max, NULL), CL_SUCCESS);
+    assert_true(max >= 65536); /* the OpenCL 1.2 full profile minimum */
+    cl_uint count = 0;
+    assert_int_equal(
+        clGetSupportedImageFormats(t->context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE1D_BUFFER, 0, NULL, &count),
+        CL_SUCCESS);
+    assert_true(count >= 36);
+    enum { W = 64 };
+    cl_uint data[W * 4], back[W * 4];
+    for (int i = 0; i < W * 4; i++)
+        data[i] = (cl_uint)i;
+    cl_mem buffer = clCreateBuffer(t->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
+    cl_mem out_buffer = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof data, NULL, &err);
+    cl_image_format f = {CL_RGBA, CL_UNSIGNED_INT32};
+    cl_image_desc d = {.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER, .image_width = W, .buffer = buffer};
+    cl_mem image = clCreateImage(t->context, 0, &f, &d, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    d.buffer = out_buffer;
+    cl_mem out = clCreateImage(t->context, CL_MEM_WRITE_ONLY, &f, &d, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem associated = NULL;
+    assert_int_equal(clGetImageInfo(image, CL_IMAGE_BUFFER, sizeof associated, &associated, NULL), CL_SUCCESS);
+    assert_ptr_equal(associated, buffer);
+    assert_int_equal(clGetMemObjectInfo(image, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof associated, &associated, NULL),
+                     CL_SUCCESS);
+    assert_ptr_equal(associated, buffer);
+    cl_mem_object_type type = 0;
+    assert_int_equal(clGetMemObjectInfo(image, CL_MEM_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
+    assert_int_equal(type, CL_MEM_OBJECT_IMAGE1D_BUFFER);
+    /* the image reads what the buffer holds; a write through the image shows in the buffer */
+    size_t origin[3] = {0, 0, 0}, whole[3] = {W, 1, 1}, second[3] = {1, 0, 0}, one[3] = {1, 1, 1};
+    assert_int_equal(clEnqueueReadImage(t->queue, image, CL_TRUE, origin, whole, 0, 0, back, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_memory_equal(back, data, sizeof data);
+    cl_uint pixel[4] = {11, 12, 13, 14};
+    assert_int_equal(clEnqueueWriteImage(t->queue, image, CL_TRUE, second, one, 0, 0, pixel, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(back + 4, pixel, sizeof pixel);
+    assert_int_equal(back[0], 0);
+    assert_int_equal(back[8], 8);
+    /* a kernel reads one buffer image and writes another: the second buffer holds the result */
+    cl_program p = zc_build_source(t, zc_buffer_image_source, NULL);
+    cl_kernel k = clCreateKernel(p, "twice", &err);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof image, &image), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 1, sizeof out, &out), CL_SUCCESS);
+    size_t global = W;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, out_buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL),
+                     CL_SUCCESS);
+    for (int i = 0; i < W * 4; i++)
+        assert_int_equal(back[i], 2 * (i >= 4 && i < 8 ? pixel[i - 4] : data[i]));
+    /* wrong arguments */
+    d.buffer = NULL;
+    assert_null(clCreateImage(t->context, 0, &f, &d, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_DESCRIPTOR);
+    d.buffer = buffer;
+    d.image_width = W + 1; /* more pixels than the buffer holds */
+    assert_null(clCreateImage(t->context, 0, &f, &d, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_SIZE);
+    d.image_width = W;
+    assert_null(clCreateImage(t->context, CL_MEM_USE_HOST_PTR, &f, &d, data, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    cl_mem read_only = clCreateBuffer(t->context, CL_MEM_READ_ONLY, sizeof data, NULL, &err);
+    d.buffer = read_only;
+    assert_null(clCreateImage(t->context, CL_MEM_WRITE_ONLY, &f, &d, NULL, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    cl_image_desc d2 = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 8, .buffer = buffer};
+    assert_null(clCreateImage(t->context, 0, &f, &d2, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_DESCRIPTOR);
+    /* the image holds its buffer: released first, the buffer stays usable through the image */
+    clReleaseMemObject(buffer);
+    assert_int_equal(clEnqueueReadImage(t->queue, image, CL_TRUE, second, one, 0, 0, back, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(back, pixel, sizeof pixel);
+    clReleaseMemObject(read_only);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    clReleaseMemObject(image);
+    clReleaseMemObject(out);
+    clReleaseMemObject(out_buffer);
+}
+
 static void test_svm_and_usm(void **state) {
     zc_cl *t = *state;
     cl_device_svm_capabilities caps = 0;
@@ -1255,6 +1349,7 @@ int main(void) {
         cmocka_unit_test(test_invalid_arguments_more),
         cmocka_unit_test(test_all_devices_and_sub_devices),
         cmocka_unit_test(test_images),
+        cmocka_unit_test(test_buffer_images),
         cmocka_unit_test(test_svm_and_usm),
         cmocka_unit_test(test_printf_and_rect_copies),
     };

@@ -240,7 +240,7 @@ static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t si
     }
 }
 
-/* Images: the Level Zero image limits of the device (no 1D buffer images: CL_DEVICE_IMAGE_MAX_BUFFER_SIZE is 0). */
+/* Images: the Level Zero image limits of the device. */
 static cl_int zfcl_device_images(cl_device_id d, cl_device_info name, size_t size, void *value, size_t *size_ret,
                                  bool *answered) {
     ze_device_image_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES};
@@ -264,6 +264,8 @@ static cl_int zfcl_device_images(cl_device_id d, cl_device_info name, size_t siz
         ZFCL_VALUE(size_t, p.maxImageDims3D);
     case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
         ZFCL_VALUE(size_t, p.maxImageArraySlices);
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
+        ZFCL_VALUE(size_t, zfcl_image_max_buffer(d));
     default:
         *answered = false;
         return CL_INVALID_VALUE;
@@ -271,7 +273,7 @@ static cl_int zfcl_device_images(cl_device_id d, cl_device_info name, size_t siz
 }
 
 /* Optional features the devices do not offer: SVM atomics, pipes, device-side queues, generic address space,
- * read-write images, 1D buffer images and images from buffers. */
+ * read-write images, 2D images from buffers. */
 static cl_int zfcl_device_absent(cl_device_info name, size_t size, void *value, size_t *size_ret, bool *answered) {
     *answered = true;
     switch (name) {
@@ -294,7 +296,6 @@ static cl_int zfcl_device_absent(cl_device_info name, size_t size, void *value, 
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
         ZFCL_VALUE(cl_uint, 0);
-    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
     case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
         ZFCL_VALUE(size_t, 0);

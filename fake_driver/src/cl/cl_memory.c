@@ -176,9 +176,10 @@ static void zfcl_mem_destroy(cl_mem m) {
     if (m->image != NULL) {
         zfcl_context_drain(m->context); /* no command may still use it */
         zfi_zeImageDestroy(m->image);
-    } else if (m->parent != NULL) {
+    }
+    if (m->parent != NULL) { /* a sub-buffer's or a 1D buffer image's buffer */
         zfcl_clReleaseMemObject(m->parent);
-    } else if (!m->svm) {
+    } else if (m->image == NULL && !m->svm) {
         /* the memory goes once the commands using it are done, as OpenCL releases it */
         ze_memory_free_ext_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
                                           .freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE};

@@ -322,6 +322,8 @@ void *zfcl_usm_function(const char *name);
 
 /* cl_image.c: images and samplers over Level Zero images and samplers. */
 bool zfcl_image_valid(cl_mem mem);
+/* CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: the pixels of the largest format that fit the device's maxImageBufferSize. */
+size_t zfcl_image_max_buffer(cl_device_id device);
 cl_int zfcl_image_unmap(cl_command_queue queue, cl_mem image, void *ptr, cl_uint num, const cl_event *list,
                         cl_event *event);
 /* Waits for every queue of the context: a Level Zero object goes only when no command can use it. */
