@@ -275,10 +275,31 @@ static cl_int zfcl_buffer_flags(cl_context c, cl_mem buffer, cl_mem_flags *flags
     return CL_SUCCESS;
 }
 
+/* The Level Zero image of a memory object being made (its type, format, sizes and flags are set): over its buffer's
+ * bytes for a 1D buffer image. */
+static ze_result_t zfcl_ze_image(cl_mem m, ze_image_format_t zf) {
+    const cl_image_desc *d = &m->desc;
+    cl_mem_object_type t = d->image_type;
+    bool layered = d->image_array_size > 1 || t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+    ze_image_desc_t zd = {.stype = ZE_STRUCTURE_TYPE_IMAGE_DESC,
+                          .flags = (m->flags & CL_MEM_READ_ONLY) ? 0 : ZE_IMAGE_FLAG_KERNEL_WRITE,
+                          .type = zfcl_ze_type(t),
+                          .format = zf,
+                          /* a Level Zero buffer image's width is in bytes */
+                          .width = d->image_width * (t == CL_MEM_OBJECT_IMAGE1D_BUFFER ? m->pixel : 1),
+                          .height = (uint32_t)d->image_height,
+                          .depth = (uint32_t)d->image_depth,
+                          .arraylevels = layered ? (uint32_t)d->image_array_size : 0};
+    cl_context c = m->context;
+    if (d->buffer != NULL)
+        return zf_image_create_on_memory(c->ze, c->devices[0]->ze, &zd, d->buffer->ptr, &m->image);
+    return zfi_zeImageCreate(c->ze, c->devices[0]->ze, &zd, &m->image);
+}
+
 static cl_mem zfcl_image(cl_context c, cl_mem_flags flags, const cl_image_format *format, const cl_image_desc *in,
                          void *host_ptr, cl_int *errcode) {
     cl_image_desc desc;
-    ze_image_format_t zf;
+    ze_image_format_t zf = {0};
     size_t pixel = 0;
     cl_int err = zfcl_image_check(c, flags, format, in, host_ptr);
     if (err == CL_SUCCESS)
@@ -299,22 +320,7 @@ static cl_mem zfcl_image(cl_context c, cl_mem_flags flags, const cl_image_format
     m->format = *format;
     m->desc = desc;
     m->pixel = pixel;
-    ze_image_desc_t zd = {.stype = ZE_STRUCTURE_TYPE_IMAGE_DESC,
-                          .flags = (flags & CL_MEM_READ_ONLY) ? 0 : ZE_IMAGE_FLAG_KERNEL_WRITE,
-                          .type = zfcl_ze_type(desc.image_type),
-                          .format = zf,
-                          /* a Level Zero buffer image's width is in bytes */
-                          .width = desc.image_width * (desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ? pixel : 1),
-                          .height = (uint32_t)desc.image_height,
-                          .depth = (uint32_t)desc.image_depth,
-                          .arraylevels =
-                              (uint32_t)(desc.image_array_size > 1 || desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
-                                                 desc.image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY
-                                             ? desc.image_array_size
-                                             : 0)};
-    ze_result_t r = desc.buffer != NULL
-                        ? zf_image_create_on_memory(c->ze, c->devices[0]->ze, &zd, desc.buffer->ptr, &m->image)
-                        : zfi_zeImageCreate(c->ze, c->devices[0]->ze, &zd, &m->image);
+    ze_result_t r = zfcl_ze_image(m, zf);
     if (r != ZE_RESULT_SUCCESS) {
         free(m);
         return zfcl_null(
