@@ -112,6 +112,12 @@ static cl_ulong zc_profile(cl_event e, cl_profiling_info what) {
     return v;
 }
 
+static cl_int zc_exec_status(cl_event e) {
+    cl_int status = 1;
+    assert_int_equal(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL), CL_SUCCESS);
+    return status;
+}
+
 /* c = a + b with the kernel `name` of p over ZC_N items, checked, with its profiling intervals ordered. */
 static void zc_run_vadd(zc_cl *t, cl_command_queue q, cl_program p, const char *name, const size_t *local) {
     cl_int err;
@@ -290,6 +296,80 @@ static void test_vadd_from_spirv_out_of_order(void **state) {
     clReleaseCommandQueue(q);
     clReleaseProgram(p);
     free(il);
+}
+
+/* An out-of-order queue runs commands without dependencies on several engines of the compute group: two kernels
+ * overlap in device time; a barrier orders what follows after both; a marker and clFinish wait for all of them. */
+static void test_out_of_order_runs_concurrently(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_program p = zc_build_source(t, zc_vadd_source, NULL);
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                   CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(t->context, t->device, props, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    static int a[4 * ZC_N], back[4 * ZC_N];
+    for (int i = 0; i < 4 * ZC_N; i++)
+        a[i] = i;
+    cl_mem ma = clCreateBuffer(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
+    cl_mem out[2];
+    cl_kernel k[2];
+    cl_event run[2], after, marker;
+    for (int i = 0; i < 2; i++) {
+        size_t global = i == 0 ? ZC_N : 4 * ZC_N; /* the second lasts longer */
+        out[i] = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof a, NULL, &err);
+        k[i] = clCreateKernel(p, "vadd", &err);
+        clSetKernelArg(k[i], 0, sizeof ma, &ma);
+        clSetKernelArg(k[i], 1, sizeof ma, &ma);
+        clSetKernelArg(k[i], 2, sizeof out[i], &out[i]);
+        assert_int_equal(clEnqueueNDRangeKernel(q, k[i], 1, NULL, &global, NULL, 0, NULL, &run[i]), CL_SUCCESS);
+    }
+    assert_int_equal(clEnqueueMarkerWithWaitList(q, 0, NULL, &marker), CL_SUCCESS);
+    assert_int_equal(clEnqueueBarrierWithWaitList(q, 0, NULL, NULL), CL_SUCCESS);
+    int pattern = 9;
+    assert_int_equal(clEnqueueFillBuffer(q, out[0], &pattern, sizeof pattern, 0, sizeof pattern, 0, NULL, &after),
+                     CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &marker), CL_SUCCESS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(zc_exec_status(run[i]), CL_COMPLETE);
+    assert_int_equal(clFinish(q), CL_SUCCESS);
+    assert_int_equal(zc_exec_status(after), CL_COMPLETE);
+    cl_ulong start[2], end[2];
+    for (int i = 0; i < 2; i++) {
+        start[i] = zc_profile(run[i], CL_PROFILING_COMMAND_START);
+        end[i] = zc_profile(run[i], CL_PROFILING_COMMAND_END);
+    }
+    assert_true(start[1] < end[0] && start[0] < end[1]); /* the two kernels overlap */
+    /* a barrier holds back later commands until every earlier one is done: here one waiting for a user event */
+    cl_event user = clCreateUserEvent(t->context, &err), held, late;
+    assert_int_equal(clEnqueueMarkerWithWaitList(q, 1, &user, &held), CL_SUCCESS);
+    assert_int_equal(clEnqueueBarrierWithWaitList(q, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueFillBuffer(q, out[1], &pattern, sizeof pattern, 0, sizeof pattern, 0, NULL, &late),
+                     CL_SUCCESS);
+    for (int i = 0; i < 20; i++) {
+        usleep(5000);
+        assert_int_not_equal(zc_exec_status(late), CL_COMPLETE);
+    }
+    assert_int_equal(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+    assert_int_equal(clFinish(q), CL_SUCCESS);
+    assert_int_equal(zc_exec_status(late), CL_COMPLETE);
+    clReleaseEvent(user);
+    clReleaseEvent(held);
+    clReleaseEvent(late);
+    assert_int_equal(clEnqueueReadBuffer(q, out[0], CL_TRUE, 0, ZC_N * sizeof *back, back, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(back[0], pattern); /* the fill ran after the kernel */
+    for (int i = 1; i < ZC_N; i++)
+        assert_int_equal(back[i], 2 * i);
+    for (int i = 0; i < 2; i++) {
+        clReleaseEvent(run[i]);
+        clReleaseKernel(k[i]);
+        clReleaseMemObject(out[i]);
+    }
+    clReleaseEvent(after);
+    clReleaseEvent(marker);
+    clReleaseMemObject(ma);
+    clReleaseCommandQueue(q);
+    clReleaseProgram(p);
 }
 
 /* The profiling times are the device clock of Level Zero: they fall between two global timestamps read around. */
@@ -483,12 +563,6 @@ static cl_int zc_await_callback(cl_command_queue q, int slot) {
     for (int i = 0; i < 1000 && zc_seen_status[slot] == 0; i++)
         clFinish(q);
     return zc_seen_status[slot];
-}
-
-static cl_int zc_exec_status(cl_event e) {
-    cl_int status = 1;
-    assert_int_equal(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL), CL_SUCCESS);
-    return status;
 }
 
 /* A negative user event status terminates every command waiting for it, directly, through other events or as the
@@ -1344,6 +1418,7 @@ int main(void) {
         cmocka_unit_test(test_buffer_commands),
         cmocka_unit_test(test_events_user_marker_barrier),
         cmocka_unit_test(test_user_event_failure_terminates),
+        cmocka_unit_test(test_out_of_order_runs_concurrently),
         cmocka_unit_test(test_kernel_args_and_work_groups),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_invalid_arguments_more),

@@ -104,16 +104,18 @@ static cl_int zfcl_held_list(cl_command_queue q, cl_event e) {
     return zfcl_fail(CL_OUT_OF_RESOURCES, "no command queue to execute held commands");
 }
 
-cl_int zfcl_hold_begin(cl_command_queue q, cl_event e, cl_uint num, const cl_event *list) {
+cl_int zfcl_hold_begin(cl_command_queue q, cl_event e, cl_uint num, const cl_event *list, cl_uint num_implicit,
+                       const cl_event *implicit) {
     e->list = q->list;
     pthread_mutex_lock(&zfcl_hold_lock);
     cl_int err = CL_SUCCESS;
     for (cl_uint i = 0; i < num && err == CL_SUCCESS; i++)
         err = zfcl_hold_on(e, list[i]);
-    /* In order it waits for the queue's newest command too: held with it, terminated with it while it is held, but
-     * a command enqueued after the termination runs (the terminated command's event is signalled). */
-    if (err == CL_SUCCESS && q->last != NULL && !zfcl_terminates(q->last))
-        err = zfcl_hold_on(e, q->last);
+    /* It waits for commands of its queue too (in order, the newest): held with them, terminated with them while they
+     * are held, but a command enqueued after the termination runs (the terminated command's event is signalled). */
+    for (cl_uint i = 0; i < num_implicit && err == CL_SUCCESS; i++)
+        if (!zfcl_terminates(implicit[i]))
+            err = zfcl_hold_on(e, implicit[i]);
     e->building = e->held;
     pthread_mutex_unlock(&zfcl_hold_lock);
     if (err == CL_SUCCESS && e->held)

@@ -84,6 +84,8 @@ struct _cl_context {
                         * context is destroyed when it reaches 0 */
 };
 
+#define ZFCL_MAX_LISTS 4
+
 struct _cl_command_queue {
     zfcl_obj obj;
     cl_context context;
@@ -91,7 +93,15 @@ struct _cl_command_queue {
     cl_command_queue_properties props;
     cl_queue_properties given[8]; /* CL_QUEUE_PROPERTIES_ARRAY, 0-terminated */
     size_t num_given;
-    ze_command_list_handle_t list; /* immediate, asynchronous */
+    ze_command_list_handle_t list; /* immediate, asynchronous (lists[0]) */
+    /* Out of order: one immediate list per engine of the compute group (up to ZFCL_MAX_LISTS), used in turn, so that
+     * commands without dependencies run concurrently; the newest barrier, which every later command waits for; and
+     * the commands clFinish waits for (the last barrier that waited for everything and every command after it). */
+    ze_command_list_handle_t lists[ZFCL_MAX_LISTS];
+    uint32_t num_lists, next_list;
+    cl_event barrier;
+    cl_event *pending;
+    uint32_t num_pending, max_pending;
     pthread_mutex_t lock;
     cl_event last;                        /* the newest command: commands execute in submission order */
     ze_command_queue_handle_t held_queue; /* executes held commands once released (cl_hold.c), made on first use */
@@ -181,6 +191,7 @@ struct _cl_event {
     bool held;            /* waits for an unset user event (maybe through other held commands) */
     bool settled;         /* held: executed or terminated */
     bool building;        /* held: still being appended by its enqueue */
+    bool joins;           /* a marker or barrier without wait list: it waits for every earlier command */
     cl_uint blockers;     /* events it waits for that are not settled yet */
     cl_event *dependents; /* held commands waiting for this event (each holds a reference) */
     cl_uint num_dependents, max_dependents;
@@ -257,6 +268,11 @@ void zfcl_queue_unhold(cl_command_queue queue);
 void zfcl_event_release(cl_event event);
 cl_int zfcl_event_wait(cl_event event);
 cl_int zfcl_queue_finish(cl_command_queue queue);
+/* With the queue locked: the commands that complete last (the newest, or out of order every pending one), each
+ * retained, in a new array (NULL when there are none or no memory: *num is then 0). */
+cl_event *zfcl_queue_tails(cl_command_queue queue, size_t *num);
+/* Drops the queue's references to its commands (its release). */
+void zfcl_queue_forget(cl_command_queue queue);
 /* Runs the callbacks registered for `status` (and for the states before it, which the event has passed). */
 void zfcl_run_callbacks(cl_event event, cl_int status);
 
@@ -266,9 +282,10 @@ typedef struct zfcl_done_list {
     ze_command_list_handle_t list;
     struct zfcl_done_list *next;
 } zfcl_done_list;
-/* With the queue locked: chooses the list of the new command `e` (e->list) from its wait list and the queue's newest
- * command, registering it with the events it must wait for. */
-cl_int zfcl_hold_begin(cl_command_queue queue, cl_event e, cl_uint num, const cl_event *list);
+/* With the queue locked: chooses the list of the new command `e` (e->list) from its wait list and the commands of
+ * the queue it waits for (`implicit`), registering it with the events it must wait for. */
+cl_int zfcl_hold_begin(cl_command_queue queue, cl_event e, cl_uint num, const cl_event *list, cl_uint num_implicit,
+                       const cl_event *implicit);
 /* With the queue locked, once the command is appended: executes it, or leaves it held or terminates it. */
 void zfcl_hold_end(cl_event e);
 /* The command could not be appended: it is dropped from the events it waits for. */
