@@ -315,6 +315,8 @@ static void test_out_of_order_runs_concurrently(void **state) {
     cl_mem out[2];
     cl_kernel k[2];
     cl_event run[2], after, marker;
+    /* both wait for one user event: released together, neither runs before the other is submitted */
+    cl_event gate = clCreateUserEvent(t->context, &err);
     for (int i = 0; i < 2; i++) {
         size_t global = i == 0 ? ZC_N : 4 * ZC_N; /* the second lasts longer */
         out[i] = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof a, NULL, &err);
@@ -322,13 +324,14 @@ static void test_out_of_order_runs_concurrently(void **state) {
         clSetKernelArg(k[i], 0, sizeof ma, &ma);
         clSetKernelArg(k[i], 1, sizeof ma, &ma);
         clSetKernelArg(k[i], 2, sizeof out[i], &out[i]);
-        assert_int_equal(clEnqueueNDRangeKernel(q, k[i], 1, NULL, &global, NULL, 0, NULL, &run[i]), CL_SUCCESS);
+        assert_int_equal(clEnqueueNDRangeKernel(q, k[i], 1, NULL, &global, NULL, 1, &gate, &run[i]), CL_SUCCESS);
     }
     assert_int_equal(clEnqueueMarkerWithWaitList(q, 0, NULL, &marker), CL_SUCCESS);
     assert_int_equal(clEnqueueBarrierWithWaitList(q, 0, NULL, NULL), CL_SUCCESS);
     int pattern = 9;
     assert_int_equal(clEnqueueFillBuffer(q, out[0], &pattern, sizeof pattern, 0, sizeof pattern, 0, NULL, &after),
                      CL_SUCCESS);
+    assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
     assert_int_equal(clWaitForEvents(1, &marker), CL_SUCCESS);
     for (int i = 0; i < 2; i++)
         assert_int_equal(zc_exec_status(run[i]), CL_COMPLETE);
@@ -367,6 +370,7 @@ static void test_out_of_order_runs_concurrently(void **state) {
     }
     clReleaseEvent(after);
     clReleaseEvent(marker);
+    clReleaseEvent(gate);
     clReleaseMemObject(ma);
     clReleaseCommandQueue(q);
     clReleaseProgram(p);

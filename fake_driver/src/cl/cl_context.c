@@ -383,8 +383,9 @@ static void zfcl_queue_unlink(cl_command_queue q) {
 static void zfcl_queue_destroy(cl_command_queue q) {
     zfcl_queue_unlink(q);
     zfcl_hold_free_done(q, zfcl_hold_take_done(q), true); /* no command of the queue is left */
-    if (q->held_queue != NULL)
-        zfi_zeCommandQueueDestroy(q->held_queue);
+    for (uint32_t i = 0; i < q->num_lists; i++)
+        if (q->held_queues[i] != NULL)
+            zfi_zeCommandQueueDestroy(q->held_queues[i]);
     for (uint32_t i = 0; i < q->num_lists; i++)
         zfi_zeCommandListDestroy(q->lists[i]);
     pthread_mutex_destroy(&q->lock);

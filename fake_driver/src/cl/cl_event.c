@@ -295,6 +295,7 @@ cl_int zfcl_command_begin(cl_command_queue q, cl_command_type type, cl_uint num,
     e->joins = (type == CL_COMMAND_MARKER || type == CL_COMMAND_BARRIER) && num == 0;
     cl_uint num_implicit;
     const cl_event *implicit = zfcl_implicit(q, e, &num_implicit);
+    e->engine = q->next_list++ % q->num_lists; /* out of order: the engines in turn */
     ze_event_handle_t *w = malloc((num + num_implicit + 1) * sizeof *w);
     err = w == NULL ? CL_OUT_OF_HOST_MEMORY : zfcl_hold_begin(q, e, num, list, num_implicit, implicit);
     if (err != CL_SUCCESS) {
@@ -303,8 +304,6 @@ cl_int zfcl_command_begin(cl_command_queue q, cl_command_type type, cl_uint num,
         free(w);
         return err;
     }
-    if (!e->held && q->num_lists > 1) /* out of order: the engines in turn */
-        e->list = q->lists[q->next_list++ % q->num_lists];
     uint32_t n = 0;
     for (cl_uint i = 0; i < num; i++)
         w[n++] = list[i]->ze;

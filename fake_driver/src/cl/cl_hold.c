@@ -92,12 +92,14 @@ static cl_int zfcl_held_list(cl_command_queue q, cl_event e) {
                                    .commandQueueGroupOrdinal = q->device->compute_ordinal};
     if (zfi_zeCommandListCreate(q->context->ze, q->device->ze, &desc, &e->list) != ZE_RESULT_SUCCESS)
         return zfcl_fail(CL_OUT_OF_RESOURCES, "no command list to hold a command for its events");
-    if (q->held_queue != NULL)
+    ze_command_queue_handle_t *held_queue = &q->held_queues[e->engine]; /* the engine of the command's list */
+    if (*held_queue != NULL)
         return CL_SUCCESS;
     ze_command_queue_desc_t qdesc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
                                      .ordinal = q->device->compute_ordinal,
+                                     .index = e->engine,
                                      .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
-    if (zfi_zeCommandQueueCreate(q->context->ze, q->device->ze, &qdesc, &q->held_queue) == ZE_RESULT_SUCCESS)
+    if (zfi_zeCommandQueueCreate(q->context->ze, q->device->ze, &qdesc, held_queue) == ZE_RESULT_SUCCESS)
         return CL_SUCCESS;
     zfi_zeCommandListDestroy(e->list);
     e->list = NULL;
@@ -106,7 +108,7 @@ static cl_int zfcl_held_list(cl_command_queue q, cl_event e) {
 
 cl_int zfcl_hold_begin(cl_command_queue q, cl_event e, cl_uint num, const cl_event *list, cl_uint num_implicit,
                        const cl_event *implicit) {
-    e->list = q->list;
+    e->list = q->lists[e->engine];
     pthread_mutex_lock(&zfcl_hold_lock);
     cl_int err = CL_SUCCESS;
     for (cl_uint i = 0; i < num && err == CL_SUCCESS; i++)
@@ -129,7 +131,7 @@ cl_int zfcl_hold_begin(cl_command_queue q, cl_event e, cl_uint num, const cl_eve
 static void zfcl_execute(cl_event e) {
     cl_command_queue q = e->queue;
     zfcl_done_list *done = malloc(sizeof *done);
-    ze_result_t r = zfi_zeCommandQueueExecuteCommandLists(q->held_queue, 1, &e->list, NULL);
+    ze_result_t r = zfi_zeCommandQueueExecuteCommandLists(q->held_queues[e->engine], 1, &e->list, NULL);
     if (r != ZE_RESULT_SUCCESS) { /* the command cannot run: it fails like a command that faulted on the device */
         zfcl_fail(CL_OUT_OF_RESOURCES, "a released command could not be submitted (Level Zero result 0x%x)",
                   (unsigned)r);

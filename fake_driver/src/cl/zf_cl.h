@@ -103,9 +103,10 @@ struct _cl_command_queue {
     cl_event *pending;
     uint32_t num_pending, max_pending;
     pthread_mutex_t lock;
-    cl_event last;                        /* the newest command: commands execute in submission order */
-    ze_command_queue_handle_t held_queue; /* executes held commands once released (cl_hold.c), made on first use */
-    struct zfcl_done_list *done_lists;    /* executed held commands' lists, destroyed once the queue is idle */
+    cl_event last; /* the newest command: commands execute in submission order */
+    /* per engine: executes held commands once released (cl_hold.c), made on first use */
+    ze_command_queue_handle_t held_queues[ZFCL_MAX_LISTS];
+    struct zfcl_done_list *done_lists; /* executed held commands' lists, destroyed once the queue is idle */
     atomic_uint holds; /* 1 while the application holds references, plus one per live event of the queue */
     struct _cl_command_queue *next_queue; /* in the context's list */
 };
@@ -192,6 +193,7 @@ struct _cl_event {
     bool settled;         /* held: executed or terminated */
     bool building;        /* held: still being appended by its enqueue */
     bool joins;           /* a marker or barrier without wait list: it waits for every earlier command */
+    uint32_t engine;      /* the index of the queue's list (engine) it runs on */
     cl_uint blockers;     /* events it waits for that are not settled yet */
     cl_event *dependents; /* held commands waiting for this event (each holds a reference) */
     cl_uint num_dependents, max_dependents;
