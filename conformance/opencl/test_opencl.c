@@ -112,6 +112,12 @@ static cl_ulong zc_profile(cl_event e, cl_profiling_info what) {
     return v;
 }
 
+static cl_int zc_exec_status(cl_event e) {
+    cl_int status = 1;
+    assert_int_equal(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL), CL_SUCCESS);
+    return status;
+}
+
 /* c = a + b with the kernel `name` of p over ZC_N items, checked, with its profiling intervals ordered. */
 static void zc_run_vadd(zc_cl *t, cl_command_queue q, cl_program p, const char *name, const size_t *local) {
     cl_int err;
@@ -292,6 +298,84 @@ static void test_vadd_from_spirv_out_of_order(void **state) {
     free(il);
 }
 
+/* An out-of-order queue runs commands without dependencies on several engines of the compute group: two kernels
+ * overlap in device time; a barrier orders what follows after both; a marker and clFinish wait for all of them. */
+static void test_out_of_order_runs_concurrently(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_program p = zc_build_source(t, zc_vadd_source, NULL);
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                   CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(t->context, t->device, props, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    static int a[4 * ZC_N], back[4 * ZC_N];
+    for (int i = 0; i < 4 * ZC_N; i++)
+        a[i] = i;
+    cl_mem ma = clCreateBuffer(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
+    cl_mem out[2];
+    cl_kernel k[2];
+    cl_event run[2], after, marker;
+    /* both wait for one user event: released together, neither runs before the other is submitted */
+    cl_event gate = clCreateUserEvent(t->context, &err);
+    for (int i = 0; i < 2; i++) {
+        size_t global = i == 0 ? ZC_N : 4 * ZC_N; /* the second lasts longer */
+        out[i] = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof a, NULL, &err);
+        k[i] = clCreateKernel(p, "vadd", &err);
+        clSetKernelArg(k[i], 0, sizeof ma, &ma);
+        clSetKernelArg(k[i], 1, sizeof ma, &ma);
+        clSetKernelArg(k[i], 2, sizeof out[i], &out[i]);
+        assert_int_equal(clEnqueueNDRangeKernel(q, k[i], 1, NULL, &global, NULL, 1, &gate, &run[i]), CL_SUCCESS);
+    }
+    assert_int_equal(clEnqueueMarkerWithWaitList(q, 0, NULL, &marker), CL_SUCCESS);
+    assert_int_equal(clEnqueueBarrierWithWaitList(q, 0, NULL, NULL), CL_SUCCESS);
+    int pattern = 9;
+    assert_int_equal(clEnqueueFillBuffer(q, out[0], &pattern, sizeof pattern, 0, sizeof pattern, 0, NULL, &after),
+                     CL_SUCCESS);
+    assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &marker), CL_SUCCESS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(zc_exec_status(run[i]), CL_COMPLETE);
+    assert_int_equal(clFinish(q), CL_SUCCESS);
+    assert_int_equal(zc_exec_status(after), CL_COMPLETE);
+    cl_ulong start[2], end[2];
+    for (int i = 0; i < 2; i++) {
+        start[i] = zc_profile(run[i], CL_PROFILING_COMMAND_START);
+        end[i] = zc_profile(run[i], CL_PROFILING_COMMAND_END);
+    }
+    assert_true(start[1] < end[0] && start[0] < end[1]); /* the two kernels overlap */
+    /* a barrier holds back later commands until every earlier one is done: here one waiting for a user event */
+    cl_event user = clCreateUserEvent(t->context, &err), held, late;
+    assert_int_equal(clEnqueueMarkerWithWaitList(q, 1, &user, &held), CL_SUCCESS);
+    assert_int_equal(clEnqueueBarrierWithWaitList(q, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueFillBuffer(q, out[1], &pattern, sizeof pattern, 0, sizeof pattern, 0, NULL, &late),
+                     CL_SUCCESS);
+    for (int i = 0; i < 20; i++) {
+        usleep(5000);
+        assert_int_not_equal(zc_exec_status(late), CL_COMPLETE);
+    }
+    assert_int_equal(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+    assert_int_equal(clFinish(q), CL_SUCCESS);
+    assert_int_equal(zc_exec_status(late), CL_COMPLETE);
+    clReleaseEvent(user);
+    clReleaseEvent(held);
+    clReleaseEvent(late);
+    assert_int_equal(clEnqueueReadBuffer(q, out[0], CL_TRUE, 0, ZC_N * sizeof *back, back, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(back[0], pattern); /* the fill ran after the kernel */
+    for (int i = 1; i < ZC_N; i++)
+        assert_int_equal(back[i], 2 * i);
+    for (int i = 0; i < 2; i++) {
+        clReleaseEvent(run[i]);
+        clReleaseKernel(k[i]);
+        clReleaseMemObject(out[i]);
+    }
+    clReleaseEvent(after);
+    clReleaseEvent(marker);
+    clReleaseEvent(gate);
+    clReleaseMemObject(ma);
+    clReleaseCommandQueue(q);
+    clReleaseProgram(p);
+}
+
 /* The profiling times are the device clock of Level Zero: they fall between two global timestamps read around. */
 static void test_profiling_is_level_zero_device_time(void **state) {
     zc_cl *t = *state;
@@ -469,6 +553,91 @@ static void CL_CALLBACK zc_on_complete(cl_event e, cl_int status, void *data) {
     (void)e;
     if (status == CL_COMPLETE)
         __atomic_add_fetch((int *)data, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The status each callback of zc_on_status saw, per slot (0: not called). */
+static _Atomic cl_int zc_seen_status[3];
+static void CL_CALLBACK zc_on_status(cl_event e, cl_int status, void *data) {
+    (void)e;
+    zc_seen_status[(intptr_t)data] = status;
+}
+
+/* Waits (a bounded number of clFinish round trips) until the callback of `slot` has run; returns what it saw. */
+static cl_int zc_await_callback(cl_command_queue q, int slot) {
+    for (int i = 0; i < 1000 && zc_seen_status[slot] == 0; i++)
+        clFinish(q);
+    return zc_seen_status[slot];
+}
+
+/* A negative user event status terminates every command waiting for it, directly, through other events or as the
+ * next command of an in-order queue: none executes, each ends with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
+ * its callbacks see that status. Commands enqueued afterwards run. */
+static void test_user_event_failure_terminates(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_program p = zc_build_source(t, zc_vadd_source, NULL);
+    cl_kernel k = clCreateKernel(p, "vadd", &err);
+    int a[ZC_N], c[ZC_N];
+    for (int i = 0; i < ZC_N; i++)
+        a[i] = i;
+    cl_mem ma = clCreateBuffer(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
+    cl_mem mc = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof c, NULL, &err);
+    int fill = 0x55;
+    assert_int_equal(clEnqueueFillBuffer(t->queue, mc, &fill, sizeof fill, 0, sizeof c, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clFinish(t->queue), CL_SUCCESS);
+    clSetKernelArg(k, 0, sizeof ma, &ma);
+    clSetKernelArg(k, 1, sizeof ma, &ma);
+    clSetKernelArg(k, 2, sizeof mc, &mc);
+    cl_command_queue other = clCreateCommandQueueWithProperties(t->context, t->device, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_event user = clCreateUserEvent(t->context, &err), run, chained, next;
+    size_t global = ZC_N;
+    zc_seen_status[0] = zc_seen_status[1] = zc_seen_status[2] = 0;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 1, &user, &run), CL_SUCCESS);
+    assert_int_equal(clEnqueueMarkerWithWaitList(other, 1, &run, &chained), CL_SUCCESS); /* through a chain */
+    int overwrite = 7;
+    assert_int_equal(clEnqueueFillBuffer(t->queue, mc, &overwrite, sizeof overwrite, 0, sizeof c, 0, NULL, &next),
+                     CL_SUCCESS); /* in order after the kernel */
+    assert_int_equal(clSetEventCallback(run, CL_COMPLETE, zc_on_status, (void *)0), CL_SUCCESS);
+    assert_int_equal(clSetEventCallback(chained, CL_COMPLETE, zc_on_status, (void *)1), CL_SUCCESS);
+    assert_int_equal(clSetEventCallback(next, CL_COMPLETE, zc_on_status, (void *)2), CL_SUCCESS);
+    assert_int_equal(clSetUserEventStatus(user, -42), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &run), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(clWaitForEvents(1, &chained), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(clFinish(t->queue), CL_SUCCESS); /* clFinish has no such error: it returns once all are done */
+    assert_int_equal(clFinish(other), CL_SUCCESS);
+    assert_int_equal(zc_exec_status(user), -42);
+    assert_int_equal(zc_exec_status(run), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(zc_exec_status(chained), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(zc_exec_status(next), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    for (int slot = 0; slot < 3; slot++)
+        assert_int_equal(zc_await_callback(t->queue, slot), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    /* a blocking command waiting for a terminated one is terminated too, and writes nothing */
+    c[0] = -1;
+    assert_int_equal(clEnqueueReadBuffer(t->queue, mc, CL_TRUE, 0, sizeof c, c, 1, &chained, NULL),
+                     CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(c[0], -1);
+    /* nothing executed: the buffer keeps its fill; the queue goes on with new commands */
+    assert_int_equal(clEnqueueReadBuffer(t->queue, mc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < ZC_N; i++)
+        assert_int_equal(c[i], fill);
+    /* released with a complete user event, a held chain executes in order */
+    cl_event go = clCreateUserEvent(t->context, &err), later;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 1, &go, &later), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(other, mc, CL_FALSE, 0, sizeof c, c, 1, &later, NULL), CL_SUCCESS);
+    assert_int_equal(zc_exec_status(later), CL_SUBMITTED);
+    assert_int_equal(clSetUserEventStatus(go, CL_COMPLETE), CL_SUCCESS);
+    assert_int_equal(clFinish(other), CL_SUCCESS);
+    for (int i = 0; i < ZC_N; i++)
+        assert_int_equal(c[i], 2 * i);
+    cl_event all[] = {user, run, chained, next, go, later};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        clReleaseEvent(all[i]);
+    clReleaseCommandQueue(other);
+    clReleaseMemObject(ma);
+    clReleaseMemObject(mc);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
 }
 
 static int zc_destroyed[2], zc_destroy_order;
@@ -1016,6 +1185,100 @@ static void test_images(void **state) {
     clReleaseMemObject(c);
 }
 
+/* 1D buffer images: the image and its buffer are the same bytes, through host commands and kernels. */
+static const char *zc_buffer_image_source = "kernel void twice(read_only image1d_buffer_t in, write_only "
+                                            "image1d_buffer_t out)\n"
+                                            "{\n"
+                                            "    int i = get_global_id(0);\n"
+                                            "    write_imageui(out, i, read_imageui(in, i) * 2);\n"
+                                            "}\n";
+
+static void test_buffer_images(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    size_t max = 0;
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof max, &max, NULL), CL_SUCCESS);
+    assert_true(max >= 65536); /* the OpenCL 1.2 full profile minimum */
+    cl_uint count = 0;
+    assert_int_equal(
+        clGetSupportedImageFormats(t->context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE1D_BUFFER, 0, NULL, &count),
+        CL_SUCCESS);
+    assert_true(count >= 36);
+    enum { W = 64 };
+    cl_uint data[W * 4], back[W * 4];
+    for (int i = 0; i < W * 4; i++)
+        data[i] = (cl_uint)i;
+    cl_mem buffer = clCreateBuffer(t->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
+    cl_mem out_buffer = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof data, NULL, &err);
+    cl_image_format f = {CL_RGBA, CL_UNSIGNED_INT32};
+    cl_image_desc d = {.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER, .image_width = W, .buffer = buffer};
+    cl_mem image = clCreateImage(t->context, 0, &f, &d, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    d.buffer = out_buffer;
+    cl_mem out = clCreateImage(t->context, CL_MEM_WRITE_ONLY, &f, &d, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem associated = NULL;
+    assert_int_equal(clGetImageInfo(image, CL_IMAGE_BUFFER, sizeof associated, &associated, NULL), CL_SUCCESS);
+    assert_ptr_equal(associated, buffer);
+    assert_int_equal(clGetMemObjectInfo(image, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof associated, &associated, NULL),
+                     CL_SUCCESS);
+    assert_ptr_equal(associated, buffer);
+    cl_mem_object_type type = 0;
+    assert_int_equal(clGetMemObjectInfo(image, CL_MEM_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
+    assert_int_equal(type, CL_MEM_OBJECT_IMAGE1D_BUFFER);
+    /* the image reads what the buffer holds; a write through the image shows in the buffer */
+    size_t origin[3] = {0, 0, 0}, whole[3] = {W, 1, 1}, second[3] = {1, 0, 0}, one[3] = {1, 1, 1};
+    assert_int_equal(clEnqueueReadImage(t->queue, image, CL_TRUE, origin, whole, 0, 0, back, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_memory_equal(back, data, sizeof data);
+    cl_uint pixel[4] = {11, 12, 13, 14};
+    assert_int_equal(clEnqueueWriteImage(t->queue, image, CL_TRUE, second, one, 0, 0, pixel, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(back + 4, pixel, sizeof pixel);
+    assert_int_equal(back[0], 0);
+    assert_int_equal(back[8], 8);
+    /* a kernel reads one buffer image and writes another: the second buffer holds the result */
+    cl_program p = zc_build_source(t, zc_buffer_image_source, NULL);
+    cl_kernel k = clCreateKernel(p, "twice", &err);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof image, &image), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 1, sizeof out, &out), CL_SUCCESS);
+    size_t global = W;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, out_buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL),
+                     CL_SUCCESS);
+    for (int i = 0; i < W * 4; i++)
+        assert_int_equal(back[i], 2 * (i >= 4 && i < 8 ? pixel[i - 4] : data[i]));
+    /* wrong arguments */
+    d.buffer = NULL;
+    assert_null(clCreateImage(t->context, 0, &f, &d, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_DESCRIPTOR);
+    d.buffer = buffer;
+    d.image_width = W + 1; /* more pixels than the buffer holds */
+    assert_null(clCreateImage(t->context, 0, &f, &d, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_SIZE);
+    d.image_width = W;
+    assert_null(clCreateImage(t->context, CL_MEM_USE_HOST_PTR, &f, &d, data, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    cl_mem read_only = clCreateBuffer(t->context, CL_MEM_READ_ONLY, sizeof data, NULL, &err);
+    d.buffer = read_only;
+    assert_null(clCreateImage(t->context, CL_MEM_WRITE_ONLY, &f, &d, NULL, &err));
+    assert_int_equal(err, CL_INVALID_VALUE);
+    cl_image_desc d2 = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 8, .buffer = buffer};
+    assert_null(clCreateImage(t->context, 0, &f, &d2, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_DESCRIPTOR);
+    /* the image holds its buffer: released first, the buffer stays usable through the image */
+    clReleaseMemObject(buffer);
+    assert_int_equal(clEnqueueReadImage(t->queue, image, CL_TRUE, second, one, 0, 0, back, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(back, pixel, sizeof pixel);
+    clReleaseMemObject(read_only);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    clReleaseMemObject(image);
+    clReleaseMemObject(out);
+    clReleaseMemObject(out_buffer);
+}
+
 static void test_svm_and_usm(void **state) {
     zc_cl *t = *state;
     cl_device_svm_capabilities caps = 0;
@@ -1158,11 +1421,14 @@ int main(void) {
         cmocka_unit_test(test_compile_and_link),
         cmocka_unit_test(test_buffer_commands),
         cmocka_unit_test(test_events_user_marker_barrier),
+        cmocka_unit_test(test_user_event_failure_terminates),
+        cmocka_unit_test(test_out_of_order_runs_concurrently),
         cmocka_unit_test(test_kernel_args_and_work_groups),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_invalid_arguments_more),
         cmocka_unit_test(test_all_devices_and_sub_devices),
         cmocka_unit_test(test_images),
+        cmocka_unit_test(test_buffer_images),
         cmocka_unit_test(test_svm_and_usm),
         cmocka_unit_test(test_printf_and_rect_copies),
     };

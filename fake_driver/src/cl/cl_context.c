@@ -225,6 +225,36 @@ static const cl_command_queue_properties zfcl_queue_known = CL_QUEUE_OUT_OF_ORDE
                                                             CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE |
                                                             CL_QUEUE_ON_DEVICE_DEFAULT;
 
+/* The engines of the device's compute group (at most ZFCL_MAX_LISTS are used). */
+static uint32_t zfcl_compute_engines(cl_device_id d) {
+    uint32_t count = 0;
+    zfi_zeDeviceGetCommandQueueGroupProperties(d->ze, &count, NULL);
+    ze_command_queue_group_properties_t groups[16];
+    count = count < 16 ? count : 16;
+    for (uint32_t i = 0; i < count; i++)
+        groups[i] = (ze_command_queue_group_properties_t){.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
+    if (zfi_zeDeviceGetCommandQueueGroupProperties(d->ze, &count, groups) != ZE_RESULT_SUCCESS ||
+        d->compute_ordinal >= count)
+        return 1;
+    uint32_t n = groups[d->compute_ordinal].numQueues;
+    return n == 0 ? 1 : n < ZFCL_MAX_LISTS ? n : ZFCL_MAX_LISTS;
+}
+
+/* One asynchronous immediate list per engine used (index i of the compute group). */
+static bool zfcl_queue_lists(cl_command_queue q, cl_context c, cl_device_id d, uint32_t engines) {
+    for (uint32_t i = 0; i < engines; i++) {
+        ze_command_queue_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                        .ordinal = d->compute_ordinal,
+                                        .index = i,
+                                        .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+        if (zfi_zeCommandListCreateImmediate(c->ze, d->ze, &desc, &q->lists[i]) != ZE_RESULT_SUCCESS)
+            return false;
+        q->num_lists = i + 1;
+    }
+    q->list = q->lists[0];
+    return true;
+}
+
 static cl_command_queue zfcl_queue_new(cl_context c, cl_device_id d, cl_command_queue_properties props, cl_int *err) {
     if (props & ~zfcl_queue_known)
         return zfcl_null(err,
@@ -234,11 +264,10 @@ static cl_command_queue zfcl_queue_new(cl_context c, cl_device_id d, cl_command_
     cl_command_queue q = calloc(1, sizeof *q);
     if (q == NULL)
         return zfcl_null(err, CL_OUT_OF_HOST_MEMORY);
-    ze_command_queue_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-                                    .ordinal = d->compute_ordinal,
-                                    .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
-    if (zfi_zeCommandListCreateImmediate(c->ze, d->ze, &desc, &q->list) != ZE_RESULT_SUCCESS ||
-        !zfcl_register(&q->obj, ZFCL_QUEUE)) {
+    uint32_t engines = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) ? zfcl_compute_engines(d) : 1;
+    if (!zfcl_queue_lists(q, c, d, engines) || !zfcl_register(&q->obj, ZFCL_QUEUE)) {
+        for (uint32_t i = 0; i < q->num_lists; i++)
+            zfi_zeCommandListDestroy(q->lists[i]);
         free(q);
         return zfcl_null(err, CL_OUT_OF_RESOURCES);
     }
@@ -300,26 +329,30 @@ cl_command_queue CL_API_CALL zfcl_clCreateCommandQueueWithProperties(cl_context 
     return q;
 }
 
-/* The newest command of every queue is taken under the context's lock, and waited for outside it. */
+/* The commands every queue completes last are taken under the context's lock, and waited for outside it. */
 void zfcl_context_drain(cl_context c) {
     pthread_mutex_lock(&c->lock);
     size_t n = 0;
     for (cl_command_queue q = c->queues; q != NULL; q = q->next_queue)
         n++;
-    cl_event *lasts = calloc(n + 1, sizeof *lasts);
+    struct {
+        cl_event *tails;
+        size_t num;
+    } *lasts = calloc(n + 1, sizeof *lasts);
     size_t taken = 0;
     for (cl_command_queue q = c->queues; q != NULL && lasts != NULL; q = q->next_queue) {
         pthread_mutex_lock(&q->lock);
-        if (q->last != NULL) {
-            zfcl_retain(&q->last->obj);
-            lasts[taken++] = q->last;
-        }
+        lasts[taken].tails = zfcl_queue_tails(q, &lasts[taken].num);
+        taken++;
         pthread_mutex_unlock(&q->lock);
     }
     pthread_mutex_unlock(&c->lock);
     for (size_t i = 0; i < taken; i++) {
-        zfcl_event_wait(lasts[i]);
-        zfcl_event_release(lasts[i]);
+        for (size_t j = 0; j < lasts[i].num; j++) {
+            zfcl_event_wait(lasts[i].tails[j]);
+            zfcl_event_release(lasts[i].tails[j]);
+        }
+        free(lasts[i].tails);
     }
     free(lasts);
 }
@@ -349,7 +382,12 @@ static void zfcl_queue_unlink(cl_command_queue q) {
 
 static void zfcl_queue_destroy(cl_command_queue q) {
     zfcl_queue_unlink(q);
-    zfi_zeCommandListDestroy(q->list);
+    zfcl_hold_free_done(q, zfcl_hold_take_done(q), true); /* no command of the queue is left */
+    for (uint32_t i = 0; i < q->num_lists; i++)
+        if (q->held_queues[i] != NULL)
+            zfi_zeCommandQueueDestroy(q->held_queues[i]);
+    for (uint32_t i = 0; i < q->num_lists; i++)
+        zfi_zeCommandListDestroy(q->lists[i]);
     pthread_mutex_destroy(&q->lock);
     cl_context c = q->context;
     free(q);
@@ -373,10 +411,7 @@ cl_int CL_API_CALL zfcl_clReleaseCommandQueue(cl_command_queue q) {
         return CL_SUCCESS;
     zfcl_queue_finish(q); /* the release flushes; the queue goes when its commands and events are done */
     zfcl_unregister(&q->obj);
-    cl_event last = q->last;
-    q->last = NULL;
-    if (last != NULL)
-        zfcl_event_release(last);
+    zfcl_queue_forget(q);
     zfcl_queue_unhold(q); /* the application's hold */
     return CL_SUCCESS;
 }

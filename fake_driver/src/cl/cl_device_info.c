@@ -116,6 +116,132 @@ cl_uint zfcl_device_subgroup_min(cl_device_id d) {
         return zfcl_info(size, value, size_ret, &v_, sizeof v_);                                                       \
     } while (0)
 
+/* The answers that are the same for every device, in the query's type: a cl_uint (cl_bool, the enumerations) or a
+ * 64-bit value (cl_ulong, size_t and the bit fields). */
+typedef struct zfcl_fixed {
+    cl_device_info name;
+    bool wide; /* 64 bits, else 32 */
+    cl_ulong value;
+} zfcl_fixed;
+
+_Static_assert(sizeof(size_t) == sizeof(cl_ulong) && sizeof(cl_bitfield) == sizeof(cl_ulong) &&
+                   sizeof(cl_bool) == sizeof(cl_uint) && sizeof(cl_version) == sizeof(cl_uint),
+               "the fixed answers are 32 or 64 bits wide");
+
+#define ZFCL_U32(name, value)                                                                                          \
+    { name, false, (value) }
+#define ZFCL_U64(name, value)                                                                                          \
+    { name, true, (value) }
+
+static const zfcl_fixed zfcl_device_fixed[] = {
+    ZFCL_U32(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 3),
+    ZFCL_U32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, 1),
+    ZFCL_U32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, 1),
+    ZFCL_U32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, 1),
+    ZFCL_U32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, 1),
+    ZFCL_U32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, 1),
+    ZFCL_U32(CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, 1),
+    ZFCL_U32(CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, 1),
+    ZFCL_U32(CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, 1),
+    ZFCL_U32(CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, 1),
+    ZFCL_U32(CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, 1),
+    ZFCL_U32(CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, 0), /* cl_khr_fp16 is not offered */
+    ZFCL_U32(CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, 0),
+    ZFCL_U32(CL_DEVICE_ADDRESS_BITS, 64),
+    ZFCL_U32(CL_DEVICE_MEM_BASE_ADDR_ALIGN, 1024), /* bits: 128-byte aligned allocations */
+    ZFCL_U32(CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, 128),
+    ZFCL_U32(CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, CL_READ_WRITE_CACHE),
+    ZFCL_U32(CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, 64),
+    ZFCL_U64(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, 0),
+    ZFCL_U64(CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, 65536),
+    ZFCL_U32(CL_DEVICE_MAX_CONSTANT_ARGS, 8),
+    ZFCL_U32(CL_DEVICE_LOCAL_MEM_TYPE, CL_LOCAL),
+    ZFCL_U32(CL_DEVICE_ENDIAN_LITTLE, CL_TRUE),
+    ZFCL_U32(CL_DEVICE_AVAILABLE, CL_TRUE),
+    ZFCL_U32(CL_DEVICE_COMPILER_AVAILABLE, CL_TRUE),
+    ZFCL_U32(CL_DEVICE_LINKER_AVAILABLE, CL_TRUE),
+    ZFCL_U32(CL_DEVICE_PREFERRED_INTEROP_USER_SYNC, CL_TRUE),
+    ZFCL_U64(CL_DEVICE_EXECUTION_CAPABILITIES, CL_EXEC_KERNEL),
+    /* == CL_DEVICE_QUEUE_ON_HOST_PROPERTIES */
+    ZFCL_U64(CL_DEVICE_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE),
+    ZFCL_U32(CL_DEVICE_REFERENCE_COUNT, 1),
+    ZFCL_U64(CL_DEVICE_PRINTF_BUFFER_SIZE, 4u << 20),
+    ZFCL_U32(CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, CL_FALSE),
+    ZFCL_U32(CL_DEVICE_NUMERIC_VERSION, CL_MAKE_VERSION(3, 0, 0)),
+    /* the minimum of OpenCL 3.0 */
+    ZFCL_U64(CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP),
+    ZFCL_U64(CL_DEVICE_ATOMIC_FENCE_CAPABILITIES,
+             CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP | CL_DEVICE_ATOMIC_ORDER_ACQ_REL),
+    /* Level Zero shared allocations: host and device see one memory */
+    ZFCL_U64(CL_DEVICE_SVM_CAPABILITIES, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER),
+    ZFCL_U64(CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL,
+             CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL),
+    ZFCL_U64(CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL,
+             CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL),
+    ZFCL_U64(CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL,
+             CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL),
+    ZFCL_U64(CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL, CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL),
+    ZFCL_U64(CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL, 0), /* malloc memory is not reachable */
+    ZFCL_U32(CL_DEVICE_LUID_VALID_KHR, CL_FALSE),                /* a Windows notion */
+    ZFCL_U32(CL_DEVICE_NODE_MASK_KHR, 0),
+    /* Optional features the devices do not offer: SVM atomics, pipes, device-side queues, generic address space,
+     * read-write images, 2D images from buffers, half precision, program-scope global variables. */
+    ZFCL_U32(CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, CL_FALSE),
+    ZFCL_U32(CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, CL_FALSE),
+    ZFCL_U32(CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT, CL_FALSE),
+    ZFCL_U32(CL_DEVICE_PIPE_SUPPORT, CL_FALSE),
+    ZFCL_U32(CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, 0),
+    ZFCL_U32(CL_DEVICE_IMAGE_PITCH_ALIGNMENT, 0),
+    ZFCL_U32(CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, 0),
+    ZFCL_U32(CL_DEVICE_MAX_PIPE_ARGS, 0),
+    ZFCL_U32(CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS, 0),
+    ZFCL_U32(CL_DEVICE_PIPE_MAX_PACKET_SIZE, 0),
+    ZFCL_U32(CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, 0),
+    ZFCL_U32(CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, 0),
+    ZFCL_U32(CL_DEVICE_MAX_ON_DEVICE_QUEUES, 0),
+    ZFCL_U32(CL_DEVICE_MAX_ON_DEVICE_EVENTS, 0),
+    ZFCL_U32(CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT, 0),
+    ZFCL_U32(CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT, 0),
+    ZFCL_U32(CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT, 0),
+    ZFCL_U64(CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, 0),
+    ZFCL_U64(CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE, 0),
+    ZFCL_U64(CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES, 0),
+    ZFCL_U64(CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, 0),
+    ZFCL_U64(CL_DEVICE_HALF_FP_CONFIG, 0),
+};
+
+typedef struct zfcl_text {
+    cl_device_info name;
+    const char *text;
+} zfcl_text;
+
+static const zfcl_text zfcl_device_texts[] = {
+    {CL_DEVICE_VENDOR, "zefake"},
+    {CL_DRIVER_VERSION, "1.0"},
+    {CL_DEVICE_PROFILE, "FULL_PROFILE"},
+    {CL_DEVICE_VERSION, "OpenCL 3.0 zefake"},
+    {CL_DEVICE_OPENCL_C_VERSION, "OpenCL C 1.2 "},
+    {CL_DEVICE_IL_VERSION, "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2"},
+    {CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED, "v0000-01-01-00"},
+    {CL_DEVICE_BUILT_IN_KERNELS, ""}, /* none */
+};
+
+static cl_int zfcl_device_fixed_answer(cl_device_info name, size_t size, void *value, size_t *size_ret,
+                                       bool *answered) {
+    for (size_t i = 0; i < sizeof zfcl_device_fixed / sizeof zfcl_device_fixed[0]; i++) {
+        const zfcl_fixed *f = &zfcl_device_fixed[i];
+        if (f->name != name)
+            continue;
+        *answered = true;
+        if (f->wide)
+            return zfcl_info(size, value, size_ret, &f->value, sizeof f->value);
+        cl_uint narrow = (cl_uint)f->value;
+        return zfcl_info(size, value, size_ret, &narrow, sizeof narrow);
+    }
+    *answered = false;
+    return CL_INVALID_VALUE;
+}
+
 /* The queries whose answer is a number or bit field of one of the device's properties. */
 static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t size, void *value, size_t *size_ret,
                                   bool *answered) {
@@ -128,57 +254,23 @@ static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t si
         ZFCL_VALUE(cl_uint, d->props.vendorId);
     case CL_DEVICE_MAX_COMPUTE_UNITS:
         ZFCL_VALUE(cl_uint, zfcl_compute_units(d));
-    case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS:
-        ZFCL_VALUE(cl_uint, 3);
     case CL_DEVICE_MAX_WORK_GROUP_SIZE:
         ZFCL_VALUE(size_t, d->compute.maxTotalGroupSize);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
-        ZFCL_VALUE(cl_uint, 1);
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
         ZFCL_VALUE(cl_uint, fp64 ? 1 : 0);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-        ZFCL_VALUE(cl_uint, 0); /* cl_khr_fp16 is not offered */
     case CL_DEVICE_MAX_CLOCK_FREQUENCY:
         ZFCL_VALUE(cl_uint, d->props.coreClockRate);
-    case CL_DEVICE_ADDRESS_BITS:
-        ZFCL_VALUE(cl_uint, 64);
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
         ZFCL_VALUE(cl_ulong, d->props.maxMemAllocSize);
     case CL_DEVICE_MAX_PARAMETER_SIZE:
         ZFCL_VALUE(size_t, d->module.maxArgumentsSize);
-    case CL_DEVICE_MEM_BASE_ADDR_ALIGN:
-        ZFCL_VALUE(cl_uint, 1024); /* bits: 128-byte aligned allocations */
-    case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE:
-        ZFCL_VALUE(cl_uint, 128);
     case CL_DEVICE_SINGLE_FP_CONFIG:
         ZFCL_VALUE(cl_device_fp_config, zfcl_fp(d->module.fp32flags) | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN);
     case CL_DEVICE_DOUBLE_FP_CONFIG:
         ZFCL_VALUE(cl_device_fp_config, fp64 ? zfcl_fp(d->module.fp64flags) : 0);
-    case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE:
-        ZFCL_VALUE(cl_device_mem_cache_type, CL_READ_WRITE_CACHE);
-    case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE:
-        ZFCL_VALUE(cl_uint, 64);
-    case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE:
-        ZFCL_VALUE(cl_ulong, 0);
     case CL_DEVICE_GLOBAL_MEM_SIZE:
         ZFCL_VALUE(cl_ulong, d->global_mem);
-    case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE:
-        ZFCL_VALUE(cl_ulong, 65536u);
-    case CL_DEVICE_MAX_CONSTANT_ARGS:
-        ZFCL_VALUE(cl_uint, 8);
-    case CL_DEVICE_LOCAL_MEM_TYPE:
-        ZFCL_VALUE(cl_device_local_mem_type, CL_LOCAL);
     case CL_DEVICE_LOCAL_MEM_SIZE:
         ZFCL_VALUE(cl_ulong, d->compute.maxSharedLocalMemory);
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
@@ -187,16 +279,6 @@ static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t si
         ZFCL_VALUE(cl_bool, (d->props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0);
     case CL_DEVICE_PROFILING_TIMER_RESOLUTION:
         ZFCL_VALUE(size_t, zfcl_device_ns(d, 1) > 0 ? zfcl_device_ns(d, 1) : 1);
-    case CL_DEVICE_ENDIAN_LITTLE:
-    case CL_DEVICE_AVAILABLE:
-    case CL_DEVICE_COMPILER_AVAILABLE:
-    case CL_DEVICE_LINKER_AVAILABLE:
-    case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
-        ZFCL_VALUE(cl_bool, CL_TRUE);
-    case CL_DEVICE_EXECUTION_CAPABILITIES:
-        ZFCL_VALUE(cl_device_exec_capabilities, CL_EXEC_KERNEL);
-    case CL_DEVICE_QUEUE_PROPERTIES: /* == CL_DEVICE_QUEUE_ON_HOST_PROPERTIES */
-        ZFCL_VALUE(cl_command_queue_properties, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE);
     case CL_DEVICE_PLATFORM:
         ZFCL_VALUE(cl_platform_id, &zfcl_platform);
     case CL_DEVICE_PARENT_DEVICE:
@@ -206,41 +288,17 @@ static cl_int zfcl_device_numbers(cl_device_id d, cl_device_info name, size_t si
     case CL_DEVICE_PARTITION_AFFINITY_DOMAIN:
         ZFCL_VALUE(cl_device_affinity_domain,
                    d->num_subs > 0 ? CL_DEVICE_AFFINITY_DOMAIN_NUMA | CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE : 0);
-    case CL_DEVICE_REFERENCE_COUNT:
-        ZFCL_VALUE(cl_uint, 1);
-    case CL_DEVICE_PRINTF_BUFFER_SIZE:
-        ZFCL_VALUE(size_t, 4u << 20);
     case CL_DEVICE_MAX_NUM_SUB_GROUPS:
         ZFCL_VALUE(cl_uint, d->compute.maxTotalGroupSize / zfcl_device_subgroup_min(d));
-    case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
-        ZFCL_VALUE(cl_bool, CL_FALSE);
-    case CL_DEVICE_NUMERIC_VERSION:
-        ZFCL_VALUE(cl_version, CL_MAKE_VERSION(3, 0, 0));
-    case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
-    case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES: /* the minimum of OpenCL 3.0 */
-        ZFCL_VALUE(cl_device_atomic_capabilities,
-                   CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
-                       (name == CL_DEVICE_ATOMIC_FENCE_CAPABILITIES ? CL_DEVICE_ATOMIC_ORDER_ACQ_REL : 0));
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
         ZFCL_VALUE(size_t, zfcl_device_subgroup_min(d));
-    case CL_DEVICE_SVM_CAPABILITIES: /* Level Zero shared allocations: host and device see one memory */
-        ZFCL_VALUE(cl_device_svm_capabilities, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
-    case CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL:
-    case CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL:
-    case CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL:
-        ZFCL_VALUE(cl_device_unified_shared_memory_capabilities_intel,
-                   CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL | CL_UNIFIED_SHARED_MEMORY_ATOMIC_ACCESS_INTEL);
-    case CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL:
-        ZFCL_VALUE(cl_device_unified_shared_memory_capabilities_intel, CL_UNIFIED_SHARED_MEMORY_ACCESS_INTEL);
-    case CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL:
-        ZFCL_VALUE(cl_device_unified_shared_memory_capabilities_intel, 0); /* malloc memory is not reachable */
     default:
         *answered = false;
         return CL_INVALID_VALUE;
     }
 }
 
-/* Images: the Level Zero image limits of the device (no 1D buffer images: CL_DEVICE_IMAGE_MAX_BUFFER_SIZE is 0). */
+/* Images: the Level Zero image limits of the device. */
 static cl_int zfcl_device_images(cl_device_id d, cl_device_info name, size_t size, void *value, size_t *size_ret,
                                  bool *answered) {
     ze_device_image_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES};
@@ -264,50 +322,8 @@ static cl_int zfcl_device_images(cl_device_id d, cl_device_info name, size_t siz
         ZFCL_VALUE(size_t, p.maxImageDims3D);
     case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
         ZFCL_VALUE(size_t, p.maxImageArraySlices);
-    default:
-        *answered = false;
-        return CL_INVALID_VALUE;
-    }
-}
-
-/* Optional features the devices do not offer: SVM atomics, pipes, device-side queues, generic address space,
- * read-write images, 1D buffer images and images from buffers. */
-static cl_int zfcl_device_absent(cl_device_info name, size_t size, void *value, size_t *size_ret, bool *answered) {
-    *answered = true;
-    switch (name) {
-    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
-    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
-    case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
-    case CL_DEVICE_PIPE_SUPPORT:
-        ZFCL_VALUE(cl_bool, CL_FALSE);
-    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
-    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
-    case CL_DEVICE_MAX_PIPE_ARGS:
-    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
-    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
-    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
-    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
-    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
-    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
-    case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
-    case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
-    case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
-        ZFCL_VALUE(cl_uint, 0);
     case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-    case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
-    case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
-        ZFCL_VALUE(size_t, 0);
-    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
-        ZFCL_VALUE(cl_command_queue_properties, 0);
-    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
-        ZFCL_VALUE(cl_device_device_enqueue_capabilities, 0);
-    case CL_DEVICE_HALF_FP_CONFIG:
-        ZFCL_VALUE(cl_device_fp_config, 0);
-    case CL_DEVICE_BUILT_IN_KERNELS:
-        return zfcl_info_str(size, value, size_ret, "");
-    case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
-        return zfcl_info(size, value, size_ret, NULL, 0);
+        ZFCL_VALUE(size_t, zfcl_image_max_buffer(d));
     default:
         *answered = false;
         return CL_INVALID_VALUE;
@@ -341,10 +357,6 @@ static cl_int zfcl_device_arrays(cl_device_id d, cl_device_info name, size_t siz
         cl_uchar v[CL_LUID_SIZE_KHR] = {0}; /* not valid (CL_DEVICE_LUID_VALID_KHR): a Windows notion */
         return zfcl_info(size, value, size_ret, v, sizeof v);
     }
-    case CL_DEVICE_LUID_VALID_KHR:
-        ZFCL_VALUE(cl_bool, CL_FALSE);
-    case CL_DEVICE_NODE_MASK_KHR:
-        ZFCL_VALUE(cl_uint, 0);
     case CL_DEVICE_EXTENSIONS:
         return zfcl_extensions(d, size, value, size_ret);
     case CL_DEVICE_EXTENSIONS_WITH_VERSION:
@@ -355,6 +367,8 @@ static cl_int zfcl_device_arrays(cl_device_id d, cl_device_info name, size_t siz
         return zfcl_c_features(d, size, value, size_ret);
     case CL_DEVICE_ILS_WITH_VERSION:
         return zfcl_ils(size, value, size_ret);
+    case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION: /* none */
+        return zfcl_info(size, value, size_ret, NULL, 0);
     default:
         *answered = false;
         return CL_INVALID_VALUE;
@@ -364,27 +378,13 @@ static cl_int zfcl_device_arrays(cl_device_id d, cl_device_info name, size_t siz
 static cl_int zfcl_device_strings(cl_device_id d, cl_device_info name, size_t size, void *value, size_t *size_ret,
                                   bool *answered) {
     *answered = true;
-    switch (name) {
-    case CL_DEVICE_NAME:
+    if (name == CL_DEVICE_NAME)
         return zfcl_info_str(size, value, size_ret, d->props.name);
-    case CL_DEVICE_VENDOR:
-        return zfcl_info_str(size, value, size_ret, "zefake");
-    case CL_DRIVER_VERSION:
-        return zfcl_info_str(size, value, size_ret, "1.0");
-    case CL_DEVICE_PROFILE:
-        return zfcl_info_str(size, value, size_ret, "FULL_PROFILE");
-    case CL_DEVICE_VERSION:
-        return zfcl_info_str(size, value, size_ret, "OpenCL 3.0 zefake");
-    case CL_DEVICE_OPENCL_C_VERSION:
-        return zfcl_info_str(size, value, size_ret, "OpenCL C 1.2 ");
-    case CL_DEVICE_IL_VERSION:
-        return zfcl_info_str(size, value, size_ret, "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2");
-    case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED:
-        return zfcl_info_str(size, value, size_ret, "v0000-01-01-00");
-    default:
-        *answered = false;
-        return CL_INVALID_VALUE;
-    }
+    for (size_t i = 0; i < sizeof zfcl_device_texts / sizeof zfcl_device_texts[0]; i++)
+        if (zfcl_device_texts[i].name == name)
+            return zfcl_info_str(size, value, size_ret, zfcl_device_texts[i].text);
+    *answered = false;
+    return CL_INVALID_VALUE;
 }
 
 cl_int CL_API_CALL zfcl_clGetDeviceInfo(cl_device_id device, cl_device_info name, size_t size, void *value,
@@ -392,11 +392,11 @@ cl_int CL_API_CALL zfcl_clGetDeviceInfo(cl_device_id device, cl_device_info name
     if (!zfcl_device_valid(device))
         return zfcl_fail(CL_INVALID_DEVICE, "device is no live device");
     bool answered = false;
-    cl_int err = zfcl_device_numbers(device, name, size, value, size_ret, &answered);
+    cl_int err = zfcl_device_fixed_answer(name, size, value, size_ret, &answered);
+    if (!answered)
+        err = zfcl_device_numbers(device, name, size, value, size_ret, &answered);
     if (!answered)
         err = zfcl_device_images(device, name, size, value, size_ret, &answered);
-    if (!answered)
-        err = zfcl_device_absent(name, size, value, size_ret, &answered);
     if (!answered)
         err = zfcl_device_arrays(device, name, size, value, size_ret, &answered);
     if (!answered)

@@ -16,6 +16,8 @@ static bool zfcl_context_idle(cl_context c) {
     for (cl_command_queue q = c->queues; q != NULL && idle; q = q->next_queue) {
         pthread_mutex_lock(&q->lock);
         idle = q->last == NULL || zfi_zeEventQueryStatus(q->last->ze) == ZE_RESULT_SUCCESS;
+        for (uint32_t i = 0; i < q->num_pending && idle; i++)
+            idle = zfi_zeEventQueryStatus(q->pending[i]->ze) == ZE_RESULT_SUCCESS;
         pthread_mutex_unlock(&q->lock);
     }
     return idle;
@@ -121,6 +123,7 @@ static void zfcl_event_destroy(cl_event e) {
             e->callbacks[i] = next;
         }
     pthread_mutex_destroy(&e->lock);
+    free(e->dependents);
     cl_command_queue q = e->queue;
     cl_context c = e->context;
     free(e);
@@ -159,16 +162,45 @@ cl_int zfcl_event_wait(cl_event e) {
     return atomic_load(&e->status) < 0 ? atomic_load(&e->status) : CL_SUCCESS;
 }
 
+cl_event *zfcl_queue_tails(cl_command_queue q, size_t *num) {
+    size_t n = q->last != NULL ? 1 : q->num_pending;
+    cl_event *tails = n > 0 ? malloc(n * sizeof *tails) : NULL;
+    *num = tails != NULL ? n : 0;
+    for (size_t i = 0; i < *num; i++) {
+        tails[i] = q->last != NULL ? q->last : q->pending[i];
+        zfcl_retain(&tails[i]->obj);
+    }
+    return tails;
+}
+
+void zfcl_queue_forget(cl_command_queue q) {
+    cl_event last = q->last, barrier = q->barrier;
+    q->last = q->barrier = NULL;
+    if (last != NULL)
+        zfcl_event_release(last);
+    if (barrier != NULL)
+        zfcl_event_release(barrier);
+    for (uint32_t i = 0; i < q->num_pending; i++)
+        zfcl_event_release(q->pending[i]);
+    free(q->pending);
+    q->pending = NULL;
+    q->num_pending = q->max_pending = 0;
+}
+
 cl_int zfcl_queue_finish(cl_command_queue q) {
     pthread_mutex_lock(&q->lock);
-    cl_event last = q->last;
-    if (last != NULL)
-        zfcl_retain(&last->obj);
+    size_t n;
+    cl_event *tails = zfcl_queue_tails(q, &n);
+    zfcl_done_list *done = zfcl_hold_take_done(q); /* executed before the tails complete: done when they are */
     pthread_mutex_unlock(&q->lock);
-    if (last == NULL)
-        return CL_SUCCESS;
-    cl_int err = zfcl_event_wait(last);
-    zfcl_event_release(last);
+    cl_int err = CL_SUCCESS;
+    for (size_t i = 0; i < n; i++) {
+        cl_int one = zfcl_event_wait(tails[i]);
+        err = err == CL_SUCCESS ? one : err;
+        zfcl_event_release(tails[i]);
+    }
+    free(tails);
+    zfcl_hold_free_done(q, done, err == CL_SUCCESS);
     return err < 0 && err != CL_OUT_OF_RESOURCES ? CL_SUCCESS : err; /* a failed command is its event's status */
 }
 
@@ -184,25 +216,99 @@ cl_int zfcl_wait_list(cl_command_queue q, cl_uint num, const cl_event *list) {
     return CL_SUCCESS;
 }
 
+/* The commands of the queue a new command waits for: in order the newest; out of order the newest barrier, or for a
+ * marker or barrier without wait list every pending command. Called with the queue locked. */
+static const cl_event *zfcl_implicit(cl_command_queue q, cl_event e, cl_uint *num) {
+    if (!(q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+        *num = q->last != NULL ? 1 : 0;
+        return &q->last;
+    }
+    if (e->joins) {
+        *num = q->num_pending;
+        return q->pending;
+    }
+    *num = q->barrier != NULL ? 1 : 0;
+    return &q->barrier;
+}
+
+/* References dropped with the queue locked are released after it is unlocked: a release may destroy the event, which
+ * takes the context's lock (taken before queue locks elsewhere). */
+typedef struct zfcl_drops {
+    cl_event *events;
+    uint32_t num;
+} zfcl_drops;
+
+static void zfcl_drops_release(zfcl_drops *d) {
+    for (uint32_t i = 0; i < d->num; i++)
+        zfcl_event_release(d->events[i]);
+    free(d->events);
+}
+
+/* Moves the pending commands that are complete to `d` (so the list stays short). With the queue locked. */
+static void zfcl_pending_prune(cl_command_queue q, zfcl_drops *d) {
+    d->events = malloc(q->num_pending * sizeof *d->events);
+    if (d->events == NULL)
+        return;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < q->num_pending; i++) {
+        cl_event p = q->pending[i];
+        if (p != q->barrier && zfi_zeEventQueryStatus(p->ze) == ZE_RESULT_SUCCESS)
+            d->events[d->num++] = p;
+        else
+            q->pending[kept++] = p;
+    }
+    q->num_pending = kept;
+}
+
+/* Out of order: the new command becomes pending (and, a barrier, the one later commands wait for); one that waited
+ * for every pending command replaces them. With the queue locked; what it drops goes to `d`. */
+static void zfcl_pending_add(cl_command_queue q, cl_event e, zfcl_drops *d) {
+    if (e->joins || q->num_pending == q->max_pending) {
+        zfcl_pending_prune(q, d);
+        for (uint32_t i = 0; e->joins && d->events != NULL && i < q->num_pending; i++)
+            d->events[d->num++] = q->pending[i]; /* all done when `e` is */
+        q->num_pending = e->joins && d->events != NULL ? 0 : q->num_pending;
+    }
+    if (q->num_pending == q->max_pending) {
+        uint32_t max = q->max_pending == 0 ? 16 : q->max_pending * 2;
+        cl_event *grown = realloc(q->pending, max * sizeof *grown);
+        if (grown == NULL) {
+            zfcl_fail(CL_OUT_OF_HOST_MEMORY, "no host memory to track an out-of-order command for clFinish");
+            return;
+        }
+        q->pending = grown;
+        q->max_pending = max;
+    }
+    zfcl_retain(&e->obj);
+    q->pending[q->num_pending++] = e;
+}
+
 cl_int zfcl_command_begin(cl_command_queue q, cl_command_type type, cl_uint num, const cl_event *list, cl_event *out,
                           ze_event_handle_t **waits, uint32_t *num_waits) {
     cl_int err = zfcl_wait_list(q, num, list);
     if (err != CL_SUCCESS)
         return err;
-    ze_event_handle_t *w = malloc((num + 1) * sizeof *w);
-    if (w == NULL)
-        return CL_OUT_OF_HOST_MEMORY;
     cl_event e = zfcl_event_new(q->context, q, type, &err);
-    if (e == NULL) {
+    if (e == NULL)
+        return err;
+    pthread_mutex_lock(&q->lock); /* held until zfcl_command_end: commands enter the list in order */
+    e->joins = (type == CL_COMMAND_MARKER || type == CL_COMMAND_BARRIER) && num == 0;
+    cl_uint num_implicit;
+    const cl_event *implicit = zfcl_implicit(q, e, &num_implicit);
+    e->engine = q->next_list++ % q->num_lists; /* out of order: the engines in turn */
+    ze_event_handle_t *w = malloc((num + num_implicit + 1) * sizeof *w);
+    err = w == NULL ? CL_OUT_OF_HOST_MEMORY : zfcl_hold_begin(q, e, num, list, num_implicit, implicit);
+    if (err != CL_SUCCESS) {
+        pthread_mutex_unlock(&q->lock);
+        zfcl_event_release(e);
         free(w);
         return err;
     }
-    pthread_mutex_lock(&q->lock); /* held until zfcl_command_end: commands enter the list in order */
     uint32_t n = 0;
     for (cl_uint i = 0; i < num; i++)
         w[n++] = list[i]->ze;
-    if (q->last != NULL)
-        w[n++] = q->last->ze;
+    for (cl_uint i = 0; i < num_implicit; i++)
+        w[n++] = implicit[i]->ze;
     if (q->props & CL_QUEUE_PROFILING_ENABLE) {
         e->queued = zfcl_device_now(q->device);
         e->submit = e->queued;
@@ -214,10 +320,23 @@ cl_int zfcl_command_begin(cl_command_queue q, cl_command_type type, cl_uint num,
 }
 
 cl_int zfcl_command_end(cl_command_queue q, cl_event e, cl_event *event_ret, bool blocking) {
-    cl_event old = q->last;
-    zfcl_retain(&e->obj);
-    q->last = e;
+    zfcl_hold_end(e);
+    zfcl_drops drops = {0};
+    cl_event old = NULL;
+    if (q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+        zfcl_pending_add(q, e, &drops);
+        if (e->type == CL_COMMAND_BARRIER) { /* later commands wait for it */
+            old = q->barrier;
+            zfcl_retain(&e->obj);
+            q->barrier = e;
+        }
+    } else {
+        old = q->last;
+        zfcl_retain(&e->obj);
+        q->last = e;
+    }
     pthread_mutex_unlock(&q->lock);
+    zfcl_drops_release(&drops);
     if (old != NULL)
         zfcl_event_release(old);
     cl_int err = blocking ? zfcl_event_wait(e) : CL_SUCCESS;
@@ -229,6 +348,7 @@ cl_int zfcl_command_end(cl_command_queue q, cl_event e, cl_event *event_ret, boo
 }
 
 void zfcl_command_abort(cl_command_queue q, cl_event e) {
+    zfcl_hold_abort(e);
     pthread_mutex_unlock(&q->lock);
     zfcl_event_release(e);
 }
@@ -244,7 +364,7 @@ static cl_int zfcl_enqueue_sync(cl_command_queue q, cl_command_type type, cl_uin
         err = zfcl_command_begin(q, type, num, list, &e, &w, &nw);
     if (err != CL_SUCCESS)
         return err;
-    ze_result_t r = zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w);
+    ze_result_t r = zfi_zeCommandListAppendBarrier(e->list, e->ze, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);
@@ -304,8 +424,7 @@ cl_event CL_API_CALL zfcl_clCreateUserEvent(cl_context c, cl_int *err) {
     return e;
 }
 
-/* Runs the callbacks registered for `status` (and for the states before it, which the event has passed). */
-static void zfcl_run_callbacks(cl_event e, cl_int status) {
+void zfcl_run_callbacks(cl_event e, cl_int status) {
     for (cl_int s = CL_SUBMITTED; s >= (status < 0 ? CL_COMPLETE : status); s--) {
         pthread_mutex_lock(&e->lock);
         zfcl_callback *list = e->callbacks[s];
@@ -330,6 +449,7 @@ cl_int CL_API_CALL zfcl_clSetUserEventStatus(cl_event e, cl_int status) {
     if (!atomic_compare_exchange_strong(&e->status, &expected, status))
         return zfcl_fail(CL_INVALID_OPERATION, "the status of the user event was already set");
     zfi_zeEventHostSignal(e->ze);
+    zfcl_hold_user_set(e, status); /* before the callbacks: they find the waiting commands released or terminated */
     zfcl_run_callbacks(e, status);
     return CL_SUCCESS;
 }

@@ -2,8 +2,10 @@
  * arrays in the R, RG and RGBA channel orders of every normalized, integer and floating-point channel type; their
  * commands are the Level Zero image copies (to and from memory with pitches, between images), a fill written as
  * texels from host memory, and map and unmap through driver memory (or the application's, for CL_MEM_USE_HOST_PTR).
- * 1D buffer images and images from buffers are not supported (docs/opencl.md). */
+ * A 1D buffer image is a Level Zero buffer image over the bytes of its buffer (zf_image_create_on_memory), so the
+ * image and the buffer see the same bytes; 2D images from buffers are not supported (docs/opencl.md). */
 #include "cl/zf_cl.h"
+#include "image/zf_image.h"
 #include "zfcl_generated.h"
 
 #include <math.h>
@@ -16,6 +18,7 @@ static const cl_channel_type zfcl_types[] = {CL_UNORM_INT8,     CL_UNORM_INT16, 
                                              CL_UNSIGNED_INT16, CL_UNSIGNED_INT32, CL_HALF_FLOAT,   CL_FLOAT};
 #define ZFCL_NUM_ORDERS (sizeof zfcl_orders / sizeof zfcl_orders[0])
 #define ZFCL_NUM_TYPES  (sizeof zfcl_types / sizeof zfcl_types[0])
+#define ZFCL_MAX_PIXEL  16 /* bytes of the largest pixel (CL_RGBA, CL_FLOAT) */
 
 bool zfcl_image_valid(cl_mem m) {
     return zfcl_mem_valid(m) && m->image != NULL;
@@ -82,13 +85,20 @@ static bool zfcl_known_format(const cl_image_format *f) {
            f->image_channel_data_type >= CL_SNORM_INT8 && f->image_channel_data_type <= CL_UNORM_INT_101010_2;
 }
 
-static bool zfcl_supported_type(cl_mem_object_type type) {
+static bool zfcl_image_type(cl_mem_object_type type) {
     return type == CL_MEM_OBJECT_IMAGE1D || type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D ||
-           type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D;
+           type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D || type == CL_MEM_OBJECT_IMAGE1D_BUFFER;
 }
 
-static bool zfcl_image_type(cl_mem_object_type type) {
-    return zfcl_supported_type(type) || type == CL_MEM_OBJECT_IMAGE1D_BUFFER;
+/* The types with one row of pixels (no height). */
+static bool zfcl_one_row(cl_mem_object_type type) {
+    return type == CL_MEM_OBJECT_IMAGE1D || type == CL_MEM_OBJECT_IMAGE1D_BUFFER;
+}
+
+size_t zfcl_image_max_buffer(cl_device_id d) {
+    ze_device_image_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES};
+    zfi_zeDeviceGetImageProperties(d->ze, &p);
+    return (size_t)(p.maxImageBufferSize / ZFCL_MAX_PIXEL);
 }
 
 cl_int CL_API_CALL zfcl_clGetSupportedImageFormats(cl_context c, cl_mem_flags flags, cl_mem_object_type type,
@@ -100,8 +110,7 @@ cl_int CL_API_CALL zfcl_clGetSupportedImageFormats(cl_context c, cl_mem_flags fl
         return err;
     if (!zfcl_image_type(type) || (num == 0 && formats != NULL))
         return zfcl_fail(CL_INVALID_VALUE, "image_type is no image type, or num_entries is 0 with image_formats");
-    /* no 1D buffer images, no images read and written by one kernel */
-    bool none = type == CL_MEM_OBJECT_IMAGE1D_BUFFER || (flags & CL_MEM_KERNEL_READ_AND_WRITE);
+    bool none = (flags & CL_MEM_KERNEL_READ_AND_WRITE) != 0; /* no images read and written by one kernel */
     cl_uint count = none ? 0 : (cl_uint)(ZFCL_NUM_ORDERS * ZFCL_NUM_TYPES);
     for (cl_uint i = 0; formats != NULL && i < count && i < num; i++)
         formats[i] = (cl_image_format){zfcl_orders[i / ZFCL_NUM_TYPES], zfcl_types[i % ZFCL_NUM_TYPES]};
@@ -117,8 +126,11 @@ cl_int CL_API_CALL zfcl_clGetSupportedImageFormats(cl_context c, cl_mem_flags fl
 static cl_int zfcl_image_desc(const cl_image_desc *in, cl_image_desc *out) {
     if (in == NULL || !zfcl_image_type(in->image_type))
         return zfcl_fail(CL_INVALID_IMAGE_DESCRIPTOR, "image_desc is NULL or its image_type is no image type");
-    if (in->num_mip_levels != 0 || in->num_samples != 0 || in->buffer != NULL)
-        return zfcl_fail(CL_INVALID_IMAGE_DESCRIPTOR, "num_mip_levels and num_samples must be 0 and buffer NULL");
+    if (in->num_mip_levels != 0 || in->num_samples != 0)
+        return zfcl_fail(CL_INVALID_IMAGE_DESCRIPTOR, "num_mip_levels and num_samples must be 0");
+    if (in->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ? !zfcl_buffer_valid(in->buffer) : in->buffer != NULL)
+        return zfcl_fail(CL_INVALID_IMAGE_DESCRIPTOR, "buffer must be a live buffer for a 1D buffer image and NULL "
+                                                      "for other types (2D images from buffers are not supported)");
     *out = *in;
     cl_mem_object_type t = in->image_type;
     bool has_h = t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE2D_ARRAY || t == CL_MEM_OBJECT_IMAGE3D;
@@ -141,15 +153,26 @@ static ze_image_type_t zfcl_ze_type(cl_mem_object_type t) {
         return ZE_IMAGE_TYPE_2D;
     case CL_MEM_OBJECT_IMAGE2D_ARRAY:
         return ZE_IMAGE_TYPE_2DARRAY;
+    case CL_MEM_OBJECT_IMAGE1D_BUFFER:
+        return ZE_IMAGE_TYPE_BUFFER;
     default:
         return ZE_IMAGE_TYPE_3D;
     }
 }
 
-static cl_int zfcl_image_limits(cl_device_id d, const cl_image_desc *desc) {
+static cl_int zfcl_image_limits(cl_device_id d, const cl_image_desc *desc, size_t pixel) {
     ze_device_image_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES};
     zfi_zeDeviceGetImageProperties(d->ze, &p);
     cl_mem_object_type t = desc->image_type;
+    if (t == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
+        if (desc->image_width > zfcl_image_max_buffer(d))
+            return zfcl_fail(CL_INVALID_IMAGE_SIZE, "image_width exceeds CL_DEVICE_IMAGE_MAX_BUFFER_SIZE (%zu)",
+                             zfcl_image_max_buffer(d));
+        if (desc->image_width * pixel > desc->buffer->size)
+            return zfcl_fail(CL_INVALID_IMAGE_SIZE, "image_width %zu pixels of %zu bytes exceed the buffer's %zu bytes",
+                             desc->image_width, pixel, desc->buffer->size);
+        return CL_SUCCESS;
+    }
     size_t max = t == CL_MEM_OBJECT_IMAGE3D                                       ? p.maxImageDims3D
                  : t == CL_MEM_OBJECT_IMAGE1D || t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? p.maxImageDims1D
                                                                                   : p.maxImageDims2D;
@@ -175,8 +198,8 @@ static cl_int zfcl_host_pitches(cl_mem m, size_t *row, size_t *slice) {
 /* The Level Zero pitches of memory holding a region: 1D rows and 1D or 2D slices take 0 (docs/images.md). */
 static void zfcl_ze_pitches(cl_mem m, size_t row, size_t slice, uint32_t *ze_row, uint32_t *ze_slice) {
     cl_mem_object_type t = m->type;
-    *ze_row = t == CL_MEM_OBJECT_IMAGE1D || t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 0 : (uint32_t)row;
-    *ze_slice = t == CL_MEM_OBJECT_IMAGE1D || t == CL_MEM_OBJECT_IMAGE2D ? 0 : (uint32_t)slice;
+    *ze_row = zfcl_one_row(t) || t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 0 : (uint32_t)row;
+    *ze_slice = zfcl_one_row(t) || t == CL_MEM_OBJECT_IMAGE2D ? 0 : (uint32_t)slice;
 }
 
 static ze_image_region_t zfcl_whole(cl_mem m) {
@@ -232,20 +255,61 @@ static cl_int zfcl_image_check(cl_context c, cl_mem_flags flags, const cl_image_
     return CL_SUCCESS;
 }
 
+/* The flags of a 1D buffer image: those given, with the access, host access and host pointer flags the image does
+ * not give taken from its buffer; CL_INVALID_VALUE when they contradict the buffer's or name a host pointer flag. */
+static cl_int zfcl_buffer_flags(cl_context c, cl_mem buffer, cl_mem_flags *flags) {
+    const cl_mem_flags access = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+    const cl_mem_flags host = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+    const cl_mem_flags host_ptr = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+    cl_mem_flags given = *flags, from = buffer->flags;
+    if (buffer->context != c)
+        return zfcl_fail(CL_INVALID_CONTEXT, "image_desc->buffer belongs to another context");
+    if (given & host_ptr)
+        return zfcl_fail(CL_INVALID_VALUE, "a 1D buffer image takes no host pointer flag (its buffer's apply)");
+    if ((given & access) && (from & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)) && (given & access) != (from & access))
+        return zfcl_fail(CL_INVALID_VALUE, "the access flags contradict the buffer's read-only or write-only flag");
+    if ((given & host) && (from & host) && (given & host) != (from & host) && !(given & CL_MEM_HOST_NO_ACCESS))
+        return zfcl_fail(CL_INVALID_VALUE, "the host access flags contradict the buffer's");
+    *flags =
+        given | (from & host_ptr) | ((given & access) ? 0 : (from & access)) | ((given & host) ? 0 : (from & host));
+    return CL_SUCCESS;
+}
+
+/* The Level Zero image of a memory object being made (its type, format, sizes and flags are set): over its buffer's
+ * bytes for a 1D buffer image. */
+static ze_result_t zfcl_ze_image(cl_mem m, ze_image_format_t zf) {
+    const cl_image_desc *d = &m->desc;
+    cl_mem_object_type t = d->image_type;
+    bool layered = d->image_array_size > 1 || t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+    ze_image_desc_t zd = {.stype = ZE_STRUCTURE_TYPE_IMAGE_DESC,
+                          .flags = (m->flags & CL_MEM_READ_ONLY) ? 0 : ZE_IMAGE_FLAG_KERNEL_WRITE,
+                          .type = zfcl_ze_type(t),
+                          .format = zf,
+                          /* a Level Zero buffer image's width is in bytes */
+                          .width = d->image_width * (t == CL_MEM_OBJECT_IMAGE1D_BUFFER ? m->pixel : 1),
+                          .height = (uint32_t)d->image_height,
+                          .depth = (uint32_t)d->image_depth,
+                          .arraylevels = layered ? (uint32_t)d->image_array_size : 0};
+    cl_context c = m->context;
+    if (d->buffer != NULL)
+        return zf_image_create_on_memory(c->ze, c->devices[0]->ze, &zd, d->buffer->ptr, &m->image);
+    return zfi_zeImageCreate(c->ze, c->devices[0]->ze, &zd, &m->image);
+}
+
 static cl_mem zfcl_image(cl_context c, cl_mem_flags flags, const cl_image_format *format, const cl_image_desc *in,
                          void *host_ptr, cl_int *errcode) {
     cl_image_desc desc;
-    ze_image_format_t zf;
+    ze_image_format_t zf = {0};
     size_t pixel = 0;
     cl_int err = zfcl_image_check(c, flags, format, in, host_ptr);
     if (err == CL_SUCCESS)
         err = zfcl_image_desc(in, &desc);
-    if (err == CL_SUCCESS && (!zfcl_supported_type(desc.image_type) || !zfcl_ze_format(format, &zf, &pixel) ||
-                              (flags & CL_MEM_KERNEL_READ_AND_WRITE)))
-        err = zfcl_fail(CL_IMAGE_FORMAT_NOT_SUPPORTED, "the format or image type is not supported "
-                                                       "(clGetSupportedImageFormats)");
+    if (err == CL_SUCCESS && desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER)
+        err = zfcl_buffer_flags(c, desc.buffer, &flags);
+    if (err == CL_SUCCESS && (!zfcl_ze_format(format, &zf, &pixel) || (flags & CL_MEM_KERNEL_READ_AND_WRITE)))
+        err = zfcl_fail(CL_IMAGE_FORMAT_NOT_SUPPORTED, "the format is not supported (clGetSupportedImageFormats)");
     if (err == CL_SUCCESS)
-        err = zfcl_image_limits(c->devices[0], &desc);
+        err = zfcl_image_limits(c->devices[0], &desc, pixel);
     if (err != CL_SUCCESS)
         return zfcl_null(errcode, err);
     size_t bytes = desc.image_width * desc.image_height * desc.image_depth * desc.image_array_size * pixel;
@@ -256,19 +320,7 @@ static cl_mem zfcl_image(cl_context c, cl_mem_flags flags, const cl_image_format
     m->format = *format;
     m->desc = desc;
     m->pixel = pixel;
-    ze_image_desc_t zd = {.stype = ZE_STRUCTURE_TYPE_IMAGE_DESC,
-                          .flags = (flags & CL_MEM_READ_ONLY) ? 0 : ZE_IMAGE_FLAG_KERNEL_WRITE,
-                          .type = zfcl_ze_type(desc.image_type),
-                          .format = zf,
-                          .width = desc.image_width,
-                          .height = (uint32_t)desc.image_height,
-                          .depth = (uint32_t)desc.image_depth,
-                          .arraylevels =
-                              (uint32_t)(desc.image_array_size > 1 || desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
-                                                 desc.image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY
-                                             ? desc.image_array_size
-                                             : 0)};
-    ze_result_t r = zfi_zeImageCreate(c->ze, c->devices[0]->ze, &zd, &m->image);
+    ze_result_t r = zfcl_ze_image(m, zf);
     if (r != ZE_RESULT_SUCCESS) {
         free(m);
         return zfcl_null(
@@ -281,6 +333,11 @@ static cl_mem zfcl_image(cl_context c, cl_mem_flags flags, const cl_image_format
         zfi_zeImageDestroy(m->image);
         free(m);
         return zfcl_null(errcode, err);
+    }
+    if (desc.buffer != NULL) { /* the image holds its buffer (CL_IMAGE_BUFFER, CL_MEM_ASSOCIATED_MEMOBJECT) */
+        m->parent = desc.buffer;
+        m->ptr = desc.buffer->ptr;
+        zfcl_retain(&desc.buffer->obj);
     }
     return zfcl_mem_publish(m, errcode);
 }
@@ -326,7 +383,6 @@ cl_int CL_API_CALL zfcl_clGetImageInfo(cl_mem m, cl_image_info name, size_t size
     size_t row = m->desc.image_width * m->pixel;
     size_t v = 0;
     cl_uint zero = 0;
-    cl_mem none = NULL;
     switch (name) {
     case CL_IMAGE_FORMAT:
         return zfcl_info(size, value, size_ret, &m->format, sizeof m->format);
@@ -342,7 +398,7 @@ cl_int CL_API_CALL zfcl_clGetImageInfo(cl_mem m, cl_image_info name, size_t size
     case CL_IMAGE_WIDTH:
         return zfcl_info(size, value, size_ret, &m->desc.image_width, sizeof v);
     case CL_IMAGE_HEIGHT:
-        v = t == CL_MEM_OBJECT_IMAGE1D || t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 0 : m->desc.image_height;
+        v = zfcl_one_row(t) || t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 0 : m->desc.image_height;
         return zfcl_info(size, value, size_ret, &v, sizeof v);
     case CL_IMAGE_DEPTH:
         v = t == CL_MEM_OBJECT_IMAGE3D ? m->desc.image_depth : 0;
@@ -351,7 +407,7 @@ cl_int CL_API_CALL zfcl_clGetImageInfo(cl_mem m, cl_image_info name, size_t size
         v = t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY ? m->desc.image_array_size : 0;
         return zfcl_info(size, value, size_ret, &v, sizeof v);
     case CL_IMAGE_BUFFER:
-        return zfcl_info(size, value, size_ret, &none, sizeof none);
+        return zfcl_info(size, value, size_ret, &m->parent, sizeof m->parent);
     case CL_IMAGE_NUM_MIP_LEVELS:
     case CL_IMAGE_NUM_SAMPLES:
         return zfcl_info(size, value, size_ret, &zero, sizeof zero);
@@ -414,19 +470,19 @@ typedef struct zfcl_image_op {
     size_t row, slice;
 } zfcl_image_op;
 
-static ze_result_t zfcl_append_image(cl_command_queue q, const zfcl_image_op *op, ze_event_handle_t signal, uint32_t nw,
-                                     ze_event_handle_t *w) {
+static ze_result_t zfcl_append_image(cl_event e, const zfcl_image_op *op, uint32_t nw, ze_event_handle_t *w) {
+    ze_event_handle_t signal = e->ze;
     uint32_t zr = 0, zs = 0;
     zfcl_ze_pitches(op->image, op->row, op->slice, &zr, &zs);
     switch (op->kind) {
     case ZFCL_TO_MEMORY:
-        return zfi_zeCommandListAppendImageCopyToMemoryExt(q->list, op->memory, op->image->image, &op->region, zr, zs,
+        return zfi_zeCommandListAppendImageCopyToMemoryExt(e->list, op->memory, op->image->image, &op->region, zr, zs,
                                                            signal, nw, w);
     case ZFCL_FROM_MEMORY:
-        return zfi_zeCommandListAppendImageCopyFromMemoryExt(q->list, op->image->image, op->memory, &op->region, zr, zs,
+        return zfi_zeCommandListAppendImageCopyFromMemoryExt(e->list, op->image->image, op->memory, &op->region, zr, zs,
                                                              signal, nw, w);
     default:
-        return zfi_zeCommandListAppendImageCopyRegion(q->list, op->image->image, op->other->image, &op->region,
+        return zfi_zeCommandListAppendImageCopyRegion(e->list, op->image->image, op->other->image, &op->region,
                                                       &op->other_region, signal, nw, w);
     }
 }
@@ -439,7 +495,7 @@ static cl_int zfcl_enqueue_image(cl_command_queue q, cl_command_type type, const
     cl_int err = zfcl_command_begin(q, type, num, list, &e, &w, &nw);
     if (err != CL_SUCCESS)
         return err;
-    ze_result_t r = zfcl_append_image(q, op, e->ze, nw, w);
+    ze_result_t r = zfcl_append_image(e, op, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);
@@ -679,7 +735,7 @@ static void *zfcl_map_image(cl_command_queue q, cl_mem m, cl_bool blocking, cl_m
     atomic_fetch_add(&m->maps, 1u);
     *row_out = row;
     if (slice_out != NULL)
-        *slice_out = m->type == CL_MEM_OBJECT_IMAGE1D || m->type == CL_MEM_OBJECT_IMAGE2D ? 0 : slice;
+        *slice_out = zfcl_one_row(m->type) || m->type == CL_MEM_OBJECT_IMAGE2D ? 0 : slice;
     if (errcode != NULL)
         *errcode = CL_SUCCESS;
     return ptr;
@@ -693,8 +749,7 @@ void *CL_API_CALL zfcl_clEnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool b
     if (err == CL_SUCCESS && (row == NULL || (flags & ~known) ||
                               ((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE)))))
         err = zfcl_fail(CL_INVALID_VALUE, "image_row_pitch is NULL or map_flags is invalid");
-    bool layered =
-        m != NULL && err == CL_SUCCESS && m->type != CL_MEM_OBJECT_IMAGE1D && m->type != CL_MEM_OBJECT_IMAGE2D;
+    bool layered = m != NULL && err == CL_SUCCESS && !zfcl_one_row(m->type) && m->type != CL_MEM_OBJECT_IMAGE2D;
     if (err == CL_SUCCESS && layered && slice == NULL)
         err = zfcl_fail(CL_INVALID_VALUE, "image_slice_pitch is NULL for a 3D image or an array");
     if (err == CL_SUCCESS && (flags & CL_MAP_READ))

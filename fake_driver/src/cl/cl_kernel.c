@@ -488,8 +488,8 @@ static cl_int zfcl_launch(cl_command_queue q, ze_kernel_handle_t zk, const zfcl_
         res =
             zfi_zeKernelSetGlobalOffsetExp(zk, (uint32_t)r->offset[0], (uint32_t)r->offset[1], (uint32_t)r->offset[2]);
     if (res == ZE_RESULT_SUCCESS)
-        res = empty ? zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w) /* a 0 global size: nothing to run */
-                    : zfi_zeCommandListAppendLaunchKernel(q->list, zk, &groups, e->ze, nw, w);
+        res = empty ? zfi_zeCommandListAppendBarrier(e->list, e->ze, nw, w) /* a 0 global size: nothing to run */
+                    : zfi_zeCommandListAppendLaunchKernel(e->list, zk, &groups, e->ze, nw, w);
     free(w);
     if (res != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);

@@ -176,9 +176,10 @@ static void zfcl_mem_destroy(cl_mem m) {
     if (m->image != NULL) {
         zfcl_context_drain(m->context); /* no command may still use it */
         zfi_zeImageDestroy(m->image);
-    } else if (m->parent != NULL) {
+    }
+    if (m->parent != NULL) { /* a sub-buffer's or a 1D buffer image's buffer */
         zfcl_clReleaseMemObject(m->parent);
-    } else if (!m->svm) {
+    } else if (m->image == NULL && !m->svm) {
         /* the memory goes once the commands using it are done, as OpenCL releases it */
         ze_memory_free_ext_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
                                           .freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE};
@@ -273,8 +274,8 @@ cl_int zfcl_enqueue_copy(cl_command_queue q, cl_command_type type, zfcl_copy cop
     if (err != CL_SUCCESS)
         return err;
     ze_result_t r = copy.size == 0
-                        ? zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w)
-                        : zfi_zeCommandListAppendMemoryCopy(q->list, copy.dst, copy.src, copy.size, e->ze, nw, w);
+                        ? zfi_zeCommandListAppendBarrier(e->list, e->ze, nw, w)
+                        : zfi_zeCommandListAppendMemoryCopy(e->list, copy.dst, copy.src, copy.size, e->ze, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);
@@ -334,8 +335,8 @@ cl_int zfcl_enqueue_fill(cl_command_queue q, cl_command_type type, void *ptr, co
     if (err != CL_SUCCESS)
         return err;
     ze_result_t r = size == 0
-                        ? zfi_zeCommandListAppendBarrier(q->list, e->ze, nw, w)
-                        : zfi_zeCommandListAppendMemoryFill(q->list, ptr, pattern, pattern_size, size, e->ze, nw, w);
+                        ? zfi_zeCommandListAppendBarrier(e->list, e->ze, nw, w)
+                        : zfi_zeCommandListAppendMemoryFill(e->list, ptr, pattern, pattern_size, size, e->ze, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);
@@ -490,7 +491,7 @@ static cl_int zfcl_enqueue_rect(cl_command_queue q, cl_command_type type, void *
     if (err != CL_SUCCESS)
         return err;
     ze_copy_region_t dr = zfcl_region(d.origin, region), sr = zfcl_region(s.origin, region);
-    ze_result_t r = zfi_zeCommandListAppendMemoryCopyRegion(q->list, dst, &dr, (uint32_t)d.row, (uint32_t)d.slice, src,
+    ze_result_t r = zfi_zeCommandListAppendMemoryCopyRegion(e->list, dst, &dr, (uint32_t)d.row, (uint32_t)d.slice, src,
                                                             &sr, (uint32_t)s.row, (uint32_t)s.slice, e->ze, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {

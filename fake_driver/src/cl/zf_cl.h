@@ -84,6 +84,8 @@ struct _cl_context {
                         * context is destroyed when it reaches 0 */
 };
 
+#define ZFCL_MAX_LISTS 4
+
 struct _cl_command_queue {
     zfcl_obj obj;
     cl_context context;
@@ -91,9 +93,20 @@ struct _cl_command_queue {
     cl_command_queue_properties props;
     cl_queue_properties given[8]; /* CL_QUEUE_PROPERTIES_ARRAY, 0-terminated */
     size_t num_given;
-    ze_command_list_handle_t list; /* immediate, asynchronous */
+    ze_command_list_handle_t list; /* immediate, asynchronous (lists[0]) */
+    /* Out of order: one immediate list per engine of the compute group (up to ZFCL_MAX_LISTS), used in turn, so that
+     * commands without dependencies run concurrently; the newest barrier, which every later command waits for; and
+     * the commands clFinish waits for (the last barrier that waited for everything and every command after it). */
+    ze_command_list_handle_t lists[ZFCL_MAX_LISTS];
+    uint32_t num_lists, next_list;
+    cl_event barrier;
+    cl_event *pending;
+    uint32_t num_pending, max_pending;
     pthread_mutex_t lock;
-    cl_event last;     /* the newest command: commands execute in submission order */
+    cl_event last; /* the newest command: commands execute in submission order */
+    /* per engine: executes held commands once released (cl_hold.c), made on first use */
+    ze_command_queue_handle_t held_queues[ZFCL_MAX_LISTS];
+    struct zfcl_done_list *done_lists; /* executed held commands' lists, destroyed once the queue is idle */
     atomic_uint holds; /* 1 while the application holds references, plus one per live event of the queue */
     struct _cl_command_queue *next_queue; /* in the context's list */
 };
@@ -173,9 +186,17 @@ struct _cl_event {
     atomic_int status;       /* user events and failed commands; otherwise read from ze */
     cl_ulong queued, submit; /* device ns */
     pthread_mutex_t lock;
-    zfcl_callback *callbacks[4];           /* per execution status CL_COMPLETE..CL_QUEUED */
-    void (*on_complete)(cl_event, void *); /* internal: unmap copies back, frees staging */
-    void *on_complete_data;
+    zfcl_callback *callbacks[4];   /* per execution status CL_COMPLETE..CL_QUEUED */
+    ze_command_list_handle_t list; /* where the command is appended: the queue's, or its own while held */
+    /* Held commands (cl_hold.c), guarded by the hold lock: */
+    bool held;            /* waits for an unset user event (maybe through other held commands) */
+    bool settled;         /* held: executed or terminated */
+    bool building;        /* held: still being appended by its enqueue */
+    bool joins;           /* a marker or barrier without wait list: it waits for every earlier command */
+    uint32_t engine;      /* the index of the queue's list (engine) it runs on */
+    cl_uint blockers;     /* events it waits for that are not settled yet */
+    cl_event *dependents; /* held commands waiting for this event (each holds a reference) */
+    cl_uint num_dependents, max_dependents;
 };
 
 /* Registry of live objects. */
@@ -249,6 +270,34 @@ void zfcl_queue_unhold(cl_command_queue queue);
 void zfcl_event_release(cl_event event);
 cl_int zfcl_event_wait(cl_event event);
 cl_int zfcl_queue_finish(cl_command_queue queue);
+/* With the queue locked: the commands that complete last (the newest, or out of order every pending one), each
+ * retained, in a new array (NULL when there are none or no memory: *num is then 0). */
+cl_event *zfcl_queue_tails(cl_command_queue queue, size_t *num);
+/* Drops the queue's references to its commands (its release). */
+void zfcl_queue_forget(cl_command_queue queue);
+/* Runs the callbacks registered for `status` (and for the states before it, which the event has passed). */
+void zfcl_run_callbacks(cl_event event, cl_int status);
+
+/* cl_hold.c: commands waiting for a user event are held in a list of their own and executed once every event they
+ * wait for is settled, or terminated (never executed) when one of them fails. */
+typedef struct zfcl_done_list {
+    ze_command_list_handle_t list;
+    struct zfcl_done_list *next;
+} zfcl_done_list;
+/* With the queue locked: chooses the list of the new command `e` (e->list) from its wait list and the commands of
+ * the queue it waits for (`implicit`), registering it with the events it must wait for. */
+cl_int zfcl_hold_begin(cl_command_queue queue, cl_event e, cl_uint num, const cl_event *list, cl_uint num_implicit,
+                       const cl_event *implicit);
+/* With the queue locked, once the command is appended: executes it, or leaves it held or terminates it. */
+void zfcl_hold_end(cl_event e);
+/* The command could not be appended: it is dropped from the events it waits for. */
+void zfcl_hold_abort(cl_event e);
+/* A user event got its status (CL_COMPLETE or negative): releases or terminates the commands waiting for it. */
+void zfcl_hold_user_set(cl_event user, cl_int status);
+/* Detaches the lists of executed held commands (queue locked); destroys such lists once their commands are done. */
+zfcl_done_list *zfcl_hold_take_done(cl_command_queue queue);
+/* `idle`: the queue finished every command enqueued before the lists were taken; else they are given back. */
+void zfcl_hold_free_done(cl_command_queue queue, zfcl_done_list *list, bool idle);
 
 /* cl_memory.c */
 bool zfcl_mem_valid(cl_mem mem);
@@ -292,6 +341,8 @@ void *zfcl_usm_function(const char *name);
 
 /* cl_image.c: images and samplers over Level Zero images and samplers. */
 bool zfcl_image_valid(cl_mem mem);
+/* CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: the pixels of the largest format that fit the device's maxImageBufferSize. */
+size_t zfcl_image_max_buffer(cl_device_id device);
 cl_int zfcl_image_unmap(cl_command_queue queue, cl_mem image, void *ptr, cl_uint num, const cl_event *list,
                         cl_event *event);
 /* Waits for every queue of the context: a Level Zero object goes only when no command can use it. */

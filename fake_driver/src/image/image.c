@@ -268,6 +268,48 @@ ze_result_t zfi_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t h
     return zf_image_publish(image, phImage);
 }
 
+static ze_result_t zf_image_store_on(zf_context *context, void *ptr, uint64_t size, zf_image_store **out) {
+    zf_image_store *store = calloc(1, sizeof *store);
+    if (store == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for an image");
+    zf_allocation allocation;
+    store->block = zf_memory_hold(context, ptr, (size_t)size, &allocation);
+    if (store->block == NULL) {
+        free(store);
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the image's %llu bytes do not lie inside one allocation",
+                       (unsigned long long)size);
+    }
+    atomic_init(&store->refs, 1);
+    atomic_init(&store->released, false);
+    store->base = ptr;
+    store->size = size;
+    store->id = allocation.id;
+    *out = store;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zf_image_create_on_memory(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                      const ze_image_desc_t *desc, void *ptr, ze_image_handle_t *out) {
+    zf_context *context = zf_context_from(hContext);
+    zf_device *device = zf_device_from(hDevice);
+    zf_image_request request;
+    ze_result_t result = zf_check_device(context, device);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zf_image_read_desc(device, desc, &request);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_image *image = zf_image_new(context, device, &request);
+    if (image == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for an image");
+    zf_image_layout(image);
+    result = zf_image_store_on(context, ptr, image->size, &image->store);
+    if (result != ZE_RESULT_SUCCESS) {
+        free(image);
+        return result;
+    }
+    return zf_image_publish(image, out);
+}
+
 ze_result_t zfi_zeImageDestroy(ze_image_handle_t hImage) {
     zf_image *image = zf_image_from(hImage);
     zf_object_unregister(&image->header);

@@ -96,6 +96,13 @@ static inline zf_sampler *zf_sampler_from(ze_sampler_handle_t handle) {
     return (zf_sampler *)handle;
 }
 
+/* An image whose texels are the bytes of USM memory at `ptr` (the OpenCL face's images from buffers,
+ * docs/opencl.md): made like zeImageCreate, its store holds the allocation instead of memory of its own (the
+ * allocation stays mapped while the image or a command uses it). ZE_RESULT_ERROR_INVALID_ARGUMENT when the image's
+ * bytes do not lie inside one allocation of the context. */
+ze_result_t zf_image_create_on_memory(ze_context_handle_t context, ze_device_handle_t device,
+                                      const ze_image_desc_t *desc, void *ptr, ze_image_handle_t *out);
+
 /* Lays out the planes of an image of `format` and size from its fields (width, height, depth, layers). */
 void zf_image_layout(zf_image *image);
 
