@@ -239,6 +239,22 @@ static void sysman_power_limits_round_trip(void **state) {
     zc_set_sustained(card, p.defaultLimit, 1000);
 }
 
+/* The frequency state while the engine runs the list: read until it shows a throttle reason or the queue is done
+ * (the worker may not have started the kernel when the submission returns, and a loaded host may read only after the
+ * end), the list submitted again, up to 5 times, while no read saw the device busy. */
+static zes_freq_state_t zc_freq_state_while_busy(zes_freq_handle_t freq, ze_command_queue_handle_t queue,
+                                                 ze_command_list_handle_t list) {
+    zes_freq_state_t s = {.stype = ZES_STRUCTURE_TYPE_FREQ_STATE};
+    for (int attempt = 0; attempt < 5 && s.throttleReasons == 0; attempt++) {
+        zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+        do {
+            zc_assert_success(zesFrequencyGetState(freq, &s));
+        } while (s.throttleReasons == 0 && zeCommandQueueSynchronize(queue, 0) == ZE_RESULT_NOT_READY);
+        zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
+    }
+    return s;
+}
+
 /* docs/sysman.md: under a limit at the card's idle draw, compute work runs throttled: the clock drops below the top of
  * its range with the average-power-cap reason, throttle time grows, and the card draws no more than the limit. */
 static void sysman_power_limit_throttles(void **state) {
@@ -266,10 +282,7 @@ static void sysman_power_limit_throttles(void **state) {
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     uint64_t t0, t1;
     uint64_t e0 = zc_energy(card, &t0);
-    zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
-    zes_freq_state_t s = {.stype = ZES_STRUCTURE_TYPE_FREQ_STATE};
-    zc_assert_success(zesFrequencyGetState(freq, &s));
-    zc_assert_success(zeCommandQueueSynchronize(queue, UINT64_MAX));
+    zes_freq_state_t s = zc_freq_state_while_busy(freq, queue, list);
     uint64_t e1 = zc_energy(card, &t1);
     zc_assert_success(zesFrequencyGetThrottleTime(freq, &after));
     zc_set_sustained(card, p.defaultLimit, 1000);
