@@ -28,6 +28,7 @@
 
 #define ZB_PROGRAM "zefake-bench-spirv"
 #include "zb_bench.h"
+#include "zb_kernels.h"
 
 extern char **environ;
 
@@ -61,34 +62,8 @@ typedef struct zb_case {
 /* ------------------------------------------------------------------------------------------------------------------
  * Set-up */
 
-static uint32_t zb_compute_ordinal(ze_device_handle_t device) {
-    ze_command_queue_group_properties_t groups[16];
-    uint32_t count = 16, ordinal = 0;
-    for (uint32_t i = 0; i < count; i++)
-        groups[i] = (ze_command_queue_group_properties_t){.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
-    zb_check(zeDeviceGetCommandQueueGroupProperties(device, &count, groups), "queue groups");
-    while (ordinal < count && !(groups[ordinal].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE))
-        ordinal++;
-    return ordinal;
-}
-
 static void zb_setup(zb_spirv *x) {
-    ze_driver_handle_t driver = NULL;
-    uint32_t count = 1;
-    zb_check(zeInit(0), "zeInit");
-    zb_check(zeDriverGet(&count, &driver), "zeDriverGet");
-    count = 1;
-    zb_check(zeDeviceGet(driver, &count, &x->device), "zeDeviceGet");
-    ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    zb_check(zeContextCreate(driver, &desc, &x->context), "zeContextCreate");
-    ze_command_queue_desc_t qdesc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-                                     NULL,
-                                     zb_compute_ordinal(x->device),
-                                     0,
-                                     0,
-                                     ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
-                                     ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    zb_check(zeCommandListCreateImmediate(x->context, x->device, &qdesc, &x->list), "zeCommandListCreateImmediate");
+    zb_kernel_session(&x->context, &x->device, &x->list);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     x->threads = cores > 1 ? (uint32_t)cores : 1;
 }
@@ -100,29 +75,8 @@ static float *zb_malloc(size_t count) {
     return p;
 }
 
-static float *zb_alloc(zb_spirv *x, size_t count) {
-    ze_host_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
-    void *p = NULL;
-    zb_check(zeMemAllocHost(x->context, &desc, count * sizeof(float), 64, &p), "zeMemAllocHost");
-    return p;
-}
-
 static ze_kernel_handle_t zb_kernel(zb_spirv *x, const zb_case *c, ze_module_handle_t *module) {
-    char path[1024];
-    const char *dir = getenv("ZB_KERNEL_DIR");
-    snprintf(path, sizeof path, "%s/%s.spv", dir != NULL ? dir : ".", c->file);
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        zb_fail(path, "cannot open it (set ZB_KERNEL_DIR)");
-    static uint8_t spirv[1 << 18];
-    size_t size = fread(spirv, 1, sizeof spirv, file);
-    fclose(file);
-    ze_module_desc_t desc = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, spirv, NULL, NULL};
-    zb_check(zeModuleCreate(x->context, x->device, &desc, module, NULL), "zeModuleCreate");
-    ze_kernel_desc_t kdesc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, c->kernel};
-    ze_kernel_handle_t kernel = NULL;
-    zb_check(zeKernelCreate(*module, &kdesc, &kernel), "zeKernelCreate");
-    zb_check(zeKernelSetGroupSize(kernel, c->local[0], c->local[1], 1), "zeKernelSetGroupSize");
+    ze_kernel_handle_t kernel = zb_spirv_kernel(x->context, x->device, c->file, c->kernel, c->local, module);
     c->set_args(c, kernel);
     return kernel;
 }
@@ -135,14 +89,7 @@ static void zb_arg(ze_kernel_handle_t kernel, uint32_t index, size_t size, const
  * GEMM: C = A x B, n x n floats. Small integer inputs make every partial sum exact, so all runners agree exactly. */
 
 static void zb_gemm_native(zb_case *c) {
-    const uint32_t n = c->n;
-    for (uint32_t row = 0; row < n; row++)
-        for (uint32_t col = 0; col < n; col++) {
-            float sum = 0.0f;
-            for (uint32_t i = 0; i < n; i++)
-                sum += c->a[(size_t)row * n + i] * c->b[(size_t)i * n + col];
-            c->want[(size_t)row * n + col] = sum;
-        }
+    zb_gemm_loop(c->n, c->a, c->b, c->want);
 }
 
 static void zb_gemm_args(const zb_case *c, ze_kernel_handle_t kernel) {
@@ -177,9 +124,9 @@ static void zb_gemm_case(zb_spirv *x, zb_case *c, uint32_t n) {
                    .local = {ZB_GEMM_TILE, ZB_GEMM_TILE},
                    .lane_ops = 2.0 * n * n * n,
                    .n = n,
-                   .a = zb_alloc(x, count),
-                   .b = zb_alloc(x, count),
-                   .c = zb_alloc(x, count),
+                   .a = zb_host_floats(x->context, count),
+                   .b = zb_host_floats(x->context, count),
+                   .c = zb_host_floats(x->context, count),
                    .want = zb_malloc(count),
                    .native = zb_gemm_native,
                    .sim_args = zb_gemm_sim,
@@ -196,8 +143,7 @@ static void zb_gemm_case(zb_spirv *x, zb_case *c, uint32_t n) {
  * Vector add: c[i] = a[i] + b[i] with a[i] = i and b[i] = 2 i (exact below 2^24), as Oclgrind's ranges make them. */
 
 static void zb_vadd_native(zb_case *c) {
-    for (uint32_t i = 0; i < c->n; i++)
-        c->want[i] = c->a[i] + c->b[i];
+    zb_vadd_loop(c->n, c->a, c->b, c->want);
 }
 
 static void zb_vadd_args(const zb_case *c, ze_kernel_handle_t kernel) {
@@ -220,9 +166,9 @@ static void zb_vadd_case(zb_spirv *x, zb_case *c, uint32_t n) {
                    .local = {ZB_VADD_GROUP, 1},
                    .lane_ops = n,
                    .n = n,
-                   .a = zb_alloc(x, n),
-                   .b = zb_alloc(x, n),
-                   .c = zb_alloc(x, n),
+                   .a = zb_host_floats(x->context, n),
+                   .b = zb_host_floats(x->context, n),
+                   .c = zb_host_floats(x->context, n),
                    .want = zb_malloc(n),
                    .native = zb_vadd_native,
                    .sim_args = zb_vadd_sim,
