@@ -284,13 +284,21 @@ cl_int zfcl_enqueue_copy(cl_command_queue q, cl_command_type type, zfcl_copy cop
     return zfcl_command_end(q, e, event_ret, blocking);
 }
 
-cl_int CL_API_CALL zfcl_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset, size_t size,
-                                            void *ptr, cl_uint num, const cl_event *list, cl_event *event) {
+/* The checks clEnqueueReadBuffer and clEnqueueWriteBuffer share: the buffer range, the host pointer, the host
+ * access flags. */
+static cl_int zfcl_check_host_copy(cl_command_queue q, cl_mem m, size_t offset, size_t size, const void *ptr,
+                                   bool read) {
     cl_int err = zfcl_check_buffer(q, m, offset, size);
     if (err == CL_SUCCESS && (ptr == NULL || size == 0))
         err = zfcl_fail(CL_INVALID_VALUE, "ptr is NULL or size is 0");
     if (err == CL_SUCCESS)
-        err = zfcl_host_may(m, true);
+        err = zfcl_host_may(m, read);
+    return err;
+}
+
+cl_int CL_API_CALL zfcl_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset, size_t size,
+                                            void *ptr, cl_uint num, const cl_event *list, cl_event *event) {
+    cl_int err = zfcl_check_host_copy(q, m, offset, size, ptr, true);
     if (err != CL_SUCCESS)
         return err;
     zfcl_copy c = {ptr, (char *)m->ptr + offset, size};
@@ -299,11 +307,7 @@ cl_int CL_API_CALL zfcl_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_boo
 
 cl_int CL_API_CALL zfcl_clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset, size_t size,
                                              const void *ptr, cl_uint num, const cl_event *list, cl_event *event) {
-    cl_int err = zfcl_check_buffer(q, m, offset, size);
-    if (err == CL_SUCCESS && (ptr == NULL || size == 0))
-        err = zfcl_fail(CL_INVALID_VALUE, "ptr is NULL or size is 0");
-    if (err == CL_SUCCESS)
-        err = zfcl_host_may(m, false);
+    cl_int err = zfcl_check_host_copy(q, m, offset, size, ptr, false);
     if (err != CL_SUCCESS)
         return err;
     zfcl_copy c = {(char *)m->ptr + offset, ptr, size};
