@@ -30,7 +30,7 @@ typedef struct zb_case {
     uint32_t global[2], local[2];
     uint32_t n;
     float *a, *b, *c, *want;
-    void (*native)(struct zb_case *);
+    zb_loop native;
 } zb_case;
 
 static size_t zb_outputs(const zb_case *c) {
@@ -39,14 +39,6 @@ static size_t zb_outputs(const zb_case *c) {
 
 /* ------------------------------------------------------------------------------------------------------------------
  * The kernels and their native loops. Small integer inputs keep every float result exact, so all three agree. */
-
-static void zb_vadd_native(zb_case *c) {
-    zb_vadd_loop(c->n, c->a, c->b, c->want);
-}
-
-static void zb_gemm_native(zb_case *c) {
-    zb_gemm_loop(c->n, c->a, c->b, c->want);
-}
 
 static void zb_case_make(zb_run *x, zb_case *c, size_t inputs) {
     c->a = zb_host_floats(x->context, inputs);
@@ -64,18 +56,6 @@ static void zb_case_make(zb_run *x, zb_case *c, size_t inputs) {
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Runs */
-
-static double zb_native_ns(const zb_run *x, zb_case *c) {
-    double best = INFINITY;
-    for (int r = 0; r < x->repeats; r++) {
-        uint64_t start = zb_now_ns();
-        c->native(c);
-        __asm__ volatile("" ::"r"(c->want) : "memory");
-        double ns = (double)(zb_now_ns() - start);
-        best = ns < best ? ns : best;
-    }
-    return best;
-}
 
 static ze_kernel_handle_t zb_kernel(zb_run *x, const zb_case *c, ze_module_handle_t *module) {
     ze_kernel_handle_t kernel = zb_spirv_kernel(x->context, x->device, c->file, c->kernel, c->local, module);
@@ -118,7 +98,7 @@ static double zb_engine_ns(zb_run *x, const zb_case *c, const char *tier) {
 }
 
 static void zb_bench(zb_run *x, zb_case *c, const char *shape) {
-    double native = zb_native_ns(x, c);
+    double native = zb_loop_ns(x->repeats, c->native, c->n, c->a, c->b, c->want);
     double interp = zb_engine_ns(x, c, "interp");
     double compiled = zb_engine_ns(x, c, "compiled");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -136,17 +116,13 @@ int main(int argc, char **argv) {
     char shape[64];
     uint32_t n = quick ? 1u << 20 : 1u << 24;
     zb_case vadd = {
-        .file = "vadd", .kernel = "vadd_float", .global = {n, 1}, .local = {256, 1}, .n = n, .native = zb_vadd_native};
+        .file = "vadd", .kernel = "vadd_float", .global = {n, 1}, .local = {256, 1}, .n = n, .native = zb_vadd_loop};
     zb_case_make(&x, &vadd, n);
     snprintf(shape, sizeof shape, "%u floats", n);
     zb_bench(&x, &vadd, shape);
     uint32_t side = quick ? 64 : 256;
-    zb_case gemm = {.file = "gemm",
-                    .kernel = "gemm",
-                    .global = {side, side},
-                    .local = {16, 16},
-                    .n = side,
-                    .native = zb_gemm_native};
+    zb_case gemm = {
+        .file = "gemm", .kernel = "gemm", .global = {side, side}, .local = {16, 16}, .n = side, .native = zb_gemm_loop};
     zb_case_make(&x, &gemm, (size_t)side * side);
     snprintf(shape, sizeof shape, "fp32 %ux%ux%u", side, side, side);
     zb_bench(&x, &gemm, shape);

@@ -54,7 +54,7 @@ typedef struct zb_case {
     uint32_t n;       /* GEMM: the matrix side; vector add: the elements */
     float *a, *b, *c; /* host allocations of the context */
     float *want;      /* the native result */
-    void (*native)(struct zb_case *);
+    zb_loop native;
     void (*sim_args)(const struct zb_case *, FILE *, const char *dump); /* the .sim file's argument lines */
     void (*set_args)(const struct zb_case *, ze_kernel_handle_t);
 } zb_case;
@@ -87,10 +87,6 @@ static void zb_arg(ze_kernel_handle_t kernel, uint32_t index, size_t size, const
 
 /* ------------------------------------------------------------------------------------------------------------------
  * GEMM: C = A x B, n x n floats. Small integer inputs make every partial sum exact, so all runners agree exactly. */
-
-static void zb_gemm_native(zb_case *c) {
-    zb_gemm_loop(c->n, c->a, c->b, c->want);
-}
 
 static void zb_gemm_args(const zb_case *c, ze_kernel_handle_t kernel) {
     zb_arg(kernel, 0, sizeof c->a, &c->a);
@@ -128,7 +124,7 @@ static void zb_gemm_case(zb_spirv *x, zb_case *c, uint32_t n) {
                    .b = zb_host_floats(x->context, count),
                    .c = zb_host_floats(x->context, count),
                    .want = zb_malloc(count),
-                   .native = zb_gemm_native,
+                   .native = zb_gemm_loop,
                    .sim_args = zb_gemm_sim,
                    .set_args = zb_gemm_args};
     snprintf(c->shape, sizeof c->shape, "%ux%ux%u", n, n, n);
@@ -141,10 +137,6 @@ static void zb_gemm_case(zb_spirv *x, zb_case *c, uint32_t n) {
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Vector add: c[i] = a[i] + b[i] with a[i] = i and b[i] = 2 i (exact below 2^24), as Oclgrind's ranges make them. */
-
-static void zb_vadd_native(zb_case *c) {
-    zb_vadd_loop(c->n, c->a, c->b, c->want);
-}
 
 static void zb_vadd_args(const zb_case *c, ze_kernel_handle_t kernel) {
     zb_arg(kernel, 0, sizeof c->a, &c->a);
@@ -170,7 +162,7 @@ static void zb_vadd_case(zb_spirv *x, zb_case *c, uint32_t n) {
                    .b = zb_host_floats(x->context, n),
                    .c = zb_host_floats(x->context, n),
                    .want = zb_malloc(n),
-                   .native = zb_vadd_native,
+                   .native = zb_vadd_loop,
                    .sim_args = zb_vadd_sim,
                    .set_args = zb_vadd_args};
     snprintf(c->shape, sizeof c->shape, "%u elements", n);
@@ -186,18 +178,6 @@ static size_t zb_outputs(const zb_case *c) {
 
 /* ------------------------------------------------------------------------------------------------------------------
  * The engine and the native loops */
-
-static double zb_native_ns(zb_spirv *x, zb_case *c) {
-    double best = INFINITY;
-    for (int r = 0; r < x->repeats; r++) {
-        uint64_t start = zb_now_ns();
-        c->native(c);
-        __asm__ volatile("" ::"r"(c->want) : "memory");
-        double ns = (double)(zb_now_ns() - start);
-        best = ns < best ? ns : best;
-    }
-    return best;
-}
 
 static void zb_check_engine(const zb_case *c) {
     for (size_t i = 0; i < zb_outputs(c); i++)
@@ -227,7 +207,7 @@ static double zb_engine_ns(zb_spirv *x, const zb_case *c) {
 }
 
 static void zb_bench_engine(zb_spirv *x, zb_case *c, double *engine_ns) {
-    double native = zb_native_ns(x, c);
+    double native = zb_loop_ns(x->repeats, c->native, c->n, c->a, c->b, c->want);
     *engine_ns = zb_engine_ns(x, c);
     printf("%s %s (%zu work-items, %.0f lane-ops): engine %.2f M lane-ops/s (%.2f ms, %u host threads), ratio %.1f to "
            "native C (%.2f M lane-ops/s, %.3f ms, 1 thread)\n",

@@ -5,6 +5,7 @@
 #define ZB_KERNELS_H
 
 #include <level_zero/ze_api.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,9 @@ static inline ze_kernel_handle_t zb_spirv_kernel(ze_context_handle_t context, ze
     return kernel;
 }
 
+/* A native loop: out from a and b, n the vector's elements or the matrix side. */
+typedef void (*zb_loop)(uint32_t n, const float *a, const float *b, float *out);
+
 /* out = a + b, n floats. */
 static inline void zb_vadd_loop(uint32_t n, const float *a, const float *b, float *out) {
     for (uint32_t i = 0; i < n; i++)
@@ -92,6 +96,19 @@ static inline void zb_gemm_loop(uint32_t n, const float *a, const float *b, floa
                 sum += a[(size_t)row * n + i] * b[(size_t)i * n + col];
             out[(size_t)row * n + col] = sum;
         }
+}
+
+/* The fastest of `repeats` runs of a native loop, ns. */
+static inline double zb_loop_ns(int repeats, zb_loop loop, uint32_t n, const float *a, const float *b, float *out) {
+    double best = INFINITY;
+    for (int r = 0; r < repeats; r++) {
+        uint64_t start = zb_now_ns();
+        loop(n, a, b, out);
+        __asm__ volatile("" ::"r"(out) : "memory");
+        double ns = (double)(zb_now_ns() - start);
+        best = ns < best ? ns : best;
+    }
+    return best;
 }
 
 #endif
