@@ -84,13 +84,7 @@ static double zb_engine_ns(zb_run *x, const zb_case *c, const char *tier) {
     ze_group_count_t groups = {c->global[0] / c->local[0], c->global[1] / c->local[1], 1};
     zb_check(zeCommandListAppendLaunchKernel(x->list, kernel, &groups, NULL, 0, NULL), "launch");
     memset(c->c, 0xff, zb_outputs(c) * sizeof(float)); /* NaN: an element the launches did not write shows */
-    double best = INFINITY;
-    for (int r = 0; r < x->repeats; r++) {
-        uint64_t start = zb_now_ns();
-        zb_check(zeCommandListAppendLaunchKernel(x->list, kernel, &groups, NULL, 0, NULL), "launch");
-        double ns = (double)(zb_now_ns() - start);
-        best = ns < best ? ns : best;
-    }
+    double best = zb_launch_ns(x->list, kernel, &groups, x->repeats);
     zb_check_result(c, tier);
     zb_check(zeKernelDestroy(kernel), "zeKernelDestroy");
     zb_check(zeModuleDestroy(module), "zeModuleDestroy");

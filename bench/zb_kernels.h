@@ -111,4 +111,17 @@ static inline double zb_loop_ns(int repeats, zb_loop loop, uint32_t n, const flo
     return best;
 }
 
+/* The fastest of `repeats` launches of kernel on a synchronous immediate list (each returns once it completed), ns. */
+static inline double zb_launch_ns(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
+                                  const ze_group_count_t *groups, int repeats) {
+    double best = INFINITY;
+    for (int r = 0; r < repeats; r++) {
+        uint64_t start = zb_now_ns();
+        zb_check(zeCommandListAppendLaunchKernel(list, kernel, groups, NULL, 0, NULL), "launch");
+        double ns = (double)(zb_now_ns() - start);
+        best = ns < best ? ns : best;
+    }
+    return best;
+}
+
 #endif
