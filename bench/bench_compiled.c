@@ -16,6 +16,7 @@
 
 #define ZB_PROGRAM "zefake-bench-compiled"
 #include "zb_bench.h"
+#include "zb_kernels.h"
 
 typedef struct zb_run {
     ze_context_handle_t context;
@@ -29,30 +30,8 @@ typedef struct zb_case {
     uint32_t global[2], local[2];
     uint32_t n;
     float *a, *b, *c, *want;
-    void (*native)(struct zb_case *);
+    zb_loop native;
 } zb_case;
-
-static void zb_setup(zb_run *x) {
-    ze_driver_handle_t driver = NULL;
-    uint32_t count = 1;
-    zb_check(zeInit(0), "zeInit");
-    zb_check(zeDriverGet(&count, &driver), "zeDriverGet");
-    count = 1;
-    zb_check(zeDeviceGet(driver, &count, &x->device), "zeDeviceGet");
-    ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    zb_check(zeContextCreate(driver, &desc, &x->context), "zeContextCreate");
-    ze_command_queue_desc_t qdesc = {
-        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
-        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    zb_check(zeCommandListCreateImmediate(x->context, x->device, &qdesc, &x->list), "zeCommandListCreateImmediate");
-}
-
-static float *zb_alloc(zb_run *x, size_t count) {
-    ze_host_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
-    void *p = NULL;
-    zb_check(zeMemAllocHost(x->context, &desc, count * sizeof(float), 64, &p), "zeMemAllocHost");
-    return p;
-}
 
 static size_t zb_outputs(const zb_case *c) {
     return (size_t)c->global[0] * c->global[1];
@@ -61,26 +40,10 @@ static size_t zb_outputs(const zb_case *c) {
 /* ------------------------------------------------------------------------------------------------------------------
  * The kernels and their native loops. Small integer inputs keep every float result exact, so all three agree. */
 
-static void zb_vadd_native(zb_case *c) {
-    for (uint32_t i = 0; i < c->n; i++)
-        c->want[i] = c->a[i] + c->b[i];
-}
-
-static void zb_gemm_native(zb_case *c) {
-    const uint32_t n = c->n;
-    for (uint32_t row = 0; row < n; row++)
-        for (uint32_t col = 0; col < n; col++) {
-            float sum = 0.0f;
-            for (uint32_t i = 0; i < n; i++)
-                sum += c->a[(size_t)row * n + i] * c->b[(size_t)i * n + col];
-            c->want[(size_t)row * n + col] = sum;
-        }
-}
-
 static void zb_case_make(zb_run *x, zb_case *c, size_t inputs) {
-    c->a = zb_alloc(x, inputs);
-    c->b = zb_alloc(x, inputs);
-    c->c = zb_alloc(x, zb_outputs(c));
+    c->a = zb_host_floats(x->context, inputs);
+    c->b = zb_host_floats(x->context, inputs);
+    c->c = zb_host_floats(x->context, zb_outputs(c));
     c->want = malloc(zb_outputs(c) * sizeof(float));
     if (c->want == NULL)
         zb_fail("malloc", "out of memory");
@@ -94,34 +57,8 @@ static void zb_case_make(zb_run *x, zb_case *c, size_t inputs) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Runs */
 
-static double zb_native_ns(const zb_run *x, zb_case *c) {
-    double best = INFINITY;
-    for (int r = 0; r < x->repeats; r++) {
-        uint64_t start = zb_now_ns();
-        c->native(c);
-        __asm__ volatile("" ::"r"(c->want) : "memory");
-        double ns = (double)(zb_now_ns() - start);
-        best = ns < best ? ns : best;
-    }
-    return best;
-}
-
 static ze_kernel_handle_t zb_kernel(zb_run *x, const zb_case *c, ze_module_handle_t *module) {
-    char path[1024];
-    const char *dir = getenv("ZB_KERNEL_DIR");
-    snprintf(path, sizeof path, "%s/%s.spv", dir != NULL ? dir : ".", c->file);
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        zb_fail(path, "cannot open it (set ZB_KERNEL_DIR)");
-    static uint8_t spirv[1 << 18];
-    size_t size = fread(spirv, 1, sizeof spirv, file);
-    fclose(file);
-    ze_module_desc_t desc = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, spirv, NULL, NULL};
-    zb_check(zeModuleCreate(x->context, x->device, &desc, module, NULL), "zeModuleCreate");
-    ze_kernel_desc_t kdesc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, c->kernel};
-    ze_kernel_handle_t kernel = NULL;
-    zb_check(zeKernelCreate(*module, &kdesc, &kernel), "zeKernelCreate");
-    zb_check(zeKernelSetGroupSize(kernel, c->local[0], c->local[1], 1), "zeKernelSetGroupSize");
+    ze_kernel_handle_t kernel = zb_spirv_kernel(x->context, x->device, c->file, c->kernel, c->local, module);
     zb_check(zeKernelSetArgumentValue(kernel, 0, sizeof c->a, &c->a), "argument 0");
     zb_check(zeKernelSetArgumentValue(kernel, 1, sizeof c->b, &c->b), "argument 1");
     zb_check(zeKernelSetArgumentValue(kernel, 2, sizeof c->c, &c->c), "argument 2");
@@ -147,13 +84,7 @@ static double zb_engine_ns(zb_run *x, const zb_case *c, const char *tier) {
     ze_group_count_t groups = {c->global[0] / c->local[0], c->global[1] / c->local[1], 1};
     zb_check(zeCommandListAppendLaunchKernel(x->list, kernel, &groups, NULL, 0, NULL), "launch");
     memset(c->c, 0xff, zb_outputs(c) * sizeof(float)); /* NaN: an element the launches did not write shows */
-    double best = INFINITY;
-    for (int r = 0; r < x->repeats; r++) {
-        uint64_t start = zb_now_ns();
-        zb_check(zeCommandListAppendLaunchKernel(x->list, kernel, &groups, NULL, 0, NULL), "launch");
-        double ns = (double)(zb_now_ns() - start);
-        best = ns < best ? ns : best;
-    }
+    double best = zb_launch_ns(x->list, kernel, &groups, x->repeats);
     zb_check_result(c, tier);
     zb_check(zeKernelDestroy(kernel), "zeKernelDestroy");
     zb_check(zeModuleDestroy(module), "zeModuleDestroy");
@@ -161,7 +92,7 @@ static double zb_engine_ns(zb_run *x, const zb_case *c, const char *tier) {
 }
 
 static void zb_bench(zb_run *x, zb_case *c, const char *shape) {
-    double native = zb_native_ns(x, c);
+    double native = zb_loop_ns(x->repeats, c->native, c->n, c->a, c->b, c->want);
     double interp = zb_engine_ns(x, c, "interp");
     double compiled = zb_engine_ns(x, c, "compiled");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -175,21 +106,17 @@ int main(int argc, char **argv) {
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     setenv("ZEFAKE_BUILTINS", "0", 1);
     zb_run x = {.repeats = quick ? 1 : 5};
-    zb_setup(&x);
+    zb_kernel_session(&x.context, &x.device, &x.list);
     char shape[64];
     uint32_t n = quick ? 1u << 20 : 1u << 24;
     zb_case vadd = {
-        .file = "vadd", .kernel = "vadd_float", .global = {n, 1}, .local = {256, 1}, .n = n, .native = zb_vadd_native};
+        .file = "vadd", .kernel = "vadd_float", .global = {n, 1}, .local = {256, 1}, .n = n, .native = zb_vadd_loop};
     zb_case_make(&x, &vadd, n);
     snprintf(shape, sizeof shape, "%u floats", n);
     zb_bench(&x, &vadd, shape);
     uint32_t side = quick ? 64 : 256;
-    zb_case gemm = {.file = "gemm",
-                    .kernel = "gemm",
-                    .global = {side, side},
-                    .local = {16, 16},
-                    .n = side,
-                    .native = zb_gemm_native};
+    zb_case gemm = {
+        .file = "gemm", .kernel = "gemm", .global = {side, side}, .local = {16, 16}, .n = side, .native = zb_gemm_loop};
     zb_case_make(&x, &gemm, (size_t)side * side);
     snprintf(shape, sizeof shape, "fp32 %ux%ux%u", side, side, side);
     zb_bench(&x, &gemm, shape);

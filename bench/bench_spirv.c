@@ -28,6 +28,7 @@
 
 #define ZB_PROGRAM "zefake-bench-spirv"
 #include "zb_bench.h"
+#include "zb_kernels.h"
 
 extern char **environ;
 
@@ -53,7 +54,7 @@ typedef struct zb_case {
     uint32_t n;       /* GEMM: the matrix side; vector add: the elements */
     float *a, *b, *c; /* host allocations of the context */
     float *want;      /* the native result */
-    void (*native)(struct zb_case *);
+    zb_loop native;
     void (*sim_args)(const struct zb_case *, FILE *, const char *dump); /* the .sim file's argument lines */
     void (*set_args)(const struct zb_case *, ze_kernel_handle_t);
 } zb_case;
@@ -61,34 +62,8 @@ typedef struct zb_case {
 /* ------------------------------------------------------------------------------------------------------------------
  * Set-up */
 
-static uint32_t zb_compute_ordinal(ze_device_handle_t device) {
-    ze_command_queue_group_properties_t groups[16];
-    uint32_t count = 16, ordinal = 0;
-    for (uint32_t i = 0; i < count; i++)
-        groups[i] = (ze_command_queue_group_properties_t){.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
-    zb_check(zeDeviceGetCommandQueueGroupProperties(device, &count, groups), "queue groups");
-    while (ordinal < count && !(groups[ordinal].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE))
-        ordinal++;
-    return ordinal;
-}
-
 static void zb_setup(zb_spirv *x) {
-    ze_driver_handle_t driver = NULL;
-    uint32_t count = 1;
-    zb_check(zeInit(0), "zeInit");
-    zb_check(zeDriverGet(&count, &driver), "zeDriverGet");
-    count = 1;
-    zb_check(zeDeviceGet(driver, &count, &x->device), "zeDeviceGet");
-    ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    zb_check(zeContextCreate(driver, &desc, &x->context), "zeContextCreate");
-    ze_command_queue_desc_t qdesc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-                                     NULL,
-                                     zb_compute_ordinal(x->device),
-                                     0,
-                                     0,
-                                     ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
-                                     ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    zb_check(zeCommandListCreateImmediate(x->context, x->device, &qdesc, &x->list), "zeCommandListCreateImmediate");
+    zb_kernel_session(&x->context, &x->device, &x->list);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     x->threads = cores > 1 ? (uint32_t)cores : 1;
 }
@@ -100,29 +75,8 @@ static float *zb_malloc(size_t count) {
     return p;
 }
 
-static float *zb_alloc(zb_spirv *x, size_t count) {
-    ze_host_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
-    void *p = NULL;
-    zb_check(zeMemAllocHost(x->context, &desc, count * sizeof(float), 64, &p), "zeMemAllocHost");
-    return p;
-}
-
 static ze_kernel_handle_t zb_kernel(zb_spirv *x, const zb_case *c, ze_module_handle_t *module) {
-    char path[1024];
-    const char *dir = getenv("ZB_KERNEL_DIR");
-    snprintf(path, sizeof path, "%s/%s.spv", dir != NULL ? dir : ".", c->file);
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        zb_fail(path, "cannot open it (set ZB_KERNEL_DIR)");
-    static uint8_t spirv[1 << 18];
-    size_t size = fread(spirv, 1, sizeof spirv, file);
-    fclose(file);
-    ze_module_desc_t desc = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, spirv, NULL, NULL};
-    zb_check(zeModuleCreate(x->context, x->device, &desc, module, NULL), "zeModuleCreate");
-    ze_kernel_desc_t kdesc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, c->kernel};
-    ze_kernel_handle_t kernel = NULL;
-    zb_check(zeKernelCreate(*module, &kdesc, &kernel), "zeKernelCreate");
-    zb_check(zeKernelSetGroupSize(kernel, c->local[0], c->local[1], 1), "zeKernelSetGroupSize");
+    ze_kernel_handle_t kernel = zb_spirv_kernel(x->context, x->device, c->file, c->kernel, c->local, module);
     c->set_args(c, kernel);
     return kernel;
 }
@@ -133,17 +87,6 @@ static void zb_arg(ze_kernel_handle_t kernel, uint32_t index, size_t size, const
 
 /* ------------------------------------------------------------------------------------------------------------------
  * GEMM: C = A x B, n x n floats. Small integer inputs make every partial sum exact, so all runners agree exactly. */
-
-static void zb_gemm_native(zb_case *c) {
-    const uint32_t n = c->n;
-    for (uint32_t row = 0; row < n; row++)
-        for (uint32_t col = 0; col < n; col++) {
-            float sum = 0.0f;
-            for (uint32_t i = 0; i < n; i++)
-                sum += c->a[(size_t)row * n + i] * c->b[(size_t)i * n + col];
-            c->want[(size_t)row * n + col] = sum;
-        }
-}
 
 static void zb_gemm_args(const zb_case *c, ze_kernel_handle_t kernel) {
     zb_arg(kernel, 0, sizeof c->a, &c->a);
@@ -177,11 +120,11 @@ static void zb_gemm_case(zb_spirv *x, zb_case *c, uint32_t n) {
                    .local = {ZB_GEMM_TILE, ZB_GEMM_TILE},
                    .lane_ops = 2.0 * n * n * n,
                    .n = n,
-                   .a = zb_alloc(x, count),
-                   .b = zb_alloc(x, count),
-                   .c = zb_alloc(x, count),
+                   .a = zb_host_floats(x->context, count),
+                   .b = zb_host_floats(x->context, count),
+                   .c = zb_host_floats(x->context, count),
                    .want = zb_malloc(count),
-                   .native = zb_gemm_native,
+                   .native = zb_gemm_loop,
                    .sim_args = zb_gemm_sim,
                    .set_args = zb_gemm_args};
     snprintf(c->shape, sizeof c->shape, "%ux%ux%u", n, n, n);
@@ -194,11 +137,6 @@ static void zb_gemm_case(zb_spirv *x, zb_case *c, uint32_t n) {
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Vector add: c[i] = a[i] + b[i] with a[i] = i and b[i] = 2 i (exact below 2^24), as Oclgrind's ranges make them. */
-
-static void zb_vadd_native(zb_case *c) {
-    for (uint32_t i = 0; i < c->n; i++)
-        c->want[i] = c->a[i] + c->b[i];
-}
 
 static void zb_vadd_args(const zb_case *c, ze_kernel_handle_t kernel) {
     zb_arg(kernel, 0, sizeof c->a, &c->a);
@@ -220,11 +158,11 @@ static void zb_vadd_case(zb_spirv *x, zb_case *c, uint32_t n) {
                    .local = {ZB_VADD_GROUP, 1},
                    .lane_ops = n,
                    .n = n,
-                   .a = zb_alloc(x, n),
-                   .b = zb_alloc(x, n),
-                   .c = zb_alloc(x, n),
+                   .a = zb_host_floats(x->context, n),
+                   .b = zb_host_floats(x->context, n),
+                   .c = zb_host_floats(x->context, n),
                    .want = zb_malloc(n),
-                   .native = zb_vadd_native,
+                   .native = zb_vadd_loop,
                    .sim_args = zb_vadd_sim,
                    .set_args = zb_vadd_args};
     snprintf(c->shape, sizeof c->shape, "%u elements", n);
@@ -241,18 +179,6 @@ static size_t zb_outputs(const zb_case *c) {
 /* ------------------------------------------------------------------------------------------------------------------
  * The engine and the native loops */
 
-static double zb_native_ns(zb_spirv *x, zb_case *c) {
-    double best = INFINITY;
-    for (int r = 0; r < x->repeats; r++) {
-        uint64_t start = zb_now_ns();
-        c->native(c);
-        __asm__ volatile("" ::"r"(c->want) : "memory");
-        double ns = (double)(zb_now_ns() - start);
-        best = ns < best ? ns : best;
-    }
-    return best;
-}
-
 static void zb_check_engine(const zb_case *c) {
     for (size_t i = 0; i < zb_outputs(c); i++)
         if (c->c[i] != c->want[i]) {
@@ -267,13 +193,7 @@ static double zb_engine_ns(zb_spirv *x, const zb_case *c) {
     ze_kernel_handle_t kernel = zb_kernel(x, c, &module);
     ze_group_count_t groups = {c->global[0] / c->local[0], c->global[1] / c->local[1], 1};
     memset(c->c, 0xff, zb_outputs(c) * sizeof(float)); /* NaN: an element the launch did not write shows */
-    double best = INFINITY;
-    for (int r = 0; r < x->repeats; r++) {
-        uint64_t start = zb_now_ns();
-        zb_check(zeCommandListAppendLaunchKernel(x->list, kernel, &groups, NULL, 0, NULL), "launch");
-        double ns = (double)(zb_now_ns() - start);
-        best = ns < best ? ns : best;
-    }
+    double best = zb_launch_ns(x->list, kernel, &groups, x->repeats);
     zb_check_engine(c);
     zb_check(zeKernelDestroy(kernel), "zeKernelDestroy");
     zb_check(zeModuleDestroy(module), "zeModuleDestroy");
@@ -281,7 +201,7 @@ static double zb_engine_ns(zb_spirv *x, const zb_case *c) {
 }
 
 static void zb_bench_engine(zb_spirv *x, zb_case *c, double *engine_ns) {
-    double native = zb_native_ns(x, c);
+    double native = zb_loop_ns(x->repeats, c->native, c->n, c->a, c->b, c->want);
     *engine_ns = zb_engine_ns(x, c);
     printf("%s %s (%zu work-items, %.0f lane-ops): engine %.2f M lane-ops/s (%.2f ms, %u host threads), ratio %.1f to "
            "native C (%.2f M lane-ops/s, %.3f ms, 1 thread)\n",

@@ -57,6 +57,21 @@ static cl_platform_id zc_platform(void) {
     return NULL;
 }
 
+/* A profiling queue of the context's device, with `flags` besides. */
+static cl_command_queue zc_queue(cl_context context, cl_device_id device, cl_command_queue_properties flags,
+                                 cl_int *err) {
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE | flags, 0};
+    return clCreateCommandQueueWithProperties(context, device, props, err);
+}
+
+/* A profiling out-of-order queue of the fixture's device (the test fails without it). */
+static cl_command_queue zc_out_of_order_queue(zc_cl *t) {
+    cl_int err;
+    cl_command_queue q = zc_queue(t->context, t->device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return q;
+}
+
 static int zc_setup(void **state) {
     zc_cl *t = calloc(1, sizeof *t);
     cl_int err;
@@ -66,8 +81,7 @@ static int zc_setup(void **state) {
     t->context = clCreateContext(NULL, 1, &t->device, NULL, NULL, &err);
     if (err != CL_SUCCESS)
         return -1;
-    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    t->queue = clCreateCommandQueueWithProperties(t->context, t->device, props, &err);
+    t->queue = zc_queue(t->context, t->device, 0, &err);
     *state = t;
     return err == CL_SUCCESS ? 0 : -1;
 }
@@ -285,10 +299,7 @@ static void test_vadd_from_spirv_out_of_order(void **state) {
     cl_program p = clCreateProgramWithIL(t->context, il, size, &err);
     assert_int_equal(err, CL_SUCCESS);
     assert_int_equal(clBuildProgram(p, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
-    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
-                                   CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
-    cl_command_queue q = clCreateCommandQueueWithProperties(t->context, t->device, props, &err);
-    assert_int_equal(err, CL_SUCCESS);
+    cl_command_queue q = zc_out_of_order_queue(t);
     zc_run_vadd(t, q, p, "vadd_int", NULL); /* NULL local size: the driver chooses */
     size_t got = 0;
     assert_int_equal(clGetProgramInfo(p, CL_PROGRAM_IL, 0, NULL, &got), CL_SUCCESS);
@@ -304,10 +315,7 @@ static void test_out_of_order_runs_concurrently(void **state) {
     zc_cl *t = *state;
     cl_int err;
     cl_program p = zc_build_source(t, zc_vadd_source, NULL);
-    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
-                                   CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
-    cl_command_queue q = clCreateCommandQueueWithProperties(t->context, t->device, props, &err);
-    assert_int_equal(err, CL_SUCCESS);
+    cl_command_queue q = zc_out_of_order_queue(t);
     static int a[4 * ZC_N], back[4 * ZC_N];
     for (int i = 0; i < 4 * ZC_N; i++)
         a[i] = i;
@@ -991,8 +999,7 @@ static void zc_vadd_on_last(zc_cl *t, cl_uint n, const cl_device_id *devices) {
     zc_cl other = {.platform = t->platform, .device = devices[n - 1]};
     other.context = clCreateContext(NULL, n, devices, NULL, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
-    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    other.queue = clCreateCommandQueueWithProperties(other.context, other.device, props, &err);
+    other.queue = zc_queue(other.context, other.device, 0, &err);
     assert_int_equal(err, CL_SUCCESS);
     cl_program p = clCreateProgramWithSource(other.context, 1, &zc_vadd_source, NULL, &err);
     assert_int_equal(clBuildProgram(p, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);

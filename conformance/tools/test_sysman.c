@@ -101,22 +101,6 @@ static void sysman_pci(void **state) {
     assert_true(b.timestamp >= a.timestamp);
 }
 
-/* The engine handle of one kind on a device, NULL when it has none. */
-static zes_engine_handle_t zc_engine_of(zes_device_handle_t device, zes_engine_group_t type) {
-    uint32_t count = 0;
-    zes_engine_handle_t *engines =
-        zc_handles(device, (zc_enum_fn)zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", &count);
-    zes_engine_handle_t found = NULL;
-    for (uint32_t i = 0; i < count && found == NULL; i++) {
-        zes_engine_properties_t p = {.stype = ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES};
-        zc_assert_success(zesEngineGetProperties(engines[i], &p));
-        if (p.type == type)
-            found = engines[i];
-    }
-    free(engines);
-    return found;
-}
-
 /* Runs one long launch (docs/builtin-kernels.md) on the compute engine 0 of the fixture's device. */
 static void zc_run_long_work(zc_exec *x) {
     ze_module_handle_t module = zc_module_create(x->context, x->device, "gemm");
@@ -265,9 +249,7 @@ static void sysman_power_limit_throttles(void **state) {
     zes_pwr_handle_t card = zc_card_domain(x->device, &p);
     if (card == NULL)
         skip();
-    zes_freq_handle_t freq = NULL;
-    uint32_t one = 1;
-    zc_assert_success(zesDeviceEnumFrequencyDomains((zes_device_handle_t)x->device, &one, &freq));
+    zes_freq_handle_t freq = zc_freq_domain(x->device);
     zes_freq_range_t range;
     zc_assert_success(zesFrequencyGetRange(freq, &range));
     zes_freq_throttle_time_t before, after;
@@ -296,16 +278,6 @@ static void sysman_power_limit_throttles(void **state) {
     zc_assert_success(zeKernelDestroy(kernel));
     zc_assert_success(zeModuleDestroy(module));
     zc_free(x, buffer);
-}
-
-static zes_mem_handle_t zc_memory_module(zes_device_handle_t device) {
-    uint32_t count = 0;
-    zes_mem_handle_t *modules =
-        zc_handles(device, (zc_enum_fn)zesDeviceEnumMemoryModules, "zesDeviceEnumMemoryModules", &count);
-    assert_true(count >= 1);
-    zes_mem_handle_t module = modules[0];
-    free(modules);
-    return module;
 }
 
 static void sysman_memory_free_drops_by_allocation(void **state) {
@@ -527,12 +499,11 @@ static void sysman_bad_inputs(void **state) {
     zc_assert_result(zesEngineGetActivity(engine, NULL), null_ptr);
     zc_assert_result(zesEngineGetProperties(NULL, NULL), null_handle);
     zc_assert_result(zesMemoryGetState(zc_memory_module(device), NULL), null_ptr);
-    zes_freq_handle_t freq = NULL;
-    uint32_t one = 1;
-    zc_assert_success(zesDeviceEnumFrequencyDomains(device, &one, &freq));
+    zes_freq_handle_t freq = zc_freq_domain((ze_device_handle_t)device);
     zc_assert_result(zesFrequencySetRange(freq, NULL), null_ptr);
     zc_assert_result(zesFrequencyGetState(freq, NULL), null_ptr);
     zes_pwr_handle_t domain = NULL;
+    uint32_t one = 1;
     zc_assert_success(zesDeviceEnumPowerDomains(device, &one, &domain));
     zc_assert_result(zesPowerSetLimitsExt(domain, NULL, NULL), null_ptr);
     zes_power_properties_t pp;

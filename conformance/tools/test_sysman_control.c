@@ -15,13 +15,6 @@
 #define ZC_BOUND_GROUPS_X 65536u
 #define ZC_BOUND_GROUPS_Y 1024u
 
-static zes_freq_handle_t zc_freq_domain(ze_device_handle_t device) {
-    zes_freq_handle_t freq = NULL;
-    uint32_t one = 1;
-    zc_assert_success(zesDeviceEnumFrequencyDomains((zes_device_handle_t)device, &one, &freq));
-    return freq;
-}
-
 /* The device time, ns, one launch of `kernel` lasts from its kernel timestamps (the command's interval). */
 static uint64_t zc_launch_ns(zc_exec *x, ze_kernel_handle_t kernel, const ze_group_count_t *groups) {
     ze_event_pool_handle_t pool = zc_event_pool(x, 1, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
@@ -594,21 +587,6 @@ static void *zc_run_worker(void *arg) {
     return NULL;
 }
 
-static zes_engine_handle_t zc_engine_group(zes_device_handle_t device, zes_engine_group_t type) {
-    uint32_t count = 0;
-    zes_engine_handle_t *engines =
-        zc_handles(device, (zc_enum_fn)zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", &count);
-    zes_engine_handle_t found = NULL;
-    for (uint32_t i = 0; i < count; i++) {
-        zes_engine_properties_t p = {.stype = ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES};
-        zc_assert_success(zesEngineGetProperties(engines[i], &p));
-        found = p.type == type ? engines[i] : found;
-    }
-    free(engines);
-    assert_non_null(found);
-    return found;
-}
-
 /* The entry of another process in the device's process list, false when there is none. */
 static bool zc_other_process(zes_device_handle_t device, zes_process_state_t *out) {
     uint32_t count = 0;
@@ -633,10 +611,9 @@ static void sysman_monitor_sees_other_process(void **state) {
     zc_skip_unless_fake();
     zc_skip_without_builtins();
     zes_device_handle_t device = (zes_device_handle_t)x->device;
-    zes_engine_handle_t group = zc_engine_group(device, ZES_ENGINE_GROUP_COMPUTE_ALL);
-    zes_mem_handle_t memory = NULL;
-    uint32_t one = 1;
-    zc_assert_success(zesDeviceEnumMemoryModules(device, &one, &memory));
+    zes_engine_handle_t group = zc_engine_of(device, ZES_ENGINE_GROUP_COMPUTE_ALL);
+    assert_non_null(group);
+    zes_mem_handle_t memory = zc_memory_module(device);
     zes_engine_stats_t a, b;
     zes_mem_state_t before = {.stype = ZES_STRUCTURE_TYPE_MEM_STATE}, during = before;
     zc_assert_success(zesEngineGetActivity(group, &a));

@@ -76,6 +76,41 @@ static inline void zc_own_instance(void) {
     setenv("ZC_SYSMAN_INSTANCE", name, 1);
 }
 
+/* The device's engine group of a type, NULL when it has none. */
+static inline zes_engine_handle_t zc_engine_of(zes_device_handle_t device, zes_engine_group_t type) {
+    uint32_t count = 0;
+    zes_engine_handle_t *engines =
+        zc_handles(device, (zc_enum_fn)zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", &count);
+    zes_engine_handle_t found = NULL;
+    for (uint32_t i = 0; i < count && found == NULL; i++) {
+        zes_engine_properties_t p = {.stype = ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES};
+        zc_assert_success(zesEngineGetProperties(engines[i], &p));
+        if (p.type == type)
+            found = engines[i];
+    }
+    free(engines);
+    return found;
+}
+
+/* The device's first memory module (the test fails without one). */
+static inline zes_mem_handle_t zc_memory_module(zes_device_handle_t device) {
+    uint32_t count = 0;
+    zes_mem_handle_t *modules =
+        zc_handles(device, (zc_enum_fn)zesDeviceEnumMemoryModules, "zesDeviceEnumMemoryModules", &count);
+    assert_true(count >= 1);
+    zes_mem_handle_t module = modules[0];
+    free(modules);
+    return module;
+}
+
+/* The device's first frequency domain. */
+static inline zes_freq_handle_t zc_freq_domain(ze_device_handle_t device) {
+    zes_freq_handle_t freq = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumFrequencyDomains((zes_device_handle_t)device, &one, &freq));
+    return freq;
+}
+
 /* The device's error set of a type (the test fails without one). */
 static inline zes_ras_handle_t zc_ras_set(zes_device_handle_t device, zes_ras_error_type_t type) {
     uint32_t count = 0;

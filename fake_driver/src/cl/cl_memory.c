@@ -284,13 +284,21 @@ cl_int zfcl_enqueue_copy(cl_command_queue q, cl_command_type type, zfcl_copy cop
     return zfcl_command_end(q, e, event_ret, blocking);
 }
 
-cl_int CL_API_CALL zfcl_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset, size_t size,
-                                            void *ptr, cl_uint num, const cl_event *list, cl_event *event) {
+/* The checks clEnqueueReadBuffer and clEnqueueWriteBuffer share: the buffer range, the host pointer, the host
+ * access flags. */
+static cl_int zfcl_check_host_copy(cl_command_queue q, cl_mem m, size_t offset, size_t size, const void *ptr,
+                                   bool read) {
     cl_int err = zfcl_check_buffer(q, m, offset, size);
     if (err == CL_SUCCESS && (ptr == NULL || size == 0))
         err = zfcl_fail(CL_INVALID_VALUE, "ptr is NULL or size is 0");
     if (err == CL_SUCCESS)
-        err = zfcl_host_may(m, true);
+        err = zfcl_host_may(m, read);
+    return err;
+}
+
+cl_int CL_API_CALL zfcl_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset, size_t size,
+                                            void *ptr, cl_uint num, const cl_event *list, cl_event *event) {
+    cl_int err = zfcl_check_host_copy(q, m, offset, size, ptr, true);
     if (err != CL_SUCCESS)
         return err;
     zfcl_copy c = {ptr, (char *)m->ptr + offset, size};
@@ -299,11 +307,7 @@ cl_int CL_API_CALL zfcl_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_boo
 
 cl_int CL_API_CALL zfcl_clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset, size_t size,
                                              const void *ptr, cl_uint num, const cl_event *list, cl_event *event) {
-    cl_int err = zfcl_check_buffer(q, m, offset, size);
-    if (err == CL_SUCCESS && (ptr == NULL || size == 0))
-        err = zfcl_fail(CL_INVALID_VALUE, "ptr is NULL or size is 0");
-    if (err == CL_SUCCESS)
-        err = zfcl_host_may(m, false);
+    cl_int err = zfcl_check_host_copy(q, m, offset, size, ptr, false);
     if (err != CL_SUCCESS)
         return err;
     zfcl_copy c = {(char *)m->ptr + offset, ptr, size};
@@ -501,27 +505,35 @@ static cl_int zfcl_enqueue_rect(cl_command_queue q, cl_command_type type, void *
     return zfcl_command_end(q, e, event, blocking);
 }
 
+/* The checks clEnqueueReadBufferRect and clEnqueueWriteBufferRect share; on success b and h hold the buffer and
+ * host rectangles with their pitches defaulted. */
+static cl_int zfcl_check_host_rect(cl_command_queue q, cl_mem m, const void *ptr, const size_t *region, bool read,
+                                   zfcl_rect *b, zfcl_rect *h) {
+    cl_int err = zfcl_check_buffer(q, m, 0, 0);
+    if (err == CL_SUCCESS && ptr == NULL)
+        err = zfcl_fail(CL_INVALID_VALUE, "ptr is NULL");
+    if (err == CL_SUCCESS)
+        err = zfcl_rect_pitches(region, &b->row, &b->slice);
+    if (err == CL_SUCCESS)
+        err = zfcl_rect_pitches(region, &h->row, &h->slice);
+    if (err == CL_SUCCESS)
+        err = zfcl_rect_inside(b->origin, region, b->row, b->slice, m->size);
+    if (err == CL_SUCCESS && h->origin == NULL)
+        err = zfcl_fail(CL_INVALID_VALUE, "host_origin is NULL");
+    if (err == CL_SUCCESS)
+        err = zfcl_host_may(m, read);
+    return err;
+}
+
 cl_int CL_API_CALL zfcl_clEnqueueReadBufferRect(cl_command_queue q, cl_mem m, cl_bool blocking,
                                                 const size_t *buffer_origin, const size_t *host_origin,
                                                 const size_t *region, size_t buffer_row, size_t buffer_slice,
                                                 size_t host_row, size_t host_slice, void *ptr, cl_uint num,
                                                 const cl_event *list, cl_event *event) {
-    cl_int err = zfcl_check_buffer(q, m, 0, 0);
-    if (err == CL_SUCCESS && ptr == NULL)
-        err = zfcl_fail(CL_INVALID_VALUE, "ptr is NULL");
-    if (err == CL_SUCCESS)
-        err = zfcl_rect_pitches(region, &buffer_row, &buffer_slice);
-    if (err == CL_SUCCESS)
-        err = zfcl_rect_pitches(region, &host_row, &host_slice);
-    if (err == CL_SUCCESS)
-        err = zfcl_rect_inside(buffer_origin, region, buffer_row, buffer_slice, m->size);
-    if (err == CL_SUCCESS && host_origin == NULL)
-        err = zfcl_fail(CL_INVALID_VALUE, "host_origin is NULL");
-    if (err == CL_SUCCESS)
-        err = zfcl_host_may(m, true);
+    zfcl_rect h = {host_origin, host_row, host_slice}, b = {buffer_origin, buffer_row, buffer_slice};
+    cl_int err = zfcl_check_host_rect(q, m, ptr, region, true, &b, &h);
     if (err != CL_SUCCESS)
         return err;
-    zfcl_rect h = {host_origin, host_row, host_slice}, b = {buffer_origin, buffer_row, buffer_slice};
     return zfcl_enqueue_rect(q, CL_COMMAND_READ_BUFFER_RECT, ptr, h, m->ptr, b, region, blocking, num, list, event);
 }
 
@@ -530,22 +542,10 @@ cl_int CL_API_CALL zfcl_clEnqueueWriteBufferRect(cl_command_queue q, cl_mem m, c
                                                  const size_t *region, size_t buffer_row, size_t buffer_slice,
                                                  size_t host_row, size_t host_slice, const void *ptr, cl_uint num,
                                                  const cl_event *list, cl_event *event) {
-    cl_int err = zfcl_check_buffer(q, m, 0, 0);
-    if (err == CL_SUCCESS && ptr == NULL)
-        err = zfcl_fail(CL_INVALID_VALUE, "ptr is NULL");
-    if (err == CL_SUCCESS)
-        err = zfcl_rect_pitches(region, &buffer_row, &buffer_slice);
-    if (err == CL_SUCCESS)
-        err = zfcl_rect_pitches(region, &host_row, &host_slice);
-    if (err == CL_SUCCESS)
-        err = zfcl_rect_inside(buffer_origin, region, buffer_row, buffer_slice, m->size);
-    if (err == CL_SUCCESS && host_origin == NULL)
-        err = zfcl_fail(CL_INVALID_VALUE, "host_origin is NULL");
-    if (err == CL_SUCCESS)
-        err = zfcl_host_may(m, false);
+    zfcl_rect h = {host_origin, host_row, host_slice}, b = {buffer_origin, buffer_row, buffer_slice};
+    cl_int err = zfcl_check_host_rect(q, m, ptr, region, false, &b, &h);
     if (err != CL_SUCCESS)
         return err;
-    zfcl_rect h = {host_origin, host_row, host_slice}, b = {buffer_origin, buffer_row, buffer_slice};
     return zfcl_enqueue_rect(q, CL_COMMAND_WRITE_BUFFER_RECT, m->ptr, b, ptr, h, region, blocking, num, list, event);
 }
 

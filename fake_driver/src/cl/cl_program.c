@@ -38,15 +38,20 @@ static cl_program zfcl_program_new(cl_context c, cl_int *err) {
     return p;
 }
 
+/* array (of count elements of elem bytes) grown by one element; the array as it was, and *ok false, when memory runs
+ * out, so that the program's parallel arrays always stay valid. */
+static void *zfcl_grown(void *array, size_t count, size_t elem, bool *ok) {
+    void *grown = realloc(array, (count + 1) * elem);
+    *ok = *ok && grown != NULL;
+    return grown != NULL ? grown : array;
+}
+
 static bool zfcl_add_il(cl_program p, const void *il, size_t size) {
-    void **list = realloc(p->il, (p->num_il + 1) * sizeof *list);
-    if (list != NULL)
-        p->il = list;
-    size_t *sizes = realloc(p->il_size, (p->num_il + 1) * sizeof *sizes);
-    if (sizes != NULL)
-        p->il_size = sizes;
+    bool ok = true;
+    p->il = zfcl_grown(p->il, p->num_il, sizeof *p->il, &ok);
+    p->il_size = zfcl_grown(p->il_size, p->num_il, sizeof *p->il_size, &ok);
     void *copy = malloc(size);
-    if (list == NULL || sizes == NULL || copy == NULL) {
+    if (!ok || copy == NULL) {
         free(copy);
         return false;
     }
@@ -226,13 +231,10 @@ cl_int CL_API_CALL zfcl_clSetProgramSpecializationConstant(cl_program p, cl_uint
     if (value == NULL || size == 0 || size > 8)
         return zfcl_fail(CL_INVALID_VALUE, "spec_value is NULL or spec_size is not the constant's size");
     uint64_t *copy = calloc(1, sizeof *copy);
-    uint32_t *ids = realloc(p->spec_ids, (p->num_spec + 1) * sizeof *ids);
-    if (ids != NULL)
-        p->spec_ids = ids;
-    const void **values = realloc(p->spec_values, (p->num_spec + 1) * sizeof *values);
-    if (values != NULL)
-        p->spec_values = values;
-    if (copy == NULL || ids == NULL || values == NULL) {
+    bool ok = true;
+    p->spec_ids = zfcl_grown(p->spec_ids, p->num_spec, sizeof *p->spec_ids, &ok);
+    p->spec_values = zfcl_grown(p->spec_values, p->num_spec, sizeof *p->spec_values, &ok);
+    if (!ok || copy == NULL) {
         free(copy);
         return CL_OUT_OF_HOST_MEMORY;
     }

@@ -247,19 +247,21 @@ static void zf_h_storez(zf_x *x, const zf_dinst *in) {
     });
 }
 
-static void zf_copy_memory(zf_x *x, uint32_t l, uint64_t to, uint64_t from, uint64_t size) {
+bool zf_copy_memory(zf_x *x, uint32_t l, uint64_t to, uint64_t from, uint64_t size) {
     if (size == 0)
-        return;
+        return true;
     if (size > UINT32_MAX) {
         zf_fault(x, l, "a memory copy of %llu bytes", (unsigned long long)size);
-        return;
+        return false;
     }
     zf_count_lane(x, from, size, false);
     zf_count_lane(x, to, size, true);
     const uint8_t *s = zf_mem(x, l, from, (uint32_t)size, false);
     uint8_t *d = s != NULL ? zf_mem(x, l, to, (uint32_t)size, true) : NULL;
-    if (d != NULL)
-        memmove(d, s, (size_t)size);
+    if (d == NULL)
+        return false;
+    memmove(d, s, (size_t)size);
+    return true;
 }
 
 static void zf_h_copymem(zf_x *x, const zf_dinst *in) {

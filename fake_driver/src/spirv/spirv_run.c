@@ -226,9 +226,7 @@ uint64_t zf_spirv_now_ns(void) {
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-bool zf_hang_check(zf_x *x) {
-    zf_ctx *ctx = x->ctx;
-    ctx->hang_countdown = ZF_HANG_PERIOD;
+bool zf_past_deadline(zf_ctx *ctx) {
     if (ctx->deadline_ns == 0)
         return false;
     if (!__atomic_load_n(ctx->stop, __ATOMIC_RELAXED)) {
@@ -237,6 +235,14 @@ bool zf_hang_check(zf_x *x) {
         __atomic_store_n(ctx->stop, 1, __ATOMIC_RELAXED);
     }
     ctx->hung = true;
+    return true;
+}
+
+bool zf_hang_check(zf_x *x) {
+    zf_ctx *ctx = x->ctx;
+    ctx->hang_countdown = ZF_HANG_PERIOD;
+    if (!zf_past_deadline(ctx))
+        return false;
     uint64_t ms = ctx->launch->hang_timeout_ns / 1000000u;
     for (uint32_t k = 0; k < x->num_members; k++)
         if (x->block_of[x->members[k]] != ZF_LANE_DONE)

@@ -250,6 +250,8 @@ uint64_t zf_spirv_now_ns(void);
 #define ZF_HANG_PERIOD 1024u
 /* Whether the launch must stop (its deadline passed): the invocation's running lanes are then stopped with a fault. */
 bool zf_hang_check(zf_x *x);
+/* Whether the launch has run past the hang detector's deadline: then it stops every thread and sets ctx->hung. */
+bool zf_past_deadline(zf_ctx *ctx);
 
 /* ---- spirv_mem.c ---- */
 
@@ -347,6 +349,11 @@ void zf_lane_ids(const zf_ctx *ctx, uint32_t lane, uint64_t global[3], uint64_t 
 zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program);
 /* Appends printf output for the wave. */
 void zf_output(zf_ctx *ctx, const char *text, size_t length);
+
+/* ---- spirv_ops_mem.c ---- */
+
+/* OpCopyMemory(Sized) for lane l: the source is checked before the destination. False after a fault. */
+bool zf_copy_memory(zf_x *x, uint32_t l, uint64_t to, uint64_t from, uint64_t size);
 
 /* ---- handler tables of the ops files (NULL where a file has no handler) ---- */
 extern zf_handler const zf_handlers_arith[ZF_X_COUNT];

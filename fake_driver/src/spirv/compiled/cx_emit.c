@@ -1724,30 +1724,28 @@ static void zf_cx_wave(zf_cx_em *e) {
 /* ------------------------------------------------------------------------------------------------------------------
  * The unit */
 
-/* Marks the functions the kernel reaches and checks their instructions. */
-static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
-    const zf_dprog *code = e->code;
-    uint32_t *stack = malloc(code->num_funcs * sizeof *stack), top = 0;
-    if (stack == NULL) {
-        zf_cx_fail(e, "out of host memory");
+/* What zf_cx_walk calls: once as it enters function `func` (at UINT32_MAX), then for each of its instructions (at, an
+ * index of code->insts); false stops the walk. */
+typedef bool (*zf_cx_visit)(void *state, const zf_dprog *code, uint32_t func, uint32_t at);
+
+/* Visits the functions reached by calls from function `entry` that seen (one byte a function) does not mark yet,
+ * marking them. False when out of host memory. */
+static bool zf_cx_walk(const zf_dprog *code, uint32_t entry, uint8_t *seen, zf_cx_visit visit, void *state) {
+    uint32_t *stack = malloc((code->num_funcs ? code->num_funcs : 1) * sizeof *stack), top = 0;
+    if (stack == NULL)
         return false;
-    }
-    stack[top++] = e->kernel->function;
-    seen[e->kernel->function] = 1;
-    bool vars = false;
-    while (top > 0 && !e->failed) {
-        const zf_dfunc *fn = &code->funcs[stack[--top]];
-        if (fn->frame_bytes > ZF_CX_MAX_FRAME)
-            zf_cx_fail(e, "a function with more than %u bytes of values", ZF_CX_MAX_FRAME);
-        for (uint32_t b = 0; b < fn->block_count && !e->failed; b++) {
+    stack[top++] = entry;
+    seen[entry] = 1;
+    bool go_on = true;
+    while (top > 0 && go_on) {
+        uint32_t f = stack[--top];
+        const zf_dfunc *fn = &code->funcs[f];
+        go_on = visit(state, code, f, UINT32_MAX);
+        for (uint32_t b = 0; b < fn->block_count && go_on; b++) {
             const zf_dblock *blk = &code->blocks[fn->block_first + b];
-            for (uint32_t i = 0; i < blk->count && !e->failed; i++) {
+            for (uint32_t i = 0; i < blk->count && go_on; i++) {
                 const zf_dinst *in = &code->insts[blk->first + i];
-                const char *why = zf_cx_check_inst(code, in);
-                if (why != NULL)
-                    zf_cx_fail(e, "%s (SPIR-V word %u)", why, code->inst_words[blk->first + i]);
-                e->barriers |= in->op == ZF_X_BARRIER;
-                vars |= in->op == ZF_X_VAR;
+                go_on = visit(state, code, f, blk->first + i);
                 uint32_t callee = in->op == ZF_X_CALL ? code->aux[in->aux] : UINT32_MAX;
                 if (callee < code->num_funcs && !seen[callee]) {
                     seen[callee] = 1;
@@ -1757,7 +1755,39 @@ static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
         }
     }
     free(stack);
-    if (e->barriers && vars) /* private slots live in call order, which waiting at barriers breaks */
+    return true;
+}
+
+typedef struct zf_cx_checking {
+    zf_cx_em *e;
+    bool vars; /* a function reached declares private variables */
+} zf_cx_checking;
+
+static bool zf_cx_check_visit(void *state, const zf_dprog *code, uint32_t func, uint32_t at) {
+    zf_cx_checking *c = state;
+    zf_cx_em *e = c->e;
+    if (at == UINT32_MAX) {
+        if (code->funcs[func].frame_bytes > ZF_CX_MAX_FRAME)
+            zf_cx_fail(e, "a function with more than %u bytes of values", ZF_CX_MAX_FRAME);
+        return !e->failed;
+    }
+    const zf_dinst *in = &code->insts[at];
+    const char *why = zf_cx_check_inst(code, in);
+    if (why != NULL)
+        zf_cx_fail(e, "%s (SPIR-V word %u)", why, code->inst_words[at]);
+    e->barriers |= in->op == ZF_X_BARRIER;
+    c->vars |= in->op == ZF_X_VAR;
+    return !e->failed;
+}
+
+/* Marks the functions the kernel reaches and checks their instructions. */
+static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
+    zf_cx_checking c = {e, false};
+    if (!zf_cx_walk(e->code, e->kernel->function, seen, zf_cx_check_visit, &c)) {
+        zf_cx_fail(e, "out of host memory");
+        return false;
+    }
+    if (e->barriers && c.vars) /* private slots live in call order, which waiting at barriers breaks */
         zf_cx_fail(e, "private variables in a kernel with barriers");
     return !e->failed;
 }
@@ -1789,31 +1819,19 @@ static uint32_t zf_cx_post_order(zf_cx_em *e, uint32_t f, uint8_t *done, uint32_
     return height;
 }
 
+static bool zf_cx_barrier_visit(void *state, const zf_dprog *code, uint32_t func, uint32_t at) {
+    (void)func;
+    bool *found = state;
+    *found = at != UINT32_MAX && code->insts[at].op == ZF_X_BARRIER;
+    return !*found;
+}
+
 bool zf_cx_has_barriers(const zf_dprog *code, uint32_t kernel) {
     uint8_t *seen = calloc(code->num_funcs ? code->num_funcs : 1, 1);
-    uint32_t *stack = malloc((code->num_funcs ? code->num_funcs : 1) * sizeof *stack), top = 0;
     bool found = false;
-    if (seen != NULL && stack != NULL) {
-        stack[top++] = code->kernels[kernel].function;
-        seen[code->kernels[kernel].function] = 1;
-    }
-    while (top > 0 && !found) {
-        const zf_dfunc *fn = &code->funcs[stack[--top]];
-        for (uint32_t b = 0; b < fn->block_count; b++) {
-            const zf_dblock *blk = &code->blocks[fn->block_first + b];
-            for (uint32_t i = 0; i < blk->count; i++) {
-                const zf_dinst *in = &code->insts[blk->first + i];
-                found |= in->op == ZF_X_BARRIER;
-                uint32_t callee = in->op == ZF_X_CALL ? code->aux[in->aux] : UINT32_MAX;
-                if (callee < code->num_funcs && !seen[callee]) {
-                    seen[callee] = 1;
-                    stack[top++] = callee;
-                }
-            }
-        }
-    }
+    if (seen != NULL) /* out of memory: found stays false, as it is before the walk finds a barrier */
+        zf_cx_walk(code, code->kernels[kernel].function, seen, zf_cx_barrier_visit, &found);
     free(seen);
-    free(stack);
     return found;
 }
 

@@ -158,19 +158,6 @@ static void zf_cx_account(zf_ctx *ctx, const zf_cx_thread *t) {
     }
 }
 
-/* Whether the launch has run past the hang detector's deadline (then it stops: no more waves, ctx->hung). */
-static bool zf_cx_past_deadline(zf_ctx *ctx) {
-    if (ctx->deadline_ns == 0)
-        return false;
-    if (!__atomic_load_n(ctx->stop, __ATOMIC_RELAXED)) {
-        if (zf_spirv_now_ns() < ctx->deadline_ns)
-            return false;
-        __atomic_store_n(ctx->stop, 1, __ATOMIC_RELAXED);
-    }
-    ctx->hung = true;
-    return true;
-}
-
 /* Each work-item's copies of the by-value arguments, as the interpreter makes them for every wave. */
 static void zf_cx_byval_copies(zf_ctx *ctx, const size_t *byval_offsets) {
     const zf_xlaunch *launch = ctx->launch;
@@ -193,7 +180,7 @@ void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local
         return;
     }
     /* A long launch of short waves: stopped between waves (looking at the clock every ZF_CX_WAVE_POLL waves). */
-    if (--ctx->hang_countdown % ZF_CX_WAVE_POLL == 0 && zf_cx_past_deadline(ctx)) {
+    if (--ctx->hang_countdown % ZF_CX_WAVE_POLL == 0 && zf_past_deadline(ctx)) {
         uint32_t lanes = ctx->wave_groups * ctx->group_items;
         for (uint32_t l = 0; l < lanes; l++)
             zf_fault(&t->x, l, "still running after %" PRIu64 " ms: stopped by the hang detector",
@@ -268,21 +255,7 @@ void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark) {
 
 /* The interpreter's OpCopyMemory for one work-item (spirv_ops_mem.c): the source is checked before the destination. */
 uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uint64_t size) {
-    zf_x *x = rt->x;
-    if (size == 0)
-        return 1;
-    if (size > UINT32_MAX) {
-        zf_fault(x, (uint32_t)lane, "a memory copy of %llu bytes", (unsigned long long)size);
-        return 0;
-    }
-    zf_count_lane(x, from, size, false);
-    zf_count_lane(x, to, size, true);
-    const uint8_t *s = zf_mem(x, (uint32_t)lane, from, (uint32_t)size, false);
-    uint8_t *d = s != NULL ? zf_mem(x, (uint32_t)lane, to, (uint32_t)size, true) : NULL;
-    if (d == NULL)
-        return 0;
-    memmove(d, s, (size_t)size);
-    return 1;
+    return zf_copy_memory(rt->x, (uint32_t)lane, to, from, size) ? 1u : 0u;
 }
 
 void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes) {
@@ -296,7 +269,7 @@ void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
 
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane) {
     zf_ctx *ctx = rt->x->ctx;
-    if (!zf_cx_past_deadline(ctx))
+    if (!zf_past_deadline(ctx))
         return 0;
     rt->poll_period = 1; /* the other work-items of the wave stop at their next loop head */
     zf_fault(rt->x, (uint32_t)lane, "still running after %" PRIu64 " ms: stopped by the hang detector",
