@@ -14,52 +14,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define ZF_GRANULE_SHIFT   3u  /* objects are at least 8-byte aligned */
-#define ZF_LEAF_SHIFT      16u /* one leaf covers 64 KiB of address space */
-#define ZF_DIRECTORY_SHIFT 32u /* one directory covers 4 GiB */
-#define ZF_ADDRESS_BITS    48u /* user space of x86-64 and AArch64 (4-level page tables) */
-#define ZF_LEAF_SLOTS      ((size_t)1 << (ZF_LEAF_SHIFT - ZF_GRANULE_SHIFT))
-#define ZF_DIRECTORY_SLOTS ((size_t)1 << (ZF_DIRECTORY_SHIFT - ZF_LEAF_SHIFT))
-#define ZF_ROOT_SLOTS      ((size_t)1 << (ZF_ADDRESS_BITS - ZF_DIRECTORY_SHIFT))
 #define ZF_QUARANTINE_SIZE 1024u
-
-typedef struct zf_registry_leaf {
-    _Atomic uint8_t type[ZF_LEAF_SLOTS]; /* a zf_obj_type per granule */
-} zf_registry_leaf;
-
-typedef struct zf_registry_directory {
-    _Atomic(zf_registry_leaf *) leaf[ZF_DIRECTORY_SLOTS];
-} zf_registry_directory;
 
 _Static_assert(ZF_OBJ_TYPE_COUNT <= UINT8_MAX, "an object type fits the registry's type byte");
 
 static pthread_mutex_t zf_registry_lock = PTHREAD_MUTEX_INITIALIZER; /* writers only */
-static _Atomic(zf_registry_directory *) zf_root[ZF_ROOT_SLOTS];
+_Atomic(zf_registry_directory *) zf_registry_root[ZF_ROOT_SLOTS];
 static _Atomic unsigned zf_counts[ZF_OBJ_TYPE_COUNT];
 
 static zf_object *zf_quarantine[ZF_QUARANTINE_SIZE]; /* guarded by zf_registry_lock */
 static size_t zf_quarantine_next;
 
-/* The type byte of the granule at `address`, or NULL when no leaf covers it (nothing was ever registered there). */
-static _Atomic uint8_t *zf_slot_find(uintptr_t address) {
-    if ((address >> ZF_ADDRESS_BITS) != 0 || (address & ((1u << ZF_GRANULE_SHIFT) - 1)) != 0)
-        return NULL;
-    zf_registry_directory *directory =
-        atomic_load_explicit(&zf_root[address >> ZF_DIRECTORY_SHIFT], memory_order_acquire);
-    if (directory == NULL)
-        return NULL;
-    size_t leaf_index = (address >> ZF_LEAF_SHIFT) & (ZF_DIRECTORY_SLOTS - 1);
-    zf_registry_leaf *leaf = atomic_load_explicit(&directory->leaf[leaf_index], memory_order_acquire);
-    if (leaf == NULL)
-        return NULL;
-    return &leaf->type[(address >> ZF_GRANULE_SHIFT) & (ZF_LEAF_SLOTS - 1)];
-}
-
-/* Like zf_slot_find, creating the nodes on the way (under the writers' lock). NULL when out of host memory. */
+/* Like zf_registry_slot, creating the nodes on the way (under the writers' lock). NULL when out of host memory. */
 static _Atomic uint8_t *zf_slot_make(uintptr_t address) {
     if ((address >> ZF_ADDRESS_BITS) != 0 || (address & ((1u << ZF_GRANULE_SHIFT) - 1)) != 0)
         return NULL;
-    _Atomic(zf_registry_directory *) *root_slot = &zf_root[address >> ZF_DIRECTORY_SHIFT];
+    _Atomic(zf_registry_directory *) *root_slot = &zf_registry_root[address >> ZF_DIRECTORY_SHIFT];
     zf_registry_directory *directory = atomic_load_explicit(root_slot, memory_order_relaxed);
     if (directory == NULL) {
         directory = calloc(1, sizeof *directory); /* large: its pages are only touched where leaves are */
@@ -95,7 +65,7 @@ bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner) {
 
 void zf_object_unregister(zf_object *object) {
     pthread_mutex_lock(&zf_registry_lock);
-    _Atomic uint8_t *slot = zf_slot_find((uintptr_t)object);
+    _Atomic uint8_t *slot = zf_registry_slot((uintptr_t)object);
     uint8_t type = slot != NULL ? atomic_load_explicit(slot, memory_order_relaxed) : 0;
     if (type != ZF_OBJ_NONE) {
         atomic_store_explicit(slot, ZF_OBJ_NONE, memory_order_release);
@@ -114,11 +84,6 @@ void zf_object_retire(zf_object *object) {
     free(oldest);
 }
 
-bool zf_handle_is_live(const void *handle, zf_obj_type type) {
-    const _Atomic uint8_t *slot = zf_slot_find((uintptr_t)handle);
-    return slot != NULL && type != ZF_OBJ_NONE && atomic_load_explicit(slot, memory_order_acquire) == (uint8_t)type;
-}
-
 unsigned zf_object_count(zf_obj_type type) {
     return atomic_load_explicit(&zf_counts[type], memory_order_relaxed);
 }
@@ -132,7 +97,7 @@ void zf_registry_release(void) {
         zf_quarantine[i] = NULL;
     }
     for (size_t r = 0; r < ZF_ROOT_SLOTS; r++) {
-        zf_registry_directory *directory = atomic_exchange_explicit(&zf_root[r], NULL, memory_order_relaxed);
+        zf_registry_directory *directory = atomic_exchange_explicit(&zf_registry_root[r], NULL, memory_order_relaxed);
         if (directory == NULL)
             continue;
         for (size_t d = 0; d < ZF_DIRECTORY_SLOTS; d++)
