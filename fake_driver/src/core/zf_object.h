@@ -51,7 +51,7 @@ typedef struct zf_registry_directory {
 extern _Atomic(zf_registry_directory *) zf_registry_root[ZF_ROOT_SLOTS];
 
 /* The type byte of the granule at `address`, or NULL when no leaf covers it (nothing was ever registered there). */
-static inline _Atomic uint8_t *zf_registry_slot(uintptr_t address) {
+static inline __attribute__((always_inline)) _Atomic uint8_t *zf_registry_slot(uintptr_t address) {
     if ((address >> ZF_ADDRESS_BITS) != 0 || (address & ((1u << ZF_GRANULE_SHIFT) - 1)) != 0)
         return NULL;
     zf_registry_directory *directory =
@@ -66,7 +66,7 @@ static inline _Atomic uint8_t *zf_registry_slot(uintptr_t address) {
 }
 
 /* True when `handle` is a live object of `type`; never dereferences anything but the registry. */
-static inline bool zf_handle_is_live(const void *handle, zf_obj_type type) {
+static inline __attribute__((always_inline)) bool zf_handle_is_live(const void *handle, zf_obj_type type) {
     const _Atomic uint8_t *slot = zf_registry_slot((uintptr_t)handle);
     return slot != NULL && type != ZF_OBJ_NONE && atomic_load_explicit(slot, memory_order_acquire) == (uint8_t)type;
 }

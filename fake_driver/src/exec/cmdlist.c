@@ -74,18 +74,24 @@ static void zf_cmdlist_clear(zf_cmdlist *list) {
     list->num_commands = 0;
 }
 
-/* A regular list is busy while a queue runs it. An immediate one is busy while its own queue has commands not done:
- * the strict profile says so at once; the default one waits for them, as Intel's driver does (docs/tolerances.md),
- * which ends even behind a kernel that never does, since the hang detector stops it. */
-static bool zf_cmdlist_busy(zf_cmdlist *list) {
-    bool busy = atomic_load_explicit(&list->in_flight, memory_order_acquire) > 0;
-    if (busy || !list->immediate || zf_queue_wait(list->immediate_queue, 0) == ZE_RESULT_SUCCESS)
-        return busy;
+/* An immediate list is busy while its own queue has commands not done: the strict profile says so at once; the
+ * default one waits for them, as Intel's driver does (docs/tolerances.md), which ends even behind a kernel that never
+ * does, since the hang detector stops it. */
+static bool zf_cmdlist_immediate_busy(zf_cmdlist *list) {
+    if (zf_queue_wait(list->immediate_queue, 0) == ZE_RESULT_SUCCESS)
+        return false;
     if (zf_strict())
         return true;
     zf_tolerate("the device must not be referencing the command list", "waited for its commands to complete");
     zf_queue_wait(list->immediate_queue, UINT64_MAX);
     return false;
+}
+
+/* A regular list is busy while a queue runs it (inline: one load on every reset). */
+static inline bool zf_cmdlist_busy(zf_cmdlist *list) {
+    if (atomic_load_explicit(&list->in_flight, memory_order_acquire) > 0)
+        return true;
+    return list->immediate && zf_cmdlist_immediate_busy(list);
 }
 
 ze_result_t zfi_zeCommandListDestroy(ze_command_list_handle_t hCommandList) {
@@ -116,7 +122,8 @@ ze_result_t zfi_zeCommandListReset(ze_command_list_handle_t hCommandList) {
 }
 
 void zf_command_free(zf_command *command) {
-    free(command->waits);
+    if (command->waits != NULL)
+        free(command->waits);
     switch (command->kind) {
     case ZF_CMD_FILL:
         free(command->u.fill.pattern);
@@ -143,7 +150,7 @@ void zf_command_free(zf_command *command) {
 
 /* A command of `kind` that owns nothing yet: the common fields and the arguments its kind frees on failure are
  * cleared, the rest of the union is left for the append to set. */
-static void zf_command_start(zf_command *command, zf_command_kind kind) {
+static inline void zf_command_start(zf_command *command, zf_command_kind kind) {
     command->kind = kind;
     command->signal = NULL;
     command->num_waits = 0;
@@ -186,12 +193,9 @@ static ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t hand
     return zf_check_event_context(list, handle, name, i);
 }
 
-/* Starts a command: the list must accept appends, and its signal and wait events must be valid. */
-static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_event_handle_t signal, uint32_t num_waits,
-                                   ze_event_handle_t *waits, zf_command *command) {
-    zf_command_start(command, kind);
-    if (!list->immediate && list->closed)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is closed; reset it to append again");
+/* The signal and wait events of a command being started: each valid, the waits copied into the command. */
+static ze_result_t zf_append_events(zf_cmdlist *list, ze_event_handle_t signal, uint32_t num_waits,
+                                    ze_event_handle_t *waits, zf_command *command) {
     if (signal != NULL) {
         /* the entry point checked that it is live */
         ze_result_t result = zf_check_event_context(list, signal, "hSignalEvent", 0);
@@ -214,6 +218,18 @@ static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_ev
     return ZE_RESULT_SUCCESS;
 }
 
+/* Starts a command: the list must accept appends, and its signal and wait events must be valid. Inline: a command
+ * without events (the common append) costs a few stores. */
+static inline ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_event_handle_t signal,
+                                          uint32_t num_waits, ze_event_handle_t *waits, zf_command *command) {
+    zf_command_start(command, kind);
+    if (!list->immediate && list->closed)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is closed; reset it to append again");
+    if (signal == NULL && num_waits == 0)
+        return ZE_RESULT_SUCCESS;
+    return zf_append_events(list, signal, num_waits, waits, command);
+}
+
 /* Room for one more command in a regular list's array. */
 static bool zf_cmdlist_reserve(zf_cmdlist *list) {
     if (list->num_commands < list->capacity)
@@ -230,22 +246,17 @@ static bool zf_cmdlist_reserve(zf_cmdlist *list) {
 /* Where an append builds its command: an open regular list's next slot, so that recording copies nothing, or `local`
  * (an immediate list's command; a closed list's, which a queue may be running, so its array must not move; or when
  * the array cannot grow: zf_append_finish then reports it). */
-static zf_command *zf_append_slot(zf_cmdlist *list, zf_command *local) {
+static inline zf_command *zf_append_slot(zf_cmdlist *list, zf_command *local) {
     if (!list->immediate && !list->closed && zf_cmdlist_reserve(list))
         return &list->commands[list->num_commands];
     return local;
 }
 
-/* Ends a command built where zf_append_slot said: recorded by a regular list, run at once by an immediate one. Frees
- * the command on failure. */
-static ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_result_t result) {
-    if (result == ZE_RESULT_SUCCESS && !list->immediate) {
-        if (list->commands != NULL && command == &list->commands[list->num_commands]) {
-            list->num_commands++; /* built in place */
-            return ZE_RESULT_SUCCESS;
-        }
+/* Ends an immediate list's command, or a regular list's that could not be built in place: run at once by the
+ * immediate list's queue, or the failure reported. Frees the command on failure. */
+static ze_result_t zf_append_run(zf_cmdlist *list, zf_command *command, ze_result_t result) {
+    if (result == ZE_RESULT_SUCCESS && !list->immediate)
         result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to grow the command list");
-    }
     if (result == ZE_RESULT_SUCCESS) {
         zf_queue *queue = list->immediate_queue;
         bool synchronous = queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
@@ -261,6 +272,17 @@ static ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_re
     }
     zf_command_free(command);
     return result;
+}
+
+/* Ends a command built where zf_append_slot said: recorded by a regular list (inline: one increment when it was
+ * built in place), run at once by an immediate one. Frees the command on failure. */
+static inline ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_result_t result) {
+    if (result == ZE_RESULT_SUCCESS && !list->immediate && list->commands != NULL &&
+        command == &list->commands[list->num_commands]) {
+        list->num_commands++; /* built in place */
+        return ZE_RESULT_SUCCESS;
+    }
+    return zf_append_run(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent,
