@@ -9,13 +9,24 @@
 
 static zf_cmdlist *zf_cmdlist_new(zf_context *context, zf_device *device, uint32_t ordinal) {
     zf_cmdlist *list = calloc(1, sizeof *list);
-    if (list == NULL)
+    zf_launch_pool *pool = list != NULL ? zf_launch_pool_create() : NULL;
+    if (pool == NULL) {
+        free(list);
         return NULL;
+    }
+    list->launch_pool = pool;
     list->context = context;
     list->device = device;
     list->ordinal = ordinal;
     list->group_flags = device->desc->engine_groups[ordinal].flags;
     return list;
+}
+
+/* Frees a list that holds no command (never published, or destroyed). */
+static void zf_cmdlist_discard(zf_cmdlist *list) {
+    if (list != NULL)
+        zf_launch_pool_destroy(list->launch_pool);
+    free(list);
 }
 
 static ze_result_t zf_cmdlist_publish(zf_cmdlist *list, ze_command_list_handle_t *out) {
@@ -39,7 +50,7 @@ ze_result_t zfi_zeCommandListCreate(ze_context_handle_t hContext, ze_device_hand
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a command list");
     ze_result_t result = zf_cmdlist_publish(list, phCommandList);
     if (result != ZE_RESULT_SUCCESS)
-        free(list);
+        zf_cmdlist_discard(list);
     return result;
 }
 
@@ -61,7 +72,7 @@ ze_result_t zfi_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_de
         result = zf_cmdlist_publish(list, phCommandList);
     }
     if (result != ZE_RESULT_SUCCESS) {
-        free(list);
+        zf_cmdlist_discard(list);
         free(queue);
     }
     return result;
@@ -103,6 +114,8 @@ ze_result_t zfi_zeCommandListDestroy(ze_command_list_handle_t hCommandList) {
         free(list->immediate_queue);
     zf_cmdlist_clear(list);
     free(list->commands);
+    zf_launch_pool_destroy(list->launch_pool); /* every record of it was freed: the list was not busy */
+    list->launch_pool = NULL;
     zf_object_retire(&list->header);
     return ZE_RESULT_SUCCESS;
 }
@@ -124,17 +137,24 @@ ze_result_t zfi_zeCommandListReset(ze_command_list_handle_t hCommandList) {
 void zf_command_free(zf_command *command) {
     if (command->waits != NULL)
         free(command->waits);
+    command->waits = NULL;
+    command->num_waits = 0;
     switch (command->kind) {
     case ZF_CMD_FILL:
         free(command->u.fill.pattern);
+        command->u.fill.pattern = NULL;
         break;
     case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
         free(command->u.query.events);
         free(command->u.query.offsets);
+        command->u.query.events = NULL;
+        command->u.query.offsets = NULL;
         break;
     case ZF_CMD_CUSTOM:
         if (command->u.custom.ops != NULL && command->u.custom.ops->release != NULL)
             command->u.custom.ops->release(command->u.custom.payload);
+        command->u.custom.payload = NULL;
+        command->u.custom.ops = NULL;
         break;
     case ZF_CMD_LAUNCH:
     case ZF_CMD_LAUNCH_INDIRECT:
@@ -142,6 +162,9 @@ void zf_command_free(zf_command *command) {
         for (uint32_t k = 0; k < command->u.launch.num_kernels; k++)
             zf_kernel_launch_free(zf_launch_at(&command->u.launch, k));
         free(command->u.launch.launches);
+        command->u.launch.launches = NULL;
+        command->u.launch.one = NULL;
+        command->u.launch.num_kernels = 0;
         break;
     default:
         break;
@@ -526,7 +549,7 @@ static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze
         zf_kernel_launch **slot = launch->launches != NULL ? &launch->launches[k] : &launch->one;
         ze_result_t result = zf_check_kernel(list, kernels[k], k, live);
         if (result == ZE_RESULT_SUCCESS)
-            result = zf_kernel_capture(zf_kernel_from(kernels[k]), slot);
+            result = zf_kernel_capture(zf_kernel_from(kernels[k]), list->launch_pool, slot);
         /* A kernel of another context (tolerated above) works on the allocations of the list's context. */
         if (result == ZE_RESULT_SUCCESS)
             zf_kernel_launch_set_context(*slot, list->context);

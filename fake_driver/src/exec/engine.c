@@ -265,6 +265,10 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
                              .name = command->kind == ZF_CMD_CUSTOM ? command->u.custom.ops->name : NULL,
                              .tiles = 1};
     ze_result_t result = zf_perform(engine, queue, command, start, &cost, &record);
+    /* A launch's records go back to its list's pool before the submission completes: once it has, the application
+     * may destroy the list, and the pool with it. */
+    if (sub->has_single && zf_command_is_launch(command))
+        zf_command_free(command);
     uint64_t end = zf_is_realtime(engine) ? zf_max_u64(zf_clock_now_ns(clock), start) : start + cost;
     engine->free_at_ns = end;
     if (result != ZE_RESULT_SUCCESS)

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 typedef struct zf_kernel_launch zf_kernel_launch;
+typedef struct zf_launch_pool zf_launch_pool;
 typedef struct zf_engine zf_engine;
 typedef struct zf_event_pool zf_event_pool;
 typedef struct zf_queue zf_queue;
@@ -155,8 +156,9 @@ typedef struct zf_cmdlist {
     zf_command *commands;
     size_t num_commands;
     size_t capacity;
-    _Atomic uint64_t in_flight; /* submissions not yet completed; changed under the sync lock */
-    zf_queue *immediate_queue;  /* the queue behind an immediate list */
+    _Atomic uint64_t in_flight;  /* submissions not yet completed; changed under the sync lock */
+    zf_queue *immediate_queue;   /* the queue behind an immediate list */
+    zf_launch_pool *launch_pool; /* its launches' records (module/zf_kernel.h) */
 } zf_cmdlist;
 
 struct zf_queue {
@@ -215,8 +217,13 @@ ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns);
 /* Stops every engine worker (library unload). */
 void zf_engines_shutdown(void);
 
-/* Releases what a command owns. */
+/* Releases what a command owns; a second call releases nothing. */
 void zf_command_free(zf_command *command);
+
+static inline bool zf_command_is_launch(const zf_command *command) {
+    return command->kind == ZF_CMD_LAUNCH || command->kind == ZF_CMD_LAUNCH_INDIRECT ||
+           command->kind == ZF_CMD_LAUNCH_MULTIPLE_INDIRECT;
+}
 
 /* Modelled duration of a command, in device nanoseconds (docs/cost-model.md). */
 uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue);
