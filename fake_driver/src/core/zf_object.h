@@ -31,35 +31,24 @@ void zf_object_unregister(zf_object *object);
 void zf_object_retire(zf_object *object);
 
 /* The registry's radix map (core/object.c says how it works). Its shape is here because every entry point checks its
- * handles, inline: three dependent loads, no call. */
-#define ZF_GRANULE_SHIFT   3u  /* objects are at least 8-byte aligned */
-#define ZF_LEAF_SHIFT      16u /* one leaf covers 64 KiB of address space */
-#define ZF_DIRECTORY_SHIFT 32u /* one directory covers 4 GiB */
-#define ZF_ADDRESS_BITS    48u /* user space of x86-64 and AArch64 (4-level page tables) */
-#define ZF_LEAF_SLOTS      ((size_t)1 << (ZF_LEAF_SHIFT - ZF_GRANULE_SHIFT))
-#define ZF_DIRECTORY_SLOTS ((size_t)1 << (ZF_DIRECTORY_SHIFT - ZF_LEAF_SHIFT))
-#define ZF_ROOT_SLOTS      ((size_t)1 << (ZF_ADDRESS_BITS - ZF_DIRECTORY_SHIFT))
+ * handles, inline: two dependent loads and the type byte, no call. */
+#define ZF_GRANULE_SHIFT 3u  /* objects are at least 8-byte aligned */
+#define ZF_LEAF_SHIFT    28u /* one leaf covers 256 MiB of address space */
+#define ZF_ADDRESS_BITS  48u /* user space of x86-64 and AArch64 (4-level page tables) */
+#define ZF_LEAF_SLOTS    ((size_t)1 << (ZF_LEAF_SHIFT - ZF_GRANULE_SHIFT))
+#define ZF_ROOT_SLOTS    ((size_t)1 << (ZF_ADDRESS_BITS - ZF_LEAF_SHIFT))
 
 typedef struct zf_registry_leaf {
     _Atomic uint8_t type[ZF_LEAF_SLOTS]; /* a zf_obj_type per granule */
 } zf_registry_leaf;
 
-typedef struct zf_registry_directory {
-    _Atomic(zf_registry_leaf *) leaf[ZF_DIRECTORY_SLOTS];
-} zf_registry_directory;
-
-extern _Atomic(zf_registry_directory *) zf_registry_root[ZF_ROOT_SLOTS];
+extern _Atomic(zf_registry_leaf *) zf_registry_root[ZF_ROOT_SLOTS];
 
 /* The type byte of the granule at `address`, or NULL when no leaf covers it (nothing was ever registered there). */
 static inline __attribute__((always_inline)) _Atomic uint8_t *zf_registry_slot(uintptr_t address) {
     if ((address >> ZF_ADDRESS_BITS) != 0 || (address & ((1u << ZF_GRANULE_SHIFT) - 1)) != 0)
         return NULL;
-    zf_registry_directory *directory =
-        atomic_load_explicit(&zf_registry_root[address >> ZF_DIRECTORY_SHIFT], memory_order_acquire);
-    if (directory == NULL)
-        return NULL;
-    size_t leaf_index = (address >> ZF_LEAF_SHIFT) & (ZF_DIRECTORY_SLOTS - 1);
-    zf_registry_leaf *leaf = atomic_load_explicit(&directory->leaf[leaf_index], memory_order_acquire);
+    zf_registry_leaf *leaf = atomic_load_explicit(&zf_registry_root[address >> ZF_LEAF_SHIFT], memory_order_acquire);
     if (leaf == NULL)
         return NULL;
     return &leaf->type[(address >> ZF_GRANULE_SHIFT) & (ZF_LEAF_SLOTS - 1)];
