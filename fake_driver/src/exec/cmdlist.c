@@ -80,8 +80,11 @@ ze_result_t zfi_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_de
 
 /* Drops the recorded commands; the array keeps its capacity for the appends after a reset. */
 static void zf_cmdlist_clear(zf_cmdlist *list) {
-    for (size_t i = 0; i < list->num_commands; i++)
-        zf_command_free(&list->commands[i]);
+    for (size_t i = 0; i < list->num_commands; i++) {
+        zf_command *command = &list->commands[i];
+        if (command->waits != NULL || zf_command_may_own(command))
+            zf_command_free(command);
+    }
     list->num_commands = 0;
 }
 

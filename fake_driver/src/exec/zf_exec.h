@@ -225,6 +225,13 @@ static inline bool zf_command_is_launch(const zf_command *command) {
            command->kind == ZF_CMD_LAUNCH_MULTIPLE_INDIRECT;
 }
 
+/* Whether a command of its kind can own memory besides its wait list (what zf_command_free releases by kind): a
+ * reset skips the others without a call. */
+static inline bool zf_command_may_own(const zf_command *command) {
+    return zf_command_is_launch(command) || command->kind == ZF_CMD_FILL ||
+           command->kind == ZF_CMD_QUERY_KERNEL_TIMESTAMPS || command->kind == ZF_CMD_CUSTOM;
+}
+
 /* Modelled duration of a command, in device nanoseconds (docs/cost-model.md). */
 uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue);
 
