@@ -74,21 +74,25 @@ def emit_trace_thunks(fn, cb, out):
 def emit_traced_entry(fn, cb, out):
     """The entry point of a traceable function. Prologues run before the argument checks (as around the whole call in
     Intel's driver and in the loader's layer): the checks then judge the arguments a prologue may have changed, and
-    the epilogues see every result, rejections included. Without an enabled tracer the cost is one relaxed load."""
+    the epilogues see every result, rejections included. Without an enabled tracer the cost is one relaxed load: the
+    traced call is a function of its own, so the entry point's common path sets up no parameter block or call record
+    and the checks are inlined into it."""
     args = fn.arguments
     emit_trace_thunks(fn, cb, out)
-    out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({fn.signature})\n{{\n")
-    out.append(f"    if (!zf_trace_active())\n        return zf_checked_{fn.name}({args});\n")
+    out.append(f"static __attribute__((noinline)) ze_result_t zf_traced_{fn.name}({fn.signature})\n{{\n")
     out.append(f"    {cb.params_type} params = {{{fn.params_init}}};\n    zf_trace_call call;\n")
     out.append(f"    zf_trace_begin(&call, &zf_trace_api_{fn.name}, &params);\n")
     out.append(f"    const ze_result_t result = zf_checked_{fn.name}({args});\n")
     out.append("    return zf_trace_end(&call, result);\n}\n\n")
+    out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({fn.signature})\n{{\n")
+    out.append(f"    if (__builtin_expect(zf_trace_active(), 0))\n        return zf_traced_{fn.name}({args});\n")
+    out.append(f"    return zf_checked_{fn.name}({args});\n}}\n\n")
 
 
 def emit_entry(fn, handles, out):
     cb = fn.callback if fn.in_core_callbacks else None
     if cb is not None:
-        out.append(f"static ze_result_t zf_checked_{fn.name}({fn.signature})\n{{\n")
+        out.append(f"static inline ze_result_t zf_checked_{fn.name}({fn.signature})\n{{\n")
     else:
         out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({fn.signature})\n{{\n")
     if fn.name != "zeInit":

@@ -36,9 +36,7 @@ uint64_t zf_clock_now_ns(zf_clock *clock) {
     return atomic_load_explicit(&clock->now_ns, memory_order_relaxed);
 }
 
-void zf_clock_observe(zf_clock *clock, uint64_t ns) {
-    if (clock->mode == ZF_CLOCK_REALTIME)
-        return;
+void zf_clock_raise(zf_clock *clock, uint64_t ns) {
     uint64_t seen = atomic_load_explicit(&clock->now_ns, memory_order_relaxed);
     while (ns > seen && !atomic_compare_exchange_weak_explicit(&clock->now_ns, &seen, ns, memory_order_relaxed,
                                                                memory_order_relaxed))

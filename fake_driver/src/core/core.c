@@ -10,9 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-/* Every API call sets and restores it: the initial-exec model reads it at a fixed offset from the thread pointer
- * instead of calling __tls_get_addr (one pointer of the static TLS space glibc reserves for loaded libraries). */
-static _Thread_local zf_call_scope *zf_current_scope __attribute__((tls_model("initial-exec")));
+_Thread_local zf_call_scope *zf_current_scope __attribute__((tls_model("initial-exec")));
+atomic_bool zf_driver_ready;
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Profiles */
@@ -180,16 +179,7 @@ ze_result_t zf_fail(ze_result_t result, const char *format, ...) {
     return result;
 }
 
-void zf_call_enter(zf_call_scope *scope, zf_api_id api) {
-    scope->api = api;
-    scope->explained = false;
-    scope->outer = zf_current_scope;
-    zf_current_scope = scope;
-}
-
-ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result) {
-    zf_current_scope = scope->outer;
-    if (zf_result_is_error(result) && !scope->explained)
-        zf_log(ZF_LOG_DEBUG, "%s: %s", zf_api_table[scope->api].name, zf_result_text(result));
+ze_result_t zf_call_explain(const zf_call_scope *scope, ze_result_t result) {
+    zf_log(ZF_LOG_DEBUG, "%s: %s", zf_api_table[scope->api].name, zf_result_text(result));
     return result;
 }

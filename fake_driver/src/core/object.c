@@ -1,12 +1,13 @@
 /* The registry of live objects: a radix map from an address to the type of the object registered there, read without
- * any lock. The map has three levels, as page tables do: address bits 47..32 index a static root, bits 31..16 a
- * directory, and each leaf holds one type byte per 8-byte granule of a 64 KiB window (0: no live object). Nodes are
- * published with release stores and never freed while the library is loaded, so a reader walking them concurrently
- * with registration and removal reads only memory of the registry: a handle check never dereferences the handle and
- * costs the same three loads whether 10 or 10^6 objects are live (no hashing, no probing, no rebuild). Registration
- * and removal are serialised by one mutex; they store the type byte atomically, so a reader sees an object either
- * live or not, never half-registered. The memory of the map grows with the address span of the objects, not with the
- * number of registrations: 1/8 of the heap span holding objects (and a 512 KiB directory per 4 GiB region). */
+ * any lock. The map has two levels: address bits 47..28 index a static root (8 MiB of zero pages until used), and
+ * each leaf holds one type byte per 8-byte granule of a 256 MiB window (0: no live object); a leaf is 32 MiB of
+ * address space whose pages the system provides zeroed when first touched, so only the pages over objects use memory.
+ * Leaves are published with release stores and never freed while the library is loaded, so a reader walking them
+ * concurrently with registration and removal reads only memory of the registry: a handle check never dereferences
+ * the handle and costs the same two loads and a byte whether 10 or 10^6 objects are live (no hashing, no probing, no
+ * rebuild). Registration and removal are serialised by one mutex; they store the type byte atomically, so a reader
+ * sees an object either live or not, never half-registered. The memory of the map grows with the address span of the
+ * objects, not with the number of registrations: 1/8 of the heap span holding objects. */
 #include "core/zf_object.h"
 
 #include <pthread.h>
@@ -14,63 +15,25 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define ZF_GRANULE_SHIFT   3u  /* objects are at least 8-byte aligned */
-#define ZF_LEAF_SHIFT      16u /* one leaf covers 64 KiB of address space */
-#define ZF_DIRECTORY_SHIFT 32u /* one directory covers 4 GiB */
-#define ZF_ADDRESS_BITS    48u /* user space of x86-64 and AArch64 (4-level page tables) */
-#define ZF_LEAF_SLOTS      ((size_t)1 << (ZF_LEAF_SHIFT - ZF_GRANULE_SHIFT))
-#define ZF_DIRECTORY_SLOTS ((size_t)1 << (ZF_DIRECTORY_SHIFT - ZF_LEAF_SHIFT))
-#define ZF_ROOT_SLOTS      ((size_t)1 << (ZF_ADDRESS_BITS - ZF_DIRECTORY_SHIFT))
 #define ZF_QUARANTINE_SIZE 1024u
-
-typedef struct zf_registry_leaf {
-    _Atomic uint8_t type[ZF_LEAF_SLOTS]; /* a zf_obj_type per granule */
-} zf_registry_leaf;
-
-typedef struct zf_registry_directory {
-    _Atomic(zf_registry_leaf *) leaf[ZF_DIRECTORY_SLOTS];
-} zf_registry_directory;
 
 _Static_assert(ZF_OBJ_TYPE_COUNT <= UINT8_MAX, "an object type fits the registry's type byte");
 
 static pthread_mutex_t zf_registry_lock = PTHREAD_MUTEX_INITIALIZER; /* writers only */
-static _Atomic(zf_registry_directory *) zf_root[ZF_ROOT_SLOTS];
+_Atomic(zf_registry_leaf *) zf_registry_root[ZF_ROOT_SLOTS];
 static _Atomic unsigned zf_counts[ZF_OBJ_TYPE_COUNT];
 
 static zf_object *zf_quarantine[ZF_QUARANTINE_SIZE]; /* guarded by zf_registry_lock */
 static size_t zf_quarantine_next;
 
-/* The type byte of the granule at `address`, or NULL when no leaf covers it (nothing was ever registered there). */
-static _Atomic uint8_t *zf_slot_find(uintptr_t address) {
-    if ((address >> ZF_ADDRESS_BITS) != 0 || (address & ((1u << ZF_GRANULE_SHIFT) - 1)) != 0)
-        return NULL;
-    zf_registry_directory *directory =
-        atomic_load_explicit(&zf_root[address >> ZF_DIRECTORY_SHIFT], memory_order_acquire);
-    if (directory == NULL)
-        return NULL;
-    size_t leaf_index = (address >> ZF_LEAF_SHIFT) & (ZF_DIRECTORY_SLOTS - 1);
-    zf_registry_leaf *leaf = atomic_load_explicit(&directory->leaf[leaf_index], memory_order_acquire);
-    if (leaf == NULL)
-        return NULL;
-    return &leaf->type[(address >> ZF_GRANULE_SHIFT) & (ZF_LEAF_SLOTS - 1)];
-}
-
-/* Like zf_slot_find, creating the nodes on the way (under the writers' lock). NULL when out of host memory. */
+/* Like zf_registry_slot, creating the nodes on the way (under the writers' lock). NULL when out of host memory. */
 static _Atomic uint8_t *zf_slot_make(uintptr_t address) {
     if ((address >> ZF_ADDRESS_BITS) != 0 || (address & ((1u << ZF_GRANULE_SHIFT) - 1)) != 0)
         return NULL;
-    _Atomic(zf_registry_directory *) *root_slot = &zf_root[address >> ZF_DIRECTORY_SHIFT];
-    zf_registry_directory *directory = atomic_load_explicit(root_slot, memory_order_relaxed);
-    if (directory == NULL) {
-        directory = calloc(1, sizeof *directory); /* large: its pages are only touched where leaves are */
-        if (directory == NULL)
-            return NULL;
-        atomic_store_explicit(root_slot, directory, memory_order_release);
-    }
-    _Atomic(zf_registry_leaf *) *leaf_slot = &directory->leaf[(address >> ZF_LEAF_SHIFT) & (ZF_DIRECTORY_SLOTS - 1)];
+    _Atomic(zf_registry_leaf *) *leaf_slot = &zf_registry_root[address >> ZF_LEAF_SHIFT];
     zf_registry_leaf *leaf = atomic_load_explicit(leaf_slot, memory_order_relaxed);
     if (leaf == NULL) {
-        leaf = calloc(1, sizeof *leaf);
+        leaf = calloc(1, sizeof *leaf); /* large: its pages are only touched where objects are */
         if (leaf == NULL)
             return NULL;
         atomic_store_explicit(leaf_slot, leaf, memory_order_release);
@@ -95,7 +58,7 @@ bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner) {
 
 void zf_object_unregister(zf_object *object) {
     pthread_mutex_lock(&zf_registry_lock);
-    _Atomic uint8_t *slot = zf_slot_find((uintptr_t)object);
+    _Atomic uint8_t *slot = zf_registry_slot((uintptr_t)object);
     uint8_t type = slot != NULL ? atomic_load_explicit(slot, memory_order_relaxed) : 0;
     if (type != ZF_OBJ_NONE) {
         atomic_store_explicit(slot, ZF_OBJ_NONE, memory_order_release);
@@ -114,11 +77,6 @@ void zf_object_retire(zf_object *object) {
     free(oldest);
 }
 
-bool zf_handle_is_live(const void *handle, zf_obj_type type) {
-    const _Atomic uint8_t *slot = zf_slot_find((uintptr_t)handle);
-    return slot != NULL && type != ZF_OBJ_NONE && atomic_load_explicit(slot, memory_order_acquire) == (uint8_t)type;
-}
-
 unsigned zf_object_count(zf_obj_type type) {
     return atomic_load_explicit(&zf_counts[type], memory_order_relaxed);
 }
@@ -131,13 +89,7 @@ void zf_registry_release(void) {
         free(zf_quarantine[i]);
         zf_quarantine[i] = NULL;
     }
-    for (size_t r = 0; r < ZF_ROOT_SLOTS; r++) {
-        zf_registry_directory *directory = atomic_exchange_explicit(&zf_root[r], NULL, memory_order_relaxed);
-        if (directory == NULL)
-            continue;
-        for (size_t d = 0; d < ZF_DIRECTORY_SLOTS; d++)
-            free(atomic_load_explicit(&directory->leaf[d], memory_order_relaxed));
-        free(directory);
-    }
+    for (size_t r = 0; r < ZF_ROOT_SLOTS; r++)
+        free(atomic_exchange_explicit(&zf_registry_root[r], NULL, memory_order_relaxed));
     pthread_mutex_unlock(&zf_registry_lock);
 }

@@ -59,7 +59,8 @@ struct zf_card_share {
     zf_shared_segment *seg;
     int fd;
     char name[ZF_SHARED_NAME_MAX];
-    pid_t pid; /* the attaching process: what its entry is found by on the paths of every command */
+    pid_t pid;           /* the attaching process */
+    zf_shared_slot *own; /* its entry (NULL when the table was full): found once at attach, it stays while it lives */
     struct zf_card_share *next;
 };
 
@@ -271,6 +272,9 @@ zf_card_share *zf_shared_attach(const char *instance, const uint8_t key[16]) {
         free(shared);
         return NULL;
     }
+    zf_shared_lock(shared->seg);
+    shared->own = zf_own_slot(shared->seg);
+    zf_shared_unlock(shared->seg);
     pthread_mutex_lock(&zf_attached_lock);
     shared->next = zf_attached;
     zf_attached = shared;
@@ -351,31 +355,34 @@ uint64_t zf_shared_busy_ns(zf_card_share *shared) {
 }
 
 void zf_shared_set_memory(zf_card_share *shared, uint64_t bytes) {
-    zf_shared_lock(shared->seg);
-    zf_shared_slot *own = zf_own_slot(shared->seg);
-    if (own != NULL)
-        own->memory_bytes = bytes;
-    zf_shared_unlock(shared->seg);
+    if (shared->own != NULL)
+        __atomic_store_n(&shared->own->memory_bytes, bytes, __ATOMIC_RELAXED);
 }
 
+/* Every command publishes here, so without the lock: only this process writes its entry's counters (its engines'
+ * workers, with atomic adds) and readers load each with an atomic load (zf_process_of), so a count read is exact: it
+ * holds every command published before the read. The lock guards the table itself (entries taken and freed). */
 void zf_shared_add_work(zf_card_share *shared, const uint64_t busy_ns[ZF_SHARED_MAX_TILES], zf_shared_kind kind,
                         uint64_t memory_bytes) {
-    if (kind >= ZF_SHARED_KINDS)
+    zf_shared_slot *own = shared->own;
+    if (kind >= ZF_SHARED_KINDS || own == NULL)
         return;
-    zf_shared_lock(shared->seg);
-    zf_shared_slot *own = zf_slot_of(shared->seg, shared->pid);
-    if (own != NULL) {
-        for (uint32_t t = 0; t < ZF_SHARED_MAX_TILES; t++)
-            own->busy_ns[t][kind] += busy_ns[t];
-        own->engines |= 1u << kind;
-        own->memory_bytes = memory_bytes;
+    for (uint32_t t = 0; t < ZF_SHARED_MAX_TILES; t++) {
+        if (busy_ns[t] != 0)
+            __atomic_fetch_add(&own->busy_ns[t][kind], busy_ns[t], __ATOMIC_RELAXED);
     }
-    zf_shared_unlock(shared->seg);
+    if ((__atomic_load_n(&own->engines, __ATOMIC_RELAXED) & (1u << kind)) == 0)
+        __atomic_fetch_or(&own->engines, 1u << kind, __ATOMIC_RELAXED);
+    __atomic_store_n(&own->memory_bytes, memory_bytes, __ATOMIC_RELAXED);
 }
 
 static zf_shared_process zf_process_of(const zf_shared_slot *slot) {
-    zf_shared_process p = {.pid = slot->pid, .memory_bytes = slot->memory_bytes, .kinds = slot->engines};
-    memcpy(p.busy_ns, slot->busy_ns, sizeof p.busy_ns);
+    zf_shared_process p = {.pid = slot->pid,
+                           .memory_bytes = __atomic_load_n(&slot->memory_bytes, __ATOMIC_RELAXED),
+                           .kinds = __atomic_load_n(&slot->engines, __ATOMIC_RELAXED)};
+    for (uint32_t t = 0; t < ZF_SHARED_MAX_TILES; t++)
+        for (uint32_t k = 0; k < ZF_SHARED_KINDS; k++)
+            p.busy_ns[t][k] = __atomic_load_n(&slot->busy_ns[t][k], __ATOMIC_RELAXED);
     return p;
 }
 

@@ -37,8 +37,13 @@ uint64_t zf_clock_read_ticks(zf_clock *clock);
 /* Device time now in ns, without advancing a modelled clock (submissions are stamped with it). */
 uint64_t zf_clock_now_ns(zf_clock *clock);
 
-/* The host saw something complete at device time `ns`: a modelled clock never reads earlier than that again. */
-void zf_clock_observe(zf_clock *clock, uint64_t ns);
+/* The host saw something complete at device time `ns`: a modelled clock never reads earlier than that again. Inline:
+ * every query of a signalled event observes, and the clock has almost always passed `ns` already (one load). */
+void zf_clock_raise(zf_clock *clock, uint64_t ns);
+static inline void zf_clock_observe(zf_clock *clock, uint64_t ns) {
+    if (clock->mode != ZF_CLOCK_REALTIME && ns > atomic_load_explicit(&clock->now_ns, memory_order_relaxed))
+        zf_clock_raise(clock, ns);
+}
 
 /* Converts device nanoseconds to ticks, and masks ticks to `bits` valid bits. */
 uint64_t zf_clock_ns_to_ticks(const zf_clock *clock, uint64_t ns);

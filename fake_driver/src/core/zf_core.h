@@ -5,6 +5,7 @@
 
 #include "zf_generated.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,8 +21,14 @@ typedef enum zf_log_level {
     ZF_LOG_DEBUG = 4,
 } zf_log_level;
 
+/* Set (once, release) when zeInit has built the driver from a valid scenario; every entry point reads it first, so
+ * the read is inline. Only zeInit (driver/driver.c) stores it. */
+extern atomic_bool zf_driver_ready;
+
 /* True once zeInit has built the driver from a valid scenario. */
-bool zf_driver_is_initialized(void);
+static inline bool zf_driver_is_initialized(void) {
+    return atomic_load_explicit(&zf_driver_ready, memory_order_acquire);
+}
 
 /* Diagnostics on stderr, prefixed "zefake: <level>: ", filtered by ZEFAKE_LOG (default: warn). */
 bool zf_log_enabled(zf_log_level level);
@@ -62,19 +69,38 @@ typedef struct zf_call_scope {
     struct zf_call_scope *outer;
 } zf_call_scope;
 
-void zf_call_enter(zf_call_scope *scope, zf_api_id api);
-ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result);
+/* The innermost scope of this thread: the initial-exec model reads it at a fixed offset from the thread pointer
+ * instead of calling __tls_get_addr (one pointer of the static TLS space glibc reserves for loaded libraries). Every
+ * entry point enters and leaves a scope, so both are inline. */
+extern _Thread_local zf_call_scope *zf_current_scope __attribute__((tls_model("initial-exec")));
+
+/* Logs an error result that no zf_fail explained, naming the function; returns the result. */
+ze_result_t zf_call_explain(const zf_call_scope *scope, ze_result_t result);
+
+static inline void zf_call_enter(zf_call_scope *scope, zf_api_id api) {
+    scope->api = api;
+    scope->explained = false;
+    scope->outer = zf_current_scope;
+    zf_current_scope = scope;
+}
+
+static inline bool zf_result_is_error(ze_result_t result) {
+    return result != ZE_RESULT_SUCCESS && result != ZE_RESULT_NOT_READY && result != ZE_RESULT_WARNING_DROPPED_DATA &&
+           result != ZE_RESULT_WARNING_ACTION_REQUIRED;
+}
+
+static inline ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result) {
+    zf_current_scope = scope->outer;
+    if (__builtin_expect(zf_result_is_error(result) && !scope->explained, 0))
+        return zf_call_explain(scope, result);
+    return result;
+}
 
 /* The API function currently being called on this thread, for messages; "zefake" outside any call. */
 const char *zf_current_api_name(void);
 
 /* The same as an id; ZF_API_COUNT outside any call. */
 zf_api_id zf_current_api(void);
-
-static inline bool zf_result_is_error(ze_result_t result) {
-    return result != ZE_RESULT_SUCCESS && result != ZE_RESULT_NOT_READY && result != ZE_RESULT_WARNING_DROPPED_DATA &&
-           result != ZE_RESULT_WARNING_ACTION_REQUIRED;
-}
 
 /* The count-style query of the specification: when `items` is NULL or `*count` is 0, the caller asks for the number
  * of items, which is written to *count (the result is 0: fill nothing). Otherwise up to *count items are wanted;

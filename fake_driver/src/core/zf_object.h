@@ -6,7 +6,10 @@
 
 #include "zf_generated.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 typedef struct zf_object {
     /* Reserved for the dispatch-table block of the loader's DDI-handles extension (newer loaders): it must be the
@@ -27,8 +30,35 @@ void zf_object_unregister(zf_object *object);
  * quarantine before their memory is released, so that use-after-destroy of a recent handle is still detected. */
 void zf_object_retire(zf_object *object);
 
+/* The registry's radix map (core/object.c says how it works). Its shape is here because every entry point checks its
+ * handles, inline: two dependent loads and the type byte, no call. */
+#define ZF_GRANULE_SHIFT 3u  /* objects are at least 8-byte aligned */
+#define ZF_LEAF_SHIFT    28u /* one leaf covers 256 MiB of address space */
+#define ZF_ADDRESS_BITS  48u /* user space of x86-64 and AArch64 (4-level page tables) */
+#define ZF_LEAF_SLOTS    ((size_t)1 << (ZF_LEAF_SHIFT - ZF_GRANULE_SHIFT))
+#define ZF_ROOT_SLOTS    ((size_t)1 << (ZF_ADDRESS_BITS - ZF_LEAF_SHIFT))
+
+typedef struct zf_registry_leaf {
+    _Atomic uint8_t type[ZF_LEAF_SLOTS]; /* a zf_obj_type per granule */
+} zf_registry_leaf;
+
+extern _Atomic(zf_registry_leaf *) zf_registry_root[ZF_ROOT_SLOTS];
+
+/* The type byte of the granule at `address`, or NULL when no leaf covers it (nothing was ever registered there). */
+static inline __attribute__((always_inline)) _Atomic uint8_t *zf_registry_slot(uintptr_t address) {
+    if ((address >> ZF_ADDRESS_BITS) != 0 || (address & ((1u << ZF_GRANULE_SHIFT) - 1)) != 0)
+        return NULL;
+    zf_registry_leaf *leaf = atomic_load_explicit(&zf_registry_root[address >> ZF_LEAF_SHIFT], memory_order_acquire);
+    if (leaf == NULL)
+        return NULL;
+    return &leaf->type[(address >> ZF_GRANULE_SHIFT) & (ZF_LEAF_SLOTS - 1)];
+}
+
 /* True when `handle` is a live object of `type`; never dereferences anything but the registry. */
-bool zf_handle_is_live(const void *handle, zf_obj_type type);
+static inline __attribute__((always_inline)) bool zf_handle_is_live(const void *handle, zf_obj_type type) {
+    const _Atomic uint8_t *slot = zf_registry_slot((uintptr_t)handle);
+    return slot != NULL && type != ZF_OBJ_NONE && atomic_load_explicit(slot, memory_order_acquire) == (uint8_t)type;
+}
 
 /* Number of live objects of a type (for leak checks in tests and for "in use" decisions). */
 unsigned zf_object_count(zf_obj_type type);

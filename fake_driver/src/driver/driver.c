@@ -12,7 +12,6 @@
 
 static pthread_mutex_t zf_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static zf_driver *zf_the_driver;
-static atomic_bool zf_initialized;
 static bool zf_init_failed;
 
 /* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties: exactly those whose functions
@@ -52,10 +51,6 @@ static uint32_t zf_num_init_hooks;
 void zf_driver_on_init(void (*hook)(zf_driver *driver)) {
     if (zf_num_init_hooks < sizeof zf_init_hooks / sizeof zf_init_hooks[0])
         zf_init_hooks[zf_num_init_hooks++] = hook;
-}
-
-bool zf_driver_is_initialized(void) {
-    return atomic_load_explicit(&zf_initialized, memory_order_acquire);
 }
 
 zf_driver *zf_driver_get(void) {
@@ -140,7 +135,7 @@ ze_result_t zfi_zeInit(ze_init_flags_t flags) {
     } else if (!zf_driver_is_initialized()) {
         result = zf_driver_build(flags, &zf_the_driver);
         if (result == ZE_RESULT_SUCCESS) {
-            atomic_store_explicit(&zf_initialized, true, memory_order_release);
+            atomic_store_explicit(&zf_driver_ready, true, memory_order_release);
             for (uint32_t i = 0; i < zf_num_init_hooks; i++)
                 zf_init_hooks[i](zf_the_driver);
         } else

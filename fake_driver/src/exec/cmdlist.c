@@ -9,13 +9,24 @@
 
 static zf_cmdlist *zf_cmdlist_new(zf_context *context, zf_device *device, uint32_t ordinal) {
     zf_cmdlist *list = calloc(1, sizeof *list);
-    if (list == NULL)
+    zf_launch_pool *pool = list != NULL ? zf_launch_pool_create() : NULL;
+    if (pool == NULL) {
+        free(list);
         return NULL;
+    }
+    list->launch_pool = pool;
     list->context = context;
     list->device = device;
     list->ordinal = ordinal;
     list->group_flags = device->desc->engine_groups[ordinal].flags;
     return list;
+}
+
+/* Frees a list that holds no command (never published, or destroyed). */
+static void zf_cmdlist_discard(zf_cmdlist *list) {
+    if (list != NULL)
+        zf_launch_pool_destroy(list->launch_pool);
+    free(list);
 }
 
 static ze_result_t zf_cmdlist_publish(zf_cmdlist *list, ze_command_list_handle_t *out) {
@@ -39,7 +50,7 @@ ze_result_t zfi_zeCommandListCreate(ze_context_handle_t hContext, ze_device_hand
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a command list");
     ze_result_t result = zf_cmdlist_publish(list, phCommandList);
     if (result != ZE_RESULT_SUCCESS)
-        free(list);
+        zf_cmdlist_discard(list);
     return result;
 }
 
@@ -61,7 +72,7 @@ ze_result_t zfi_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_de
         result = zf_cmdlist_publish(list, phCommandList);
     }
     if (result != ZE_RESULT_SUCCESS) {
-        free(list);
+        zf_cmdlist_discard(list);
         free(queue);
     }
     return result;
@@ -69,23 +80,32 @@ ze_result_t zfi_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_de
 
 /* Drops the recorded commands; the array keeps its capacity for the appends after a reset. */
 static void zf_cmdlist_clear(zf_cmdlist *list) {
-    for (size_t i = 0; i < list->num_commands; i++)
-        zf_command_free(&list->commands[i]);
+    for (size_t i = 0; i < list->num_commands; i++) {
+        zf_command *command = &list->commands[i];
+        if (command->waits != NULL || zf_command_may_own(command))
+            zf_command_free(command);
+    }
     list->num_commands = 0;
 }
 
-/* A regular list is busy while a queue runs it. An immediate one is busy while its own queue has commands not done:
- * the strict profile says so at once; the default one waits for them, as Intel's driver does (docs/tolerances.md),
- * which ends even behind a kernel that never does, since the hang detector stops it. */
-static bool zf_cmdlist_busy(zf_cmdlist *list) {
-    bool busy = atomic_load_explicit(&list->in_flight, memory_order_acquire) > 0;
-    if (busy || !list->immediate || zf_queue_wait(list->immediate_queue, 0) == ZE_RESULT_SUCCESS)
-        return busy;
+/* An immediate list is busy while its own queue has commands not done: the strict profile says so at once; the
+ * default one waits for them, as Intel's driver does (docs/tolerances.md), which ends even behind a kernel that never
+ * does, since the hang detector stops it. */
+static bool zf_cmdlist_immediate_busy(zf_cmdlist *list) {
+    if (zf_queue_wait(list->immediate_queue, 0) == ZE_RESULT_SUCCESS)
+        return false;
     if (zf_strict())
         return true;
     zf_tolerate("the device must not be referencing the command list", "waited for its commands to complete");
     zf_queue_wait(list->immediate_queue, UINT64_MAX);
     return false;
+}
+
+/* A regular list is busy while a queue runs it (inline: one load on every reset). */
+static inline bool zf_cmdlist_busy(zf_cmdlist *list) {
+    if (atomic_load_explicit(&list->in_flight, memory_order_acquire) > 0)
+        return true;
+    return list->immediate && zf_cmdlist_immediate_busy(list);
 }
 
 ze_result_t zfi_zeCommandListDestroy(ze_command_list_handle_t hCommandList) {
@@ -97,6 +117,8 @@ ze_result_t zfi_zeCommandListDestroy(ze_command_list_handle_t hCommandList) {
         free(list->immediate_queue);
     zf_cmdlist_clear(list);
     free(list->commands);
+    zf_launch_pool_destroy(list->launch_pool); /* every record of it was freed: the list was not busy */
+    list->launch_pool = NULL;
     zf_object_retire(&list->header);
     return ZE_RESULT_SUCCESS;
 }
@@ -116,18 +138,26 @@ ze_result_t zfi_zeCommandListReset(ze_command_list_handle_t hCommandList) {
 }
 
 void zf_command_free(zf_command *command) {
-    free(command->waits);
+    if (command->waits != NULL)
+        free(command->waits);
+    command->waits = NULL;
+    command->num_waits = 0;
     switch (command->kind) {
     case ZF_CMD_FILL:
         free(command->u.fill.pattern);
+        command->u.fill.pattern = NULL;
         break;
     case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
         free(command->u.query.events);
         free(command->u.query.offsets);
+        command->u.query.events = NULL;
+        command->u.query.offsets = NULL;
         break;
     case ZF_CMD_CUSTOM:
         if (command->u.custom.ops != NULL && command->u.custom.ops->release != NULL)
             command->u.custom.ops->release(command->u.custom.payload);
+        command->u.custom.payload = NULL;
+        command->u.custom.ops = NULL;
         break;
     case ZF_CMD_LAUNCH:
     case ZF_CMD_LAUNCH_INDIRECT:
@@ -135,6 +165,9 @@ void zf_command_free(zf_command *command) {
         for (uint32_t k = 0; k < command->u.launch.num_kernels; k++)
             zf_kernel_launch_free(zf_launch_at(&command->u.launch, k));
         free(command->u.launch.launches);
+        command->u.launch.launches = NULL;
+        command->u.launch.one = NULL;
+        command->u.launch.num_kernels = 0;
         break;
     default:
         break;
@@ -143,7 +176,7 @@ void zf_command_free(zf_command *command) {
 
 /* A command of `kind` that owns nothing yet: the common fields and the arguments its kind frees on failure are
  * cleared, the rest of the union is left for the append to set. */
-static void zf_command_start(zf_command *command, zf_command_kind kind) {
+static inline void zf_command_start(zf_command *command, zf_command_kind kind) {
     command->kind = kind;
     command->signal = NULL;
     command->num_waits = 0;
@@ -186,12 +219,9 @@ static ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t hand
     return zf_check_event_context(list, handle, name, i);
 }
 
-/* Starts a command: the list must accept appends, and its signal and wait events must be valid. */
-static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_event_handle_t signal, uint32_t num_waits,
-                                   ze_event_handle_t *waits, zf_command *command) {
-    zf_command_start(command, kind);
-    if (!list->immediate && list->closed)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is closed; reset it to append again");
+/* The signal and wait events of a command being started: each valid, the waits copied into the command. */
+static ze_result_t zf_append_events(zf_cmdlist *list, ze_event_handle_t signal, uint32_t num_waits,
+                                    ze_event_handle_t *waits, zf_command *command) {
     if (signal != NULL) {
         /* the entry point checked that it is live */
         ze_result_t result = zf_check_event_context(list, signal, "hSignalEvent", 0);
@@ -214,6 +244,18 @@ static ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_ev
     return ZE_RESULT_SUCCESS;
 }
 
+/* Starts a command: the list must accept appends, and its signal and wait events must be valid. Inline: a command
+ * without events (the common append) costs a few stores. */
+static inline ze_result_t zf_append_begin(zf_cmdlist *list, zf_command_kind kind, ze_event_handle_t signal,
+                                          uint32_t num_waits, ze_event_handle_t *waits, zf_command *command) {
+    zf_command_start(command, kind);
+    if (!list->immediate && list->closed)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the command list is closed; reset it to append again");
+    if (signal == NULL && num_waits == 0)
+        return ZE_RESULT_SUCCESS;
+    return zf_append_events(list, signal, num_waits, waits, command);
+}
+
 /* Room for one more command in a regular list's array. */
 static bool zf_cmdlist_reserve(zf_cmdlist *list) {
     if (list->num_commands < list->capacity)
@@ -230,22 +272,17 @@ static bool zf_cmdlist_reserve(zf_cmdlist *list) {
 /* Where an append builds its command: an open regular list's next slot, so that recording copies nothing, or `local`
  * (an immediate list's command; a closed list's, which a queue may be running, so its array must not move; or when
  * the array cannot grow: zf_append_finish then reports it). */
-static zf_command *zf_append_slot(zf_cmdlist *list, zf_command *local) {
+static inline zf_command *zf_append_slot(zf_cmdlist *list, zf_command *local) {
     if (!list->immediate && !list->closed && zf_cmdlist_reserve(list))
         return &list->commands[list->num_commands];
     return local;
 }
 
-/* Ends a command built where zf_append_slot said: recorded by a regular list, run at once by an immediate one. Frees
- * the command on failure. */
-static ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_result_t result) {
-    if (result == ZE_RESULT_SUCCESS && !list->immediate) {
-        if (list->commands != NULL && command == &list->commands[list->num_commands]) {
-            list->num_commands++; /* built in place */
-            return ZE_RESULT_SUCCESS;
-        }
+/* Ends an immediate list's command, or a regular list's that could not be built in place: run at once by the
+ * immediate list's queue, or the failure reported. Frees the command on failure. */
+static ze_result_t zf_append_run(zf_cmdlist *list, zf_command *command, ze_result_t result) {
+    if (result == ZE_RESULT_SUCCESS && !list->immediate)
         result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to grow the command list");
-    }
     if (result == ZE_RESULT_SUCCESS) {
         zf_queue *queue = list->immediate_queue;
         bool synchronous = queue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
@@ -261,6 +298,17 @@ static ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_re
     }
     zf_command_free(command);
     return result;
+}
+
+/* Ends a command built where zf_append_slot said: recorded by a regular list (inline: one increment when it was
+ * built in place), run at once by an immediate one. Frees the command on failure. */
+static inline ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command, ze_result_t result) {
+    if (result == ZE_RESULT_SUCCESS && !list->immediate && list->commands != NULL &&
+        command == &list->commands[list->num_commands]) {
+        list->num_commands++; /* built in place */
+        return ZE_RESULT_SUCCESS;
+    }
+    return zf_append_run(list, command, result);
 }
 
 ze_result_t zfi_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent,
@@ -504,7 +552,7 @@ static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze
         zf_kernel_launch **slot = launch->launches != NULL ? &launch->launches[k] : &launch->one;
         ze_result_t result = zf_check_kernel(list, kernels[k], k, live);
         if (result == ZE_RESULT_SUCCESS)
-            result = zf_kernel_capture(zf_kernel_from(kernels[k]), slot);
+            result = zf_kernel_capture(zf_kernel_from(kernels[k]), list->launch_pool, slot);
         /* A kernel of another context (tolerated above) works on the allocations of the list's context. */
         if (result == ZE_RESULT_SUCCESS)
             zf_kernel_launch_set_context(*slot, list->context);

@@ -235,10 +235,18 @@ static void zf_record_tiles(zf_work_record *record, bool realtime) {
 }
 
 /* Called with the sync lock held. */
-static void zf_engine_complete(zf_submission *sub);
+static void zf_engine_complete(zf_submission *sub, bool wake);
+
+/* Whether running `command` changes an event: a thread may be waiting for it (host waits, a worker's wait events, the
+ * event IPC agent), so its completion broadcasts on the sync condition. */
+static bool zf_command_changes_event(const zf_command *command) {
+    return command->signal != NULL || command->kind == ZF_CMD_SIGNAL_EVENT || command->kind == ZF_CMD_RESET_EVENT;
+}
 
 /* Runs one command. The last command of a submission completes the submission in the same critical section that
- * signals its event, so a host thread that saw the event never finds the list or queue still busy. */
+ * signals its event, so a host thread that saw the event never finds the list or queue still busy. Only a completion
+ * that can end a wait broadcasts: a host thread waiting behind a long run of launches is not woken by each of them
+ * (a futex wake and a context switch per command otherwise). */
 static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_command *command, bool last) {
     zf_queue *queue = sub->queue;
     uint64_t submit_ns = sub->submit_ns;
@@ -257,6 +265,10 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
                              .name = command->kind == ZF_CMD_CUSTOM ? command->u.custom.ops->name : NULL,
                              .tiles = 1};
     ze_result_t result = zf_perform(engine, queue, command, start, &cost, &record);
+    /* A launch's records go back to its list's pool before the submission completes: once it has, the application
+     * may destroy the list, and the pool with it. */
+    if (sub->has_single && zf_command_is_launch(command))
+        zf_command_free(command);
     uint64_t end = zf_is_realtime(engine) ? zf_max_u64(zf_clock_now_ns(clock), start) : start + cost;
     engine->free_at_ns = end;
     if (result != ZE_RESULT_SUCCESS)
@@ -274,9 +286,10 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
     if (command->signal != NULL)
         zf_event_mark(command->signal, engine->device, &record);
     queue->last_end_ns = zf_max_u64(queue->last_end_ns, end);
+    bool wake = zf_command_changes_event(command);
     if (last)
-        zf_engine_complete(sub); /* which wakes the host's waiters */
-    else
+        zf_engine_complete(sub, wake); /* which wakes the host's waiters */
+    else if (wake)
         zf_sync_broadcast();
     zf_sync_unlock();
 }
@@ -294,7 +307,7 @@ static void zf_engine_run_submission(zf_engine *engine, zf_submission *sub) {
     size_t remaining = zf_submission_commands(sub);
     if (remaining == 0) {
         zf_sync_lock();
-        zf_engine_complete(sub);
+        zf_engine_complete(sub, false);
         zf_sync_unlock();
         return;
     }
@@ -316,7 +329,9 @@ static void zf_engine_run_submission(zf_engine *engine, zf_submission *sub) {
     }
 }
 
-static void zf_engine_complete(zf_submission *sub) {
+/* Completes a submission (with the sync lock held) and wakes the waiters it can release: those of an event its last
+ * command changed (`wake`), of its fence, and of its queue once the queue is idle (zf_queue_wait). */
+static void zf_engine_complete(zf_submission *sub, bool wake) {
     if (sub->in_place) {
         zf_engine *engine = sub->queue->engine;
         engine->running = false; /* in the critical section that completes it: see zf_engine_run_command */
@@ -331,7 +346,8 @@ static void zf_engine_complete(zf_submission *sub) {
         sub->fence->signaled = true;
         sub->fence->signal_ns = sub->queue->last_end_ns;
     }
-    zf_sync_broadcast();
+    if (wake || sub->in_place || sub->fence != NULL || sub->queue->completed == sub->queue->submitted)
+        zf_sync_broadcast();
 }
 
 static void zf_submission_release(zf_submission *sub) {
@@ -403,7 +419,8 @@ static void *zf_engine_main(void *arg) {
         if (!zf_submission_recycle(engine, sub))
             free(sub);
         engine->running = false;
-        zf_sync_broadcast(); /* zf_device_wait_idle */
+        if (engine->head == NULL)
+            zf_sync_broadcast(); /* the engine is idle: zf_device_wait_idle */
     }
     zf_sync_unlock();
     return NULL;

@@ -155,7 +155,7 @@ ze_result_t zfi_zeEventHostSignal(ze_event_handle_t hEvent) {
 }
 
 /* The host has seen the event signalled: the device clock cannot read earlier than the signal. */
-static void zf_event_observed(const zf_event *event) {
+static inline void zf_event_observed(const zf_event *event) {
     zf_device *device = atomic_load_explicit(&event->timestamp_device, memory_order_relaxed);
     if (device != NULL)
         zf_clock_observe(zf_device_clock(device), atomic_load_explicit(&event->signal_ns, memory_order_relaxed));
@@ -182,7 +182,11 @@ ze_result_t zfi_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeou
 }
 
 ze_result_t zfi_zeEventQueryStatus(ze_event_handle_t hEvent) {
-    return zfi_zeEventHostSynchronize(hEvent, 0);
+    zf_event *event = zf_event_from(hEvent);
+    if (!zf_event_is_signaled(event))
+        return ZE_RESULT_NOT_READY;
+    zf_event_observed(event);
+    return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {

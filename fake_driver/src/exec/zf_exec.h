@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 typedef struct zf_kernel_launch zf_kernel_launch;
+typedef struct zf_launch_pool zf_launch_pool;
 typedef struct zf_engine zf_engine;
 typedef struct zf_event_pool zf_event_pool;
 typedef struct zf_queue zf_queue;
@@ -155,8 +156,9 @@ typedef struct zf_cmdlist {
     zf_command *commands;
     size_t num_commands;
     size_t capacity;
-    _Atomic uint64_t in_flight; /* submissions not yet completed; changed under the sync lock */
-    zf_queue *immediate_queue;  /* the queue behind an immediate list */
+    _Atomic uint64_t in_flight;  /* submissions not yet completed; changed under the sync lock */
+    zf_queue *immediate_queue;   /* the queue behind an immediate list */
+    zf_launch_pool *launch_pool; /* its launches' records (module/zf_kernel.h) */
 } zf_cmdlist;
 
 struct zf_queue {
@@ -215,8 +217,20 @@ ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns);
 /* Stops every engine worker (library unload). */
 void zf_engines_shutdown(void);
 
-/* Releases what a command owns. */
+/* Releases what a command owns; a second call releases nothing. */
 void zf_command_free(zf_command *command);
+
+static inline bool zf_command_is_launch(const zf_command *command) {
+    return command->kind == ZF_CMD_LAUNCH || command->kind == ZF_CMD_LAUNCH_INDIRECT ||
+           command->kind == ZF_CMD_LAUNCH_MULTIPLE_INDIRECT;
+}
+
+/* Whether a command of its kind can own memory besides its wait list (what zf_command_free releases by kind): a
+ * reset skips the others without a call. */
+static inline bool zf_command_may_own(const zf_command *command) {
+    return zf_command_is_launch(command) || command->kind == ZF_CMD_FILL ||
+           command->kind == ZF_CMD_QUERY_KERNEL_TIMESTAMPS || command->kind == ZF_CMD_CUSTOM;
+}
 
 /* Modelled duration of a command, in device nanoseconds (docs/cost-model.md). */
 uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue);

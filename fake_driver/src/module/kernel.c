@@ -57,6 +57,7 @@ typedef struct zf_launch_image {
 } zf_launch_image;
 
 struct zf_kernel_launch {
+    zf_launch_pool *pool;    /* where the record goes back when freed; NULL: from the heap */
     zf_program *program;     /* referenced: keeps the kernel's description and the module's globals alive */
     zf_launch_image *images; /* image and sampler arguments */
     uint32_t num_images;
@@ -523,16 +524,92 @@ void zf_kernel_launch_set_context(zf_kernel_launch *launch, zf_context *context)
     launch->context = context;
 }
 
-ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out) {
+/* ------------------------------------------------------------------------------------------------------------------
+ * Launch-record pools: the appending thread takes blocks from `ready`, which only it touches; a block freed on any
+ * thread is pushed on `returned`, a lock-free stack that the appending thread takes whole when `ready` is empty (an
+ * exchange, so no block is popped by two threads and no ABA arises). `kept` counts the blocks of both. */
+
+typedef struct zf_launch_block {
+    struct zf_launch_block *next;
+} zf_launch_block;
+
+struct zf_launch_pool {
+    _Atomic(zf_launch_block *) returned;
+    zf_launch_block *ready;
+    _Atomic uint32_t kept;
+};
+
+_Static_assert(ZF_LAUNCH_BLOCK_SIZE >= sizeof(zf_launch_block), "a block holds its link");
+
+zf_launch_pool *zf_launch_pool_create(void) {
+    return calloc(1, sizeof(zf_launch_pool));
+}
+
+static void zf_launch_blocks_free(zf_launch_block *block) {
+    while (block != NULL) {
+        zf_launch_block *next = block->next;
+        free(block);
+        block = next;
+    }
+}
+
+void zf_launch_pool_destroy(zf_launch_pool *pool) {
+    if (pool == NULL)
+        return;
+    zf_launch_blocks_free(pool->ready);
+    zf_launch_blocks_free(atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire));
+    free(pool);
+}
+
+void *zf_launch_pool_take(zf_launch_pool *pool, size_t size) {
+    if (pool->ready == NULL)
+        pool->ready = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
+    zf_launch_block *block = pool->ready;
+    if (block == NULL)
+        return calloc(1, ZF_LAUNCH_BLOCK_SIZE);
+    pool->ready = block->next;
+    atomic_fetch_sub_explicit(&pool->kept, 1, memory_order_relaxed);
+    memset(block, 0, size);
+    return block;
+}
+
+void zf_launch_pool_give(zf_launch_pool *pool, void *memory) {
+    if (atomic_fetch_add_explicit(&pool->kept, 1, memory_order_relaxed) >= ZF_LAUNCH_POOL_KEEP) {
+        atomic_fetch_sub_explicit(&pool->kept, 1, memory_order_relaxed);
+        free(memory);
+        return;
+    }
+    zf_launch_block *block = memory;
+    block->next = atomic_load_explicit(&pool->returned, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&pool->returned, &block->next, block, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+}
+
+uint32_t zf_launch_pool_kept(const zf_launch_pool *pool) {
+    return atomic_load_explicit(&pool->kept, memory_order_relaxed);
+}
+
+/* The record's memory: a pool's block when it fits one, the heap otherwise (then not given back to the pool). */
+static zf_kernel_launch *zf_launch_alloc(zf_launch_pool *pool, size_t size) {
+    if (pool == NULL || size > ZF_LAUNCH_BLOCK_SIZE)
+        return calloc(1, size);
+    zf_kernel_launch *launch = zf_launch_pool_take(pool, size);
+    if (launch != NULL)
+        launch->pool = pool;
+    return launch;
+}
+
+ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_launch_pool *pool, zf_kernel_launch **out) {
     uint32_t size[3];
     uint64_t local_bytes = 0;
     ze_result_t result = zf_capture_check(kernel, size, &local_bytes);
     if (result != ZE_RESULT_SUCCESS)
         return result;
     uint32_t n = kernel->info->num_args;
-    /* One block: the record, then its argument tables and values (one allocation per launch). */
+    /* One block: the record, then its argument tables and values (from the list's pool when it fits a block). */
     size_t tables = (sizeof(zf_kernel_launch) + (size_t)n * (sizeof(uint64_t) + sizeof(void *)) + 15) & ~(size_t)15;
-    zf_kernel_launch *launch = calloc(1, tables + kernel->values_size);
+    zf_kernel_launch *launch = zf_launch_alloc(pool, tables + kernel->values_size);
     if (launch == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to capture a launch");
     launch->local_sizes = (uint64_t *)(launch + 1);
@@ -576,7 +653,10 @@ void zf_kernel_launch_free(zf_kernel_launch *launch) {
     for (uint32_t i = 0; i < launch->num_images; i++)
         zf_image_store_release(launch->images[i].store);
     free(launch->images);
-    free(launch); /* with its tables and values */
+    if (launch->pool != NULL)
+        zf_launch_pool_give(launch->pool, launch); /* with its tables and values */
+    else
+        free(launch);
 }
 
 void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3]) {

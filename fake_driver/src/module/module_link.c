@@ -207,6 +207,10 @@ void zf_program_unbind(zf_program *program) {
 zf_program **zf_program_retain_providers(zf_program *program, uint32_t *count) {
     zf_program **list = NULL;
     uint32_t n = 0, capacity = 0;
+    if (program->num_imports == 0) {
+        *count = 0; /* fixed when the module was built: no import, no provider (every launch of most kernels) */
+        return NULL;
+    }
     pthread_mutex_lock(&zf_link_lock);
     /* A breadth-first walk over import bindings; `list` doubles as the queue. */
     for (int64_t at = -1; at < (int64_t)n; at++) {

@@ -13,6 +13,7 @@
 
 typedef struct zf_kernel zf_kernel;
 typedef struct zf_kernel_launch zf_kernel_launch;
+typedef struct zf_launch_pool zf_launch_pool;
 
 static inline zf_kernel *zf_kernel_from(ze_kernel_handle_t handle) {
     return (zf_kernel *)handle;
@@ -25,8 +26,24 @@ zf_context *zf_kernel_context(const zf_kernel *kernel);
 /* Captures name, arguments and group size for one launch. Fails with ZE_RESULT_ERROR_INVALID_ARGUMENT (and a zf_fail
  * reason naming the argument index) when an argument was never set, and with
  * ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION when no group size can be used. */
-ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_kernel_launch **out);
+ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_launch_pool *pool, zf_kernel_launch **out);
 void zf_kernel_launch_free(zf_kernel_launch *launch);
+
+/* A command list's pool of launch records, so that launches in a steady state allocate nothing: a record that fits a
+ * block is taken from the pool (pool may be NULL: from the heap) and goes back to it when freed, from whichever thread
+ * frees it (an engine's worker, lock-free). The pool keeps at most ZF_LAUNCH_POOL_KEEP blocks; a record freed beyond
+ * that, or too large for a block, is returned to the heap. The pool is destroyed with its list, once no record of it
+ * is live. */
+#define ZF_LAUNCH_POOL_KEEP  256u
+#define ZF_LAUNCH_BLOCK_SIZE 512u
+zf_launch_pool *zf_launch_pool_create(void);
+void zf_launch_pool_destroy(zf_launch_pool *pool);
+/* A zeroed block of `size` bytes (at most ZF_LAUNCH_BLOCK_SIZE) from the pool, or NULL when out of host memory. */
+void *zf_launch_pool_take(zf_launch_pool *pool, size_t size);
+/* Gives a block taken from `pool` back. */
+void zf_launch_pool_give(zf_launch_pool *pool, void *block);
+/* The blocks the pool keeps for reuse. */
+uint32_t zf_launch_pool_kept(const zf_launch_pool *pool);
 /* The context whose allocations the launch reads and writes: the kernel's, unless a command list of another context
  * runs it (docs/tolerances.md). */
 void zf_kernel_launch_set_context(zf_kernel_launch *launch, zf_context *context);
