@@ -6,6 +6,7 @@
  * image and the buffer see the same bytes; 2D images from buffers are not supported (docs/opencl.md). */
 #include "cl/zf_cl.h"
 #include "image/zf_image.h"
+#include "spirv/spirv_exec.h"
 #include "zfcl_generated.h"
 
 #include <math.h>
@@ -607,7 +608,7 @@ static void zfcl_pack_channel(cl_channel_type type, const void *color, int c, un
         uint32_t u32;
         int32_t s32;
         float f32;
-        _Float16 f16;
+        uint16_t f16; /* half-precision bits */
     } v = {0};
     switch (type) {
     case CL_UNORM_INT8:
@@ -641,7 +642,7 @@ static void zfcl_pack_channel(cl_channel_type type, const void *color, int c, un
         v.u32 = ui;
         break;
     case CL_HALF_FLOAT:
-        v.f16 = (_Float16)f;
+        v.f16 = zf_spirv_float_to_half(f);
         break;
     default:
         v.f32 = f;

@@ -203,4 +203,8 @@ typedef struct zf_form_stats {
 /* Everything a kernel may execute: its entry function and every function it may call directly. */
 void zf_form_kernel_stats(const zf_dprog *prog, uint32_t kernel, zf_form_stats *out);
 
+/* A float as the engine stores it in a half-precision texel or variable (rounded to nearest even), for callers that
+ * fill images the same way (the OpenCL face's clEnqueueFillImage). */
+uint16_t zf_spirv_float_to_half(float f);
+
 #endif

@@ -532,3 +532,7 @@ zf_handler const zf_handlers_image[ZF_X_COUNT] = {
     [ZF_X_IMAGE] = zf_h_image,
     [ZF_X_IMGBLOCK] = zf_h_imgblock,
 };
+
+uint16_t zf_spirv_float_to_half(float f) {
+    return zf_f2h_mode(f, ZF_ROUND_DEFAULT);
+}
