@@ -1,4 +1,4 @@
-/* The compiled tier's own parts: cx_emit.c (decoded form -> LLVM IR), cx_jit.c (optimization, native code, the cache
+/* The compiled tier's own parts: cx_emit*.c (decoded form -> LLVM IR), cx_jit.c (optimization, native code, the cache
  * and the per-kernel choice) and cx_run.c (waves, the helpers the generated code calls). The generated code reads
  * the run-time state below through fixed offsets (offsetof), so this struct is the contract between the two. */
 #ifndef ZF_SPIRV_CX_INTERNAL_H
