@@ -1,4 +1,4 @@
-# The OpenCL face's checks (docs/opencl.md), label "opencl": the conformance executable through Debian's ocl-icd with
+# The OpenCL face's checks (docs/opencl.md), label "opencl": the conformance executables through Debian's ocl-icd with
 # only the build tree's ICD (OCL_ICD_VENDORS), and clinfo listing the platform without error lines.
 # Included from conformance/CMakeLists.txt for the fake target.
 find_program(ZC_CLINFO NAMES clinfo)
@@ -6,26 +6,30 @@ find_library(ZC_OPENCL_LIBRARY NAMES OpenCL libOpenCL.so.1)
 if(NOT ZC_TARGET_NAME STREQUAL "fake" OR NOT ZC_OPENCL_LIBRARY)
   return()
 endif()
-add_executable(zc_test_opencl "${CMAKE_CURRENT_LIST_DIR}/test_opencl.c")
-set_target_properties(zc_test_opencl PROPERTIES OUTPUT_NAME test_opencl
-                      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/conformance")
-target_link_libraries(zc_test_opencl PRIVATE zefake_cmocka "${ZC_OPENCL_LIBRARY}" ze_loader)
-target_include_directories(zc_test_opencl PRIVATE $<TARGET_PROPERTY:PkgConfig::LEVEL_ZERO,INTERFACE_INCLUDE_DIRECTORIES>)
-target_compile_definitions(zc_test_opencl PRIVATE ZC_KERNEL_DIR="${ZC_KERNEL_DIR}")
-add_dependencies(zc_test_opencl ze_fake zc_kernels)
-add_test(NAME conformance.test_opencl COMMAND zc_test_opencl)
-set_tests_properties(conformance.test_opencl PROPERTIES
-  ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=test_opencl"
-  ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:;ZE_FLAT_DEVICE_HIERARCHY=unset:"
-  LABELS "conformance;opencl"
-  TIMEOUT 120)
-# The same checks with the cards' tiles as sub-devices (clCreateSubDevices).
-add_test(NAME conformance.test_opencl.composite COMMAND zc_test_opencl)
-set_tests_properties(conformance.test_opencl.composite PROPERTIES
-  ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=test_opencl_composite;ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE"
-  ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:"
-  LABELS "conformance;opencl"
-  TIMEOUT 120)
+# Two executables by area (test_opencl.c, test_opencl_events.c), each run as is and with the cards' tiles as
+# sub-devices (clCreateSubDevices).
+foreach(zc_cl_test test_opencl test_opencl_events)
+  add_executable(zc_${zc_cl_test} "${CMAKE_CURRENT_LIST_DIR}/${zc_cl_test}.c")
+  set_target_properties(zc_${zc_cl_test} PROPERTIES OUTPUT_NAME ${zc_cl_test}
+                        RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/conformance")
+  target_link_libraries(zc_${zc_cl_test} PRIVATE zefake_cmocka "${ZC_OPENCL_LIBRARY}" ze_loader)
+  target_include_directories(zc_${zc_cl_test} PRIVATE
+                             $<TARGET_PROPERTY:PkgConfig::LEVEL_ZERO,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(zc_${zc_cl_test} PRIVATE ZC_KERNEL_DIR="${ZC_KERNEL_DIR}")
+  add_dependencies(zc_${zc_cl_test} ze_fake zc_kernels)
+  add_test(NAME conformance.${zc_cl_test} COMMAND zc_${zc_cl_test})
+  set_tests_properties(conformance.${zc_cl_test} PROPERTIES
+    ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=${zc_cl_test}"
+    ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:;ZE_FLAT_DEVICE_HIERARCHY=unset:"
+    LABELS "conformance;opencl"
+    TIMEOUT 120)
+  add_test(NAME conformance.${zc_cl_test}.composite COMMAND zc_${zc_cl_test})
+  set_tests_properties(conformance.${zc_cl_test}.composite PROPERTIES
+    ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=${zc_cl_test}_composite;ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE"
+    ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:"
+    LABELS "conformance;opencl"
+    TIMEOUT 120)
+endforeach()
 if(ZC_CLINFO)
   # clinfo is not built with the sanitizers: in a sanitizer build their runtime is preloaded for the driver it loads
   # (clinfo's own leaks are not the driver's).

@@ -1,4 +1,4 @@
-/* The compiled tier's own parts: cx_emit.c (decoded form -> LLVM IR), cx_jit.c (optimization, native code, the cache
+/* The compiled tier's own parts: cx_emit*.c (decoded form -> LLVM IR), cx_jit.c (optimization, native code, the cache
  * and the per-kernel choice) and cx_run.c (waves, the helpers the generated code calls). The generated code reads
  * the run-time state below through fixed offsets (offsetof), so this struct is the contract between the two. */
 #ifndef ZF_SPIRV_CX_INTERNAL_H
@@ -103,5 +103,105 @@ void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane);
 /* The hang detector: nonzero when the launch must stop (the work-item was stopped with the hang fault). */
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane);
+
+/* ---- the emitter (cx_emit.c, cx_emit_ops.c, cx_emit_mem.c) ---- */
+
+/* OpenCL.std numbers compiled inline. */
+enum { ZF_CX_E_FABS = 23, ZF_CX_E_FMA = 26, ZF_CX_E_FMAX = 27, ZF_CX_E_FMIN = 28, ZF_CX_E_MAD = 42, ZF_CX_E_SQRT = 61 };
+
+#define ZF_CX_PROV_NONE  0u
+#define ZF_CX_PROV_OTHER 0xFFFFu
+#define ZF_CX_PROV_LOCAL 0xFFFEu /* into the wave's local memory: a local variable or argument */
+#define ZF_CX_MAX_FRAME  (1u << 20)
+
+typedef struct zf_cx_loop {
+    LLVMBasicBlockRef head, body, exit;
+    LLVMValueRef i;
+} zf_cx_loop;
+
+typedef struct zf_cx_em {
+    LLVMContextRef c;
+    LLVMModuleRef m;
+    LLVMBuilderRef b, eb; /* eb: the allocas of the current function */
+    const zf_dprog *code;
+    const zf_dkernel *kernel;
+    const zf_xarg_kind *kinds;
+    uint32_t num_kinds;
+    char *why;
+    size_t why_size;
+    bool failed;
+    LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, p8, p64, fn_type;
+    LLVMValueRef consts;
+    LLVMValueRef *fns;    /* per form function: NULL when not reached */
+    uint32_t *block_base; /* per form function: unit index of its block 0 */
+    zf_cx_block *blocks;  /* unit blocks */
+    uint32_t num_blocks;
+    /* The function being emitted. */
+    const zf_dfunc *fn;
+    bool is_entry;
+    LLVMValueRef f, rt, env, counts, item, args, ret, frame, scratch, lane;
+    LLVMValueRef priv, mark; /* functions with private variables: their memory, the private slots in use at entry */
+    /* Barriers. A function that waits at a barrier, or calls one that may, is resumable: it can return with the
+     * work-item waiting (item state 2) after saving its frame and resume point in the work-item's record, and is
+     * called again later (state 1) to restore them and go on; no function is on a call chain twice (no recursion),
+     * so each has one place in the record. */
+    bool barriers;         /* the kernel has barriers */
+    uint8_t *resumable;    /* per form function */
+    uint32_t *spill_off;   /* per form function: its frame's offset in the record */
+    uint32_t *resume_at;   /* per form function: its resume point's offset in the record */
+    uint32_t spill_bytes;  /* the record's size */
+    LLVMValueRef dispatch; /* the current (resumable) function's switch to its resume points */
+    LLVMValueRef record;
+    uint32_t resumes;
+    uint32_t blk, idx; /* the instruction being emitted: its block in the function, its place in the block */
+    uint64_t *live_in; /* liveness of the frame's bytes at each block's entry (NULL: the whole frame is live) */
+    uint64_t *point;   /* the bytes to keep at the current resume point */
+    uint32_t words;    /* 64-bit words of a frame's byte set */
+    LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
+    LLVMBasicBlockRef *bbs, fault_bb;
+    uint16_t *prov;
+    uint32_t *heights;     /* per form function: zf_cx_post_order's */
+    uint16_t **param_prov; /* per form function: each parameter's provenance over the calls that reach it */
+    uint32_t cur;          /* unit index of the block being emitted */
+} zf_cx_em;
+
+/* Refuses the kernel with a reason (the first one given wins); the emitter goes on but its module is dropped. */
+void zf_cx_fail(zf_cx_em *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* cx_emit.c: the operand sizes of an instruction. */
+bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_operand_sizes *s);
+
+/* cx_emit_ops.c: IR helpers, registers, and the instructions computed from their operands. */
+LLVMValueRef zf_cx_i64c(zf_cx_em *e, uint64_t v);
+LLVMValueRef zf_cx_gep(zf_cx_em *e, LLVMValueRef p8, uint64_t offset);
+LLVMValueRef zf_cx_load_ir(zf_cx_em *e, LLVMTypeRef t, LLVMValueRef p8);
+void zf_cx_store(zf_cx_em *e, LLVMValueRef v, LLVMValueRef p8);
+void zf_cx_move(zf_cx_em *e, LLVMValueRef dst, LLVMValueRef src, uint64_t size);
+LLVMValueRef zf_cx_alloca(zf_cx_em *e, uint64_t bytes);
+LLVMValueRef zf_cx_rt_field(zf_cx_em *e, size_t offset, LLVMTypeRef t);
+LLVMValueRef zf_cx_item(zf_cx_em *e, uint32_t k);
+void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v);
+LLVMValueRef zf_cx_call(zf_cx_em *e, void (*helper)(void), LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
+                        LLVMValueRef *args);
+LLVMValueRef zf_cx_reg(zf_cx_em *e, zf_ref ref, uint32_t size);
+LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref);
+void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);
+bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);
+
+/* cx_emit_mem.c: provenance, checked memory, barriers (liveness, suspension), calls, returns, private variables. */
+void zf_cx_provenance(zf_cx_em *e, uint32_t fi);
+void zf_cx_copy_inst(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_memory(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_address(zf_cx_em *e, const zf_dinst *in);
+bool zf_cx_liveness(zf_cx_em *e);
+void zf_cx_barrier(zf_cx_em *e);
+void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_unreachable_inst(zf_cx_em *e);
+void zf_cx_return(zf_cx_em *e, bool faulted);
+void zf_cx_var(zf_cx_em *e, const zf_dinst *in);
+bool zf_cx_has_vars(const zf_dprog *code, const zf_dfunc *fn);
 
 #endif
