@@ -55,8 +55,11 @@ static bool zf_cx_prov_inst(zf_cx_em *e, const zf_dinst *in) {
         return zf_cx_prov_merge(e, in->dst, in->size == 8 ? zf_cx_prov_of(e, in->a) : ZF_CX_PROV_OTHER);
     case ZF_X_BR:
         return zf_cx_prov_edge(e, in->aux);
-    case ZF_X_BRC:
-        return zf_cx_prov_edge(e, in->aux) | zf_cx_prov_edge(e, in->aux + 1);
+    case ZF_X_BRC: {
+        bool changed = zf_cx_prov_edge(e, in->aux);
+        changed |= zf_cx_prov_edge(e, in->aux + 1); /* both edges, whatever the first answered */
+        return changed;
+    }
     case ZF_X_SWITCH: {
         const uint32_t *aux = e->code->aux + in->aux;
         bool changed = zf_cx_prov_edge(e, aux[1]);
