@@ -61,6 +61,7 @@ struct zf_card_share {
     char name[ZF_SHARED_NAME_MAX];
     pid_t pid;           /* the attaching process */
     zf_shared_slot *own; /* its entry (NULL when the table was full): found once at attach, it stays while it lives */
+    uint64_t swept_ns;   /* when a read of the list last removed the processes that are gone (segment lock) */
     struct zf_card_share *next;
 };
 
@@ -386,11 +387,19 @@ static zf_shared_process zf_process_of(const zf_shared_slot *slot) {
     return p;
 }
 
+/* Reading /proc for every listed process costs microseconds, and monitors read telemetry in bursts (every engine and
+ * domain of a device): a read sweeps the list at most this often. */
+#define ZF_SWEEP_INTERVAL_NS 100000000u
+
 uint32_t zf_shared_processes(zf_card_share *shared, zf_shared_process *out, uint32_t max) {
     zf_shared_segment *seg = shared->seg;
     uint32_t n = 0;
     zf_shared_lock(seg);
-    zf_sweep_dead(seg);
+    uint64_t now = zf_host_now_ns();
+    if (now - shared->swept_ns >= ZF_SWEEP_INTERVAL_NS) {
+        zf_sweep_dead(seg);
+        shared->swept_ns = now;
+    }
     for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES && n < max; i++) {
         if (seg->processes[i].pid != 0)
             out[n++] = zf_process_of(&seg->processes[i]);
