@@ -17,6 +17,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -27,7 +28,7 @@
 enum { ZF_CX_UNTRIED = 0, ZF_CX_COMPILED, ZF_CX_INTERPRETED };
 
 typedef struct zf_cx_entry {
-    uint8_t state;
+    _Atomic uint8_t state; /* set under zf_cx_jit.lock, read by launches without it */
     zf_cx_kernel kernel;
     zf_xarg_kind *kinds; /* the argument kinds it was compiled for */
     LLVMOrcResourceTrackerRef tracker;
@@ -190,7 +191,7 @@ static struct zf_cx_cache *zf_cx_cache_of(zf_dprog *code) {
     }
     cache->num_kernels = code->num_kernels;
     cache->entries = entries;
-    code->compiled = cache;
+    __atomic_store_n(&code->compiled, cache, __ATOMIC_RELEASE); /* launches look it up without the lock */
     return cache;
 }
 
@@ -203,37 +204,60 @@ static bool zf_cx_kinds_match(const zf_cx_entry *entry, const zf_xlaunch *launch
     return true;
 }
 
+/* A decided kernel's code (NULL: it runs in the interpreter), read without the lock; false while undecided. */
+static bool zf_cx_decided(const zf_dprog *code, const zf_xlaunch *launch, const zf_cx_kernel **out) {
+    struct zf_cx_cache *cache = __atomic_load_n(&code->compiled, __ATOMIC_ACQUIRE);
+    if (cache == NULL || launch->kernel >= cache->num_kernels)
+        return false;
+    zf_cx_entry *entry = &cache->entries[launch->kernel];
+    /* acquire: a kernel seen COMPILED is seen with its code and argument kinds */
+    uint8_t state = atomic_load_explicit(&entry->state, memory_order_acquire);
+    if (state == ZF_CX_UNTRIED)
+        return false;
+    *out = state == ZF_CX_COMPILED && zf_cx_kinds_match(entry, launch) ? &entry->kernel : NULL;
+    return true;
+}
+
+/* Compiles the launch's kernel when it is untried (lock held): barriers keep it interpreted under `auto`. */
+static void zf_cx_try(zf_dprog *code, const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_entry *entry) {
+    char why[320] = "";
+    uint64_t start = zf_cx_now_us();
+    uint8_t state;
+    /* Work-items that wait at barriers resume one by one: the interpreter's lock-step is faster for them. */
+    if (mode == ZF_CX_AUTO && zf_cx_has_barriers(code, launch->kernel)) {
+        snprintf(why, sizeof why, "barriers (ZEFAKE_EXEC=auto interprets kernels with barriers)");
+        state = ZF_CX_INTERPRETED;
+    } else {
+        state = zf_cx_compile(launch, entry, why, sizeof why) ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
+    }
+    atomic_store_explicit(&entry->state, state, memory_order_release);
+    if (state == ZF_CX_COMPILED)
+        zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks)", launch->name,
+                    (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks);
+    else
+        zf_cx_debug(launch, "kernel '%s': runs in the interpreter: %s", launch->name, why);
+}
+
 const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch) {
     zf_cx_mode mode = zf_cx_mode_of_env();
     if (mode == ZF_CX_INTERP)
         return NULL;
-    uint64_t items = (uint64_t)launch->group_size[0] * launch->group_size[1] * launch->group_size[2] *
-                     launch->groups[0] * launch->groups[1] * launch->groups[2];
     /* The cache is the form's, which the driver keeps const for launches: compiled code is derived data. */
     zf_dprog *code = (zf_dprog *)launch->program.code;
     const zf_cx_kernel *result = NULL;
+    if (zf_cx_decided(code, launch, &result))
+        return result; /* every launch after the first decision: no lock */
+    uint64_t items = (uint64_t)launch->group_size[0] * launch->group_size[1] * launch->group_size[2] *
+                     launch->groups[0] * launch->groups[1] * launch->groups[2];
+    if (mode == ZF_CX_AUTO && items < ZF_CX_AUTO_ITEMS)
+        return NULL; /* small launches of an untried kernel do not compile it */
     pthread_mutex_lock(&zf_cx_jit.lock);
     struct zf_cx_cache *cache = zf_cx_cache_of(code);
     zf_cx_entry *entry = cache != NULL && launch->kernel < cache->num_kernels ? &cache->entries[launch->kernel] : NULL;
-    if (entry != NULL && entry->state == ZF_CX_UNTRIED && (mode == ZF_CX_ALWAYS || items >= ZF_CX_AUTO_ITEMS)) {
-        char why[320] = "";
-        uint64_t start = zf_cx_now_us();
-        /* Work-items that wait at barriers resume one by one: the interpreter's lock-step is faster for them. */
-        if (mode == ZF_CX_AUTO && zf_cx_has_barriers(code, launch->kernel)) {
-            snprintf(why, sizeof why, "barriers (ZEFAKE_EXEC=auto interprets kernels with barriers)");
-            entry->state = ZF_CX_INTERPRETED;
-        } else {
-            entry->state = zf_cx_compile(launch, entry, why, sizeof why) ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
-        }
-        if (entry->state == ZF_CX_COMPILED)
-            zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks)", launch->name,
-                        (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks);
-        else
-            zf_cx_debug(launch, "kernel '%s': runs in the interpreter: %s", launch->name, why);
-    }
-    if (entry != NULL && entry->state == ZF_CX_COMPILED && zf_cx_kinds_match(entry, launch))
-        result = &entry->kernel;
+    if (entry != NULL && atomic_load_explicit(&entry->state, memory_order_relaxed) == ZF_CX_UNTRIED)
+        zf_cx_try(code, launch, mode, entry);
     pthread_mutex_unlock(&zf_cx_jit.lock);
+    zf_cx_decided(code, launch, &result);
     return result;
 }
 
