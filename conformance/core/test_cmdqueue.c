@@ -172,6 +172,76 @@ static void cmdqueue_synchronous_runs_after_busy_engine(void **state) {
     zc_assert_success(zeCommandQueueDestroy(async));
 }
 
+/* Opens a gate after 20 s unless released before: a waiter that nobody wakes then fails its test instead of hanging
+ * it. */
+typedef struct zc_watchdog {
+    ze_event_handle_t gate;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool released;
+    bool fired;
+} zc_watchdog;
+
+static void *zc_watchdog_main(void *arg) {
+    zc_watchdog *w = arg;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 20;
+    pthread_mutex_lock(&w->lock);
+    while (!w->released && pthread_cond_timedwait(&w->cond, &w->lock, &deadline) == 0)
+        ;
+    if (!w->released) {
+        w->fired = true;
+        zeEventHostSignal(w->gate);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* Whether the watchdog had to open the gate; releases it. */
+static bool zc_watchdog_release(zc_watchdog *w, pthread_t thread) {
+    pthread_mutex_lock(&w->lock);
+    w->released = true;
+    bool fired = w->fired;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(thread, NULL);
+    return fired;
+}
+
+/* A queue whose lists are done is idle, and a thread waiting for it returns, while the engine still waits for another
+ * queue's gate (zefake: both queues are one engine, which runs their lists in order). */
+static void cmdqueue_idle_queue_returns_while_engine_waits(void **state) {
+    zc_skip_unless_fake();
+    zc_exec *x = *state;
+    ze_command_queue_handle_t first = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_queue_handle_t second = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    const size_t size = 64u << 20; /* long enough for the wait below to start before the fill ends */
+    uint8_t *buffer = zc_device_alloc(x, size);
+    const uint8_t seven = 7;
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_assert_success(zeCommandListAppendMemoryFill(list, buffer, &seven, 1, size, NULL, 0, NULL));
+    zc_assert_success(zeCommandListClose(list));
+    zc_gated g = zc_gated_list(x);
+    zc_assert_success(zeCommandQueueExecuteCommandLists(first, 1, &list, NULL));
+    zc_assert_success(zeCommandQueueExecuteCommandLists(second, 1, &g.list, NULL));
+    zc_watchdog w = {.gate = g.gate, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, zc_watchdog_main, &w), 0);
+    ze_result_t waited = zeCommandQueueSynchronize(first, UINT64_MAX);
+    bool fired = zc_watchdog_release(&w, thread);
+    if (!fired)
+        zc_assert_success(zeEventHostSignal(g.gate));
+    zc_assert_success(zeCommandQueueSynchronize(second, UINT64_MAX));
+    zc_assert_success(waited);
+    assert_false(fired); /* the waiter returned while the gate was closed */
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_gated_destroy(&g);
+    zc_free(x, buffer);
+    zc_assert_success(zeCommandQueueDestroy(second));
+    zc_assert_success(zeCommandQueueDestroy(first));
+}
+
 static void cmdqueue_lists_run_in_submission_order(void **state) {
     zc_exec *x = *state;
     ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
@@ -258,6 +328,7 @@ int main(int argc, char **argv) {
         ZC_T(cmdqueue_synchronous_mode_returns_after_completion),
         ZC_T(cmdqueue_lists_run_in_submission_order),
         ZC_T(cmdqueue_synchronous_runs_after_busy_engine),
+        ZC_T(cmdqueue_idle_queue_returns_while_engine_waits),
         ZC_T(cmdqueue_destroy_while_busy_in_use),
         ZC_T(cmdqueue_bad_handles),
         ZC_T(cmdqueue_device_outside_context_invalid_argument),

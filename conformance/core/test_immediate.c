@@ -120,6 +120,71 @@ static void immediate_synchronous_signals_in_device_order(void **state) {
     zc_assert_success(zeEventPoolDestroy(pool));
 }
 
+/* Appends many more commands than an engine queues (zefake: 128) behind one that waits for a host event: the appends
+ * all return before the event is signalled, for an engine that waits for an event never makes its submitters wait
+ * for room. They run on a thread of their own, so that a submitter that did wait fails the test instead of hanging
+ * it. */
+#define ZC_GATED_APPENDS 2000u
+
+typedef struct zc_gate_appends {
+    ze_command_list_handle_t list;
+    uint32_t *buffer;
+    ze_result_t result;
+    pthread_mutex_t lock;
+    pthread_cond_t done_cond;
+    bool done;
+} zc_gate_appends;
+
+static void *zc_append_behind_gate(void *arg) {
+    zc_gate_appends *g = arg;
+    ze_result_t result = ZE_RESULT_SUCCESS;
+    for (uint32_t i = 1; i <= ZC_GATED_APPENDS && result == ZE_RESULT_SUCCESS; i++)
+        result = zeCommandListAppendMemoryFill(g->list, g->buffer, &i, sizeof i, 64, NULL, 0, NULL);
+    pthread_mutex_lock(&g->lock);
+    g->result = result;
+    g->done = true;
+    pthread_cond_signal(&g->done_cond);
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+static void immediate_many_appends_behind_a_host_gate(void **state) {
+    zc_exec *x = *state;
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 2, 0);
+    ze_event_handle_t gate = zc_event(pool, 0);
+    ze_event_handle_t done = zc_event(pool, 1);
+    zc_gate_appends g = {.list = list,
+                         .buffer = zc_host_alloc(x, 64),
+                         .lock = PTHREAD_MUTEX_INITIALIZER,
+                         .done_cond = PTHREAD_COND_INITIALIZER};
+    memset(g.buffer, 0, 64);
+    zc_assert_success(zeCommandListAppendBarrier(list, NULL, 1, &gate));
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, zc_append_behind_gate, &g), 0);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 20;
+    pthread_mutex_lock(&g.lock);
+    while (!g.done && pthread_cond_timedwait(&g.done_cond, &g.lock, &deadline) == 0)
+        ;
+    bool appended = g.done;
+    pthread_mutex_unlock(&g.lock);
+    assert_int_equal(g.buffer[0], 0);           /* nothing ran past the gate */
+    zc_assert_success(zeEventHostSignal(gate)); /* which also ends a submitter that waited */
+    pthread_join(thread, NULL);
+    assert_true(appended);
+    zc_assert_success(g.result);
+    zc_assert_success(zeCommandListAppendBarrier(list, done, 0, NULL));
+    zc_assert_success(zeEventHostSynchronize(done, UINT64_MAX));
+    assert_int_equal(g.buffer[15], ZC_GATED_APPENDS);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_free(x, g.buffer);
+    zc_assert_success(zeEventDestroy(gate));
+    zc_assert_success(zeEventDestroy(done));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+
 static void immediate_bad_descriptor(void **state) {
     zc_exec *x = *state;
     ze_command_queue_desc_t desc = {
@@ -145,6 +210,7 @@ int main(int argc, char **argv) {
         ZC_T(immediate_commands_run_in_order),
         ZC_T(immediate_synchronous_runs_after_busy_engine),
         ZC_T(immediate_synchronous_signals_in_device_order),
+        ZC_T(immediate_many_appends_behind_a_host_gate),
         ZC_T(immediate_bad_descriptor),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};

@@ -2,16 +2,19 @@
  * order. Device time is modelled per engine (see zf_exec.h and docs/cost-model.md). */
 #include "core/zf_core.h"
 #include "exec/zf_exec.h"
-#include "memory/zf_memory.h"
-#include "module/zf_kernel.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define ZF_INLINE_LISTS 4u  /* lists a submission holds without an array of its own */
-#define ZF_SPARE_SUBS   64u /* finished submissions an engine keeps for the next ones */
+#define ZF_INLINE_LISTS 4u /* lists a submission holds without an array of its own */
+/* Submissions an engine's FIFO holds before a submitter waits for room, as a ring buffer full of commands makes a
+ * real driver's submitter wait: an application that launches faster than the engine runs then reuses warm records
+ * instead of allocating without bound (docs/cost-model.md). A submitter never waits while the engine waits for an
+ * event, which the submitter may be the one to signal. */
+#define ZF_QUEUE_DEPTH 128u
+#define ZF_SPARE_SUBS  (2 * ZF_QUEUE_DEPTH) /* finished submissions an engine keeps for the next ones */
 
 typedef struct zf_submission {
     struct zf_submission *next;
@@ -35,7 +38,12 @@ struct zf_engine {
     zf_submission *head; /* FIFO, guarded by the sync lock */
     zf_submission *tail;
     pthread_cond_t wake; /* the worker waits here (with the sync lock) for a submission: other broadcasts pass it by */
+    pthread_cond_t room; /* submitters wait here (with the sync lock) for room in the FIFO */
+    uint32_t queued;     /* submissions in the FIFO, guarded by the sync lock */
+    uint32_t throttled;  /* submitters waiting for room, guarded by the sync lock */
+    bool blocked;        /* the engine waits for an event; guarded by the sync lock */
     _Atomic uint64_t submissions; /* submissions queued so far: the idle worker watches it before it sleeps */
+    _Atomic uint64_t takes;       /* times the worker emptied the FIFO: a full one's submitter watches it */
     zf_submission *spare;         /* finished submissions for reuse, guarded by the sync lock */
     uint32_t num_spare;
     bool stop;
@@ -44,7 +52,7 @@ struct zf_engine {
     struct zf_engine *next;
 };
 
-static pthread_mutex_t zf_sync_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t zf_sync_mutex = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 static pthread_cond_t zf_sync_cond;
 static pthread_once_t zf_sync_once = PTHREAD_ONCE_INIT;
 static zf_engine *zf_engines; /* guarded by the sync lock */
@@ -134,8 +142,22 @@ static uint64_t zf_max_u64(uint64_t a, uint64_t b) {
     return a > b ? a : b;
 }
 
+/* A command ran on the queue until `end_ns`; written only by whoever runs the queue's engine. */
+static void zf_queue_extend(zf_queue *queue, uint64_t end_ns) {
+    if (end_ns > atomic_load_explicit(&queue->last_end_ns, memory_order_relaxed))
+        atomic_store_explicit(&queue->last_end_ns, end_ns, memory_order_relaxed);
+}
+
 static bool zf_is_realtime(const zf_engine *engine) {
     return zf_device_clock(engine->device)->mode == ZF_CLOCK_REALTIME;
+}
+
+/* Whether the engine waits for an event; submitters waiting for room may then go on (ZF_QUEUE_DEPTH). Called with the
+ * sync lock held. */
+static void zf_engine_set_blocked(zf_engine *engine, bool blocked) {
+    engine->blocked = blocked;
+    if (blocked && engine->throttled > 0)
+        pthread_cond_broadcast(&engine->room);
 }
 
 /* Blocks the worker until every wait event is signalled; returns the latest signal time, or false when stopping. */
@@ -145,12 +167,15 @@ static bool zf_engine_wait_events(zf_engine *engine, const zf_command *command, 
     zf_sync_lock();
     for (uint32_t i = 0; i < command->num_waits; i++) {
         zf_event *event = command->waits[i];
+        if (!event->signaled && !engine->stop)
+            zf_engine_set_blocked(engine, true);
         while (!event->signaled && !engine->stop)
             zf_sync_wait_until(UINT64_MAX);
         if (engine->stop)
             break;
         *ready_ns = zf_max_u64(*ready_ns, event->signal_ns);
     }
+    zf_engine_set_blocked(engine, false);
     bool running = !engine->stop;
     zf_sync_unlock();
     return running;
@@ -165,11 +190,6 @@ static void zf_event_mark(zf_event *event, zf_device *device, const zf_work_reco
     for (uint32_t t = 0; t < record->tiles; t++)
         event->tile_end_ns[t] = record->start_ns + record->tile_ns[t];
     event->signaled = true; /* last: see zf_event */
-}
-
-static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
-    zf_clock *clock = zf_device_clock(device);
-    *dst = zf_clock_mask(zf_clock_ns_to_ticks(clock, ns), clock->valid_bits);
 }
 
 static void zf_write_interval(const zf_event *event, uint64_t start_ns, uint64_t end_ns,
@@ -190,11 +210,6 @@ void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_
 void zf_event_write_tile_timestamp(const zf_event *event, uint32_t tile, ze_kernel_timestamp_result_t *out) {
     zf_write_interval(event, event->start_ns, tile < event->tiles ? event->tile_end_ns[tile] : event->end_ns, out);
 }
-
-/* Host-side effect of a command: returns its result, sets *cost_ns to its modelled duration and fills the work the
- * record reports (bytes, work-items, cycles). */
-static ze_result_t zf_perform(zf_engine *engine, zf_queue *queue, zf_command *command, uint64_t start_ns,
-                              uint64_t *cost_ns, zf_work_record *record);
 
 void zf_engine_set_observer(zf_work_observer observer, void *user_data) {
     pthread_rwlock_wrlock(&zf_observer_lock);
@@ -243,17 +258,35 @@ static bool zf_command_changes_event(const zf_command *command) {
     return command->signal != NULL || command->kind == ZF_CMD_SIGNAL_EVENT || command->kind == ZF_CMD_RESET_EVENT;
 }
 
-/* Runs one command. The last command of a submission completes the submission in the same critical section that
- * signals its event, so a host thread that saw the event never finds the list or queue still busy. Only a completion
- * that can end a wait broadcasts: a host thread waiting behind a long run of launches is not woken by each of them
- * (a futex wake and a context switch per command otherwise). */
-static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_command *command, bool last) {
+/* How a command or a submission ended for whoever runs it. */
+typedef enum zf_ran {
+    ZF_RAN_ON,      /* the command ran; its submission goes on */
+    ZF_RAN_LOCKED,  /* the submission completed; the sync lock is held */
+    ZF_RAN_DONE,    /* the submission completed without the sync lock (zf_engine_complete_quietly) */
+    ZF_RAN_STOPPED, /* the engine stops: the submission did not complete */
+} zf_ran;
+
+static void zf_engine_complete_quietly(zf_submission *sub);
+
+/* Whether a submission's completion needs the sync lock: it signals its fence, releases a thread that runs in place,
+ * or its last command changes an event (whose waiters wait on the sync condition, and which is set in the critical
+ * section that completes the submission, so a host thread that saw the event never finds the list or queue still
+ * busy). */
+static bool zf_completion_needs_lock(const zf_submission *sub, const zf_command *last) {
+    return sub->fence != NULL || sub->in_place || zf_command_changes_event(last);
+}
+
+/* Runs one command. A command that changes an event does it under the sync lock and wakes its waiters; the last
+ * command of a submission completes the submission, in that same critical section (ZF_RAN_LOCKED, the lock still
+ * held for the caller), or without the lock when nothing needs it (ZF_RAN_DONE): a launch without an event costs no
+ * lock hand-off with the submitting thread. */
+static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_command *command, bool last) {
     zf_queue *queue = sub->queue;
     uint64_t submit_ns = sub->submit_ns;
     /* Modelled: the engine sees a submission its dispatch latency after it was made (docs/cost-model.md). */
     uint64_t start = zf_max_u64(engine->free_at_ns, submit_ns + zf_cost_dispatch_ns(engine->device));
     if (!zf_engine_wait_events(engine, command, &start))
-        return;
+        return ZF_RAN_STOPPED;
     zf_clock *clock = zf_device_clock(engine->device);
     if (zf_is_realtime(engine))
         start = zf_clock_now_ns(clock);
@@ -264,7 +297,7 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
                              .kind = command->kind,
                              .name = command->kind == ZF_CMD_CUSTOM ? command->u.custom.ops->name : NULL,
                              .tiles = 1};
-    ze_result_t result = zf_perform(engine, queue, command, start, &cost, &record);
+    ze_result_t result = zf_perform(engine->device, queue, command, start, &cost, &record);
     /* A launch's records go back to its list's pool before the submission completes: once it has, the application
      * may destroy the list, and the pool with it. */
     if (sub->has_single && zf_command_is_launch(command))
@@ -278,6 +311,14 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
     zf_record_tiles(&record, zf_is_realtime(engine));
     record.faulted = result != ZE_RESULT_SUCCESS;
     zf_engine_notify(&record);
+    zf_queue_extend(queue, end);
+    bool wake = zf_command_changes_event(command);
+    if (last && !zf_completion_needs_lock(sub, command)) {
+        zf_engine_complete_quietly(sub);
+        return ZF_RAN_DONE;
+    }
+    if (!wake && !last)
+        return ZF_RAN_ON;
     zf_sync_lock();
     if (command->kind == ZF_CMD_SIGNAL_EVENT)
         zf_event_mark(command->target_event, engine->device, &record);
@@ -285,13 +326,13 @@ static void zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_comm
         command->target_event->signaled = false;
     if (command->signal != NULL)
         zf_event_mark(command->signal, engine->device, &record);
-    queue->last_end_ns = zf_max_u64(queue->last_end_ns, end);
-    bool wake = zf_command_changes_event(command);
-    if (last)
+    if (last) {
         zf_engine_complete(sub, wake); /* which wakes the host's waiters */
-    else if (wake)
-        zf_sync_broadcast();
+        return ZF_RAN_LOCKED;
+    }
+    zf_sync_broadcast();
     zf_sync_unlock();
+    return ZF_RAN_ON;
 }
 
 static size_t zf_submission_commands(const zf_submission *sub) {
@@ -303,18 +344,16 @@ static size_t zf_submission_commands(const zf_submission *sub) {
     return count;
 }
 
-static void zf_engine_run_submission(zf_engine *engine, zf_submission *sub) {
+/* Runs a submission: ZF_RAN_LOCKED, ZF_RAN_DONE or ZF_RAN_STOPPED, as for its last command. */
+static zf_ran zf_engine_run_submission(zf_engine *engine, zf_submission *sub) {
     size_t remaining = zf_submission_commands(sub);
     if (remaining == 0) {
         zf_sync_lock();
         zf_engine_complete(sub, false);
-        zf_sync_unlock();
-        return;
+        return ZF_RAN_LOCKED;
     }
-    if (sub->has_single) {
-        zf_engine_run_command(engine, sub, &sub->single, true);
-        return;
-    }
+    if (sub->has_single)
+        return zf_engine_run_command(engine, sub, &sub->single, true);
     /* Once the last command completed the submission, the application may destroy the lists at once: touch nothing
      * of them after it. */
     for (uint32_t l = 0; l < sub->num_lists; l++) {
@@ -322,32 +361,60 @@ static void zf_engine_run_submission(zf_engine *engine, zf_submission *sub) {
         size_t count = list->num_commands;
         for (size_t c = 0; c < count; c++) {
             bool last = --remaining == 0;
-            zf_engine_run_command(engine, sub, &list->commands[c], last);
-            if (last)
-                return;
+            zf_ran ran = zf_engine_run_command(engine, sub, &list->commands[c], last);
+            if (ran != ZF_RAN_ON)
+                return ran;
         }
     }
+    return ZF_RAN_STOPPED; /* not reached: the last command ends the submission */
+}
+
+/* Threads in zf_queue_wait, on any queue: a completion reads it after its queue may be gone. */
+static _Atomic uint32_t zf_queue_waiters;
+
+/* Counts a submission done: its lists leave flight, then its queue's count moves, which is the last the caller may
+ * touch of the queue or the lists, for a thread that sees them idle may destroy them (zf_queue_idle reads the count
+ * without the sync lock). True when the queue is idle. */
+static bool zf_submission_count_done(zf_submission *sub) {
+    zf_queue *queue = sub->queue;
+    /* Read before: it counts this submission, and only a later one can be missing (a spurious wake-up). */
+    uint64_t submitted = atomic_load_explicit(&queue->submitted, memory_order_relaxed);
+    for (uint32_t l = 0; l < sub->num_lists; l++)
+        atomic_fetch_sub_explicit(&sub->lists[l]->in_flight, 1, memory_order_release);
+    return atomic_fetch_add(&queue->completed, 1) + 1 == submitted;
 }
 
 /* Completes a submission (with the sync lock held) and wakes the waiters it can release: those of an event its last
  * command changed (`wake`), of its fence, and of its queue once the queue is idle (zf_queue_wait). */
 static void zf_engine_complete(zf_submission *sub, bool wake) {
+    zf_queue *queue = sub->queue;
+    uint64_t end_ns = atomic_load_explicit(&queue->last_end_ns, memory_order_relaxed);
     if (sub->in_place) {
-        zf_engine *engine = sub->queue->engine;
+        zf_engine *engine = queue->engine;
         engine->running = false; /* in the critical section that completes it: see zf_engine_run_command */
-        sub->end_ns = sub->queue->last_end_ns;
+        sub->end_ns = end_ns;
         if (engine->head != NULL)
             pthread_cond_signal(&engine->wake); /* submitted meanwhile: the worker's turn */
     }
-    sub->queue->completed++;
-    for (uint32_t l = 0; l < sub->num_lists; l++)
-        sub->lists[l]->in_flight--;
     if (sub->fence != NULL) {
         sub->fence->signaled = true;
-        sub->fence->signal_ns = sub->queue->last_end_ns;
+        sub->fence->signal_ns = end_ns;
     }
-    if (wake || sub->in_place || sub->fence != NULL || sub->queue->completed == sub->queue->submitted)
+    bool idle = zf_submission_count_done(sub);
+    if (wake || sub->in_place || sub->fence != NULL || idle)
         zf_sync_broadcast();
+}
+
+/* Completes a submission that changes no event and has no fence without the sync lock (what it changes is atomic).
+ * Only zf_queue_wait may wait for it: a waiter counts itself in zf_queue_waiters before it tests the queue, and this
+ * counts the submission done before it reads zf_queue_waiters (both sequentially consistent), so either the waiter
+ * sees the queue idle or this sees the waiter, and then takes the lock to wake it. */
+static void zf_engine_complete_quietly(zf_submission *sub) {
+    if (!zf_submission_count_done(sub) || atomic_load(&zf_queue_waiters) == 0)
+        return;
+    zf_sync_lock();
+    zf_sync_broadcast();
+    zf_sync_unlock();
 }
 
 static void zf_submission_release(zf_submission *sub) {
@@ -396,6 +463,48 @@ static void zf_engine_linger(zf_engine *engine) {
     zf_sync_lock();
 }
 
+/* Puts submissions not run back at the front of the FIFO (a stop: zf_engines_shutdown frees them). Called with the
+ * sync lock held. */
+static void zf_engine_requeue(zf_engine *engine, zf_submission *chain) {
+    if (chain == NULL)
+        return;
+    zf_submission *last = chain;
+    while (last->next != NULL)
+        last = last->next;
+    last->next = engine->head;
+    if (engine->head == NULL)
+        engine->tail = last;
+    engine->head = chain;
+}
+
+/* Runs the submissions taken from the FIFO in order, without the sync lock between them, and returns with it held.
+ * Returns up to ZF_SPARE_SUBS of them, released, for zf_submission_recycle (the rest are freed on the way). */
+static zf_submission *zf_engine_run_chain(zf_engine *engine, zf_submission *sub) {
+    zf_submission *done = NULL;
+    uint32_t kept = 0;
+    for (;;) {
+        zf_submission *next = sub->next;
+        zf_ran ran = zf_engine_run_submission(engine, sub);
+        zf_submission_release(sub);
+        if (kept++ < ZF_SPARE_SUBS) {
+            sub->next = done;
+            done = sub;
+        } else {
+            free(sub);
+        }
+        if (ran == ZF_RAN_STOPPED || next == NULL) {
+            if (ran != ZF_RAN_LOCKED)
+                zf_sync_lock();
+            zf_engine_requeue(engine, ran == ZF_RAN_STOPPED ? next : NULL);
+            return done;
+        }
+        if (ran == ZF_RAN_LOCKED)
+            zf_sync_unlock();
+        sub = next;
+    }
+}
+
+/* The worker takes the whole FIFO at once: one critical section for every submission queued meanwhile. */
 static void *zf_engine_main(void *arg) {
     zf_engine *engine = arg;
     zf_sync_lock();
@@ -407,17 +516,21 @@ static void *zf_engine_main(void *arg) {
             pthread_cond_wait(&engine->wake, &zf_sync_mutex);
         if (engine->stop)
             break;
-        zf_submission *sub = engine->head;
-        engine->head = sub->next;
-        if (engine->head == NULL)
-            engine->tail = NULL;
+        zf_submission *chain = engine->head;
+        engine->head = engine->tail = NULL;
+        engine->queued = 0;
+        atomic_fetch_add_explicit(&engine->takes, 1, memory_order_relaxed);
+        if (engine->throttled > 0)
+            pthread_cond_broadcast(&engine->room);
         engine->running = true;
         zf_sync_unlock();
-        zf_engine_run_submission(engine, sub);
-        zf_submission_release(sub);
-        zf_sync_lock();
-        if (!zf_submission_recycle(engine, sub))
-            free(sub);
+        zf_submission *done = zf_engine_run_chain(engine, chain);
+        while (done != NULL) {
+            zf_submission *next = done->next;
+            if (!zf_submission_recycle(engine, done))
+                free(done);
+            done = next;
+        }
         engine->running = false;
         if (engine->head == NULL)
             zf_sync_broadcast(); /* the engine is idle: zf_device_wait_idle */
@@ -463,8 +576,10 @@ ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, z
         engine->ordinal = ordinal;
         engine->index = index;
         pthread_cond_init(&engine->wake, NULL);
+        pthread_cond_init(&engine->room, NULL);
         if (pthread_create(&engine->thread, NULL, zf_engine_main, engine) != 0) {
             pthread_cond_destroy(&engine->wake);
+            pthread_cond_destroy(&engine->room);
             free(engine);
             zf_sync_unlock();
             return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot start the engine's worker thread");
@@ -501,16 +616,40 @@ static bool zf_submission_fill(zf_submission *sub, zf_queue *queue, zf_cmdlist *
  * lock held. */
 static void zf_submission_accept(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_fence *fence) {
     for (uint32_t l = 0; l < num_lists; l++)
-        lists[l]->in_flight++;
+        atomic_fetch_add_explicit(&lists[l]->in_flight, 1, memory_order_relaxed);
     if (fence != NULL)
         fence->signaled = false;
-    queue->submitted++;
+    atomic_fetch_add_explicit(&queue->submitted, 1, memory_order_relaxed);
+}
+
+static bool zf_engine_full(const zf_engine *engine) {
+    return engine->queued >= ZF_QUEUE_DEPTH && !engine->blocked && !engine->stop;
+}
+
+/* Waits (with the sync lock held) until the engine's FIFO has room: spinning first, for the worker empties it every
+ * few microseconds when its commands are short, then on the room condition. */
+static void zf_engine_wait_room(zf_engine *engine) {
+    uint64_t seen = atomic_load_explicit(&engine->takes, memory_order_relaxed);
+    zf_sync_unlock();
+    uint64_t until = zf_host_now_ns() + ZF_LINGER_NS;
+    for (uint32_t spins = 1; atomic_load_explicit(&engine->takes, memory_order_relaxed) == seen; spins++) {
+        zf_cpu_relax();
+        if (spins % 64 == 0 && zf_host_now_ns() >= until)
+            break;
+    }
+    zf_sync_lock();
+    engine->throttled++;
+    while (zf_engine_full(engine))
+        pthread_cond_wait(&engine->room, &zf_sync_mutex);
+    engine->throttled--;
 }
 
 ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
                              zf_fence *fence) {
     zf_engine *engine = queue->engine;
     zf_sync_lock();
+    if (zf_engine_full(engine))
+        zf_engine_wait_room(engine);
     zf_submission *sub = engine->spare;
     if (sub != NULL) {
         engine->spare = sub->next;
@@ -531,6 +670,7 @@ ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_l
     else
         engine->head = sub;
     engine->tail = sub;
+    engine->queued++;
     atomic_fetch_add_explicit(&engine->submissions, 1, memory_order_relaxed);
     pthread_cond_signal(&engine->wake);
     zf_sync_unlock();
@@ -565,7 +705,8 @@ bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_li
     zf_sync_unlock();
     if (!idle)
         return false;
-    zf_engine_run_submission(engine, &sub);
+    if (zf_engine_run_submission(engine, &sub) == ZF_RAN_LOCKED) /* completing it in place takes the lock */
+        zf_sync_unlock();
     if (sub.has_single)
         zf_command_free(&sub.single);
     zf_clock_observe(zf_device_clock(queue->device), sub.end_ns);
@@ -573,18 +714,24 @@ bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_li
 }
 
 static bool zf_queue_idle(const void *object) {
-    const zf_queue *queue = object;
-    return queue->completed == queue->submitted;
+    zf_queue *queue = (zf_queue *)object;
+    return atomic_load(&queue->completed) == atomic_load_explicit(&queue->submitted, memory_order_relaxed);
 }
 
+/* A waiter counts itself in zf_queue_waiters before it tests the queue: see zf_engine_complete_quietly. */
 ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns) {
-    zf_sync_lock();
-    bool idle = zf_sync_await(zf_queue_idle, queue, timeout_ns);
-    uint64_t end = queue->last_end_ns;
-    zf_sync_unlock();
-    if (!idle)
-        return ZE_RESULT_NOT_READY;
-    zf_clock_observe(zf_device_clock(queue->device), end);
+    if (!zf_queue_idle(queue)) {
+        if (timeout_ns == 0)
+            return ZE_RESULT_NOT_READY;
+        zf_sync_lock();
+        atomic_fetch_add(&zf_queue_waiters, 1);
+        bool idle = zf_sync_await(zf_queue_idle, queue, timeout_ns);
+        atomic_fetch_sub(&zf_queue_waiters, 1);
+        zf_sync_unlock();
+        if (!idle)
+            return ZE_RESULT_NOT_READY;
+    }
+    zf_clock_observe(zf_device_clock(queue->device), atomic_load_explicit(&queue->last_end_ns, memory_order_relaxed));
     return ZE_RESULT_SUCCESS;
 }
 
@@ -595,6 +742,7 @@ void zf_engines_shutdown(void) {
     for (zf_engine *e = engines; e != NULL; e = e->next) {
         e->stop = true;
         pthread_cond_signal(&e->wake);
+        pthread_cond_broadcast(&e->room);
     }
     zf_sync_broadcast(); /* a worker waiting for an event */
     zf_sync_unlock();
@@ -612,246 +760,8 @@ void zf_engines_shutdown(void) {
             free(sub);
         }
         pthread_cond_destroy(&engines->wake);
+        pthread_cond_destroy(&engines->room);
         free(engines);
         engines = next;
     }
-}
-
-/* ---- what each command does on the host ---- */
-
-/* Before a command touches [ptr, ptr + size): the range must not run past its allocation nor reach freed memory (or
- * virtual memory mapped without access; for a write, mapped read-only), and an allocation it lies in is held mapped
- * until zf_access_end, even if the application frees it meanwhile. Plain host memory the driver did not allocate is
- * accessed as it is. */
-static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t size, bool write, const char *what,
-                                   zf_mem_block **hold) {
-    *hold = NULL;
-    if (size == 0)
-        return ZE_RESULT_SUCCESS;
-    if (zf_memory_range_overruns(context, ptr, size)) {
-        zf_log(ZF_LOG_ERROR, "device fault: %s [%p, +%zu) runs past the end of its allocation", what, ptr, size);
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    zf_allocation allocation;
-    *hold = zf_memory_hold(context, ptr, size, &allocation);
-    if (*hold != NULL)
-        return ZE_RESULT_SUCCESS;
-    if (zf_memory_range_freed(ptr, size)) {
-        zf_log(ZF_LOG_ERROR, "device fault: %s [%p, +%zu) is in freed or unmapped memory", what, ptr, size);
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    zf_vm_span span;
-    if (write && zf_virtual_span(ptr, size, &span) && span.access == ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY) {
-        zf_log(ZF_LOG_ERROR, "device fault: %s writes [%p, +%zu), virtual memory mapped read-only", what, ptr, size);
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    return ZE_RESULT_SUCCESS;
-}
-
-static void zf_access_end(zf_mem_block *hold) {
-    if (hold != NULL)
-        zf_memory_release(hold);
-}
-
-/* The two ranges a copy touches, each in the context it belongs to. */
-typedef struct zf_transfer {
-    zf_context *dst_context, *src_context;
-    void *dst;
-    const void *src;
-    size_t dst_extent, src_extent;
-} zf_transfer;
-
-static ze_result_t zf_transfer_begin(const zf_transfer *t, const char *what, zf_mem_block *holds[2]) {
-    ze_result_t result = zf_access_begin(t->dst_context, t->dst, t->dst_extent, true, what, &holds[0]);
-    if (result == ZE_RESULT_SUCCESS)
-        result = zf_access_begin(t->src_context, t->src, t->src_extent, false, what, &holds[1]);
-    return result;
-}
-
-static void zf_transfer_end(zf_mem_block *holds[2]) {
-    zf_access_end(holds[0]);
-    zf_access_end(holds[1]);
-}
-
-static ze_result_t zf_perform_copy(zf_queue *queue, const zf_copy_args *copy) {
-    zf_transfer t = {queue->context, copy->src_context != NULL ? copy->src_context : queue->context,
-                     copy->dst,      copy->src,
-                     copy->size,     copy->size};
-    zf_mem_block *holds[2] = {NULL, NULL};
-    ze_result_t result = zf_transfer_begin(&t, "copy", holds);
-    if (result == ZE_RESULT_SUCCESS && copy->size > 0)
-        memmove(copy->dst, copy->src, copy->size);
-    zf_transfer_end(holds);
-    return result;
-}
-
-static size_t zf_region_extent(const ze_copy_region_t *r, uint32_t pitch, uint32_t slice_pitch) {
-    uint32_t depth = r->depth == 0 ? 1 : r->depth;
-    if (r->width == 0 || r->height == 0)
-        return 0;
-    return (size_t)(r->originZ + depth - 1) * slice_pitch + (size_t)(r->originY + r->height - 1) * pitch + r->originX +
-           r->width;
-}
-
-static void zf_copy_rows(const zf_copy_region_args *a) {
-    uint32_t depth = a->src_region.depth == 0 ? 1 : a->src_region.depth;
-    for (uint32_t z = 0; z < depth; z++) {
-        for (uint32_t y = 0; y < a->src_region.height; y++) {
-            const char *src = (const char *)a->src + (size_t)(a->src_region.originZ + z) * a->src_slice_pitch +
-                              (size_t)(a->src_region.originY + y) * a->src_pitch + a->src_region.originX;
-            char *dst = (char *)a->dst + (size_t)(a->dst_region.originZ + z) * a->dst_slice_pitch +
-                        (size_t)(a->dst_region.originY + y) * a->dst_pitch + a->dst_region.originX;
-            memmove(dst, src, a->src_region.width);
-        }
-    }
-}
-
-static ze_result_t zf_perform_copy_region(zf_queue *queue, const zf_copy_region_args *a) {
-    zf_transfer t = {queue->context,
-                     queue->context,
-                     a->dst,
-                     a->src,
-                     zf_region_extent(&a->dst_region, a->dst_pitch, a->dst_slice_pitch),
-                     zf_region_extent(&a->src_region, a->src_pitch, a->src_slice_pitch)};
-    zf_mem_block *holds[2] = {NULL, NULL};
-    ze_result_t result = zf_transfer_begin(&t, "region copy", holds);
-    if (result == ZE_RESULT_SUCCESS)
-        zf_copy_rows(a);
-    zf_transfer_end(holds);
-    return result;
-}
-
-static ze_result_t zf_perform_fill(zf_queue *queue, const zf_fill_args *fill) {
-    zf_mem_block *hold = NULL;
-    ze_result_t result = zf_access_begin(queue->context, fill->dst, fill->size, true, "fill", &hold);
-    if (result == ZE_RESULT_SUCCESS) {
-        uint8_t *dst = fill->dst;
-        if (fill->pattern_size == 1) {
-            memset(dst, fill->pattern[0], fill->size);
-        } else {
-            for (size_t i = 0; i < fill->size; i++)
-                dst[i] = fill->pattern[i % fill->pattern_size];
-        }
-    }
-    zf_access_end(hold);
-    return result;
-}
-
-/* A small read or write of the device in the application's memory (the other side is the driver's), checked like a
- * copy: `write` says which side is the application's. */
-static ze_result_t zf_device_access(zf_context *context, void *dst, const void *src, size_t size, bool write,
-                                    const char *what) {
-    zf_mem_block *hold = NULL;
-    ze_result_t result = zf_access_begin(context, write ? dst : src, size, write, what, &hold);
-    if (result == ZE_RESULT_SUCCESS)
-        memcpy(dst, src, size);
-    zf_access_end(hold);
-    return result;
-}
-
-static ze_result_t zf_perform_write_timestamp(zf_engine *engine, zf_queue *queue, uint64_t *dst, uint64_t ns) {
-    uint64_t ticks;
-    zf_write_timestamp(engine->device, &ticks, ns);
-    return zf_device_access(queue->context, dst, &ticks, sizeof ticks, true, "global timestamp");
-}
-
-static ze_result_t zf_perform_query_timestamps(zf_queue *queue, const zf_query_timestamps_args *q) {
-    ze_result_t result = ZE_RESULT_SUCCESS;
-    for (uint32_t i = 0; i < q->num_events && result == ZE_RESULT_SUCCESS; i++) {
-        size_t offset = q->offsets != NULL ? q->offsets[i] : i * sizeof(ze_kernel_timestamp_result_t);
-        ze_kernel_timestamp_result_t timestamp = {{0, 0}, {0, 0}};
-        zf_sync_lock();
-        if (q->events[i]->signaled && q->events[i]->timestamp_device != NULL)
-            zf_event_write_kernel_timestamp(q->events[i], &timestamp);
-        zf_sync_unlock();
-        result = zf_device_access(queue->context, (char *)q->dst + offset, &timestamp, sizeof timestamp, true,
-                                  "kernel timestamp query");
-    }
-    return result;
-}
-
-/* Runs one kernel, then adds what it executed and the time it took on each tile to the record. */
-static ze_result_t zf_launch_one(zf_device *device, zf_kernel_launch *launch, const ze_group_count_t *groups,
-                                 zf_work_record *record) {
-    zf_work_counts work = {0};
-    ze_result_t result = zf_kernel_launch_run(launch, groups, &work);
-    uint32_t size[3];
-    zf_kernel_launch_group_size(launch, size);
-    uint64_t tile_ns[ZF_SCENARIO_MAX_SUBDEVICES];
-    zf_cost_kernel_tiles(&work, groups, (uint64_t)size[0] * size[1] * size[2], device, tile_ns);
-    for (uint32_t t = 0; t < record->tiles; t++)
-        record->tile_ns[t] += tile_ns[t];
-    record->work_items += zf_launch_work_items(launch, groups);
-    zf_work_add(&record->work, &work);
-    return result;
-}
-
-static ze_result_t zf_perform_launch(zf_engine *engine, zf_queue *queue, const zf_launch_args *launch,
-                                     uint64_t *cost_ns, zf_work_record *record) {
-    uint32_t count = launch->num_kernels, indirect_count = 0;
-    if (launch->indirect_count != NULL) {
-        /* the device reads the count at execution, bounded by the append */
-        ze_result_t read = zf_device_access(queue->context, &indirect_count, launch->indirect_count,
-                                            sizeof indirect_count, false, "indirect kernel count");
-        if (read != ZE_RESULT_SUCCESS)
-            return read;
-        count = indirect_count < count ? indirect_count : count;
-    }
-    ze_result_t result = ZE_RESULT_SUCCESS;
-    record->tiles = zf_device_tiles(engine->device);
-    for (uint32_t t = 0; t < record->tiles; t++)
-        record->tile_ns[t] = *cost_ns;
-    for (uint32_t k = 0; k < count; k++) {
-        ze_group_count_t groups = launch->groups;
-        if (launch->indirect_groups != NULL) {
-            ze_result_t read = zf_device_access(queue->context, &groups, &launch->indirect_groups[k], sizeof groups,
-                                                false, "indirect group count");
-            if (read != ZE_RESULT_SUCCESS)
-                return read;
-        }
-        ze_result_t r = zf_launch_one(engine->device, zf_launch_at(launch, k), &groups, record);
-        if (r != ZE_RESULT_SUCCESS)
-            result = r;
-    }
-    /* The command lasts until its slowest tile is done. */
-    uint64_t longest = 0;
-    for (uint32_t t = 0; t < record->tiles; t++)
-        longest = zf_max_u64(longest, record->tile_ns[t]);
-    record->kernel_cycles = zf_ns_to_cycles(longest - *cost_ns, engine->device);
-    record->bytes_read = record->work.read[ZF_SPACE_GLOBAL];
-    record->bytes_written = record->work.written[ZF_SPACE_GLOBAL];
-    *cost_ns = longest;
-    return result;
-}
-
-static ze_result_t zf_perform(zf_engine *engine, zf_queue *queue, zf_command *command, uint64_t start_ns,
-                              uint64_t *cost_ns, zf_work_record *record) {
-    *cost_ns = zf_cost_command_ns(command, queue);
-    switch (command->kind) {
-    case ZF_CMD_COPY:
-        record->bytes_read = record->bytes_written = command->u.copy.size;
-        return zf_perform_copy(queue, &command->u.copy);
-    case ZF_CMD_COPY_REGION:
-        record->bytes_read = record->bytes_written = zf_region_bytes(&command->u.region.src_region);
-        return zf_perform_copy_region(queue, &command->u.region);
-    case ZF_CMD_FILL:
-        record->bytes_written = command->u.fill.size;
-        return zf_perform_fill(queue, &command->u.fill);
-    case ZF_CMD_WRITE_TIMESTAMP:
-        return zf_perform_write_timestamp(engine, queue, command->timestamp_dst, start_ns);
-    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
-        return zf_perform_query_timestamps(queue, &command->u.query);
-    case ZF_CMD_LAUNCH:
-    case ZF_CMD_LAUNCH_INDIRECT:
-    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        return zf_perform_launch(engine, queue, &command->u.launch, cost_ns, record);
-    case ZF_CMD_CUSTOM:
-        return command->u.custom.ops->perform(command->u.custom.payload, queue, start_ns, cost_ns);
-    case ZF_CMD_BARRIER:
-    case ZF_CMD_SIGNAL_EVENT:
-    case ZF_CMD_RESET_EVENT:
-    case ZF_CMD_HINT:
-        return ZE_RESULT_SUCCESS;
-    }
-    return ZE_RESULT_SUCCESS;
 }

@@ -156,7 +156,7 @@ typedef struct zf_cmdlist {
     zf_command *commands;
     size_t num_commands;
     size_t capacity;
-    _Atomic uint64_t in_flight;  /* submissions not yet completed; changed under the sync lock */
+    _Atomic uint64_t in_flight;  /* submissions accepted and not yet completed */
     zf_queue *immediate_queue;   /* the queue behind an immediate list */
     zf_launch_pool *launch_pool; /* its launches' records (module/zf_kernel.h) */
 } zf_cmdlist;
@@ -170,9 +170,11 @@ struct zf_queue {
     ze_command_queue_mode_t mode;
     ze_command_queue_group_property_flags_t group_flags;
     zf_engine *engine;
-    uint64_t submitted; /* guarded by the sync lock */
-    uint64_t completed;
-    uint64_t last_end_ns;
+    _Atomic uint64_t submitted; /* changed under the sync lock by submitters */
+    /* Changed by whoever runs the engine (completions without the sync lock: see zf_queue_wait), on a line of their
+     * own. */
+    _Alignas(64) _Atomic uint64_t completed;
+    _Atomic uint64_t last_end_ns;
 };
 
 /* The lock and condition variable that guard all execution state. */
@@ -298,6 +300,11 @@ typedef struct zf_work_record {
 } zf_work_record;
 
 typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
+
+/* Host-side effect of a command an engine of `device` runs from `start_ns` (exec/perform.c): returns its result, sets
+ * *cost_ns to its modelled duration and fills the work the record reports (bytes, work-items, cycles). */
+ze_result_t zf_perform(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns, uint64_t *cost_ns,
+                       zf_work_record *record);
 
 /* Registers the single execution observer (NULL to remove it); called on the thread that ran each command (an engine
  * worker, or the caller of a synchronous submission) after the command, before its event is signalled. */

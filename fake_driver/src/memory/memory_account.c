@@ -11,8 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Charges are made under the lock (a check and an add); the counters are stored atomically, so that usage reads
+ * (every command's telemetry publication) take no lock. */
 static pthread_mutex_t zf_account_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t zf_tile_used[ZF_SCENARIO_MAX_DEVICES][ZF_SCENARIO_MAX_SUBDEVICES];
+
+static void zf_tile_add(uint64_t *used, uint64_t bytes) {
+    __atomic_store_n(used, *used + bytes, __ATOMIC_RELAXED);
+}
 
 static uint32_t zf_tiles(const zf_device *root) {
     return root->num_subdevices > 0 ? root->num_subdevices : 1;
@@ -64,7 +70,7 @@ ze_result_t zf_account_charge(zf_device *device, uint64_t bytes, zf_mem_charge *
         }
     }
     for (uint32_t i = 0; i < zf_tiles(root); i++)
-        used[i] += charge->tile[i];
+        zf_tile_add(&used[i], charge->tile[i]);
     pthread_mutex_unlock(&zf_account_lock);
     charge->root = root;
     return ZE_RESULT_SUCCESS;
@@ -76,7 +82,7 @@ void zf_account_uncharge(zf_mem_charge *charge) {
     uint64_t *used = zf_tile_used[charge->root->root_index];
     pthread_mutex_lock(&zf_account_lock);
     for (uint32_t i = 0; i < zf_tiles(charge->root); i++)
-        used[i] -= charge->tile[i];
+        zf_tile_add(&used[i], -charge->tile[i]);
     pthread_mutex_unlock(&zf_account_lock);
     charge->root = NULL;
 }
@@ -86,9 +92,7 @@ void zf_memory_device_usage(zf_device *device, uint64_t *used, uint64_t *capacit
     uint32_t first = device->is_subdevice ? device->subdevice_id : 0;
     uint32_t count = device->is_subdevice ? 1 : zf_tiles(root);
     *used = 0;
-    pthread_mutex_lock(&zf_account_lock);
     for (uint32_t i = first; i < first + count; i++)
-        *used += zf_tile_used[root->root_index][i];
-    pthread_mutex_unlock(&zf_account_lock);
+        *used += __atomic_load_n(&zf_tile_used[root->root_index][i], __ATOMIC_RELAXED);
     *capacity = zf_tile_capacity(root) * count;
 }

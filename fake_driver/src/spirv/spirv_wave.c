@@ -631,8 +631,9 @@ static void zf_merge(zf_job *job, const zf_ctx *ctx, uint64_t fault_wave) {
         r->annotations[k] += ctx->annotations[k];
 }
 
-/* Takes waves until none is left; the context is made on the first wave taken. */
-static void zf_participate(zf_job *job) {
+/* Takes waves until none is left; the context is made on the first wave taken. `shared`: other threads may be in the
+ * job, so the results merge under the pool lock. */
+static void zf_participate(zf_job *job, bool shared) {
     zf_ctx *ctx = NULL;
     uint64_t fault_wave = UINT64_MAX;
     for (;;) {
@@ -640,14 +641,16 @@ static void zf_participate(zf_job *job) {
         if (wave >= job->plan->waves || __atomic_load_n(job->plan->stop, __ATOMIC_RELAXED))
             break;
         if (ctx == NULL && (ctx = zf_ctx_create(job->plan)) == NULL) {
-            pthread_mutex_lock(&zf_pool.lock);
+            if (shared)
+                pthread_mutex_lock(&zf_pool.lock);
             job->merged->faults += job->plan->group_items;
             if (wave < job->first_fault_wave) {
                 job->first_fault_wave = wave;
                 snprintf(job->merged->first_fault, sizeof job->merged->first_fault,
                          "kernel '%s': out of host memory for a wave", job->plan->launch->name);
             }
-            pthread_mutex_unlock(&zf_pool.lock);
+            if (shared)
+                pthread_mutex_unlock(&zf_pool.lock);
             continue;
         }
         uint64_t before = ctx->faults;
@@ -657,9 +660,11 @@ static void zf_participate(zf_job *job) {
     }
     if (ctx == NULL)
         return;
-    pthread_mutex_lock(&zf_pool.lock);
+    if (shared)
+        pthread_mutex_lock(&zf_pool.lock);
     zf_merge(job, ctx, fault_wave);
-    pthread_mutex_unlock(&zf_pool.lock);
+    if (shared)
+        pthread_mutex_unlock(&zf_pool.lock);
     zf_ctx_retire(ctx);
 }
 
@@ -676,7 +681,7 @@ static void *zf_worker_main(void *arg) {
         }
         job->helpers++;
         pthread_mutex_unlock(&zf_pool.lock);
-        zf_participate(job);
+        zf_participate(job, true);
         pthread_mutex_lock(&zf_pool.lock);
         job->helpers--;
         pthread_cond_broadcast(&zf_pool.done);
@@ -734,7 +739,7 @@ static void zf_run_job(zf_job *job, uint32_t max_threads) {
         }
         pthread_mutex_unlock(&zf_pool.lock);
     }
-    zf_participate(job);
+    zf_participate(job, share);
     if (!share)
         return;
     pthread_mutex_lock(&zf_pool.lock);
