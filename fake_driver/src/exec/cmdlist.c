@@ -311,12 +311,24 @@ static inline ze_result_t zf_append_finish(zf_cmdlist *list, zf_command *command
     return zf_append_run(list, command, result);
 }
 
+static __attribute__((noinline)) ze_result_t zf_append_barrier(zf_cmdlist *list, ze_event_handle_t signal,
+                                                               uint32_t num_waits, ze_event_handle_t *waits) {
+    zf_command local, *command = zf_append_slot(list, &local);
+    ze_result_t result = zf_append_begin(list, ZF_CMD_BARRIER, signal, num_waits, waits, command);
+    return zf_append_finish(list, command, result);
+}
+
+/* A barrier without events on an open regular list with room, the common one, is recorded without the general
+ * path's frame. */
 ze_result_t zfi_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent,
                                            uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
     zf_cmdlist *list = zf_cmdlist_from(hCommandList);
-    zf_command local, *command = zf_append_slot(list, &local);
-    ze_result_t result = zf_append_begin(list, ZF_CMD_BARRIER, hSignalEvent, numWaitEvents, phWaitEvents, command);
-    return zf_append_finish(list, command, result);
+    if (hSignalEvent == NULL && numWaitEvents == 0 && !list->immediate && !list->closed &&
+        list->num_commands < list->capacity) {
+        zf_command_start(&list->commands[list->num_commands++], ZF_CMD_BARRIER);
+        return ZE_RESULT_SUCCESS;
+    }
+    return zf_append_barrier(list, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 ze_result_t zfi_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges,

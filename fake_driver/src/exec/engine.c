@@ -52,7 +52,7 @@ struct zf_engine {
     struct zf_engine *next;
 };
 
-static pthread_mutex_t zf_sync_mutex = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
+static pthread_mutex_t zf_sync_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t zf_sync_cond;
 static pthread_once_t zf_sync_once = PTHREAD_ONCE_INIT;
 static zf_engine *zf_engines; /* guarded by the sync lock */
