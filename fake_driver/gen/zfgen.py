@@ -5,7 +5,8 @@ The headers are the API registry on the user's machine: every function, its para
 carry it and the rules of its `@returns` block. From them this script writes, into the build tree:
 
   zf_generated.h      API ids, object types, the API info table and the prototypes of hand-written implementations
-  zf_entry_points.c   one entry point per API function (argument checks, handle checks, dispatch) and the getters
+  zf_entry_points.c   one entry point per API function (argument checks, handle checks, fault injection, dispatch)
+                      and the getters
   zf_api_table.c      names, versions and implementation status of every function; result-code names
   ze_fake.map         the linker version script: only the getters are exported
   api-support.md      the supported-API table that docs/api-support.md must equal
@@ -59,6 +60,15 @@ def emit_rule(api, rule, out):
     out.append(f"    if ({rule.cexpr})\n        return zf_reject_argument({api}, {rule.result}, \"{text}\");\n")
 
 
+def emit_fault_check(fn, answer, scope, out):
+    """Fault injection (core/zf_fault.h), after the argument checks: a call a rule fails answers the rule's result
+    without running the implementation, inside the call scope, so tracers see it. With no rule armed it costs one
+    relaxed load of a global the branch predictor learns."""
+    out.append(f"    if (__builtin_expect(zf_fault_armed(), 0)) {{\n"
+               f"        const ze_result_t injected = zf_fault_inject(ZF_API_{fn.name}, {scope});\n"
+               f"        if (injected != ZE_RESULT_SUCCESS)\n            return {answer};\n    }}\n")
+
+
 def emit_trace_thunks(fn, cb, out):
     """The two typed helpers the generic tracing code needs: fetch this function's callback from a ze_callbacks_t
     and call it with its real type (the generic zf_trace_cb is converted back, which C defines)."""
@@ -100,9 +110,11 @@ def emit_entry(fn, handles, out):
     emit_checks(fn, handles, out)
     if fn.implemented:
         out.append(f"    zf_call_scope scope;\n    zf_call_enter(&scope, ZF_API_{fn.name});\n")
+        emit_fault_check(fn, "zf_call_leave(&scope, injected)", "&scope", out)
         out.append(f"    const ze_result_t result = zfi_{fn.name}({fn.arguments});\n")
         out.append("    return zf_call_leave(&scope, result);\n")
     else:
+        emit_fault_check(fn, "injected", "NULL", out)
         out.append(f"    return zf_unsupported(ZF_API_{fn.name});\n")
     out.append("}\n\n")
     if cb is not None:
@@ -141,6 +153,10 @@ def gen_header(functions, ordered, handles, results):
     out.append(f"#define ZF_API_IMPLEMENTED_COUNT {sum(1 for n in ordered if functions[n].implemented)}u\n\n")
     out.append("/* The name of a result code (\"ZE_RESULT_...\"), or NULL if it has none. */\n")
     out.append("const char *zf_result_name(ze_result_t result);\n")
+    out.append("/* The result code named `name` (\"ZE_RESULT_...\"); false when the headers define none of that name. */\n")
+    out.append("bool zf_result_from_name(const char *name, ze_result_t *result);\n")
+    out.append("/* The API function named `name` (\"zeMemAllocDevice\"), or ZF_API_COUNT when there is none. */\n")
+    out.append("zf_api_id zf_api_from_name(const char *name);\n")
     out.append("/* The name of an object type, for diagnostics. */\nconst char *zf_obj_type_name(zf_obj_type type);\n\n")
     out.append("/* Hand-written implementations (fake_driver/src), called after the generated checks passed. */\n")
     for n in ordered:
@@ -152,7 +168,7 @@ def gen_header(functions, ordered, handles, results):
 
 def gen_table(functions, ordered, handles, results):
     out = [HEADER_NOTE,
-           '#include "zf_generated.h"\n\n#include <stddef.h>\n\n',
+           '#include "zf_generated.h"\n\n#include <stddef.h>\n#include <string.h>\n\n',
            "const zf_api_info zf_api_table[ZF_API_COUNT] = {\n"]
     for n in ordered:
         fn = functions[n]
@@ -161,6 +177,16 @@ def gen_table(functions, ordered, handles, results):
     out.append("};\n\nconst char *zf_result_name(ze_result_t result)\n{\n    switch ((uint32_t)result) {\n")
     out += [f'    case (uint32_t){r}:\n        return "{r}";\n' for r in results]
     out.append("    default:\n        return NULL;\n    }\n}\n\n")
+    out.append("static const ze_result_t zf_result_values[] = {\n")
+    out += [f"    {r},\n" for r in results]
+    out.append("};\n\nbool zf_result_from_name(const char *name, ze_result_t *result)\n{\n"
+               "    for (size_t i = 0; i < sizeof zf_result_values / sizeof zf_result_values[0]; i++) {\n"
+               "        if (strcmp(zf_result_name(zf_result_values[i]), name) == 0) {\n"
+               "            *result = zf_result_values[i];\n            return true;\n        }\n    }\n"
+               "    return false;\n}\n\n")
+    out.append("zf_api_id zf_api_from_name(const char *name)\n{\n    for (int api = 0; api < ZF_API_COUNT; api++) {\n"
+               "        if (strcmp(zf_api_table[api].name, name) == 0)\n            return (zf_api_id)api;\n    }\n"
+               "    return ZF_API_COUNT;\n}\n\n")
     out.append("const char *zf_obj_type_name(zf_obj_type type)\n{\n    switch (type) {\n")
     for h in sorted(set(handles.values())):
         out.append(f'    case {obj_enum(h)}:\n        return "{h[:-len("_handle_t")]}";\n')
@@ -170,9 +196,9 @@ def gen_table(functions, ordered, handles, results):
 
 def gen_entry_points(functions, ordered, tables, handles):
     out = ["/* Generated by fake_driver/gen/zfgen.py from the installed Level Zero headers. Do not edit.\n",
-           " * One entry point per API function: the header's argument rules, handle liveness, then the\n",
-           " * hand-written implementation or UNSUPPORTED_FEATURE. The getters below are the only exports. */\n",
-           '#include "core/zf_core.h"\n#include "core/zf_object.h"\n#include "tools/zf_tracer.h"\n#include "zf_generated.h"\n\n',
+           " * One entry point per API function: the header's argument rules, handle liveness, fault injection,\n",
+           " * then the hand-written implementation or UNSUPPORTED_FEATURE. The getters below are the only exports. */\n",
+           '#include "core/zf_core.h"\n#include "core/zf_fault.h"\n#include "core/zf_object.h"\n#include "tools/zf_tracer.h"\n#include "zf_generated.h"\n\n',
            "#include <level_zero/ze_ddi.h>\n#include <level_zero/zes_ddi.h>\n#include <level_zero/zet_ddi.h>\n",
            "#include <stddef.h>\n\n"]
     for n in ordered:

@@ -1,5 +1,6 @@
 /* Unit tests of the scenario parser: shipped files, malformed files, robustness on damaged input, selectors. */
 #include "scenario/scenario.h"
+#include "zf_generated.h"
 
 #include <dirent.h>
 #include <float.h>
@@ -778,12 +779,45 @@ static void scenario_long_source_label_keeps_tail(void **state) {
     assert_string_equal(s.source + strlen(s.source) - 9, "/tail.yml");
 }
 
+/* The `faults` list: names resolved through the generated API registry, documented defaults (after 0, count 1), `all`,
+ * and device_lost rules (docs/scenarios.md, "faults"). */
+static void scenario_faults_parse_with_defaults(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    const char *faults = "faults:\n"
+                         "  - {call: zeMemAllocDevice, result: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY}\n"
+                         "  - {call: zeEventCreate, result: ZE_RESULT_NOT_READY, after: 3, count: all}\n"
+                         "  - device_lost: {device: 0, after: 7}\n"
+                         "  - device_lost: {device: 0}\n";
+    if (!parse_with_device_lines(faults, &s, error))
+        fail_msg("%s", error);
+    assert_int_equal(s.num_faults, 4);
+    assert_false(s.faults[0].device_lost);
+    assert_int_equal(s.faults[0].api, ZF_API_zeMemAllocDevice);
+    assert_int_equal(s.faults[0].result, ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    assert_int_equal(s.faults[0].after, 0);
+    assert_int_equal(s.faults[0].count, 1);
+    assert_int_equal(s.faults[0].line, 8);
+    assert_int_equal(s.faults[1].api, ZF_API_zeEventCreate);
+    assert_int_equal(s.faults[1].result, ZE_RESULT_NOT_READY);
+    assert_int_equal(s.faults[1].after, 3);
+    assert_true(s.faults[1].count == UINT64_MAX);
+    assert_true(s.faults[2].device_lost);
+    assert_int_equal(s.faults[2].lost.device, 0);
+    assert_int_equal(s.faults[2].lost.after_commands, 7);
+    assert_int_equal(s.faults[3].lost.after_commands, 0);
+    assert_true(parse_text(minimal_yaml, &s, error));
+    assert_int_equal(s.num_faults, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scenario_default_has_documented_facts),
         cmocka_unit_test(scenario_other_shipped_files_have_documented_facts),
         cmocka_unit_test(scenario_embedded_copies_equal_files),
         cmocka_unit_test(scenario_bad_files_rejected_with_line_and_reason),
+        cmocka_unit_test(scenario_faults_parse_with_defaults),
         cmocka_unit_test(scenario_unknown_key_rejected_with_line),
         cmocka_unit_test(scenario_minimal_file_gets_documented_defaults),
         cmocka_unit_test(scenario_integer_syntax_accepts_hex_suffix_separators),

@@ -49,6 +49,45 @@ typedef ze_result_t(ZE_APICALL *zefake_pfnGetToleranceCount_t)(uint64_t *count, 
 #define ZEFAKE_FN_GET_TOLERANCE_COUNT "zefakeGetToleranceCount"
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * Fault injection (docs/extensions.md, "Fault injection"; the same rules as a scenario's `faults`, docs/scenarios.md):
+ * API calls that answer an error without running, and devices that are lost after a number of commands, so that
+ * applications and tools can test their error paths. */
+
+/* `count` of zefakeInjectCallFault: every call from `after` on fails. */
+#define ZEFAKE_FAULT_COUNT_ALL UINT32_MAX
+
+/* "zefakeInjectCallFault": arms a rule on the API function named `function` (e.g. "zeMemAllocDevice"): its next
+ * `after` calls that pass the argument checks run normally, then `count` calls (ZEFAKE_FAULT_COUNT_ALL: every later
+ * one) answer `result` without running, and log a warning "injected fault". Calls are counted from the moment the rule
+ * is armed, process-wide. ZE_RESULT_ERROR_INVALID_NULL_POINTER for a NULL `function`,
+ * ZE_RESULT_ERROR_INVALID_FUNCTION_NAME for a name that is not an API function of the driver's headers,
+ * ZE_RESULT_ERROR_INVALID_ENUMERATION for a `result` the headers do not define, ZE_RESULT_ERROR_INVALID_ARGUMENT for
+ * ZE_RESULT_SUCCESS or a `count` of 0, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY when the rule cannot be stored. */
+typedef ze_result_t(ZE_APICALL *zefake_pfnInjectCallFault_t)(const char *function, ze_result_t result, uint32_t after,
+                                                             uint32_t count);
+#define ZEFAKE_FN_INJECT_CALL_FAULT "zefakeInjectCallFault"
+
+/* "zefakeInjectDeviceLost": the device whose UUID is *uuid (a root device, a tile or a sub-device; a UUID rather than
+ * a handle, see above) runs `after_commands` more commands (its sub-devices' included), then the next command faults
+ * without running: zeDeviceGetStatus answers ZE_RESULT_ERROR_DEVICE_LOST and later commands of the device do not run,
+ * until zesDeviceReset or zefakeClearFaults. Arming a device again replaces its count.
+ * ZE_RESULT_ERROR_INVALID_NULL_POINTER for NULL, ZE_RESULT_ERROR_INVALID_ARGUMENT for a UUID of no device,
+ * ZE_RESULT_ERROR_UNINITIALIZED before zeInit. */
+typedef ze_result_t(ZE_APICALL *zefake_pfnInjectDeviceLost_t)(const ze_device_uuid_t *uuid, uint32_t after_commands);
+#define ZEFAKE_FN_INJECT_DEVICE_LOST "zefakeInjectDeviceLost"
+
+/* "zefakeClearFaults": disarms every rule, the scenario's included, and lets lost devices run commands again (the
+ * faults they recorded stay until zesDeviceReset). Always ZE_RESULT_SUCCESS. */
+typedef ze_result_t(ZE_APICALL *zefake_pfnClearFaults_t)(void);
+#define ZEFAKE_FN_CLEAR_FAULTS "zefakeClearFaults"
+
+/* "zefakeGetInjectedFaultCount": *count becomes the number of injected faults (calls answered by a rule, devices
+ * lost) since zeInit or the last reset; `reset` true sets it back to 0 after reading it.
+ * ZE_RESULT_ERROR_INVALID_NULL_POINTER for NULL. */
+typedef ze_result_t(ZE_APICALL *zefake_pfnGetInjectedFaultCount_t)(uint64_t *count, ze_bool_t reset);
+#define ZEFAKE_FN_GET_INJECTED_FAULT_COUNT "zefakeGetInjectedFaultCount"
+
+/* ------------------------------------------------------------------------------------------------------------------
  * ITT device annotations (docs/spirv-execution.md, "Annotations"). Kernels instrumented for ITT call the
  * __itt_offload_* wrappers (docs/spirv-execution.md, "Annotations"); when specialization constant 0xFF747469 is
  * non-zero (set by the application, or 1 by default when INTEL_ENABLE_OFFLOAD_ANNOTATIONS is in the environment), each

@@ -76,17 +76,22 @@ uint32_t zf_device_physical_tile(const zf_device *device) {
     return origin->num_tiles == 1 && origin->physical_tiles > 1 ? origin->tiles[0] : 0;
 }
 
-zf_device *zf_device_by_uuid(zf_driver *driver, const ze_device_uuid_t *uuid) {
+zf_device *zf_device_with_uuid(zf_driver *driver, const ze_device_uuid_t *uuid) {
     for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
         zf_device *root = &driver->devices[i];
         if (memcmp(root->uuid.id, uuid->id, sizeof uuid->id) == 0)
             return root;
         for (uint32_t t = 0; t < root->num_subdevices; t++) {
             if (memcmp(root->subdevices[t].uuid.id, uuid->id, sizeof uuid->id) == 0)
-                return root;
+                return &root->subdevices[t];
         }
     }
     return NULL;
+}
+
+zf_device *zf_device_by_uuid(zf_driver *driver, const ze_device_uuid_t *uuid) {
+    zf_device *device = zf_device_with_uuid(driver, uuid);
+    return device != NULL ? device->root : NULL;
 }
 
 /* Joins the card's state shared with the other processes of the same user and scenario instance (docs/environment.md,
@@ -399,7 +404,63 @@ void zf_device_record_fault(zf_device *device, const char *what) {
            device->desc->name, what != NULL ? what : "unknown");
 }
 
+/* Values of zf_device.loss besides n > 0 (armed: lost after n - 1 more commands). */
+#define ZF_LOSS_DISARMED 0
+#define ZF_LOSS_IS_LOST  (-1)
+
+void zf_device_arm_loss(zf_device *device, uint32_t after_commands) {
+    atomic_store_explicit(&device->loss, (int64_t)after_commands + 1, memory_order_relaxed);
+}
+
+/* One command against one device's state: counts it down, the last one armed loses the device. */
+static zf_device_loss zf_device_take_command(zf_device *device) {
+    int64_t left = atomic_load_explicit(&device->loss, memory_order_relaxed);
+    while (left > 0) {
+        int64_t next = left == 1 ? ZF_LOSS_IS_LOST : left - 1;
+        if (atomic_compare_exchange_weak_explicit(&device->loss, &left, next, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return left == 1 ? ZF_LOSS_NOW : ZF_LOSS_RUN;
+    }
+    return left == ZF_LOSS_IS_LOST ? ZF_LOSS_GONE : ZF_LOSS_RUN;
+}
+
+/* A tile's command counts against the tile and against its card. */
+zf_device_loss zf_device_command_loss(zf_device *device) {
+    zf_device_loss own = zf_device_take_command(device);
+    zf_device_loss card = device->root != device ? zf_device_take_command(device->root) : ZF_LOSS_RUN;
+    if (own == ZF_LOSS_GONE || card == ZF_LOSS_GONE)
+        return ZF_LOSS_GONE;
+    return own == ZF_LOSS_NOW || card == ZF_LOSS_NOW ? ZF_LOSS_NOW : ZF_LOSS_RUN;
+}
+
+static uint32_t zf_device_disarm_loss(zf_device *device) {
+    uint32_t disarmed = atomic_exchange_explicit(&device->loss, ZF_LOSS_DISARMED, memory_order_relaxed) != 0;
+    for (uint32_t i = 0; i < device->num_subdevices; i++)
+        disarmed += zf_device_disarm_loss(&device->subdevices[i]);
+    return disarmed;
+}
+
+uint32_t zf_devices_disarm_loss(zf_driver *driver) {
+    uint32_t disarmed = 0;
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++)
+        disarmed += zf_device_disarm_loss(&driver->devices[i]);
+    return disarmed;
+}
+
+/* A reset ends an injected loss: the device runs commands again. */
+static void zf_device_end_loss(zf_device *device) {
+    int64_t lost = ZF_LOSS_IS_LOST;
+    atomic_compare_exchange_strong(&device->loss, &lost, ZF_LOSS_DISARMED);
+    for (uint32_t i = 0; i < device->num_subdevices; i++)
+        zf_device_end_loss(&device->subdevices[i]);
+}
+
 uint32_t zf_device_clear_faults(zf_device *device) {
+    zf_device_end_loss(device);
+    if (device->root != device) { /* a loss armed on the card ends with the reset of the tile it was seen on */
+        int64_t lost = ZF_LOSS_IS_LOST;
+        atomic_compare_exchange_strong(&device->root->loss, &lost, ZF_LOSS_DISARMED);
+    }
     uint32_t cleared = atomic_exchange(&device->faults, 0);
     if (device->root != device) {
         unsigned root = atomic_load(&device->root->faults);

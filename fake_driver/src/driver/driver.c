@@ -2,6 +2,7 @@
  * handed out by the composition root, ze/zefake_ext.c). */
 #include "core/zf_chain.h"
 #include "core/zf_core.h"
+#include "core/zf_fault.h"
 #include "driver/zf_driver.h"
 #include "zefake/zefake_ext.h"
 
@@ -97,6 +98,39 @@ static bool zf_driver_select_visible(zf_driver *driver) {
     return true;
 }
 
+/* The card that devices[index] of the scenario file became after selection; NULL when the affinity mask hid it. */
+static zf_device *zf_driver_card_of_file_index(zf_driver *driver, uint32_t index) {
+    for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
+        if (driver->origins[i].index == index)
+            return &driver->devices[i];
+    }
+    return NULL;
+}
+
+static void zf_driver_arm_loss(zf_driver *driver, const zf_scenario_fault *fault, const char *origin) {
+    zf_device *card = zf_driver_card_of_file_index(driver, fault->lost.device);
+    if (card == NULL) {
+        zf_log(ZF_LOG_INFO, "%s: devices[%u] is not selected (ZE_AFFINITY_MASK): nothing to lose", origin,
+               fault->lost.device);
+        return;
+    }
+    zf_device_arm_loss(card, fault->lost.after_commands);
+}
+
+/* Arms the scenario's `faults` (docs/scenarios.md): call rules in core/zf_fault.h, device_lost rules on their cards. */
+static void zf_driver_arm_faults(zf_driver *driver) {
+    const zf_scenario *s = &driver->scenario;
+    for (uint32_t i = 0; i < s->num_faults; i++) {
+        const zf_scenario_fault *fault = &s->faults[i];
+        char origin[ZF_SCENARIO_TEXT_MAX + 32];
+        snprintf(origin, sizeof origin, "faults[%u] of %s:%u", i, s->source, fault->line);
+        if (fault->device_lost)
+            zf_driver_arm_loss(driver, fault, origin);
+        else if (!zf_fault_arm_call((zf_api_id)fault->api, fault->result, fault->after, fault->count, origin))
+            zf_log(ZF_LOG_ERROR, "%s: out of host memory: the rule is not armed", origin);
+    }
+}
+
 static ze_result_t zf_driver_build(ze_init_flags_t flags, zf_driver **out) {
     zf_driver *driver = calloc(1, sizeof *driver);
     if (driver == NULL)
@@ -121,6 +155,7 @@ static ze_result_t zf_driver_build(ze_init_flags_t flags, zf_driver **out) {
     zf_log(ZF_LOG_INFO, "scenario '%s' from %s: %u root device(s), %u visible", driver->scenario.name,
            driver->scenario.source, driver->scenario.num_devices, driver->num_devices);
     zf_profile_init(driver->scenario.strict);
+    zf_driver_arm_faults(driver);
     *out = driver;
     return ZE_RESULT_SUCCESS;
 }

@@ -27,6 +27,7 @@ typedef struct zf_device {
     zf_clock clock;                    /* used on root devices only; sub-devices read their root's */
     atomic_uint faults;                /* execution faults recorded on this device: zeDeviceGetStatus reports them */
     _Atomic uint64_t hang_limit_ns;    /* zf_device_set_hang_limit: 0 the default limit, ZF_HANG_NO_LIMIT none */
+    _Atomic int64_t loss;              /* injected loss: 0 none, n > 0 lost after n - 1 commands, -1 lost */
     uint32_t num_subdevices;
     struct zf_device *subdevices;
     zf_card_share *shared; /* root devices: the card's state shared with other processes (NULL: not shared) */
@@ -114,6 +115,8 @@ static inline zf_card_share *zf_device_shared(const zf_device *device) {
 
 /* The root device whose UUID, or whose sub-device's UUID, is `uuid`; NULL when none. */
 zf_device *zf_device_by_uuid(zf_driver *driver, const ze_device_uuid_t *uuid);
+/* The device (root or sub-device) whose UUID is `uuid`; NULL when none. */
+zf_device *zf_device_with_uuid(zf_driver *driver, const ze_device_uuid_t *uuid);
 
 /* Builds the devices of a validated scenario; false (with a logged reason) when out of host memory. */
 bool zf_devices_create(zf_driver *driver);
@@ -133,6 +136,22 @@ void zf_device_record_fault(zf_device *device, const char *what);
 /* Forgets the faults of the device and its sub-devices (a sysman reset; a tile's are also taken off its card's);
  * returns how many the device had. */
 uint32_t zf_device_clear_faults(zf_device *device);
+
+/* Injected device loss (docs/scenarios.md, "faults"; zefakeInjectDeviceLost): a device armed with `after_commands`
+ * runs that many more commands (its sub-devices' included), then the next command faults instead of running, and
+ * every later one is not run either, until a sysman reset or zefakeClearFaults. */
+void zf_device_arm_loss(zf_device *device, uint32_t after_commands);
+
+/* What an engine does with the next command of `device`. */
+typedef enum zf_device_loss {
+    ZF_LOSS_RUN,  /* run it */
+    ZF_LOSS_NOW,  /* the device is lost with this command: it faults (the caller records the fault) */
+    ZF_LOSS_GONE, /* the device was lost before: the command does not run */
+} zf_device_loss;
+zf_device_loss zf_device_command_loss(zf_device *device);
+
+/* Disarms the injected losses of every device of the driver and ends the lost states; returns how many there were. */
+uint32_t zf_devices_disarm_loss(zf_driver *driver);
 
 /* True when `device` is one of the context's devices or a sub-device of one: the specification lets an object made for
  * a device be used by its sub-devices, and a context created for a root device covers its tiles. */

@@ -1,6 +1,7 @@
 /* Engines: one worker thread per (device, queue group ordinal, index), created on first use, running submissions in
  * order. Device time is modelled per engine (see zf_exec.h and docs/cost-model.md). */
 #include "core/zf_core.h"
+#include "core/zf_fault.h"
 #include "exec/zf_exec.h"
 
 #include <errno.h>
@@ -297,19 +298,25 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
                              .kind = command->kind,
                              .name = command->kind == ZF_CMD_CUSTOM ? command->u.custom.ops->name : NULL,
                              .tiles = 1};
-    ze_result_t result = zf_perform(engine->device, queue, command, start, &cost, &record);
+    /* A device lost by an injected rule runs nothing more: the command has no effect and takes no time. */
+    zf_device_loss loss = zf_device_command_loss(engine->device);
+    ze_result_t result = loss == ZF_LOSS_RUN ? zf_perform(engine->device, queue, command, start, &cost, &record)
+                                             : ZE_RESULT_ERROR_DEVICE_LOST;
     /* A launch's records go back to its list's pool before the submission completes: once it has, the application
      * may destroy the list, and the pool with it. */
     if (sub->has_single && zf_command_is_launch(command))
         zf_command_free(command);
     uint64_t end = zf_is_realtime(engine) ? zf_max_u64(zf_clock_now_ns(clock), start) : start + cost;
     engine->free_at_ns = end;
-    if (result != ZE_RESULT_SUCCESS)
-        zf_device_record_fault(engine->device, zf_result_name(result));
+    record.faulted = result != ZE_RESULT_SUCCESS && loss != ZF_LOSS_GONE; /* a lost device faults once */
+    record.lost = loss == ZF_LOSS_NOW;
+    if (record.lost)
+        zf_fault_count_fired();
+    if (record.faulted)
+        zf_device_record_fault(engine->device, record.lost ? "device lost by an injected fault" : zf_result_name(result));
     record.start_ns = start;
     record.end_ns = end;
     zf_record_tiles(&record, zf_is_realtime(engine));
-    record.faulted = result != ZE_RESULT_SUCCESS;
     zf_engine_notify(&record);
     zf_queue_extend(queue, end);
     bool wake = zf_command_changes_event(command);

@@ -297,6 +297,7 @@ typedef struct zf_work_record {
     uint32_t tiles;         /* kernel launches: the tiles they ran on (zf_device_tiles); 1 for other commands */
     uint64_t tile_ns[ZF_SCENARIO_MAX_SUBDEVICES]; /* how long each tile was busy from the start, in device ns */
     bool faulted;
+    bool lost; /* the fault is an injected device loss (docs/scenarios.md, "faults"): the command did not run */
 } zf_work_record;
 
 typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);

@@ -22,6 +22,7 @@
 #define ZF_SCENARIO_MAX_CACHES        4
 #define ZF_SCENARIO_MAX_ENGINE_GROUPS 8
 #define ZF_SCENARIO_ERROR_MAX         512
+#define ZF_SCENARIO_MAX_FAULTS        32
 
 /* Metric definitions (docs/scenarios.md, "metric_groups"). They live in pools of the scenario so that a device
  * without metrics costs nothing and devices that alias the same YAML list share one copy. */
@@ -228,6 +229,23 @@ typedef struct zf_scenario_device {
     zf_scenario_metric_group metric_groups[ZF_SCENARIO_MAX_METRIC_GROUPS];
 } zf_scenario_device;
 
+/* A device_lost rule: the device of the scenario's `devices` list runs `after_commands` commands, then loses. */
+typedef struct zf_scenario_device_lost {
+    uint32_t device;         /* index into zf_scenario.devices as the file lists them */
+    uint32_t after_commands; /* commands that run normally first */
+} zf_scenario_device_lost;
+
+/* One entry of `faults` (docs/scenarios.md): a call rule, or a device_lost rule. */
+typedef struct zf_scenario_fault {
+    uint32_t line;      /* of the entry, to name the rule in messages */
+    bool device_lost;   /* which kind of rule; `lost` holds its values */
+    uint32_t api;       /* a call rule's function: a zf_api_id of zf_generated.h */
+    ze_result_t result; /* what its failing calls answer; never ZE_RESULT_SUCCESS */
+    uint64_t after;     /* calls that run normally first */
+    uint64_t count;     /* calls that then fail; UINT64_MAX: every later call (`all`) */
+    zf_scenario_device_lost lost;
+} zf_scenario_fault;
+
 typedef struct zf_scenario {
     char name[ZF_SCENARIO_NAME_MAX];
     char description[ZF_SCENARIO_TEXT_MAX];
@@ -240,6 +258,8 @@ typedef struct zf_scenario {
     bool strict;          /* the strict profile (docs/tolerances.md), unless ZEFAKE_STRICT says otherwise */
     uint32_t num_devices; /* 1..ZF_SCENARIO_MAX_DEVICES */
     zf_scenario_device devices[ZF_SCENARIO_MAX_DEVICES];
+    uint32_t num_faults;
+    zf_scenario_fault faults[ZF_SCENARIO_MAX_FAULTS];
     /* Pools of the metric definitions of all devices. */
     uint32_t num_metrics;
     zf_scenario_metric metrics[ZF_SCENARIO_MAX_METRICS];

@@ -173,6 +173,10 @@ bool zf_scalar_uint(zf_walk *w, yaml_node_t *node, bool allow_suffix, uint64_t m
 /* The top-level schema entry point (scenario_schema.c): fills `out` from the document's root node. */
 bool zf_scenario_walk_root(zf_walk *w, yaml_node_t *root, zf_scenario *out);
 
+/* The top-level `faults` list (scenario_faults.c) and its check against the devices, once both are read. */
+extern const zf_list_spec zf_fault_list;
+bool zf_faults_check_devices(zf_walk *w, yaml_node_t *root, const zf_scenario *s);
+
 /* Device keys of the metric definitions (scenario_metrics.c). */
 bool zf_parse_metric_groups(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
 extern const zf_schema zf_metric_options_schema;

@@ -602,7 +602,7 @@ static bool zf_scenario_finish(zf_walk *w, yaml_node_t *node, void *base, uint64
                                 "same PCI address as devices[%u]", j);
         }
     }
-    return true;
+    return zf_faults_check_devices(w, node, s);
 }
 
 static const zf_field zf_scenario_fields[] = {
@@ -615,7 +615,7 @@ static const zf_field zf_scenario_fields[] = {
     ZF_INLINE_MAP("p2p", &zf_p2p_schema),
     ZF_BOOL(zf_scenario, strict, "strict"),
     ZF_LIST(zf_scenario, devices, "devices", &zf_device_list, ZF_OPT_REQUIRED),
-    ZF_RESERVED("faults"),
+    ZF_LIST(zf_scenario, faults, "faults", &zf_fault_list, 0),
 };
 static const zf_schema zf_scenario_schema = ZF_SCHEMA(zf_scenario_fields, zf_scenario_finish);
 

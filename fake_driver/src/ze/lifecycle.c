@@ -1,6 +1,7 @@
 /* The composition root's lifecycle: what must be torn down across areas, in an order only the top knows. Lower areas
  * never call up into this; they expose their own release functions. */
 #include "core/zf_core.h"
+#include "core/zf_fault.h"
 #include "core/zf_object.h"
 #include "core/zf_shared.h"
 #include "driver/zf_driver.h"
@@ -34,4 +35,5 @@ __attribute__((destructor)) static void zf_driver_unload(void) {
     zf_ipc_shutdown();
     zf_shared_detach_all();
     zf_registry_release();
+    zf_fault_release();
 }

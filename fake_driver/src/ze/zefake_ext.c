@@ -2,6 +2,7 @@
  * zeDriverGetExtensionFunctionAddress: the one place that knows every area offering one. */
 #include "zefake/zefake_ext.h"
 #include "core/zf_core.h"
+#include "core/zf_fault.h"
 #include "driver/zf_driver.h"
 #include "module/zf_kernel.h"
 
@@ -27,13 +28,11 @@ static ze_result_t ZE_APICALL zf_ext_get_info(zefake_info_t *info) {
 static ze_result_t ZE_APICALL zf_ext_is_api_implemented(const char *name, ze_bool_t *implemented) {
     if (name == NULL || implemented == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    for (int api = 0; api < ZF_API_COUNT; api++) {
-        if (strcmp(zf_api_table[api].name, name) == 0) {
-            *implemented = zf_api_table[api].implemented;
-            return ZE_RESULT_SUCCESS;
-        }
-    }
-    return ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
+    zf_api_id api = zf_api_from_name(name);
+    if (api == ZF_API_COUNT)
+        return ZE_RESULT_ERROR_INVALID_FUNCTION_NAME;
+    *implemented = zf_api_table[api].implemented;
+    return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t ZE_APICALL zf_ext_get_tolerance_count(uint64_t *count, ze_bool_t reset) {
@@ -74,6 +73,61 @@ static ze_result_t ZE_APICALL zf_ext_get_shared_device(const ze_device_uuid_t *u
     return ZE_RESULT_SUCCESS;
 }
 
+static ze_result_t ZE_APICALL zf_ext_inject_call_fault(const char *function, ze_result_t result, uint32_t after,
+                                                       uint32_t count) {
+    if (function == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zefakeInjectCallFault: function must not be NULL");
+    zf_api_id api = zf_api_from_name(function);
+    if (api == ZF_API_COUNT)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME,
+                       "zefakeInjectCallFault: function: '%.64s' is not an API function of the driver's headers",
+                       function);
+    if (result == ZE_RESULT_SUCCESS)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "zefakeInjectCallFault: result: ZE_RESULT_SUCCESS is no fault; name the result to answer");
+    if (zf_result_name(result) == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                       "zefakeInjectCallFault: result: 0x%x is not a ze_result_t of the headers", (unsigned)result);
+    if (count == 0)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "zefakeInjectCallFault: count: 0 fails no call; use ZEFAKE_FAULT_COUNT_ALL for every call");
+    static atomic_uint armed;
+    char origin[64];
+    snprintf(origin, sizeof origin, "zefakeInjectCallFault rule %u", atomic_fetch_add(&armed, 1) + 1);
+    uint64_t calls = count == ZEFAKE_FAULT_COUNT_ALL ? ZF_FAULT_COUNT_ALL : count;
+    if (!zf_fault_arm_call(api, result, after, calls, origin))
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "zefakeInjectCallFault: no host memory for the rule");
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL zf_ext_inject_device_lost(const ze_device_uuid_t *uuid, uint32_t after_commands) {
+    if (uuid == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zefakeInjectDeviceLost: uuid must not be NULL");
+    zf_driver *driver = zf_driver_get();
+    if (driver == NULL)
+        return zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "zefakeInjectDeviceLost: zeInit has not succeeded");
+    zf_device *device = zf_device_with_uuid(driver, uuid);
+    if (device == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zefakeInjectDeviceLost: uuid: no device has this UUID");
+    zf_device_arm_loss(device, after_commands);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL zf_ext_clear_faults(void) {
+    uint32_t calls = zf_fault_clear_calls();
+    zf_driver *driver = zf_driver_get();
+    uint32_t devices = driver != NULL ? zf_devices_disarm_loss(driver) : 0;
+    zf_log(ZF_LOG_INFO, "zefakeClearFaults: %u call rule(s) and %u device loss(es) disarmed", calls, devices);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL zf_ext_get_injected_fault_count(uint64_t *count, ze_bool_t reset) {
+    if (count == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zefakeGetInjectedFaultCount: count must not be NULL");
+    *count = zf_fault_fired(reset != 0);
+    return ZE_RESULT_SUCCESS;
+}
+
 typedef struct zf_ext_function {
     const char *name;
     void *address;
@@ -88,6 +142,10 @@ ze_result_t zfi_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, 
         {ZEFAKE_FN_SET_ANNOTATION_CALLBACK, (void *)zf_annotation_set_callback},
         {ZEFAKE_FN_GET_TOLERANCE_COUNT, (void *)zf_ext_get_tolerance_count},
         {ZEFAKE_FN_GET_SHARED_DEVICE, (void *)zf_ext_get_shared_device},
+        {ZEFAKE_FN_INJECT_CALL_FAULT, (void *)zf_ext_inject_call_fault},
+        {ZEFAKE_FN_INJECT_DEVICE_LOST, (void *)zf_ext_inject_device_lost},
+        {ZEFAKE_FN_CLEAR_FAULTS, (void *)zf_ext_clear_faults},
+        {ZEFAKE_FN_GET_INJECTED_FAULT_COUNT, (void *)zf_ext_get_injected_fault_count},
         {"zeDeviceGetRootDevice", (void *)zf_device_get_root_device},
         {"zexKernelGetBaseAddress", (void *)zf_kernel_get_base_address}, /* Intel's, docs/extensions.md */
     };

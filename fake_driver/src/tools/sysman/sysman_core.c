@@ -232,6 +232,7 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
     }
     if (record->faulted) {
         sm->faulted++;
+        sm->lost += record->lost;
         zf_sm_raise(sm, ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED);
     }
     if (record->end_ns > sm->last_end_ns)

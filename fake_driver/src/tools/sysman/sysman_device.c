@@ -267,8 +267,9 @@ ze_result_t zfi_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount,
 }
 
 /* RAS: a correctable and an uncorrectable error set. Nothing is ever corrected; the uncorrectable set counts the
- * device's resets (ZES_RAS_ERROR_CAT_RESET) and the commands that faulted (ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS: an
- * access outside an allocation, a hang stopped by the detector). */
+ * device's resets (ZES_RAS_ERROR_CAT_RESET), the commands that faulted (ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS: an
+ * access outside an allocation, a hang stopped by the detector) and the device losses injected by a fault rule
+ * (ZES_RAS_ERROR_CAT_COMPUTE_ERRORS: the failure of the accelerator hardware such a loss stands for). */
 ze_result_t zfi_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas) {
     zf_sm_device *sm;
     ze_result_t result = zf_sm_device_of(hDevice, &sm);
@@ -296,7 +297,8 @@ static void zf_sm_ras_totals(const zf_sm_ras *ras, uint64_t counts[ZES_MAX_RAS_E
         counts[c] = 0;
     if (ras->type == ZES_RAS_ERROR_TYPE_UNCORRECTABLE) {
         counts[ZES_RAS_ERROR_CAT_RESET] = ras->owner->resets;
-        counts[ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS] = ras->owner->faulted;
+        counts[ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS] = ras->owner->faulted - ras->owner->lost;
+        counts[ZES_RAS_ERROR_CAT_COMPUTE_ERRORS] = ras->owner->lost;
     }
 }
 

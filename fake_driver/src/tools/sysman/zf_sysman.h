@@ -132,6 +132,7 @@ struct zf_sm_device {
     uint64_t last_host_us;             /* host µs it was observed */
     uint32_t resets;                   /* zesDeviceReset calls that completed */
     uint64_t faulted;                  /* commands that faulted (execution faults) since counting started */
+    uint64_t lost;                     /* of which injected device losses (docs/scenarios.md, "faults") */
     zf_sm_ras ras[2];                  /* correctable, uncorrectable */
     zes_event_type_flags_t registered; /* zesDeviceEventRegister; guarded by the sysman lock */
     zes_event_type_flags_t pending;    /* registered events raised and not yet listened to */
