@@ -12,6 +12,9 @@
 #include <stdlib.h>
 
 #define ZF_FAULT_ORIGIN_MAX 192
+/* Injected results each rule logs at warn level; later ones go to debug level, so that `count: all` on a function
+ * called in a loop does not flood stderr. */
+#define ZF_FAULT_WARNINGS 10
 
 typedef struct zf_fault_rule {
     zf_api_id api;
@@ -19,6 +22,7 @@ typedef struct zf_fault_rule {
     uint64_t after;
     uint64_t count; /* ZF_FAULT_COUNT_ALL: every call from `after` on */
     atomic_uint_fast64_t calls;
+    atomic_uint_fast64_t fired;
     atomic_bool active;
     char origin[ZF_FAULT_ORIGIN_MAX];
     _Atomic(struct zf_fault_rule *) next; /* the armed list */
@@ -49,6 +53,7 @@ bool zf_fault_arm_call(zf_api_id api, ze_result_t result, uint64_t after, uint64
         return false;
     *rule = (zf_fault_rule){.api = api, .result = result, .after = after, .count = count};
     atomic_init(&rule->calls, 0);
+    atomic_init(&rule->fired, 0);
     atomic_init(&rule->active, true);
     snprintf(rule->origin, sizeof rule->origin, "%s", origin);
     pthread_mutex_lock(&zf_fault_lock);
@@ -67,19 +72,24 @@ static bool zf_fault_hits(const zf_fault_rule *rule, uint64_t n) {
     return rule->count == ZF_FAULT_COUNT_ALL || n - rule->after < rule->count;
 }
 
-static ze_result_t zf_fault_fire(const zf_fault_rule *rule, uint64_t n, zf_call_scope *scope) {
+static ze_result_t zf_fault_fire(zf_fault_rule *rule, uint64_t n, zf_call_scope *scope) {
     atomic_fetch_add_explicit(&zf_fault_fired_count, 1, memory_order_relaxed);
     if (scope != NULL)
         scope->explained = true;
+    uint64_t fired = atomic_fetch_add_explicit(&rule->fired, 1, memory_order_relaxed) + 1;
+    zf_log_level level = fired <= ZF_FAULT_WARNINGS ? ZF_LOG_WARN : ZF_LOG_DEBUG;
+    if (!zf_log_enabled(level))
+        return rule->result;
     const char *name = zf_result_name(rule->result);
-    zf_log(ZF_LOG_WARN, "%s: injected fault: call %" PRIu64 " answers %s (%s)", zf_api_table[rule->api].name, n + 1,
-           name != NULL ? name : "a result without a name", rule->origin);
+    zf_log(level, "%s: injected fault: call %" PRIu64 " answers %s (%s)%s", zf_api_table[rule->api].name, n + 1,
+           name != NULL ? name : "a result without a name", rule->origin,
+           fired == ZF_FAULT_WARNINGS ? "; later faults of this rule are logged at debug level" : "");
     return rule->result;
 }
 
 /* Every active rule of the function counts the call; the first, in the order armed, that fails it gives the result. */
 ze_result_t zf_fault_inject(zf_api_id api, zf_call_scope *scope) {
-    const zf_fault_rule *fired = NULL;
+    zf_fault_rule *fired = NULL;
     uint64_t fired_n = 0;
     for (zf_fault_rule *rule = atomic_load_explicit(&zf_fault_head, memory_order_acquire); rule != NULL;
          rule = atomic_load_explicit(&rule->next, memory_order_acquire)) {
