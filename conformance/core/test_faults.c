@@ -52,6 +52,13 @@ static ze_result_t zc_alloc_host(ze_context_handle_t context, bool *untouched) {
     return result;
 }
 
+/* A test that fails halfway leaves no rule armed for the next one. */
+static int zc_teardown_faults(void **state) {
+    if (zc_clear_faults != NULL)
+        zc_clear_faults();
+    return zc_teardown_context(state);
+}
+
 /* ---- Call rules armed at run time ------------------------------------------------------------------------------ */
 
 static void call_rule_fails_the_calls_after_its_first(void **state) {
@@ -140,7 +147,7 @@ static void tracer_epilogue_sees_the_injected_result(void **state) {
 
 /* ---- Counting across threads ----------------------------------------------------------------------------------- */
 
-#define ZC_THREADS        4
+#define ZC_THREADS          4
 #define ZC_CALLS_PER_THREAD 500
 
 static void *zc_count_failures(void *arg) {
@@ -184,8 +191,7 @@ static void extension_refuses_bad_input(void **state) {
     zc_assert_result(zc_inject_call("zeMemAllocHostt", oom, 0, 1), ZE_RESULT_ERROR_INVALID_FUNCTION_NAME);
     zc_assert_result(zc_inject_call("zefakeGetInfo", oom, 0, 1), ZE_RESULT_ERROR_INVALID_FUNCTION_NAME);
     zc_assert_result(zc_inject_call("zeMemAllocHost", ZE_RESULT_SUCCESS, 0, 1), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    zc_assert_result(zc_inject_call("zeMemAllocHost", (ze_result_t)0x12345, 0, 1),
-                     ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zc_inject_call("zeMemAllocHost", (ze_result_t)0x12345, 0, 1), ZE_RESULT_ERROR_INVALID_ENUMERATION);
     zc_assert_result(zc_inject_call("zeMemAllocHost", oom, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT);
     zc_assert_result(zc_inject_lost(NULL, 0), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
     ze_device_uuid_t nobody;
@@ -222,8 +228,9 @@ static uint32_t zc_run_fills(ze_context_handle_t context, ze_device_handle_t dev
     for (uint32_t i = 0; i < fills; i++)
         zc_assert_success(zeCommandListAppendMemoryFill(list, buffer + i, &pattern, 1, 1, NULL, 0, NULL));
     zc_assert_success(zeCommandListClose(list));
-    ze_command_queue_desc_t queue_desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
-                                          ZE_COMMAND_QUEUE_MODE_DEFAULT, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_desc_t queue_desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_DEFAULT,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
     ze_command_queue_handle_t queue = NULL;
     zc_assert_success(zeCommandQueueCreate(context, device, &queue_desc, &queue));
     zc_assert_success(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
@@ -302,7 +309,8 @@ static int zc_child_scenario(int argc, char **argv) {
     zc_put("status_before", zeDeviceGetStatus(s.devices[0]));
     printf("filled=%u\n", zc_run_fills(s.context, s.devices[0], 5));
     zc_put("status_after", zeDeviceGetStatus(s.devices[0]));
-    printf("ras_compute=%llu\n", (unsigned long long)zc_ras_uncorrectable(s.devices[0], ZES_RAS_ERROR_CAT_COMPUTE_ERRORS));
+    printf("ras_compute=%llu\n",
+           (unsigned long long)zc_ras_uncorrectable(s.devices[0], ZES_RAS_ERROR_CAT_COMPUTE_ERRORS));
     printf("ras_programming=%llu\n",
            (unsigned long long)zc_ras_uncorrectable(s.devices[0], ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS));
     printf("refilled=%u\n", zc_run_fills(s.context, s.devices[0], 2)); /* a lost device runs nothing */
@@ -325,8 +333,7 @@ static void zc_expect(const zc_child *child, const char *key, const char *expect
 static void scenario_rules_fail_calls_and_lose_the_card(void **state) {
     (void)state;
     zc_skip_unless_fake();
-    const char *const env[] = {"ZEFAKE_SCENARIO=" ZC_FAULTS_SCENARIO, "ZES_ENABLE_SYSMAN=1", "ZEFAKE_LOG=warn",
-                               NULL};
+    const char *const env[] = {"ZEFAKE_SCENARIO=" ZC_FAULTS_SCENARIO, "ZES_ENABLE_SYSMAN=1", "ZEFAKE_LOG=warn", NULL};
     zc_child child;
     if (!zc_run_child_mode("scenario", NULL, env, ZC_CHILD_TIMEOUT_MS, &child))
         zc_fail("cannot start a child process");
@@ -404,13 +411,12 @@ static void runtime_device_lost_after_commands(void **state) {
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(call_rule_fails_the_calls_after_its_first, zc_setup_context,
-                                        zc_teardown_context),
+                                        zc_teardown_faults),
         cmocka_unit_test_setup_teardown(call_rule_counts_only_calls_that_pass_the_checks, zc_setup_context,
-                                        zc_teardown_context),
-        cmocka_unit_test_setup_teardown(clear_disarms_every_rule, zc_setup_context, zc_teardown_context),
-        cmocka_unit_test_setup_teardown(tracer_epilogue_sees_the_injected_result, zc_setup_context,
-                                        zc_teardown_context),
-        cmocka_unit_test(call_rule_counts_exactly_across_threads),
+                                        zc_teardown_faults),
+        cmocka_unit_test_setup_teardown(clear_disarms_every_rule, zc_setup_context, zc_teardown_faults),
+        cmocka_unit_test_setup_teardown(tracer_epilogue_sees_the_injected_result, zc_setup_context, zc_teardown_faults),
+        cmocka_unit_test_setup_teardown(call_rule_counts_exactly_across_threads, zc_setup_context, zc_teardown_faults),
         cmocka_unit_test(extension_refuses_bad_input),
         cmocka_unit_test(scenario_rules_fail_calls_and_lose_the_card),
         cmocka_unit_test(runtime_device_lost_after_commands),

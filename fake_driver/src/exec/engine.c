@@ -313,7 +313,8 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
     if (record.lost)
         zf_fault_count_fired();
     if (record.faulted)
-        zf_device_record_fault(engine->device, record.lost ? "device lost by an injected fault" : zf_result_name(result));
+        zf_device_record_fault(engine->device,
+                               record.lost ? "device lost by an injected fault" : zf_result_name(result));
     record.start_ns = start;
     record.end_ns = end;
     zf_record_tiles(&record, zf_is_realtime(engine));
