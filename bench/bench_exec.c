@@ -4,7 +4,8 @@
  *   - launches of an empty kernel through an asynchronous immediate list, per launch, vs an empty indirect call and,
  *     when the build found OpenCL and PoCL is installed, vs PoCL's enqueue rate for the same kernel (its platform found
  *     by name through libOpenCL);
- *   - launches of the same kernel through a synchronous immediate list vs the asynchronous ones;
+ *   - launches of the same kernel that each signal an event, and launches through a synchronous immediate list, vs
+ *     the asynchronous ones without an event;
  *   - a 1 MiB host-to-device copy through a synchronous immediate list, and a 64 MiB device-to-host one, vs memcpy of
  *     the same size in the same process;
  *   - event signal -> host wake-up latency (one thread signals with zeEventHostSignal, another waits in
@@ -165,24 +166,30 @@ static void zb_drain(ze_command_list_handle_t list, ze_event_handle_t done) {
     zb_check(zeEventHostReset(done), "zeEventHostReset");
 }
 
-/* ns per launch of `n` empty-kernel launches through an immediate list of `mode`, the wait for them included. */
-static double zb_launch_ns(zb_exec *x, ze_kernel_handle_t kernel, ze_command_queue_mode_t mode, uint64_t n) {
-    ze_event_pool_desc_t pdesc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+/* ns per launch of `n` empty-kernel launches through an immediate list of `mode`, the wait for them included; with
+ * `signal_each`, every launch signals an event (as a runtime that hands out an event per kernel does). */
+static double zb_launch_ns(zb_exec *x, ze_kernel_handle_t kernel, ze_command_queue_mode_t mode, uint64_t n,
+                           bool signal_each) {
+    ze_event_pool_desc_t pdesc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 2};
     ze_event_pool_handle_t pool = NULL;
     zb_check(zeEventPoolCreate(x->context, &pdesc, 1, &x->device, &pool), "zeEventPoolCreate");
     ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, 0, 0};
-    ze_event_handle_t done = NULL;
+    ze_event_handle_t done = NULL, each = NULL;
     zb_check(zeEventCreate(pool, &edesc, &done), "zeEventCreate");
+    edesc.index = 1;
+    zb_check(zeEventCreate(pool, &edesc, &each), "zeEventCreate");
+    ze_event_handle_t signal = signal_each ? each : NULL;
     ze_command_list_handle_t list = zb_immediate(x, mode);
     ze_group_count_t groups = {1, 1, 1};
     zb_check(zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL), "warm-up launch");
     zb_drain(list, done);
     uint64_t start = zb_now_ns();
     for (uint64_t i = 0; i < n; i++)
-        zb_check(zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL), "launch");
+        zb_check(zeCommandListAppendLaunchKernel(list, kernel, &groups, signal, 0, NULL), "launch");
     zb_drain(list, done);
     double ns = (double)(zb_now_ns() - start) / (double)n;
     zb_check(zeCommandListDestroy(list), "zeCommandListDestroy");
+    zb_check(zeEventDestroy(each), "zeEventDestroy");
     zb_check(zeEventDestroy(done), "zeEventDestroy");
     zb_check(zeEventPoolDestroy(pool), "zeEventPoolDestroy");
     return ns;
@@ -271,14 +278,16 @@ static void zb_bench_launch(zb_exec *x, uint64_t n, bool quick) {
     ze_module_handle_t module = NULL;
     ze_kernel_handle_t kernel = zb_empty_kernel(x, &module);
     double base = zb_baseline_call_ns(n * 100);
-    double async[ZB_ROUNDS], sync[ZB_ROUNDS], pocl[ZB_ROUNDS];
+    double async[ZB_ROUNDS], evented[ZB_ROUNDS], sync[ZB_ROUNDS], pocl[ZB_ROUNDS];
     int rounds = quick ? 1 : ZB_ROUNDS;
     for (int r = 0; r < rounds; r++) {
-        async[r] = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, n);
-        sync[r] = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, n);
+        async[r] = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, n, false);
+        evented[r] = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, n, true);
+        sync[r] = zb_launch_ns(x, kernel, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, n, false);
         pocl[r] = zb_pocl_launch_ns(n, r == 0);
     }
-    double async_ns = zb_median(async, rounds), sync_ns = zb_median(sync, rounds), pocl_ns = zb_median(pocl, rounds);
+    double async_ns = zb_median(async, rounds), evented_ns = zb_median(evented, rounds);
+    double sync_ns = zb_median(sync, rounds), pocl_ns = zb_median(pocl, rounds);
     printf("empty kernel launch through an immediate list: %.0f ns per launch (%.0f launches/s), ratio %.0f to an "
            "empty call (%.2f ns)\n",
            async_ns, 1e9 / async_ns, async_ns / base, base);
@@ -289,6 +298,9 @@ static void zb_bench_launch(zb_exec *x, uint64_t n, bool quick) {
     printf("empty kernel launch through a synchronous immediate list: %.0f ns per launch, ratio %.2f to the "
            "asynchronous launch (goal <= 2)\n",
            sync_ns, sync_ns / async_ns);
+    printf("empty kernel launch signalling an event each, asynchronous immediate list: %.0f ns per launch, ratio %.2f "
+           "to the launch without\n",
+           evented_ns, evented_ns / async_ns);
     zb_check(zeKernelDestroy(kernel), "zeKernelDestroy");
     zb_check(zeModuleDestroy(module), "zeModuleDestroy");
 }
