@@ -321,7 +321,7 @@ typedef struct zc_release {
 static void *zc_release_later(void *arg) {
     zc_release *r = arg;
     zc_sleep_ms(r->after_ms);
-    *r->flag = 1;
+    __atomic_store_n(r->flag, 1, __ATOMIC_SEQ_CST); /* the spinning kernel reads it atomically */
     return NULL;
 }
 
