@@ -452,8 +452,9 @@ static bool zf_submission_recycle(zf_engine *engine, zf_submission *sub) {
     return true;
 }
 
-/* Host time an idle worker watches for the next submission before it sleeps: an application that launches in a loop
- * then hands work over without waking a thread (a futex wake and a context switch per launch otherwise). */
+/* Host time a thread watches a counter before it sleeps: an idle worker for the next submission, a submitter to a
+ * full engine for the worker to empty it. An application that launches in a loop then hands work over without waking
+ * a thread (a futex wake and a context switch per launch otherwise). */
 #define ZF_LINGER_NS 20000u
 
 static inline void zf_cpu_relax(void) {
@@ -462,12 +463,13 @@ static inline void zf_cpu_relax(void) {
 #endif
 }
 
-/* Called with the sync lock held, and returns with it held. */
-static void zf_engine_linger(zf_engine *engine) {
-    uint64_t seen = atomic_load_explicit(&engine->submissions, memory_order_relaxed);
+/* Watches `counter` for up to ZF_LINGER_NS with the sync lock released. Called with the sync lock held, and returns
+ * with it held. */
+static void zf_linger_on(const _Atomic uint64_t *counter) {
+    uint64_t seen = atomic_load_explicit(counter, memory_order_relaxed);
     zf_sync_unlock();
     uint64_t until = zf_host_now_ns() + ZF_LINGER_NS;
-    for (uint32_t spins = 1; atomic_load_explicit(&engine->submissions, memory_order_relaxed) == seen; spins++) {
+    for (uint32_t spins = 1; atomic_load_explicit(counter, memory_order_relaxed) == seen; spins++) {
         zf_cpu_relax();
         if (spins % 64 == 0 && zf_host_now_ns() >= until)
             break;
@@ -522,7 +524,7 @@ static void *zf_engine_main(void *arg) {
     zf_sync_lock();
     for (;;) {
         if (engine->head == NULL && !engine->stop)
-            zf_engine_linger(engine);
+            zf_linger_on(&engine->submissions);
         /* running here means a submission runs in place on another thread (zf_engine_run_in_place) */
         while ((engine->head == NULL || engine->running) && !engine->stop)
             pthread_cond_wait(&engine->wake, &zf_sync_mutex);
@@ -641,15 +643,7 @@ static bool zf_engine_full(const zf_engine *engine) {
 /* Waits (with the sync lock held) until the engine's FIFO has room: spinning first, for the worker empties it every
  * few microseconds when its commands are short, then on the room condition. */
 static void zf_engine_wait_room(zf_engine *engine) {
-    uint64_t seen = atomic_load_explicit(&engine->takes, memory_order_relaxed);
-    zf_sync_unlock();
-    uint64_t until = zf_host_now_ns() + ZF_LINGER_NS;
-    for (uint32_t spins = 1; atomic_load_explicit(&engine->takes, memory_order_relaxed) == seen; spins++) {
-        zf_cpu_relax();
-        if (spins % 64 == 0 && zf_host_now_ns() >= until)
-            break;
-    }
-    zf_sync_lock();
+    zf_linger_on(&engine->takes);
     engine->throttled++;
     while (zf_engine_full(engine))
         pthread_cond_wait(&engine->room, &zf_sync_mutex);
