@@ -468,7 +468,8 @@ static void zc_vadd_on_last(zc_cl *t, cl_uint n, const cl_device_id *devices) {
     assert_int_equal(err, CL_SUCCESS);
     other.queue = zc_queue(other.context, other.device, 0, &err);
     assert_int_equal(err, CL_SUCCESS);
-    cl_program p = clCreateProgramWithSource(other.context, 1, &zc_vadd_source, NULL, &err);
+    const char *source = zc_vadd_source;
+    cl_program p = clCreateProgramWithSource(other.context, 1, &source, NULL, &err);
     assert_int_equal(clBuildProgram(p, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
     size_t sizes[8] = {0};
     assert_int_equal(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof sizes, sizes, NULL), CL_SUCCESS);

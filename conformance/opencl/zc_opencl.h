@@ -25,18 +25,18 @@
 
 #define ZC_N 1024
 
-static const char *zc_vadd_source = "kernel void vadd(global const int *a, global const int *b, global int *c)\n"
-                                    "{\n"
-                                    "    size_t i = get_global_id(0);\n"
-                                    "    c[i] = a[i] + b[i];\n"
-                                    "}\n"
-                                    "kernel void scale(global int *p, int factor, local int *scratch)\n"
-                                    "{\n"
-                                    "    size_t i = get_global_id(0);\n"
-                                    "    scratch[get_local_id(0)] = p[i] * factor;\n"
-                                    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-                                    "    p[i] = scratch[get_local_id(0)];\n"
-                                    "}\n";
+static const char *const zc_vadd_source = "kernel void vadd(global const int *a, global const int *b, global int *c)\n"
+                                          "{\n"
+                                          "    size_t i = get_global_id(0);\n"
+                                          "    c[i] = a[i] + b[i];\n"
+                                          "}\n"
+                                          "kernel void scale(global int *p, int factor, local int *scratch)\n"
+                                          "{\n"
+                                          "    size_t i = get_global_id(0);\n"
+                                          "    scratch[get_local_id(0)] = p[i] * factor;\n"
+                                          "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                                          "    p[i] = scratch[get_local_id(0)];\n"
+                                          "}\n";
 
 typedef struct zc_cl {
     cl_platform_id platform;

@@ -329,32 +329,114 @@ cl_command_queue CL_API_CALL zfcl_clCreateCommandQueueWithProperties(cl_context 
     return q;
 }
 
-/* The commands every queue completes last are taken under the context's lock, and waited for outside it. */
-void zfcl_context_drain(cl_context c) {
-    pthread_mutex_lock(&c->lock);
+/* The commands one queue completes last (zfcl_queue_tails), each retained. */
+typedef struct zfcl_tails {
+    cl_event *events;
+    size_t num;
+} zfcl_tails;
+
+/* A destruction waiting for the commands enqueued before it (zfcl_context_defer). */
+typedef struct zfcl_deferred {
+    void (*destroy)(void *);
+    void *object;
+    zfcl_tails *queues;
+    size_t num_queues;
+    struct zfcl_deferred *next;
+} zfcl_deferred;
+
+/* Takes the tails of every queue of the context; with the context locked. False without host memory. */
+static bool zfcl_context_tails(cl_context c, zfcl_deferred *d) {
     size_t n = 0;
     for (cl_command_queue q = c->queues; q != NULL; q = q->next_queue)
         n++;
-    struct {
-        cl_event *tails;
-        size_t num;
-    } *lasts = calloc(n + 1, sizeof *lasts);
-    size_t taken = 0;
-    for (cl_command_queue q = c->queues; q != NULL && lasts != NULL; q = q->next_queue) {
+    d->queues = calloc(n + 1, sizeof *d->queues);
+    if (d->queues == NULL)
+        return false;
+    for (cl_command_queue q = c->queues; q != NULL; q = q->next_queue) {
         pthread_mutex_lock(&q->lock);
-        lasts[taken].tails = zfcl_queue_tails(q, &lasts[taken].num);
-        taken++;
+        zfcl_tails *t = &d->queues[d->num_queues++];
+        t->events = zfcl_queue_tails(q, &t->num);
         pthread_mutex_unlock(&q->lock);
     }
-    pthread_mutex_unlock(&c->lock);
-    for (size_t i = 0; i < taken; i++) {
-        for (size_t j = 0; j < lasts[i].num; j++) {
-            zfcl_event_wait(lasts[i].tails[j]);
-            zfcl_event_release(lasts[i].tails[j]);
-        }
-        free(lasts[i].tails);
+    return true;
+}
+
+/* Whether every tail is done; with the context locked (nothing is released there: an event's destruction takes the
+ * context's lock). */
+static bool zfcl_deferred_ready(const zfcl_deferred *d) {
+    for (size_t i = 0; i < d->num_queues; i++)
+        for (size_t j = 0; j < d->queues[i].num; j++)
+            if (!zfcl_event_done(d->queues[i].events[j]))
+                return false;
+    return true;
+}
+
+static void zfcl_deferred_run(zfcl_deferred *d) {
+    for (size_t i = 0; i < d->num_queues; i++) {
+        for (size_t j = 0; j < d->queues[i].num; j++)
+            zfcl_event_release(d->queues[i].events[j]);
+        free(d->queues[i].events);
     }
-    free(lasts);
+    free(d->queues);
+    void (*destroy)(void *) = d->destroy;
+    void *object = d->object;
+    free(d);
+    destroy(object);
+}
+
+/* The OpenCL API specification (clReleaseMemObject, clReleaseSampler): an object is deleted once commands queued so
+ * far that use it have finished. Which commands use it is not known (a kernel may reach a buffer through a pointer),
+ * so the destruction waits for every command enqueued so far to a queue of the context, held ones included, without
+ * blocking the caller: a release must return even while a command waits for a user event the application sets
+ * later. */
+void zfcl_context_defer(cl_context c, void (*destroy)(void *), void *object) {
+    zfcl_deferred *d = calloc(1, sizeof *d);
+    if (d == NULL) { /* it leaks rather than be freed under a command */
+        zfcl_fail(CL_OUT_OF_HOST_MEMORY, "no host memory to defer a release: the object is not freed");
+        return;
+    }
+    *d = (zfcl_deferred){.destroy = destroy, .object = object};
+    pthread_mutex_lock(&c->lock);
+    bool taken = zfcl_context_tails(c, d);
+    bool ready = taken && zfcl_deferred_ready(d);
+    if (taken && !ready) {
+        d->next = c->deferred;
+        c->deferred = d;
+        atomic_fetch_add(&c->num_deferred, 1u);
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (ready) {
+        zfcl_deferred_run(d);
+    } else if (!taken) {
+        zfcl_fail(CL_OUT_OF_HOST_MEMORY, "no host memory to defer a release: the object is not freed");
+        free(d);
+    }
+}
+
+/* The ready destructions are detached under the lock and run outside it, in the order they were deferred; the last
+ * one may release the context, which the caller still holds (through a queue or a command). */
+void zfcl_context_reap(cl_context c) {
+    if (atomic_load(&c->num_deferred) == 0)
+        return;
+    zfcl_deferred *ready = NULL;
+    pthread_mutex_lock(&c->lock);
+    for (zfcl_deferred **at = &c->deferred; *at != NULL;) {
+        zfcl_deferred *d = *at;
+        if (!zfcl_deferred_ready(d)) {
+            at = &d->next;
+            continue;
+        }
+        *at = d->next;
+        d->next = ready; /* the list is newest first: reversing it runs the oldest first */
+        ready = d;
+        atomic_fetch_sub(&c->num_deferred, 1u);
+    }
+    pthread_mutex_unlock(&c->lock);
+    while (ready != NULL) {
+        zfcl_deferred *next = ready->next;
+        zfcl_deferred_run(ready);
+        ready = next;
+    }
 }
 
 cl_int zfcl_queue_check(cl_command_queue q) {

@@ -148,6 +148,10 @@ static cl_int zfcl_event_status(cl_event e) {
     return e->queue != NULL ? CL_SUBMITTED : status;
 }
 
+bool zfcl_event_done(cl_event e) {
+    return zfcl_event_status(e) <= CL_COMPLETE;
+}
+
 cl_int zfcl_event_wait(cl_event e) {
     if (atomic_load(&e->status) < 0)
         return atomic_load(&e->status);
@@ -201,6 +205,7 @@ cl_int zfcl_queue_finish(cl_command_queue q) {
     }
     free(tails);
     zfcl_hold_free_done(q, done, err == CL_SUCCESS);
+    zfcl_context_reap(q->context);
     return err < 0 && err != CL_OUT_OF_RESOURCES ? CL_SUCCESS : err; /* a failed command is its event's status */
 }
 
@@ -288,6 +293,7 @@ cl_int zfcl_command_begin(cl_command_queue q, cl_command_type type, cl_uint num,
     cl_int err = zfcl_wait_list(q, num, list);
     if (err != CL_SUCCESS)
         return err;
+    zfcl_context_reap(q->context);
     cl_event e = zfcl_event_new(q->context, q, type, &err);
     if (e == NULL)
         return err;
@@ -412,6 +418,7 @@ cl_int CL_API_CALL zfcl_clWaitForEvents(cl_uint num, const cl_event *list) {
     for (cl_uint i = 0; i < num; i++)
         if (zfcl_event_wait(list[i]) != CL_SUCCESS)
             result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    zfcl_context_reap(list[0]->context);
     return result;
 }
 

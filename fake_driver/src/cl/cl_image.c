@@ -878,17 +878,22 @@ cl_int CL_API_CALL zfcl_clRetainSampler(cl_sampler s) {
     return CL_SUCCESS;
 }
 
+/* Once no command can use it (zfcl_context_defer). */
+static void zfcl_sampler_destroy(void *object) {
+    cl_sampler s = object;
+    zfi_zeSamplerDestroy(s->ze);
+    cl_context c = s->context;
+    free(s);
+    zfcl_context_unhold(c);
+}
+
 cl_int CL_API_CALL zfcl_clReleaseSampler(cl_sampler s) {
     if (!zfcl_live(s, ZFCL_SAMPLER))
         return zfcl_fail(CL_INVALID_SAMPLER, "sampler is no live sampler");
     if (!zfcl_release(&s->obj))
         return CL_SUCCESS;
-    zfcl_unregister(&s->obj);
-    zfcl_context_drain(s->context); /* no command may still use it */
-    zfi_zeSamplerDestroy(s->ze);
-    cl_context c = s->context;
-    free(s);
-    zfcl_context_unhold(c);
+    zfcl_unregister(&s->obj); /* the handle dies now, the sampler once no command can use it */
+    zfcl_context_defer(s->context, zfcl_sampler_destroy, s);
     return CL_SUCCESS;
 }
 

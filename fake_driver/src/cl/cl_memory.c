@@ -170,17 +170,15 @@ cl_int CL_API_CALL zfcl_clRetainMemObject(cl_mem m) {
     return CL_SUCCESS;
 }
 
-static void zfcl_mem_destroy(cl_mem m) {
-    zfcl_unregister(&m->obj);
+/* Once no command can use it (zfcl_context_defer): the destructor callbacks, then its memory. */
+static void zfcl_mem_destroy(void *object) {
+    cl_mem m = object;
     zfcl_call_destructors(m->destructors, m);
-    if (m->image != NULL) {
-        zfcl_context_drain(m->context); /* no command may still use it */
+    if (m->image != NULL)
         zfi_zeImageDestroy(m->image);
-    }
     if (m->parent != NULL) { /* a sub-buffer's or a 1D buffer image's buffer */
         zfcl_clReleaseMemObject(m->parent);
     } else if (m->image == NULL && !m->svm) {
-        /* the memory goes once the commands using it are done, as OpenCL releases it */
         ze_memory_free_ext_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
                                           .freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE};
         zfi_zeMemFreeExt(m->context->ze, &desc, m->ptr);
@@ -199,8 +197,10 @@ static void zfcl_mem_destroy(cl_mem m) {
 cl_int CL_API_CALL zfcl_clReleaseMemObject(cl_mem m) {
     if (!zfcl_mem_valid(m))
         return zfcl_fail(CL_INVALID_MEM_OBJECT, "memobj is no live memory object");
-    if (zfcl_release(&m->obj))
-        zfcl_mem_destroy(m);
+    if (!zfcl_release(&m->obj))
+        return CL_SUCCESS;
+    zfcl_unregister(&m->obj); /* the handle dies now, the object once no command can use it */
+    zfcl_context_defer(m->context, zfcl_mem_destroy, m);
     return CL_SUCCESS;
 }
 

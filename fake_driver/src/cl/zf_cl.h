@@ -80,6 +80,8 @@ struct _cl_context {
     struct _cl_command_queue *queues;  /* the live queues, linked by next_queue */
     struct zfcl_spare *spare_events;   /* Level Zero events ready for reuse */
     struct zfcl_spare *retired_events; /* events released by the application, maybe still waited for */
+    struct zfcl_deferred *deferred;    /* destructions waiting for commands (zfcl_context_defer), newest first */
+    atomic_uint num_deferred;
     atomic_uint holds; /* 1 while the application holds references, plus one per live object of the context: the
                         * context is destroyed when it reaches 0 */
 };
@@ -240,6 +242,11 @@ cl_uint zfcl_context_index(cl_context context, cl_device_id device);
 void zfcl_context_hold(cl_context context);
 void zfcl_context_unhold(cl_context context);
 void zfcl_context_notify(cl_context context, const char *message);
+/* Calls destroy(object) once every command enqueued so far to a queue of the context has finished: at once when
+ * none is pending, else from a later enqueue, clFinish or clWaitForEvents of the context (zfcl_context_reap). The
+ * object holds the context until then. */
+void zfcl_context_defer(cl_context context, void (*destroy)(void *), void *object);
+void zfcl_context_reap(cl_context context);
 ze_driver_handle_t zfcl_ze_driver(void);
 /* Calls the callbacks of a list, newest first, with `object` and frees the list. */
 void zfcl_call_destructors(zfcl_callback *list, void *object);
@@ -268,6 +275,8 @@ void zfcl_queue_hold(cl_command_queue queue);
 cl_int zfcl_queue_check(cl_command_queue queue);
 void zfcl_queue_unhold(cl_command_queue queue);
 void zfcl_event_release(cl_event event);
+/* Whether the command is complete, failed or terminated (a user event: its status is set). */
+bool zfcl_event_done(cl_event event);
 cl_int zfcl_event_wait(cl_event event);
 cl_int zfcl_queue_finish(cl_command_queue queue);
 /* With the queue locked: the commands that complete last (the newest, or out of order every pending one), each
@@ -345,8 +354,6 @@ bool zfcl_image_valid(cl_mem mem);
 size_t zfcl_image_max_buffer(cl_device_id device);
 cl_int zfcl_image_unmap(cl_command_queue queue, cl_mem image, void *ptr, cl_uint num, const cl_event *list,
                         cl_event *event);
-/* Waits for every queue of the context: a Level Zero object goes only when no command can use it. */
-void zfcl_context_drain(cl_context context);
 
 /* cl_kernel.c */
 cl_int zfcl_set_kernel_pointer(cl_kernel kernel, cl_uint index, const void *ptr);
