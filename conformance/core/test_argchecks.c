@@ -2,7 +2,8 @@
  *
  * The cases are generated from the installed headers (fake_driver/gen/zfgen.py writes zc_argcheck_cases.h): each
  * calls one API function with a driver, device or context from the fixture, NULL for the parameter under test, and
- * zeroed scratch buffers for every other pointer, and names the result the header promises. */
+ * zeroed scratch buffers for every other pointer, and names the result the header promises. A function the loader
+ * lacks is called through the driver's own dispatch table (ZC_API, zc_harness.h). */
 #include "zc_harness.h"
 
 #include <level_zero/zes_api.h>
@@ -69,6 +70,10 @@ static void zc_argcheck_test(void **state) {
     for (int i = 0; i < ZC_SCRATCH_BUFFERS; i++)
         memset(zc_args.scratch[i], 0, ZC_SCRATCH_SIZE);
     ze_result_t got = c->call(&zc_args);
+    if (got == ZC_API_MISSING) {
+        print_message("%s: neither the loader nor the driver's tables have it\n", c->function);
+        skip();
+    }
     if (got != c->expected)
         zc_fail("%s with %s = NULL returned %s (0x%x), expected %s (0x%x)", c->function, c->param, zc_result_name(got),
                 (unsigned)got, zc_result_name(c->expected), (unsigned)c->expected);

@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <zefake/zefake_ext.h>
 
+#include "zc_ddi.h" /* generated from the headers (fake_driver/gen/zfgen.py) */
+
 #define ZC_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
 /* How long a child process may run before the harness kills it. ctest gives a whole executable 60 s. */
@@ -141,6 +143,24 @@ void *zc_query_all(const zc_count_query *query, uint32_t *count);
  * and items past the number stay untouched; a smaller count is kept and limits the items written; repeated queries
  * give the same items. */
 void zc_check_count_semantics(const zc_count_query *query);
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Functions the loader may lack (zc_api.c)
+ *
+ * A loader exports the functions of its own version: Debian bookworm's 1.8.12 none of those spec 1.5 to 1.12 added.
+ * ZC_API(fn) is `fn` as a test can call it: the loader's export when the loader has one; else the slot of the
+ * driver's own dispatch table, loaded as a loader loads it (the driver file ZE_ENABLE_ALT_DRIVERS names, its getters
+ * asked with the headers' version), provided the loader hands out the driver's own handles (one driver, no
+ * interception), so that handles from the loader may be passed to it; else NULL. */
+#define ZC_API(fn) ((__typeof__(&fn))zc_api_resolve(#fn, ZC_SLOT_##fn))
+void *zc_api_resolve(const char *name, size_t slot);
+/* Skips the test, naming the function, when ZC_API(fn) is NULL. */
+#define zc_api_require(fn) zc_api_require_at(ZC_API(fn) != NULL, #fn)
+void zc_api_require_at(bool found, const char *name);
+/* Where ZC_API found `name`: "loader", "driver tables" or "nowhere". */
+const char *zc_api_source(const char *name, size_t slot);
+/* What a generated caller returns when ZC_API found nothing: no result code has this value. */
+#define ZC_API_MISSING ((ze_result_t)0x7ffffffe)
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Child processes */

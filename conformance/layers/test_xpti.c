@@ -209,6 +209,8 @@ static void debug_ids_and_names_match_the_table(void **state) {
     for (unsigned i = 0; i < ids.count; i++) {
         const zc_id_entry *e = &ids.entries[i];
         const zx_function_info *info = zx_function_by_id(e->id);
+        if (info == NULL && zx_function_id_of(e->name) == 0)
+            continue; /* a function newer than the headers of this build */
         if (info == NULL || strcmp(info->name, e->name) != 0 || zx_function_id_of(e->name) != e->id)
             zc_fail("function_ids.txt gives %s id %u; the emitter's table names %s for it", e->name, e->id,
                     info != NULL ? info->name : "nothing");

@@ -545,7 +545,7 @@ static void sysman_bad_inputs(void **state) {
     zc_assert_result(zesDriverEventListen(zc_sys()->driver, 0, 1, &stale, &with_events, &events),
                      ZE_RESULT_ERROR_INVALID_ARGUMENT);
     zc_assert_result(zesDriverEventListen(zc_sys()->driver, 0, 1, &device, NULL, &events), null_ptr);
-    zc_assert_result(zesDeviceEventRegister(device, 0x8000), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(zesDeviceEventRegister(device, 0x40000000), ZE_RESULT_ERROR_INVALID_ENUMERATION);
 }
 
 /* Firmware: properties with the header's "unknown" where not known; flashing refused where canControl is false. */

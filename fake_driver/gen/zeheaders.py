@@ -81,6 +81,7 @@ class Function:
     callback: Callback = None  # None when the headers declare no tracing callback for it
     registration: tuple = None  # (zelTracer<Name>RegisterCallback, its callback parameter's name) with a callback
     implemented: bool = False  # set by zfgen.py from the driver's sources
+    source: str = ""  # the file defining the implementation, relative to the repository (zfgen.py)
 
     @property
     def signature(self):
@@ -119,6 +120,9 @@ class Api:
     results: list
     types: TypeNames
     unlisted: list  # functions api_versions.txt lacks; they get the headers' own version
+    version: tuple  # the headers' ZE_API_VERSION_CURRENT, e.g. (1, 4)
+    newer: dict  # {name: version} of the functions api_versions.txt lists as newer than the headers
+    version_order: list  # the functions in the order api_versions.txt lists them
 
     def tables_of(self, prefix):
         return [t for t in self.tables if t.prefix == prefix]
@@ -277,6 +281,7 @@ def parse_tables(ddi_text, prefix):
 # ---- versions ----
 
 def parse_versions(path):
+    """{name: (major, minor)}, in the file's order."""
     versions = {}
     for line in read(path).splitlines():
         line = line.strip()
@@ -380,7 +385,9 @@ def load(headers=DEFAULT_HEADERS, versions_path=DEFAULT_VERSIONS):
         functions.update((fn.name, fn) for fn in parse_functions(text))
         tables += parse_tables(read(os.path.join(headers, f"{prefix}_ddi.h")), prefix)
     newest = current_version(api_texts[0])
-    ordered, unlisted = place_in_tables(functions, tables, parse_versions(versions_path), newest)
+    versions = parse_versions(versions_path)
+    ordered, unlisted = place_in_tables(functions, tables, versions, newest)
+    newer = {n: v for n, v in versions.items() if n not in functions and v > newest}
     callbacks = parse_callbacks(api_texts[0])
     callbacks.update(parse_callbacks(register_text))
     registrations = parse_registrations(register_text)
@@ -388,7 +395,7 @@ def load(headers=DEFAULT_HEADERS, versions_path=DEFAULT_VERSIONS):
         if name in functions:
             attach_callback(functions[name], cb, registrations)
     return Api(functions, ordered, tables, parse_handles(api_texts), parse_result_names(api_texts[0]),
-               parse_types(api_texts), unlisted)
+               parse_types(api_texts), unlisted, newest, newer, list(versions))
 
 
 # ---- what the generators share besides the model ----

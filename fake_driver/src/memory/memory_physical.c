@@ -6,6 +6,16 @@
 
 #include <stdlib.h>
 
+/* ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_HOST (headers 1.11): host pages, not charged to the device's memory. */
+static bool zf_physical_on_host(const ze_physical_mem_desc_t *desc) {
+#if ZF_L0_AT_LEAST(11)
+    return (desc->flags & ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_HOST) != 0;
+#else
+    (void)desc;
+    return false;
+#endif
+}
+
 ze_result_t zfi_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
                                     ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory) {
     zf_context *context = zf_context_from(hContext);
@@ -26,7 +36,8 @@ ze_result_t zfi_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_hand
     zf_physical_mem *physical = calloc(1, sizeof *physical);
     if (physical == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a physical memory object");
-    ze_result_t result = zf_memory_backing_create(device, desc->size, ZF_VM_PAGE, &physical->block);
+    ze_result_t result =
+        zf_memory_backing_create(zf_physical_on_host(desc) ? NULL : device, desc->size, ZF_VM_PAGE, &physical->block);
     if (result != ZE_RESULT_SUCCESS) {
         free(physical);
         return result;

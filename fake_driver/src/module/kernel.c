@@ -404,7 +404,7 @@ ze_result_t zfi_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char 
 ze_result_t zfi_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString) {
     const char *text = zf_kernel_from(hKernel)->info->attributes;
     uint32_t needed = (uint32_t)strlen(text) + 1;
-    if (*pSize == 0) {
+    if (*pSize == 0 || pString == NULL) { /* later headers make pString optional: NULL asks for the size */
         *pSize = needed;
         return ZE_RESULT_SUCCESS;
     }
