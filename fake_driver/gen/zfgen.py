@@ -325,7 +325,7 @@ def gen_argcheck_cases(functions, ordered, handles):
             + "".join(calls) + "static const zc_argcheck_case zc_argcheck_cases[] = {\n" + "".join(cases) + "};\n")
 
 
-def gen_ddi(functions, ordered, tables):
+def gen_ddi(api, functions, ordered, tables):
     """For the conformance suite: one struct holding every dispatch table of the headers, the getters that fill it,
     and each function's slot in it, so that the harness (zc_api.c) can reach a function the loader lacks through
     the driver's own tables, as a loader does."""
@@ -333,7 +333,10 @@ def gen_ddi(functions, ordered, tables):
            " * Every dispatch table (zc_ddi), the getter of each (ZC_DDI_GETTERS), and each function's slot in zc_ddi\n",
            " * (ZC_SLOT_<function>): conformance/harness/zc_api.c loads the driver's tables as a loader does. */\n",
            "#ifndef ZC_DDI_H\n#define ZC_DDI_H\n\n#include <level_zero/ze_ddi.h>\n#include <level_zero/zes_ddi.h>\n",
-           "#include <level_zero/zet_ddi.h>\n#include <stddef.h>\n\ntypedef struct zc_ddi {\n"]
+           "#include <level_zero/zet_ddi.h>\n#include <stddef.h>\n\n",
+           f"/* The headers' minor version: tests of what a later version added sit in #if ZC_L0_AT_LEAST(minor). */\n"
+           f"#define ZC_L0_MINOR {api.version[1]}\n#define ZC_L0_AT_LEAST(minor) (ZC_L0_MINOR >= (minor))\n\n",
+           "typedef struct zc_ddi {\n"]
     out += [f"    {t.ctype} {t.getter};\n" for t in tables]
     out.append("} zc_ddi;\n\n/* X(getter, table type) for every table. */\n#define ZC_DDI_GETTERS(X) \\\n")
     out += [f"    X({t.getter}, {t.ctype}) \\\n" for t in tables]
@@ -400,7 +403,7 @@ def generate(args, api):
         "ze_fake.map": gen_map(tables),
         "api-support.md": gen_support_md(api, sources),
         "zc_argcheck_cases.h": gen_argcheck_cases(functions, ordered, handles),
-        "zc_ddi.h": gen_ddi(functions, ordered, tables),
+        "zc_ddi.h": gen_ddi(api, functions, ordered, tables),
     }
     impl_count = sum(1 for n in ordered if functions[n].implemented)
     major, minor = api.version
