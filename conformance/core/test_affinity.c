@@ -91,7 +91,8 @@ static void zc_print_device(ze_device_handle_t device, const char *key) {
 }
 
 /* "<key>.parent=0|1" and, for a parent, its UUID, its sub-device count and whether the device is one of them: what
- * zeDeviceGetRootDevice (Level Zero 1.9, asked through zeDriverGetExtensionFunctionAddress) answers. */
+ * zeDeviceGetRootDevice (Level Zero 1.7) answers, asked through zeDriverGetExtensionFunctionAddress (as builds with
+ * older headers offer it) and, with headers that have it, as an API function: both must agree ("<key>.agree"). */
 static void zc_print_parent(ze_driver_handle_t driver, ze_device_handle_t device, const char *key) {
     typedef ze_result_t(ZE_APICALL * get_root_t)(ze_device_handle_t, ze_device_handle_t *);
     get_root_t get_root = NULL;
@@ -99,6 +100,12 @@ static void zc_print_parent(ze_driver_handle_t driver, ze_device_handle_t device
         return;
     ze_device_handle_t parent = NULL;
     printf("%s.root_result=%u\n", key, (unsigned)get_root(device, &parent));
+#if ZC_L0_AT_LEAST(7)
+    ze_device_handle_t api_parent = (ze_device_handle_t)&api_parent;
+    if (ZC_API(zeDeviceGetRootDevice) != NULL)
+        ZC_API(zeDeviceGetRootDevice)(device, &api_parent);
+    printf("%s.agree=%d\n", key, ZC_API(zeDeviceGetRootDevice) == NULL || api_parent == parent);
+#endif
     printf("%s.parent=%d\n", key, parent != NULL);
     if (parent == NULL)
         return;
@@ -143,6 +150,7 @@ static int zc_child_devices(int argc, char **argv) {
         for (uint32_t s = 0; s < subs; s++) {
             snprintf(key, sizeof key, "r%u.s%u", r, s);
             zc_print_device(sub[s], key);
+            zc_print_parent(driver, sub[s], key);
         }
     }
     return 0;
@@ -378,7 +386,13 @@ static void hierarchy_composite_card_with_tiles(void **state) {
     assert_int_equal(zc_child_number(&seen.child, "r0.subs"), 2);
     assert_int_equal(zc_child_number(&seen.child, "r0.s1.subdevice"), 1);
     assert_int_equal(zc_child_number(&seen.child, "r0.root_result"), ZE_RESULT_SUCCESS);
-    assert_int_equal(zc_child_number(&seen.child, "r0.parent"), 0); /* a root device has no root */
+    assert_int_equal(zc_child_number(&seen.child, "r0.parent"), 0);    /* a root device has no root */
+    assert_int_equal(zc_child_number(&seen.child, "r0.s1.parent"), 1); /* a tile's is its card */
+    zc_assert_same(&seen, "r0.s1.parent.uuid", &seen, "r0.uuid");
+#if ZC_L0_AT_LEAST(7)
+    assert_int_equal(zc_child_number(&seen.child, "r0.agree"), 1);
+    assert_int_equal(zc_child_number(&seen.child, "r0.s1.agree"), 1);
+#endif
     zc_seen_free(&seen);
 }
 

@@ -312,6 +312,28 @@ static void cmdqueue_device_outside_context_invalid_argument(void **state) {
     (void)state;
 }
 
+#if ZC_L0_AT_LEAST(9)
+/* zeCommandQueueGetOrdinal and zeCommandQueueGetIndex (1.9) answer what each queue was created with. */
+static void cmdqueue_getters_answer_creation(void **state) {
+    zc_exec *x = *state;
+    zc_api_require(zeCommandQueueGetOrdinal);
+    for (uint32_t g = 0; g < x->num_groups; g++) {
+        ze_command_queue_handle_t queue = zc_queue(x, g, x->groups[g].numQueues - 1, ZE_COMMAND_QUEUE_MODE_DEFAULT);
+        uint32_t ordinal = UINT32_MAX, index = UINT32_MAX;
+        zc_assert_success(ZC_API(zeCommandQueueGetOrdinal)(queue, &ordinal));
+        zc_assert_success(ZC_API(zeCommandQueueGetIndex)(queue, &index));
+        assert_int_equal(ordinal, g);
+        assert_int_equal(index, x->groups[g].numQueues - 1);
+        zc_assert_result(ZC_API(zeCommandQueueGetOrdinal)(queue, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(ZC_API(zeCommandQueueGetIndex)(queue, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_success(zeCommandQueueDestroy(queue));
+    }
+    uint32_t value = 0;
+    zc_assert_result(ZC_API(zeCommandQueueGetOrdinal)(NULL, &value), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeCommandQueueGetIndex)(NULL, &value), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+}
+#endif
+
 int main(int argc, char **argv) {
 #define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
     static const struct CMUnitTest tests[] = {
@@ -332,6 +354,9 @@ int main(int argc, char **argv) {
         ZC_T(cmdqueue_destroy_while_busy_in_use),
         ZC_T(cmdqueue_bad_handles),
         ZC_T(cmdqueue_device_outside_context_invalid_argument),
+#if ZC_L0_AT_LEAST(9)
+        ZC_T(cmdqueue_getters_answer_creation),
+#endif
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -76,6 +76,53 @@ static int zc_mode_driver_properties(int argc, char **argv) {
     return 0;
 }
 
+#if ZC_L0_AT_LEAST(10)
+/* `init-drivers <flags> [stype] [init-first]`: a fresh process's zeInitDrivers with desc->flags = <flags> (and
+ * desc->stype, by default the right one; after zeInit(<init-first>) when given), called twice: the result, the count
+ * asked with NULL, and the devices of the driver handle returned. */
+static int zc_mode_init_drivers(int argc, char **argv) {
+    if (argc > 2)
+        printf("init=%s\n", zc_result_name(zeInit((ze_init_flags_t)strtoul(argv[2], NULL, 0))));
+    ze_init_driver_type_desc_t desc = {ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, NULL, 0};
+    desc.flags = argc > 0 ? (ze_init_driver_type_flags_t)strtoul(argv[0], NULL, 0) : ZE_INIT_DRIVER_TYPE_FLAG_GPU;
+    if (argc > 1)
+        desc.stype = (ze_structure_type_t)strtoul(argv[1], NULL, 0);
+    if (ZC_API(zeInitDrivers) == NULL) {
+        printf("init_drivers=missing\n");
+        return 0;
+    }
+    uint32_t count = 0;
+    ze_result_t result = ZC_API(zeInitDrivers)(&count, NULL, &desc);
+    printf("init_drivers=%s\ncount=%u\n", zc_result_name(result), count);
+    ze_driver_handle_t first = NULL, again = NULL;
+    uint32_t one = 1;
+    if (result == ZE_RESULT_SUCCESS && count > 0)
+        result = ZC_API(zeInitDrivers)(&one, &first, &desc);
+    one = 1;
+    if (result == ZE_RESULT_SUCCESS && count > 0)
+        result = ZC_API(zeInitDrivers)(&one, &again, &desc);
+    printf("second=%s\nsame=%d\n", zc_result_name(result), first == again);
+    /* the handle is the loader's when the loader has zeInitDrivers, else the driver's own */
+    bool loader = strcmp(zc_api_source("zeInitDrivers", ZC_SLOT_zeInitDrivers), "loader") == 0;
+    uint32_t devices = 0;
+    if (first != NULL)
+        (loader ? ZC_API(zeDeviceGet) : ZC_DDI(zeDeviceGet))(first, &devices, NULL);
+    printf("devices=%u\n", devices);
+    return 0;
+}
+
+static void zc_init_drivers_child(const char *const args[], const char *const env[], zc_child *child) {
+    if (!zc_run_child_mode("init-drivers", args, env, ZC_CHILD_TIMEOUT_MS, child))
+        zc_fail("cannot start a child process");
+    zc_assert_child_ok(child, "the init-drivers child");
+    char value[64];
+    if (zc_child_value(child, "init_drivers", value, sizeof value) && strcmp(value, "missing") == 0) {
+        zc_child_free(child);
+        zc_api_require(zeInitDrivers);
+    }
+}
+#endif
+
 /* Runs `init` in a child with the given flags and environment; the caller frees the child. */
 static void zc_run_init_child(const char *const flags[], const char *const env[], zc_child *child) {
     if (!zc_run_child_mode("init", flags, env, ZC_CHILD_TIMEOUT_MS, child))
@@ -152,6 +199,144 @@ static void init_vpu_only_on_gpu_scenario_reports_no_driver(void **state) {
     assert_int_equal(zc_child_number(&child, "drivers"), 0);
     zc_child_free(&child);
 }
+
+#if ZC_L0_AT_LEAST(10)
+/* ------------------------------------------------------------------------------------------------------------------
+ * zeInitDrivers (1.10) */
+
+static void init_drivers_gpu_finds_the_driver(void **state) {
+    (void)state;
+    const char *const args[] = {"1", NULL}; /* ZE_INIT_DRIVER_TYPE_FLAG_GPU */
+    zc_child child;
+    zc_init_drivers_child(args, NULL, &child);
+    zc_assert_child_result(&child, "init_drivers", ZE_RESULT_SUCCESS);
+    assert_true(zc_child_number(&child, "count") >= 1);
+    zc_assert_child_result(&child, "second", ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(&child, "same"), 1); /* identical handles, call after call */
+    assert_true(zc_child_number(&child, "devices") >= 1);
+    zc_child_free(&child);
+}
+
+static void init_drivers_every_type_finds_the_driver(void **state) {
+    (void)state;
+    const char *const both[] = {"3", NULL}, *const all[] = {"0xffffffff", NULL};
+    const char *const *cases[] = {both, all};
+    for (size_t i = 0; i < ZC_COUNT(cases); i++) {
+        zc_child child;
+        zc_init_drivers_child(cases[i], NULL, &child);
+        zc_assert_child_result(&child, "init_drivers", ZE_RESULT_SUCCESS);
+        assert_true(zc_child_number(&child, "count") >= 1);
+        zc_child_free(&child);
+    }
+}
+
+static void init_drivers_npu_only_finds_no_gpu_driver(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* the default scenario has GPUs only; another machine may have an NPU driver */
+    const char *const args[] = {"2", NULL}; /* ZE_INIT_DRIVER_TYPE_FLAG_NPU */
+    const char *const env[] = {"ZEFAKE_SCENARIO=default", NULL};
+    zc_child child;
+    zc_init_drivers_child(args, env, &child);
+    zc_assert_child_result(&child, "init_drivers", ZE_RESULT_ERROR_UNINITIALIZED);
+    assert_int_equal(zc_child_number(&child, "count"), 0);
+    zc_child_free(&child);
+}
+
+static void init_drivers_bad_flags_invalid_enumeration(void **state) {
+    (void)state;
+    const char *const zero[] = {"0", NULL}, *const unknown[] = {"0x4", NULL};
+    const char *const *cases[] = {zero, unknown};
+    for (size_t i = 0; i < ZC_COUNT(cases); i++) {
+        zc_child child;
+        zc_init_drivers_child(cases[i], NULL, &child);
+        zc_assert_child_result(&child, "init_drivers", ZE_RESULT_ERROR_INVALID_ENUMERATION);
+        zc_child_free(&child);
+    }
+}
+
+/* Intel's driver reads only desc->flags: a zeroed stype is tolerated, the strict profile refuses it. */
+static void init_drivers_zero_stype_tolerated(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    const char *const args[] = {"1", "0", NULL};
+    const char *const strict[] = {"ZEFAKE_STRICT=1", NULL};
+    zc_child child;
+    zc_init_drivers_child(args, NULL, &child);
+    zc_assert_child_result(&child, "init_drivers", ZE_RESULT_SUCCESS);
+    zc_child_free(&child);
+    zc_init_drivers_child(args, strict, &child);
+    zc_assert_child_result(&child, "init_drivers", ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_child_free(&child);
+}
+
+/* A driver zeInit made visible is the one zeInitDrivers returns, not initialised again. */
+static void init_drivers_after_init_same_driver(void **state) {
+    (void)state;
+    const char *const args[] = {"1", "0x00020021", "1", NULL}; /* after zeInit(ZE_INIT_FLAG_GPU_ONLY) */
+    zc_child child;
+    zc_init_drivers_child(args, NULL, &child);
+    zc_assert_child_result(&child, "init", ZE_RESULT_SUCCESS);
+    zc_assert_child_result(&child, "init_drivers", ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(&child, "same"), 1);
+    zc_child_free(&child);
+}
+
+static void init_drivers_null_arguments_invalid_null_pointer(void **state) {
+    (void)state;
+    zc_api_require(zeInitDrivers);
+    ze_init_driver_type_desc_t desc = {ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, NULL, ZE_INIT_DRIVER_TYPE_FLAG_GPU};
+    uint32_t count = 0;
+    zc_assert_result(ZC_API(zeInitDrivers)(NULL, NULL, &desc), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeInitDrivers)(&count, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+}
+#endif
+
+#if ZC_L0_AT_LEAST(6)
+/* ------------------------------------------------------------------------------------------------------------------
+ * zeDriverGetLastErrorDescription (1.6) */
+
+static const char *zc_last_error(void) {
+    const char *text = NULL;
+    zc_assert_success(ZC_API(zeDriverGetLastErrorDescription)(zc_sys()->driver, &text));
+    assert_non_null(text);
+    return text;
+}
+
+static void *zc_fail_in_thread(void *arg) {
+    (void)arg;
+    ze_context_handle_t context = NULL;
+    zeContextCreate(zc_sys()->driver, NULL, &context); /* an error of this thread only */
+    return NULL;
+}
+
+static void last_error_describes_the_failed_call(void **state) {
+    (void)state;
+    zc_api_require(zeDriverGetLastErrorDescription);
+    ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    zc_assert_result(zeContextCreate(zc_sys()->driver, &desc, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    char first[1024];
+    snprintf(first, sizeof first, "%s", zc_last_error());
+    if (zc_driver_is_fake() && (strstr(first, "zeContextCreate") == NULL || strstr(first, "phContext") == NULL))
+        zc_fail("the last error names neither the function nor the argument: '%s'", first);
+    /* a successful call leaves it; another thread's error too */
+    ze_context_handle_t context = NULL;
+    zc_assert_success(zeContextCreate(zc_sys()->driver, &desc, &context));
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, zc_fail_in_thread, NULL), 0);
+    pthread_join(thread, NULL);
+    assert_string_equal(zc_last_error(), first);
+    zc_assert_success(zeContextDestroy(context));
+}
+
+static void last_error_null_arguments(void **state) {
+    (void)state;
+    zc_api_require(zeDriverGetLastErrorDescription);
+    const char *text = NULL;
+    zc_assert_result(ZC_API(zeDriverGetLastErrorDescription)(NULL, &text), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeDriverGetLastErrorDescription)(zc_sys()->driver, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+}
+#endif
 
 /* ------------------------------------------------------------------------------------------------------------------
  * zeDriverGet */
@@ -364,6 +549,19 @@ int main(int argc, char **argv) {
         cmocka_unit_test(init_invalid_flags_first_call_invalid_enumeration),
         cmocka_unit_test(init_from_threads_all_succeed),
         cmocka_unit_test(init_vpu_only_on_gpu_scenario_reports_no_driver),
+#if ZC_L0_AT_LEAST(10)
+        cmocka_unit_test(init_drivers_gpu_finds_the_driver),
+        cmocka_unit_test(init_drivers_every_type_finds_the_driver),
+        cmocka_unit_test(init_drivers_npu_only_finds_no_gpu_driver),
+        cmocka_unit_test(init_drivers_bad_flags_invalid_enumeration),
+        cmocka_unit_test(init_drivers_zero_stype_tolerated),
+        cmocka_unit_test(init_drivers_after_init_same_driver),
+        cmocka_unit_test(init_drivers_null_arguments_invalid_null_pointer),
+#endif
+#if ZC_L0_AT_LEAST(6)
+        cmocka_unit_test(last_error_describes_the_failed_call),
+        cmocka_unit_test(last_error_null_arguments),
+#endif
         cmocka_unit_test(driver_get_count_semantics),
         cmocka_unit_test(driver_get_first_is_fixture_driver),
         cmocka_unit_test(driver_get_null_count_invalid_null_pointer),
@@ -385,6 +583,9 @@ int main(int argc, char **argv) {
         {"init", zc_mode_init},
         {"init-threads", zc_mode_init_threads},
         {"driver-properties", zc_mode_driver_properties},
+#if ZC_L0_AT_LEAST(10)
+        {"init-drivers", zc_mode_init_drivers},
+#endif
     };
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),

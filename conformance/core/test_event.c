@@ -150,6 +150,126 @@ static void event_kernel_timestamp_needs_timestamp_pool(void **state) {
     zc_assert_success(zeEventPoolDestroy(pool));
 }
 
+#if ZC_L0_AT_LEAST(9)
+/* The getters answer what the pool and the event were created with (1.9). */
+static void event_getters_answer_creation(void **state) {
+    zc_exec *x = *state;
+    zc_api_require(zeEventPoolGetFlags);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 2, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
+    ze_event_desc_t desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 1, ZE_EVENT_SCOPE_FLAG_DEVICE,
+                            ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t event = NULL;
+    zc_assert_success(zeEventCreate(pool, &desc, &event));
+    ze_event_pool_flags_t flags = 0;
+    zc_assert_success(ZC_API(zeEventPoolGetFlags)(pool, &flags));
+    assert_int_equal(flags, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE);
+    ze_context_handle_t context = NULL;
+    zc_assert_success(ZC_API(zeEventPoolGetContextHandle)(pool, &context));
+    assert_ptr_equal(context, x->context);
+    ze_event_pool_handle_t owner = NULL;
+    zc_assert_success(ZC_API(zeEventGetEventPool)(event, &owner));
+    assert_ptr_equal(owner, pool);
+    ze_event_scope_flags_t signal = 0, wait = 0;
+    zc_assert_success(ZC_API(zeEventGetSignalScope)(event, &signal));
+    zc_assert_success(ZC_API(zeEventGetWaitScope)(event, &wait));
+    assert_int_equal(signal, ZE_EVENT_SCOPE_FLAG_DEVICE);
+    assert_int_equal(wait, ZE_EVENT_SCOPE_FLAG_HOST);
+    zc_assert_result(ZC_API(zeEventPoolGetFlags)(NULL, &flags), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeEventPoolGetFlags)(pool, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeEventPoolGetContextHandle)(pool, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeEventGetEventPool)(NULL, &owner), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeEventGetSignalScope)(event, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeEventGetWaitScope)(NULL, &wait), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_success(zeEventDestroy(event));
+    if (zc_driver_is_fake())
+        zc_assert_result(ZC_API(zeEventGetSignalScope)(event, &signal), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+#endif
+
+#if ZC_L0_AT_LEAST(6)
+/* An event of `pool_flags` signalled by a barrier of a synchronous immediate list. */
+static ze_event_handle_t zc_signalled_by_device(zc_exec *x, ze_event_pool_flags_t pool_flags,
+                                                ze_event_pool_handle_t *pool) {
+    *pool = zc_event_pool(x, 1, pool_flags);
+    ze_event_handle_t event = zc_event(*pool, 0);
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    zc_assert_success(zeCommandListAppendBarrier(list, event, 0, NULL));
+    zc_assert_success(zeEventHostSynchronize(event, UINT64_MAX));
+    zc_assert_success(zeCommandListDestroy(list));
+    return event;
+}
+
+/* ZE_extension_event_query_kernel_timestamps (1.6): the kernel timestamps of zeEventQueryKernelTimestamp, and with
+ * ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP the same interval on the host's clock, in ns. */
+static void event_query_kernel_timestamps_ext(void **state) {
+    zc_exec *x = *state;
+    zc_api_require(zeEventQueryKernelTimestampsExt);
+    ze_event_pool_flags_t kinds[] = {ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP};
+    ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    zc_assert_success(zeDeviceGetProperties(x->device, &props));
+    for (size_t k = 0; k < ZC_COUNT(kinds); k++) {
+        ze_event_pool_handle_t pool;
+        ze_event_handle_t event = zc_signalled_by_device(x, kinds[k], &pool);
+        uint32_t count = 0;
+        zc_assert_success(ZC_API(zeEventQueryKernelTimestampsExt)(event, x->device, &count, NULL));
+        assert_true(count >= 1 && count <= 16);
+        ze_kernel_timestamp_result_t kernel[16];
+        ze_synchronized_timestamp_result_ext_t host[16];
+        memset(host, 0xa5, sizeof host);
+        ze_event_query_kernel_timestamps_results_ext_properties_t results = {
+            ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES, NULL, kernel, host};
+        zc_assert_success(ZC_API(zeEventQueryKernelTimestampsExt)(event, x->device, &count, &results));
+        for (uint32_t t = 0; t < count; t++) {
+            assert_true(kernel[t].global.kernelStart <= kernel[t].global.kernelEnd);
+            if (kinds[k] != ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP) {
+                assert_int_equal(host[t].global.kernelStart, 0xa5a5a5a5a5a5a5a5u); /* not asked for: untouched */
+                continue;
+            }
+            assert_true(host[t].global.kernelStart <= host[t].global.kernelEnd);
+            uint64_t ticks = kernel[t].global.kernelEnd - kernel[t].global.kernelStart;
+            uint64_t ns = host[t].global.kernelEnd - host[t].global.kernelStart;
+            /* the same interval: the 1.0 stype's timerResolution is ns per tick, rounded */
+            uint64_t tick_ns = props.timerResolution > 0 ? props.timerResolution : 1;
+            uint64_t slack = 2 * tick_ns + ns / 50;
+            assert_true(ns + slack >= ticks * tick_ns && ns <= ticks * tick_ns + slack);
+        }
+        zc_assert_success(zeEventDestroy(event));
+        zc_assert_success(zeEventPoolDestroy(pool));
+    }
+}
+
+/* The destination memory stays unmodified while the event is not signalled; bad arguments are refused. */
+static void event_query_kernel_timestamps_ext_bad_inputs(void **state) {
+    zc_exec *x = *state;
+    zc_api_require(zeEventQueryKernelTimestampsExt);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP);
+    ze_event_handle_t event = zc_event(pool, 0);
+    ze_kernel_timestamp_result_t kernel;
+    memset(&kernel, 0x5a, sizeof kernel);
+    ze_event_query_kernel_timestamps_results_ext_properties_t results = {
+        ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES, NULL, &kernel, NULL};
+    uint32_t count = 1;
+    ZC_API(zeEventQueryKernelTimestampsExt)(event, x->device, &count, &results);
+    assert_int_equal(kernel.global.kernelStart, 0x5a5a5a5a5a5a5a5au);
+    zc_assert_result(ZC_API(zeEventQueryKernelTimestampsExt)(NULL, x->device, &count, &results),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeEventQueryKernelTimestampsExt)(event, NULL, &count, &results),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeEventQueryKernelTimestampsExt)(event, x->device, NULL, &results),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_success(zeEventHostSignal(event));
+    if (zc_driver_is_fake()) {
+        results.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
+        count = 1;
+        zc_assert_result(ZC_API(zeEventQueryKernelTimestampsExt)(event, x->device, &count, &results),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    zc_assert_success(zeEventDestroy(event));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+#endif
+
 static void event_bad_handles(void **state) {
     zc_exec *x = *state;
     zc_assert_result(zeEventHostSignal(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
@@ -184,6 +304,13 @@ int main(int argc, char **argv) {
         ZC_T(event_orders_work_across_queues),
         ZC_T(event_kernel_timestamp_needs_timestamp_pool),
         ZC_T(event_bad_handles),
+#if ZC_L0_AT_LEAST(9)
+        ZC_T(event_getters_answer_creation),
+#endif
+#if ZC_L0_AT_LEAST(6)
+        ZC_T(event_query_kernel_timestamps_ext),
+        ZC_T(event_query_kernel_timestamps_ext_bad_inputs),
+#endif
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -406,6 +406,39 @@ static void event_ipc_handles_passed_with_scm_rights(void **state) {
     zc_assert_success(zeEventPoolDestroy(pool));
 }
 
+#if ZC_L0_AT_LEAST(6)
+/* zeEventPoolPutIpcHandle (1.6) leaves the pool; the exporter, which opens through its own server, no longer opens
+ * the handle put (another process holding its descriptor would); a new zeEventPoolGetIpcHandle shares the pool
+ * again. */
+static void event_ipc_put_handle(void **state) {
+    zc_exec *x = *state;
+    zc_require_event_ipc();
+    zc_api_require(zeEventPoolPutIpcHandle);
+    ze_event_pool_handle_t pool = zc_ipc_pool(x->context, x->device, 2);
+    ze_ipc_event_pool_handle_t handle, again;
+    zc_assert_success(zeEventPoolGetIpcHandle(pool, &handle));
+    zc_assert_success(ZC_API(zeEventPoolPutIpcHandle)(x->context, handle));
+    zc_assert_result(ZC_API(zeEventPoolPutIpcHandle)(NULL, handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ze_context_handle_t other = zc_new_context();
+    ze_event_pool_handle_t opened = NULL;
+    if (zc_driver_is_fake()) {
+        zc_assert_result(zeEventPoolOpenIpcHandle(other, handle, &opened), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_success(ZC_API(zeEventPoolPutIpcHandle)(x->context, handle)); /* again: tolerated, as by Intel's */
+    }
+    zc_assert_success(zeEventPoolGetIpcHandle(pool, &again));
+    zc_assert_success(zeEventPoolOpenIpcHandle(other, again, &opened));
+    ze_event_handle_t mine = zc_event(pool, 0), theirs = zc_event(opened, 0);
+    zc_assert_success(zeEventHostSignal(mine));
+    zc_assert_success(zeEventHostSynchronize(theirs, ZC_WAIT_NS));
+    zc_assert_success(zeEventDestroy(theirs));
+    zc_assert_success(zeEventPoolCloseIpcHandle(opened));
+    zc_assert_success(ZC_API(zeEventPoolPutIpcHandle)(x->context, again));
+    zc_assert_success(zeEventDestroy(mine));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeContextDestroy(other));
+}
+#endif
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
@@ -417,6 +450,9 @@ int main(int argc, char **argv) {
         ZC_TEST(event_ipc_destroyed_pool_refused),
         ZC_TEST(event_ipc_between_processes),
         ZC_TEST(event_ipc_handles_passed_with_scm_rights),
+#if ZC_L0_AT_LEAST(6)
+        ZC_TEST(event_ipc_put_handle),
+#endif
 #undef ZC_TEST
     };
     static const zc_child_mode modes[] = {{"events", zc_child_events}, {"scm", zc_child_scm}};

@@ -202,6 +202,71 @@ static void immediate_bad_descriptor(void **state) {
     zc_assert_result(zeCommandListCreateImmediate(NULL, x->device, &desc, &list), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
 }
 
+#if ZC_L0_AT_LEAST(6)
+/* zeCommandListHostSynchronize (1.6) waits for an immediate list's commands only, up to its timeout. */
+static void immediate_host_synchronize(void **state) {
+    zc_exec *x = *state;
+    zc_api_require(zeCommandListHostSynchronize);
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
+    ze_event_handle_t gate = zc_event(pool, 0);
+    zc_assert_success(ZC_API(zeCommandListHostSynchronize)(list, 0)); /* nothing appended yet */
+    zc_assert_success(zeCommandListAppendBarrier(list, NULL, 1, &gate));
+    zc_assert_result(ZC_API(zeCommandListHostSynchronize)(list, 0), ZE_RESULT_NOT_READY);
+    zc_assert_result(ZC_API(zeCommandListHostSynchronize)(list, 1000000), ZE_RESULT_NOT_READY);
+    zc_assert_success(zeEventHostSignal(gate));
+    zc_assert_success(ZC_API(zeCommandListHostSynchronize)(list, UINT64_MAX));
+    ze_command_list_handle_t regular = zc_list(x, x->compute_ordinal);
+    zc_assert_result(ZC_API(zeCommandListHostSynchronize)(regular, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(ZC_API(zeCommandListHostSynchronize)(NULL, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_success(zeCommandListDestroy(regular));
+    zc_assert_success(zeCommandListDestroy(list));
+    if (zc_driver_is_fake())
+        zc_assert_result(ZC_API(zeCommandListHostSynchronize)(list, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_success(zeEventDestroy(gate));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+#endif
+
+#if ZC_L0_AT_LEAST(9)
+/* The command list getters (1.9) answer what each list was created with. */
+static void list_getters_answer_creation(void **state) {
+    zc_exec *x = *state;
+    zc_api_require(zeCommandListIsImmediate);
+    uint32_t last = x->groups[x->compute_ordinal].numQueues - 1;
+    ze_command_queue_desc_t desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, x->compute_ordinal, last, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t immediate = NULL;
+    zc_assert_success(zeCommandListCreateImmediate(x->context, x->device, &desc, &immediate));
+    ze_command_list_handle_t regular = zc_list(x, x->compute_ordinal);
+    ze_bool_t is_immediate = 2;
+    zc_assert_success(ZC_API(zeCommandListIsImmediate)(immediate, &is_immediate));
+    assert_true(is_immediate);
+    zc_assert_success(ZC_API(zeCommandListIsImmediate)(regular, &is_immediate));
+    assert_false(is_immediate);
+    uint32_t ordinal = UINT32_MAX, index = UINT32_MAX;
+    zc_assert_success(ZC_API(zeCommandListGetOrdinal)(immediate, &ordinal));
+    assert_int_equal(ordinal, x->compute_ordinal);
+    zc_assert_success(ZC_API(zeCommandListImmediateGetIndex)(immediate, &index));
+    assert_int_equal(index, last);
+    ze_device_handle_t device = NULL;
+    ze_context_handle_t context = NULL;
+    zc_assert_success(ZC_API(zeCommandListGetDeviceHandle)(regular, &device));
+    zc_assert_success(ZC_API(zeCommandListGetContextHandle)(regular, &context));
+    assert_ptr_equal(device, x->device);
+    assert_ptr_equal(context, x->context);
+    zc_assert_result(ZC_API(zeCommandListImmediateGetIndex)(regular, &index), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(ZC_API(zeCommandListIsImmediate)(regular, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeCommandListGetOrdinal)(NULL, &ordinal), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeCommandListGetDeviceHandle)(regular, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeCommandListGetContextHandle)(NULL, &context), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeCommandListImmediateGetIndex)(immediate, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_success(zeCommandListDestroy(regular));
+    zc_assert_success(zeCommandListDestroy(immediate));
+}
+#endif
+
 int main(int argc, char **argv) {
 #define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
     static const struct CMUnitTest tests[] = {
@@ -212,6 +277,12 @@ int main(int argc, char **argv) {
         ZC_T(immediate_synchronous_signals_in_device_order),
         ZC_T(immediate_many_appends_behind_a_host_gate),
         ZC_T(immediate_bad_descriptor),
+#if ZC_L0_AT_LEAST(6)
+        ZC_T(immediate_host_synchronize),
+#endif
+#if ZC_L0_AT_LEAST(9)
+        ZC_T(list_getters_answer_creation),
+#endif
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -4,10 +4,13 @@
  * layout (docs/memory.md). */
 #include "zc_memory.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ZC_IPC_TOKEN_BYTE   55 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
 #define ZC_IPC_ID_OFFSET    32 /* the allocation id in zefake's IPC handle layout */
@@ -280,6 +283,104 @@ static void memory_ipc_sub_allocation_between_processes(void **state) {
     zc_assert_success(zeMemFree(context, after));
 }
 
+#if ZC_L0_AT_LEAST(6)
+/* zeMemPutIpcHandle (1.6): once every handle of an allocation is put, another process can no longer open it through
+ * the exporter; the allocation itself stays, and a new zeMemGetIpcHandle shares it again. */
+static void memory_ipc_put_handle(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    zc_api_require(zeMemPutIpcHandle);
+    const size_t size = 4096;
+    void *ptr = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], size, 0, &ptr));
+    ze_ipc_mem_handle_t handle, second;
+    zc_assert_success(zeMemGetIpcHandle(context, ptr, &handle));
+    zc_assert_success(zeMemGetIpcHandle(context, ptr, &second));
+    zc_assert_success(ZC_API(zeMemPutIpcHandle)(context, second));
+    zc_assert_success(ZC_API(zeMemPutIpcHandle)(context, handle));
+    zc_assert_result(ZC_API(zeMemPutIpcHandle)(NULL, handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    if (zc_driver_is_fake()) {
+        zc_fill(ptr, size, 21);
+        zc_child child;
+        zc_run_ipc_child(&handle, size, "refused", &child);
+        zc_assert_child_ok(&child, "the importing process, after the handles were put");
+        zc_child_free(&child);
+        ze_ipc_mem_handle_t again;
+        zc_assert_success(zeMemGetIpcHandle(context, ptr, &again));
+        zc_run_ipc_child(&again, size, "ok", &child);
+        zc_assert_child_ok(&child, "the importing process, after a new zeMemGetIpcHandle");
+        assert_int_equal(zc_child_number(&child, "pattern_ok"), 1);
+        zc_child_free(&child);
+        /* this suite runs in the strict profile: a handle put twice, or not the driver's, is refused (the default
+         * profile answers SUCCESS as Intel's driver does: test_tolerances.c) */
+        zc_assert_success(ZC_API(zeMemPutIpcHandle)(context, again));
+        zc_assert_result(ZC_API(zeMemPutIpcHandle)(context, again), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        ze_ipc_mem_handle_t garbage;
+        memset(&garbage, 0x3c, sizeof garbage);
+        zc_assert_result(ZC_API(zeMemPutIpcHandle)(context, garbage), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    zc_assert_success(zeMemFree(context, ptr));
+}
+
+static int zc_export_dma_buf(ze_context_handle_t context, const void *ptr) {
+    ze_external_memory_export_fd_t request = {ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD, NULL,
+                                              ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF, -1};
+    ze_memory_allocation_properties_t props = {ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES, &request, 0, 0, 0};
+    zc_assert_success(zeMemGetAllocProperties(context, ptr, &props, NULL));
+    assert_true(request.fd >= 0);
+    return request.fd;
+}
+
+static bool zc_same_file(int a, int b) {
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* zeMemGetIpcHandleFromFileDescriptorExp and zeMemGetFileDescriptorFromIpcHandleExp (1.6): an exported descriptor
+ * becomes an IPC handle of the same allocation, whose descriptor is a descriptor of the same memory. */
+static void memory_ipc_handles_and_descriptors(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    zc_api_require(zeMemGetIpcHandleFromFileDescriptorExp);
+    ze_external_memory_export_desc_t export_desc = {ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_DESC, NULL,
+                                                    ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF};
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, &export_desc, 0, 0};
+    void *ptr = NULL;
+    zc_assert_success(zeMemAllocDevice(context, &desc, 1u << 16, 0, zc_sys()->roots[0], &ptr));
+    int fd = zc_export_dma_buf(context, ptr);
+    ze_ipc_mem_handle_t handle;
+    zc_assert_success(ZC_API(zeMemGetIpcHandleFromFileDescriptorExp)(context, (uint64_t)fd, &handle));
+    uint64_t back = UINT64_MAX;
+    zc_assert_success(ZC_API(zeMemGetFileDescriptorFromIpcHandleExp)(context, handle, &back));
+    assert_true(zc_same_file(fd, (int)back));
+    ze_ipc_mem_handle_t direct;
+    zc_assert_success(zeMemGetIpcHandle(context, ptr, &direct));
+    zc_assert_success(ZC_API(zeMemGetFileDescriptorFromIpcHandleExp)(context, direct, &back));
+    assert_true(zc_same_file(fd, (int)back));
+    /* bad inputs */
+    zc_assert_result(ZC_API(zeMemGetIpcHandleFromFileDescriptorExp)(NULL, (uint64_t)fd, &handle),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeMemGetIpcHandleFromFileDescriptorExp)(context, (uint64_t)fd, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeMemGetFileDescriptorFromIpcHandleExp)(context, handle, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    if (zc_driver_is_fake()) {
+        int other = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        zc_assert_result(ZC_API(zeMemGetIpcHandleFromFileDescriptorExp)(context, (uint64_t)other, &handle),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        close(other);
+        zc_assert_result(ZC_API(zeMemGetIpcHandleFromFileDescriptorExp)(context, UINT64_MAX, &handle),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        ze_ipc_mem_handle_t garbage;
+        memset(&garbage, 0x3c, sizeof garbage);
+        zc_assert_result(ZC_API(zeMemGetFileDescriptorFromIpcHandleExp)(context, garbage, &back),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    close(fd);
+    zc_assert_success(zeMemFree(context, ptr));
+}
+#endif
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_CONTEXT_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_context, zc_teardown_context)
@@ -290,6 +391,10 @@ int main(int argc, char **argv) {
         ZC_CONTEXT_TEST(memory_ipc_forged_handles_refused),
         ZC_CONTEXT_TEST(memory_ipc_between_processes),
         ZC_CONTEXT_TEST(memory_ipc_sub_allocation_between_processes),
+#if ZC_L0_AT_LEAST(6)
+        ZC_CONTEXT_TEST(memory_ipc_put_handle),
+        ZC_CONTEXT_TEST(memory_ipc_handles_and_descriptors),
+#endif
 #undef ZC_CONTEXT_TEST
     };
     static const zc_child_mode modes[] = {{"ipc-open", zc_child_ipc_open}};

@@ -237,6 +237,27 @@ static void zc_calculate_nothing(zc_exec *x) {
     printf("calc_total=%u\n", total);
 }
 
+#if ZC_L0_AT_LEAST(6)
+/* Put a handle the driver never issued (1.6): Intel's driver answers SUCCESS. */
+static void zc_put_foreign_handles(zc_exec *x) {
+    ze_ipc_mem_handle_t memory;
+    ze_ipc_event_pool_handle_t pool;
+    memset(&memory, 0x3c, sizeof memory);
+    memset(&pool, 0x3c, sizeof pool);
+    zc_print("mem_put", ZC_API(zeMemPutIpcHandle)(x->context, memory));
+    zc_print("pool_put", ZC_API(zeEventPoolPutIpcHandle)(x->context, pool));
+}
+#endif
+
+#if ZC_L0_AT_LEAST(10)
+/* zeInitDrivers with a zeroed stype, as applications that set only desc->flags call it (1.10). */
+static void zc_init_drivers_zero_stype(void) {
+    ze_init_driver_type_desc_t desc = {0, NULL, ZE_INIT_DRIVER_TYPE_FLAG_GPU};
+    uint32_t count = 0;
+    zc_print("init_drivers", ZC_API(zeInitDrivers)(&count, NULL, &desc));
+}
+#endif
+
 static int zc_child_tolerated(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -259,6 +280,12 @@ static int zc_child_tolerated(int argc, char **argv) {
     zc_virtual_tolerances(x);
     zc_media_outside_2d(x);
     zc_calculate_nothing(x);
+#if ZC_L0_AT_LEAST(6)
+    zc_put_foreign_handles(x);
+#endif
+#if ZC_L0_AT_LEAST(10)
+    zc_init_drivers_zero_stype();
+#endif
     printf("count=%llu\n", (unsigned long long)zc_tolerance_count(1));
     printf("after_reset=%llu\n", (unsigned long long)zc_tolerance_count(0));
     fflush(stdout);
@@ -318,6 +345,13 @@ static const struct {
     {"image_props", "ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT"},
     {"calc_plain", "ZE_RESULT_NOT_READY"},
     {"calc_multi", "ZE_RESULT_NOT_READY"},
+#if ZC_L0_AT_LEAST(6)
+    {"mem_put", "ZE_RESULT_ERROR_INVALID_ARGUMENT"},
+    {"pool_put", "ZE_RESULT_ERROR_INVALID_ARGUMENT"},
+#endif
+#if ZC_L0_AT_LEAST(10)
+    {"init_drivers", "ZE_RESULT_ERROR_INVALID_ARGUMENT"},
+#endif
 };
 
 /* The functions that warn in the default profile: one line per rule and function. */
@@ -336,6 +370,13 @@ static const char *const zc_warned[] = {
     "zeImageGetProperties",
     "zetMetricGroupCalculateMetricValues",
     "zetMetricGroupCalculateMultipleMetricValuesExp",
+#if ZC_L0_AT_LEAST(6)
+    "zeMemPutIpcHandle",
+    "zeEventPoolPutIpcHandle",
+#endif
+#if ZC_L0_AT_LEAST(10)
+    "zeInitDrivers",
+#endif
 };
 
 /* Every tolerated call but zelTracerCreate's (the layer's) is counted; zeMemAllocDevice twice. */

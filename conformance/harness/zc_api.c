@@ -63,13 +63,16 @@ static void zc_tables_load(void) {
         fprintf(stderr, "zc_api: the loader intercepts handles: functions it lacks are not called\n");
 }
 
-static void *zc_from_tables(size_t slot) {
+void *zc_api_ddi(size_t slot) {
     pthread_once(&zc_tables_once, zc_tables_load);
-    if (!zc_tables_usable)
-        return NULL;
     void *fn;
     memcpy(&fn, (const char *)&zc_tables + slot, sizeof fn);
     return fn;
+}
+
+static void *zc_from_tables(size_t slot) {
+    void *fn = zc_api_ddi(slot);
+    return zc_tables_usable ? fn : NULL;
 }
 
 void *zc_api_resolve(const char *name, size_t slot) {

@@ -21,6 +21,10 @@ uint64_t zf_host_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t zf_clock_host_ns(const zf_clock *clock, uint64_t device_ns) {
+    return clock->host_origin_ns + device_ns;
+}
+
 uint64_t zf_clock_ns_to_ticks(const zf_clock *clock, uint64_t ns) {
     /* 128-bit intermediate: ns * Hz overflows 64 bits after a few seconds at GHz rates. */
     return (uint64_t)(((unsigned __int128)ns * clock->frequency_hz) / 1000000000u);

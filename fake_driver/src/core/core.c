@@ -143,43 +143,96 @@ zf_api_id zf_current_api(void) {
     return zf_current_scope != NULL ? zf_current_scope->api : ZF_API_COUNT;
 }
 
-ze_result_t zf_reject_uninitialized(zf_api_id api) {
-    zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_UNINITIALIZED: zeInit has not succeeded", zf_api_table[api].name);
-    return ZE_RESULT_ERROR_UNINITIALIZED;
+/* zeDriverGetLastErrorDescription: per thread, the explanation of the last call that returned an error, as the
+ * debug log gives it. The reason a zf_fail gives waits in `pending` until its call returns an error; a call that
+ * recovers (a tolerance) leaves the last description as it was. The texts live in a thread's own heap block (thread
+ * specific data, freed when the thread ends): the library's static TLS must stay small, since a library loaded with
+ * dlopen shares glibc's little reserve of it. */
+typedef struct zf_error_texts {
+    char pending[768];
+    char last[1024];
+} zf_error_texts;
+
+static pthread_key_t zf_error_key;
+static pthread_once_t zf_error_once = PTHREAD_ONCE_INIT;
+
+static void zf_error_key_create(void) {
+    pthread_key_create(&zf_error_key, free);
 }
 
-ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *rule) {
-    zf_log(ZF_LOG_DEBUG, "%s: %s: the arguments break the rule `%s`", zf_api_table[api].name, zf_result_text(result),
-           rule);
+/* This thread's texts, made on its first error; a static block when there is no memory for one (texts may then mix
+ * between threads, results never do). */
+static zf_error_texts *zf_error_texts_get(void) {
+    static zf_error_texts fallback;
+    pthread_once(&zf_error_once, zf_error_key_create);
+    zf_error_texts *texts = pthread_getspecific(zf_error_key);
+    if (texts == NULL) {
+        texts = calloc(1, sizeof *texts);
+        if (texts == NULL || pthread_setspecific(zf_error_key, texts) != 0) {
+            free(texts);
+            return &fallback;
+        }
+    }
+    return texts;
+}
+
+const char *zf_last_error(void) {
+    pthread_once(&zf_error_once, zf_error_key_create);
+    const zf_error_texts *texts = pthread_getspecific(zf_error_key);
+    return texts != NULL ? texts->last : "";
+}
+
+/* Sets this thread's last error description and logs it at debug level. */
+static ze_result_t zf_explain(ze_result_t result, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static ze_result_t zf_explain(ze_result_t result, const char *format, ...) {
+    zf_error_texts *texts = zf_error_texts_get();
+    va_list args;
+    va_start(args, format);
+    vsnprintf(texts->last, sizeof texts->last, format, args);
+    va_end(args);
+    zf_log(ZF_LOG_DEBUG, "%s", texts->last);
     return result;
 }
 
+ze_result_t zf_reject_uninitialized(zf_api_id api) {
+    return zf_explain(ZE_RESULT_ERROR_UNINITIALIZED, "%s: ZE_RESULT_ERROR_UNINITIALIZED: zeInit has not succeeded",
+                      zf_api_table[api].name);
+}
+
+ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *rule) {
+    return zf_explain(result, "%s: %s: the arguments break the rule `%s`", zf_api_table[api].name,
+                      zf_result_text(result), rule);
+}
+
 ze_result_t zf_reject_handle(zf_api_id api, const char *argument, const void *handle) {
-    zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_INVALID_NULL_HANDLE: %s (%p) is not a live handle of the expected type",
-           zf_api_table[api].name, argument, handle);
-    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return zf_explain(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
+                      "%s: ZE_RESULT_ERROR_INVALID_NULL_HANDLE: %s (%p) is not a live handle of the expected type",
+                      zf_api_table[api].name, argument, handle);
 }
 
 ze_result_t zf_unsupported(zf_api_id api) {
-    zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: not implemented by zefake", zf_api_table[api].name);
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    return zf_explain(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                      "%s: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: not implemented by zefake (docs/api-support.md)",
+                      zf_api_table[api].name);
 }
 
 ze_result_t zf_fail(ze_result_t result, const char *format, ...) {
     if (zf_current_scope != NULL)
         zf_current_scope->explained = true;
-    if (!zf_log_enabled(ZF_LOG_DEBUG))
-        return result;
-    char reason[768];
+    zf_error_texts *texts = zf_error_texts_get();
     va_list args;
     va_start(args, format);
-    vsnprintf(reason, sizeof reason, format, args);
+    vsnprintf(texts->pending, sizeof texts->pending, format, args);
     va_end(args);
-    zf_log(ZF_LOG_DEBUG, "%s: %s: %s", zf_current_api_name(), zf_result_text(result), reason);
+    zf_log(ZF_LOG_DEBUG, "%s: %s: %s", zf_current_api_name(), zf_result_text(result), texts->pending);
     return result;
 }
 
-ze_result_t zf_call_explain(const zf_call_scope *scope, ze_result_t result) {
-    zf_log(ZF_LOG_DEBUG, "%s: %s", zf_api_table[scope->api].name, zf_result_text(result));
+ze_result_t zf_call_error(const zf_call_scope *scope, ze_result_t result) {
+    const char *name = zf_api_table[scope->api].name;
+    if (!scope->explained)
+        return zf_explain(result, "%s: %s", name, zf_result_text(result));
+    zf_error_texts *texts = zf_error_texts_get(); /* zf_fail logged it already */
+    snprintf(texts->last, sizeof texts->last, "%s: %s: %s", name, zf_result_text(result), texts->pending);
     return result;
 }

@@ -45,6 +45,10 @@ static inline void zf_clock_observe(zf_clock *clock, uint64_t ns) {
         zf_clock_raise(clock, ns);
 }
 
+/* The host time (zf_host_now_ns's clock) at which the device clock read `device_ns`: what kernel-mapped timestamps
+ * report (zeEventQueryKernelTimestampsExt). */
+uint64_t zf_clock_host_ns(const zf_clock *clock, uint64_t device_ns);
+
 /* Converts device nanoseconds to ticks, and masks ticks to `bits` valid bits. */
 uint64_t zf_clock_ns_to_ticks(const zf_clock *clock, uint64_t ns);
 uint64_t zf_clock_mask(uint64_t ticks, uint32_t bits);

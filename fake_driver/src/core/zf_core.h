@@ -74,8 +74,12 @@ typedef struct zf_call_scope {
  * entry point enters and leaves a scope, so both are inline. */
 extern _Thread_local zf_call_scope *zf_current_scope __attribute__((tls_model("initial-exec")));
 
-/* Logs an error result that no zf_fail explained, naming the function; returns the result. */
-ze_result_t zf_call_explain(const zf_call_scope *scope, ze_result_t result);
+/* An error result leaving a call: this thread's last error description (zf_last_error) becomes the reason zf_fail
+ * gave, or names the function and the result when none did (then also logged); returns the result. */
+ze_result_t zf_call_error(const zf_call_scope *scope, ze_result_t result);
+
+/* This thread's description of the last error a call returned: "" before any (zeDriverGetLastErrorDescription). */
+const char *zf_last_error(void);
 
 static inline void zf_call_enter(zf_call_scope *scope, zf_api_id api) {
     scope->api = api;
@@ -91,8 +95,8 @@ static inline bool zf_result_is_error(ze_result_t result) {
 
 static inline ze_result_t zf_call_leave(zf_call_scope *scope, ze_result_t result) {
     zf_current_scope = scope->outer;
-    if (__builtin_expect(zf_result_is_error(result) && !scope->explained, 0))
-        return zf_call_explain(scope, result);
+    if (__builtin_expect(zf_result_is_error(result), 0))
+        return zf_call_error(scope, result);
     return result;
 }
 

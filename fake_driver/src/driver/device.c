@@ -148,16 +148,27 @@ ze_result_t zfi_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCou
     return ZE_RESULT_SUCCESS;
 }
 
+/* As Intel's driver answers: in FLAT mode no device has a root to traverse to. */
+static ze_device_handle_t zf_device_root_of(const zf_device *device) {
+    bool flat = device->driver->hierarchy == ZF_HIERARCHY_FLAT;
+    return device->is_subdevice && !flat ? (ze_device_handle_t)device->root : NULL;
+}
+
 ze_result_t ZE_APICALL zf_device_get_root_device(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice) {
     if (!zf_handle_is_live(hDevice, ZF_OBJ_ZE_DEVICE))
         return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "hDevice: not a live device handle");
     if (phRootDevice == NULL)
         return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "the arguments break the rule `nullptr == phRootDevice`");
-    zf_device *device = zf_device_from(hDevice);
-    bool flat = device->driver->hierarchy == ZF_HIERARCHY_FLAT;
-    *phRootDevice = device->is_subdevice && !flat ? (ze_device_handle_t)device->root : NULL;
+    *phRootDevice = zf_device_root_of(zf_device_from(hDevice));
     return ZE_RESULT_SUCCESS;
 }
+
+#if ZF_L0_AT_LEAST(7)
+ze_result_t zfi_zeDeviceGetRootDevice(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice) {
+    *phRootDevice = zf_device_root_of(zf_device_from(hDevice));
+    return ZE_RESULT_SUCCESS;
+}
+#endif
 
 static uint64_t zf_timer_resolution(const zf_scenario_timer *timer, ze_structure_type_t stype) {
     if (stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2)

@@ -189,6 +189,64 @@ ze_result_t zfi_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
     return ZE_RESULT_SUCCESS;
 }
 
+#if ZF_L0_AT_LEAST(10)
+/* The device types a ze_init_driver_type_flags_t asks for. UINT32_MAX stands for every type. */
+static bool zf_driver_type_requested(ze_device_type_t type, ze_init_driver_type_flags_t flags) {
+    if (type == ZE_DEVICE_TYPE_GPU)
+        return (flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU) != 0;
+    return type == ZE_DEVICE_TYPE_VPU && (flags & ZE_INIT_DRIVER_TYPE_FLAG_NPU) != 0;
+}
+
+/* Whether one of the driver's visible root devices is of a requested type. */
+static bool zf_driver_has_requested(const zf_driver *driver, ze_init_driver_type_flags_t flags) {
+    for (uint32_t i = 0; i < driver->num_devices; i++)
+        if (zf_driver_type_requested(driver->visible[i]->properties.type, flags))
+            return true;
+    return false;
+}
+
+static ze_result_t zf_check_init_desc(const ze_init_driver_type_desc_t *desc) {
+    const ze_init_driver_type_flags_t known = ZE_INIT_DRIVER_TYPE_FLAG_GPU | ZE_INIT_DRIVER_TYPE_FLAG_NPU;
+    if (desc->flags != UINT32_MAX && (desc->flags & ~known) != 0)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                       "desc->flags 0x%x: only ZE_INIT_DRIVER_TYPE_FLAG_GPU, _NPU or UINT32_MAX",
+                       (unsigned)desc->flags);
+    /* Applications often zero the descriptor and set only flags; Intel's driver reads only flags. */
+    if (desc->stype == ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC)
+        return ZE_RESULT_SUCCESS;
+    if (zf_strict())
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "desc->stype is 0x%x, not ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC", (unsigned)desc->stype);
+    zf_tolerate("desc->stype is ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC", "read desc->flags");
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The first initialisation, by zeInit or zeInitDrivers, decides which devices are visible (zeInit's flags; every
+ * device for zeInitDrivers, which never uninitialises or reinitialises a driver). The driver is then reported when
+ * one of its devices is of a requested type; otherwise, as Intel's driver does for a type it does not drive, the
+ * call answers UNINITIALIZED and the loader leaves the driver out. */
+ze_result_t zfi_zeInitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers, ze_init_driver_type_desc_t *desc) {
+    ze_result_t result = zf_check_init_desc(desc);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zfi_zeInit(0);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    if (!zf_driver_has_requested(zf_the_driver, desc->flags))
+        return zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "desc->flags 0x%x: the driver has no device of those types",
+                       (unsigned)desc->flags);
+    return zfi_zeDriverGet(pCount, phDrivers);
+}
+#endif
+
+#if ZF_L0_AT_LEAST(6)
+/* The explanation the debug log gives of the last error a call returned on this thread (core/core.c). */
+ze_result_t zfi_zeDriverGetLastErrorDescription(ze_driver_handle_t hDriver, const char **ppString) {
+    (void)hDriver;
+    *ppString = zf_last_error();
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
 ze_result_t zfi_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version) {
     (void)hDriver;
     *version = ZE_API_VERSION_CURRENT;

@@ -99,9 +99,8 @@ static inline bool zf_device_reported_as_subdevice(const zf_device *device) {
     return device->is_subdevice && device->driver->hierarchy != ZF_HIERARCHY_FLAT;
 }
 
-/* zeDeviceGetRootDevice (Level Zero 1.9, offered through zeDriverGetExtensionFunctionAddress since the headers this
- * driver is built with predate it): the card of a tile in COMPOSITE and COMBINED mode, NULL for a root device and in
- * FLAT mode. */
+/* zeDeviceGetRootDevice (Level Zero 1.7), also offered through zeDriverGetExtensionFunctionAddress for builds with
+ * older headers: the card of a tile in COMPOSITE and COMBINED mode, NULL for a root device and in FLAT mode. */
 ze_result_t ZE_APICALL zf_device_get_root_device(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice);
 
 /* The physical tile a device is (a sub-device, or a root device made of one tile of its card), 0 for a card reported

@@ -137,6 +137,54 @@ ze_result_t zfi_zeCommandListReset(ze_command_list_handle_t hCommandList) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * What a list was created with (headers 1.6 and 1.9) */
+
+#if ZF_L0_AT_LEAST(6)
+/* An immediate list's commands go to its own queue: waiting for them waits for nothing else. */
+static ze_result_t zf_check_immediate(const zf_cmdlist *list, const char *name) {
+    if (!list->immediate)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is not an immediate command list", name);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeCommandListHostSynchronize(ze_command_list_handle_t hCommandList, uint64_t timeout) {
+    zf_cmdlist *list = zf_cmdlist_from(hCommandList);
+    ze_result_t result = zf_check_immediate(list, "hCommandList");
+    return result != ZE_RESULT_SUCCESS ? result : zf_queue_wait(list->immediate_queue, timeout);
+}
+#endif
+
+#if ZF_L0_AT_LEAST(9)
+ze_result_t zfi_zeCommandListGetDeviceHandle(ze_command_list_handle_t hCommandList, ze_device_handle_t *phDevice) {
+    *phDevice = (ze_device_handle_t)zf_cmdlist_from(hCommandList)->device;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeCommandListGetContextHandle(ze_command_list_handle_t hCommandList, ze_context_handle_t *phContext) {
+    *phContext = (ze_context_handle_t)zf_cmdlist_from(hCommandList)->context;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeCommandListGetOrdinal(ze_command_list_handle_t hCommandList, uint32_t *pOrdinal) {
+    *pOrdinal = zf_cmdlist_from(hCommandList)->ordinal;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeCommandListImmediateGetIndex(ze_command_list_handle_t hCommandListImmediate, uint32_t *pIndex) {
+    zf_cmdlist *list = zf_cmdlist_from(hCommandListImmediate);
+    ze_result_t result = zf_check_immediate(list, "hCommandListImmediate");
+    if (result == ZE_RESULT_SUCCESS)
+        *pIndex = list->immediate_queue->index;
+    return result;
+}
+
+ze_result_t zfi_zeCommandListIsImmediate(ze_command_list_handle_t hCommandList, ze_bool_t *pIsImmediate) {
+    *pIsImmediate = zf_cmdlist_from(hCommandList)->immediate;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
 void zf_command_free(zf_command *command) {
     if (command->waits != NULL)
         free(command->waits);
@@ -500,7 +548,7 @@ static ze_result_t zf_copy_query_events(zf_cmdlist *list, uint32_t num_events, z
         ze_result_t result = zf_check_event(list, events[i], "phEvents", i);
         if (result != ZE_RESULT_SUCCESS)
             return result;
-        if (!(zf_event_from(events[i])->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+        if (!zf_pool_has_timestamps(zf_event_from(events[i])->pool))
             return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "phEvents[%u] is not from a KERNEL_TIMESTAMP pool", i);
     }
     query->num_events = num_events;

@@ -197,8 +197,8 @@ static void zf_event_mark(zf_event *event, zf_device *device, const zf_work_reco
     event->signaled = true; /* last: see zf_event */
 }
 
-static void zf_write_interval(const zf_event *event, uint64_t start_ns, uint64_t end_ns,
-                              ze_kernel_timestamp_result_t *out) {
+void zf_event_write_interval(const zf_event *event, uint64_t start_ns, uint64_t end_ns,
+                             ze_kernel_timestamp_result_t *out) {
     zf_clock *clock = zf_device_clock(event->timestamp_device);
     uint64_t start = zf_clock_mask(zf_clock_ns_to_ticks(clock, start_ns), clock->kernel_valid_bits);
     uint64_t end = zf_clock_mask(zf_clock_ns_to_ticks(clock, end_ns), clock->kernel_valid_bits);
@@ -209,11 +209,7 @@ static void zf_write_interval(const zf_event *event, uint64_t start_ns, uint64_t
 }
 
 void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_result_t *out) {
-    zf_write_interval(event, event->start_ns, event->end_ns, out);
-}
-
-void zf_event_write_tile_timestamp(const zf_event *event, uint32_t tile, ze_kernel_timestamp_result_t *out) {
-    zf_write_interval(event, event->start_ns, tile < event->tiles ? event->tile_end_ns[tile] : event->end_ns, out);
+    zf_event_write_interval(event, event->start_ns, event->end_ns, out);
 }
 
 void zf_engine_set_observer(zf_work_observer observer, void *user_data) {

@@ -97,6 +97,8 @@ ze_result_t zfi_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for an event");
     event->pool = pool;
     event->index = desc->index;
+    event->signal_scope = desc->signal;
+    event->wait_scope = desc->wait;
     zf_sync_lock();
     bool taken = pool->events[desc->index] != NULL;
     if (!taken)
@@ -198,8 +200,9 @@ ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
 }
 
 ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy) {
-    if (!(event->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "the event's pool was not created with KERNEL_TIMESTAMP");
+    if (!zf_pool_has_timestamps(event->pool))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "the event's pool was not created with KERNEL_TIMESTAMP (or KERNEL_MAPPED_TIMESTAMP)");
     zf_sync_lock();
     bool ready = event->signaled && event->timestamp_device != NULL;
     *copy = *event;
@@ -215,8 +218,60 @@ ze_result_t zfi_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_
     return result;
 }
 
+#if ZF_L0_AT_LEAST(9)
+/* What the pool and the event were created with: the application may ask from any thread, lock-free. */
+ze_result_t zfi_zeEventPoolGetContextHandle(ze_event_pool_handle_t hEventPool, ze_context_handle_t *phContext) {
+    *phContext = (ze_context_handle_t)zf_pool_from(hEventPool)->context;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeEventPoolGetFlags(ze_event_pool_handle_t hEventPool, ze_event_pool_flags_t *pFlags) {
+    *pFlags = zf_pool_from(hEventPool)->flags;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeEventGetEventPool(ze_event_handle_t hEvent, ze_event_pool_handle_t *phEventPool) {
+    *phEventPool = (ze_event_pool_handle_t)zf_event_from(hEvent)->pool;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeEventGetSignalScope(ze_event_handle_t hEvent, ze_event_scope_flags_t *pSignalScope) {
+    *pSignalScope = zf_event_from(hEvent)->signal_scope;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeEventGetWaitScope(ze_event_handle_t hEvent, ze_event_scope_flags_t *pWaitScope) {
+    *pWaitScope = zf_event_from(hEvent)->wait_scope;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Event timestamps per device */
+
+/* Which timestamps a device reports for an event (zeEventQueryTimestampsExp, zeEventQueryKernelTimestampsExt). A
+ * kernel on a root device of N tiles ran on each of them (implicit scaling): the root reports N timestamps, one per
+ * tile, and a tile its own. Any other command ran on one engine: one timestamp, which the device that ran it, its root
+ * device and its card's other tiles all report. A device of another card has none. */
+static uint32_t zf_timestamps_available(const zf_event *copy, const zf_device *device) {
+    const zf_device *ran = copy->timestamp_device;
+    if (copy->tiles > 1 && device == ran)
+        return copy->tiles;
+    return ran->root == device->root ? 1 : 0;
+}
+
+/* Timestamp t of those, as device time in ns. */
+static void zf_timestamp_interval(const zf_event *copy, const zf_device *device, uint32_t t, uint64_t *start,
+                                  uint64_t *end) {
+    const zf_device *ran = copy->timestamp_device;
+    uint32_t tile = UINT32_MAX;
+    if (copy->tiles > 1 && device == ran)
+        tile = t;
+    else if (copy->tiles > 1 && device->is_subdevice && device->root == ran)
+        tile = (uint32_t)(device - ran->subdevices);
+    *start = copy->start_ns;
+    *end = tile < copy->tiles ? copy->tile_end_ns[tile] : copy->end_ns;
+}
 
 ze_result_t zfi_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount,
                                           ze_kernel_timestamp_result_t *pTimestamps) {
@@ -225,22 +280,55 @@ ze_result_t zfi_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_ha
     ze_result_t result = zf_event_timestamp_snapshot(zf_event_from(hEvent), &copy);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    /* A kernel on a root device of N tiles ran on each of them (implicit scaling): the root reports N timestamps, one
-     * per tile, and a tile its own. Any other command ran on one engine: one timestamp, which the device that ran it,
-     * its root device and its card's other tiles all report. A device of another card has none. */
-    const zf_device *ran = copy.timestamp_device;
-    uint32_t available = ran->root == device->root ? 1 : 0;
-    if (copy.tiles > 1 && device == ran)
-        available = copy.tiles;
-    uint32_t count = zf_count_query(pCount, available, pTimestamps);
-    bool own_tile = copy.tiles > 1 && device->is_subdevice && device->root == ran;
+    uint32_t count = zf_count_query(pCount, zf_timestamps_available(&copy, device), pTimestamps);
     for (uint32_t t = 0; t < count; t++) {
-        if (copy.tiles > 1 && device == ran)
-            zf_event_write_tile_timestamp(&copy, t, &pTimestamps[t]);
-        else if (own_tile)
-            zf_event_write_tile_timestamp(&copy, (uint32_t)(device - ran->subdevices), &pTimestamps[t]);
-        else
-            zf_event_write_kernel_timestamp(&copy, &pTimestamps[t]);
+        uint64_t start, end;
+        zf_timestamp_interval(&copy, device, t, &start, &end);
+        zf_event_write_interval(&copy, start, end, &pTimestamps[t]);
     }
     return ZE_RESULT_SUCCESS;
 }
+
+#if ZF_L0_AT_LEAST(6)
+/* ZE_extension_event_query_kernel_timestamps: the kernel timestamps of zeEventQueryTimestampsExp and, for an event of
+ * a pool created with ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP, the same intervals on the host's clock in ns (the
+ * clock zeDeviceGetGlobalTimestamps pairs the device's with); the context-active intervals equal the global ones, as
+ * the device runs one context at a time. An unsignalled event leaves the buffers unmodified. */
+ze_result_t zfi_zeEventQueryKernelTimestampsExt(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount,
+                                                ze_event_query_kernel_timestamps_results_ext_properties_t *pResults) {
+    const zf_device *device = zf_device_from(hDevice);
+    zf_event copy;
+    ze_result_t result = zf_event_timestamp_snapshot(zf_event_from(hEvent), &copy);
+    if (result == ZE_RESULT_NOT_READY && *pCount == 0) {
+        *pCount = zf_device_tiles(device);
+        return ZE_RESULT_SUCCESS; /* the number of packets is known before the signal */
+    }
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    uint32_t available = zf_timestamps_available(&copy, device);
+    if (*pCount == 0 || pResults == NULL) {
+        *pCount = available;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (pResults->stype != ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES)
+        return zf_fail(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "pResults->stype is 0x%x, not ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES",
+            (unsigned)pResults->stype);
+    bool mapped = (copy.pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP) != 0;
+    uint32_t count = *pCount < available ? *pCount : available;
+    const zf_clock *clock = zf_device_clock(copy.timestamp_device);
+    for (uint32_t t = 0; t < count; t++) {
+        uint64_t start, end;
+        zf_timestamp_interval(&copy, device, t, &start, &end);
+        if (pResults->pKernelTimestampsBuffer != NULL)
+            zf_event_write_interval(&copy, start, end, &pResults->pKernelTimestampsBuffer[t]);
+        if (mapped && pResults->pSynchronizedTimestampsBuffer != NULL) {
+            ze_synchronized_timestamp_data_ext_t host = {zf_clock_host_ns(clock, start), zf_clock_host_ns(clock, end)};
+            pResults->pSynchronizedTimestampsBuffer[t] = (ze_synchronized_timestamp_result_ext_t){host, host};
+        }
+    }
+    *pCount = count;
+    return ZE_RESULT_SUCCESS;
+}
+#endif

@@ -92,6 +92,7 @@ typedef struct zf_ipc_pool {
     const zf_event **attached; /* per index: the event whose state is mirrored; guarded by the execution lock */
     zf_event_state *snapshot;  /* the watcher's scratch copy of the slots */
     bool exported;
+    uint32_t gets; /* zeEventPoolGetIpcHandle calls not returned by zeEventPoolPutIpcHandle */
     zf_ipc_ticket ticket;
     pthread_t watcher;
     atomic_bool stop;
@@ -513,6 +514,9 @@ ze_result_t zfi_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ip
     ze_result_t result = zf_ipc_export(pool, &p);
     if (result != ZE_RESULT_SUCCESS)
         return result;
+    zf_sync_lock();
+    p->gets++;
+    zf_sync_unlock();
     /* The descriptor stays open until the pool is destroyed. */
     zf_event_ipc_handle handle = {
         .fd = p->fd, .pid = p->ticket.pid, .count = pool->count, .nonce = p->ticket.nonce, .id = p->ticket.id};
@@ -537,6 +541,9 @@ static ze_result_t zf_parse_handle(const ze_ipc_event_pool_handle_t *raw, zf_eve
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hIpc: not an IPC event pool handle issued by zefake");
     /* Only a pool created with ZE_EVENT_POOL_FLAG_IPC has a handle, and only the header's flags exist. */
     uint32_t known = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_IPC | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
+#if ZF_L0_AT_LEAST(6)
+    known |= ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP;
+#endif
     if (!(handle->flags & ZE_EVENT_POOL_FLAG_IPC) || (handle->flags & ~known) != 0)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                        "hIpc: flags 0x%x are not those of an event pool created with ZE_EVENT_POOL_FLAG_IPC",
@@ -683,3 +690,48 @@ ze_result_t zfi_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool) {
     zf_object_retire(&pool->header);
     return ZE_RESULT_SUCCESS;
 }
+
+#if ZF_L0_AT_LEAST(6)
+/* The exported pool of this process a handle names, or NULL; with the execution lock held. */
+static zf_ipc_pool *zf_ipc_find_export(const zf_event_ipc_handle *handle) {
+    for (zf_ipc_pool *p = zf_ipc_pools; p != NULL; p = p->next)
+        if (!p->opened && p->exported && p->ticket.id == handle->id &&
+            memcmp(p->ticket.token, handle->token, sizeof handle->token) == 0)
+            return p;
+    return NULL;
+}
+
+/* When every handle of a pool is put, the pool stops being served to importers that ask the exporter's server (the
+ * exporter itself among them): another process that received the handle's descriptor still opens it (the seal stays),
+ * as with Intel's driver, whose put closes only the exporter's descriptor. A later zeEventPoolGetIpcHandle shares the
+ * pool again, under a new handle. A handle the driver did not issue, or one put already, changes nothing and succeeds,
+ * as there (docs/tolerances.md). */
+ze_result_t zfi_zeEventPoolPutIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc) {
+    (void)hContext;
+    zf_event_ipc_handle handle;
+    ze_result_t result = zf_parse_handle(&hIpc, &handle);
+    if (result == ZE_RESULT_SUCCESS && handle.pid != (uint32_t)getpid())
+        result = zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hIpc: issued by process %u, not by this one", handle.pid);
+    bool unshare = false;
+    uint64_t id = 0;
+    if (result == ZE_RESULT_SUCCESS) {
+        zf_sync_lock();
+        zf_ipc_pool *p = zf_ipc_find_export(&handle);
+        if (p != NULL && --p->gets == 0) {
+            p->exported = false;
+            unshare = true;
+            id = p->ticket.id;
+        }
+        zf_sync_unlock();
+        if (p == NULL)
+            result = zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                             "hIpc: its pool was destroyed, or every zeEventPoolGetIpcHandle of it was put already");
+    }
+    if (unshare)
+        zf_ipc_unshare_fd(id);
+    if (result == ZE_RESULT_SUCCESS || zf_strict())
+        return result;
+    zf_tolerate("hIpc is an IPC event pool handle the driver issued and has not taken back", "nothing was released");
+    return ZE_RESULT_SUCCESS;
+}
+#endif

@@ -93,3 +93,15 @@ ze_result_t zfi_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCom
 ze_result_t zfi_zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout) {
     return zf_queue_wait(zf_queue_from(hCommandQueue), timeout);
 }
+
+#if ZF_L0_AT_LEAST(9)
+ze_result_t zfi_zeCommandQueueGetOrdinal(ze_command_queue_handle_t hCommandQueue, uint32_t *pOrdinal) {
+    *pOrdinal = zf_queue_from(hCommandQueue)->ordinal;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeCommandQueueGetIndex(ze_command_queue_handle_t hCommandQueue, uint32_t *pIndex) {
+    *pIndex = zf_queue_from(hCommandQueue)->index;
+    return ZE_RESULT_SUCCESS;
+}
+#endif

@@ -27,6 +27,7 @@ typedef struct zf_event {
     zf_object header;
     zf_event_pool *pool;
     uint32_t index;
+    ze_event_scope_flags_t signal_scope, wait_scope; /* as created (zeEventGetSignalScope, zeEventGetWaitScope) */
     /* Written under the sync lock. The three atomic fields are also read without it (zeEventQueryStatus): a signal
      * stores signaled last, so a reader that sees it set finds the signal's time and device. */
     _Atomic bool signaled;
@@ -45,6 +46,16 @@ struct zf_event_pool {
     uint32_t count;
     zf_event **events; /* by index; guarded by the sync lock */
 };
+
+/* Whether the pool's events record kernel timestamps: ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, or (headers 1.6)
+ * ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP, whose events also give them on the host's clock. */
+static inline bool zf_pool_has_timestamps(const zf_event_pool *pool) {
+    ze_event_pool_flags_t kinds = ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
+#if ZF_L0_AT_LEAST(6)
+    kinds |= ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP;
+#endif
+    return (pool->flags & kinds) != 0;
+}
 
 typedef struct zf_fence {
     zf_object header;
@@ -266,9 +277,11 @@ void zf_cost_kernel_tiles(const zf_work_counts *work, const ze_group_count_t *gr
                           const zf_device *device, uint64_t tile_ns[]);
 
 /* The kernel timestamps of a signalled event, in ticks of its device's clock masked to the kernel valid bits: those of
-the whole command, or of tile `tile` (< event->tiles) with zf_event_write_tile_timestamp. */
+ * the whole command, or of the interval [start_ns, end_ns] of its device time (a tile's) with
+ * zf_event_write_interval. */
 void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_result_t *out);
-void zf_event_write_tile_timestamp(const zf_event *event, uint32_t tile, ze_kernel_timestamp_result_t *out);
+void zf_event_write_interval(const zf_event *event, uint64_t start_ns, uint64_t end_ns,
+                             ze_kernel_timestamp_result_t *out);
 /* A consistent copy of an event whose kernel timestamps are ready: ZE_RESULT_ERROR_INVALID_ARGUMENT when its pool has
  * no KERNEL_TIMESTAMP flag, ZE_RESULT_NOT_READY until a command signalled it. */
 ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy);

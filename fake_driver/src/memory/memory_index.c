@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static pthread_rwlock_t zf_index_lock = PTHREAD_RWLOCK_INITIALIZER;
 static zf_mem_block *zf_root;
@@ -247,6 +248,7 @@ bool zf_index_export(zf_context *context, const void *ptr, const uint8_t fresh_t
         if (!block->exported)
             memcpy(block->token, fresh_token, ZF_IPC_TOKEN_SIZE);
         block->exported = true;
+        block->ipc_gets++;
         out->id = block->info.id;
         out->size = block->info.size;
         out->map_size = block->map_size;
@@ -297,4 +299,36 @@ zf_mem_block *zf_index_lookup_export(uint64_t id, const uint8_t token[ZF_IPC_TOK
         zf_block_ref(found);
     pthread_rwlock_unlock(&zf_index_lock);
     return found;
+}
+
+bool zf_index_unexport(uint64_t id, const uint8_t token[ZF_IPC_TOKEN_SIZE]) {
+    pthread_rwlock_wrlock(&zf_index_lock);
+    zf_mem_block *found = zf_find_export(zf_root, id, token);
+    if (found != NULL && --found->ipc_gets == 0)
+        found->exported = false;
+    pthread_rwlock_unlock(&zf_index_lock);
+    return found != NULL;
+}
+
+/* The block of `context` in the tree at `node` whose own memfd is the file `st` describes, or NULL. */
+static zf_mem_block *zf_find_file(zf_mem_block *node, zf_context *context, const struct stat *st) {
+    if (node == NULL)
+        return NULL;
+    struct stat mine;
+    if (node->info.context == context && node->arena == NULL && !node->imported && fstat(node->fd, &mine) == 0 &&
+        mine.st_dev == st->st_dev && mine.st_ino == st->st_ino)
+        return node;
+    zf_mem_block *found = zf_find_file(node->left, context, st);
+    return found != NULL ? found : zf_find_file(node->right, context, st);
+}
+
+void *zf_index_base_of_fd(zf_context *context, int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return NULL;
+    pthread_rwlock_rdlock(&zf_index_lock);
+    zf_mem_block *found = zf_find_file(zf_root, context, &st);
+    void *base = found != NULL ? found->info.base : NULL;
+    pthread_rwlock_unlock(&zf_index_lock);
+    return base;
 }

@@ -46,6 +46,7 @@ struct zf_mem_block {
     zf_mem_charge charge;
     unsigned refs;                                /* guarded by the reference lock of memory_block.c */
     bool exported;                                /* a token was issued; guarded by the index lock */
+    uint32_t ipc_gets;                            /* zeMemGetIpcHandle calls not returned by zeMemPutIpcHandle */
     ze_external_memory_type_flags_t export_types; /* external memory: the types it may be exported as (fixed) */
     uint8_t token[ZF_IPC_TOKEN_SIZE];
 };
@@ -174,6 +175,14 @@ bool zf_index_export(zf_context *context, const void *ptr, const uint8_t fresh_t
 /* The exported block with this id and token, with a reference taken; NULL when there is none (or the token is
  * wrong). The token is compared in constant time. */
 zf_mem_block *zf_index_lookup_export(uint64_t id, const uint8_t token[ZF_IPC_TOKEN_SIZE]);
+
+/* Returns one zf_index_export of the block with this id and token (zeMemPutIpcHandle): when the last is returned the
+ * token is revoked, as freeing revokes it. False when no exported block has them. */
+bool zf_index_unexport(uint64_t id, const uint8_t token[ZF_IPC_TOKEN_SIZE]);
+
+/* The base of the allocation of `context` with a memfd of its own that `fd` is a descriptor of (the same file), or
+ * NULL. */
+void *zf_index_base_of_fd(zf_context *context, int fd);
 
 /* ---- memory_account.c: device memory per tile ---- */
 

@@ -678,3 +678,61 @@ ze_result_t zf_ipc_fetch_shared(const zf_ipc_ticket *ticket, int *fd) {
     zf_ipc_reply reply;
     return zf_ipc_fetch(&handle, fd, &reply);
 }
+
+/* ---- handles and descriptors (headers 1.6) ---- */
+
+#if ZF_L0_AT_LEAST(6)
+/* A handle this process issued (its pid): the allocation's id and token name it. */
+static ze_result_t zf_ipc_parse_own(const ze_ipc_mem_handle_t *raw, zf_ipc_handle_data *handle) {
+    ze_result_t result = zf_ipc_parse(raw, handle);
+    if (result == ZE_RESULT_SUCCESS && handle->pid != (uint32_t)getpid())
+        result =
+            zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "handle: issued by process %u, not by this one", handle->pid);
+    return result;
+}
+
+/* Intel's driver counts the handles of an allocation and releases its export when the last is put; a handle it did
+ * not issue, or one put already, changes nothing and succeeds there (docs/tolerances.md). Opening a handle whose
+ * export was released works only through the descriptor already passed to the other process. */
+ze_result_t zfi_zeMemPutIpcHandle(ze_context_handle_t hContext, ze_ipc_mem_handle_t handle) {
+    (void)hContext;
+    zf_ipc_handle_data data;
+    ze_result_t result = zf_ipc_parse_own(&handle, &data);
+    if (result == ZE_RESULT_SUCCESS && !zf_index_unexport(data.id, data.token))
+        result = zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                         "handle: its allocation was freed, or every zeMemGetIpcHandle of it was put already");
+    if (result == ZE_RESULT_SUCCESS || zf_strict())
+        return result;
+    zf_tolerate("handle is an IPC memory handle the driver issued and has not taken back", "nothing was released");
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The descriptor comes from ze_external_memory_export_fd_t: a descriptor of the allocation's own memfd. */
+ze_result_t zfi_zeMemGetIpcHandleFromFileDescriptorExp(ze_context_handle_t hContext, uint64_t handle,
+                                                       ze_ipc_mem_handle_t *pIpcHandle) {
+    if (handle > INT_MAX || fcntl((int)handle, F_GETFD) < 0)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "handle %llu is not an open file descriptor",
+                       (unsigned long long)handle);
+    void *base = zf_index_base_of_fd(zf_context_from(hContext), (int)handle);
+    if (base == NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "handle %llu is not a descriptor of an exported allocation of hContext "
+                       "(ze_external_memory_export_fd_t of zeMemGetAllocProperties)",
+                       (unsigned long long)handle);
+    return zfi_zeMemGetIpcHandle(hContext, base, pIpcHandle);
+}
+
+ze_result_t zfi_zeMemGetFileDescriptorFromIpcHandleExp(ze_context_handle_t hContext, ze_ipc_mem_handle_t ipcHandle,
+                                                       uint64_t *pHandle) {
+    (void)hContext;
+    zf_ipc_handle_data data;
+    ze_result_t result = zf_ipc_parse(&ipcHandle, &data);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    if (data.fd < 0 || fcntl(data.fd, F_GETFD) < 0)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "ipcHandle: its descriptor %d is not open in this process",
+                       data.fd);
+    *pHandle = (uint64_t)data.fd;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
