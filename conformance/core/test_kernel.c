@@ -494,6 +494,48 @@ static void kernel_base_address_extension(void **state) {
 
 #define ZC_F(test) cmocka_unit_test_setup_teardown(test, zc_setup, zc_teardown)
 
+#if ZC_L0_AT_LEAST(11)
+/* zeKernelGetBinaryExp (1.11): the size, then the binary; a smaller size gets its first bytes; the same kernel gives
+ * the same bytes, another kernel others. */
+static void kernel_get_binary(void **state) {
+    zc_fixture *f = *state;
+    zc_api_require(zeKernelGetBinaryExp);
+    ze_kernel_handle_t kernel = zc_kernel_create(f->vadd, "vadd_int");
+    ze_kernel_handle_t other = zc_kernel_create(f->local, "reduce_local");
+    uint8_t probe = 0;
+    size_t size = 0;
+    zc_assert_success(ZC_API(zeKernelGetBinaryExp)(kernel, &size, &probe)); /* *pSize 0: nothing copied */
+    assert_int_equal(probe, 0);
+    /* Intel's driver answers the size for a NULL binary (docs/tolerances.md) */
+    zc_assert_success(ZC_API(zeKernelGetBinaryExp)(kernel, &size, NULL));
+    assert_true(size > 0);
+    uint8_t *binary = malloc(size), *again = malloc(size);
+    size_t got = size + 64;
+    zc_assert_success(ZC_API(zeKernelGetBinaryExp)(kernel, &got, binary));
+    assert_int_equal(got, size);
+    size_t half = size / 2;
+    memset(again, 0, size);
+    zc_assert_success(ZC_API(zeKernelGetBinaryExp)(kernel, &half, again));
+    assert_int_equal(half, size / 2);
+    assert_memory_equal(binary, again, half);
+    size_t other_size = 0;
+    if (zc_driver_is_fake()) {
+        assert_int_equal(size % 16, 0); /* 16 bytes per instruction (docs/modules.md) */
+        zc_assert_success(ZC_API(zeKernelGetBinaryExp)(other, &other_size, NULL));
+        uint8_t *other_binary = malloc(other_size);
+        zc_assert_success(ZC_API(zeKernelGetBinaryExp)(other, &other_size, other_binary));
+        assert_true(other_size != size || memcmp(other_binary, binary, size) != 0);
+        free(other_binary);
+    }
+    zc_assert_result(ZC_API(zeKernelGetBinaryExp)(NULL, &size, binary), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeKernelGetBinaryExp)(kernel, NULL, binary), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    free(binary);
+    free(again);
+    zc_assert_success(zeKernelDestroy(other));
+    zc_assert_success(zeKernelDestroy(kernel));
+}
+#endif
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         ZC_F(kernel_create_destroy),
@@ -514,6 +556,9 @@ int main(int argc, char **argv) {
         ZC_F(kernel_bad_arguments),
         ZC_F(kernel_use_after_destroy_invalid_null_handle),
         ZC_F(kernel_base_address_extension),
+#if ZC_L0_AT_LEAST(11)
+        ZC_F(kernel_get_binary),
+#endif
     };
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0,

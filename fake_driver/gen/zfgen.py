@@ -45,6 +45,32 @@ def obj_enum(handle_type):
     return "ZF_OBJ_" + handle_type[: -len("_handle_t")].upper()
 
 
+def read_tolerated_rules(api):
+    """{(function, rule text): what the default profile does instead} from tolerated_rules.txt, next to this script:
+    generated argument checks that Intel's driver does not make. A line naming a function the headers declare must
+    name one of its rules; a function newer than the headers is skipped."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tolerated_rules.txt")
+    rules = {}
+    for number, line in enumerate(zeheaders.read(path).splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        head, sep, instead = line.partition("|")
+        name, _, rule = head.strip().partition(" ")
+        rule = rule.strip().strip("`")
+        if not sep or not rule or not instead.strip():
+            raise SystemExit(f"zfgen: {path}:{number}: expected '<function> `<rule>` | <what is done instead>'")
+        if name in api.newer:
+            continue
+        if name not in api.functions or rule not in [r.expr for r in api.functions[name].rules]:
+            raise SystemExit(f"zfgen: {path}:{number}: {name} has no generated rule `{rule}`")
+        rules[(name, rule)] = instead.strip()
+    return rules
+
+
+TOLERATED = {}  # filled by generate() from tolerated_rules.txt
+
+
 def emit_checks(fn, handles, out):
     """Argument checks in the order of the header's @returns block; handle liveness right after the NULL handles."""
     api = f"ZF_API_{fn.name}"
@@ -62,9 +88,18 @@ def emit_checks(fn, handles, out):
         emit_rule(api, rule, out)
 
 
+def c_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def emit_rule(api, rule, out):
-    text = rule.expr.replace("\\", "\\\\").replace('"', '\\"')
-    out.append(f"    if ({rule.cexpr})\n        return zf_reject_argument({api}, {rule.result}, \"{text}\");\n")
+    text = c_string(rule.expr)
+    instead = TOLERATED.get((api[len("ZF_API_"):], rule.expr))
+    if instead is not None:  # tolerated in the default profile (docs/tolerances.md)
+        out.append(f"    if (({rule.cexpr}) && zf_refuse_rule({api}, {text}, {c_string(instead)}))\n"
+                   f"        return zf_reject_argument({api}, {rule.result}, {text});\n")
+        return
+    out.append(f"    if ({rule.cexpr})\n        return zf_reject_argument({api}, {rule.result}, {text});\n")
 
 
 def emit_fault_check(fn, answer, scope, out):
@@ -384,6 +419,7 @@ def repo_relative(path):
 
 def generate(args, api):
     functions, ordered, tables, handles = api.functions, api.ordered, api.tables, api.handles
+    TOLERATED.update(read_tolerated_rules(api))
     sources = {n: repo_relative(p) for n, p in find_implementations(args.sources or driver_sources()).items()}
     unknown = sorted(n for n in sources if n not in functions and n not in api.newer)
     if unknown:

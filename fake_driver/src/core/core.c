@@ -64,11 +64,24 @@ static bool zf_first_at_site(const char *rule, zf_api_id api) {
 }
 
 /* `strict_note` says what ZEFAKE_STRICT=1 answers instead, for the reader of the warning. */
-static void zf_tolerate_noted(const char *rule, const char *detail, const char *instead, const char *strict_note) {
+static void zf_tolerate_at(zf_api_id api, const char *rule, const char *detail, const char *instead,
+                           const char *strict_note) {
     atomic_fetch_add_explicit(&zf_tolerated_count, 1, memory_order_relaxed);
-    zf_log_level level = zf_first_at_site(rule, zf_current_api()) ? ZF_LOG_WARN : ZF_LOG_DEBUG;
+    zf_log_level level = zf_first_at_site(rule, api) ? ZF_LOG_WARN : ZF_LOG_DEBUG;
     zf_log(level, "%s: %s%sthe application breaks the rule '%s'; %s as Intel's driver does (%s; docs/tolerances.md)",
-           zf_current_api_name(), detail != NULL ? detail : "", detail != NULL ? ": " : "", rule, instead, strict_note);
+           api < ZF_API_COUNT ? zf_api_table[api].name : "zefake", detail != NULL ? detail : "",
+           detail != NULL ? ": " : "", rule, instead, strict_note);
+}
+
+static void zf_tolerate_noted(const char *rule, const char *detail, const char *instead, const char *strict_note) {
+    zf_tolerate_at(zf_current_api(), rule, detail, instead, strict_note);
+}
+
+bool zf_refuse_rule(zf_api_id api, const char *rule, const char *instead) {
+    if (zf_strict())
+        return true;
+    zf_tolerate_at(api, rule, NULL, instead, "ZEFAKE_STRICT=1: the specification's result");
+    return false;
 }
 
 void zf_tolerate_detail(const char *rule, const char *detail, const char *instead) {

@@ -50,6 +50,9 @@ void zf_profile_init(bool scenario_strict);
  * (later ones at debug level), naming the function being called, the rule of the header (`rule` must be a string
  * literal) and what the driver did instead. */
 void zf_tolerate(const char *rule, const char *instead);
+/* A generated argument check of fake_driver/gen/tolerated_rules.txt that the arguments break: true (refuse) in the
+ * strict profile; in the default one the call goes on, tolerated as zf_tolerate says, and this answers false. */
+bool zf_refuse_rule(zf_api_id api, const char *rule, const char *instead);
 /* The same with what was wrong (`detail`, e.g. the value seen) between the function's name and the rule. */
 void zf_tolerate_detail(const char *rule, const char *detail, const char *instead);
 /* A tolerance that both profiles apply, because the function's @returns list no code to refuse with. */

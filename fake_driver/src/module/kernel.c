@@ -420,6 +420,19 @@ ze_result_t zfi_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t
     return ZE_RESULT_SUCCESS;
 }
 
+#if ZF_L0_AT_LEAST(11)
+/* The kernel's code as the device holds it: ZF_KERNEL_INSTRUCTION_BYTES per instruction of its decoded form, as large
+ * as its range of code addresses (docs/modules.md, "Kernel binaries"). A NULL pKernelBinary asks for the size, as
+ * Intel's driver answers it (fake_driver/gen/tolerated_rules.txt); a smaller *pSize gets the first *pSize bytes. */
+ze_result_t zfi_zeKernelGetBinaryExp(ze_kernel_handle_t hKernel, size_t *pSize, uint8_t *pKernelBinary) {
+    const zf_kernel *kernel = zf_kernel_from(hKernel);
+    size_t capacity = pKernelBinary != NULL ? *pSize : 0;
+    size_t size = zf_form_kernel_code(kernel->program->code, kernel->index, pKernelBinary, capacity);
+    *pSize = pKernelBinary == NULL || size < capacity ? size : capacity;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
 ze_result_t zfi_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags) {
     zf_kernel_from(hKernel)->indirect_access = flags;
     return ZE_RESULT_SUCCESS;

@@ -63,8 +63,8 @@ ze_result_t zf_kernel_launch_run(zf_kernel_launch *launch, const ze_group_count_
 
 /* ---- Instruction addresses (kernel_isa.c; docs/metrics.md, "Kernel addresses") ---- */
 
-#define ZF_KERNEL_INSTRUCTION_BYTES 16u /* the code of a decoded instruction */
-#define ZF_KERNEL_CODE_MAX          4u  /* kernels one command's work record keeps */
+#define ZF_KERNEL_INSTRUCTION_BYTES ZF_FORM_INSTRUCTION_BYTES /* the code of a decoded instruction */
+#define ZF_KERNEL_CODE_MAX          4u                        /* kernels one command's work record keeps */
 
 /* Where a kernel's code is: its base address and its decoded instructions (16 bytes each from the base). */
 typedef struct zf_kernel_code {

@@ -203,6 +203,11 @@ typedef struct zf_form_stats {
 /* Everything a kernel may execute: its entry function and every function it may call directly. */
 void zf_form_kernel_stats(const zf_dprog *prog, uint32_t kernel, zf_form_stats *out);
 
+/* The kernel's code (zeKernelGetBinaryExp, docs/modules.md): those instructions, ZF_FORM_INSTRUCTION_BYTES each.
+ * Returns its size (at least one instruction); writes up to `capacity` bytes of it when `bytes` is not NULL. */
+#define ZF_FORM_INSTRUCTION_BYTES 16u
+size_t zf_form_kernel_code(const zf_dprog *prog, uint32_t kernel, uint8_t *bytes, size_t capacity);
+
 /* A float as the engine stores it in a half-precision texel or variable (rounded to nearest even), for callers that
  * fill images the same way (the OpenCL face's clEnqueueFillImage). */
 uint16_t zf_spirv_float_to_half(float f);
