@@ -253,6 +253,19 @@ static void zc_put_foreign_handles(zc_exec *x) {
 }
 #endif
 
+#if ZC_L0_AT_LEAST(7)
+/* A list both in order and relaxed (1.7): Intel's driver keeps the order. */
+static void zc_in_order_relaxed(zc_exec *x) {
+    ze_command_list_desc_t desc = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, x->compute_ordinal,
+                                   ZE_COMMAND_LIST_FLAG_IN_ORDER | ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING};
+    ze_command_list_handle_t list = NULL;
+    ze_result_t result = zeCommandListCreate(x->context, x->device, &desc, &list);
+    zc_print("in_order_relaxed", result);
+    if (result == ZE_RESULT_SUCCESS)
+        zc_assert_success(zeCommandListDestroy(list));
+}
+#endif
+
 #if ZC_L0_AT_LEAST(10)
 /* zeInitDrivers with a zeroed stype, as applications that set only desc->flags call it (1.10). */
 static void zc_init_drivers_zero_stype(void) {
@@ -286,6 +299,9 @@ static int zc_child_tolerated(int argc, char **argv) {
     zc_calculate_nothing(x);
 #if ZC_L0_AT_LEAST(6)
     zc_put_foreign_handles(x);
+#endif
+#if ZC_L0_AT_LEAST(7)
+    zc_in_order_relaxed(x);
 #endif
 #if ZC_L0_AT_LEAST(10)
     zc_init_drivers_zero_stype();
@@ -354,6 +370,9 @@ static const struct {
     {"mem_put", "ZE_RESULT_ERROR_INVALID_ARGUMENT"},
     {"pool_put", "ZE_RESULT_ERROR_INVALID_ARGUMENT"},
 #endif
+#if ZC_L0_AT_LEAST(7)
+    {"in_order_relaxed", "ZE_RESULT_ERROR_INVALID_ARGUMENT"},
+#endif
 #if ZC_L0_AT_LEAST(10)
     {"init_drivers", "ZE_RESULT_ERROR_INVALID_ARGUMENT"},
 #endif
@@ -382,6 +401,9 @@ static const char *const zc_warned[] = {
 #if ZC_L0_AT_LEAST(6)
     "zeMemPutIpcHandle",
     "zeEventPoolPutIpcHandle",
+#endif
+#if ZC_L0_AT_LEAST(7)
+    "zeCommandListCreate",
 #endif
 #if ZC_L0_AT_LEAST(10)
     "zeInitDrivers",

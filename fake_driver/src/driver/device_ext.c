@@ -27,6 +27,27 @@ static void zf_fill_luid(const zf_device *device, ze_device_luid_ext_properties_
     p->nodeMask = 1u << (device->is_subdevice ? device->subdevice_id : 0);
 }
 
+/* The structures of later headers chained to zeDeviceGetProperties: kernel timestamps of events, also on the host's
+ * clock (ZE_extension_event_query_kernel_timestamps, 1.6), and what a mutable command may change
+ * (ZE_experimental_mutable_command_list, 1.9: everything but graph arguments). Others are left alone. */
+static void zf_newer_device_property(ze_base_properties_t *ext) {
+#if ZF_L0_AT_LEAST(6)
+    if (ext->stype == ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES)
+        ((ze_event_query_kernel_timestamps_ext_properties_t *)ext)->flags =
+            ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL | ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED;
+#endif
+#if ZF_L0_AT_LEAST(9)
+    if (ext->stype == ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_LIST_EXP_PROPERTIES) {
+        ze_mutable_command_list_exp_properties_t *p = (ze_mutable_command_list_exp_properties_t *)ext;
+        p->mutableCommandListFlags = 0;
+        p->mutableCommandFlags = ~(ze_mutable_command_exp_flags_t)ZE_MUTABLE_COMMAND_EXP_FLAG_GRAPH_ARGUMENTS &
+                                 (ZE_MUTABLE_COMMAND_EXP_FLAG_GRAPH_ARGUMENTS * 2 - 1);
+    }
+#else
+    (void)ext;
+#endif
+}
+
 void zf_device_properties_chain(const zf_device *device, void *next) {
     zf_chain_foreach_out(ext, next) {
         if (ext->stype == ZE_STRUCTURE_TYPE_DEVICE_LUID_EXT_PROPERTIES)
@@ -35,6 +56,8 @@ void zf_device_properties_chain(const zf_device *device, void *next) {
             ((ze_eu_count_ext_t *)ext)->numTotalEUs = device->properties.numSlices *
                                                       device->properties.numSubslicesPerSlice *
                                                       device->properties.numEUsPerSubslice;
+        else
+            zf_newer_device_property(ext);
     }
 }
 

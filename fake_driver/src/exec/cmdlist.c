@@ -1,13 +1,15 @@
 /* Command lists: regular lists record commands until closed and run when a queue executes them; immediate lists run
  * each command as it is appended, through an internal queue (synchronously or not, as their queue mode says). */
+#include "core/zf_chain.h"
 #include "core/zf_core.h"
+#include "exec/cmdlist_internal.h"
 #include "exec/zf_exec.h"
 #include "module/zf_kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static zf_cmdlist *zf_cmdlist_new(zf_context *context, zf_device *device, uint32_t ordinal) {
+zf_cmdlist *zf_cmdlist_new(zf_context *context, zf_device *device, uint32_t ordinal) {
     zf_cmdlist *list = calloc(1, sizeof *list);
     zf_launch_pool *pool = list != NULL ? zf_launch_pool_create() : NULL;
     if (pool == NULL) {
@@ -22,18 +24,47 @@ static zf_cmdlist *zf_cmdlist_new(zf_context *context, zf_device *device, uint32
     return list;
 }
 
-/* Frees a list that holds no command (never published, or destroyed). */
-static void zf_cmdlist_discard(zf_cmdlist *list) {
-    if (list != NULL)
+void zf_cmdlist_discard(zf_cmdlist *list) {
+    if (list != NULL) {
         zf_launch_pool_destroy(list->launch_pool);
+        zf_mutable_destroy(list->mutable_commands);
+    }
     free(list);
 }
 
-static ze_result_t zf_cmdlist_publish(zf_cmdlist *list, ze_command_list_handle_t *out) {
+ze_result_t zf_cmdlist_publish(zf_cmdlist *list, ze_command_list_handle_t *out) {
     if (!zf_object_register(&list->header, ZF_OBJ_ZE_COMMAND_LIST, &list->context->header))
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register a command list");
     *out = (ze_command_list_handle_t)list;
     return ZE_RESULT_SUCCESS;
+}
+
+/* Every list runs its commands one after the other on its engine (docs/cost-model.md): ZE_COMMAND_LIST_FLAG_IN_ORDER
+ * (headers 1.7) asks for what it does anyway, and the reordering RELAXED_ORDERING allows is not taken. The two together
+ * are refused by the header's rule in the strict profile; the default one keeps the order, as Intel's driver does. */
+static ze_result_t zf_check_list_flags(ze_command_list_flags_t flags) {
+#if ZF_L0_AT_LEAST(7)
+    const ze_command_list_flags_t both = ZE_COMMAND_LIST_FLAG_IN_ORDER | ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING;
+    if ((flags & both) != both)
+        return ZE_RESULT_SUCCESS;
+    if (zf_strict())
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "desc->flags: ZE_COMMAND_LIST_FLAG_IN_ORDER cannot be combined with RELAXED_ORDERING");
+    zf_tolerate("ZE_COMMAND_LIST_FLAG_IN_ORDER is not combined with RELAXED_ORDERING", "the commands run in order");
+#else
+    (void)flags;
+#endif
+    return ZE_RESULT_SUCCESS;
+}
+
+/* An immediate list of a queue created with ZE_COMMAND_QUEUE_FLAG_IN_ORDER (headers 1.7) is an in-order list. */
+static ze_command_list_flags_t zf_immediate_list_flags(ze_command_queue_flags_t flags) {
+#if ZF_L0_AT_LEAST(7)
+    return (flags & ZE_COMMAND_QUEUE_FLAG_IN_ORDER) ? ZE_COMMAND_LIST_FLAG_IN_ORDER : 0;
+#else
+    (void)flags;
+    return 0;
+#endif
 }
 
 ze_result_t zfi_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
@@ -45,10 +76,16 @@ ze_result_t zfi_zeCommandListCreate(ze_context_handle_t hContext, ze_device_hand
     if (desc->commandQueueGroupOrdinal >= device->desc->num_engine_groups)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "desc->commandQueueGroupOrdinal %u: the device has %u groups",
                        desc->commandQueueGroupOrdinal, device->desc->num_engine_groups);
+    ze_result_t result = zf_check_list_flags(desc->flags);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
     zf_cmdlist *list = zf_cmdlist_new(context, device, desc->commandQueueGroupOrdinal);
     if (list == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a command list");
-    ze_result_t result = zf_cmdlist_publish(list, phCommandList);
+    list->flags = desc->flags;
+    result = zf_mutable_attach(list, desc->pNext);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zf_cmdlist_publish(list, phCommandList);
     if (result != ZE_RESULT_SUCCESS)
         zf_cmdlist_discard(list);
     return result;
@@ -69,6 +106,7 @@ ze_result_t zfi_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_de
     if (result == ZE_RESULT_SUCCESS) {
         list->immediate = true;
         list->immediate_queue = queue;
+        list->flags = zf_immediate_list_flags(altdesc->flags);
         result = zf_cmdlist_publish(list, phCommandList);
     }
     if (result != ZE_RESULT_SUCCESS) {
@@ -86,6 +124,7 @@ static void zf_cmdlist_clear(zf_cmdlist *list) {
             zf_command_free(command);
     }
     list->num_commands = 0;
+    zf_mutable_clear(list->mutable_commands);
 }
 
 /* An immediate list is busy while its own queue has commands not done: the strict profile says so at once; the
@@ -119,6 +158,8 @@ ze_result_t zfi_zeCommandListDestroy(ze_command_list_handle_t hCommandList) {
     free(list->commands);
     zf_launch_pool_destroy(list->launch_pool); /* every record of it was freed: the list was not busy */
     list->launch_pool = NULL;
+    zf_mutable_destroy(list->mutable_commands);
+    list->mutable_commands = NULL;
     zf_object_retire(&list->header);
     return ZE_RESULT_SUCCESS;
 }
@@ -185,43 +226,6 @@ ze_result_t zfi_zeCommandListIsImmediate(ze_command_list_handle_t hCommandList, 
 }
 #endif
 
-void zf_command_free(zf_command *command) {
-    if (command->waits != NULL)
-        free(command->waits);
-    command->waits = NULL;
-    command->num_waits = 0;
-    switch (command->kind) {
-    case ZF_CMD_FILL:
-        free(command->u.fill.pattern);
-        command->u.fill.pattern = NULL;
-        break;
-    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
-        free(command->u.query.events);
-        free(command->u.query.offsets);
-        command->u.query.events = NULL;
-        command->u.query.offsets = NULL;
-        break;
-    case ZF_CMD_CUSTOM:
-        if (command->u.custom.ops != NULL && command->u.custom.ops->release != NULL)
-            command->u.custom.ops->release(command->u.custom.payload);
-        command->u.custom.payload = NULL;
-        command->u.custom.ops = NULL;
-        break;
-    case ZF_CMD_LAUNCH:
-    case ZF_CMD_LAUNCH_INDIRECT:
-    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        for (uint32_t k = 0; k < command->u.launch.num_kernels; k++)
-            zf_kernel_launch_free(zf_launch_at(&command->u.launch, k));
-        free(command->u.launch.launches);
-        command->u.launch.launches = NULL;
-        command->u.launch.one = NULL;
-        command->u.launch.num_kernels = 0;
-        break;
-    default:
-        break;
-    }
-}
-
 /* A command of `kind` that owns nothing yet: the common fields and the arguments its kind frees on failure are
  * cleared, the rest of the union is left for the append to set. */
 static inline void zf_command_start(zf_command *command, zf_command_kind kind) {
@@ -260,8 +264,7 @@ static ze_result_t zf_check_event_context(const zf_cmdlist *list, ze_event_handl
     return ZE_RESULT_SUCCESS;
 }
 
-/* An event argument the entry point did not check (an array's item) must be a live event of the list's context. */
-static ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t handle, const char *name, uint32_t i) {
+ze_result_t zf_check_event(const zf_cmdlist *list, ze_event_handle_t handle, const char *name, uint32_t i) {
     if (!zf_handle_is_live(handle, ZF_OBJ_ZE_EVENT))
         return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "%s[%u] (%p) is not a live event", name, i, (void *)handle);
     return zf_check_event_context(list, handle, name, i);
@@ -623,7 +626,7 @@ static ze_result_t zf_capture_kernels(zf_cmdlist *list, uint32_t num_kernels, ze
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t zf_check_group_count(const zf_cmdlist *list, const ze_group_count_t *groups) {
+ze_result_t zf_check_group_count(const zf_cmdlist *list, const ze_group_count_t *groups) {
     const zf_scenario_compute *c = &list->device->desc->compute;
     if (groups->groupCountX > c->max_group_count[0] || groups->groupCountY > c->max_group_count[1] ||
         groups->groupCountZ > c->max_group_count[2])

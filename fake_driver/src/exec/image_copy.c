@@ -135,7 +135,23 @@ static void zf_image_copy_release(void *payload) {
     free(c);
 }
 
-static const zf_command_ops zf_image_copy_ops = {"image copy", zf_image_copy_perform, zf_image_copy_release};
+/* A clone of a command list holds the images' memory too. */
+static void *zf_image_copy_clone(const void *payload) {
+    zf_image_copy *c = malloc(sizeof *c);
+    if (c == NULL)
+        return NULL;
+    *c = *(const zf_image_copy *)payload;
+    if (c->dst_store != NULL)
+        zf_image_store_retain(c->dst_store);
+    if (c->src_store != NULL)
+        zf_image_store_retain(c->src_store);
+    return c;
+}
+
+static const zf_command_ops zf_image_copy_ops = {.name = "image copy",
+                                                 .perform = zf_image_copy_perform,
+                                                 .release = zf_image_copy_release,
+                                                 .clone = zf_image_copy_clone};
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Regions */

@@ -50,7 +50,7 @@ ze_result_t zfi_zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue) {
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t zf_check_submittable(const zf_queue *queue, ze_command_list_handle_t handle, uint32_t i) {
+ze_result_t zf_queue_check_submittable(const zf_queue *queue, ze_command_list_handle_t handle, uint32_t i) {
     if (!zf_handle_is_live(handle, ZF_OBJ_ZE_COMMAND_LIST))
         return zf_fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "phCommandLists[%u] (%p) is not a live command list", i,
                        (void *)handle);
@@ -72,7 +72,7 @@ ze_result_t zfi_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCom
                                                   ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence) {
     zf_queue *queue = zf_queue_from(hCommandQueue);
     for (uint32_t i = 0; i < numCommandLists; i++) {
-        ze_result_t result = zf_check_submittable(queue, phCommandLists[i], i);
+        ze_result_t result = zf_queue_check_submittable(queue, phCommandLists[i], i);
         if (result != ZE_RESULT_SUCCESS)
             return result;
     }

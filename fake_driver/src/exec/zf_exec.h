@@ -83,11 +83,15 @@ typedef enum zf_command_kind {
 /* What a command family implemented in its own file (metric queries, image copies...) tells the engine. perform runs on
  * the engine's worker at the command's start time (device ns) and adds the command's modelled duration to *cost_ns
  * (the 100 ns of every command are already there); an error result is recorded as a device fault. release frees the
- * payload when the command is discarded (list reset or destroy, immediate command done); it may be NULL. */
+ * payload when the command is discarded (list reset or destroy, immediate command done); it may be NULL. A clone of
+ * the command list (zeCommandListCreateCloneExp) copies the payload with clone, or, when clone is NULL, as one block
+ * of payload_size bytes (a payload release frees with free), or shares it when release is NULL. */
 typedef struct zf_command_ops {
     const char *name; /* for diagnostics, e.g. "metric query begin" */
     ze_result_t (*perform)(void *payload, zf_queue *queue, uint64_t start_ns, uint64_t *cost_ns);
     void (*release)(void *payload);
+    void *(*clone)(const void *payload); /* NULL when out of host memory */
+    size_t payload_size;
 } zf_command_ops;
 
 typedef struct zf_custom_args {
@@ -156,11 +160,15 @@ typedef struct zf_command {
     } u;
 } zf_command;
 
+typedef struct zf_mutable zf_mutable;
+
 typedef struct zf_cmdlist {
     zf_object header;
     zf_context *context;
     zf_device *device;
     uint32_t ordinal;
+    ze_command_list_flags_t flags; /* as created; an immediate list in order has ZE_COMMAND_LIST_FLAG_IN_ORDER */
+    zf_mutable *mutable_commands;  /* a mutable command list's records (cmdlist_mutable.c), else NULL */
     ze_command_queue_group_property_flags_t group_flags;
     bool immediate;
     bool closed;
@@ -208,6 +216,10 @@ void zf_sync_clear_flag(bool *flag);
 /* Binds a queue (or an immediate list's internal queue) to its engine after checking ordinal and index. */
 ze_result_t zf_queue_init(zf_queue *queue, zf_context *context, zf_device *device, const ze_command_queue_desc_t *desc);
 
+/* Whether phCommandLists[i] (`handle`) may be executed by the queue: a live, closed, regular list of its device and
+ * queue group. */
+ze_result_t zf_queue_check_submittable(const zf_queue *queue, ze_command_list_handle_t handle, uint32_t i);
+
 /* The engine of a device for a queue group ordinal and index, created (with its worker) on first use. */
 ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, zf_engine **out);
 
@@ -232,6 +244,10 @@ void zf_engines_shutdown(void);
 
 /* Releases what a command owns; a second call releases nothing. */
 void zf_command_free(zf_command *command);
+
+/* Copies a recorded command into `copy`, owning copies of what it owns (launch records from `pool`):
+ * ZE_RESULT_SUCCESS, OUT_OF_HOST_MEMORY, or UNSUPPORTED_FEATURE for a command whose payload cannot be copied. */
+ze_result_t zf_command_clone(const zf_command *command, zf_launch_pool *pool, zf_command *copy);
 
 static inline bool zf_command_is_launch(const zf_command *command) {
     return command->kind == ZF_CMD_LAUNCH || command->kind == ZF_CMD_LAUNCH_INDIRECT ||

@@ -7,6 +7,7 @@
 #include "core/zf_core.h"
 #include "image/zf_image.h"
 #include "memory/zf_memory.h"
+#include "module/kernel_internal.h"
 #include "module/zf_builtins.h"
 #include "module/zf_kernel.h"
 #include "module/zf_module.h"
@@ -22,64 +23,7 @@
  * the execution engine, which is how the tests prove both give the same results. */
 #define ZF_BUILTINS_ENV "ZEFAKE_BUILTINS"
 
-typedef struct zf_kernel_arg {
-    bool set;
-    uint32_t offset;      /* of its value in zf_kernel.values */
-    uint64_t local_bytes; /* local-pointer arguments: the local memory to reserve */
-} zf_kernel_arg;
-
-struct zf_kernel {
-    zf_object header;
-    zf_module *module;
-    zf_program *program; /* referenced */
-    const zf_spirv_kernel *info;
-    uint32_t index;            /* of info among the module's kernels (and of the decoded form's kernels) */
-    const zf_builtin *builtin; /* NULL when not a built-in: its cost applies whether or not its fast path runs */
-    bool use_builtin;          /* the built-in fast path is enabled */
-    zf_kernel_code code;       /* its instruction addresses (kernel_isa.c) */
-    zf_kernel_arg *args;
-    uint8_t *values; /* argument values, packed by offset */
-    size_t values_size;
-    bool group_size_set;
-    uint32_t group_size[3];
-    uint32_t global_offset[3];
-    ze_kernel_indirect_access_flags_t indirect_access;
-    ze_cache_config_flags_t cache_config;
-};
-
-/* An image or sampler argument as captured for the engine: the image's memory is held until the launch is freed. */
-typedef struct zf_launch_image {
-    uint64_t handle;
-    bool is_image;
-    zf_ximage image;
-    zf_xsampler sampler;
-    zf_image_store *store; /* referenced */
-} zf_launch_image;
-
-struct zf_kernel_launch {
-    zf_launch_pool *pool;    /* where the record goes back when freed; NULL: from the heap */
-    zf_program *program;     /* referenced: keeps the kernel's description and the module's globals alive */
-    zf_launch_image *images; /* image and sampler arguments */
-    uint32_t num_images;
-    zf_program **providers; /* referenced: the programs its imports come from */
-    uint32_t num_providers;
-    const zf_spirv_kernel *info;
-    uint32_t index;
-    const zf_builtin *builtin; /* NULL unless the fast path may run */
-    zf_context *context;
-    zf_device *device;
-    uint32_t subgroup_size;
-    uint32_t group_size[3];
-    uint32_t offset[3];
-    const zf_builtin *costing; /* a built-in's table gives the record of what the launch executed */
-    zf_kernel_code code;
-    uint64_t local_bytes;    /* static plus argument local memory per group */
-    uint64_t *local_sizes;   /* per argument: the local memory a local-pointer argument reserves */
-    const void **arg_values; /* arg_values[i] points into values */
-    uint8_t *values;
-};
-
-static const zf_scenario_compute *zf_limits(const zf_kernel *kernel) {
+const zf_scenario_compute *zf_kernel_limits(const zf_kernel *kernel) {
     return &kernel->program->device->desc->compute;
 }
 
@@ -180,64 +124,70 @@ static bool zf_narrow_integer_tolerated(const zf_spirv_arg *param, size_t size) 
     return true;
 }
 
-ze_result_t zfi_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize,
-                                         const void *pArgValue) {
-    zf_kernel *kernel = zf_kernel_from(hKernel);
-    if (argIndex >= kernel->info->num_args)
+ze_result_t zf_arg_store(const zf_spirv_kernel *info, const zf_program *program, uint32_t index, size_t size,
+                         const void *value, uint8_t *dst, uint64_t *local_bytes) {
+    if (index >= info->num_args)
         return zf_fail(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX, "kernel '%s' has %u argument(s); index %u",
-                       kernel->info->name, kernel->info->num_args, argIndex);
-    const zf_spirv_arg *param = &kernel->info->args[argIndex];
-    zf_kernel_arg *arg = &kernel->args[argIndex];
+                       info->name, info->num_args, index);
+    const zf_spirv_arg *param = &info->args[index];
     if (param->kind == ZF_SPIRV_ARG_LOCAL) {
         /* The size is the local memory to reserve; the value is meaningless (OpenCL passes NULL). */
-        uint32_t limit = zf_limits(kernel)->max_shared_local_memory_bytes;
-        if (argSize == 0 || argSize > limit)
+        uint32_t limit = program->device->desc->compute.max_shared_local_memory_bytes;
+        if (size == 0 || size > limit)
             return zf_fail(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
-                           "argument %u (%s) reserves local memory: 1 to %u bytes, not %zu", argIndex, param->type,
-                           limit, argSize);
-        arg->local_bytes = argSize;
-        arg->set = true;
+                           "argument %u (%s) reserves local memory: 1 to %u bytes, not %zu", index, param->type, limit,
+                           size);
+        *local_bytes = size;
         return ZE_RESULT_SUCCESS;
     }
-    if (argSize != param->size && zf_narrow_integer_tolerated(param, argSize)) {
+    if (size != param->size && zf_narrow_integer_tolerated(param, size)) {
         /* Intel's driver copies the 4 bytes into the argument's zeroed 8 (docs/tolerances.md). */
-        memset(kernel->values + arg->offset, 0, param->size);
-        if (pArgValue != NULL)
-            memcpy(kernel->values + arg->offset, pArgValue, argSize);
-        arg->set = true;
+        memset(dst, 0, param->size);
+        if (value != NULL)
+            memcpy(dst, value, size);
         return ZE_RESULT_SUCCESS;
     }
-    if (argSize != param->size)
+    if (size != param->size)
         return zf_fail(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE, "argument %u (%s) takes %llu bytes, not %zu",
-                       argIndex, param->type, (unsigned long long)param->size, argSize);
+                       index, param->type, (unsigned long long)param->size, size);
     if (param->kind == ZF_SPIRV_ARG_IMAGE || param->kind == ZF_SPIRV_ARG_SAMPLER) {
-        ze_result_t result = zf_image_check_kernel_arg(param->kind == ZF_SPIRV_ARG_IMAGE, pArgValue,
-                                                       zf_kernel_context(kernel), argIndex);
+        ze_result_t result =
+            zf_image_check_kernel_arg(param->kind == ZF_SPIRV_ARG_IMAGE, value, program->context, index);
         if (result != ZE_RESULT_SUCCESS)
             return result;
     }
     /* A NULL value is a null pointer (or handle), or zeros for a value argument. */
-    if (pArgValue != NULL)
-        memcpy(kernel->values + arg->offset, pArgValue, argSize);
+    if (value != NULL)
+        memcpy(dst, value, size);
     else
-        memset(kernel->values + arg->offset, 0, argSize);
-    arg->set = true;
+        memset(dst, 0, size);
     return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize,
+                                         const void *pArgValue) {
+    zf_kernel *kernel = zf_kernel_from(hKernel);
+    zf_kernel_arg *arg = argIndex < kernel->info->num_args ? &kernel->args[argIndex] : NULL;
+    uint64_t unused = 0;
+    ze_result_t result =
+        zf_arg_store(kernel->info, kernel->program, argIndex, argSize, pArgValue,
+                     arg != NULL ? kernel->values + arg->offset : NULL, arg != NULL ? &arg->local_bytes : &unused);
+    if (result == ZE_RESULT_SUCCESS)
+        arg->set = true;
+    return result;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Group sizes */
 
-/* Why a group size cannot be used for this kernel on its device, or NULL when it can. */
-static const char *zf_group_size_problem(const zf_kernel *kernel, const uint32_t size[3]) {
-    const zf_scenario_compute *c = zf_limits(kernel);
+const char *zf_group_size_problem(const zf_spirv_kernel *info, const zf_program *program, const uint32_t size[3]) {
+    const zf_scenario_compute *c = &program->device->desc->compute;
     if (size[0] == 0 || size[1] == 0 || size[2] == 0)
         return "a dimension is 0";
     if (size[0] > c->max_group_size[0] || size[1] > c->max_group_size[1] || size[2] > c->max_group_size[2])
         return "a dimension exceeds the device's maxGroupSize";
     if ((uint64_t)size[0] * size[1] * size[2] > c->max_total_group_size)
         return "the product exceeds the device's maxTotalGroupSize";
-    const zf_spirv_kernel *info = kernel->info;
     if (info->has_local_size && memcmp(size, info->local_size, sizeof info->local_size) != 0)
         return "the kernel requires another group size (reqd_work_group_size)";
     return NULL;
@@ -247,7 +197,7 @@ ze_result_t zfi_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupS
                                      uint32_t groupSizeZ) {
     zf_kernel *kernel = zf_kernel_from(hKernel);
     const uint32_t size[3] = {groupSizeX, groupSizeY, groupSizeZ};
-    const char *problem = zf_group_size_problem(kernel, size);
+    const char *problem = zf_group_size_problem(kernel->info, kernel->program, size);
     if (problem != NULL)
         return zf_fail(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION, "group size %u x %u x %u: %s", groupSizeX,
                        groupSizeY, groupSizeZ, problem);
@@ -269,7 +219,7 @@ ze_result_t zfi_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t gl
                                          uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY,
                                          uint32_t *groupSizeZ) {
     const zf_kernel *kernel = zf_kernel_from(hKernel);
-    const zf_scenario_compute *c = zf_limits(kernel);
+    const zf_scenario_compute *c = zf_kernel_limits(kernel);
     const uint32_t global[3] = {globalSizeX, globalSizeY, globalSizeZ};
     uint32_t group[3];
     if (global[0] == 0 || global[1] == 0 || global[2] == 0)
@@ -298,7 +248,7 @@ ze_result_t zfi_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t gl
 }
 
 /* The group size a launch uses: the one set, else the required one, else 1 x 1 x 1. */
-static void zf_effective_group_size(const zf_kernel *kernel, uint32_t size[3]) {
+void zf_effective_group_size(const zf_kernel *kernel, uint32_t size[3]) {
     static const uint32_t ones[3] = {1, 1, 1};
     const uint32_t *source = kernel->group_size_set         ? kernel->group_size
                              : kernel->info->has_local_size ? kernel->info->local_size
@@ -333,10 +283,10 @@ ze_result_t zfi_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t 
 /* ------------------------------------------------------------------------------------------------------------------
  * Properties */
 
-static uint32_t zf_max_subgroup_size(const zf_kernel *kernel) {
+uint32_t zf_max_subgroup_size(const zf_kernel *kernel) {
     if (kernel->info->subgroup_size != 0)
         return kernel->info->subgroup_size;
-    const zf_scenario_compute *c = zf_limits(kernel);
+    const zf_scenario_compute *c = zf_kernel_limits(kernel);
     uint32_t max = 1;
     for (uint32_t i = 0; i < c->num_sub_group_sizes; i++)
         max = c->sub_group_sizes[i] > max ? c->sub_group_sizes[i] : max;
@@ -371,7 +321,7 @@ ze_result_t zfi_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_prop
     p->requiredNumSubGroups = info->subgroups_per_workgroup;
     p->requiredSubgroupSize = info->subgroup_size;
     p->maxSubgroupSize = max_subgroup;
-    p->maxNumSubgroups = (zf_limits(kernel)->max_total_group_size + max_subgroup - 1) / max_subgroup;
+    p->maxNumSubgroups = (zf_kernel_limits(kernel)->max_total_group_size + max_subgroup - 1) / max_subgroup;
     p->localMemSize = zf_clamp32(info->static_local_bytes);
     p->privateMemSize = zf_clamp32(info->private_bytes);
     p->spillMemSize = 0; /* the fake's registers never spill */
@@ -380,6 +330,13 @@ ze_result_t zfi_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_prop
     zf_chain_foreach_out(ext, zf_out_chain(p, "pKernelProperties", ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES)) {
         if (ext->stype == ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES)
             ((ze_kernel_preferred_group_size_properties_t *)ext)->preferredMultiple = max_subgroup;
+#if ZF_L0_AT_LEAST(7)
+        /* ZE_extension_kernel_max_group_size_properties: the device's limit, or the size the kernel requires */
+        if (ext->stype == ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES)
+            ((ze_kernel_max_group_size_ext_properties_t *)ext)->maxGroupSize =
+                info->has_local_size ? info->local_size[0] * info->local_size[1] * info->local_size[2]
+                                     : zf_kernel_limits(kernel)->max_total_group_size;
+#endif
     }
     return ZE_RESULT_SUCCESS;
 }
@@ -447,237 +404,6 @@ ze_result_t zfi_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_conf
     /* The header's rule rejected undefined bits; both defined ones are preferences the fake records. */
     zf_kernel_from(hKernel)->cache_config = flags;
     return ZE_RESULT_SUCCESS;
-}
-
-/* ------------------------------------------------------------------------------------------------------------------
- * Launches (zf_kernel.h) */
-
-static ze_result_t zf_capture_check(const zf_kernel *kernel, uint32_t size[3], uint64_t *local_bytes) {
-    const zf_spirv_kernel *info = kernel->info;
-    for (uint32_t i = 0; i < info->num_args; i++) {
-        if (!kernel->args[i].set)
-            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "kernel '%s': argument %u (%s) was never set", info->name,
-                           i, info->args[i].type);
-    }
-    zf_effective_group_size(kernel, size);
-    const char *problem = zf_group_size_problem(kernel, size);
-    if (problem != NULL)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION, "kernel '%s': group size %u x %u x %u: %s",
-                       info->name, size[0], size[1], size[2], problem);
-    *local_bytes = info->static_local_bytes;
-    for (uint32_t i = 0; i < info->num_args; i++)
-        *local_bytes += kernel->args[i].local_bytes;
-    uint32_t limit = zf_limits(kernel)->max_shared_local_memory_bytes;
-    if (*local_bytes > limit)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                       "kernel '%s' needs %llu bytes of local memory; the device has %u", info->name,
-                       (unsigned long long)*local_bytes, limit);
-    return ZE_RESULT_SUCCESS;
-}
-
-/* What the engine needs of an image: its memory, layout of the first plane, format and swizzle. */
-static void zf_describe_image(const zf_image *image, zf_ximage *out) {
-    memset(out, 0, sizeof *out);
-    out->base = image->store->base + image->planes[0].offset;
-    out->size = image->store->size > image->planes[0].offset ? image->store->size - image->planes[0].offset : 0;
-    out->type = (uint32_t)image->desc.type;
-    out->layout = (uint32_t)image->desc.format.layout;
-    out->channel_type = (uint32_t)image->desc.format.type;
-    const ze_image_format_swizzle_t swizzle[4] = {image->desc.format.x, image->desc.format.y, image->desc.format.z,
-                                                  image->desc.format.w};
-    for (int k = 0; k < 4; k++)
-        out->swizzle[k] = (uint8_t)(swizzle[k] <= ZE_IMAGE_FORMAT_SWIZZLE_X ? swizzle[k] : ZE_IMAGE_FORMAT_SWIZZLE_X);
-    out->srgb = image->srgb;
-    out->width = image->width;
-    out->height = image->height;
-    out->depth = image->depth;
-    out->layers = image->layers;
-    out->row_pitch = image->planes[0].row_pitch;
-    out->slice_pitch = image->planes[0].slice_pitch;
-}
-
-/* Image and sampler arguments, described now: the application may destroy or change them after the append. A
- * handle that is no longer live is left out (the launch then faults where it uses it). */
-static bool zf_capture_images(const zf_kernel *kernel, zf_kernel_launch *launch) {
-    const zf_spirv_kernel *info = kernel->info;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < info->num_args; i++)
-        n += info->args[i].kind == ZF_SPIRV_ARG_IMAGE || info->args[i].kind == ZF_SPIRV_ARG_SAMPLER;
-    if (n == 0)
-        return true;
-    launch->images = calloc(n, sizeof *launch->images);
-    if (launch->images == NULL)
-        return false;
-    for (uint32_t i = 0; i < info->num_args; i++) {
-        bool is_image = info->args[i].kind == ZF_SPIRV_ARG_IMAGE;
-        if (!is_image && info->args[i].kind != ZF_SPIRV_ARG_SAMPLER)
-            continue; /* only image and sampler arguments hold a handle (others may be shorter than one) */
-        void *handle;
-        memcpy(&handle, launch->arg_values[i], sizeof handle);
-        if (handle == NULL || !zf_handle_is_live(handle, is_image ? ZF_OBJ_ZE_IMAGE : ZF_OBJ_ZE_SAMPLER))
-            continue;
-        zf_launch_image *slot = &launch->images[launch->num_images++];
-        slot->handle = (uint64_t)(uintptr_t)handle;
-        slot->is_image = is_image;
-        if (is_image) {
-            const zf_image *image = zf_image_from(handle);
-            zf_describe_image(image, &slot->image);
-            slot->store = image->store;
-            zf_image_store_retain(slot->store);
-        } else {
-            const zf_sampler *sampler = zf_sampler_from(handle);
-            slot->sampler =
-                (zf_xsampler){(uint32_t)sampler->address_mode, (uint32_t)sampler->filter_mode, sampler->normalized};
-        }
-    }
-    return true;
-}
-
-void zf_kernel_launch_set_context(zf_kernel_launch *launch, zf_context *context) {
-    launch->context = context;
-}
-
-/* ------------------------------------------------------------------------------------------------------------------
- * Launch-record pools: the appending thread takes blocks from `ready`, which only it touches; a block freed on any
- * thread is pushed on `returned`, a lock-free stack that the appending thread takes whole when `ready` is empty (an
- * exchange, so no block is popped by two threads and no ABA arises). `kept` counts the blocks of both. */
-
-typedef struct zf_launch_block {
-    struct zf_launch_block *next;
-} zf_launch_block;
-
-struct zf_launch_pool {
-    _Atomic(zf_launch_block *) returned;
-    zf_launch_block *ready;
-    _Atomic uint32_t kept;
-};
-
-_Static_assert(ZF_LAUNCH_BLOCK_SIZE >= sizeof(zf_launch_block), "a block holds its link");
-
-zf_launch_pool *zf_launch_pool_create(void) {
-    return calloc(1, sizeof(zf_launch_pool));
-}
-
-static void zf_launch_blocks_free(zf_launch_block *block) {
-    while (block != NULL) {
-        zf_launch_block *next = block->next;
-        free(block);
-        block = next;
-    }
-}
-
-void zf_launch_pool_destroy(zf_launch_pool *pool) {
-    if (pool == NULL)
-        return;
-    zf_launch_blocks_free(pool->ready);
-    zf_launch_blocks_free(atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire));
-    free(pool);
-}
-
-void *zf_launch_pool_take(zf_launch_pool *pool, size_t size) {
-    if (pool->ready == NULL)
-        pool->ready = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
-    zf_launch_block *block = pool->ready;
-    if (block == NULL)
-        return calloc(1, ZF_LAUNCH_BLOCK_SIZE);
-    pool->ready = block->next;
-    atomic_fetch_sub_explicit(&pool->kept, 1, memory_order_relaxed);
-    memset(block, 0, size);
-    return block;
-}
-
-void zf_launch_pool_give(zf_launch_pool *pool, void *memory) {
-    if (atomic_fetch_add_explicit(&pool->kept, 1, memory_order_relaxed) >= ZF_LAUNCH_POOL_KEEP) {
-        atomic_fetch_sub_explicit(&pool->kept, 1, memory_order_relaxed);
-        free(memory);
-        return;
-    }
-    zf_launch_block *block = memory;
-    block->next = atomic_load_explicit(&pool->returned, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(&pool->returned, &block->next, block, memory_order_release,
-                                                  memory_order_relaxed))
-        ;
-}
-
-uint32_t zf_launch_pool_kept(const zf_launch_pool *pool) {
-    return atomic_load_explicit(&pool->kept, memory_order_relaxed);
-}
-
-/* The record's memory: a pool's block when it fits one, the heap otherwise (then not given back to the pool). */
-static zf_kernel_launch *zf_launch_alloc(zf_launch_pool *pool, size_t size) {
-    if (pool == NULL || size > ZF_LAUNCH_BLOCK_SIZE)
-        return calloc(1, size);
-    zf_kernel_launch *launch = zf_launch_pool_take(pool, size);
-    if (launch != NULL)
-        launch->pool = pool;
-    return launch;
-}
-
-ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_launch_pool *pool, zf_kernel_launch **out) {
-    uint32_t size[3];
-    uint64_t local_bytes = 0;
-    ze_result_t result = zf_capture_check(kernel, size, &local_bytes);
-    if (result != ZE_RESULT_SUCCESS)
-        return result;
-    uint32_t n = kernel->info->num_args;
-    /* One block: the record, then its argument tables and values (from the list's pool when it fits a block). */
-    size_t tables = (sizeof(zf_kernel_launch) + (size_t)n * (sizeof(uint64_t) + sizeof(void *)) + 15) & ~(size_t)15;
-    zf_kernel_launch *launch = zf_launch_alloc(pool, tables + kernel->values_size);
-    if (launch == NULL)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to capture a launch");
-    launch->local_sizes = (uint64_t *)(launch + 1);
-    launch->arg_values = (const void **)(launch->local_sizes + n);
-    launch->values = (uint8_t *)launch + tables;
-    /* Arguments are copied now: later zeKernelSetArgumentValue calls do not change this launch. */
-    memcpy(launch->values, kernel->values, kernel->values_size);
-    for (uint32_t i = 0; i < n; i++) {
-        launch->arg_values[i] = launch->values + kernel->args[i].offset;
-        launch->local_sizes[i] = kernel->args[i].local_bytes;
-    }
-    zf_program_retain(kernel->program);
-    launch->program = kernel->program;
-    launch->providers = zf_program_retain_providers(kernel->program, &launch->num_providers);
-    launch->info = kernel->info;
-    launch->index = kernel->index;
-    launch->builtin = kernel->use_builtin ? kernel->builtin : NULL;
-    launch->context = kernel->program->context;
-    launch->device = kernel->program->device;
-    launch->subgroup_size = zf_max_subgroup_size(kernel);
-    launch->local_bytes = local_bytes;
-    memcpy(launch->group_size, size, sizeof size);
-    memcpy(launch->offset, kernel->global_offset, sizeof launch->offset);
-    launch->costing = kernel->builtin;
-    launch->code = kernel->code;
-    if (!zf_capture_images(kernel, launch)) {
-        zf_kernel_launch_free(launch);
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to capture a launch's images");
-    }
-    *out = launch;
-    return ZE_RESULT_SUCCESS;
-}
-
-void zf_kernel_launch_free(zf_kernel_launch *launch) {
-    if (launch == NULL)
-        return;
-    zf_program_release(launch->program);
-    for (uint32_t i = 0; i < launch->num_providers; i++)
-        zf_program_release(launch->providers[i]);
-    free(launch->providers);
-    for (uint32_t i = 0; i < launch->num_images; i++)
-        zf_image_store_release(launch->images[i].store);
-    free(launch->images);
-    if (launch->pool != NULL)
-        zf_launch_pool_give(launch->pool, launch); /* with its tables and values */
-    else
-        free(launch);
-}
-
-void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3]) {
-    memcpy(size, launch->group_size, sizeof launch->group_size);
-}
-
-const char *zf_kernel_launch_name(const zf_kernel_launch *launch) {
-    return launch->info->name;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

@@ -27,6 +27,9 @@ zf_context *zf_kernel_context(const zf_kernel *kernel);
  * reason naming the argument index) when an argument was never set, and with
  * ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION when no group size can be used. */
 ze_result_t zf_kernel_capture(zf_kernel *kernel, zf_launch_pool *pool, zf_kernel_launch **out);
+/* The same for a kernel a mutable command switches to (zeCommandListUpdateMutableCommandKernelsExp): its arguments
+ * may be unset, as the updates that follow set them; unset ones are zeros. */
+ze_result_t zf_kernel_capture_for_mutation(zf_kernel *kernel, zf_launch_pool *pool, zf_kernel_launch **out);
 void zf_kernel_launch_free(zf_kernel_launch *launch);
 
 /* A command list's pool of launch records, so that launches in a steady state allocate nothing: a record that fits a
@@ -47,6 +50,15 @@ uint32_t zf_launch_pool_kept(const zf_launch_pool *pool);
 /* The context whose allocations the launch reads and writes: the kernel's, unless a command list of another context
  * runs it (docs/tolerances.md). */
 void zf_kernel_launch_set_context(zf_kernel_launch *launch, zf_context *context);
+
+/* A copy of a captured launch (zeCommandListCreateCloneExp) from `pool`; NULL when out of host memory. */
+zf_kernel_launch *zf_kernel_launch_clone(const zf_kernel_launch *launch, zf_launch_pool *pool);
+
+/* Changes to a captured launch (mutable command lists), with the rules of zeKernelSetArgumentValue,
+ * zeKernelSetGroupSize and zeKernelSetGlobalOffsetExp. A refused change leaves the launch as it was. */
+ze_result_t zf_kernel_launch_set_argument(zf_kernel_launch *launch, uint32_t index, size_t size, const void *value);
+ze_result_t zf_kernel_launch_set_group_size(zf_kernel_launch *launch, const uint32_t size[3]);
+void zf_kernel_launch_set_offset(zf_kernel_launch *launch, const uint32_t offset[3]);
 
 /* Group size of the captured launch (x, y, z). */
 void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3]);

@@ -303,8 +303,12 @@ static ze_result_t zf_end_perform(void *payload, zf_queue *queue, uint64_t start
     return ZE_RESULT_SUCCESS;
 }
 
-static const zf_command_ops zf_begin_ops = {.name = "metric query begin", .perform = zf_begin_perform, .release = free};
-static const zf_command_ops zf_end_ops = {.name = "metric query end", .perform = zf_end_perform, .release = free};
+static const zf_command_ops zf_begin_ops = {.name = "metric query begin",
+                                            .perform = zf_begin_perform,
+                                            .release = free,
+                                            .payload_size = sizeof(zf_query_payload)};
+static const zf_command_ops zf_end_ops = {
+    .name = "metric query end", .perform = zf_end_perform, .release = free, .payload_size = sizeof(zf_query_payload)};
 
 static ze_result_t zf_check_query_list(const zf_cmdlist *list, const zf_metric_query *query) {
     const zf_metric_query_pool *pool = query->pool;

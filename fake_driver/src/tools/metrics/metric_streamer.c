@@ -631,8 +631,10 @@ static ze_result_t zf_marker_perform(void *payload, zf_queue *queue, uint64_t st
     return ZE_RESULT_SUCCESS;
 }
 
-static const zf_command_ops zf_marker_ops = {
-    .name = "metric streamer marker", .perform = zf_marker_perform, .release = free};
+static const zf_command_ops zf_marker_ops = {.name = "metric streamer marker",
+                                             .perform = zf_marker_perform,
+                                             .release = free,
+                                             .payload_size = sizeof(zf_marker_payload)};
 
 ze_result_t zfi_zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList,
                                                          zet_metric_streamer_handle_t hMetricStreamer, uint32_t value) {
