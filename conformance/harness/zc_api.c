@@ -77,6 +77,10 @@ void *zc_api_resolve(const char *name, size_t slot) {
     return fn != NULL ? fn : zc_from_tables(slot);
 }
 
+void *zc_api_driver_slot(size_t slot) {
+    return zc_from_tables(slot);
+}
+
 const char *zc_api_source(const char *name, size_t slot) {
     if (dlsym(RTLD_DEFAULT, name) != NULL)
         return "loader";

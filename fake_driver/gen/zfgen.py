@@ -103,14 +103,23 @@ def emit_traced_entry(fn, cb, out):
     out.append(f"    return zf_checked_{fn.name}({args});\n}}\n\n")
 
 
+def init_check(fn):
+    """What an entry point needs before anything else: nothing for zeInit and zesInit, which initialise; the driver
+    built (by zeInit or zesInit, which initialises sysman alone) for the other sysman functions; zeInit for the rest."""
+    if fn.name in ("zeInit", "zesInit"):
+        return None
+    return "zf_driver_is_built()" if fn.name.startswith("zes") else "zf_driver_is_initialized()"
+
+
 def emit_entry(fn, handles, out):
     cb = fn.callback if fn.in_core_callbacks else None
     if cb is not None:
         out.append(f"static inline ze_result_t zf_checked_{fn.name}({fn.signature})\n{{\n")
     else:
         out.append(f"static ze_result_t ZE_APICALL zf_entry_{fn.name}({fn.signature})\n{{\n")
-    if fn.name != "zeInit":
-        out.append(f"    if (!zf_driver_is_initialized())\n        return zf_reject_uninitialized(ZF_API_{fn.name});\n")
+    ready = init_check(fn)
+    if ready is not None:
+        out.append(f"    if (!{ready})\n        return zf_reject_uninitialized(ZF_API_{fn.name});\n")
     emit_checks(fn, handles, out)
     if fn.implemented:
         out.append(f"    zf_call_scope scope;\n    zf_call_enter(&scope, ZF_API_{fn.name});\n")

@@ -12,6 +12,7 @@
 
 _Thread_local zf_call_scope *zf_current_scope __attribute__((tls_model("initial-exec")));
 atomic_bool zf_driver_ready;
+atomic_bool zf_driver_built;
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Profiles */
@@ -144,7 +145,9 @@ zf_api_id zf_current_api(void) {
 }
 
 ze_result_t zf_reject_uninitialized(zf_api_id api) {
-    zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_UNINITIALIZED: zeInit has not succeeded", zf_api_table[api].name);
+    const char *name = zf_api_table[api].name;
+    zf_log(ZF_LOG_DEBUG, "%s: ZE_RESULT_ERROR_UNINITIALIZED: %s", name,
+           strncmp(name, "zes", 3) == 0 ? "neither zesInit nor zeInit has succeeded" : "zeInit has not succeeded");
     return ZE_RESULT_ERROR_UNINITIALIZED;
 }
 
