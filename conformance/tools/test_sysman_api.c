@@ -9,6 +9,7 @@
 #include "zc_sysman.h"
 
 #include <string.h>
+#include <unistd.h>
 
 /* docs/sysman.md, "Power": a card's domain, then a domain per tile. */
 static void zc_check_power_ext(zes_pwr_handle_t power) {
@@ -281,6 +282,81 @@ static void sysman_init_without_enable_sysman(void **state) {
         assert_int_equal(zc_child_number(&child, "core_handle_result"), ZE_RESULT_SUCCESS);
         assert_int_equal(zc_child_number(&child, "same_driver"), 1);
     }
+    zc_child_free(&child);
+}
+
+/* Card A (file order 0, PCI bus 5) and card B (file order 1, PCI bus 3), two tiles each. */
+static const char zc_order_yaml[] = "schema: 1\n"
+                                    "name: sysman-order\n"
+                                    "devices:\n"
+                                    "  - name: card A\n"
+                                    "    type: gpu\n"
+                                    "    device_id: 0x1111\n"
+                                    "    subdevices: 2\n"
+                                    "    topology:\n"
+                                    "      slices: 2\n"
+                                    "    pci:\n"
+                                    "      bus: 5\n"
+                                    "  - name: card B\n"
+                                    "    type: gpu\n"
+                                    "    device_id: 0x2222\n"
+                                    "    subdevices: 2\n"
+                                    "    topology:\n"
+                                    "      slices: 2\n"
+                                    "    pci:\n"
+                                    "      bus: 3\n";
+
+/* The order child: the device ids of the sysman devices, then of the first core device (zeInit after). */
+static int zc_order_child(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_direct = true;
+    zc_assert_success(ZC_SM(zesInit)(0));
+    uint32_t count = 0;
+    zes_device_handle_t *devices = zc_sysman_devices(zc_sysman_driver(), &count);
+    for (uint32_t i = 0; i < count; i++) {
+        zes_device_properties_t p = zc_sysman_props(devices[i]);
+        printf("sysman%u=0x%x\nsysman%u_subdevices=%u\n", i, p.core.deviceId, i, p.numSubdevices);
+    }
+    free(devices);
+    zc_assert_success(zeInit(0));
+    uint32_t one = 1;
+    ze_driver_handle_t driver = NULL;
+    ze_device_handle_t first = NULL;
+    zc_assert_success(zeDriverGet(&one, &driver));
+    zc_assert_success(zeDeviceGet(driver, &one, &first));
+    ze_device_properties_t core = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    zc_assert_success(zeDeviceGetProperties(first, &core));
+    printf("devices=%u\ncore0=0x%x\n", count, core.deviceId);
+    return 0;
+}
+
+/* The header: neither ZE_FLAT_DEVICE_HIERARCHY nor ZE_ENABLE_PCI_ID_DEVICE_ORDER changes zesDeviceGet's list, where
+ * zeDeviceGet lists the tiles in PCI order (docs/sysman.md, "Initialisation"). */
+static void sysman_devices_ignore_order_and_hierarchy(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    if (ZC_DRIVER_API(zesInit) == NULL)
+        skip();
+    char path[] = "/tmp/zc_sysman_order_XXXXXX.yaml";
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    bool written = write(fd, zc_order_yaml, strlen(zc_order_yaml)) == (ssize_t)strlen(zc_order_yaml);
+    close(fd);
+    char scenario[64 + sizeof path];
+    snprintf(scenario, sizeof scenario, "ZEFAKE_SCENARIO=%s", path);
+    const char *const env[] = {scenario, "ZE_ENABLE_PCI_ID_DEVICE_ORDER=1", "ZE_FLAT_DEVICE_HIERARCHY=FLAT",
+                               "ZES_ENABLE_SYSMAN", NULL};
+    zc_child child;
+    bool ran = written && zc_run_child_mode("order", NULL, env, ZC_CHILD_TIMEOUT_MS, &child);
+    unlink(path);
+    assert_true(ran);
+    zc_assert_child_ok(&child, "zesDeviceGet with ZE_ENABLE_PCI_ID_DEVICE_ORDER=1 in FLAT mode");
+    assert_int_equal(zc_child_number(&child, "devices"), 2);
+    assert_int_equal(zc_child_number(&child, "sysman0"), 0x1111); /* the file's order */
+    assert_int_equal(zc_child_number(&child, "sysman1"), 0x2222);
+    assert_int_equal(zc_child_number(&child, "sysman0_subdevices"), 2); /* a card, not a tile */
+    assert_int_equal(zc_child_number(&child, "core0"), 0x2222);         /* PCI order: card B's first tile */
     zc_child_free(&child);
 }
 
@@ -781,6 +857,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(sysman_drivers_and_devices),
         cmocka_unit_test(sysman_init_is_idempotent),
         cmocka_unit_test(sysman_init_without_enable_sysman),
+        cmocka_unit_test(sysman_devices_ignore_order_and_hierarchy),
         cmocka_unit_test(sysman_overclock),
 #endif
 #if ZC_L0_AT_LEAST(8)
@@ -803,7 +880,7 @@ int main(int argc, char **argv) {
 #endif
     };
 #if ZC_L0_AT_LEAST(5)
-    static const zc_child_mode modes[] = {{"zesinit", zc_zesinit_child}};
+    static const zc_child_mode modes[] = {{"zesinit", zc_zesinit_child}, {"order", zc_order_child}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
 #else
