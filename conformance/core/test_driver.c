@@ -106,7 +106,7 @@ static int zc_mode_init_drivers(int argc, char **argv) {
     bool loader = strcmp(zc_api_source("zeInitDrivers", ZC_SLOT_zeInitDrivers), "loader") == 0;
     uint32_t devices = 0;
     if (first != NULL)
-        (loader ? ZC_API(zeDeviceGet) : ZC_DDI(zeDeviceGet))(first, &devices, NULL);
+        (loader ? ZC_API(zeDeviceGet) : ZC_DRIVER_API(zeDeviceGet))(first, &devices, NULL);
     printf("devices=%u\n", devices);
     return 0;
 }

@@ -63,7 +63,7 @@ static void zc_tables_load(void) {
         fprintf(stderr, "zc_api: the loader intercepts handles: functions it lacks are not called\n");
 }
 
-void *zc_api_ddi(size_t slot) {
+static void *zc_api_ddi(size_t slot) {
     pthread_once(&zc_tables_once, zc_tables_load);
     void *fn;
     memcpy(&fn, (const char *)&zc_tables + slot, sizeof fn);
@@ -78,6 +78,10 @@ static void *zc_from_tables(size_t slot) {
 void *zc_api_resolve(const char *name, size_t slot) {
     void *fn = dlsym(RTLD_DEFAULT, name);
     return fn != NULL ? fn : zc_from_tables(slot);
+}
+
+void *zc_api_driver_slot(size_t slot) {
+    return zc_from_tables(slot);
 }
 
 const char *zc_api_source(const char *name, size_t slot) {

@@ -154,13 +154,14 @@ void zc_check_count_semantics(const zc_count_query *query);
  * interception), so that handles from the loader may be passed to it; else NULL. */
 #define ZC_API(fn) ((__typeof__(&fn))zc_api_resolve(#fn, ZC_SLOT_##fn))
 void *zc_api_resolve(const char *name, size_t slot);
-/* `fn` from the driver's own tables whatever the loader exports, for a process that uses only handles the driver's
- * tables gave (before or without zeInit through the loader); NULL when the driver lacks it. */
-#define ZC_DDI(fn) ((__typeof__(&fn))zc_api_ddi(ZC_SLOT_##fn))
-void *zc_api_ddi(size_t slot);
 /* Skips the test, naming the function, when ZC_API(fn) is NULL. */
 #define zc_api_require(fn) zc_api_require_at(ZC_API(fn) != NULL, #fn)
 void zc_api_require_at(bool found, const char *name);
+/* `fn` from the driver's own dispatch tables even when the loader exports it, NULL when they cannot be used: for calls
+ * a loader that predates zesInit refuses, sysman's after zesInit and before zeInit (a newer loader dispatches them),
+ * and for a process that uses only handles the driver's tables gave (zeInitDrivers through them, before zeInit). */
+#define ZC_DRIVER_API(fn) ((__typeof__(&fn))zc_api_driver_slot(ZC_SLOT_##fn))
+void *zc_api_driver_slot(size_t slot);
 /* Where ZC_API found `name`: "loader", "driver tables" or "nowhere". */
 const char *zc_api_source(const char *name, size_t slot);
 /* What a generated caller returns when ZC_API found nothing: no result code has this value. */

@@ -587,6 +587,10 @@ static int zc_disabled_child(int argc, char **argv) {
     zc_assert_result(zesDeviceGetProperties((zes_device_handle_t)x->device, &p), ZE_RESULT_ERROR_UNINITIALIZED);
     zc_assert_result(zesDeviceEnumEngineGroups((zes_device_handle_t)x->device, &count, NULL),
                      ZE_RESULT_ERROR_UNINITIALIZED);
+#if ZC_L0_AT_LEAST(5)
+    if (ZC_API(zesDriverGet) != NULL) /* no sysman driver either before zesInit (docs/sysman.md) */
+        zc_assert_result(ZC_API(zesDriverGet)(&count, NULL), ZE_RESULT_ERROR_UNINITIALIZED);
+#endif
     return zc_child_exec_end(x);
 }
 

@@ -12,6 +12,7 @@
 
 _Thread_local zf_call_scope *zf_current_scope __attribute__((tls_model("initial-exec")));
 atomic_bool zf_driver_ready;
+atomic_bool zf_driver_built;
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Profiles */
@@ -208,8 +209,10 @@ static ze_result_t zf_explain(ze_result_t result, const char *format, ...) {
 }
 
 ze_result_t zf_reject_uninitialized(zf_api_id api) {
-    return zf_explain(ZE_RESULT_ERROR_UNINITIALIZED, "%s: ZE_RESULT_ERROR_UNINITIALIZED: zeInit has not succeeded",
-                      zf_api_table[api].name);
+    const char *name = zf_api_table[api].name;
+    return zf_explain(ZE_RESULT_ERROR_UNINITIALIZED, "%s: ZE_RESULT_ERROR_UNINITIALIZED: %s", name,
+                      strncmp(name, "zes", 3) == 0 ? "neither zesInit nor zeInit has succeeded"
+                                                   : "zeInit has not succeeded");
 }
 
 ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *rule) {

@@ -30,6 +30,15 @@ static inline bool zf_driver_is_initialized(void) {
     return atomic_load_explicit(&zf_driver_ready, memory_order_acquire);
 }
 
+/* Set (once, release) when the driver's devices are built from a valid scenario, by zeInit or by zesInit, which
+ * initialises sysman alone (zes_api.h): sysman entry points read it instead of zf_driver_ready. Only driver/driver.c
+ * stores it. */
+extern atomic_bool zf_driver_built;
+
+static inline bool zf_driver_is_built(void) {
+    return atomic_load_explicit(&zf_driver_built, memory_order_acquire);
+}
+
 /* Diagnostics on stderr, prefixed "zefake: <level>: ", filtered by ZEFAKE_LOG (default: warn). */
 bool zf_log_enabled(zf_log_level level);
 void zf_log(zf_log_level level, const char *format, ...) __attribute__((format(printf, 2, 3)));

@@ -149,7 +149,7 @@ static void zf_driver_arm_faults(zf_driver *driver) {
     }
 }
 
-static ze_result_t zf_driver_build(ze_init_flags_t flags, zf_driver **out) {
+static ze_result_t zf_driver_build(zf_driver **out) {
     zf_driver *driver = calloc(1, sizeof *driver);
     if (driver == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -162,19 +162,54 @@ static ze_result_t zf_driver_build(ze_init_flags_t flags, zf_driver **out) {
         free(driver);
         return ZE_RESULT_ERROR_UNINITIALIZED;
     }
-    driver->init_flags = flags;
     zf_device_select(driver); /* ZE_AFFINITY_MASK, ZE_ENABLE_PCI_ID_DEVICE_ORDER */
     zf_driver_uuid(driver);
-    if (!zf_object_register(&driver->header, ZF_OBJ_ZE_DRIVER, NULL) || !zf_devices_create(driver) ||
-        !zf_driver_select_visible(driver)) {
+    if (!zf_object_register(&driver->header, ZF_OBJ_ZE_DRIVER, NULL) || !zf_devices_create(driver)) {
         fprintf(stderr, "zefake: error: out of host memory while building the driver\n");
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    zf_log(ZF_LOG_INFO, "scenario '%s' from %s: %u root device(s), %u visible", driver->scenario.name,
-           driver->scenario.source, driver->scenario.num_devices, driver->num_devices);
+    zf_log(ZF_LOG_INFO, "scenario '%s' from %s: %u root device(s)", driver->scenario.name, driver->scenario.source,
+           driver->scenario.num_devices);
     zf_profile_init(driver->scenario.strict);
     zf_driver_arm_faults(driver);
     *out = driver;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Builds the driver once, for zeInit or zesInit, whichever comes first (zf_init_lock held); a failed build is not
+ * tried again. */
+static ze_result_t zf_driver_build_locked(void) {
+    if (zf_the_driver != NULL)
+        return ZE_RESULT_SUCCESS;
+    if (zf_init_failed)
+        return zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "an earlier zeInit or zesInit failed; see the error above");
+    ze_result_t result = zf_driver_build(&zf_the_driver);
+    if (result != ZE_RESULT_SUCCESS) {
+        zf_init_failed = true;
+        return result;
+    }
+    atomic_store_explicit(&zf_driver_built, true, memory_order_release);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zf_driver_build_once(zf_driver **out) {
+    pthread_mutex_lock(&zf_init_lock);
+    ze_result_t result = zf_driver_build_locked();
+    *out = zf_the_driver;
+    pthread_mutex_unlock(&zf_init_lock);
+    return result;
+}
+
+/* zeInit's part (zf_init_lock held): the device types asked for decide what zeDeviceGet lists, then the core API is
+ * ready and the areas above start. */
+static ze_result_t zf_driver_open(zf_driver *driver, ze_init_flags_t flags) {
+    driver->init_flags = flags;
+    if (!zf_driver_select_visible(driver))
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the list of visible devices");
+    zf_log(ZF_LOG_INFO, "zeInit: %u device(s) visible", driver->num_devices);
+    atomic_store_explicit(&zf_driver_ready, true, memory_order_release);
+    for (uint32_t i = 0; i < zf_num_init_hooks; i++)
+        zf_init_hooks[i](driver);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -182,18 +217,9 @@ ze_result_t zfi_zeInit(ze_init_flags_t flags) {
     if (zf_driver_is_initialized())
         return ZE_RESULT_SUCCESS; /* idempotent: the first successful call decided what is visible */
     pthread_mutex_lock(&zf_init_lock);
-    ze_result_t result = ZE_RESULT_SUCCESS;
-    if (zf_init_failed) {
-        result = zf_fail(ZE_RESULT_ERROR_UNINITIALIZED, "an earlier zeInit failed; see the error above");
-    } else if (!zf_driver_is_initialized()) {
-        result = zf_driver_build(flags, &zf_the_driver);
-        if (result == ZE_RESULT_SUCCESS) {
-            atomic_store_explicit(&zf_driver_ready, true, memory_order_release);
-            for (uint32_t i = 0; i < zf_num_init_hooks; i++)
-                zf_init_hooks[i](zf_the_driver);
-        } else
-            zf_init_failed = true;
-    }
+    ze_result_t result = zf_driver_build_locked();
+    if (result == ZE_RESULT_SUCCESS && !zf_driver_is_initialized())
+        result = zf_driver_open(zf_the_driver, flags);
     pthread_mutex_unlock(&zf_init_lock);
     return result;
 }

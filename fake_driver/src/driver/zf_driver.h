@@ -75,6 +75,11 @@ void zf_driver_on_init(void (*hook)(zf_driver *driver));
 /* The driver, once zeInit succeeded (NULL before). */
 zf_driver *zf_driver_get(void);
 
+/* Builds the driver and its devices from the scenario unless zeInit or an earlier call did (zesInit, which
+ * initialises sysman without zeInit: zes_api.h); *out is the driver, NULL when the scenario is rejected. What
+ * zeDeviceGet lists is still zeInit's to decide, and the core API answers ZE_RESULT_ERROR_UNINITIALIZED until it. */
+ze_result_t zf_driver_build_once(zf_driver **out);
+
 static inline zf_driver *zf_driver_from(ze_driver_handle_t handle) {
     return (zf_driver *)handle;
 }

@@ -1,8 +1,8 @@
-/* Sysman's state and its counting: enabled by ZES_ENABLE_SYSMAN=1 at zeInit (docs/environment.md), when every
- * device's component handles are built and a permanent execution observer starts adding what each command did to
- * the counters of its device (docs/sysman.md). Counting covers the work of the calling process; the work of other
- * processes comes from the card's shared state, where every process, sysman enabled or not, publishes its commands'
- * busy time and its memory (docs/sysman.md, "Other processes"). */
+/* Sysman's state and its counting: enabled by zesInit, or by ZES_ENABLE_SYSMAN=1 at zeInit (docs/environment.md),
+ * when every device's component handles are built and a permanent execution observer starts adding what each command
+ * did to the counters of its device (docs/sysman.md). Counting covers the work of the calling process; the work of
+ * other processes comes from the card's shared state, where every process, sysman enabled or not, publishes its
+ * commands' busy time and its memory (docs/sysman.md, "Other processes"). */
 #include "tools/sysman/zf_sysman.h"
 
 #include "memory/zf_memory.h"
@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 static pthread_mutex_t zf_sm_mutex = PTHREAD_MUTEX_INITIALIZER;
-static zf_sm_device *zf_sm_devices; /* every visible root device and its sub-devices; kept until unload */
-static uint32_t zf_sm_num_devices;
+static pthread_mutex_t zf_sm_enable_mutex = PTHREAD_MUTEX_INITIALIZER; /* zesInit and zeInit may race */
+static zf_sm_device *zf_sm_devices;        /* every root device and its sub-devices; kept until unload */
+static _Atomic uint32_t zf_sm_num_devices; /* stored (release) once zf_sm_devices is complete: 0 until enabled */
+static zf_driver *zf_sm_the_driver;
 
 void zf_sm_lock(void) {
     pthread_mutex_lock(&zf_sm_mutex);
@@ -32,19 +34,31 @@ uint64_t zf_sm_host_us(void) {
 }
 
 static zf_sm_device *zf_sm_find(const zf_device *device) {
-    for (uint32_t i = 0; i < zf_sm_num_devices; i++) {
+    uint32_t n = atomic_load_explicit(&zf_sm_num_devices, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
         if (zf_sm_devices[i].device == device)
             return &zf_sm_devices[i];
     }
     return NULL;
 }
 
+zf_driver *zf_sm_driver(void) {
+    return atomic_load_explicit(&zf_sm_num_devices, memory_order_acquire) > 0 ? zf_sm_the_driver : NULL;
+}
+
+ze_result_t zf_sm_require(void) {
+    if (zf_sm_driver() == NULL)
+        return zf_fail(ZE_RESULT_ERROR_UNINITIALIZED,
+                       "sysman is not initialised: call zesInit, or set ZES_ENABLE_SYSMAN=1 before zeInit");
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zf_sm_device_of(zes_device_handle_t hDevice, zf_sm_device **out) {
     *out = zf_sm_find(zf_device_from(hDevice));
     if (*out == NULL)
         return zf_fail(ZE_RESULT_ERROR_UNINITIALIZED,
-                       "sysman is not enabled: set ZES_ENABLE_SYSMAN=1 before zeInit to use device handles as sysman "
-                       "device handles");
+                       "sysman is not initialised: call zesInit, or set ZES_ENABLE_SYSMAN=1 before zeInit to use "
+                       "device handles as sysman device handles");
     return ZE_RESULT_SUCCESS;
 }
 
@@ -244,12 +258,14 @@ static void zf_sm_observe(const zf_work_record *record, void *user_data) {
 
 void zf_sm_check_all(void) {
     uint64_t now = zf_sm_host_us();
-    for (uint32_t i = 0; i < zf_sm_num_devices; i++)
+    uint32_t n = atomic_load_explicit(&zf_sm_num_devices, memory_order_relaxed);
+    for (uint32_t i = 0; i < n; i++)
         zf_sm_check_thresholds(&zf_sm_devices[i], now);
 }
 
 void zf_sm_update_clocks(void) {
-    for (uint32_t i = 0; i < zf_sm_num_devices; i++) {
+    uint32_t n = atomic_load_explicit(&zf_sm_num_devices, memory_order_relaxed);
+    for (uint32_t i = 0; i < n; i++) {
         zf_sm_device *sm = &zf_sm_devices[i];
         atomic_store_explicit(&sm->kernel_mhz, (uint32_t)(zf_sm_busy_mhz(sm) + 0.5), memory_order_relaxed);
     }
@@ -342,19 +358,13 @@ static bool zf_sm_enabled_by_env(void) {
     return value != NULL && strcmp(value, "1") == 0;
 }
 
-/* zeInit: builds the state of every visible device and starts counting (once per process). */
-void zf_sm_start(zf_driver *driver) {
-    static atomic_bool publishing;
-    if (!atomic_exchange(&publishing, true) && !zf_engine_add_observer(zf_sm_publish, NULL))
-        zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; other processes do not see this one's work");
-    if (!zf_sm_enabled_by_env() || zf_sm_devices != NULL)
-        return;
+/* Builds the state of every device, each card and each of its tiles (any hierarchy mode names them), and starts
+ * counting (enable mutex held). */
+static ze_result_t zf_sm_build_all(zf_driver *driver) {
     uint32_t count = zf_sm_count_devices(driver);
     zf_sm_device *devices = calloc(count, sizeof *devices);
-    if (devices == NULL) {
-        zf_log(ZF_LOG_ERROR, "sysman: no host memory for %u devices; sysman stays disabled", count);
-        return;
-    }
+    if (devices == NULL)
+        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "sysman: no host memory for %u devices", count);
     uint32_t n = 0;
     bool ok = true;
     for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
@@ -367,7 +377,8 @@ void zf_sm_start(zf_driver *driver) {
         zf_log(ZF_LOG_ERROR, "sysman: no host memory to register its handles; some are not valid");
     zf_sm_lock();
     zf_sm_devices = devices;
-    zf_sm_num_devices = count;
+    zf_sm_the_driver = driver;
+    atomic_store_explicit(&zf_sm_num_devices, count, memory_order_release);
     zf_sm_update_clocks();
     for (uint32_t i = 0; i < count; i++)
         if (!devices[i].device->is_subdevice)
@@ -376,4 +387,22 @@ void zf_sm_start(zf_driver *driver) {
     zf_cost_set_clock_hook(zf_sm_kernel_mhz);
     if (!zf_engine_add_observer(zf_sm_observe, NULL))
         zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; telemetry stays at idle");
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zf_sm_enable(zf_driver *driver) {
+    pthread_mutex_lock(&zf_sm_enable_mutex);
+    ze_result_t result = zf_sm_driver() == NULL ? zf_sm_build_all(driver) : ZE_RESULT_SUCCESS;
+    pthread_mutex_unlock(&zf_sm_enable_mutex);
+    return result;
+}
+
+/* zeInit: every process publishes its work for the monitors of other processes; with ZES_ENABLE_SYSMAN=1 sysman
+ * starts here unless zesInit started it before. */
+void zf_sm_start(zf_driver *driver) {
+    static atomic_bool publishing;
+    if (!atomic_exchange(&publishing, true) && !zf_engine_add_observer(zf_sm_publish, NULL))
+        zf_log(ZF_LOG_ERROR, "sysman: no execution observer slot is free; other processes do not see this one's work");
+    if (zf_sm_enabled_by_env() && zf_sm_enable(driver) != ZE_RESULT_SUCCESS)
+        zf_log(ZF_LOG_ERROR, "sysman: ZES_ENABLE_SYSMAN=1, but sysman stays disabled (no host memory)");
 }

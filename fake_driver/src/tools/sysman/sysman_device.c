@@ -1,6 +1,7 @@
-/* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, and the
- * enumerations of components zefake's cards do not have (fans, LEDs, power supplies, fabric ports, diagnostics),
- * which answer a count of 0. docs/sysman.md. */
+/* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, firmware,
+ * RAS error sets, ECC, and the enumerations of components zefake's cards do not have (fans, LEDs, power supplies,
+ * fabric ports, diagnostics, overclock domains, virtual functions), which answer a count of 0. docs/sysman.md. */
+#include "core/zf_chain.h"
 #include "core/zf_shared.h"
 #include "memory/zf_memory.h"
 #include "tools/sysman/zf_sysman.h"
@@ -22,6 +23,24 @@ static void zf_sm_copy_name(char out[ZES_STRING_PROPERTY_SIZE], const char *name
     out[n] = '\0';
 }
 
+/* zes_device_ext_properties_t (Level Zero 1.7) in the chain of zesDeviceGetProperties: the core UUID, type and flags
+ * (both enumerations share the core's values). */
+static void zf_sm_device_ext(const zf_device *device, void *chain) {
+#if ZF_L0_AT_LEAST(7)
+    zf_chain_foreach_out(ext, chain) {
+        if ((uint32_t)ext->stype != ZES_STRUCTURE_TYPE_DEVICE_EXT_PROPERTIES)
+            continue;
+        zes_device_ext_properties_t *p = (zes_device_ext_properties_t *)ext;
+        memcpy(p->uuid.id, device->uuid.id, sizeof p->uuid.id);
+        p->type = (zes_device_type_t)device->properties.type;
+        p->flags = (zes_device_property_flags_t)device->properties.flags;
+    }
+#else
+    (void)device;
+    (void)chain;
+#endif
+}
+
 ze_result_t zfi_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties) {
     zf_sm_device *sm;
     ze_result_t result = zf_sm_device_of(hDevice, &sm);
@@ -40,6 +59,7 @@ ze_result_t zfi_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_p
     zf_sm_copy_name(pProperties->modelName, device->desc->name);
     snprintf(pProperties->vendorName, ZES_STRING_PROPERTY_SIZE, "%s", "Intel(R) Corporation");
     snprintf(pProperties->driverVersion, ZES_STRING_PROPERTY_SIZE, "%u", device->driver->scenario.driver_version);
+    zf_sm_device_ext(device, zf_out_chain(pProperties, "pProperties", ZES_STRUCTURE_TYPE_DEVICE_PROPERTIES));
     return ZE_RESULT_SUCCESS;
 }
 
@@ -57,11 +77,9 @@ ze_result_t zfi_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_
 /* How long zesDeviceReset waits for the device's work to finish before it answers HANDLE_OBJECT_IN_USE. */
 #define ZF_SM_RESET_WAIT_NS 10000000000ull
 
-ze_result_t zfi_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force) {
-    zf_sm_device *sm;
-    ze_result_t result = zf_sm_device_of(hDevice, &sm);
-    if (result != ZE_RESULT_SUCCESS)
-        return result;
+/* A reset of the device: every kind of zesDeviceResetExt does the same, since the model keeps no state a warm, a
+ * cold and a function-level reset would treat differently. */
+static ze_result_t zf_sm_reset(zf_sm_device *sm, ze_bool_t force) {
     /* Without force the reset waits for the device to be idle; with force it does not wait either, since work
      * already queued cannot be taken back: it completes (or faults) before the fault record is cleared. */
     if (!force && !zf_device_wait_idle(sm->device, ZF_SM_RESET_WAIT_NS))
@@ -77,6 +95,33 @@ ze_result_t zfi_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force) {
     zf_log(ZF_LOG_INFO, "%s: reset %u (%u fault(s) cleared)", sm->device->desc->name, sm->resets, cleared);
     return ZE_RESULT_SUCCESS;
 }
+
+ze_result_t zfi_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    return result == ZE_RESULT_SUCCESS ? zf_sm_reset(sm, force) : result;
+}
+
+#if ZF_L0_AT_LEAST(7)
+/* zes_reset_properties_t is a descriptor ([in]): its stype, chain and reset type are checked before the reset. */
+static ze_result_t zf_sm_check_reset(const zes_reset_properties_t *p) {
+    if (p->stype != ZES_STRUCTURE_TYPE_RESET_PROPERTIES)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "pProperties->stype is 0x%x, not ZES_STRUCTURE_TYPE_RESET_PROPERTIES", (unsigned)p->stype);
+    if (p->resetType > ZES_RESET_TYPE_FLR)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "pProperties->resetType %u is not a zes_reset_type_t",
+                       (unsigned)p->resetType);
+    return zf_chain_check(p->pNext, "pProperties");
+}
+
+ze_result_t zfi_zesDeviceResetExt(zes_device_handle_t hDevice, zes_reset_properties_t *pProperties) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zf_sm_check_reset(pProperties);
+    return result == ZE_RESULT_SUCCESS ? zf_sm_reset(sm, pProperties->force) : result;
+}
+#endif
 
 /* The engines of this process's work on the device: the kinds with busy time. */
 static zes_engine_type_flags_t zf_sm_own_engines(zf_sm_device *sm) {
@@ -216,6 +261,46 @@ static ze_result_t zf_sm_enum_none(zes_device_handle_t hDevice, uint32_t *pCount
     return result;
 }
 
+#if ZF_L0_AT_LEAST(5)
+/* Overclocking: the cards have no overclock domain (data-centre parts are not overclocked), so the queries answer the
+ * header's "none": a count of 0 and no bit set. Intel's driver answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE instead;
+ * the functions that read or change an overclock state do too here (fake_driver/gen/unsupported_reasons.txt). */
+ze_result_t zfi_zesDeviceEnumOverclockDomains(zes_device_handle_t hDevice, uint32_t *pCount,
+                                              zes_overclock_handle_t *phDomainHandle) {
+    return zf_sm_enum_none(hDevice, pCount);
+}
+
+ze_result_t zfi_zesDeviceGetOverclockDomains(zes_device_handle_t hDevice, uint32_t *pOverclockDomains) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result == ZE_RESULT_SUCCESS)
+        *pOverclockDomains = 0;
+    return result;
+}
+
+/* zes_overclock_domain_t has one bit per value: another value is not an enumerator (the generated check refuses only
+ * those above ZES_OVERCLOCK_DOMAIN_ADM). */
+ze_result_t zfi_zesDeviceGetOverclockControls(zes_device_handle_t hDevice, zes_overclock_domain_t domainType,
+                                              uint32_t *pAvailableControls) {
+    zf_sm_device *sm;
+    ze_result_t result = zf_sm_device_of(hDevice, &sm);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    uint32_t domain = (uint32_t)domainType;
+    if (domain == 0 || (domain & (domain - 1)) != 0)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "domainType 0x%x is not a zes_overclock_domain_t", domain);
+    *pAvailableControls = 0;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
+#if ZF_L0_AT_LEAST(10)
+/* The cards run as physical functions without SR-IOV: no virtual function is enabled. */
+ze_result_t zfi_zesDeviceEnumEnabledVFExp(zes_device_handle_t hDevice, uint32_t *pCount, zes_vf_handle_t *phVFhandle) {
+    return zf_sm_enum_none(hDevice, pCount);
+}
+#endif
+
 ze_result_t zfi_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount,
                                                   zes_diag_handle_t *phDiagnostics) {
     return zf_sm_enum_none(hDevice, pCount);
@@ -257,6 +342,22 @@ ze_result_t zfi_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, 
     return zf_fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
                    "the firmware cannot be flashed: zesFirmwareGetProperties reports canControl false");
 }
+
+#if ZF_L0_AT_LEAST(8)
+/* Nothing was ever flashed (zesFirmwareFlash is refused: canControl false), so no update has progressed. */
+ze_result_t zfi_zesFirmwareGetFlashProgress(zes_firmware_handle_t hFirmware, uint32_t *pCompletionPercent) {
+    *pCompletionPercent = 0;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
+#if ZF_L0_AT_LEAST(9)
+/* The firmware's security version is not modelled, like its version: "unknown", as the header answers then. */
+ze_result_t zfi_zesFirmwareGetSecurityVersionExp(zes_firmware_handle_t hFirmware, char *pVersion) {
+    zf_sm_copy_name(pVersion, "unknown");
+    return ZE_RESULT_SUCCESS;
+}
+#endif
 
 ze_result_t zfi_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed) {
     return zf_sm_enum_none(hDevice, pCount);
@@ -340,6 +441,47 @@ ze_result_t zfi_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *p
     zf_sm_unlock();
     return ZE_RESULT_SUCCESS;
 }
+
+#if ZF_L0_AT_LEAST(7)
+/* ZES_extension_ras_state: an error set's counts by category, those of zesRasGetState (the categories of both
+ * enumerations share their values up to DISPLAY_ERRORS) and its memory errors, which the HBM of the model never has.
+ * Scale-fabric and L3-fabric errors are not counted: no fabric is modelled. */
+#define ZF_SM_RAS_EXP_CATEGORIES ((uint32_t)ZES_RAS_ERROR_CATEGORY_EXP_MEMORY_ERRORS + 1u)
+_Static_assert((int)ZES_RAS_ERROR_CATEGORY_EXP_DISPLAY_ERRORS == (int)ZES_RAS_ERROR_CAT_DISPLAY_ERRORS &&
+                   (int)ZES_RAS_ERROR_CATEGORY_EXP_RESET == (int)ZES_RAS_ERROR_CAT_RESET &&
+                   ZES_MAX_RAS_ERROR_CATEGORY_COUNT == (int)ZES_RAS_ERROR_CATEGORY_EXP_MEMORY_ERRORS,
+               "zes_ras_error_category_exp_t extends zes_ras_error_cat_t");
+
+ze_result_t zfi_zesRasGetStateExp(zes_ras_handle_t hRas, uint32_t *pCount, zes_ras_state_exp_t *pState) {
+    const zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    uint64_t counts[ZES_MAX_RAS_ERROR_CATEGORY_COUNT];
+    zf_sm_lock();
+    zf_sm_ras_counts(ras, counts);
+    zf_sm_unlock();
+    uint32_t n = zf_count_query(pCount, ZF_SM_RAS_EXP_CATEGORIES, pState);
+    for (uint32_t c = 0; c < n; c++)
+        pState[c] = (zes_ras_state_exp_t){.category = (zes_ras_error_category_exp_t)c,
+                                          .errorCounter = c < ZES_MAX_RAS_ERROR_CATEGORY_COUNT ? counts[c] : 0};
+    return ZE_RESULT_SUCCESS;
+}
+
+/* One category starts again from 0, as a read of zesRasGetState with clear does for all of them. */
+ze_result_t zfi_zesRasClearStateExp(zes_ras_handle_t hRas, zes_ras_error_category_exp_t category) {
+    zf_sm_ras *ras = zf_sm_ras_from(hRas);
+    if ((uint32_t)category >= ZF_SM_RAS_EXP_CATEGORIES)
+        return zf_fail(ZE_RESULT_ERROR_NOT_AVAILABLE,
+                       "category %u: the error set counts no fabric errors (zesRasGetStateExp lists its categories)",
+                       (unsigned)category);
+    if ((uint32_t)category >= ZES_MAX_RAS_ERROR_CATEGORY_COUNT)
+        return ZE_RESULT_SUCCESS; /* memory errors: always 0 */
+    uint64_t totals[ZES_MAX_RAS_ERROR_CATEGORY_COUNT];
+    zf_sm_lock();
+    zf_sm_ras_totals(ras, totals);
+    ras->cleared[category] = totals[category];
+    zf_sm_unlock();
+    return ZE_RESULT_SUCCESS;
+}
+#endif
 
 /* ECC: on where the scenario's device has ZE_DEVICE_PROPERTY_FLAG_ECC, never configurable. */
 static bool zf_sm_has_ecc(const zf_sm_device *sm) {

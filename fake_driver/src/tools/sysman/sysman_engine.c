@@ -3,6 +3,7 @@
  * device-time timestamp in µs from the same start, as Intel's driver counts them; a group's active time is the sum of
  * its engines' divided by their number, the work of other processes on the card's same tiles included. docs/sysman.md.
  */
+#include "core/zf_chain.h"
 #include "tools/sysman/zf_sysman.h"
 
 static zf_sm_engine *zf_sm_engine_from(zes_engine_handle_t handle) {
@@ -25,6 +26,16 @@ ze_result_t zfi_zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_p
     pProperties->type = engine->type;
     pProperties->onSubdevice = zf_sm_on_subdevice(device);
     pProperties->subdeviceId = zf_sm_subdevice_id(device);
+    void *chain = zf_out_chain(pProperties, "pProperties", ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES);
+#if ZF_L0_AT_LEAST(7)
+    /* zes_engine_ext_properties_t: no virtual function uses the engine (the cards run without SR-IOV). */
+    zf_chain_foreach_out(ext, chain) {
+        if ((uint32_t)ext->stype == ZES_STRUCTURE_TYPE_ENGINE_EXT_PROPERTIES)
+            ((zes_engine_ext_properties_t *)ext)->countOfVirtualFunctionInstance = 0;
+    }
+#else
+    (void)chain;
+#endif
     return ZE_RESULT_SUCCESS;
 }
 

@@ -1,6 +1,7 @@
 /* Memory modules (zes_api.h, "Memory management"): one HBM module per device, of the device's memory. Its free bytes
  * are what device-memory accounting leaves (docs/memory.md) and the other processes on the card hold (their share); its
  * read and write counters are the bytes the device's commands moved since counting started. docs/sysman.md. */
+#include "core/zf_chain.h"
 #include "memory/zf_memory.h"
 #include "tools/sysman/zf_sysman.h"
 
@@ -32,6 +33,16 @@ ze_result_t zfi_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_propert
     pProperties->physicalSize = capacity;
     pProperties->busWidth = device->desc->num_memories > 0 ? (int32_t)(memory->max_bus_width_bits / device->share) : -1;
     pProperties->numChannels = -1; /* not known */
+    void *chain = zf_out_chain(pProperties, "pProperties", ZES_STRUCTURE_TYPE_MEM_PROPERTIES);
+#if ZF_L0_AT_LEAST(8)
+    /* zes_mem_bandwidth_counter_bits_exp_properties_t: the read and write counters are 64-bit byte counts. */
+    zf_chain_foreach_out(ext, chain) {
+        if ((uint32_t)ext->stype == ZES_STRUCTURE_TYPE_MEM_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES)
+            ((zes_mem_bandwidth_counter_bits_exp_properties_t *)ext)->validBitsCount = 64;
+    }
+#else
+    (void)chain;
+#endif
     return ZE_RESULT_SUCCESS;
 }
 

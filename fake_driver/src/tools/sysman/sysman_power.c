@@ -9,6 +9,7 @@
  * - frequency: the GPU domain runs at the top of its range while the device is busy (lower when throttled) and drops
  *   to the bottom of it when idle.
  * - temperature: a first-order thermal model driven by the average power between reads. */
+#include "core/zf_chain.h"
 #include "tools/sysman/zf_sysman.h"
 
 #include <math.h>
@@ -104,6 +105,39 @@ ze_result_t zfi_zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr
     return ZE_RESULT_SUCCESS;
 }
 
+/* The factory default of a domain's one limit, for zes_power_ext_properties_t.defaultLimit: a card's sustained limit
+ * at its default over 1 s, fixed (every field locked); a tile has no limit (-1, disabled). */
+static void zf_sm_default_limit(const zf_sm_power *power, zes_power_limit_ext_desc_t *d) {
+    const zf_sm_device *card = zf_sm_card_of(power->owner);
+    d->level = power->card ? ZES_POWER_LEVEL_SUSTAINED : ZES_POWER_LEVEL_UNKNOWN;
+    d->source = ZES_POWER_SOURCE_ANY;
+    d->limitUnit = ZES_LIMIT_UNIT_POWER;
+    d->enabledStateLocked = true;
+    d->enabled = power->card;
+    d->intervalValueLocked = true;
+    d->interval = power->card ? 1000 : -1;
+    d->limitValueLocked = true;
+    d->limit = power->card ? zf_sm_max_limit_mw(card) : -1;
+}
+
+/* Extension structures of zesPowerGetProperties: the domain's level (zes_power_ext_properties_t, with the factory
+ * default limit when the caller points defaultLimit at a descriptor; zes_power_domain_exp_properties_t, 1.8). */
+static void zf_sm_power_ext(const zf_sm_power *power, void *chain) {
+    zes_power_domain_t domain = power->card ? ZES_POWER_DOMAIN_CARD : ZES_POWER_DOMAIN_STACK;
+    zf_chain_foreach_out(ext, chain) {
+        if ((uint32_t)ext->stype == ZES_STRUCTURE_TYPE_POWER_EXT_PROPERTIES) {
+            zes_power_ext_properties_t *p = (zes_power_ext_properties_t *)ext;
+            p->domain = domain;
+            if (p->defaultLimit != NULL)
+                zf_sm_default_limit(power, p->defaultLimit);
+        }
+#if ZF_L0_AT_LEAST(8)
+        if ((uint32_t)ext->stype == ZES_STRUCTURE_TYPE_POWER_DOMAIN_EXP_PROPERTIES)
+            ((zes_power_domain_exp_properties_t *)ext)->powerDomain = domain;
+#endif
+    }
+}
+
 ze_result_t zfi_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties) {
     const zf_sm_power *power = zf_sm_power_from(hPower);
     const zf_device *device = power->owner->device;
@@ -116,6 +150,7 @@ ze_result_t zfi_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_propert
     pProperties->defaultLimit = tile ? -1 : zf_sm_max_limit_mw(card);
     pProperties->minLimit = tile ? -1 : zf_sm_idle_mw(card);
     pProperties->maxLimit = tile ? -1 : zf_sm_max_limit_mw(card);
+    zf_sm_power_ext(power, zf_out_chain(pProperties, "pProperties", ZES_STRUCTURE_TYPE_POWER_PROPERTIES));
     return ZE_RESULT_SUCCESS;
 }
 

@@ -1,7 +1,8 @@
-/* Sysman (zes*) in the legacy model: with ZES_ENABLE_SYSMAN=1 set before zeInit, core device handles (root devices
- * and sub-devices) are sysman device handles (zes_api.h, zes_device_handle_t). zeInit then builds, for every device,
- * its component handles and starts counting the work the device executes (docs/sysman.md): engine busy time, bytes
- * moved, compute and copy time per tile, from which activity, bandwidth, energy, frequency and temperature follow. */
+/* Sysman (zes*): initialised by zesInit, or in the legacy model by ZES_ENABLE_SYSMAN=1 set before zeInit. Either way
+ * core device handles (cards and tiles, whatever the hierarchy mode) are sysman device handles (zes_api.h,
+ * zes_device_handle_t), and zesDeviceGet lists the cards. Initialisation builds, for every device, its component
+ * handles and starts counting the work the device executes (docs/sysman.md): engine busy time, bytes moved, compute
+ * and copy time per tile, from which activity, bandwidth, energy, frequency and temperature follow. */
 #ifndef ZF_SYSMAN_H
 #define ZF_SYSMAN_H
 
@@ -164,16 +165,26 @@ struct zf_sm_device {
 /* The performance factor that leaves the clock alone, and the default (docs/sysman.md, "Controls"). */
 #define ZF_SM_PERF_NEUTRAL 50.0
 
-/* The lock guarding every counter above, and waits on a condition variable with it (events). */
-/* zeInit hook (registered by the composition root, ze/lifecycle.c): with ZES_ENABLE_SYSMAN=1, builds the state of every
- * visible device and starts counting. */
+/* zeInit hook (registered by the composition root, ze/lifecycle.c): with ZES_ENABLE_SYSMAN=1, enables sysman. */
 void zf_sm_start(zf_driver *driver);
+
+/* Builds the state of every device of the driver and starts counting, once (zesInit, zeInit); thread-safe.
+ * ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY (explained) when the state cannot be allocated. */
+ze_result_t zf_sm_enable(zf_driver *driver);
+
+/* The driver once sysman is enabled, else NULL. */
+zf_driver *zf_sm_driver(void);
+
+/* ZE_RESULT_SUCCESS once sysman is enabled, else UNINITIALIZED with the reason. */
+ze_result_t zf_sm_require(void);
+
+/* The lock guarding every counter above, and waits on a condition variable with it (events). */
 
 void zf_sm_lock(void);
 void zf_sm_unlock(void);
 int zf_sm_cond_timedwait(pthread_cond_t *cond, const struct timespec *deadline);
 
-/* The sysman state of a device handle; UNINITIALIZED (with the reason) when ZES_ENABLE_SYSMAN was not set. */
+/* The sysman state of a device handle; UNINITIALIZED (with the reason) before zesInit or ZES_ENABLE_SYSMAN's zeInit. */
 ze_result_t zf_sm_device_of(zes_device_handle_t hDevice, zf_sm_device **out);
 
 /* Host monotonic time in µs (the steady clock of energy and bandwidth timestamps). */
