@@ -459,6 +459,7 @@ static bool zf_streamer_attach(zf_metric_streamer *s) {
     s->serial = ++zf_streamer_serial;
     s->next = zf_streamers;
     zf_streamers = s;
+    s->group->users++; /* a user-created group keeps its metrics while streamed */
     return true;
 }
 
@@ -511,6 +512,7 @@ ze_result_t zfi_zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_
 /* ---- Close ---------------------------------------------------------------------------------------------------- */
 
 static void zf_streamer_detach(zf_metric_streamer *s) {
+    s->group->users--;
     for (zf_metric_streamer **p = &zf_streamers; *p != NULL; p = &(*p)->next) {
         if (*p == s) {
             *p = s->next;
