@@ -1,4 +1,5 @@
-/* Export data (headers 1.6): raw metric data with everything its calculation needs, so that another machine, with
+/* Export data (the API functions of headers 1.6; the format itself needs nothing of them, so the fuzz target reads it
+ * in every build): raw metric data with everything its calculation needs, so that another machine, with
  * or without a device, calculates it (docs/metrics.md, "Export data", defines the format byte by byte).
  *
  * zetMetricGroupGetExportDataExp writes a versioned header, the group's description (records, metrics with their
@@ -14,8 +15,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#if ZF_L0_AT_LEAST(6)
 
 #define ZF_EXPORT_MAGIC       0x584D465Au /* "ZFMX" */
 #define ZF_EXPORT_VERSION     1u
@@ -174,13 +173,11 @@ static ze_result_t zf_export_group(zf_metric_group *g, const uint8_t *raw, size_
     return result;
 }
 
-ze_result_t zfi_zetMetricGroupGetExportDataExp(zet_metric_group_handle_t hMetricGroup, const uint8_t *pRawData,
-                                               size_t rawDataSize, size_t *pExportDataSize, uint8_t *pExportData) {
-    zf_metric_group *g = zf_metric_group_from(hMetricGroup);
+ze_result_t zf_metric_export_data(zf_metric_group *g, const uint8_t *raw, size_t raw_size, size_t *size, uint8_t *out) {
     zf_metric_group_read_lock(g);
     const char *why = zf_metric_group_not_calculable(g);
     ze_result_t result = why != NULL ? zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s %s", g->name, why)
-                                     : zf_export_group(g, pRawData, rawDataSize, pExportDataSize, pExportData);
+                                     : zf_export_group(g, raw, raw_size, size, out);
     zf_metric_group_read_unlock(g);
     return result;
 }
@@ -449,6 +446,35 @@ static ze_result_t zf_export_frame(const zf_export *e, uint32_t skip, zf_frame *
     return ZE_RESULT_SUCCESS;
 }
 
+ze_result_t zf_metric_export_calculate(bool max, const uint8_t *data, size_t size, uint32_t skip, uint32_t *set_count,
+                                       uint32_t *total, uint32_t *counts, zet_typed_value_t *values) {
+    zf_export *e = NULL;
+    ze_result_t result = zf_export_read(data, size, &e);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    zf_frame *frame = malloc(sizeof *frame);
+    if (frame == NULL)
+        result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to read the raw data");
+    else
+        result = zf_export_frame(e, skip, frame);
+    if (result == ZE_RESULT_SUCCESS && (*set_count == 0 || *total == 0 || counts == NULL || values == NULL))
+        zf_calc_bound(&e->view, frame, max, set_count, total);
+    else if (result == ZE_RESULT_SUCCESS)
+        result = zf_calc_sets(&e->view, frame, max, set_count, total, counts, values);
+    free(frame);
+    zf_export_free(e);
+    return result;
+}
+
+/* ---- API (headers 1.6) ---------------------------------------------------------------------------------------- */
+
+#if ZF_L0_AT_LEAST(6)
+ze_result_t zfi_zetMetricGroupGetExportDataExp(zet_metric_group_handle_t hMetricGroup, const uint8_t *pRawData,
+                                               size_t rawDataSize, size_t *pExportDataSize, uint8_t *pExportData) {
+    return zf_metric_export_data(zf_metric_group_from(hMetricGroup), pRawData, rawDataSize, pExportDataSize,
+                                 pExportData);
+}
+
 static ze_result_t zf_check_calculate_desc(const zet_metric_calculate_exp_desc_t *desc) {
     if (desc->stype != 0 && (uint32_t)desc->stype != ZET_STRUCTURE_TYPE_METRICS_CALCULATE_EXP_DESC)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
@@ -464,26 +490,11 @@ ze_result_t zfi_zetMetricGroupCalculateMetricExportDataExp(ze_driver_handle_t hD
                                                            uint32_t *pSetCount, uint32_t *pTotalMetricValueCount,
                                                            uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues) {
     (void)hDriver; /* no device is needed: the export data holds everything */
-    bool max = type == ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES;
-    zf_export *e = NULL;
     ze_result_t result = zf_check_calculate_desc(pCalculateDescriptor);
-    if (result == ZE_RESULT_SUCCESS)
-        result = zf_export_read(pExportData, exportDataSize, &e);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    zf_frame *frame = malloc(sizeof *frame);
-    if (frame == NULL)
-        result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to read the raw data");
-    else
-        result = zf_export_frame(e, pCalculateDescriptor->rawReportSkipCount, frame);
-    if (result == ZE_RESULT_SUCCESS &&
-        (*pSetCount == 0 || *pTotalMetricValueCount == 0 || pMetricCounts == NULL || pMetricValues == NULL))
-        zf_calc_bound(&e->view, frame, max, pSetCount, pTotalMetricValueCount);
-    else if (result == ZE_RESULT_SUCCESS)
-        result = zf_calc_sets(&e->view, frame, max, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
-    free(frame);
-    zf_export_free(e);
-    return result;
+    return zf_metric_export_calculate(type == ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES, pExportData,
+                                      exportDataSize, pCalculateDescriptor->rawReportSkipCount, pSetCount,
+                                      pTotalMetricValueCount, pMetricCounts, pMetricValues);
 }
-
 #endif

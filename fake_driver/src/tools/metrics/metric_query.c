@@ -75,7 +75,7 @@ static ze_result_t zf_pool_attach(zf_metric_device *mdev, zf_metric_group *group
                            "a metric streamer of domain %u is open on the device: close it first", group->domain);
     }
     if (group->sampling != ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is a TIME_BASED group: query pools need EVENT_BASED",
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is not an EVENT_BASED group: query pools need one",
                        group->name);
     for (uint32_t t = 0; t < mdev->num_tiles; t++) {
         if (zf_tile_domain_use(mdev->tiles[t], group->domain, true) == NULL)

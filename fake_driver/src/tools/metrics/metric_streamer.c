@@ -399,7 +399,7 @@ static ze_result_t zf_check_open_state(const zf_metric_device *mdev, const zf_me
                            "metric query pools of domain %u exist on the device: destroy them first", group->domain);
     }
     if (group->sampling != ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is an EVENT_BASED group: streamers need TIME_BASED",
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is not a TIME_BASED group: streamers need one",
                        group->name);
     if (!zf_metric_group_is_active(group))
         return zf_fail(ZE_RESULT_NOT_READY, "%s is not activated on the device (zetContextActivateMetricGroups)",

@@ -334,13 +334,10 @@ static ze_result_t zf_group_remove(zf_metric_group *g, zf_metric *m) {
     if (m->origin != ZF_METRIC_PROGRAMMED)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                        "hMetric (%s) is predefined: only metrics created from programmables are removed", m->name);
+    /* The header's answer; Intel's driver answers ZE_RESULT_SUCCESS and removes nothing (docs/metrics.md). */
     int32_t index = zf_member_index(g->user, m);
-    if (index < 0 && zf_strict())
+    if (index < 0)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "hMetric (%s) was not added to %s", m->name, g->name);
-    if (index < 0) {
-        zf_tolerate("the metric to remove was previously added to the metric group", "removed nothing");
-        return ZE_RESULT_SUCCESS;
-    }
     zf_user_group *user = g->user;
     zf_metric **list = calloc(user->num_members, sizeof *list);
     if (list == NULL)

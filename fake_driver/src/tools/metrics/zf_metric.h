@@ -356,6 +356,16 @@ static inline zf_metric *zf_metric_from(zet_metric_handle_t handle) {
     return (zf_metric *)handle;
 }
 
+/* ---- Export data (metric_export.c; docs/metrics.md, "Export data") ------------------------------------------- */
+
+/* zetMetricGroupGetExportDataExp and zetMetricGroupCalculateMetricExportDataExp without their API types: the export
+ * of `raw` (the size asked with *size 0 or no buffer), and the calculation of export data, the first `skip` records of
+ * each set left out. */
+ze_result_t zf_metric_export_data(zf_metric_group *group, const uint8_t *raw, size_t raw_size, size_t *size,
+                                  uint8_t *out);
+ze_result_t zf_metric_export_calculate(bool max, const uint8_t *data, size_t size, uint32_t skip, uint32_t *set_count,
+                                       uint32_t *total, uint32_t *counts, zet_typed_value_t *values);
+
 /* ---- Building metrics (metric_system.c) ----------------------------------------------------------------------- */
 
 /* Copies a string into a fixed array, cut to fit and always terminated. */
