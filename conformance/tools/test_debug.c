@@ -96,12 +96,33 @@ static void debug_session_functions_refuse_non_sessions(void **state) {
     }
 }
 
+#if ZC_L0_AT_LEAST(5)
+/* The register sets of a thread (headers 1.5) are asked of a session, and there is none: NULL or any other handle
+ * is refused as the other functions of a session refuse it. */
+static void debug_thread_register_sets_need_a_session(void **state) {
+    (void)state;
+    zc_api_require(zetDebugGetThreadRegisterSetProperties);
+    __typeof__(&zetDebugGetThreadRegisterSetProperties) get = ZC_API(zetDebugGetThreadRegisterSetProperties);
+    ze_device_thread_t thread = {0, 0, 0, 0};
+    uint32_t count = 0;
+    zc_assert_result(get(NULL, thread, &count, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_skip_unless_fake(); /* a handle that is not a session is undefined behaviour elsewhere */
+    zet_debug_session_handle_t device = (zet_debug_session_handle_t)zc_sys()->roots[0];
+    zc_assert_result(get(device, thread, &count, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(get(device, thread, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    assert_int_equal(count, 0);
+}
+#endif
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(debug_attach_refused_where_not_supported),
         cmocka_unit_test(debug_register_sets_none),
         cmocka_unit_test(debug_arguments_checked),
         cmocka_unit_test(debug_session_functions_refuse_non_sessions),
+#if ZC_L0_AT_LEAST(5)
+        cmocka_unit_test(debug_thread_register_sets_need_a_session),
+#endif
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

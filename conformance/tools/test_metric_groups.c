@@ -5,6 +5,11 @@
 #include <stdio.h>
 
 static bool zc_valid_metric_type(zet_metric_type_t type) {
+#if ZC_L0_AT_LEAST(11)
+    if (type == ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP || type == ZET_METRIC_TYPE_EVENT_EXP_START ||
+        type == ZET_METRIC_TYPE_EVENT_EXP_END || type == ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE)
+        return true;
+#endif
     return (type >= ZET_METRIC_TYPE_DURATION && type <= ZET_METRIC_TYPE_RAW) || type == ZET_METRIC_TYPE_IP_EXP;
 }
 
@@ -13,8 +18,8 @@ static void zc_check_group(zet_metric_group_handle_t group) {
     assert_true(p.name[0] != '\0');
     assert_true(memchr(p.name, '\0', sizeof p.name) != NULL);
     assert_true(memchr(p.description, '\0', sizeof p.description) != NULL);
-    assert_true(p.samplingType & (ZC_TIME_BASED | ZC_EVENT_BASED));
-    assert_int_equal(p.samplingType & ~(uint32_t)(ZC_TIME_BASED | ZC_EVENT_BASED), 0);
+    assert_true(p.samplingType & ZC_ALL_SAMPLING);
+    assert_int_equal(p.samplingType & ~(uint32_t)ZC_ALL_SAMPLING, 0);
     zc_count_query query = zc_metric_query_of(group);
     assert_int_equal(zc_count(&query), p.metricCount);
     zc_check_count_semantics(&query);
@@ -134,6 +139,9 @@ static void metric_groups_of_default_scenario(void **state) {
         {"EngineActivity", ZC_TIME_BASED, 1},
         {"EngineActivity", ZC_EVENT_BASED, 1},
         {"EuStallSampling", ZC_TIME_BASED, 100},
+#if ZC_L0_AT_LEAST(10)
+        {"EngineEvents", ZC_TRACER_BASED, 101}, /* the tracer's events, in a domain of their own */
+#endif
     };
     const zc_system *sys = zc_sys();
     for (uint32_t d = 0; d < sys->num_all; d++) {

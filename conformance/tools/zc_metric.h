@@ -99,6 +99,19 @@ static inline uint32_t zc_metric_count(zet_metric_group_handle_t group) {
     return zc_group_properties(group).metricCount;
 }
 
+/* The sampling types of the headers: the tracer's came with 1.10 (its groups are decoded, not calculated). */
+#if ZC_L0_AT_LEAST(10)
+#define ZC_TRACER_BASED ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED
+#else
+#define ZC_TRACER_BASED 0u
+#endif
+#define ZC_ALL_SAMPLING (ZC_TIME_BASED | ZC_EVENT_BASED | ZC_TRACER_BASED)
+
+/* Whether a group's raw data is calculated (streamer and query groups) rather than decoded (tracer groups). */
+static inline bool zc_group_calculable(zet_metric_group_handle_t group) {
+    return (zc_group_properties(group).samplingType & (ZC_TIME_BASED | ZC_EVENT_BASED)) != 0;
+}
+
 /* ---- Calculation ---------------------------------------------------------------------------------------------- */
 
 typedef struct zc_values {

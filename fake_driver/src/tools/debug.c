@@ -74,3 +74,12 @@ ze_result_t zfi_zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_dev
                                        uint32_t start, uint32_t count, void *pRegisterValues) {
     return zf_debug_no_session(hDebug);
 }
+
+#if ZF_L0_AT_LEAST(5)
+/* A thread's register sets exist only in a debug session (the thread must be stopped in it), and there is none. */
+ze_result_t zfi_zetDebugGetThreadRegisterSetProperties(zet_debug_session_handle_t hDebug, ze_device_thread_t thread,
+                                                       uint32_t *pCount,
+                                                       zet_debug_regset_properties_t *pRegisterSetProperties) {
+    return zf_debug_no_session(hDebug);
+}
+#endif

@@ -37,28 +37,15 @@ void zf_frame_write_header(uint8_t *out, const zf_metric_device *mdev, size_t se
     }
 }
 
-/* One data set: whole records of one tile. */
-typedef struct zf_data_set {
-    const uint8_t *data;
-    size_t size;
-    uint32_t tile;  /* index into the group's device tiles (constants) */
-    uint32_t carry; /* index into group->carry */
-} zf_data_set;
-
-typedef struct zf_frame {
-    uint32_t count;
-    zf_data_set sets[ZF_FRAME_MAX_SETS];
-} zf_frame;
-
 /* The one rule that tells frames from plain data (docs/metrics-raw-formats.md, "Frame or plain data"): at least a
  * frame header's 16 bytes, starting with the magic. Everything else is plain data, whatever its first bytes. */
 static bool zf_is_framed(const uint8_t *data, size_t size) {
     return size >= ZF_FRAME_HEADER_SIZE && zf_le32_get(data) == ZF_FRAME_MAGIC;
 }
 
-static bool zf_tile_index(const zf_metric_device *mdev, uint32_t tile_id, uint32_t *index) {
-    for (uint32_t t = 0; t < mdev->num_tiles; t++) {
-        if (mdev->tiles[t]->tile_id == tile_id) {
+static bool zf_tile_index(const zf_calc_view *v, uint32_t tile_id, uint32_t *index) {
+    for (uint32_t t = 0; t < v->num_tiles; t++) {
+        if (v->tile_ids[t] == tile_id) {
             *index = t;
             return true;
         }
@@ -66,12 +53,12 @@ static bool zf_tile_index(const zf_metric_device *mdev, uint32_t tile_id, uint32
     return false;
 }
 
-static ze_result_t zf_frame_entry(const zf_metric_group *g, const uint8_t *data, size_t size, uint32_t i, size_t header,
+static ze_result_t zf_frame_entry(const zf_calc_view *g, const uint8_t *data, size_t size, uint32_t i, size_t header,
                                   zf_frame *frame) {
     const uint8_t *entry = data + ZF_FRAME_HEADER_SIZE + (size_t)i * ZF_FRAME_ENTRY_SIZE;
     uint32_t tile_id = zf_le32_get(entry), offset = zf_le32_get(entry + 8), length = zf_le32_get(entry + 12);
     uint32_t tile = 0;
-    if (!zf_tile_index(g->mdev, tile_id, &tile))
+    if (!zf_tile_index(g, tile_id, &tile))
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "frame set %u names tile %u, which %s does not have", i,
                        tile_id, g->name);
     for (uint32_t j = 0; j < i; j++) {
@@ -91,7 +78,7 @@ static ze_result_t zf_frame_entry(const zf_metric_group *g, const uint8_t *data,
 }
 
 /* Validates a frame completely before any set is read; `size` is at least ZF_FRAME_HEADER_SIZE (zf_is_framed). */
-static ze_result_t zf_frame_parse(const zf_metric_group *g, const uint8_t *data, size_t size, zf_frame *frame) {
+static ze_result_t zf_frame_parse(const zf_calc_view *g, const uint8_t *data, size_t size, zf_frame *frame) {
     uint32_t version = (uint32_t)data[4] | (uint32_t)data[5] << 8;
     size_t header = (size_t)data[6] | (size_t)data[7] << 8;
     uint32_t count = zf_le32_get(data + 8);
@@ -114,12 +101,12 @@ static ze_result_t zf_frame_parse(const zf_metric_group *g, const uint8_t *data,
 }
 
 /* Plain (unframed) data: one set, carried separately from the tiles of framed data. */
-static ze_result_t zf_plain_set(const zf_metric_group *g, const uint8_t *data, size_t size, zf_frame *frame) {
+static ze_result_t zf_plain_set(const zf_calc_view *g, const uint8_t *data, size_t size, zf_frame *frame) {
     if (size % g->record_size != 0)
         return zf_fail(ZE_RESULT_ERROR_INVALID_SIZE, "rawDataSize %zu is not a multiple of %s's %u-byte records", size,
                        g->name, g->record_size);
     frame->count = 1;
-    frame->sets[0] = (zf_data_set){.data = data, .size = size, .tile = 0, .carry = g->mdev->num_tiles};
+    frame->sets[0] = (zf_data_set){.data = data, .size = size, .tile = 0, .carry = g->num_tiles};
     return ZE_RESULT_SUCCESS;
 }
 
@@ -149,9 +136,9 @@ static uint64_t zf_oa_a_counter(const uint8_t *rec, uint32_t slot) {
     return (uint64_t)zf_le32_get(rec + ZF_OA_OFF_A_LOW + 4 * slot) | (uint64_t)rec[ZF_OA_OFF_A_HIGH + slot] << 32;
 }
 
-static void zf_fields_oa_pair(uint64_t *f, const zf_metric_group *g, const zf_tile_shape *shape, const uint8_t *prev,
+static void zf_fields_oa_pair(uint64_t *f, const zf_calc_view *g, const zf_tile_shape *shape, const uint8_t *prev,
                               const uint8_t *cur) {
-    uint32_t ts_bits = g->mdev->device->desc->metric_options.timestamp_valid_bits;
+    uint32_t ts_bits = g->timestamp_bits;
     uint64_t ts_prev = zf_clock_mask(zf_le64_get(prev + ZF_OA_OFF_TIMESTAMP), ts_bits);
     f[ZF_MF_TICKS] = zf_delta(zf_le64_get(cur + ZF_OA_OFF_TIMESTAMP), ts_prev, ts_bits);
     f[ZF_MF_GPU_TICKS] =
@@ -245,9 +232,9 @@ static bool zf_out_full(const zf_calc_out *out) {
     return !out->max && out->written >= out->capacity;
 }
 
-static void zf_emit_result(const zf_metric_group *g, const uint64_t *fields, zf_calc_out *out) {
+static void zf_emit_result(const zf_calc_view *g, const uint64_t *fields, zf_calc_out *out) {
     for (uint32_t m = 0; m < g->num_metrics && !zf_out_full(out); m++) {
-        zet_typed_value_t v = zf_metric_value(&g->metrics[m], fields);
+        zet_typed_value_t v = zf_metric_value(g->metrics[m], fields);
         if (!out->max)
             out->values[out->written++] = v;
         else if (!out->any || zf_value_greater(&v, &out->top[m]))
@@ -264,19 +251,26 @@ static bool zf_stream_continues(const uint8_t *previous, const uint8_t *first) {
     return b == ((a + 1) & 0xffffu);
 }
 
-static void zf_calc_stream(zf_metric_group *g, const zf_data_set *set, uint64_t *fields, zf_calc_out *out,
+bool zf_calc_carried(const zf_calc_view *v, const zf_data_set *set, zf_metric_carry *carry) {
+    if (set->no_carry || v->format != ZF_METRIC_FORMAT_OA ||
+        v->sampling != ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED || set->size < ZF_OA_RECORD_SIZE)
+        return false;
+    if (v->carry_lock != NULL)
+        pthread_mutex_lock(v->carry_lock);
+    *carry = v->carry[set->carry];
+    if (v->carry_lock != NULL)
+        pthread_mutex_unlock(v->carry_lock);
+    return carry->valid && zf_stream_continues(carry->record, set->data);
+}
+
+static void zf_calc_stream(const zf_calc_view *g, const zf_data_set *set, uint64_t *fields, zf_calc_out *out,
                            bool update_carry) {
-    const zf_tile_shape *shape = &g->mdev->tiles[set->tile]->shape;
+    const zf_tile_shape *shape = &g->shapes[set->tile];
     size_t n = set->size / ZF_OA_RECORD_SIZE;
     if (n == 0)
         return;
-    uint8_t carried[ZF_OA_RECORD_SIZE];
-    pthread_mutex_lock(&g->carry_lock);
-    bool have = g->carry[set->carry].valid;
-    if (have)
-        memcpy(carried, g->carry[set->carry].record, sizeof carried);
-    pthread_mutex_unlock(&g->carry_lock);
-    const uint8_t *prev = have && zf_stream_continues(carried, set->data) ? carried : NULL;
+    zf_metric_carry carried;
+    const uint8_t *prev = zf_calc_carried(g, set, &carried) ? carried.record : NULL;
     for (size_t i = 0; i < n && !zf_out_full(out); i++) {
         const uint8_t *cur = set->data + i * ZF_OA_RECORD_SIZE;
         if (prev != NULL) {
@@ -285,15 +279,15 @@ static void zf_calc_stream(zf_metric_group *g, const zf_data_set *set, uint64_t 
         }
         prev = cur;
     }
-    if (!update_carry)
+    if (!update_carry || g->carry_lock == NULL)
         return;
-    pthread_mutex_lock(&g->carry_lock);
+    pthread_mutex_lock(g->carry_lock);
     g->carry[set->carry].valid = true;
     memcpy(g->carry[set->carry].record, set->data + (n - 1) * ZF_OA_RECORD_SIZE, ZF_OA_RECORD_SIZE);
-    pthread_mutex_unlock(&g->carry_lock);
+    pthread_mutex_unlock(g->carry_lock);
 }
 
-static void zf_calc_queries(const zf_metric_group *g, const zf_data_set *set, uint64_t *fields, zf_calc_out *out) {
+static void zf_calc_queries(const zf_calc_view *g, const zf_data_set *set, uint64_t *fields, zf_calc_out *out) {
     size_t n = set->size / ZF_OA_QUERY_RECORD_SIZE;
     for (size_t i = 0; i < n && !zf_out_full(out); i++) {
         zf_fields_oa_query(fields, set->data + i * ZF_OA_QUERY_RECORD_SIZE);
@@ -312,8 +306,7 @@ static int zf_compare_ip(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static ze_result_t zf_calc_eu_stall(const zf_metric_group *g, const zf_data_set *set, uint64_t *fields,
-                                    zf_calc_out *out) {
+static ze_result_t zf_calc_eu_stall(const zf_calc_view *g, const zf_data_set *set, uint64_t *fields, zf_calc_out *out) {
     size_t n = set->size / ZF_EU_STALL_RECORD_SIZE;
     if (n == 0)
         return ZE_RESULT_SUCCESS;
@@ -343,9 +336,9 @@ static ze_result_t zf_calc_eu_stall(const zf_metric_group *g, const zf_data_set 
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t zf_calc_set(zf_metric_group *g, const zf_data_set *set, zf_calc_out *out, bool update_carry) {
+static ze_result_t zf_calc_set(const zf_calc_view *g, const zf_data_set *set, zf_calc_out *out, bool update_carry) {
     uint64_t fields[ZF_MF_COUNT] = {0};
-    zf_fields_constants(fields, &g->mdev->tiles[set->tile]->shape);
+    zf_fields_constants(fields, &g->shapes[set->tile]);
     if (g->format == ZF_METRIC_FORMAT_EU_STALL)
         return zf_calc_eu_stall(g, set, fields, out);
     if (g->sampling == ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED)
@@ -356,7 +349,7 @@ static ze_result_t zf_calc_set(zf_metric_group *g, const zf_data_set *set, zf_ca
 }
 
 /* The most values a set can give: one result per record (pairs may give one fewer, EU samples fewer still). */
-static uint64_t zf_set_bound(const zf_metric_group *g, const zf_data_set *set, bool max) {
+static uint64_t zf_set_bound(const zf_calc_view *g, const zf_data_set *set, bool max) {
     uint64_t records = set->size / g->record_size;
     if (max)
         return records > 0 ? g->num_metrics : 0;
@@ -368,7 +361,7 @@ static uint32_t zf_clamp32(uint64_t x) {
 }
 
 /* Calculates one set into values[0 .. capacity); returns the number written. */
-static ze_result_t zf_calc_into(zf_metric_group *g, const zf_data_set *set, bool max, zet_typed_value_t *values,
+static ze_result_t zf_calc_into(const zf_calc_view *g, const zf_data_set *set, bool max, zet_typed_value_t *values,
                                 uint64_t capacity, uint64_t *written) {
     zf_calc_out out = {.values = values, .capacity = capacity, .max = max};
     if (max && (out.top = calloc(g->num_metrics, sizeof *out.top)) == NULL)
@@ -383,10 +376,45 @@ static ze_result_t zf_calc_into(zf_metric_group *g, const zf_data_set *set, bool
     return result;
 }
 
-/* ---- API ------------------------------------------------------------------------------------------------------ */
+/* ---- Views and parsing ---------------------------------------------------------------------------------------- */
 
-static ze_result_t zf_parse_raw(const zf_metric_group *g, const uint8_t *data, size_t size, bool allow_frame,
-                                zf_frame *frame) {
+void zf_calc_view_of(const zf_metric_group *group, zf_calc_view *view) {
+    const zf_metric_device *mdev = group->mdev;
+    *view = (zf_calc_view){.name = group->name,
+                           .sampling = group->sampling,
+                           .format = group->format,
+                           .record_size = group->record_size,
+                           .timestamp_bits = mdev->device->desc->metric_options.timestamp_valid_bits,
+                           .num_metrics = group->num_metrics,
+                           .metrics = group->list,
+                           .num_tiles = mdev->num_tiles,
+                           .tile_ids = mdev->tile_ids,
+                           .shapes = mdev->shapes,
+                           .carry_lock = (pthread_mutex_t *)&group->carry_lock,
+                           .carry = group->carry};
+}
+
+void zf_metric_group_read_lock(zf_metric_group *group) {
+    if (group->user != NULL)
+        pthread_rwlock_rdlock(&group->list_lock);
+}
+
+void zf_metric_group_read_unlock(zf_metric_group *group) {
+    if (group->user != NULL)
+        pthread_rwlock_unlock(&group->list_lock);
+}
+
+const char *zf_metric_group_not_calculable(const zf_metric_group *group) {
+#if ZF_L0_AT_LEAST(10)
+    if (group->sampling == ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED)
+        return "is a tracer group: its data is decoded (zetMetricTracerDecodeExp), not calculated";
+#endif
+    if (zf_user_group_not_ready(group) != NULL)
+        return "is a user-created group that is not closed (zetMetricGroupCloseExp): its metrics are not final";
+    return NULL;
+}
+
+ze_result_t zf_calc_parse(const zf_calc_view *g, const uint8_t *data, size_t size, bool allow_frame, zf_frame *frame) {
     if (size == 0 && zf_strict())
         return zf_fail(ZE_RESULT_NOT_READY, "rawDataSize is 0: there is nothing to calculate yet");
     if (size == 0) /* ZE_RESULT_NOT_READY is not among the function's results: no data, no values */
@@ -401,23 +429,58 @@ static ze_result_t zf_parse_raw(const zf_metric_group *g, const uint8_t *data, s
     return zf_frame_parse(g, data, size, frame);
 }
 
+void zf_calc_bound(const zf_calc_view *v, const zf_frame *frame, bool max, uint32_t *set_count, uint32_t *total) {
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < frame->count; i++)
+        sum += zf_set_bound(v, &frame->sets[i], max);
+    *set_count = frame->count;
+    *total = zf_clamp32(sum);
+}
+
+ze_result_t zf_calc_sets(const zf_calc_view *v, const zf_frame *frame, bool max, uint32_t *set_count, uint32_t *total,
+                         uint32_t *counts, zet_typed_value_t *values) {
+    uint32_t sets = *set_count < frame->count ? *set_count : frame->count;
+    uint64_t capacity = *total, used = 0;
+    ze_result_t result = ZE_RESULT_SUCCESS;
+    for (uint32_t i = 0; i < sets && result == ZE_RESULT_SUCCESS; i++) {
+        uint64_t written = 0;
+        result = zf_calc_into(v, &frame->sets[i], max, values + used, capacity - used, &written);
+        counts[i] = (uint32_t)written;
+        used += written;
+    }
+    *set_count = sets;
+    *total = (uint32_t)used;
+    return result;
+}
+
+/* ---- API ------------------------------------------------------------------------------------------------------ */
+
+static ze_result_t zf_check_calculable(const zf_metric_group *g) {
+    const char *why = zf_metric_group_not_calculable(g);
+    return why == NULL ? ZE_RESULT_SUCCESS : zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s %s", g->name, why);
+}
+
 ze_result_t zfi_zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup,
                                                     zet_metric_group_calculation_type_t type, size_t rawDataSize,
                                                     const uint8_t *pRawData, uint32_t *pMetricValueCount,
                                                     zet_typed_value_t *pMetricValues) {
     zf_metric_group *g = zf_metric_group_from(hMetricGroup);
     bool max = type == ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES;
+    zf_metric_group_read_lock(g);
+    zf_calc_view v;
+    zf_calc_view_of(g, &v);
     zf_frame frame;
-    ze_result_t result = zf_parse_raw(g, pRawData, rawDataSize, false, &frame);
-    if (result != ZE_RESULT_SUCCESS)
-        return result;
-    if (*pMetricValueCount == 0 || pMetricValues == NULL) {
-        *pMetricValueCount = zf_clamp32(zf_set_bound(g, &frame.sets[0], max));
-        return ZE_RESULT_SUCCESS;
+    ze_result_t result = zf_check_calculable(g);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zf_calc_parse(&v, pRawData, rawDataSize, false, &frame);
+    if (result == ZE_RESULT_SUCCESS && (*pMetricValueCount == 0 || pMetricValues == NULL)) {
+        *pMetricValueCount = zf_clamp32(zf_set_bound(&v, &frame.sets[0], max));
+    } else if (result == ZE_RESULT_SUCCESS) {
+        uint64_t written = 0;
+        result = zf_calc_into(&v, &frame.sets[0], max, pMetricValues, *pMetricValueCount, &written);
+        *pMetricValueCount = (uint32_t)written;
     }
-    uint64_t written = 0;
-    result = zf_calc_into(g, &frame.sets[0], max, pMetricValues, *pMetricValueCount, &written);
-    *pMetricValueCount = (uint32_t)written;
+    zf_metric_group_read_unlock(g);
     return result;
 }
 
@@ -432,26 +495,18 @@ ze_result_t zfi_zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_
     zf_frame *frame = malloc(sizeof *frame);
     if (frame == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to read a frame");
-    ze_result_t result = zf_parse_raw(g, pRawData, rawDataSize, true, frame);
+    zf_metric_group_read_lock(g);
+    zf_calc_view v;
+    zf_calc_view_of(g, &v);
+    ze_result_t result = zf_check_calculable(g);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zf_calc_parse(&v, pRawData, rawDataSize, true, frame);
     if (result == ZE_RESULT_SUCCESS &&
-        (*pSetCount == 0 || *pTotalMetricValueCount == 0 || pMetricCounts == NULL || pMetricValues == NULL)) {
-        uint64_t total = 0;
-        for (uint32_t i = 0; i < frame->count; i++)
-            total += zf_set_bound(g, &frame->sets[i], max);
-        *pSetCount = frame->count;
-        *pTotalMetricValueCount = zf_clamp32(total);
-    } else if (result == ZE_RESULT_SUCCESS) {
-        uint32_t sets = *pSetCount < frame->count ? *pSetCount : frame->count;
-        uint64_t capacity = *pTotalMetricValueCount, used = 0;
-        for (uint32_t i = 0; i < sets && result == ZE_RESULT_SUCCESS; i++) {
-            uint64_t written = 0;
-            result = zf_calc_into(g, &frame->sets[i], max, pMetricValues + used, capacity - used, &written);
-            pMetricCounts[i] = (uint32_t)written;
-            used += written;
-        }
-        *pSetCount = sets;
-        *pTotalMetricValueCount = (uint32_t)used;
-    }
+        (*pSetCount == 0 || *pTotalMetricValueCount == 0 || pMetricCounts == NULL || pMetricValues == NULL))
+        zf_calc_bound(&v, frame, max, pSetCount, pTotalMetricValueCount);
+    else if (result == ZE_RESULT_SUCCESS)
+        result = zf_calc_sets(&v, frame, max, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
+    zf_metric_group_read_unlock(g);
     free(frame);
     return result;
 }

@@ -169,6 +169,7 @@ void zf_metric_observe(const zf_work_record *r, void *user_data) {
         memcpy(entry->kernels, kernels, num_kernels * sizeof kernels[0]);
         zf_work_amounts(r, &tile->shape, t, mdev->num_tiles, compute, entry->amount);
         zf_tile_add(tile, entry);
+        zf_tracers_observe(tile, r);
     }
     if (r->end_ns > mdev->root->latest_end_ns)
         mdev->root->latest_end_ns = r->end_ns;
@@ -304,9 +305,9 @@ zf_domain_use *zf_tile_domain_use(zf_metric_tile *tile, uint32_t domain, bool cr
 }
 
 uint64_t zf_flex_counter(const zf_metric_group *group, uint32_t index, const uint64_t signals[ZF_SIG_COUNT]) {
-    if (index >= group->desc->num_counters)
+    if (index >= group->num_counters)
         return 0;
-    const zf_scenario_counter *c = &group->desc->counters[index];
+    const zf_scenario_counter *c = &group->counters[index];
     /* Counters wrap: keeping the low 64 bits (the records keep fewer still) is the hardware's behaviour. */
     return (uint64_t)((zf_u128)signals[c->signal] * c->multiply / c->divide);
 }

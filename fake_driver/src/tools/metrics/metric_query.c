@@ -67,7 +67,7 @@ static ze_result_t zf_check_pool_arguments(zf_context *context, zf_metric_device
 }
 
 /* Pools exclude an open streamer of their domain on any of their tiles; lock held. */
-static ze_result_t zf_pool_attach(zf_metric_device *mdev, const zf_metric_group *group) {
+static ze_result_t zf_pool_attach(zf_metric_device *mdev, zf_metric_group *group) {
     for (uint32_t t = 0; t < mdev->num_tiles; t++) {
         const zf_domain_use *use = zf_tile_domain_use(mdev->tiles[t], group->domain, false);
         if (use != NULL && use->streamer != NULL)
@@ -75,7 +75,7 @@ static ze_result_t zf_pool_attach(zf_metric_device *mdev, const zf_metric_group 
                            "a metric streamer of domain %u is open on the device: close it first", group->domain);
     }
     if (group->sampling != ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is a TIME_BASED group: query pools need EVENT_BASED",
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is not an EVENT_BASED group: query pools need one",
                        group->name);
     for (uint32_t t = 0; t < mdev->num_tiles; t++) {
         if (zf_tile_domain_use(mdev->tiles[t], group->domain, true) == NULL)
@@ -84,6 +84,7 @@ static ze_result_t zf_pool_attach(zf_metric_device *mdev, const zf_metric_group 
     }
     for (uint32_t t = 0; t < mdev->num_tiles; t++)
         zf_tile_domain_use(mdev->tiles[t], group->domain, false)->pools++;
+    group->users++; /* a user-created group keeps its metrics while a pool uses it */
     return ZE_RESULT_SUCCESS;
 }
 
@@ -129,6 +130,7 @@ ze_result_t zfi_zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetric
     }
     for (uint32_t t = 0; t < pool->mdev->num_tiles; t++)
         zf_tile_domain_use(pool->mdev->tiles[t], pool->group->domain, false)->pools--;
+    pool->group->users--;
     zf_metric_unlock();
     zf_object_retire(&pool->header);
     return ZE_RESULT_SUCCESS;

@@ -399,7 +399,7 @@ static ze_result_t zf_check_open_state(const zf_metric_device *mdev, const zf_me
                            "metric query pools of domain %u exist on the device: destroy them first", group->domain);
     }
     if (group->sampling != ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED)
-        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is an EVENT_BASED group: streamers need TIME_BASED",
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s is not a TIME_BASED group: streamers need one",
                        group->name);
     if (!zf_metric_group_is_active(group))
         return zf_fail(ZE_RESULT_NOT_READY, "%s is not activated on the device (zetContextActivateMetricGroups)",
@@ -459,6 +459,7 @@ static bool zf_streamer_attach(zf_metric_streamer *s) {
     s->serial = ++zf_streamer_serial;
     s->next = zf_streamers;
     zf_streamers = s;
+    s->group->users++; /* a user-created group keeps its metrics while streamed */
     return true;
 }
 
@@ -511,6 +512,7 @@ ze_result_t zfi_zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_
 /* ---- Close ---------------------------------------------------------------------------------------------------- */
 
 static void zf_streamer_detach(zf_metric_streamer *s) {
+    s->group->users--;
     for (zf_metric_streamer **p = &zf_streamers; *p != NULL; p = &(*p)->next) {
         if (*p == s) {
             *p = s->next;

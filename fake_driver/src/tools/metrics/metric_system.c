@@ -76,7 +76,7 @@ static bool zf_tile_create(zf_metric_device *mdev) {
 
 /* ---- Metrics and groups --------------------------------------------------------------------------------------- */
 
-static void zf_copy_text(char *dst, size_t size, const char *src) {
+void zf_copy_text(char *dst, size_t size, const char *src) {
     size_t n = strnlen(src, size - 1);
     memcpy(dst, src, n);
     dst[n] = '\0';
@@ -84,8 +84,20 @@ static void zf_copy_text(char *dst, size_t size, const char *src) {
 
 static bool zf_metric_register(zf_metric *metric, zf_metric_group *group) {
     metric->group = group;
+    metric->mdev = group->mdev;
+    metric->origin = ZF_METRIC_PREDEFINED;
     metric->floating = metric->value_type == ZET_VALUE_TYPE_FLOAT32 || metric->value_type == ZET_VALUE_TYPE_FLOAT64;
     return zf_object_register(&metric->header, ZF_OBJ_ZET_METRIC, &group->header);
+}
+
+bool zf_metric_compile(zf_metric *metric, zf_metric_format format, const char *formula, char *why, size_t why_size) {
+    bool floating = metric->value_type == ZET_VALUE_TYPE_FLOAT32 || metric->value_type == ZET_VALUE_TYPE_FLOAT64;
+    if (!zf_formula_compile(formula, strlen(formula), format, floating, metric->own_ops, ZF_FORMULA_MAX_OPS,
+                            &metric->num_ops, why, why_size))
+        return false;
+    metric->ops = metric->own_ops;
+    metric->formula = formula;
+    return true;
 }
 
 static bool zf_metric_from_scenario(zf_metric *metric, zf_metric_group *group, const zf_scenario *s,
@@ -99,11 +111,12 @@ static bool zf_metric_from_scenario(zf_metric *metric, zf_metric_group *group, c
     metric->value_type = m->value_type;
     metric->ops = &s->metric_ops[m->first_op];
     metric->num_ops = m->num_ops;
+    metric->formula = zf_scenario_text(s, m->formula_text);
     return zf_metric_register(metric, group);
 }
 
 /* Information entries are compiled here from the scenario module's table; they are known to compile. */
-static bool zf_metric_from_info(zf_metric *metric, zf_metric_group *group, const zf_metric_info_def *def) {
+bool zf_metric_init_info(zf_metric *metric, zf_metric_group *group, const zf_metric_info_def *def) {
     zf_copy_text(metric->name, sizeof metric->name, def->name);
     zf_copy_text(metric->description, sizeof metric->description, def->description);
     zf_copy_text(metric->component, sizeof metric->component, "GPU");
@@ -111,18 +124,15 @@ static bool zf_metric_from_info(zf_metric *metric, zf_metric_group *group, const
     metric->tier = 1;
     metric->type = def->type;
     metric->value_type = def->value_type;
-    bool floating = def->value_type == ZET_VALUE_TYPE_FLOAT32 || def->value_type == ZET_VALUE_TYPE_FLOAT64;
     char why[256];
-    if (!zf_formula_compile(def->formula, strlen(def->formula), group->format, floating, metric->own_ops,
-                            ZF_FORMULA_MAX_OPS, &metric->num_ops, why, sizeof why)) {
+    if (!zf_metric_compile(metric, group->format, def->formula, why, sizeof why)) {
         zf_log(ZF_LOG_ERROR, "information entry %s does not compile: %s", def->name, why);
         return false;
     }
-    metric->ops = metric->own_ops;
     return zf_metric_register(metric, group);
 }
 
-static uint32_t zf_record_size(zf_metric_format format, zet_metric_group_sampling_type_flags_t sampling) {
+uint32_t zf_metric_record_size(zf_metric_format format, zet_metric_group_sampling_type_flags_t sampling) {
     if (format == ZF_METRIC_FORMAT_EU_STALL)
         return ZF_EU_STALL_RECORD_SIZE;
     return sampling == ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED ? ZF_OA_RECORD_SIZE : ZF_OA_QUERY_RECORD_SIZE;
@@ -138,15 +148,21 @@ static bool zf_group_build(zf_metric_group *group, zf_metric_device *mdev, const
     group->sampling = sampling;
     group->domain = desc->domain;
     group->format = desc->format;
-    group->record_size = zf_record_size(desc->format, sampling);
+    group->record_size = zf_metric_record_size(desc->format, sampling);
+    group->num_counters = desc->num_counters;
+    memcpy(group->counters, desc->counters, sizeof group->counters);
     size_t num_info = 0;
     const zf_metric_info_def *info = zf_metric_info_defs(desc->format, sampling, &num_info);
     group->num_metrics = desc->num_metrics + (uint32_t)num_info;
     group->metrics = calloc(group->num_metrics, sizeof *group->metrics);
+    group->list = calloc(group->num_metrics, sizeof *group->list);
     group->carry = calloc(mdev->num_tiles + 1u, sizeof *group->carry);
-    if (group->metrics == NULL || group->carry == NULL)
+    if (group->metrics == NULL || group->list == NULL || group->carry == NULL)
         return false;
+    for (uint32_t i = 0; i < group->num_metrics; i++)
+        group->list[i] = &group->metrics[i];
     pthread_mutex_init(&group->carry_lock, NULL);
+    pthread_rwlock_init(&group->list_lock, NULL);
     if (!zf_object_register(&group->header, ZF_OBJ_ZET_METRIC_GROUP, &mdev->device->header))
         return false;
     for (uint32_t i = 0; i < desc->num_metrics; i++) {
@@ -154,8 +170,28 @@ static bool zf_group_build(zf_metric_group *group, zf_metric_device *mdev, const
             return false;
     }
     for (size_t i = 0; i < num_info; i++) {
-        if (!zf_metric_from_info(&group->metrics[desc->num_metrics + i], group, &info[i]))
+        if (!zf_metric_init_info(&group->metrics[desc->num_metrics + i], group, &info[i]))
             return false;
+    }
+    return true;
+}
+
+/* The device's tracer group (headers 1.10 and later: the tracer functions and their sampling type). */
+#if ZF_L0_AT_LEAST(10)
+#define ZF_TRACER_GROUPS 1u
+#else
+#define ZF_TRACER_GROUPS 0u
+#endif
+
+/* Calculation reads a device's tile ids and shapes as arrays (zf_calc_view). */
+static bool zf_tile_arrays(zf_metric_device *mdev) {
+    mdev->tile_ids = calloc(mdev->num_tiles, sizeof *mdev->tile_ids);
+    mdev->shapes = calloc(mdev->num_tiles, sizeof *mdev->shapes);
+    if (mdev->tile_ids == NULL || mdev->shapes == NULL)
+        return false;
+    for (uint32_t t = 0; t < mdev->num_tiles; t++) {
+        mdev->tile_ids[t] = mdev->tiles[t]->tile_id;
+        mdev->shapes[t] = mdev->tiles[t]->shape;
     }
     return true;
 }
@@ -169,12 +205,12 @@ static uint32_t zf_groups_of_entry(const zf_scenario_metric_group *desc) {
  * entry gives its TIME_BASED group, then its EVENT_BASED one. */
 static bool zf_groups_build(zf_metric_device *mdev) {
     const zf_scenario_device *d = mdev->device->desc;
-    uint32_t total = 0;
+    uint32_t total = ZF_TRACER_GROUPS;
     for (uint32_t i = 0; i < d->num_metric_groups; i++)
         total += zf_groups_of_entry(&d->metric_groups[i]);
     mdev->active = calloc(total > 0 ? total : 1, sizeof *mdev->active);
     mdev->groups = calloc(total > 0 ? total : 1, sizeof *mdev->groups);
-    if (mdev->active == NULL || mdev->groups == NULL)
+    if (mdev->active == NULL || mdev->groups == NULL || !zf_tile_arrays(mdev))
         return false;
     static const zet_metric_group_sampling_type_flags_t order[2] = {ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED,
                                                                     ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED};
@@ -190,7 +226,11 @@ static bool zf_groups_build(zf_metric_device *mdev) {
             }
         }
     }
-    return true;
+#if ZF_L0_AT_LEAST(10)
+    if (!zf_tracer_group_build(&mdev->groups[mdev->num_groups++], mdev))
+        return false;
+#endif
+    return zf_programmables_build(mdev);
 }
 
 /* ---- Devices -------------------------------------------------------------------------------------------------- */

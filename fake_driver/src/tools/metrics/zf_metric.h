@@ -78,9 +78,26 @@ typedef struct zf_metric_group zf_metric_group;
 typedef struct zf_metric_tile zf_metric_tile;
 typedef struct zf_metric_streamer zf_metric_streamer;
 
+/* Where a metric comes from: a group's own (the scenario's metrics, information entries, the defaults a user group
+ * closes with), a programmable (zetMetricCreateFromProgrammableExp, owned by the application) or a tracer's decoder
+ * (decodable metrics). */
+typedef enum zf_metric_origin {
+    ZF_METRIC_PREDEFINED = 0,
+    ZF_METRIC_PROGRAMMED,
+    ZF_METRIC_DECODABLE,
+} zf_metric_origin;
+
+/* What a metric created from a programmable programs: nothing (a fixed A counter), or a flexible counter. */
+typedef struct zf_metric_program {
+    int32_t flex_slot; /* B0..B7, C0..C7 as 0..15; -1 for a fixed counter */
+    zf_scenario_counter counter;
+} zf_metric_program;
+
 typedef struct zf_metric {
     zf_object header;
-    zf_metric_group *group;
+    zf_metric_group *group; /* predefined and decodable: the group it belongs to */
+    zf_metric_device *mdev; /* the device it measures */
+    zf_metric_origin origin;
     char name[ZET_MAX_METRIC_NAME];
     char description[ZET_MAX_METRIC_DESCRIPTION];
     char component[ZET_MAX_METRIC_COMPONENT];
@@ -89,9 +106,15 @@ typedef struct zf_metric {
     zet_metric_type_t type;
     zet_value_type_t value_type;
     bool floating;
-    const zf_formula_op *ops; /* the scenario's pool, or own_ops for information entries */
+    const char *formula;      /* the source (export data carries it) */
+    const zf_formula_op *ops; /* the scenario's pool, or own_ops */
     size_t num_ops;
     zf_formula_op own_ops[ZF_FORMULA_MAX_OPS];
+    /* Programmed metrics: their sampling types, counter, formula and the user groups holding them (metric lock). */
+    zet_metric_group_sampling_type_flags_t sampling;
+    zf_metric_program program;
+    uint32_t refs;
+    char own_formula[ZF_FORMULA_MAX_TEXT + 1];
 } zf_metric;
 
 /* The record calculation keeps between calls on a streamer group: the previous snapshot of one data set. */
@@ -100,20 +123,30 @@ typedef struct zf_metric_carry {
     uint8_t record[ZF_OA_RECORD_SIZE];
 } zf_metric_carry;
 
+typedef struct zf_user_group zf_user_group;
+
 struct zf_metric_group {
     zf_object header;
     zf_metric_device *mdev;
-    const zf_scenario_metric_group *desc;
+    const zf_scenario_metric_group *desc; /* NULL for user-created and tracer groups */
     char name[ZET_MAX_METRIC_GROUP_NAME];
     char description[ZET_MAX_METRIC_GROUP_DESCRIPTION];
     zet_metric_group_sampling_type_flags_t sampling; /* one flag */
     uint32_t domain;
     zf_metric_format format;
     uint32_t record_size;
-    uint32_t num_metrics; /* the scenario's metrics, then the information entries */
-    zf_metric *metrics;
+    uint32_t num_metrics; /* what zetMetricGet lists: list[0 .. num_metrics) */
+    zf_metric **list;
+    zf_metric *metrics;    /* the group's own metrics: the scenario's, then the information entries */
+    uint32_t num_counters; /* B0..C7 as the group programs them (zf_flex_counter) */
+    zf_scenario_counter counters[ZF_OA_FLEX_COUNTERS];
     pthread_mutex_t carry_lock;
     zf_metric_carry *carry; /* one per tile, then one for plain data */
+    /* User-created groups (metric_user_group.c): their state, and a lock that calculation holds while it reads the
+     * list, which Add, Remove and Close change. NULL for the others. */
+    zf_user_group *user;
+    pthread_rwlock_t list_lock;
+    uint32_t users; /* streamers, query pools and tracers using the group (metric lock) */
 };
 
 /* What a tile (a sub-device, or a device without sub-devices) is made of: the constants formulas may use. */
@@ -173,7 +206,61 @@ struct zf_metric_device {
     zf_metric_group *groups;
     uint32_t num_active; /* activated groups, at most one per domain */
     zf_metric_group **active;
+    uint32_t *tile_ids; /* tiles[t]->tile_id and tiles[t]->shape, contiguous for calculation (zf_calc_view) */
+    zf_tile_shape *shapes;
+    uint32_t num_programmables; /* metric_programmable.c */
+    struct zf_metric_programmable *programmables;
 };
+
+/* ---- Calculation (metric_calc.c) ------------------------------------------------------------------------------ */
+
+/* Everything calculation reads: the records of a group, its metrics and the tiles its data may name. Built from a
+ * device's group for the calculation calls, or from export data (metric_export.c), which has no device. */
+typedef struct zf_calc_view {
+    const char *name;
+    zet_metric_group_sampling_type_flags_t sampling;
+    zf_metric_format format;
+    uint32_t record_size;
+    uint32_t timestamp_bits;
+    uint32_t num_metrics;
+    zf_metric *const *metrics;
+    uint32_t num_tiles;
+    const uint32_t *tile_ids;
+    const zf_tile_shape *shapes;
+    pthread_mutex_t *carry_lock; /* NULL: the carried records are read only (export data) */
+    zf_metric_carry *carry;      /* one per tile, then one for plain data; or one per set (export data) */
+} zf_calc_view;
+
+/* One data set: whole records of one tile. */
+typedef struct zf_data_set {
+    const uint8_t *data;
+    size_t size;
+    uint32_t tile;  /* index into the view's tiles (constants) */
+    uint32_t carry; /* index into the view's carry */
+    bool no_carry;  /* reports were skipped: the set does not continue a carried record */
+} zf_data_set;
+
+typedef struct zf_frame {
+    uint32_t count;
+    zf_data_set sets[ZF_FRAME_MAX_SETS];
+} zf_frame;
+
+/* The view of a device's group. */
+void zf_calc_view_of(const zf_metric_group *group, zf_calc_view *view);
+/* Validates raw data (docs/metrics-raw-formats.md, "Validation") and splits it into sets. */
+ze_result_t zf_calc_parse(const zf_calc_view *v, const uint8_t *data, size_t size, bool allow_frame, zf_frame *frame);
+/* The count-only answer of the multiple-set call, and the calculation of at most *set_count sets and *total values
+ * (both updated); `counts` and `values` as the API's. */
+void zf_calc_bound(const zf_calc_view *v, const zf_frame *frame, bool max, uint32_t *set_count, uint32_t *total);
+ze_result_t zf_calc_sets(const zf_calc_view *v, const zf_frame *frame, bool max, uint32_t *set_count, uint32_t *total,
+                         uint32_t *counts, zet_typed_value_t *values);
+/* The record the group would pair the first report of `set` with, if any (a copy in *carry). */
+bool zf_calc_carried(const zf_calc_view *v, const zf_data_set *set, zf_metric_carry *carry);
+/* Read locks of a user-created group's metric list for the length of a calculation (no-ops for the others). */
+void zf_metric_group_read_lock(zf_metric_group *group);
+void zf_metric_group_read_unlock(zf_metric_group *group);
+/* Why a group's data is not calculated (a tracer's group: decoded instead), or NULL. */
+const char *zf_metric_group_not_calculable(const zf_metric_group *group);
 
 /* ---- The metric system ---------------------------------------------------------------------------------------- */
 
@@ -264,5 +351,58 @@ uint64_t zf_metric_ticks_to_ns(const zf_metric_device *mdev, uint64_t ticks);
 static inline zf_metric_group *zf_metric_group_from(zet_metric_group_handle_t handle) {
     return (zf_metric_group *)handle;
 }
+
+static inline zf_metric *zf_metric_from(zet_metric_handle_t handle) {
+    return (zf_metric *)handle;
+}
+
+/* ---- Export data (metric_export.c; docs/metrics.md, "Export data") ------------------------------------------- */
+
+/* zetMetricGroupGetExportDataExp and zetMetricGroupCalculateMetricExportDataExp without their API types: the export
+ * of `raw` (the size asked with *size 0 or no buffer), and the calculation of export data, the first `skip` records of
+ * each set left out. */
+ze_result_t zf_metric_export_data(zf_metric_group *group, const uint8_t *raw, size_t raw_size, size_t *size,
+                                  uint8_t *out);
+ze_result_t zf_metric_export_calculate(bool max, const uint8_t *data, size_t size, uint32_t skip, uint32_t *set_count,
+                                       uint32_t *total, uint32_t *counts, zet_typed_value_t *values);
+
+/* ---- Building metrics (metric_system.c) ----------------------------------------------------------------------- */
+
+/* Copies a string into a fixed array, cut to fit and always terminated. */
+void zf_copy_text(char *dst, size_t size, const char *src);
+/* A predefined metric of `group` (an information entry, or a default of a user group) from its definition; false
+ * when out of host memory or when the definition does not compile (a driver bug, logged). */
+bool zf_metric_init_info(zf_metric *metric, zf_metric_group *group, const zf_metric_info_def *def);
+/* Compiles `formula` into metric->own_ops for records of `format` (metric->value_type set); false with `why`. */
+bool zf_metric_compile(zf_metric *metric, zf_metric_format format, const char *formula, char *why, size_t why_size);
+/* The record size of groups of a format and sampling type. */
+uint32_t zf_metric_record_size(zf_metric_format format, zet_metric_group_sampling_type_flags_t sampling);
+
+/* ---- Programmables and user-created groups (metric_programmable.c, metric_user_group.c) ----------------------- */
+
+/* The domain and source of the OA unit of a device: the domain of its first group with `oa` records. False when the
+ * device has none (then it has no programmables). */
+bool zf_metric_oa_domain(const zf_metric_device *mdev, uint32_t *domain);
+/* Builds the programmables of a device (after its groups); false when out of host memory. */
+bool zf_programmables_build(zf_metric_device *mdev);
+/* Why a group cannot be activated now (a user-created group that is not closed), or NULL. */
+const char *zf_user_group_not_ready(const zf_metric_group *group);
+
+/* ---- Tracers (metric_tracer.c, headers 1.10 and later) -------------------------------------------------------- */
+
+#define ZF_TRACE_RECORD_SIZE 32u
+
+#if ZF_L0_AT_LEAST(10)
+/* The tracer group of a device: its built-in events, in a domain of its own (the last group zetMetricGroupGet
+ * lists); false when out of host memory. */
+bool zf_tracer_group_build(zf_metric_group *group, zf_metric_device *mdev);
+/* Records the events of one executed command on a tile for the enabled tracers covering it; lock held. */
+void zf_tracers_observe(const zf_metric_tile *tile, const zf_work_record *record);
+#else
+static inline void zf_tracers_observe(const zf_metric_tile *tile, const zf_work_record *record) {
+    (void)tile;
+    (void)record;
+}
+#endif
 
 #endif
