@@ -567,6 +567,49 @@ static void image_media_partial_blocks_and_bad_planes_refused(void **state) {
     zc_assert_success(zeCommandListDestroy(list));
 }
 
+#if ZC_L0_AT_LEAST(5)
+/* zeImageViewCreateExt and ze_image_view_planar_ext_desc_t (1.5): the planes of an NV12 image, as the experimental
+ * function and descriptor give them. */
+static void image_view_extension_matches_the_experimental_one(void **state) {
+    zc_exec *x = *state;
+    zc_require_images(x);
+    zc_api_require(zeImageViewCreateExt);
+    ze_image_desc_t desc =
+        zc_image_desc(ZE_IMAGE_TYPE_2D, ZE_IMAGE_FORMAT_LAYOUT_NV12, ZE_IMAGE_FORMAT_TYPE_UINT, 16, 8, 1, 1);
+    ze_image_handle_t image = NULL;
+    ze_result_t result = zeImageCreate(x->context, x->device, &desc, &image);
+    if (result == ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT && !zc_driver_is_fake())
+        skip();
+    zc_assert_result(result, ZE_RESULT_SUCCESS);
+    uint8_t chroma[8 * 4 * 2], back[8 * 4 * 2];
+    zc_fill_pattern(chroma, sizeof chroma, 5);
+    ze_image_handle_t exp_view = zc_plane_view(x, image, 1, ZE_IMAGE_FORMAT_LAYOUT_8_8, 8, 4);
+    zc_upload(x, exp_view, chroma, sizeof chroma);
+    ze_image_view_planar_ext_desc_t planar = {ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXT_DESC, NULL, 1};
+    ze_image_desc_t view_desc =
+        zc_image_desc(ZE_IMAGE_TYPE_2D, ZE_IMAGE_FORMAT_LAYOUT_8_8, ZE_IMAGE_FORMAT_TYPE_UINT, 8, 4, 1, 1);
+    view_desc.pNext = &planar;
+    ze_image_handle_t ext_view = NULL;
+    zc_assert_success(ZC_API(zeImageViewCreateExt)(x->context, x->device, &view_desc, image, &ext_view));
+    zc_download(x, ext_view, back, sizeof back);
+    if (memcmp(chroma, back, sizeof back) != 0)
+        zc_fail("the extension's view of plane 1 does not show the bytes the experimental view wrote");
+    ze_image_handle_t bad = NULL;
+    zc_assert_result(ZC_API(zeImageViewCreateExt)(NULL, x->device, &view_desc, image, &bad),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeImageViewCreateExt)(x->context, x->device, NULL, image, &bad),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeImageViewCreateExt)(x->context, x->device, &view_desc, image, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    view_desc.type = (ze_image_type_t)0x77;
+    zc_assert_result(ZC_API(zeImageViewCreateExt)(x->context, x->device, &view_desc, image, &bad),
+                     ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_success(zeImageDestroy(ext_view));
+    zc_assert_success(zeImageDestroy(exp_view));
+    zc_assert_success(zeImageDestroy(image));
+}
+#endif
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
@@ -576,6 +619,9 @@ int main(int argc, char **argv) {
         ZC_TEST(image_every_media_format_copies_plane_by_plane),
         ZC_TEST(image_media_formats_outside_2d_unsupported),
         ZC_TEST(image_media_partial_blocks_and_bad_planes_refused),
+#if ZC_L0_AT_LEAST(5)
+        ZC_TEST(image_view_extension_matches_the_experimental_one),
+#endif
 #undef ZC_TEST
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};

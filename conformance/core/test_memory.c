@@ -739,6 +739,73 @@ static void memory_alloc_free_from_threads(void **state) {
     }
 }
 
+#if ZC_L0_AT_LEAST(7)
+/* zeMemSetAtomicAccessAttributeExp and zeMemGetAtomicAccessAttributeExp (1.7) on a shared allocation. */
+static void memory_atomic_access_attributes(void **state) {
+    ze_context_handle_t context = *state;
+    zc_api_require(zeMemSetAtomicAccessAttributeExp);
+    ze_device_handle_t device = zc_sys()->roots[0];
+    void *shared = NULL, *host = NULL;
+    zc_assert_success(zc_alloc(context, ZC_SHARED, device, 1u << 16, 0, &shared));
+    zc_assert_success(zc_alloc(context, ZC_HOST, device, 4096, 0, &host));
+    ze_memory_atomic_attr_exp_flags_t got = 0xff, want = ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS |
+                                                         ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_HOST_ATOMICS;
+    zc_assert_success(ZC_API(zeMemGetAtomicAccessAttributeExp)(context, device, shared, 1u << 16, &got));
+    assert_int_equal(got, 0); /* the default */
+    zc_assert_success(ZC_API(zeMemSetAtomicAccessAttributeExp)(context, device, shared, 1u << 16, want));
+    zc_assert_success(ZC_API(zeMemGetAtomicAccessAttributeExp)(context, device, shared, 1u << 16, &got));
+    assert_int_equal(got, want);
+    zc_assert_result(ZC_API(zeMemSetAtomicAccessAttributeExp)(context, device, shared, 64, 0x80),
+                     ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_result(ZC_API(zeMemSetAtomicAccessAttributeExp)(NULL, device, shared, 64, 0),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zeMemSetAtomicAccessAttributeExp)(context, device, NULL, 64, 0),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(ZC_API(zeMemGetAtomicAccessAttributeExp)(context, device, shared, 64, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    if (zc_driver_is_fake()) {
+        zc_assert_result(ZC_API(zeMemSetAtomicAccessAttributeExp)(context, device, host, 64, want),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT); /* not a shared allocation */
+        zc_assert_result(ZC_API(zeMemSetAtomicAccessAttributeExp)(context, device, shared, 64,
+                                                                  ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS |
+                                                                      ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_HOST_ATOMICS),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_result(
+            ZC_API(zeMemSetAtomicAccessAttributeExp)(context, device, (char *)shared + (1u << 16) - 8, 64, want),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT); /* past the end */
+    }
+    zc_assert_success(zeMemFree(context, shared));
+    zc_assert_success(zeMemFree(context, host));
+}
+#endif
+
+#if ZC_L0_AT_LEAST(9)
+/* zeMemGetPitchFor2dImage (1.9): a row holds the image's row, and a pitched allocation of pitch x height holds the
+ * image. */
+static void memory_pitch_for_2d_images(void **state) {
+    ze_context_handle_t context = *state;
+    zc_api_require(zeMemGetPitchFor2dImage);
+    ze_device_handle_t device = zc_sys()->roots[0];
+    const unsigned sizes[] = {1, 2, 3, 4, 6, 8, 12, 16};
+    for (size_t i = 0; i < ZC_COUNT(sizes); i++) {
+        size_t pitch = 0;
+        zc_assert_success(ZC_API(zeMemGetPitchFor2dImage)(context, device, 1000, 17, sizes[i], &pitch));
+        assert_true(pitch >= 1000u * sizes[i]);
+        if (zc_driver_is_fake())
+            assert_int_equal(pitch % 64, 0);
+    }
+    size_t pitch = 0;
+    zc_assert_result(ZC_API(zeMemGetPitchFor2dImage)(NULL, device, 16, 16, 4, &pitch),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    if (zc_driver_is_fake()) {
+        zc_assert_result(ZC_API(zeMemGetPitchFor2dImage)(context, device, 16, 16, 5, &pitch),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zc_assert_result(ZC_API(zeMemGetPitchFor2dImage)(context, device, 0, 16, 4, &pitch),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+}
+#endif
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_CONTEXT_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_context, zc_teardown_context)
@@ -776,6 +843,12 @@ int main(int argc, char **argv) {
         ZC_CONTEXT_TEST(memory_root_and_subdevices_share_memory),
         cmocka_unit_test(memory_context_destroy_releases_memory),
         ZC_CONTEXT_TEST(memory_alloc_free_from_threads),
+#if ZC_L0_AT_LEAST(7)
+        ZC_CONTEXT_TEST(memory_atomic_access_attributes),
+#endif
+#if ZC_L0_AT_LEAST(9)
+        ZC_CONTEXT_TEST(memory_pitch_for_2d_images),
+#endif
 #undef ZC_CONTEXT_TEST
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};

@@ -78,6 +78,14 @@ static ze_result_t zf_image_read_extension(const ze_base_desc_t *ext, zf_image_r
     case ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXP_DESC:
         request->planar = (const ze_image_view_planar_exp_desc_t *)ext;
         return ZE_RESULT_SUCCESS;
+#if ZF_L0_AT_LEAST(5)
+    case ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXT_DESC: /* ZE_extension_image_view_planar: the same structure */
+        _Static_assert(offsetof(ze_image_view_planar_ext_desc_t, planeIndex) ==
+                           offsetof(ze_image_view_planar_exp_desc_t, planeIndex),
+                       "the two planar view descriptors agree");
+        request->planar = (const ze_image_view_planar_exp_desc_t *)ext;
+        return ZE_RESULT_SUCCESS;
+#endif
     default:
         zf_log(ZF_LOG_DEBUG, "%s: desc chain: ignoring extension structure 0x%x", zf_current_api_name(),
                (unsigned)ext->stype);
@@ -462,6 +470,15 @@ ze_result_t zfi_zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_han
     view->store = image->store;
     return zf_image_publish(view, phImageView);
 }
+
+#if ZF_L0_AT_LEAST(5)
+/* ZE_extension_image_view: the experimental function made an extension, with the same rules. */
+ze_result_t zfi_zeImageViewCreateExt(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                     const ze_image_desc_t *desc, ze_image_handle_t hImage,
+                                     ze_image_handle_t *phImageView) {
+    return zfi_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
+}
+#endif
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Queries and residency */

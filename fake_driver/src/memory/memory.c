@@ -311,6 +311,83 @@ ze_result_t zfi_zeMemGetAllocProperties(ze_context_handle_t hContext, const void
     return ZE_RESULT_SUCCESS;
 }
 
+#if ZF_L0_AT_LEAST(7)
+/* Atomic access attributes of shared allocations: the engine performs every atomic on every memory, from the device,
+ * the host or both at once (they are host atomics either way), so each attribute is supported: they are kept per
+ * allocation and answered back. A flag and its negation at once contradict each other. */
+static ze_result_t zf_check_atomic_attr(ze_memory_atomic_attr_exp_flags_t attr) {
+    const ze_memory_atomic_attr_exp_flags_t pairs[][2] = {
+        {ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_HOST_ATOMICS, ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS},
+        {ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_DEVICE_ATOMICS, ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS},
+        {ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_SYSTEM_ATOMICS, ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS},
+    };
+    const ze_memory_atomic_attr_exp_flags_t allowing = ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS |
+                                                       ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS |
+                                                       ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if ((attr & pairs[i][0]) && (attr & pairs[i][1]))
+            return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "attr 0x%x both forbids and allows the same atomics",
+                           (unsigned)attr);
+    if ((attr & ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS) && (attr & allowing))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "attr 0x%x: NO_ATOMICS with flags that allow atomics",
+                       (unsigned)attr);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zf_atomic_attr(ze_context_handle_t hContext, ze_device_handle_t hDevice, const void *ptr,
+                                  size_t size, uint32_t *attr, bool set) {
+    zf_context *context = zf_context_from(hContext);
+    ze_result_t result = zf_check_device_in_context(context, zf_device_from(hDevice), "hDevice");
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    const char *why = zf_index_atomic_attr(context, ptr, size > 0 ? size : 1, attr, set);
+    if (why != NULL)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "ptr %p, size %zu: %s", ptr, size, why);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zfi_zeMemSetAtomicAccessAttributeExp(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                                 const void *ptr, size_t size, ze_memory_atomic_attr_exp_flags_t attr) {
+    ze_result_t result = zf_check_atomic_attr(attr);
+    uint32_t value = attr;
+    return result != ZE_RESULT_SUCCESS ? result : zf_atomic_attr(hContext, hDevice, ptr, size, &value, true);
+}
+
+ze_result_t zfi_zeMemGetAtomicAccessAttributeExp(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                                 const void *ptr, size_t size,
+                                                 ze_memory_atomic_attr_exp_flags_t *pAttr) {
+    uint32_t value = 0;
+    ze_result_t result = zf_atomic_attr(hContext, hDevice, ptr, size, &value, false);
+    if (result == ZE_RESULT_SUCCESS)
+        *pAttr = value;
+    return result;
+}
+#endif
+
+#if ZF_L0_AT_LEAST(9)
+/* The row pitch of a linear 2D image of `elementSizeInBytes`-byte texels (ZE_experimental_bindless_image), by Intel's
+ * rule for element sizes (a power of two up to 16 bytes, or 3, 6 or 12) and rows aligned to 64 bytes, the device's
+ * cache line. */
+ze_result_t zfi_zeMemGetPitchFor2dImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t imageWidth,
+                                        size_t imageHeight, unsigned int elementSizeInBytes, size_t *rowPitch) {
+    const zf_device *device = zf_device_from(hDevice);
+    ze_result_t result = zf_check_device_in_context(zf_context_from(hContext), device, "hDevice");
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    unsigned int e = elementSizeInBytes;
+    if (e == 0 || (e > 16 && e != 3 && e != 6 && e != 12) || ((e & (e - 1)) != 0 && e != 3 && e != 6 && e != 12))
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                       "elementSizeInBytes %u: a power of two up to 16, or 3, 6 or 12 bytes", elementSizeInBytes);
+    const zf_scenario_images *images = &device->desc->images;
+    if (imageWidth == 0 || imageHeight == 0 || imageWidth > images->max_dims_2d || imageHeight > images->max_dims_2d)
+        return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "image %zu x %zu: each side 1 to maxImageDims2D %u",
+                       imageWidth, imageHeight, images->max_dims_2d);
+    size_t row = imageWidth * e;
+    *rowPitch = (row + 63) / 64 * 64;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
 ze_result_t zfi_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize) {
     zf_allocation info;
     if (!zf_memory_find(zf_context_from(hContext), ptr, 1, &info))

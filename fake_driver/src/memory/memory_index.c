@@ -332,3 +332,20 @@ void *zf_index_base_of_fd(zf_context *context, int fd) {
     pthread_rwlock_unlock(&zf_index_lock);
     return base;
 }
+
+const char *zf_index_atomic_attr(zf_context *context, const void *ptr, size_t size, uint32_t *attr, bool set) {
+    if (set)
+        pthread_rwlock_wrlock(&zf_index_lock);
+    else
+        pthread_rwlock_rdlock(&zf_index_lock);
+    zf_mem_block *block = zf_index_fit(context, ptr, size);
+    const char *why = block == NULL                               ? "it is not inside one allocation of hContext"
+                      : block->info.type != ZE_MEMORY_TYPE_SHARED ? "it is not a shared allocation"
+                                                                  : NULL;
+    if (why == NULL && set)
+        block->atomic_attr = *attr;
+    else if (why == NULL)
+        *attr = block->atomic_attr;
+    pthread_rwlock_unlock(&zf_index_lock);
+    return why;
+}

@@ -47,6 +47,7 @@ struct zf_mem_block {
     unsigned refs;                                /* guarded by the reference lock of memory_block.c */
     bool exported;                                /* a token was issued; guarded by the index lock */
     uint32_t ipc_gets;                            /* zeMemGetIpcHandle calls not returned by zeMemPutIpcHandle */
+    uint32_t atomic_attr;                         /* zeMemSetAtomicAccessAttributeExp's last flags; index lock */
     ze_external_memory_type_flags_t export_types; /* external memory: the types it may be exported as (fixed) */
     uint8_t token[ZF_IPC_TOKEN_SIZE];
 };
@@ -179,6 +180,10 @@ zf_mem_block *zf_index_lookup_export(uint64_t id, const uint8_t token[ZF_IPC_TOK
 /* Returns one zf_index_export of the block with this id and token (zeMemPutIpcHandle): when the last is returned the
  * token is revoked, as freeing revokes it. False when no exported block has them. */
 bool zf_index_unexport(uint64_t id, const uint8_t token[ZF_IPC_TOKEN_SIZE]);
+
+/* The atomic access attributes of the shared allocation of `context` holding [ptr, ptr + size): stored from *attr
+ * (`set`) or read into it. NULL, or why the range is not such an allocation. */
+const char *zf_index_atomic_attr(zf_context *context, const void *ptr, size_t size, uint32_t *attr, bool set);
 
 /* The base of the allocation of `context` with a memfd of its own that `fd` is a descriptor of (the same file), or
  * NULL. */
