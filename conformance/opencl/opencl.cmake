@@ -7,7 +7,7 @@ if(NOT ZC_TARGET_NAME STREQUAL "fake" OR NOT ZC_OPENCL_LIBRARY)
   return()
 endif()
 # Three executables by area (test_opencl.c, test_opencl_events.c, test_opencl_lifetime.c), each run as is and with the cards' tiles as
-# sub-devices (clCreateSubDevices).
+# sub-devices (clCreateSubDevices), the latter on the deterministic clock (docs/cost-model.md, "Device time").
 foreach(zc_cl_test test_opencl test_opencl_events test_opencl_lifetime)
   add_executable(zc_${zc_cl_test} "${CMAKE_CURRENT_LIST_DIR}/${zc_cl_test}.c")
   set_target_properties(zc_${zc_cl_test} PROPERTIES OUTPUT_NAME ${zc_cl_test}
@@ -25,7 +25,7 @@ foreach(zc_cl_test test_opencl test_opencl_events test_opencl_lifetime)
     TIMEOUT 120)
   add_test(NAME conformance.${zc_cl_test}.composite COMMAND zc_${zc_cl_test})
   set_tests_properties(conformance.${zc_cl_test}.composite PROPERTIES
-    ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=${zc_cl_test}_composite;ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE"
+    ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=${zc_cl_test}_composite;ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE;ZEFAKE_CLOCK=modelled"
     ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:"
     LABELS "conformance;opencl"
     TIMEOUT 120)

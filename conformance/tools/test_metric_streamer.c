@@ -504,8 +504,8 @@ static void streamer_notification_event_must_be_host_visible(void **state) {
     zc_assert_success(zeEventPoolDestroy(pool));
 }
 
-/* A full buffer keeps its reports intact and drops the new ones; the read says so once. */
-static void streamer_overflow_warns_and_keeps_the_oldest_reports(void **state) {
+/* A full buffer loses its oldest reports to the new ones, as the OA unit's does; the read says so once. */
+static void streamer_overflow_warns_and_loses_the_oldest_reports(void **state) {
     zc_streamer_fixture *f = *state;
     zc_exec *x = &f->x;
     zc_skip_unless_fake();
@@ -513,8 +513,8 @@ static void streamer_overflow_warns_and_keeps_the_oldest_reports(void **state) {
     zc_activate(x->context, x->device, 1, &group);
     zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 1, 10000};
     zet_metric_streamer_handle_t streamer = zc_open(x, group, &desc, NULL);
-    assert_int_equal(desc.notifyEveryNReports, 1); /* a buffer of 2 reports */
-    zc_advance_clock(x->device, 100);              /* ~15 periods */
+    assert_int_equal(desc.notifyEveryNReports, 1);   /* a buffer of 2 reports */
+    uint64_t now = zc_advance_clock(x->device, 100); /* ~15 periods */
     size_t size = 0, length = 0;
     ze_result_t result;
     uint8_t *data = zc_read(streamer, UINT32_MAX, &size, &result);
@@ -522,8 +522,11 @@ static void streamer_overflow_warns_and_keeps_the_oldest_reports(void **state) {
     const uint8_t *records = zc_tile_records(data, size, 0, &length);
     assert_int_equal(length, 2 * ZC_OA_RECORD_SIZE);
     uint64_t period = zc_period_ticks(x->device, 10000);
-    assert_int_equal(zc_get32(records) & 0xffff, 0);
-    assert_int_equal(zc_get32(records + ZC_OA_RECORD_SIZE) & 0xffff, 1);
+    /* the two newest reports: the last one due by the read, and the one before it */
+    uint32_t seq = zc_get32(records + ZC_OA_RECORD_SIZE) & 0xffff;
+    assert_true(seq > 2);
+    assert_int_equal(zc_get32(records) & 0xffff, seq - 1);
+    assert_int_equal(zc_get64(records + ZC_OA_RECORD_SIZE + 8), (now / period * period) & 0xffffffffu);
     assert_int_equal(zc_get64(records + ZC_OA_RECORD_SIZE + 8) - zc_get64(records + 8), period);
     free(data);
     /* Reported once; the dropped reports still count in the sequence numbers of later ones. */
@@ -535,7 +538,7 @@ static void streamer_overflow_warns_and_keeps_the_oldest_reports(void **state) {
     data = zc_read(streamer, UINT32_MAX, &size, &result);
     records = zc_tile_records(data, size, 0, &length);
     assert_true(length >= ZC_OA_RECORD_SIZE);
-    assert_true((zc_get32(records) & 0xffff) > 2);
+    assert_int_equal(zc_get32(records) & 0xffff, seq + 1);
     free(data);
     zc_assert_success(zetMetricStreamerClose(streamer));
 }
@@ -873,7 +876,8 @@ static void streamer_concurrent_engines_are_all_counted(void **state) {
     zc_assert_success(zetMetricStreamerClose(streamer));
 }
 
-/* ---- Realtime clock (fake only): reports appear while idle, and the event is signalled without any work -------- */
+/* ---- Host clock (fake only; `realtime`, its former name): reports appear while idle, and the event is signalled
+ * without any work ---------------------------------------------------------------------------------------------- */
 
 static const char zc_realtime_yaml[] =
     "schema: 1\n"
@@ -924,10 +928,12 @@ static void streamer_realtime_clock_samples_while_idle(void **state) {
     (void)state;
     zc_skip_unless_fake();
     zc_child child;
-    char instance[64]; /* a card of its own: realtime cards are shared by the processes of an instance */
+    char instance[64]; /* a card of its own: host-clock cards are shared by the processes of an instance */
     snprintf(instance, sizeof instance, "zc-realtime-%d", (int)getpid());
     setenv("ZEFAKE_INSTANCE", instance, 1);
+    unsetenv("ZEFAKE_CLOCK"); /* the scenario's clock, not this suite's deterministic one */
     bool started = zc_run_child_in_scenario("realtime", zc_realtime_yaml, ZC_CHILD_TIMEOUT_MS, &child);
+    setenv("ZEFAKE_CLOCK", "modelled", 1);
     unsetenv("ZEFAKE_INSTANCE");
     assert_true(started);
     zc_assert_child_ok(&child, "the realtime child");
@@ -950,7 +956,7 @@ int main(int argc, char **argv) {
         ZC_T(streamer_counters_wrap_under_long_kernels),
         ZC_T(streamer_notification_event_signalled_when_reports_are_readable),
         ZC_T(streamer_notification_event_must_be_host_visible),
-        ZC_T(streamer_overflow_warns_and_keeps_the_oldest_reports),
+        ZC_T(streamer_overflow_warns_and_loses_the_oldest_reports),
         ZC_T(streamer_read_respects_max_report_count),
         ZC_T(streamer_markers_show_in_later_reports),
         ZC_T(streamer_marker_on_a_wrong_list_or_streamer_is_refused),

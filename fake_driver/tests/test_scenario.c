@@ -113,7 +113,7 @@ static void scenario_default_has_documented_facts(void **state) {
     assert_int_equal(d->module.spirv_version, ZE_MAKE_VERSION(1, 4));
     assert_int_equal(d->timer.kernel_valid_bits, 32);
     assert_int_equal(d->flags, ZE_DEVICE_PROPERTY_FLAG_ECC | ZE_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING);
-    assert_int_equal(s.clock_mode, ZF_CLOCK_MODELLED);
+    assert_int_equal(s.clock_mode, ZF_CLOCK_HOST);
 }
 
 static void scenario_other_shipped_files_have_documented_facts(void **state) {
@@ -223,7 +223,7 @@ static void scenario_minimal_file_gets_documented_defaults(void **state) {
     if (!parse_with_device_lines("    subdevices: 4\n", &s, error))
         fail_msg("%s", error);
     assert_int_equal(s.driver_version, (1u << 24) | (3u << 16));
-    assert_int_equal(s.clock_mode, ZF_CLOCK_MODELLED);
+    assert_int_equal(s.clock_mode, ZF_CLOCK_HOST);
     assert_false(s.p2p_access);
     const zf_scenario_device *d = &s.devices[0];
     assert_int_equal(d->vendor_id, 0x8086);

@@ -142,8 +142,8 @@ typedef struct zefake_shared_device_t {
     uint32_t size;                 /* [in] sizeof(zefake_shared_device_t) of the caller */
     ze_bool_t shared;              /* false: the card's state is not shared (shared memory unavailable) */
     char segment[ZEFAKE_TEXT_MAX]; /* the POSIX shared-memory object's name */
-    uint64_t clock_origin_ns;      /* host CLOCK_MONOTONIC time of realtime device time 0 */
-    uint64_t busy_ns;              /* summed durations of the commands of every process (realtime clocks) */
+    uint64_t clock_origin_ns;      /* host CLOCK_MONOTONIC_RAW time of device time 0 of a host clock */
+    uint64_t busy_ns;              /* summed durations of the commands of every process (host clocks) */
     uint32_t num_processes;        /* the live processes using the card, this one included */
     zefake_device_process_t processes[ZEFAKE_MAX_PROCESSES];
 } zefake_shared_device_t;

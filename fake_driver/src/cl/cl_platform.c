@@ -332,6 +332,6 @@ cl_int CL_API_CALL zfcl_clGetHostTimer(cl_device_id device, cl_ulong *host_times
         return zfcl_fail(CL_INVALID_DEVICE, "device is no live device");
     if (host_timestamp == NULL)
         return zfcl_fail(CL_INVALID_VALUE, "host_timestamp is NULL");
-    *host_timestamp = zf_host_now_ns();
+    *host_timestamp = zf_host_raw_ns();
     return CL_SUCCESS;
 }

@@ -1,8 +1,9 @@
 /* The device state shared by the processes of one user using one card of one scenario instance (core/zf_shared.h,
  * docs/environment.md "Processes").
  *
- * One POSIX shared-memory object per card, "/zefake-u<uid>-<instance>-<card key>", made on first use. Every process
- * may die at any point, so:
+ * One POSIX shared-memory object per card, "/zefake-u<uid>-v<layout>-<instance>-<card key>", made on first use: the
+ * layout version in the name keeps zefake versions of different layouts apart. Every process may die at any point,
+ * so:
  * - creation and attachment run under flock() on the object, which the kernel releases when its holder dies: a
  *   creator that died half-way leaves no magic, and the next process initialises the segment again;
  * - the data is guarded by a robust process-shared mutex: the next locker of a mutex whose holder died is told so
@@ -11,7 +12,11 @@
  * - processes are listed with their start time; a listed process that no longer exists (or whose pid now belongs to
  *   another process) is removed when the list is read or a process attaches.
  * The last process to leave (at exit) unlinks the object, under the same flock, so a process attaching meanwhile
- * either sees it gone and makes a new one or keeps it alive. */
+ * either sees it gone and makes a new one or keeps it alive.
+ * Any process of the user may also truncate or rewrite the object. A truncated mapping faults (SIGBUS) where it lost
+ * its pages: the driver's SIGBUS handler puts private zeroed memory in place of a segment that faults, so the process
+ * goes on with the card unshared (and says so once), and passes any other SIGBUS to the handler it replaced. An object
+ * of the wrong size under the name is rebuilt. */
 #include "core/zf_clock.h"
 #include "core/zf_core.h"
 #include "core/zf_shared.h"
@@ -29,7 +34,7 @@
 #include <unistd.h>
 
 #define ZF_SHARED_MAGIC   0x48534657u /* "WFSH" */
-#define ZF_SHARED_VERSION 2u
+#define ZF_SHARED_VERSION 3u
 #define ZF_SHARED_RING    4096u /* work entries kept: enough for the reports of any streamer that reads regularly */
 #define ZF_SHARED_RETRIES 8
 
@@ -41,6 +46,7 @@ typedef struct zf_shared_slot {
     uint64_t busy_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS]; /* zf_shared_add_busy */
     uint32_t engines;                                       /* ZF_SHARED_ENGINE_* of its work */
     uint32_t reserved2;
+    uint64_t hold; /* zf_shared_set_hold: 0 when it executes nothing, else the command's start + 1 */
 } zf_shared_slot;
 
 typedef struct zf_shared_segment {
@@ -62,11 +68,68 @@ struct zf_card_share {
     pid_t pid;           /* the attaching process */
     zf_shared_slot *own; /* its entry (NULL when the table was full): found once at attach, it stays while it lives */
     uint64_t swept_ns;   /* when a read of the list last removed the processes that are gone (segment lock) */
+    volatile sig_atomic_t lost; /* the SIGBUS handler replaced the mapping: set once, told once */
+    bool told;
     struct zf_card_share *next;
 };
 
 static pthread_mutex_t zf_attached_lock = PTHREAD_MUTEX_INITIALIZER;
-static zf_card_share *zf_attached; /* every segment of this process, detached at exit */
+static zf_card_share *zf_attached; /* every segment of this process, detached at exit; read by the SIGBUS handler */
+
+/* ---- Truncated segments --------------------------------------------------------------------------------------- */
+
+static struct sigaction zf_previous_sigbus;
+static pthread_once_t zf_sigbus_once = PTHREAD_ONCE_INIT;
+
+/* Hands a fault that is not ours to the handler we replaced; the default action comes back for the faulting
+ * instruction's second try. */
+static void zf_pass_sigbus(int sig, siginfo_t *info, void *context) {
+    if (zf_previous_sigbus.sa_flags & SA_SIGINFO) {
+        zf_previous_sigbus.sa_sigaction(sig, info, context);
+        return;
+    }
+    if (zf_previous_sigbus.sa_handler != SIG_DFL && zf_previous_sigbus.sa_handler != SIG_IGN) {
+        zf_previous_sigbus.sa_handler(sig);
+        return;
+    }
+    struct sigaction fallback = {.sa_handler = SIG_DFL};
+    sigaction(SIGBUS, &fallback, NULL);
+}
+
+/* Async-signal-safe: walks the list of attached segments (entries are only ever added, published with a release
+ * store) and maps zeroed private pages over the one the address is in. */
+static void zf_on_sigbus(int sig, siginfo_t *info, void *context) {
+    const char *at = info->si_addr;
+    for (zf_card_share *s = __atomic_load_n(&zf_attached, __ATOMIC_ACQUIRE); s != NULL; s = s->next) {
+        const char *base = (const char *)s->seg;
+        if (at >= base && at < base + sizeof *s->seg &&
+            mmap(s->seg, sizeof *s->seg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+                MAP_FAILED) {
+            s->lost = 1;
+            return;
+        }
+    }
+    zf_pass_sigbus(sig, info, context);
+}
+
+static void zf_install_sigbus(void) {
+    struct sigaction action = {.sa_sigaction = zf_on_sigbus, .sa_flags = SA_SIGINFO | SA_RESTART};
+    sigemptyset(&action.sa_mask);
+    if (sigaction(SIGBUS, &action, &zf_previous_sigbus) != 0)
+        zf_log(ZF_LOG_WARN, "shared device state: no SIGBUS handler (%s): a truncated segment would kill the process",
+               strerror(errno));
+}
+
+/* Says once that the segment was lost; the process keeps the card, unshared. */
+static void zf_tell_lost(zf_card_share *shared) {
+    if (shared->lost && !shared->told) {
+        shared->told = true;
+        zf_log(ZF_LOG_WARN,
+               "shared device state %s was truncated by another process: this process goes on with the "
+               "card unshared",
+               shared->name);
+    }
+}
 
 /* ---- Processes ------------------------------------------------------------------------------------------------ */
 
@@ -149,7 +212,7 @@ static void zf_shared_make_name(char *out, const char *instance, const uint8_t k
         safe[n++] = ok ? *c : '_';
     }
     safe[n] = '\0';
-    int at = snprintf(out, ZF_SHARED_NAME_MAX, "/zefake-u%u-%s-", (unsigned)getuid(), safe);
+    int at = snprintf(out, ZF_SHARED_NAME_MAX, "/zefake-u%u-v%u-%s-", (unsigned)getuid(), ZF_SHARED_VERSION, safe);
     for (int i = 0; i < 16 && at + 2 < (int)ZF_SHARED_NAME_MAX; i++)
         at += snprintf(out + at, ZF_SHARED_NAME_MAX - (size_t)at, "%02x", key[i]);
 }
@@ -166,7 +229,7 @@ static bool zf_segment_init(zf_shared_segment *seg) {
         return false;
     seg->version = ZF_SHARED_VERSION;
     seg->size = sizeof *seg;
-    seg->clock_origin_ns = zf_host_now_ns();
+    seg->clock_origin_ns = zf_host_raw_ns();
     __atomic_store_n(&seg->magic, ZF_SHARED_MAGIC, __ATOMIC_RELEASE);
     return true;
 }
@@ -185,8 +248,12 @@ static zf_shared_segment *zf_segment_map(int fd, const char *name) {
     if (fstat(fd, &st) != 0)
         return NULL;
     if ((size_t)st.st_size != sizeof(zf_shared_segment) && st.st_size != 0) {
-        zf_log(ZF_LOG_WARN, "shared device state %s has another layout (another zefake version?): not shared", name);
-        return NULL;
+        /* Not a layout of ours (the name holds the layout version): rebuilt from zero. */
+        zf_log(ZF_LOG_WARN, "shared device state %s has %lld bytes, not the %zu of its layout: made afresh", name,
+               (long long)st.st_size, sizeof(zf_shared_segment));
+        if (ftruncate(fd, 0) != 0)
+            return NULL;
+        st.st_size = 0;
     }
     if (st.st_size == 0 && ftruncate(fd, sizeof(zf_shared_segment)) != 0)
         return NULL;
@@ -215,7 +282,7 @@ static bool zf_no_process(const zf_shared_segment *seg) {
 static bool zf_register_self(zf_shared_segment *seg) {
     zf_sweep_dead(seg);
     if (zf_no_process(seg)) {
-        seg->clock_origin_ns = zf_host_now_ns();
+        seg->clock_origin_ns = zf_host_raw_ns();
         seg->busy_ns = 0;
     }
     if (zf_own_slot(seg) != NULL)
@@ -266,10 +333,12 @@ zf_card_share *zf_shared_attach(const char *instance, const uint8_t key[16]) {
         return NULL;
     zf_shared_make_name(shared->name, instance, key);
     shared->pid = getpid();
+    pthread_once(&zf_sigbus_once, zf_install_sigbus);
+    errno = 0;
     shared->seg = zf_segment_open(shared->name, &shared->fd);
     if (shared->seg == NULL) {
         zf_log(ZF_LOG_WARN, "shared device state %s: %s; the device is not shared with other processes", shared->name,
-               strerror(errno));
+               errno != 0 ? strerror(errno) : "it cannot be opened, locked or mapped");
         free(shared);
         return NULL;
     }
@@ -278,7 +347,7 @@ zf_card_share *zf_shared_attach(const char *instance, const uint8_t key[16]) {
     zf_shared_unlock(shared->seg);
     pthread_mutex_lock(&zf_attached_lock);
     shared->next = zf_attached;
-    zf_attached = shared;
+    __atomic_store_n(&zf_attached, shared, __ATOMIC_RELEASE); /* complete before the SIGBUS handler can see it */
     pthread_mutex_unlock(&zf_attached_lock);
     return shared;
 }
@@ -312,7 +381,27 @@ uint64_t zf_shared_clock_origin_ns(const zf_card_share *shared) {
     return shared->seg->clock_origin_ns; /* written once, before the magic */
 }
 
+void zf_shared_set_hold(zf_card_share *shared, uint64_t since_ns) {
+    if (shared->own != NULL)
+        __atomic_store_n(&shared->own->hold, since_ns == UINT64_MAX ? 0 : since_ns + 1, __ATOMIC_RELEASE);
+}
+
+uint64_t zf_shared_hold_ns(zf_card_share *shared) {
+    zf_tell_lost(shared);
+    uint64_t earliest = UINT64_MAX;
+    for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES; i++) {
+        const zf_shared_slot *slot = &shared->seg->processes[i];
+        uint64_t hold = __atomic_load_n(&slot->hold, __ATOMIC_ACQUIRE);
+        int32_t pid = __atomic_load_n(&slot->pid, __ATOMIC_RELAXED);
+        /* A process that died while executing holds nothing (it is swept from the list later). */
+        if (hold != 0 && hold - 1 < earliest && pid != 0 && (pid == shared->pid || kill(pid, 0) == 0 || errno != ESRCH))
+            earliest = hold - 1;
+    }
+    return earliest;
+}
+
 void zf_shared_publish(zf_card_share *shared, const zf_shared_work *work) {
+    zf_tell_lost(shared);
     zf_shared_segment *seg = shared->seg;
     zf_shared_lock(seg);
     zf_shared_work *entry = &seg->ring[seg->next_seq % ZF_SHARED_RING];

@@ -96,7 +96,7 @@ zf_device *zf_device_by_uuid(zf_driver *driver, const ze_device_uuid_t *uuid) {
 
 /* Joins the card's state shared with the other processes of the same user and scenario instance (docs/environment.md,
  * "Processes"): ZEFAKE_INSTANCE, or the scenario's name. The card is named by its UUID without the tile, so every
- * process finds it whatever ZE_AFFINITY_MASK kept of it. A realtime clock then counts from the card's shared origin. */
+ * process finds it whatever ZE_AFFINITY_MASK kept of it. A host clock then counts from the card's shared origin. */
 static void zf_device_share(zf_device *device) {
     const char *instance = getenv("ZEFAKE_INSTANCE");
     if (instance == NULL || instance[0] == '\0')
@@ -105,11 +105,8 @@ static void zf_device_share(zf_device *device) {
     memcpy(key, device->uuid.id, sizeof key);
     key[9] = 0;
     device->shared = zf_shared_attach(instance, key);
-    if (device->shared != NULL && device->clock.mode == ZF_CLOCK_REALTIME) {
-        uint64_t origin = zf_shared_clock_origin_ns(device->shared);
-        if (origin <= zf_host_now_ns())
-            device->clock.host_origin_ns = origin;
-    }
+    if (device->shared != NULL)
+        zf_clock_set_origin(&device->clock, zf_shared_clock_origin_ns(device->shared));
 }
 
 bool zf_devices_create(zf_driver *driver) {
@@ -124,7 +121,7 @@ bool zf_devices_create(zf_driver *driver) {
         device->root = device;
         device->root_index = i;
         device->share = 1;
-        zf_clock_init(&device->clock, driver->scenario.clock_mode, &device->desc->timer);
+        zf_clock_init(&device->clock, zf_clock_mode_requested(driver->scenario.clock_mode), &device->desc->timer);
         if (!zf_device_register(device, driver) || !zf_subdevices_create(device))
             return false;
         zf_device_share(device);
@@ -494,7 +491,8 @@ ze_result_t zfi_zeDeviceGetStatus(ze_device_handle_t hDevice) {
 ze_result_t zfi_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp,
                                             uint64_t *deviceTimestamp) {
     zf_clock *clock = zf_device_clock(zf_device_from(hDevice));
-    *hostTimestamp = zf_host_now_ns();
-    *deviceTimestamp = zf_clock_mask(zf_clock_read_ticks(clock), clock->valid_bits);
+    uint64_t ticks = 0;
+    zf_clock_read_pair(clock, hostTimestamp, &ticks);
+    *deviceTimestamp = zf_clock_mask(ticks, clock->valid_bits);
     return ZE_RESULT_SUCCESS;
 }

@@ -168,7 +168,7 @@ static bool zf_parse_mask(const zf_scenario *s, bool flat, zf_selection *selecte
     return true;
 }
 
-/* A device reduced to k of its N tiles: each tile keeps 1/N of the slices and memory. */
+/* A device reduced to k of its N tiles: each tile keeps 1/N of the slices, the memory and its bandwidth. */
 static void zf_keep_tiles(zf_scenario_device *d, uint32_t mask, zf_device_origin *origin) {
     uint32_t n = d->num_subdevices, k = 0;
     for (uint32_t t = 0; t < n; t++) {
@@ -181,6 +181,7 @@ static void zf_keep_tiles(zf_scenario_device *d, uint32_t mask, zf_device_origin
     d->topology.slices = d->topology.slices / n * k;
     for (uint32_t m = 0; m < d->num_memories; m++)
         d->memories[m].total_size_bytes = d->memories[m].total_size_bytes / n * k;
+    d->performance.memory_bandwidth_gbps = d->performance.memory_bandwidth_gbps / n * k;
     d->num_subdevices = k > 1 ? k : 0;
 }
 

@@ -115,7 +115,7 @@ void zf_cost_set_clock_hook(zf_cost_clock_fn hook) {
     atomic_store_explicit(&zf_cost_clock_hook, hook, memory_order_release);
 }
 
-static uint32_t zf_kernel_clock_mhz(const zf_device *device) {
+uint32_t zf_cost_clock_mhz(const zf_device *device) {
     zf_cost_clock_fn hook = atomic_load_explicit(&zf_cost_clock_hook, memory_order_acquire);
     uint32_t mhz = hook != NULL ? hook(device) : 0;
     return mhz > 0 && mhz < device->properties.coreClockRate ? mhz : device->properties.coreClockRate;
@@ -137,7 +137,7 @@ static uint64_t zf_tile_kernel_ns(const zf_work_counts *work, uint64_t groups, u
         return ns;
     uint64_t cycles = zf_work_lane_cycles(work);
     uint64_t lanes = (threads < xves ? threads : xves) * (group_items < simd ? group_items : simd);
-    uint32_t mhz = zf_kernel_clock_mhz(device);
+    uint32_t mhz = zf_cost_clock_mhz(device);
     uint64_t compute = zf_cycles_to_ns(zf_div_ceil(cycles, lanes), mhz);
     uint64_t rounds = zf_div_ceil(threads, slots);
     uint64_t stream = zf_cycles_to_ns((unsigned __int128)zf_div_ceil(cycles, items) * rounds, mhz);

@@ -47,7 +47,8 @@ struct zf_engine {
     _Atomic uint64_t takes;       /* times the worker emptied the FIFO: a full one's submitter watches it */
     zf_submission *spare;         /* finished submissions for reuse, guarded by the sync lock */
     uint32_t num_spare;
-    bool stop;
+    _Atomic bool stop;   /* set under the sync lock; read without it by zf_clock_await */
+    uint32_t hold_slot;  /* its entry in zf_holds, or ZF_MAX_HOLDS */
     bool running;        /* a submission taken from the FIFO, or run in place, is running; guarded by the sync lock */
     uint64_t free_at_ns; /* touched only by whoever runs the engine's submission (running) */
     struct zf_engine *next;
@@ -153,8 +154,58 @@ static void zf_queue_extend(zf_queue *queue, uint64_t end_ns) {
         atomic_store_explicit(&queue->last_end_ns, end_ns, memory_order_relaxed);
 }
 
-static bool zf_is_realtime(const zf_engine *engine) {
-    return zf_device_clock(engine->device)->mode == ZF_CLOCK_REALTIME;
+/* ---- Holds: the device time from which an engine's command is still being executed ------------------------------
+ *
+ * A host clock runs while a command is emulated, and its counters are known only once it has run: a streamer must not
+ * write a report for a time the command covers before the command's work is logged (docs/metrics.md, "Which reports
+ * exist"). Each engine of a host clock holds the start of the command it runs; streamers write reports up to the
+ * earliest hold of the card (zf_engines_hold_ns), and the process publishes it for the other processes of the card. */
+#define ZF_MAX_HOLDS 256u
+typedef struct zf_hold {
+    _Atomic(const zf_device *) root; /* the engine's root device; NULL once the engine is gone */
+    _Atomic uint64_t since_ns;       /* UINT64_MAX: nothing running */
+} zf_hold;
+static zf_hold zf_holds[ZF_MAX_HOLDS];
+static _Atomic uint32_t zf_num_holds;
+
+/* A slot for a new engine of a host clock (called with the sync lock held); engines past ZF_MAX_HOLDS hold nothing. */
+static uint32_t zf_hold_slot_for(zf_engine *engine) {
+    uint32_t n = atomic_load(&zf_num_holds);
+    if (!zf_clock_follows_host(zf_device_clock(engine->device)) || n >= ZF_MAX_HOLDS)
+        return ZF_MAX_HOLDS;
+    atomic_store(&zf_holds[n].since_ns, UINT64_MAX);
+    atomic_store(&zf_holds[n].root, engine->device->root);
+    atomic_store(&zf_num_holds, n + 1);
+    return n;
+}
+
+uint64_t zf_engines_hold_ns(const zf_device *root) {
+    uint64_t earliest = UINT64_MAX;
+    uint32_t n = atomic_load_explicit(&zf_num_holds, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        const zf_device *of = atomic_load_explicit(&zf_holds[i].root, memory_order_relaxed);
+        uint64_t since = atomic_load_explicit(&zf_holds[i].since_ns, memory_order_acquire);
+        if (of == root && since < earliest)
+            earliest = since;
+    }
+    return earliest;
+}
+
+/* Forgets every engine's hold (the engines stopped; called with the sync lock held). */
+static void zf_holds_clear(void) {
+    uint32_t n = atomic_load(&zf_num_holds);
+    for (uint32_t i = 0; i < n; i++)
+        atomic_store(&zf_holds[i].root, NULL);
+    atomic_store(&zf_num_holds, 0);
+}
+
+static void zf_engine_hold(zf_engine *engine, uint64_t since_ns) {
+    if (engine->hold_slot >= ZF_MAX_HOLDS)
+        return;
+    atomic_store_explicit(&zf_holds[engine->hold_slot].since_ns, since_ns, memory_order_release);
+    zf_card_share *shared = engine->device->root->shared;
+    if (shared != NULL)
+        zf_shared_set_hold(shared, zf_engines_hold_ns(engine->device->root));
 }
 
 /* Whether the engine waits for an event; submitters waiting for room may then go on (ZF_QUEUE_DEPTH). Called with the
@@ -237,11 +288,11 @@ static void zf_engine_notify(const zf_work_record *record) {
     pthread_rwlock_unlock(&zf_observer_lock);
 }
 
-/* How long each tile was busy within the command: a kernel launch on several tiles (modelled mode) as the cost model
- * said, never past the command's end; anything else on one tile, throughout. */
-static void zf_record_tiles(zf_work_record *record, bool realtime) {
+/* How long each tile was busy within the command: a kernel launch on several tiles as the cost model said, never past
+ * the command's end; anything else on one tile, throughout. */
+static void zf_record_tiles(zf_work_record *record) {
     uint64_t span = record->end_ns - record->start_ns;
-    if (realtime || record->tiles <= 1) {
+    if (record->tiles <= 1) {
         record->tiles = 1;
         record->tile_ns[0] = span;
         return;
@@ -289,8 +340,7 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
     if (!zf_engine_wait_events(engine, command, &start))
         return ZF_RAN_STOPPED;
     zf_clock *clock = zf_device_clock(engine->device);
-    if (zf_is_realtime(engine))
-        start = zf_clock_now_ns(clock);
+    zf_engine_hold(engine, start);
     uint64_t cost = 0;
     zf_work_record record = {.device = engine->device,
                              .ordinal = engine->ordinal,
@@ -306,7 +356,7 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
      * may destroy the list, and the pool with it. */
     if (sub->has_single && zf_command_is_launch(command))
         zf_command_free(command);
-    uint64_t end = zf_is_realtime(engine) ? zf_max_u64(zf_clock_now_ns(clock), start) : start + cost;
+    uint64_t end = start + cost;
     engine->free_at_ns = end;
     record.faulted = result != ZE_RESULT_SUCCESS && loss != ZF_LOSS_GONE; /* a lost device faults once */
     record.lost = loss == ZF_LOSS_NOW;
@@ -317,8 +367,12 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
                                record.lost ? "device lost by an injected fault" : zf_result_name(result));
     record.start_ns = start;
     record.end_ns = end;
-    zf_record_tiles(&record, zf_is_realtime(engine));
+    zf_record_tiles(&record);
+    /* A host clock: the command completes once device time has passed its end, never earlier; its observers (metrics,
+     * telemetry) then see only work the device has done. */
+    zf_clock_await(clock, end, &engine->stop);
     zf_engine_notify(&record);
+    zf_engine_hold(engine, UINT64_MAX);
     zf_queue_extend(queue, end);
     bool wake = zf_command_changes_event(command);
     if (last && !zf_completion_needs_lock(sub, command)) {
@@ -594,6 +648,7 @@ ze_result_t zf_engine_get(zf_device *device, uint32_t ordinal, uint32_t index, z
             zf_sync_unlock();
             return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "cannot start the engine's worker thread");
         }
+        engine->hold_slot = zf_hold_slot_for(engine); /* before the worker can run: it waits for the sync lock */
         engine->next = zf_engines;
         zf_engines = engine;
     }
@@ -739,6 +794,7 @@ ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns) {
 
 void zf_engines_shutdown(void) {
     zf_sync_lock();
+    zf_holds_clear();
     zf_engine *engines = zf_engines;
     zf_engines = NULL;
     for (zf_engine *e = engines; e != NULL; e = e->next) {

@@ -279,6 +279,10 @@ uint64_t zf_cost_dispatch_ns(const zf_device *device);
 typedef uint32_t (*zf_cost_clock_fn)(const zf_device *device);
 void zf_cost_set_clock_hook(zf_cost_clock_fn hook);
 
+/* The clock, in MHz, the device runs at now: the scenario's core clock, or the lower one the hook answers. Kernels
+ * last their cycles at it, and the metrics' GPU clock counts at it (docs/metrics.md, "Signals"). */
+uint32_t zf_cost_clock_mhz(const zf_device *device);
+
 /* Tiles a command of `device` runs on: every tile of a root device that has sub-devices (implicit scaling), else 1. */
 uint32_t zf_device_tiles(const zf_device *device);
 
@@ -347,6 +351,10 @@ bool zf_engine_add_observer(zf_work_observer observer, void *user_data);
 /* Waits until no engine of `device` has work queued or running, or timeout_ns passes (UINT64_MAX: forever); returns
  * whether it is idle. */
 bool zf_device_wait_idle(zf_device *device, uint64_t timeout_ns);
+
+/* Host clock: the earliest device time from which a command of an engine of this process on the card of `root` is
+ * still being executed (UINT64_MAX when none): its counters are not known yet, so no report may cover it. */
+uint64_t zf_engines_hold_ns(const zf_device *root);
 
 static inline zf_event *zf_event_from(ze_event_handle_t handle) {
     return (zf_event *)handle;

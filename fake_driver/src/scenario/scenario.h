@@ -36,7 +36,7 @@
 /* How the device clock advances (docs/scenarios.md, "clock"). */
 typedef enum zf_clock_mode {
     ZF_CLOCK_MODELLED = 0, /* deterministic: advances only through the cost model */
-    ZF_CLOCK_REALTIME = 1, /* tied to the host's monotonic clock */
+    ZF_CLOCK_HOST = 1,     /* the default: runs with the host's CLOCK_MONOTONIC_RAW, durations from the cost model */
 } zf_clock_mode;
 
 /* How a card with sub-devices (tiles) is reported (docs/environment.md, "Device hierarchy"): the scenario's

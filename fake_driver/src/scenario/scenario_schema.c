@@ -26,7 +26,9 @@ static const zf_name zf_device_flag_items[] = {
 };
 static const zf_names zf_device_flags = ZF_NAMES(zf_device_flag_items);
 
-static const zf_name zf_clock_mode_items[] = {{"modelled", ZF_CLOCK_MODELLED}, {"realtime", ZF_CLOCK_REALTIME}};
+/* "realtime" is the former name of the host mode. */
+static const zf_name zf_clock_mode_items[] = {
+    {"host", ZF_CLOCK_HOST}, {"modelled", ZF_CLOCK_MODELLED}, {"realtime", ZF_CLOCK_HOST}};
 static const zf_names zf_clock_modes = ZF_NAMES(zf_clock_mode_items);
 
 static const zf_name zf_hierarchy_items[] = {
@@ -623,7 +625,7 @@ bool zf_scenario_walk_root(zf_walk *w, yaml_node_t *root, zf_scenario *out) {
     w->scenario = out;
     out->metric_text_used = 1;                     /* offset 0 is the empty string */
     out->driver_version = (1u << 24) | (3u << 16); /* "1.3.0" */
-    out->clock_mode = ZF_CLOCK_MODELLED;
+    out->clock_mode = ZF_CLOCK_HOST;
     out->device_hierarchy = ZF_HIERARCHY_FLAT; /* Intel's default for multi-tile cards (docs/environment.md) */
     out->p2p_access = false;
     out->p2p_atomics = false;

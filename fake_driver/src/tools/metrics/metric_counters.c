@@ -32,14 +32,71 @@ uint64_t zf_metric_ticks_to_ns(const zf_metric_device *mdev, uint64_t ticks) {
     return zf_sat64(scaled / hz + (scaled % hz != 0));
 }
 
+/* A host clock: device time now, but never past a command still being executed on the card (its counters are not
+ * known yet: zf_engines_hold_ns). A modelled clock: the later of its time and the end of the latest command. */
 uint64_t zf_metric_horizon_ns(zf_metric_device *mdev) {
-    uint64_t now = zf_clock_now_ns(zf_device_clock(mdev->device));
-    uint64_t end = mdev->root->latest_end_ns;
-    return now > end ? now : end;
+    zf_clock *clock = zf_device_clock(mdev->device);
+    uint64_t now = zf_clock_now_ns(clock);
+    if (!zf_clock_follows_host(clock)) {
+        uint64_t end = mdev->root->latest_end_ns;
+        return now > end ? now : end;
+    }
+    zf_device *root = mdev->root->device;
+    uint64_t hold = zf_engines_hold_ns(root);
+    if (root->shared != NULL) {
+        uint64_t others = zf_shared_hold_ns(root->shared);
+        hold = others < hold ? others : hold;
+    }
+    return now < hold ? now : hold;
 }
 
 static uint64_t zf_cycles(uint64_t ns, uint64_t mhz) {
     return zf_sat64((zf_u128)ns * mhz / 1000u);
+}
+
+/* ---- The GPU clock -------------------------------------------------------------------------------------------- */
+
+static const zf_clock_piece *zf_clock_piece_at(const zf_metric_tile *tile, uint64_t ns) {
+    uint32_t i = tile->clock_pieces;
+    while (i > 1 && tile->clock[i - 1].from_ns > ns)
+        i--;
+    return &tile->clock[i - 1];
+}
+
+/* GPU clocks at device time `ns`: floor(ns x MHz / 1000) at a constant frequency. */
+static uint64_t zf_tile_gpu_clocks(const zf_metric_tile *tile, uint64_t ns) {
+    if (tile->clock_pieces == 0)
+        return zf_cycles(ns, tile->shape.core_mhz);
+    const zf_clock_piece *piece = zf_clock_piece_at(tile, ns);
+    uint64_t since = ns > piece->from_ns ? ns - piece->from_ns : 0;
+    return piece->cycles + zf_cycles(since, piece->mhz);
+}
+
+static uint64_t zf_tile_mhz(const zf_metric_tile *tile) {
+    return tile->clock_pieces > 0 ? tile->clock[tile->clock_pieces - 1].mhz : tile->shape.core_mhz;
+}
+
+/* A full history forgets its oldest piece but one: readings that far back are long written. */
+static void zf_tile_clock_change(zf_metric_tile *tile, uint64_t ns, uint64_t mhz) {
+    if (tile->clock_pieces == 0)
+        tile->clock[tile->clock_pieces++] = (zf_clock_piece){0, 0, tile->shape.core_mhz};
+    const zf_clock_piece *last = &tile->clock[tile->clock_pieces - 1];
+    uint64_t from = ns > last->from_ns ? ns : last->from_ns;
+    zf_clock_piece piece = {from, zf_tile_gpu_clocks(tile, from), mhz};
+    if (tile->clock_pieces == ZF_CLOCK_PIECES) {
+        memmove(&tile->clock[1], &tile->clock[2], (ZF_CLOCK_PIECES - 2) * sizeof tile->clock[0]);
+        tile->clock_pieces--;
+    }
+    tile->clock[tile->clock_pieces++] = piece;
+}
+
+void zf_metric_follow_clock(zf_metric_device *root, uint64_t ns) {
+    for (uint32_t t = 0; t < root->num_tiles; t++) {
+        zf_metric_tile *tile = root->tiles[t];
+        uint64_t mhz = zf_cost_clock_mhz(tile->mdev->device);
+        if (mhz != zf_tile_mhz(tile))
+            zf_tile_clock_change(tile, ns, mhz);
+    }
 }
 
 /* Amount x shared among `parts` tiles: tile i gets x / parts, plus one if i < x % parts. */
@@ -60,14 +117,14 @@ static uint64_t zf_instructions(uint64_t lane_ops, uint32_t index, uint32_t part
 /* A kernel command on tile `index`: XVE time from the cost model's kernel cycles (its launch set-up is stall, the rest
  * active), instructions and atomics from what the kernels executed (the record's zf_work_counts). */
 static void zf_kernel_amounts(const zf_work_record *r, uint32_t index, uint32_t parts, const zf_tile_shape *shape,
-                              uint64_t amount[ZF_SIG_COUNT]) {
+                              uint64_t mhz, uint64_t amount[ZF_SIG_COUNT]) {
     uint64_t items = zf_split(r->work_items, index, parts), kernel_cycles = r->kernel_cycles;
     if (items == 0 || kernel_cycles == 0)
         return;
     uint64_t simd = shape->simd_width > 0 ? shape->simd_width : 1;
     uint64_t threads = items / simd + (items % simd != 0);
     uint64_t used = threads < shape->xve_count ? threads : shape->xve_count;
-    uint64_t dispatch = zf_cycles(r->device->desc->performance.kernel_launch_ns, shape->core_mhz);
+    uint64_t dispatch = zf_cycles(r->device->desc->performance.kernel_launch_ns, mhz);
     uint64_t stall_cycles = kernel_cycles < dispatch ? kernel_cycles : dispatch;
     uint64_t slots = zf_mul_sat(shape->xve_count, shape->threads_per_xve);
     amount[ZF_SIG_XVE_ACTIVE] = zf_mul_sat(used, kernel_cycles - stall_cycles);
@@ -88,9 +145,11 @@ static void zf_kernel_amounts(const zf_work_record *r, uint32_t index, uint32_t 
 
 /* What one command adds to tile `index` of the `parts` tiles it ran on. Work (items, bytes) is shared among the tiles;
  * time (engine and kernel cycles) is not: each tile's engine is busy for the whole command. */
-static void zf_work_amounts(const zf_work_record *r, const zf_tile_shape *shape, uint32_t index, uint32_t parts,
+static void zf_work_amounts(const zf_work_record *r, const zf_metric_tile *tile, uint32_t index, uint32_t parts,
                             bool compute, uint64_t amount[ZF_SIG_COUNT]) {
-    uint64_t cycles = zf_cycles(r->end_ns - r->start_ns, shape->core_mhz);
+    const zf_tile_shape *shape = &tile->shape;
+    uint64_t mhz = zf_tile_mhz(tile);
+    uint64_t cycles = zf_cycles(r->end_ns - r->start_ns, mhz);
     amount[compute ? ZF_SIG_COMPUTE_ENGINE_CYCLES : ZF_SIG_COPY_ENGINE_CYCLES] = cycles;
     uint64_t read = zf_split(r->bytes_read, index, parts), written = zf_split(r->bytes_written, index, parts);
     amount[ZF_SIG_MEM_READ_BYTES] = read;
@@ -100,7 +159,7 @@ static void zf_work_amounts(const zf_work_record *r, const zf_tile_shape *shape,
         amount[ZF_SIG_L3_WRITE_BYTES] = written;
     }
     if (zf_is_launch(r->kind))
-        zf_kernel_amounts(r, index, parts, shape, amount);
+        zf_kernel_amounts(r, index, parts, shape, mhz, amount);
 }
 
 static void zf_add_amounts(uint64_t *to, const uint64_t *amount) {
@@ -128,18 +187,26 @@ static void zf_tile_add(zf_metric_tile *tile, const zf_work_entry *entry) {
     tile->log[tile->log_count++] = *entry;
 }
 
-/* Publishes one tile's part of a command on the card's shared state (realtime clocks only: in modelled mode device
- * times of different processes are unrelated), and the memory the process holds on the card. */
+_Static_assert(ZF_SHARED_MAX_KERNELS == ZF_KERNEL_CODE_MAX, "a shared work entry names a command's kernels");
+
+/* Publishes one tile's part of a command on the card's shared state (host clocks only: in modelled mode device times
+ * of different processes are unrelated), with the code ranges of its kernels, and the memory the process holds on the
+ * card. */
 static void zf_metric_share(const zf_metric_device *mdev, const zf_work_entry *entries, uint32_t count) {
     zf_card_share *shared = zf_device_shared(mdev->device);
     if (shared == NULL)
         return;
-    if (zf_device_clock(mdev->device)->mode == ZF_CLOCK_REALTIME) {
+    if (zf_clock_follows_host(zf_device_clock(mdev->device))) {
         for (uint32_t t = 0; t < count; t++) {
             zf_shared_work work = {.tile = zf_device_physical_tile(mdev->tiles[t]->mdev->device),
                                    .start_ns = entries[t].start_ns,
                                    .end_ns = entries[t].end_ns,
-                                   .context_id = entries[t].context_id};
+                                   .context_id = entries[t].context_id,
+                                   .num_kernels = entries[t].num_kernels};
+            for (uint32_t k = 0; k < entries[t].num_kernels; k++) {
+                work.code_base[k] = entries[t].kernels[k].base;
+                work.code_instructions[k] = entries[t].kernels[k].instructions;
+            }
             memcpy(work.amount, entries[t].amount, sizeof work.amount);
             zf_shared_publish(shared, &work);
         }
@@ -159,6 +226,7 @@ void zf_metric_observe(const zf_work_record *r, void *user_data) {
     uint32_t num_kernels = zf_kernel_isa_take_ran(kernels); /* the observer runs on the worker that ran them */
     zf_work_entry entries[ZF_SCENARIO_MAX_SUBDEVICES];
     zf_metric_lock();
+    zf_metric_follow_clock(mdev->root, r->start_ns);
     for (uint32_t t = 0; t < mdev->num_tiles; t++) {
         zf_metric_tile *tile = mdev->tiles[t];
         zf_work_entry *entry = &entries[t];
@@ -167,7 +235,7 @@ void zf_metric_observe(const zf_work_record *r, void *user_data) {
                                  .context_id = zf_engine_context_id(r->ordinal, r->index),
                                  .num_kernels = num_kernels};
         memcpy(entry->kernels, kernels, num_kernels * sizeof kernels[0]);
-        zf_work_amounts(r, &tile->shape, t, mdev->num_tiles, compute, entry->amount);
+        zf_work_amounts(r, tile, t, mdev->num_tiles, compute, entry->amount);
         zf_tile_add(tile, entry);
         zf_tracers_observe(tile, r);
     }
@@ -184,7 +252,13 @@ static void zf_metric_import_one(zf_metric_device *root, const zf_shared_work *w
         zf_metric_tile *tile = root->tiles[t];
         if (zf_device_physical_tile(tile->mdev->device) != work->tile)
             continue;
-        zf_work_entry entry = {.start_ns = work->start_ns, .end_ns = work->end_ns, .context_id = work->context_id};
+        zf_work_entry entry = {.start_ns = work->start_ns,
+                               .end_ns = work->end_ns,
+                               .context_id = work->context_id,
+                               .num_kernels =
+                                   work->num_kernels < ZF_KERNEL_CODE_MAX ? work->num_kernels : ZF_KERNEL_CODE_MAX};
+        for (uint32_t k = 0; k < entry.num_kernels; k++)
+            entry.kernels[k] = (zf_kernel_code){work->code_base[k], work->code_instructions[k]};
         memcpy(entry.amount, work->amount, sizeof entry.amount);
         zf_tile_add(tile, &entry);
     }
@@ -194,7 +268,7 @@ static void zf_metric_import_one(zf_metric_device *root, const zf_shared_work *w
 
 void zf_metric_import(zf_metric_device *root) {
     zf_card_share *shared = zf_device_shared(root->device);
-    if (shared == NULL || zf_device_clock(root->device)->mode != ZF_CLOCK_REALTIME)
+    if (shared == NULL || !zf_clock_follows_host(zf_device_clock(root->device)))
         return;
     if (!root->shared_started) {
         root->shared_seq = zf_shared_next_seq(shared);
@@ -213,7 +287,7 @@ void zf_metric_import(zf_metric_device *root) {
 static void zf_signals_base(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]) {
     for (int s = 0; s < ZF_SIG_COUNT; s++)
         out[s] = tile->base[s];
-    out[ZF_SIG_GPU_CLOCKS] = zf_cycles(ns, tile->shape.core_mhz);
+    out[ZF_SIG_GPU_CLOCKS] = zf_tile_gpu_clocks(tile, ns);
 }
 
 void zf_tile_signals_at(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]) {

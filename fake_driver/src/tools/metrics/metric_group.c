@@ -89,16 +89,16 @@ ze_result_t zfi_zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_p
 
 #if ZF_L0_AT_LEAST(5)
 /* One reading of the device clock gives both timestamps, as zeDeviceGetGlobalTimestamps reads it: the global one
- * masked to the device timer's valid bits (or the host's monotonic time when synchronised with the host), the metric
- * one to the valid bits of metric records, so that it compares with the timestamps of streamer reports and tracer
- * events (the metric timer is the device timer; docs/metrics.md, "Metric timestamps"). */
+ * masked to the device timer's valid bits (or the host's CLOCK_MONOTONIC_RAW time when synchronised with the host), the
+ * metric one to the valid bits of metric records, so that it compares with the timestamps of streamer reports and
+ * tracer events (the metric timer is the device timer; docs/metrics.md, "Metric timestamps"). */
 ze_result_t zfi_zetMetricGroupGetGlobalTimestampsExp(zet_metric_group_handle_t hMetricGroup,
                                                      ze_bool_t synchronizedWithHost, uint64_t *globalTimestamp,
                                                      uint64_t *metricTimestamp) {
     const zf_metric_group *group = zf_metric_group_from(hMetricGroup);
     zf_clock *clock = zf_device_clock(group->mdev->device);
-    uint64_t host = zf_host_now_ns();
-    uint64_t ticks = zf_clock_read_ticks(clock);
+    uint64_t host = 0, ticks = 0;
+    zf_clock_read_pair(clock, &host, &ticks);
     *globalTimestamp = synchronizedWithHost ? host : zf_clock_mask(ticks, clock->valid_bits);
     *metricTimestamp = zf_clock_mask(ticks, group->mdev->device->desc->metric_options.timestamp_valid_bits);
     return ZE_RESULT_SUCCESS;

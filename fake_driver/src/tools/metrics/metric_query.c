@@ -240,6 +240,7 @@ static ze_result_t zf_begin_perform(void *payload, zf_queue *queue, uint64_t sta
     zf_metric_query *query = zf_payload_query(payload);
     if (query != NULL) {
         const zf_metric_device *mdev = query->pool->mdev;
+        zf_metric_follow_clock(mdev->root, start_ns);
         for (uint32_t t = 0; t < mdev->num_tiles; t++)
             zf_tile_signals_now(mdev->tiles[t], start_ns, query->begin_signals[t]);
         query->begin_ns = start_ns;
@@ -286,6 +287,7 @@ static ze_result_t zf_end_perform(void *payload, zf_queue *queue, uint64_t start
     zf_metric_query *query = zf_payload_query(payload);
     if (query != NULL) {
         zf_query_end end = {.ns = start_ns, .context = zf_engine_context_id(queue->ordinal, queue->index)};
+        zf_metric_follow_clock(query->pool->mdev->root, start_ns);
         if (query->state != ZF_QUERY_BEGUN) {
             /* An end without a begin measures nothing: an empty interval flagged as an error. */
             end.flags = ZF_QUERY_FLAG_ERROR;

@@ -1,11 +1,11 @@
 /* Metric streamers: time-based sampling of a device's counters into a bounded buffer of raw reports.
  *
- * Reports are due at every multiple of the sampling period on the device clock (in ticks). A report exists once
- * the device has reached its time: the horizon is the later of the device clock and the end of the latest command
- * executed on the card (docs/metrics.md, "Which reports exist"). Reports are written when the device passes their
- * time: after each executed command (by the execution observer), when the host reads, when a marker executes, and,
- * with a realtime clock, by a thread of the streamer while the device is idle. A full buffer drops new reports, keeps
- * the old ones intact, and makes the next read answer ZE_RESULT_WARNING_DROPPED_DATA. */
+ * Reports are due at every multiple of the sampling period on the device clock (in ticks), idle periods included. A
+ * report exists once the device has reached its time (zf_metric_horizon_ns; docs/metrics.md, "Which reports exist").
+ * Reports are written when the device passes their time: after each executed command (by the execution observer),
+ * when the host reads, when a marker executes, and, with a host clock and a notification event, by a thread of the
+ * streamer while the device is idle. As the OA unit's buffer does, a full buffer loses its oldest reports to the new
+ * ones, and the next read answers ZE_RESULT_WARNING_DROPPED_DATA. */
 #include "core/zf_core.h"
 #include "tools/metrics/zf_metric.h"
 
@@ -17,8 +17,8 @@
 #define ZF_EU_SAMPLE_CYCLES    256u   /* XVE cycles per EU stall sample */
 #define ZF_EU_IP_SLOTS         16u    /* instruction pointers the samples cycle through when no kernel is known */
 #define ZF_EU_IP_UNIT          8u     /* bytes per IP unit: the address of IP n is 8 n */
-#define ZF_REALTIME_POLL_MIN   1000000u
-#define ZF_REALTIME_POLL_MAX   100000000u
+#define ZF_IDLE_POLL_MIN       1000000u
+#define ZF_IDLE_POLL_MAX       100000000u
 
 struct zf_metric_streamer {
     zf_object header;
@@ -91,33 +91,36 @@ static void zf_write_oa_snapshot(uint8_t *rec, const zf_metric_streamer *s, cons
         zf_le32_put(rec + ZF_OA_OFF_B + 4 * i, (uint32_t)zf_flex_counter(s->group, i, sig));
 }
 
-/* The slot of the next report in every tile's ring, or false when the buffer is full (the report is dropped). */
-static bool zf_streamer_slot(zf_metric_streamer *s, uint32_t *slot) {
+/* The slot of the next report in every tile's ring: a full buffer loses its oldest report. */
+static uint32_t zf_streamer_slot(zf_metric_streamer *s) {
     if (s->count == s->capacity) {
         s->dropped = true;
-        return false;
+        s->head = (s->head + 1) % s->capacity;
+        s->count--;
     }
-    *slot = (s->head + s->count) % s->capacity;
-    s->count++;
-    return true;
+    return (s->head + s->count++) % s->capacity;
 }
 
 static void zf_streamer_write_oa(zf_metric_streamer *s, uint64_t ns, uint8_t reason) {
     zf_snapshot_info info = {.seq = s->seq++, .reason = reason, .marker = s->marker, .ns = ns};
     s->last_ns = ns;
-    uint32_t slot = 0;
-    if (!zf_streamer_slot(s, &slot))
-        return;
+    uint32_t slot = zf_streamer_slot(s);
     for (uint32_t t = 0; t < s->mdev->num_tiles; t++)
         zf_write_oa_snapshot(s->rings[t] + (size_t)slot * ZF_OA_RECORD_SIZE, s, s->mdev->tiles[t], &info);
 }
 
-/* A full buffer drops every report due up to last_k at once: sequence numbers still count them. */
-static void zf_streamer_drop_until(zf_metric_streamer *s, uint64_t last_k) {
-    s->seq = (uint16_t)(s->seq + (last_k - s->next_k + 1));
+/* More reports due than the buffer holds: those that the last `capacity` of them would overwrite are lost at once,
+ * with every report the buffer held (sequence numbers still count them). */
+static void zf_streamer_skip_lost(zf_metric_streamer *s, uint64_t last_k) {
+    uint64_t due = last_k - s->next_k + 1;
+    if (due <= s->capacity)
+        return;
+    uint64_t lost = due - s->capacity;
+    s->seq = (uint16_t)(s->seq + lost);
+    s->next_k += lost;
+    s->head = 0;
+    s->count = 0;
     s->dropped = true;
-    s->next_k = last_k + 1;
-    s->last_ns = zf_report_ns(s, last_k);
 }
 
 /* Samples of a cumulative XVE cycle count between two snapshots. */
@@ -175,9 +178,9 @@ static void zf_streamer_sample_eu(zf_metric_streamer *s, uint64_t k, uint64_t ns
         memcpy(s->eu_prev[t], now, sizeof now);
     }
     s->last_ns = ns;
-    uint32_t slot = 0;
-    if (!any || !zf_streamer_slot(s, &slot))
+    if (!any)
         return;
+    uint32_t slot = zf_streamer_slot(s);
     for (uint32_t t = 0; t < s->mdev->num_tiles; t++)
         zf_write_eu_record(s->rings[t] + (size_t)slot * ZF_EU_STALL_RECORD_SIZE, s, s->mdev->tiles[t], k, ns, active[t],
                            stall[t]);
@@ -220,14 +223,13 @@ static void zf_tile_fold_for_streamers(zf_metric_tile *tile) {
 /* Writes every report due up to `horizon_ns`. */
 static void zf_streamer_materialise(zf_metric_streamer *s, uint64_t horizon_ns) {
     zf_metric_import(s->mdev->root); /* what other processes ran on the card counts too */
+    zf_metric_follow_clock(s->mdev->root, horizon_ns);
     uint64_t last_k = zf_metric_ns_to_ticks(s->mdev, horizon_ns) / s->period_ticks;
+    if (s->group->format == ZF_METRIC_FORMAT_OA && s->next_k <= last_k)
+        zf_streamer_skip_lost(s, last_k);
     while (s->next_k <= last_k) {
         uint64_t ns = zf_report_ns(s, s->next_k);
         if (s->group->format == ZF_METRIC_FORMAT_OA) {
-            if (s->count == s->capacity) {
-                zf_streamer_drop_until(s, last_k);
-                break;
-            }
             zf_streamer_write_oa(s, ns, ZF_OA_REASON_TIMER);
         } else {
             if (!zf_streamer_tiles_active_after(s, s->last_ns)) {
@@ -268,14 +270,15 @@ void zf_streamers_advance(zf_metric_device *root) {
     }
 }
 
-/* ---- Realtime idle sampling ----------------------------------------------------------------------------------- */
+/* ---- Idle sampling of a host clock
+ * ----------------------------------------------------------------------------------- */
 
 static void *zf_streamer_thread(void *arg) {
     zf_metric_streamer *s = arg;
     uint64_t period_ns = zf_metric_ticks_to_ns(s->mdev, s->period_ticks);
-    uint64_t poll = period_ns < ZF_REALTIME_POLL_MIN   ? ZF_REALTIME_POLL_MIN
-                    : period_ns > ZF_REALTIME_POLL_MAX ? ZF_REALTIME_POLL_MAX
-                                                       : period_ns;
+    uint64_t poll = period_ns < ZF_IDLE_POLL_MIN   ? ZF_IDLE_POLL_MIN
+                    : period_ns > ZF_IDLE_POLL_MAX ? ZF_IDLE_POLL_MAX
+                                                   : period_ns;
     zf_metric_lock();
     while (!s->stop) {
         zf_streamer_materialise(s, zf_metric_horizon_ns(s->mdev->root));
@@ -292,7 +295,7 @@ static void zf_streamer_start_thread(zf_metric_streamer *s) {
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&s->wake, &attr);
     pthread_condattr_destroy(&attr);
-    if (zf_device_clock(s->mdev->device)->mode != ZF_CLOCK_REALTIME || s->event == NULL)
+    if (!zf_clock_follows_host(zf_device_clock(s->mdev->device)) || s->event == NULL)
         return;
     s->thread_started = pthread_create(&s->thread, NULL, zf_streamer_thread, s) == 0;
     if (!s->thread_started)

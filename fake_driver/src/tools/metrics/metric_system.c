@@ -302,12 +302,12 @@ ze_result_t zf_metrics_init(void) {
     return result;
 }
 
-/* A card whose state is shared in realtime mode publishes its work for the streamers of other processes
+/* A card whose state is shared in host clock mode publishes its work for the streamers of other processes
  * (docs/environment.md, "Processes"): its counters then run from zeInit, not from the first metric call. */
 void zf_metrics_start_shared(zf_driver *driver) {
     for (uint32_t i = 0; i < driver->scenario.num_devices; i++) {
         const zf_device *device = &driver->devices[i];
-        if (device->shared != NULL && device->clock.mode == ZF_CLOCK_REALTIME) {
+        if (device->shared != NULL && zf_clock_follows_host(&device->clock)) {
             zf_metrics_init();
             return;
         }

@@ -179,9 +179,20 @@ typedef struct zf_domain_use {
 
 #define ZF_MAX_DOMAIN_USES 8
 
+/* The GPU clock counts at the frequency the device runs at (zf_cost_clock_mhz): a piece of its history, from device
+ * time from_ns, when it had counted `cycles`, at `mhz`. */
+typedef struct zf_clock_piece {
+    uint64_t from_ns;
+    uint64_t cycles;
+    uint64_t mhz;
+} zf_clock_piece;
+#define ZF_CLOCK_PIECES 32u
+
 struct zf_metric_tile {
-    zf_metric_device *mdev; /* the device that is this tile */
-    uint32_t tile_id;       /* sub-device id, 0 for a device without sub-devices */
+    zf_metric_device *mdev;                /* the device that is this tile */
+    zf_clock_piece clock[ZF_CLOCK_PIECES]; /* in increasing from_ns; clock[0] from device time 0 */
+    uint32_t clock_pieces;
+    uint32_t tile_id; /* sub-device id, 0 for a device without sub-devices */
     zf_tile_shape shape;
     uint64_t base[ZF_SIG_COUNT]; /* signals of folded work */
     zf_work_entry *log;          /* work not yet folded, while a streamer samples the tile */
@@ -284,7 +295,7 @@ ze_result_t zf_metric_check_target(zf_context *context, zf_metric_device *mdev, 
 
 /* Stops streamer threads (library unload; called by zf_core.c before the engines stop). */
 void zf_metrics_shutdown(void);
-/* zeInit hook (registered by the composition root, ze/lifecycle.c): cards shared in realtime mode publish their work
+/* zeInit hook (registered by the composition root, ze/lifecycle.c): cards shared with a host clock publish their work
  * from zeInit on (docs/environment.md, "Processes"). */
 void zf_metrics_start_shared(zf_driver *driver);
 
@@ -292,6 +303,10 @@ void zf_metrics_start_shared(zf_driver *driver);
 
 /* Device time up to which reports exist: the later of the clock and the end of the latest executed work. */
 uint64_t zf_metric_horizon_ns(zf_metric_device *mdev);
+
+/* The frequencies of the tiles of `root` are read at device time `ns`: a change since the last reading counts from
+ * then on (never earlier than the last change); lock held. */
+void zf_metric_follow_clock(zf_metric_device *root, uint64_t ns);
 
 /* Signals of a tile at device time `ns`, with logged work prorated (streamers); lock held. */
 void zf_tile_signals_at(const zf_metric_tile *tile, uint64_t ns, uint64_t out[ZF_SIG_COUNT]);
@@ -322,7 +337,7 @@ static inline uint32_t zf_engine_context_id(uint32_t ordinal, uint32_t index) {
 /* Writes due reports of every open streamer of a card up to its horizon and signals notification events; lock
  * held. Called by the observer after each command. */
 void zf_streamers_advance(zf_metric_device *root);
-/* Stops the threads of realtime streamers (library unload). */
+/* Stops the idle-sampling threads of streamers (library unload). */
 void zf_streamers_shutdown(void);
 
 /* ---- Counter model entry point (metric_counters.c) ------------------------------------------------------------ */
@@ -331,7 +346,7 @@ void zf_streamers_shutdown(void);
 void zf_metric_observe(const zf_work_record *record, void *user_data);
 
 /* Imports the work other processes published on the card's shared state since the last import into the tiles of
- * this process (realtime clocks only; docs/environment.md, "Processes"); lock held. */
+ * this process (host clocks only; docs/environment.md, "Processes"); lock held. */
 void zf_metric_import(zf_metric_device *root);
 /* ---- Calculation helpers (metric_calc.c) ---------------------------------------------------------------------- */
 
