@@ -28,7 +28,7 @@ copy_seeds() {
   if [[ "$target" == zz_scenario ]]; then
     cp "$root"/scenarios/integrated.yaml "$root"/scenarios/single-tile.yaml "$corpus"/
     for bad in deep-nesting recursive-alias metric-decimal-in-integer-formula metric-unknown-signal overflow \
-               two-documents syntax-error root-sequence; do
+               two-documents syntax-error root-sequence xe-link-port-reused; do
       cp "$root/fake_driver/tests/scenarios-bad/$bad.yaml" "$corpus"/
     done
   fi

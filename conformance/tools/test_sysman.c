@@ -11,9 +11,15 @@
 #include <unistd.h>
 
 /* docs/sysman.md: the fake's firmware belongs to a device reported as a card, not to a tile reported as a
- * sub-device (ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE). */
+ * sub-device (ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE); the default and two-cards scenarios have Xe Link ports on every
+ * tile, the others none (docs/fabric.md). */
 static bool zc_fake_has(const zc_enum *e, ze_device_handle_t device) {
     bool tile = (zc_device_props(device).flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE) != 0;
+    if (e->call == (zc_enum_fn)zesDeviceEnumFabricPorts) {
+        zefake_info_t info = {.size = sizeof info};
+        zc_fake_info(&info);
+        return strcmp(info.scenario_name, "default") == 0 || strcmp(info.scenario_name, "two-cards") == 0;
+    }
     return e->present && !(tile && e->call == (zc_enum_fn)zesDeviceEnumFirmwares);
 }
 

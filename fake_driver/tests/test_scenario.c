@@ -811,6 +811,98 @@ static void scenario_faults_parse_with_defaults(void **state) {
     assert_int_equal(s.num_faults, 0);
 }
 
+/* The fabric (docs/scenarios.md, "fabric"): the shipped values, the defaults of an xe_link section, and the cables
+ * checked against the devices once the file is read. */
+static void scenario_fabric_parses_and_checks_cables(void **state) {
+    (void)state;
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    assert_true(zf_scenario_load("two-cards", &s, error));
+    assert_int_equal(s.num_xe_links, 16);
+    const zf_scenario_fabric *f = &s.devices[1].fabric;
+    assert_int_equal(f->mdfi.bandwidth_gbps, 800);
+    assert_int_equal(f->mdfi.latency_ns, 150);
+    assert_int_equal(f->xe_link.ports_per_tile, 8);
+    assert_int_equal(f->xe_link.lanes * f->xe_link.lane_rate_mbps, 4 * 53125);
+    assert_int_equal(s.xe_links[15].from.tile, 1);
+    assert_int_equal(s.xe_links[15].to.port, 8);
+    assert_true(zf_scenario_load("single-tile", &s, error));
+    assert_int_equal(s.devices[0].fabric.xe_link.ports_per_tile, 0);
+    assert_int_equal(s.devices[0].fabric.mdfi.bandwidth_gbps, 0);
+    if (!parse_with_device_lines("    fabric: {xe_link: {ports_per_tile: 2, disabled_ports: [2]}}\n", &s, error))
+        fail_msg("%s", error);
+    const zf_scenario_xe_link *x = &s.devices[0].fabric.xe_link;
+    assert_int_equal(x->lanes, 4);
+    assert_int_equal(x->lane_rate_mbps, 53125);
+    assert_int_equal(x->latency_ns, 0);
+    assert_int_equal(x->num_disabled_ports, 1);
+    assert_int_equal(x->disabled_ports[0], 2);
+}
+
+static void scenario_fabric_rules_rejected_with_reason(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *expect;
+    } cases[] = {
+        {"xe_links: [{from: {device: 0, port: 1}, to: {device: 5, port: 1}}]\n",
+         "xe_links[0].to: device 5 is not a device of the scenario (it has 2)"},
+        {"xe_links: [{from: {device: 0, port: 3}, to: {device: 1, port: 1}}]\n",
+         "xe_links[0].from: devices[0] has ports 1..2 on each tile, not port 3"},
+        {"xe_links: [{from: {device: 0, tile: 1, port: 1}, to: {device: 1, port: 1}}]\n",
+         "xe_links[0].from: devices[0] has 1 tile(s), not tile 1"},
+        {"xe_links: [{from: {device: 0, port: 1}, to: {device: 0, port: 1}}]\n",
+         "xe_links[0]: a cable joins two ports, not port 0.0.1 to itself"},
+        {"xe_links: [{from: {device: 0, port: 1}}]\n", "xe_links[0]: missing required key 'to'"},
+        {"xe_links: [{from: {device: 0, port: 0}, to: {device: 1, port: 1}}]\n",
+         "xe_links[0].from.port: 0 is out of range 1..16"},
+    };
+    static zf_scenario s;
+    char error[ZF_SCENARIO_ERROR_MAX];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "schema: 1\nname: cables\np2p: {access: true}\n%sdevices:\n"
+                 "  - &g {name: G, type: gpu, device_id: 1, fabric: {xe_link: {ports_per_tile: 2}}}\n  - *g\n",
+                 cases[i].text);
+        bool ok = parse_text(text, &s, error);
+        if (ok || !strstr(error, cases[i].expect))
+            fail_msg("case %zu: got '%s', expected '%s'", i, ok ? "success" : error, cases[i].expect);
+    }
+    static const struct {
+        const char *lines;
+        const char *expect;
+    } device_cases[] = {
+        {"    fabric: {xe_link: {ports_per_tile: 2, disabled_ports: [3]}}\n",
+         "devices[0].fabric.xe_link.disabled_ports: port 3 is not a port of the tile (ports_per_tile is 2)"},
+        {"    fabric: {xe_link: {ports_per_tile: 2, lanes: 1, lane_rate_mbps: 1000}}\n",
+         "devices[0].fabric.xe_link: lanes x lane_rate_mbps is 1000 Mb/s, less than one byte per ns (8000)"},
+        {"    subdevices: 2\n    fabric: {mdfi: {bandwidth_gbps: 800}}\n",
+         "devices[0].fabric.mdfi: missing required key 'latency_ns'"},
+        {"    fabric: {xe_link: {ports_per_tile: 17}}\n",
+         "devices[0].fabric.xe_link.ports_per_tile: 17 is out of range 1..16"},
+        {"    fabric: {switches: 1}\n", "devices[0].fabric.switches: unknown key"},
+    };
+    for (size_t i = 0; i < sizeof(device_cases) / sizeof(device_cases[0]); i++) {
+        bool ok = parse_with_device_lines(device_cases[i].lines, &s, error);
+        if (ok || !strstr(error, device_cases[i].expect))
+            fail_msg("device case %zu: got '%s', expected '%s'", i, ok ? "success" : error, device_cases[i].expect);
+    }
+    /* A cable needs the devices to reach each other's memory, and ports on both ends. */
+    assert_false(
+        parse_text("schema: 1\nname: c\nxe_links: [{from: {device: 0, port: 1}, to: {device: 1, port: 1}}]\n"
+                   "devices:\n  - &g {name: G, type: gpu, device_id: 1, fabric: {xe_link: {ports_per_tile: 1}}}\n"
+                   "  - *g\n",
+                   &s, error));
+    assert_non_null(strstr(error, "xe_links[0]: Xe Link gives devices access to each other's memory: set p2p.access"));
+    assert_false(parse_text("schema: 1\nname: c\np2p: {access: true}\n"
+                            "xe_links: [{from: {device: 0, port: 1}, to: {device: 1, port: 1}}]\n"
+                            "devices:\n  - {name: G, type: gpu, device_id: 1, fabric: {xe_link: {ports_per_tile: 1}}}\n"
+                            "  - {name: H, type: gpu, device_id: 2}\n",
+                            &s, error));
+    assert_non_null(strstr(error, "xe_links[0].to: devices[1] has no Xe Link ports"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scenario_default_has_documented_facts),
@@ -818,6 +910,8 @@ int main(void) {
         cmocka_unit_test(scenario_embedded_copies_equal_files),
         cmocka_unit_test(scenario_bad_files_rejected_with_line_and_reason),
         cmocka_unit_test(scenario_faults_parse_with_defaults),
+        cmocka_unit_test(scenario_fabric_parses_and_checks_cables),
+        cmocka_unit_test(scenario_fabric_rules_rejected_with_reason),
         cmocka_unit_test(scenario_unknown_key_rejected_with_line),
         cmocka_unit_test(scenario_minimal_file_gets_documented_defaults),
         cmocka_unit_test(scenario_integer_syntax_accepts_hex_suffix_separators),

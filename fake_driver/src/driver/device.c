@@ -7,6 +7,7 @@
 #include "core/zf_core.h"
 #include "driver/zf_device_ext.h"
 #include "driver/zf_driver.h"
+#include "driver/zf_fabric.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -355,8 +356,10 @@ static ze_device_p2p_property_flags_t zf_p2p_flags(const zf_device *device, cons
 
 ze_result_t zfi_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice,
                                          ze_device_p2p_properties_t *pP2PProperties) {
-    zf_out_check(pP2PProperties, "pP2PProperties", ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES);
+    void *chain = zf_out_chain(pP2PProperties, "pP2PProperties", ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES);
     pP2PProperties->flags = zf_p2p_flags(zf_device_from(hDevice), zf_device_from(hPeerDevice));
+    /* ze_device_p2p_bandwidth_exp_properties_t: the fabric's design route between the two (docs/fabric.md). */
+    zf_fabric_p2p_chain(zf_device_from(hDevice), zf_device_from(hPeerDevice), chain);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include "core/zf_core.h"
 #include "core/zf_fault.h"
 #include "driver/zf_driver.h"
+#include "driver/zf_fabric.h"
 #include "zefake/zefake_ext.h"
 
 #include <stdatomic.h>
@@ -18,8 +19,9 @@ static bool zf_init_failed;
 /* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties: exactly those whose functions
  * and structures work (docs/extensions.md); ZE_extension_subgroups is the execution engine's SPV_INTEL_subgroups
  * (shuffles, buffer and image block reads and writes), ZE_extension_linkonce_odr the linker's LinkOnceODR rules
- * (docs/modules.md). The others of the headers are left out: ray tracing, power-saving hints, bandwidth properties,
- * device memory properties and fabric topology. */
+ * (docs/modules.md), ZE_experimental_fabric the topology of every scenario, which for devices without Xe Link or
+ * tiles is a vertex per device and no edge (docs/fabric.md). The others of the headers are left out: ray tracing,
+ * power-saving hints, bandwidth properties and device memory properties. */
 static const ze_driver_extension_properties_t zf_extensions[] = {
     {ZEFAKE_EXTENSION_NAME, ZEFAKE_EXTENSION_VERSION},
     {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT},
@@ -47,6 +49,7 @@ static const ze_driver_extension_properties_t zf_extensions[] = {
     {ZE_IMAGE_VIEW_EXT_NAME, ZE_IMAGE_VIEW_EXT_VERSION_CURRENT},
     {ZE_IMAGE_VIEW_PLANAR_EXT_NAME, ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_CURRENT},
 #endif
+    {ZE_FABRIC_EXP_NAME, ZE_MAKE_VERSION(1, 0)}, /* ZE_FABRIC_EXP_VERSION_1_0 of the 1.14 headers */
 #ifdef ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME
     {ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME, ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT},
 #endif
@@ -168,7 +171,8 @@ static ze_result_t zf_driver_build(zf_driver **out) {
     }
     zf_device_select(driver); /* ZE_AFFINITY_MASK, ZE_ENABLE_PCI_ID_DEVICE_ORDER */
     zf_driver_uuid(driver);
-    if (!zf_object_register(&driver->header, ZF_OBJ_ZE_DRIVER, NULL) || !zf_devices_create(driver)) {
+    if (!zf_object_register(&driver->header, ZF_OBJ_ZE_DRIVER, NULL) || !zf_devices_create(driver) ||
+        !zf_fabric_create(driver)) {
         fprintf(stderr, "zefake: error: out of host memory while building the driver\n");
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 typedef struct zf_driver zf_driver;
+typedef struct zf_fabric zf_fabric;
 
 /* A root device or a sub-device. Root devices own their sub-devices and the device clock they share. */
 typedef struct zf_device {
@@ -53,6 +54,7 @@ struct zf_driver {
     zf_device **visible;           /* the visible ones, in order */
     ze_driver_uuid_t uuid;
     zf_device_origin origins[ZF_SCENARIO_MAX_DEVICES]; /* per root device of `scenario` (after selection) */
+    zf_fabric *fabric; /* the devices' fabric: vertices, edges, Xe Link ports (driver/zf_fabric.h) */
 };
 
 /* Decides the hierarchy (ZE_FLAT_DEVICE_HIERARCHY), then applies ZE_ENABLE_PCI_ID_DEVICE_ORDER and ZE_AFFINITY_MASK to

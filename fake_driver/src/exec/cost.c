@@ -1,5 +1,6 @@
 /* The cost model: how long each command takes in device time. Documented in docs/cost-model.md; any change here
  * must change that document and the tests that predict timestamps from it. */
+#include "driver/zf_fabric.h"
 #include "exec/zf_exec.h"
 #include "memory/zf_memory.h"
 #include "module/zf_kernel.h"
@@ -20,10 +21,13 @@ static uint64_t zf_div_ceil(uint64_t a, uint64_t b) {
     return a / b + (a % b != 0);
 }
 
-/* Host memory (host allocations and memory the driver did not allocate) is behind the host link. */
-static bool zf_is_device_memory(zf_context *context, const void *ptr, size_t size) {
+/* Host memory (host allocations and memory the driver did not allocate) is behind the host link. The device whose
+ * memory a device allocation is goes to *device (NULL for other memory). */
+static bool zf_is_device_memory(zf_context *context, const void *ptr, size_t size, const zf_device **device) {
     zf_allocation allocation;
-    return zf_memory_find(context, ptr, size, &allocation) && allocation.type != ZE_MEMORY_TYPE_HOST;
+    bool found = zf_memory_find(context, ptr, size, &allocation);
+    *device = found && allocation.type == ZE_MEMORY_TYPE_DEVICE ? allocation.device : NULL;
+    return found && allocation.type != ZE_MEMORY_TYPE_HOST;
 }
 
 static uint64_t zf_bandwidth(const zf_queue *queue, bool crosses_host_link) {
@@ -33,10 +37,28 @@ static uint64_t zf_bandwidth(const zf_queue *queue, bool crosses_host_link) {
                                                                                : ZF_BANDWIDTH_COPY_ENGINE;
 }
 
+/* A copy between the device memories of two tiles or cards crosses the fabric (docs/fabric.md, "Copies"): its route
+ * limits the bandwidth (MDFI between tiles of a card, Xe Link between cards, the host's PCIe between cards no Xe Link
+ * joins) and adds its latency; the route's ports count its bytes. */
+static uint64_t zf_cost_peer_ns(const zf_queue *queue, const zf_device *src, const zf_device *dst, uint64_t bytes,
+                                uint64_t *bandwidth) {
+    zf_route route;
+    zf_fabric_transfer(queue->device->driver, src, dst, bytes, &route);
+    uint64_t limit = route.kind == ZF_ROUTE_PCIE ? ZF_BANDWIDTH_HOST_LINK : route.bandwidth;
+    if (limit > 0 && limit < *bandwidth)
+        *bandwidth = limit;
+    return route.latency_known ? route.latency_ns : 0;
+}
+
 static uint64_t zf_cost_transfer_ns(const zf_queue *queue, const void *dst, const void *src, uint64_t bytes) {
-    bool host = !zf_is_device_memory(queue->context, dst, (size_t)bytes) ||
-                (src != NULL && !zf_is_device_memory(queue->context, src, (size_t)bytes));
-    return zf_cost_overhead_ns(queue->device) + zf_div_ceil(bytes, zf_bandwidth(queue, host));
+    const zf_device *dst_device = NULL, *src_device = NULL;
+    bool host = !zf_is_device_memory(queue->context, dst, (size_t)bytes, &dst_device) ||
+                (src != NULL && !zf_is_device_memory(queue->context, src, (size_t)bytes, &src_device));
+    uint64_t bandwidth = zf_bandwidth(queue, host);
+    uint64_t latency = 0;
+    if (!host && src_device != NULL && dst_device != NULL && src_device != dst_device)
+        latency = zf_cost_peer_ns(queue, src_device, dst_device, bytes, &bandwidth);
+    return zf_cost_overhead_ns(queue->device) + latency + zf_div_ceil(bytes, bandwidth);
 }
 
 uint64_t zf_region_bytes(const ze_copy_region_t *region) {

@@ -25,6 +25,7 @@ add_library(zf_scenario OBJECT
   "${ZF_DRIVER_DIR}/src/scenario/scenario_metrics.c"
   "${ZF_DRIVER_DIR}/src/scenario/scenario_formula.c"
   "${ZF_DRIVER_DIR}/src/scenario/scenario_faults.c"
+  "${ZF_DRIVER_DIR}/src/scenario/scenario_fabric.c"
   "${ZF_SCENARIO_EMBEDDED_C}")
 set_target_properties(zf_scenario PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
 target_include_directories(zf_scenario PUBLIC "${ZF_DRIVER_DIR}/src")

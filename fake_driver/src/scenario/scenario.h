@@ -23,6 +23,8 @@
 #define ZF_SCENARIO_MAX_ENGINE_GROUPS 8
 #define ZF_SCENARIO_ERROR_MAX         512
 #define ZF_SCENARIO_MAX_FAULTS        32
+#define ZF_SCENARIO_MAX_PORTS         16  /* Xe Link ports of one tile */
+#define ZF_SCENARIO_MAX_XE_LINKS      512 /* cables of the top-level xe_links list */
 
 /* Metric definitions (docs/scenarios.md, "metric_groups"). They live in pools of the scenario so that a device
  * without metrics costs nothing and devices that alias the same YAML list share one copy. */
@@ -150,6 +152,40 @@ typedef struct zf_scenario_pci {
     uint32_t function;
 } zf_scenario_pci;
 
+/* A card's fabric (docs/fabric.md, docs/scenarios.md "fabric"): MDFI between its tiles, Xe Link ports on each tile.
+ * Bandwidths are design values in bytes per ns (= GB/s); 0 leaves a link undescribed (reported unknown). */
+typedef struct zf_scenario_mdfi {
+    uint32_t bandwidth_gbps; /* 0: not described */
+    uint32_t latency_ns;
+} zf_scenario_mdfi;
+
+typedef struct zf_scenario_xe_link {
+    uint32_t ports_per_tile; /* 0: the tiles have no Xe Link ports */
+    uint32_t lanes;          /* of each port, each way */
+    uint32_t lane_rate_mbps; /* bits per µs of one lane */
+    uint32_t latency_ns;     /* of one link; 0: not described */
+    uint32_t num_disabled_ports;
+    uint32_t disabled_ports[ZF_SCENARIO_MAX_PORTS]; /* port numbers configured down at start, ascending */
+} zf_scenario_xe_link;
+
+typedef struct zf_scenario_fabric {
+    zf_scenario_mdfi mdfi;
+    zf_scenario_xe_link xe_link;
+} zf_scenario_fabric;
+
+/* One end of an Xe Link cable: a port of a tile of a device of the scenario's `devices` list as the file lists them
+ * (tile 0 for a device without sub-devices). */
+typedef struct zf_scenario_port_ref {
+    uint32_t device;
+    uint32_t tile;
+    uint32_t port; /* 1..ports_per_tile */
+} zf_scenario_port_ref;
+
+typedef struct zf_scenario_cable {
+    zf_scenario_port_ref from;
+    zf_scenario_port_ref to;
+} zf_scenario_cable;
+
 /* A metric of a metric group entry. Strings are offsets into zf_scenario.metric_text; the formula is
  * zf_scenario.metric_ops[first_op .. first_op + num_ops). */
 typedef struct zf_scenario_metric {
@@ -218,6 +254,7 @@ typedef struct zf_scenario_device {
     zf_scenario_images images;
     zf_scenario_memory_access memory_access;
     zf_scenario_pci pci;
+    zf_scenario_fabric fabric;
     uint32_t num_memories;
     zf_scenario_memory memories[ZF_SCENARIO_MAX_MEMORIES];
     uint32_t num_caches;
@@ -260,6 +297,8 @@ typedef struct zf_scenario {
     zf_scenario_device devices[ZF_SCENARIO_MAX_DEVICES];
     uint32_t num_faults;
     zf_scenario_fault faults[ZF_SCENARIO_MAX_FAULTS];
+    uint32_t num_xe_links; /* the cables between the devices' Xe Link ports */
+    zf_scenario_cable xe_links[ZF_SCENARIO_MAX_XE_LINKS];
     /* Pools of the metric definitions of all devices. */
     uint32_t num_metrics;
     zf_scenario_metric metrics[ZF_SCENARIO_MAX_METRICS];

@@ -177,6 +177,13 @@ bool zf_scenario_walk_root(zf_walk *w, yaml_node_t *root, zf_scenario *out);
 extern const zf_list_spec zf_fault_list;
 bool zf_faults_check_devices(zf_walk *w, yaml_node_t *root, const zf_scenario *s);
 
+/* The device's `fabric` section and the top-level `xe_links` list (scenario_fabric.c); the checks across keys run
+ * once the device, and the whole file, are read. */
+extern const zf_schema zf_fabric_schema;
+extern const zf_list_spec zf_xe_link_list;
+bool zf_fabric_check_device(zf_walk *w, yaml_node_t *device, const zf_scenario_device *d);
+bool zf_xe_links_check(zf_walk *w, yaml_node_t *root, const zf_scenario *s);
+
 /* Device keys of the metric definitions (scenario_metrics.c). */
 bool zf_parse_metric_groups(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
 extern const zf_schema zf_metric_options_schema;

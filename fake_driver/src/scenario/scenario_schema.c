@@ -526,7 +526,7 @@ static bool zf_device_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t
     (void)present;
     zf_scenario_device *d = base;
     return zf_device_check_division(w, node, d) && zf_device_check_alloc(w, node, d) &&
-           zf_device_check_engines(w, node, d);
+           zf_device_check_engines(w, node, d) && zf_fabric_check_device(w, node, d);
 }
 
 typedef zf_scenario_device zf_dev;
@@ -551,6 +551,7 @@ static const zf_field zf_device_fields[] = {
     ZF_MAP(zf_dev, images, "images", &zf_images_schema),
     ZF_MAP(zf_dev, memory_access, "memory_access", &zf_access_schema),
     ZF_MAP(zf_dev, pci, "pci", &zf_pci_schema),
+    ZF_MAP(zf_dev, fabric, "fabric", &zf_fabric_schema),
     ZF_LIST(zf_dev, memories, "memories", &zf_memory_list, 0),
     ZF_LIST(zf_dev, caches, "caches", &zf_cache_list, 0),
     ZF_LIST(zf_dev, engine_groups, "engine_groups", &zf_engine_group_list, 0),
@@ -604,7 +605,7 @@ static bool zf_scenario_finish(zf_walk *w, yaml_node_t *node, void *base, uint64
                                 "same PCI address as devices[%u]", j);
         }
     }
-    return zf_faults_check_devices(w, node, s);
+    return zf_faults_check_devices(w, node, s) && zf_xe_links_check(w, node, s);
 }
 
 static const zf_field zf_scenario_fields[] = {
@@ -618,6 +619,7 @@ static const zf_field zf_scenario_fields[] = {
     ZF_BOOL(zf_scenario, strict, "strict"),
     ZF_LIST(zf_scenario, devices, "devices", &zf_device_list, ZF_OPT_REQUIRED),
     ZF_LIST(zf_scenario, faults, "faults", &zf_fault_list, 0),
+    ZF_LIST(zf_scenario, xe_links, "xe_links", &zf_xe_link_list, 0),
 };
 static const zf_schema zf_scenario_schema = ZF_SCHEMA(zf_scenario_fields, zf_scenario_finish);
 

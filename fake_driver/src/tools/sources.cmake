@@ -8,3 +8,5 @@ zf_area(tools tracer.c debug.c metrics/metric_group.c metrics/metric_counters.c 
 # Metrics of later headers: metric timestamps, export data, programmables and user-created groups, the tracer.
 zf_area(tools metrics/metric_export.c metrics/metric_programmable.c metrics/metric_user_group.c
         metrics/metric_tracer.c)
+# Sysman's fabric ports: the Xe Link ports of the fabric model (driver/zf_fabric.h).
+zf_area(tools sysman/sysman_fabric.c)

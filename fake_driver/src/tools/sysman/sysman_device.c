@@ -1,6 +1,7 @@
 /* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, firmware,
- * RAS error sets, ECC, and the enumerations of components zefake's cards do not have (fans, LEDs, power supplies,
- * fabric ports, diagnostics, overclock domains, virtual functions), which answer a count of 0. docs/sysman.md. */
+ * RAS error sets, ECC, fabric ports (sysman_fabric.c), and the enumerations of components zefake's cards do not have
+ * (fans, LEDs, power supplies, diagnostics, overclock domains, virtual functions), which answer a count of 0.
+ * docs/sysman.md. */
 #include "core/zf_chain.h"
 #include "core/zf_shared.h"
 #include "memory/zf_memory.h"
@@ -308,8 +309,7 @@ ze_result_t zfi_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, u
 
 ze_result_t zfi_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount,
                                          zes_fabric_port_handle_t *phPort) {
-    (void)phPort; /* scenarios describe no fabric */
-    return zf_sm_enum_none(hDevice, pCount);
+    return zf_sm_enum_fabric_ports(hDevice, pCount, phPort); /* the Xe Link ports of its tiles: sysman_fabric.c */
 }
 
 ze_result_t zfi_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan) {
@@ -445,7 +445,7 @@ ze_result_t zfi_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *p
 #if ZF_L0_AT_LEAST(7)
 /* ZES_extension_ras_state: an error set's counts by category, those of zesRasGetState (the categories of both
  * enumerations share their values up to DISPLAY_ERRORS) and its memory errors, which the HBM of the model never has.
- * Scale-fabric and L3-fabric errors are not counted: no fabric is modelled. */
+ * Scale-fabric and L3-fabric errors are not counted: the fabric's links have no errors (docs/fabric.md). */
 #define ZF_SM_RAS_EXP_CATEGORIES ((uint32_t)ZES_RAS_ERROR_CATEGORY_EXP_MEMORY_ERRORS + 1u)
 _Static_assert((int)ZES_RAS_ERROR_CATEGORY_EXP_DISPLAY_ERRORS == (int)ZES_RAS_ERROR_CAT_DISPLAY_ERRORS &&
                    (int)ZES_RAS_ERROR_CATEGORY_EXP_RESET == (int)ZES_RAS_ERROR_CAT_RESET &&

@@ -228,6 +228,10 @@ void zf_sm_update_clocks(void);
  * sysman_control.c). */
 uint64_t zf_sm_awake_us(const zf_sm_device *sm, uint32_t t, uint64_t now_us);
 
+/* zesDeviceEnumFabricPorts: the Xe Link ports of the device's tiles, their handles made at the first call
+ * (sysman_fabric.c). */
+ze_result_t zf_sm_enum_fabric_ports(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort);
+
 /* Builds a device's scheduler, standby and performance-factor handles (sysman_control.c). */
 void zf_sm_control_start(zf_sm_device *sm);
 
