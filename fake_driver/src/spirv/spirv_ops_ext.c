@@ -664,7 +664,7 @@ static bool zf_ext_fast(zf_x *x, const zf_dinst *in, size_t per) {
     }
 }
 
-static void zf_h_ext(zf_x *x, const zf_dinst *in) {
+void zf_h_ext(zf_x *x, const zf_dinst *in) {
     size_t per = zf_slot(in->comps);
     if (zf_ext_fast(x, in, per))
         return;
@@ -719,7 +719,7 @@ static double zf_extp_value(uint32_t fn, double a, double b, bool single, double
     }
 }
 
-static void zf_h_extp(zf_x *x, const zf_dinst *in) {
+void zf_h_extp(zf_x *x, const zf_dinst *in) {
     size_t slot = zf_slot(in->comps);
     uint32_t t = in->type, out = (in->asize >> 16) & 0xFFu, esize = zf_etype_size(out);
     uint8_t *d = zf_reg(x, in->dst);
@@ -746,7 +746,7 @@ static void zf_h_extp(zf_x *x, const zf_dinst *in) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Geometric functions: sums in double, results rounded to the element type. */
 
-static void zf_h_extv(zf_x *x, const zf_dinst *in) {
+void zf_h_extv(zf_x *x, const zf_dinst *in) {
     size_t slot = zf_slot(in->comps), n = in->comps;
     uint32_t t = in->type;
     uint8_t *d = zf_reg(x, in->dst);
@@ -788,7 +788,7 @@ static void zf_h_extv(zf_x *x, const zf_dinst *in) {
 }
 
 /* shuffle(x, mask) and shuffle2(x, y, mask): each mask element picks a component (its low bits only). */
-static void zf_h_xshuffle(zf_x *x, const zf_dinst *in) {
+void zf_h_xshuffle(zf_x *x, const zf_dinst *in) {
     size_t slot = zf_slot(in->comps), na = in->aux & 0xFFu, sa = zf_slot((uint32_t)na);
     uint32_t mask_type = (in->aux >> 8) & 0xFFu, e = zf_etype_size(in->type);
     bool two = (in->aux >> 16) & 1u;
@@ -803,10 +803,3 @@ static void zf_h_xshuffle(zf_x *x, const zf_dinst *in) {
         }
     });
 }
-
-zf_handler const zf_handlers_ext[ZF_X_COUNT] = {
-    [ZF_X_EXT] = zf_h_ext,
-    [ZF_X_EXTP] = zf_h_extp,
-    [ZF_X_EXTV] = zf_h_extv,
-    [ZF_X_XSHUFFLE] = zf_h_xshuffle,
-};

@@ -764,7 +764,6 @@ static uint64_t zf_deadline_ns(uint64_t timeout_ns) {
 
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     memset(result, 0, sizeof *result);
-    zf_handlers_init();
     const zf_dprog *code = launch->program.code;
     if (launch->kernel >= code->num_kernels)
         return;
