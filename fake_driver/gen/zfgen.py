@@ -210,6 +210,8 @@ def gen_header(api, functions, ordered, handles, results):
     out.append("bool zf_result_from_name(const char *name, ze_result_t *result);\n")
     out.append("/* The API function named `name` (\"zeMemAllocDevice\"), or ZF_API_COUNT when there is none. */\n")
     out.append("zf_api_id zf_api_from_name(const char *name);\n")
+    out.append("/* The same as a number, in the shape the scenario library's registry takes (zf_scenario_api_names). */\n")
+    out.append("bool zf_api_number_from_name(const char *name, uint32_t *api);\n")
     out.append("/* The name of an object type, for diagnostics. */\nconst char *zf_obj_type_name(zf_obj_type type);\n\n")
     out.append("/* Hand-written implementations (fake_driver/src), called after the generated checks passed. */\n")
     for n in ordered:
@@ -240,6 +242,8 @@ def gen_table(functions, ordered, handles, results):
     out.append("zf_api_id zf_api_from_name(const char *name)\n{\n    for (int api = 0; api < ZF_API_COUNT; api++) {\n"
                "        if (strcmp(zf_api_table[api].name, name) == 0)\n            return (zf_api_id)api;\n    }\n"
                "    return ZF_API_COUNT;\n}\n\n")
+    out.append("bool zf_api_number_from_name(const char *name, uint32_t *api)\n{\n"
+               "    zf_api_id id = zf_api_from_name(name);\n    *api = (uint32_t)id;\n    return id != ZF_API_COUNT;\n}\n\n")
     out.append("const char *zf_obj_type_name(zf_obj_type type)\n{\n    switch (type) {\n")
     for h in sorted(set(handles.values())):
         out.append(f'    case {obj_enum(h)}:\n        return "{h[:-len("_handle_t")]}";\n')

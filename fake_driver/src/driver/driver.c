@@ -109,12 +109,16 @@ static void zf_driver_arm_faults(zf_driver *driver) {
     }
 }
 
+/* The registry the scenario's fault rules name functions and results from (the scenario library is a leaf). */
+static const zf_scenario_api_names zf_api_names = {zf_api_number_from_name, zf_result_from_name};
+
 static ze_result_t zf_driver_build(zf_driver **out) {
     zf_driver *driver = calloc(1, sizeof *driver);
     if (driver == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     char error[ZF_SCENARIO_ERROR_MAX];
     const char *selector = getenv("ZEFAKE_SCENARIO");
+    zf_scenario_use_api_names(&zf_api_names);
     if (!zf_scenario_load(selector, &driver->scenario, error)) {
         /* Always on stderr: the loader prints nothing, this is the only explanation the user gets. */
         fprintf(stderr, "zefake: error: cannot load scenario (ZEFAKE_SCENARIO=%s): %s\n",

@@ -276,7 +276,7 @@ typedef struct zf_scenario_device_lost {
 typedef struct zf_scenario_fault {
     uint32_t line;      /* of the entry, to name the rule in messages */
     bool device_lost;   /* which kind of rule; `lost` holds its values */
-    uint32_t api;       /* a call rule's function: a zf_api_id of zf_generated.h */
+    uint32_t api;       /* a call rule's function: an API id of the registry (zf_scenario_api_names) */
     ze_result_t result; /* what its failing calls answer; never ZE_RESULT_SUCCESS */
     uint64_t after;     /* calls that run normally first */
     uint64_t count;     /* calls that then fail; UINT64_MAX: every later call (`all`) */
@@ -327,6 +327,15 @@ typedef struct zf_metric_info_def {
 /* The information entries of groups of one sampling type (a single flag) with records of `format`. */
 const zf_metric_info_def *zf_metric_info_defs(zf_metric_format format, zet_metric_group_sampling_type_flags_t sampling,
                                               size_t *count);
+
+/* The API registry fault rules name their functions and results from: the driver's, generated from the headers. The
+ * scenario library is a leaf, so whoever parses scenarios hands it in before the first parse (the driver at zeInit).
+ * function gives a name's API id, result a ze_result_t's value; each answers false for a name it does not know. */
+typedef struct zf_scenario_api_names {
+    bool (*function)(const char *name, uint32_t *api);
+    bool (*result)(const char *name, ze_result_t *result);
+} zf_scenario_api_names;
+void zf_scenario_use_api_names(const zf_scenario_api_names *names);
 
 /* Parses and validates YAML text. On success returns true and fills *out completely. On failure returns false,
  * leaves *out unspecified and writes "<source>:<line>: <reason>" into error (at most ZF_SCENARIO_ERROR_MAX bytes,
