@@ -415,7 +415,7 @@ def run(description, tool, add_arguments, generate, stdout_option=None):
     ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--headers", default=DEFAULT_HEADERS,
                     help=f"directory holding ze_api.h and layers/ (default {DEFAULT_HEADERS})")
-    ap.add_argument("--versions", default=DEFAULT_VERSIONS, help="api_versions.txt (default: fake_driver/gen's)")
+    ap.add_argument("--versions", default=DEFAULT_VERSIONS, help="api_versions.txt (default: the one beside this parser)")
     ap.add_argument("--out", help="output directory, into which the generated files are written")
     add_arguments(ap)
     args = ap.parse_args()
