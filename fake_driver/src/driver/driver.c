@@ -24,12 +24,18 @@ static const ze_driver_extension_properties_t zf_extensions[] = {
 };
 #define ZF_NUM_EXTENSIONS (sizeof zf_extensions / sizeof zf_extensions[0])
 
-static void (*zf_init_hooks[4])(zf_driver *driver);
+static void (*zf_init_hooks[ZF_MAX_INIT_HOOKS])(zf_driver *driver);
 static uint32_t zf_num_init_hooks;
 
 void zf_driver_on_init(void (*hook)(zf_driver *driver)) {
-    if (zf_num_init_hooks < sizeof zf_init_hooks / sizeof zf_init_hooks[0])
-        zf_init_hooks[zf_num_init_hooks++] = hook;
+    /* Hooks are registered when the library loads, where no caller could handle a failure: a hook that did not fit
+     * would leave a driver that silently skips part of zeInit, so the load stops instead. */
+    if (zf_num_init_hooks == ZF_MAX_INIT_HOOKS) {
+        fprintf(stderr, "zefake: internal error: more than %u zeInit hooks (ZF_MAX_INIT_HOOKS, driver/driver.c)\n",
+                ZF_MAX_INIT_HOOKS);
+        abort();
+    }
+    zf_init_hooks[zf_num_init_hooks++] = hook;
 }
 
 zf_driver *zf_driver_get(void) {

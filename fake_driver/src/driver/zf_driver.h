@@ -70,8 +70,10 @@ typedef struct zf_context {
     zf_device **devices;
 } zf_context;
 
-/* Registers a function zeInit calls once the driver is built (at most 4): how an area above the driver (which the
- * driver never calls) starts what must run from initialisation on. Call it from a constructor. */
+/* Registers a function zeInit calls once the driver is built: how an area above the driver (which the driver never
+ * calls) starts what must run from initialisation on. Call it from a constructor; a hook beyond ZF_MAX_INIT_HOOKS
+ * stops the load with an error naming the limit. */
+#define ZF_MAX_INIT_HOOKS 8u
 void zf_driver_on_init(void (*hook)(zf_driver *driver));
 
 /* The driver, once zeInit succeeded (NULL before). */

@@ -63,17 +63,15 @@ static pthread_cond_t zf_sync_cond;
 static pthread_once_t zf_sync_once = PTHREAD_ONCE_INIT;
 static zf_engine *zf_engines; /* guarded by the sync lock */
 
-/* The execution observer; set rarely (when metrics start), read by every worker after each command. */
+/* The execution observers (metrics, sysman telemetry, the card's publication), in the order they were added; changed
+ * rarely, read by every worker after each command. */
 typedef struct zf_observer_slot {
     zf_work_observer observer;
     void *user_data;
 } zf_observer_slot;
-static zf_observer_slot zf_observer;
+static zf_observer_slot zf_observers[ZF_MAX_OBSERVERS];
+static uint32_t zf_num_observers; /* guarded by zf_observer_lock */
 static pthread_rwlock_t zf_observer_lock = PTHREAD_RWLOCK_INITIALIZER;
-/* Permanent observers (sysman telemetry), called after the metrics one; only added, never removed. */
-#define ZF_MAX_PERMANENT_OBSERVERS 4u
-static zf_observer_slot zf_permanent[ZF_MAX_PERMANENT_OBSERVERS];
-static uint32_t zf_num_permanent; /* guarded by zf_observer_lock */
 
 static void zf_sync_init(void) {
     /* Deadlines are on the monotonic clock, like every other host time in the driver. */
@@ -263,28 +261,34 @@ void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_
     zf_event_write_interval(event, event->start_ns, event->end_ns, out);
 }
 
-void zf_engine_set_observer(zf_work_observer observer, void *user_data) {
-    pthread_rwlock_wrlock(&zf_observer_lock);
-    zf_observer.observer = observer;
-    zf_observer.user_data = user_data;
-    pthread_rwlock_unlock(&zf_observer_lock);
-}
-
 bool zf_engine_add_observer(zf_work_observer observer, void *user_data) {
     pthread_rwlock_wrlock(&zf_observer_lock);
-    bool added = zf_num_permanent < ZF_MAX_PERMANENT_OBSERVERS;
+    bool added = zf_num_observers < ZF_MAX_OBSERVERS;
     if (added)
-        zf_permanent[zf_num_permanent++] = (zf_observer_slot){observer, user_data};
+        zf_observers[zf_num_observers++] = (zf_observer_slot){observer, user_data};
     pthread_rwlock_unlock(&zf_observer_lock);
+    if (!added)
+        zf_log(ZF_LOG_ERROR, "internal error: more than %u execution observers (ZF_MAX_OBSERVERS, exec/engine.c)",
+               ZF_MAX_OBSERVERS);
     return added;
+}
+
+void zf_engine_remove_observer(zf_work_observer observer, void *user_data) {
+    pthread_rwlock_wrlock(&zf_observer_lock);
+    for (uint32_t i = 0; i < zf_num_observers; i++) {
+        if (zf_observers[i].observer == observer && zf_observers[i].user_data == user_data) {
+            memmove(&zf_observers[i], &zf_observers[i + 1], (zf_num_observers - i - 1) * sizeof zf_observers[0]);
+            zf_num_observers--;
+            break;
+        }
+    }
+    pthread_rwlock_unlock(&zf_observer_lock);
 }
 
 static void zf_engine_notify(const zf_work_record *record) {
     pthread_rwlock_rdlock(&zf_observer_lock);
-    if (zf_observer.observer != NULL)
-        zf_observer.observer(record, zf_observer.user_data);
-    for (uint32_t i = 0; i < zf_num_permanent; i++)
-        zf_permanent[i].observer(record, zf_permanent[i].user_data);
+    for (uint32_t i = 0; i < zf_num_observers; i++)
+        zf_observers[i].observer(record, zf_observers[i].user_data);
     pthread_rwlock_unlock(&zf_observer_lock);
 }
 

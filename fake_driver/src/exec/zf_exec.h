@@ -340,13 +340,13 @@ typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
 ze_result_t zf_perform(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns, uint64_t *cost_ns,
                        zf_work_record *record);
 
-/* Registers the single execution observer (NULL to remove it); called on the thread that ran each command (an engine
- * worker, or the caller of a synchronous submission) after the command, before its event is signalled. */
-void zf_engine_set_observer(zf_work_observer observer, void *user_data);
-
-/* Adds a permanent execution observer (sysman telemetry), called after the one above; false when the 4 slots are
- * taken. */
+/* The one list of execution observers (metrics, sysman telemetry...): each is called, in the order they were added, on
+ * the thread that ran each command (an engine worker, or the caller of a synchronous submission) after the command,
+ * before its event is signalled. Adding fails loudly (an error naming ZF_MAX_OBSERVERS) when the list is full;
+ * removing takes out the entry of that observer and user_data. */
+#define ZF_MAX_OBSERVERS 8u
 bool zf_engine_add_observer(zf_work_observer observer, void *user_data);
+void zf_engine_remove_observer(zf_work_observer observer, void *user_data);
 
 /* Waits until no engine of `device` has work queued or running, or timeout_ns passes (UINT64_MAX: forever); returns
  * whether it is idle. */
