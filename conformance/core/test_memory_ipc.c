@@ -6,17 +6,20 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ZC_IPC_TOKEN_BYTE   55 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
-#define ZC_IPC_ID_OFFSET    32 /* the allocation id in zefake's IPC handle layout */
-#define ZC_IPC_PID_OFFSET   16
-#define ZC_IPC_NONCE_OFFSET 24
-#define ZC_IPC_OFFSET_BYTE  20 /* the low byte of the offset in pages of a sub-allocation in its memfd */
+/* The fields of zefake's handle layout (zefake/zefake_ext.h, docs/memory.md) the forgeries change. */
+#define ZC_IPC_FIELD(field) offsetof(zefake_ipc_mem_handle_layout_t, field)
+#define ZC_IPC_TOKEN_BYTE   (ZC_IPC_FIELD(token) + 7)
+#define ZC_IPC_ID_OFFSET    ZC_IPC_FIELD(id)
+#define ZC_IPC_PID_OFFSET   ZC_IPC_FIELD(pid)
+#define ZC_IPC_NONCE_OFFSET ZC_IPC_FIELD(nonce)
+#define ZC_IPC_OFFSET_BYTE  ZC_IPC_FIELD(offset_pages) /* its low byte: where a sub-allocation starts in its memfd */
 
 static void memory_ipc_bad_arguments(void **state) {
     ze_context_handle_t context = *state;

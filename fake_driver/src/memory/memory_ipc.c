@@ -15,6 +15,7 @@
  * memory (docs/memory.md). */
 #include "core/zf_core.h"
 #include "memory/memory_internal.h"
+#include "zefake/zefake_ext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,24 +34,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define ZF_IPC_MAGIC      "zefkIPC3"                   /* bytes 8..15 of every handle zefake issues */
+#define ZF_IPC_MAGIC      ZEFAKE_IPC_MAGIC             /* bytes 8..15 of every handle zefake issues */
 #define ZF_IPC_WIRE_MAGIC UINT64_C(0x31637069666b667a) /* first word of every request and reply */
 #define ZF_IPC_TIMEOUT_S  5                            /* a peer that neither sends nor reads is dropped after this */
 #define ZF_IPC_BACKLOG    16
 
-/* The 64 bytes of ze_ipc_mem_handle_t as zefake fills them (docs/memory.md). The descriptor comes first and its
- * field is 8 bytes wide, as in Intel's handle; a receiving process overwrites the first 4 bytes. */
-typedef struct zf_ipc_handle_data {
-    int32_t fd;       /* the exporter's descriptor of the allocation's memfd; the receiver's after SCM_RIGHTS */
-    uint32_t fd_high; /* 0 */
-    char magic[8];
-    uint32_t pid;          /* the exporting process */
-    uint32_t offset_pages; /* where the allocation starts in the memfd, in ZF_ARENA_GRANULE units (arenas) */
-    uint64_t nonce;        /* its server's, part of the socket name */
-    uint64_t id;           /* the allocation id in the exporting process */
-    uint64_t size;         /* the allocation's size */
-    uint8_t token[ZF_IPC_TOKEN_SIZE];
-} zf_ipc_handle_data;
+/* The 64 bytes of ze_ipc_mem_handle_t as zefake fills them: the published layout (zefake/zefake_ext.h). */
+typedef zefake_ipc_mem_handle_layout_t zf_ipc_handle_data;
+_Static_assert(ZEFAKE_IPC_TOKEN_SIZE == ZF_IPC_TOKEN_SIZE, "the token of the published layout is the allocation's");
+_Static_assert(ZF_ARENA_GRANULE == 4096, "the published layout counts offsets in 4 KiB pages");
 _Static_assert(sizeof(zf_ipc_handle_data) == ZE_MAX_IPC_HANDLE_SIZE, "an IPC handle is 64 bytes");
 
 /* The seal: the handle with its descriptor bytes zeroed, written into the memfd where no mapping reaches: right after
