@@ -48,7 +48,7 @@ static ze_image_desc_t zc_image_desc(const void *next) {
     return desc;
 }
 
-static int zc_setup(void **state) {
+static int zc_setup_chains(void **state) {
     zc_fixture *f = calloc(1, sizeof *f);
     if (f == NULL || zc_setup_context((void **)&f->context) != 0)
         return -1;
@@ -64,7 +64,7 @@ static int zc_setup(void **state) {
     return 0;
 }
 
-static int zc_teardown(void **state) {
+static int zc_teardown_chains(void **state) {
     zc_fixture *f = *state;
     zeImageDestroy(f->image);
     zeMemFree(f->context, f->ptr);
@@ -421,12 +421,12 @@ static void zero_stype_warned_once(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup, zc_teardown)
-        ZC_TEST(getters_answer_garbage_output_structs), ZC_TEST(output_chain_followed_only_under_expected_stype),
-        ZC_TEST(output_chain_cycle_filled_up_to_bound), ZC_TEST(input_descriptor_cycles_refused),
-        ZC_TEST(input_chain_bound_is_32_structures),    ZC_TEST(refused_exports_leak_no_descriptor),
+#define ZC_FIXTURE chains
+        ZC_T(getters_answer_garbage_output_structs), ZC_T(output_chain_followed_only_under_expected_stype),
+        ZC_T(output_chain_cycle_filled_up_to_bound), ZC_T(input_descriptor_cycles_refused),
+        ZC_T(input_chain_bound_is_32_structures),    ZC_T(refused_exports_leak_no_descriptor),
         cmocka_unit_test(zero_stype_warned_once),
-#undef ZC_TEST
+#undef ZC_FIXTURE
     };
     static const zc_child_mode modes[] = {{"zero-stype", zc_child_zero_stype}};
     static const zc_suite suite = {

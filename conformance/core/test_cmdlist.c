@@ -205,7 +205,7 @@ static void cmdlist_event_of_other_context_rejected(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(cmdlist_create_every_group),
         ZC_T(cmdlist_bad_ordinal_invalid_argument),

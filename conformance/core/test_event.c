@@ -293,7 +293,7 @@ static void event_bad_handles(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(event_pool_zero_count_invalid_size),
         ZC_T(event_index_out_of_range_fails),

@@ -468,23 +468,23 @@ static void context_system_barrier(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
         cmocka_unit_test(extensions_fake_list_is_exact),
         cmocka_unit_test(extension_eu_count),
         cmocka_unit_test(extension_device_luid),
         cmocka_unit_test(extension_float_atomics),
         cmocka_unit_test(extension_pci_properties),
-        ZC_TEST(extension_cache_reservation),
-        ZC_TEST(extension_global_offset),
-        ZC_TEST(extension_scheduling_hints),
-        ZC_TEST(extension_event_query_timestamps),
-        ZC_TEST(extension_linkage_inspection),
-        ZC_TEST(extension_relaxed_allocation_limits),
-        ZC_TEST(extension_memory_compression_hints),
-        ZC_TEST(extension_memory_free_policies),
-        ZC_TEST(extension_image_functions_answer),
-        ZC_TEST(context_system_barrier),
-#undef ZC_TEST
+        ZC_T(extension_cache_reservation),
+        ZC_T(extension_global_offset),
+        ZC_T(extension_scheduling_hints),
+        ZC_T(extension_event_query_timestamps),
+        ZC_T(extension_linkage_inspection),
+        ZC_T(extension_relaxed_allocation_limits),
+        ZC_T(extension_memory_compression_hints),
+        ZC_T(extension_memory_free_policies),
+        ZC_T(extension_image_functions_answer),
+        ZC_T(context_system_barrier),
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -371,14 +371,14 @@ static void image_required_formats_in_every_type_copy_exactly(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
-        ZC_TEST(image_copy_region_between_images),
-        ZC_TEST(image_copy_region_to_and_from_memory),
-        ZC_TEST(image_regions_of_arrays_and_3d),
-        ZC_TEST(image_copy_ext_pitches),
-        ZC_TEST(image_copy_on_copy_engine_and_after_destroy),
-        ZC_TEST(image_required_formats_in_every_type_copy_exactly),
-#undef ZC_TEST
+#define ZC_FIXTURE exec
+        ZC_T(image_copy_region_between_images),
+        ZC_T(image_copy_region_to_and_from_memory),
+        ZC_T(image_regions_of_arrays_and_3d),
+        ZC_T(image_copy_ext_pitches),
+        ZC_T(image_copy_on_copy_engine_and_after_destroy),
+        ZC_T(image_required_formats_in_every_type_copy_exactly),
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

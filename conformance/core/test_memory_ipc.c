@@ -386,19 +386,19 @@ static void memory_ipc_handles_and_descriptors(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_CONTEXT_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_context, zc_teardown_context)
-        ZC_CONTEXT_TEST(memory_ipc_bad_arguments),
-        ZC_CONTEXT_TEST(memory_ipc_open_in_same_process),
-        ZC_CONTEXT_TEST(memory_ipc_export_errors),
-        ZC_CONTEXT_TEST(memory_ipc_garbage_handles_refused),
-        ZC_CONTEXT_TEST(memory_ipc_forged_handles_refused),
-        ZC_CONTEXT_TEST(memory_ipc_between_processes),
-        ZC_CONTEXT_TEST(memory_ipc_sub_allocation_between_processes),
+#define ZC_FIXTURE context
+        ZC_T(memory_ipc_bad_arguments),
+        ZC_T(memory_ipc_open_in_same_process),
+        ZC_T(memory_ipc_export_errors),
+        ZC_T(memory_ipc_garbage_handles_refused),
+        ZC_T(memory_ipc_forged_handles_refused),
+        ZC_T(memory_ipc_between_processes),
+        ZC_T(memory_ipc_sub_allocation_between_processes),
 #if ZC_L0_AT_LEAST(6)
-        ZC_CONTEXT_TEST(memory_ipc_put_handle),
-        ZC_CONTEXT_TEST(memory_ipc_handles_and_descriptors),
+        ZC_T(memory_ipc_put_handle),
+        ZC_T(memory_ipc_handles_and_descriptors),
 #endif
-#undef ZC_CONTEXT_TEST
+#undef ZC_FIXTURE
     };
     static const zc_child_mode modes[] = {{"ipc-open", zc_child_ipc_open}};
     static const zc_suite suite = {

@@ -885,7 +885,7 @@ static void spirv_float_atomics_add_min_max_exchange(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
+#define ZC_FIXTURE spirv
     static const struct CMUnitTest tests[] = {
         ZC_T(spirv_local_reduction_with_barriers),
         ZC_T(spirv_local_scan),
