@@ -3,6 +3,7 @@
  * refer forward), its blocks in execution order (spirv_cfg.c), phis turned into copies on the edges that reach
  * them, terminators, and the kernels' local-memory layouts. Also the wave-area entries of built-in and Workgroup
  * variables. */
+#include "spirv_builtins.h"
 #include "spirv_decode.h"
 
 #include <stdlib.h>
@@ -27,9 +28,16 @@ static zf_spirv_status zf_wave_entry(zf_decoder *d, uint32_t kind, uint32_t inde
     return ZF_SPIRV_OK;
 }
 
+/* The built-ins of the list (spirv_builtins.h): those both tiers compute. */
 static bool zf_builtin_known(uint32_t builtin) {
-    return (builtin >= SpvBuiltInNumWorkgroups && builtin <= SpvBuiltInGlobalLinearId) ||
-           (builtin >= SpvBuiltInSubgroupSize && builtin <= SpvBuiltInSubgroupLocalInvocationId);
+    switch (builtin) {
+#define ZF_BUILTIN_CASE(name, per_wave, value) case SpvBuiltIn##name:
+        ZF_BUILTINS(ZF_BUILTIN_CASE, ZF_BUILTIN_CASE)
+#undef ZF_BUILTIN_CASE
+        return true;
+    default:
+        return false;
+    }
 }
 
 zf_spirv_status zf_d_builtin_variable(zf_decoder *d, uint32_t id, uint32_t builtin, uint32_t pointee) {

@@ -5,6 +5,7 @@
  * gathers and the OpenCL.std math calls that map onto LLVM intrinsics. What is not hot enough to deserve inline code
  * runs the interpreter's handler on one work-item (zf_cx_pure_call). */
 #include "cx_internal.h"
+#include "spirv_builtins.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,72 +108,40 @@ static LLVMTypeRef zf_cx_vtype(zf_cx_em *e, uint32_t t, uint32_t comps) {
     return el == NULL || slot <= 1 ? el : LLVMVectorType(el, slot);
 }
 
+/* The built-ins' formulas (spirv_builtins.h) as LLVM IR over the work-item's ids and the launch's run-time fields. */
+#define ZF_B_LID(d)    zf_cx_item(e, ZF_CX_ITEM_LID + (uint32_t)(d))
+#define ZF_B_GRP(d)    zf_cx_item(e, ZF_CX_ITEM_GRP + (uint32_t)(d))
+#define ZF_B_GSIZE(d)  zf_cx_rt_field(e, offsetof(zf_cx_rt, group_size) + 8 * (size_t)(d), e->i64)
+#define ZF_B_GROUPS(d) zf_cx_rt_field(e, offsetof(zf_cx_rt, groups) + 8 * (size_t)(d), e->i64)
+#define ZF_B_OFFSET(d) zf_cx_rt_field(e, offsetof(zf_cx_rt, offset) + 8 * (size_t)(d), e->i64)
+#define ZF_B_R         LLVMBuildURem(e->b, zf_cx_item(e, ZF_CX_ITEM_LANE), ZF_B_G, "")
+#define ZF_B_S         zf_cx_rt_field(e, offsetof(zf_cx_rt, subgroup_size), e->i64)
+#define ZF_B_G         zf_cx_rt_field(e, offsetof(zf_cx_rt, group_items), e->i64)
+#define ZF_B_WORKDIM   zf_cx_rt_field(e, offsetof(zf_cx_rt, work_dim), e->i64)
+#define ZF_B_ADD(x, y) LLVMBuildAdd(e->b, x, y, "")
+#define ZF_B_SUB(x, y) LLVMBuildSub(e->b, x, y, "")
+#define ZF_B_MUL(x, y) LLVMBuildMul(e->b, x, y, "")
+#define ZF_B_DIV(x, y) LLVMBuildUDiv(e->b, x, y, "")
+#define ZF_B_REM(x, y) LLVMBuildURem(e->b, x, y, "")
+#define ZF_B_MIN(x, y) zf_cx_umin(e, x, y)
+#define ZF_B_K(n)      zf_cx_i64c(e, n)
+
+static LLVMValueRef zf_cx_umin(zf_cx_em *e, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntULT, a, b, ""), a, b, "");
+}
+
 /* A built-in value of the work-item, component d. */
 static LLVMValueRef zf_cx_builtin(zf_cx_em *e, uint32_t builtin, uint32_t d) {
-    LLVMBuilderRef b = e->b;
-    size_t gs = offsetof(zf_cx_rt, group_size) + 8 * d, gr = offsetof(zf_cx_rt, groups) + 8 * d,
-           off = offsetof(zf_cx_rt, offset) + 8 * d;
-    LLVMValueRef lid = zf_cx_item(e, ZF_CX_ITEM_LID + d), grp = zf_cx_item(e, ZF_CX_ITEM_GRP + d);
-    LLVMValueRef S = zf_cx_rt_field(e, offsetof(zf_cx_rt, subgroup_size), e->i64);
-    LLVMValueRef G = zf_cx_rt_field(e, offsetof(zf_cx_rt, group_items), e->i64);
-    LLVMValueRef r = zf_cx_item(e, ZF_CX_ITEM_LANE);
-    r = LLVMBuildURem(b, r, G, "");
     switch (builtin) {
-    case SpvBuiltInGlobalInvocationId:
-        return LLVMBuildAdd(b, zf_cx_rt_field(e, off, e->i64),
-                            LLVMBuildAdd(b, LLVMBuildMul(b, grp, zf_cx_rt_field(e, gs, e->i64), ""), lid, ""), "");
-    case SpvBuiltInLocalInvocationId:
-        return lid;
-    case SpvBuiltInWorkgroupId:
-        return grp;
-    case SpvBuiltInNumWorkgroups:
-        return zf_cx_rt_field(e, gr, e->i64);
-    case SpvBuiltInWorkgroupSize:
-    case SpvBuiltInEnqueuedWorkgroupSize:
-        return zf_cx_rt_field(e, gs, e->i64);
-    case SpvBuiltInGlobalSize:
-        return LLVMBuildMul(b, zf_cx_rt_field(e, gr, e->i64), zf_cx_rt_field(e, gs, e->i64), "");
-    case SpvBuiltInGlobalOffset:
-        return zf_cx_rt_field(e, off, e->i64);
-    case SpvBuiltInLocalInvocationIndex:
-        return d == 0 ? r : zf_cx_i64c(e, 0);
-    case SpvBuiltInWorkDim:
-        return d == 0 ? zf_cx_rt_field(e, offsetof(zf_cx_rt, work_dim), e->i64) : zf_cx_i64c(e, 0);
-    case SpvBuiltInGlobalLinearId: {
-        if (d != 0)
-            return zf_cx_i64c(e, 0);
-        LLVMValueRef v = zf_cx_i64c(e, 0);
-        for (int k = 2; k >= 0; k--) { /* ((g2 * gy) + g1) * gx + g0, g the id without the offset */
-            size_t kgs = offsetof(zf_cx_rt, group_size) + 8 * (size_t)k,
-                   kgr = offsetof(zf_cx_rt, groups) + 8 * (size_t)k;
-            LLVMValueRef size = zf_cx_rt_field(e, kgs, e->i64);
-            LLVMValueRef g = LLVMBuildAdd(b, LLVMBuildMul(b, zf_cx_item(e, ZF_CX_ITEM_GRP + (uint32_t)k), size, ""),
-                                          zf_cx_item(e, ZF_CX_ITEM_LID + (uint32_t)k), "");
-            v = LLVMBuildAdd(b, LLVMBuildMul(b, v, LLVMBuildMul(b, zf_cx_rt_field(e, kgr, e->i64), size, ""), ""), g,
-                             "");
-        }
-        return v;
-    }
-    default:
-        break;
-    }
-    if (d != 0)
-        return zf_cx_i64c(e, 0);
-    LLVMValueRef first = LLVMBuildMul(b, LLVMBuildUDiv(b, r, S, ""), S, "");
-    switch (builtin) {
-    case SpvBuiltInSubgroupSize: {
-        LLVMValueRef rest = LLVMBuildSub(b, G, first, "");
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, rest, S, ""), rest, S, "");
-    }
-    case SpvBuiltInSubgroupMaxSize:
-        return S;
-    case SpvBuiltInNumSubgroups:
-    case SpvBuiltInNumEnqueuedSubgroups:
-        return LLVMBuildUDiv(b, LLVMBuildSub(b, LLVMBuildAdd(b, G, S, ""), zf_cx_i64c(e, 1), ""), S, "");
-    case SpvBuiltInSubgroupId:
-        return LLVMBuildUDiv(b, r, S, "");
-    case SpvBuiltInSubgroupLocalInvocationId:
-        return LLVMBuildURem(b, r, S, "");
+#define ZF_CX_BUILTIN3(name, per_wave, value)                                                                          \
+    case SpvBuiltIn##name:                                                                                             \
+        return value;
+#define ZF_CX_BUILTIN1(name, per_wave, value)                                                                          \
+    case SpvBuiltIn##name:                                                                                             \
+        return d == 0 ? value : zf_cx_i64c(e, 0);
+        ZF_BUILTINS(ZF_CX_BUILTIN3, ZF_CX_BUILTIN1)
+#undef ZF_CX_BUILTIN3
+#undef ZF_CX_BUILTIN1
     default:
         return zf_cx_i64c(e, 0);
     }
