@@ -119,6 +119,8 @@ typedef struct zf_exec_env {
     bool system_memory;
     /* Receives the engine's debug-level messages (which tier runs a kernel, compile times). May be NULL. */
     void (*debug)(void *user, const char *text);
+    /* Receives its warnings (a damaged entry of the compiled-code cache). May be NULL: they go to debug. */
+    void (*warn)(void *user, const char *text);
 } zf_exec_env;
 
 typedef enum zf_xarg_kind {

@@ -62,13 +62,21 @@ void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v) {
     LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, e->item, &index, 1, ""));
 }
 
-/* A call of a helper of cx_run.c, by address (the code runs in this process). */
-LLVMValueRef zf_cx_call(zf_cx_em *e, void (*helper)(void), LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
+/* A call of a helper of cx_run.c by name: the code may be cached and loaded by another process, so it holds no
+ * address of this one; the JIT binds the names (ZF_CX_HELPERS) when it loads the code. */
+LLVMValueRef zf_cx_call(zf_cx_em *e, const char *helper, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
                         LLVMValueRef *args) {
     LLVMTypeRef type = LLVMFunctionType(ret, params, n, false);
-    LLVMValueRef callee =
-        LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)helper, false), LLVMPointerType(type, 0));
+    LLVMValueRef callee = LLVMGetNamedFunction(e->m, helper);
+    if (callee == NULL)
+        callee = LLVMAddFunction(e->m, helper, type);
     return LLVMBuildCall2(e->b, type, callee, args, n, "");
+}
+
+/* The address of a decoded instruction for a helper, from the form's instruction table at run time (rt->insts). */
+LLVMValueRef zf_cx_inst_ref(zf_cx_em *e, const zf_dinst *in) {
+    LLVMValueRef insts = zf_cx_rt_field(e, offsetof(zf_cx_rt, insts), e->p8);
+    return zf_cx_gep(e, insts, (uint64_t)(in - e->code->insts) * sizeof *in);
 }
 
 static LLVMValueRef zf_cx_intrinsic(zf_cx_em *e, const char *name, LLVMTypeRef *types, unsigned ntypes,
@@ -425,9 +433,9 @@ void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in) {
             zf_cx_move(e, zf_cx_gep(e, e->scratch, ZF_CX_SCRATCH_SLOT * (k + 1u)), zf_cx_reg(e, refs[k], sizes[k]),
                        sizes[k]);
     LLVMTypeRef params[3] = {e->p8, e->p8, e->p8};
-    LLVMValueRef inst = LLVMConstIntToPtr(zf_cx_i64c(e, (uint64_t)(uintptr_t)in), e->p8);
+    LLVMValueRef inst = zf_cx_inst_ref(e, in);
     LLVMValueRef args[3] = {e->rt, inst, e->scratch};
-    zf_cx_call(e, (void (*)(void))zf_cx_pure, LLVMVoidTypeInContext(e->c), params, 3, args);
+    zf_cx_call(e, ZF_CX_HELPER(zf_cx_pure), LLVMVoidTypeInContext(e->c), params, 3, args);
     if (in->dst != ZF_REF_NONE && s.dst > 0)
         zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, s.dst);
 }
