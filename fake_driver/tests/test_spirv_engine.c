@@ -13,10 +13,12 @@
 #include "spirv_exec.h"
 #include "zt_spirv_files.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,6 +109,14 @@ static void zt_debug(void *user, const char *text) {
     snprintf(zt_debug_text, sizeof zt_debug_text, "%s", text);
 }
 
+/* The engine's last warning. */
+static char zt_warn_text[1024];
+
+static void zt_warn(void *user, const char *text) {
+    (void)user;
+    snprintf(zt_warn_text, sizeof zt_warn_text, "%s", text);
+}
+
 static void zt_run(const zt_launch *l, zf_xresult *result) {
     const zf_spirv_kernel *k = zf_spirv_find_kernel(l->module, l->kernel);
     assert_non_null(k);
@@ -121,7 +131,7 @@ static void zt_run(const zt_launch *l, zf_xresult *result) {
     }
     uint64_t *relocs = calloc(l->code->num_relocs + 1, 8);
     assert_non_null(relocs);
-    zf_exec_env env = {.user = l->mem, .lookup = zt_lookup, .debug = zt_debug};
+    zf_exec_env env = {.user = l->mem, .lookup = zt_lookup, .debug = zt_debug, .warn = zt_warn};
     zf_xlaunch launch = {.program = {l->code, relocs, l->code, NULL, 0},
                          .kernel = index,
                          .name = l->kernel,
@@ -714,6 +724,120 @@ static void mutated_forms_are_refused_or_run_safely(void **state) {
     zf_spirv_free(m);
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * The compiled tier's on-disk cache (docs/spirv-execution.md, "Compiled tier"): each run in a child process, a
+ * process of its own as another program using the same module would be */
+
+/* In a child process: runs GEMM compiled and exits 0 when its memory is the interpreter's, the debug log has `logged`
+ * and not `unlogged`, and the last warning has `warned` (or there is none when NULL). */
+static void zt_cache_child(const char *logged, const char *unlogged, const char *warned) {
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("gemm");
+    zf_dprog *code = zt_decode(m, false, "gemm");
+    const uint32_t rows = 3, cols = 40, k = 7;
+    float *a = zt_buffer(&mem, rows * k * 4), *b = zt_buffer(&mem, k * cols * 4), *c = zt_buffer(&mem, rows * cols * 4);
+    float want[3 * 40];
+    for (uint32_t i = 0; i < rows * k; i++)
+        a[i] = (float)(i % 5) - 2.0f;
+    for (uint32_t i = 0; i < k * cols; i++)
+        b[i] = (float)(i % 3) + 0.5f;
+    const void *values[] = {&a, &b, &c, &rows, &cols, &k};
+    const uint64_t sizes[] = {8, 8, 8, 4, 4, 4};
+    zt_launch l = {m, code, "gemm", values, sizes, 128, 16, 0, &mem};
+    zf_xresult result;
+    setenv("ZEFAKE_EXEC", "interp", 1);
+    zt_run(&l, &result);
+    memcpy(want, c, sizeof want);
+    memset(c, 0, sizeof want);
+    setenv("ZEFAKE_EXEC", "compiled", 1);
+    zt_debug_text[0] = zt_warn_text[0] = '\0';
+    zt_run(&l, &result);
+    bool ok = memcmp(want, c, sizeof want) == 0 && strstr(zt_debug_text, logged) != NULL &&
+              (unlogged == NULL || strstr(zt_debug_text, unlogged) == NULL) &&
+              (warned != NULL ? strstr(zt_warn_text, warned) != NULL : zt_warn_text[0] == '\0');
+    if (!ok)
+        fprintf(stderr, "cache child: debug '%s', warning '%s'\n", zt_debug_text, zt_warn_text);
+    _exit(ok ? 0 : 1);
+}
+
+static void zt_cache_run(const char *logged, const char *unlogged, const char *warned) {
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        zt_cache_child(logged, unlogged, warned);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The one entry of the cache directory (its path), or how many there are. */
+static unsigned zt_cache_entries(const char *dir, char *path, size_t path_size) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    unsigned count = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        count++;
+        snprintf(path, path_size, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    return count;
+}
+
+static void zt_cache_clear(const char *dir) {
+    char path[600];
+    while (zt_cache_entries(dir, path, sizeof path) > 0)
+        assert_int_equal(unlink(path), 0);
+}
+
+/* A copy of the entry with its second half dropped, or one byte of its body flipped. */
+static void zt_cache_damage(const char *path, bool truncate_it) {
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long size = ftell(f);
+    assert_true(size > 200);
+    if (truncate_it) {
+        assert_int_equal(ftruncate(fileno(f), size / 2), 0);
+    } else {
+        assert_int_equal(fseek(f, size - 100, SEEK_SET), 0);
+        int byte = fgetc(f);
+        assert_int_equal(fseek(f, size - 100, SEEK_SET), 0);
+        fputc(byte ^ 0x5a, f);
+    }
+    fclose(f);
+}
+
+static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
+    (void)state;
+    char dir[] = "/tmp/zefake-cache-test-XXXXXX", entry[600];
+    assert_non_null(mkdtemp(dir));
+    setenv("ZEFAKE_CACHE_DIR", dir, 1);
+    unsetenv("ZEFAKE_CACHE");
+    /* The first process compiles and writes one entry; the second finds it. */
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", NULL);
+    assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
+    zt_cache_run("kernel 'gemm': compiled in", NULL, NULL);
+    zt_cache_run("blocks, from the cache)", NULL, NULL);
+    /* A truncated entry and a damaged one are ignored with a warning, compiled again and replaced. */
+    zt_cache_damage(entry, true);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", "ignoring a damaged entry of the compiled-code cache");
+    zt_cache_run("from the cache", NULL, NULL);
+    zt_cache_damage(entry, false);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", "checksum mismatch");
+    zt_cache_run("from the cache", NULL, NULL);
+    assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
+    /* ZEFAKE_CACHE=0: nothing read, nothing written. */
+    zt_cache_clear(dir);
+    setenv("ZEFAKE_CACHE", "0", 1);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", NULL);
+    assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decodes_every_test_kernel),
@@ -727,6 +851,7 @@ int main(void) {
         cmocka_unit_test(irreducible_loop_with_lanes_entering_at_both_heads),
         cmocka_unit_test(block_accesses_fault_like_loads_and_stores),
         cmocka_unit_test(compiled_tier_matches_the_interpreter),
+        cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),
         cmocka_unit_test(mutated_forms_are_refused_or_run_safely),
     };

@@ -31,6 +31,7 @@ add_library(zf_spirv OBJECT
   "${ZF_SPIRV_DIR}/spirv_ops_misc.c"
   "${ZF_SPIRV_DIR}/spirv_image.c"
   "${ZF_SPIRV_DIR}/compiled/cx_disk.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_elf.c"
   "${ZF_SPIRV_DIR}/compiled/cx_jit.c"
   "${ZF_SPIRV_DIR}/compiled/cx_run.c")
 set_target_properties(zf_spirv PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)

@@ -1,6 +1,6 @@
 /* The compiled tier's on-disk cache (cx_disk.h). An entry is `<dir>/<32 hex digits of the key>.zfcx`: a header
- * (magic, key, block count, record size, object size, FNV-1a of what follows), the block table and the object file,
- * in host byte order (the key names the host). A reader trusts nothing it has not checked: a short, damaged or
+ * (magic, key, block count, record size, flags, object size, FNV-1a of what follows), the block table and the object
+ * file, in host byte order (the key names the host). A reader trusts nothing it has not checked: a short, damaged or
  * foreign file is reported and ignored, and the next compile replaces it. Writers never lock: each writes a file of
  * its own and renames it over the entry, which POSIX makes atomic, so readers see an old entry, a new one or none. */
 #include "cx_disk.h"
@@ -20,6 +20,7 @@ typedef struct zf_cx_disk_header {
     char magic[8];
     uint64_t key_a, key_b;
     uint32_t num_blocks, spill_bytes;
+    uint32_t flags, reserved;
     uint64_t object_size;
     uint64_t checksum;
 } zf_cx_disk_header;
@@ -112,6 +113,7 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
     }
     out->num_blocks = h.num_blocks;
     out->spill_bytes = h.spill_bytes;
+    out->flags = h.flags;
     out->size = (size_t)h.object_size;
     out->blocks = malloc(blocks_size ? (size_t)blocks_size : 1);
     out->bytes = malloc(out->size ? out->size : 1);
@@ -179,6 +181,7 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
                            .key_b = key.b,
                            .num_blocks = object->num_blocks,
                            .spill_bytes = object->spill_bytes,
+                           .flags = object->flags,
                            .object_size = object->size,
                            .checksum = zf_cx_disk_checksum(object)};
     memcpy(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic);

@@ -84,11 +84,14 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
  * process that loads the code (cx_jit.c): a new helper must be listed there. */
 #define ZF_CX_HELPERS(X)                                                                                               \
     X(zf_cx_mem)                                                                                                       \
-    X(zf_cx_pure) X(zf_cx_var_slot) X(zf_cx_slots_mark) X(zf_cx_slots_pop) X(zf_cx_copy) X(zf_cx_misaligned)           \
-        X(zf_cx_unreachable) X(zf_cx_poll)
+    X(zf_cx_pure)                                                                                                      \
+    X(zf_cx_var_slot)                                                                                                  \
+    X(zf_cx_slots_mark) X(zf_cx_slots_pop) X(zf_cx_copy) X(zf_cx_misaligned) X(zf_cx_unreachable) X(zf_cx_poll)
 /* A helper's name for zf_cx_call; sizeof makes the compiler check that the helper is declared, without referencing
  * it (the emitter lives in the compiled tier's own library, which has no helpers). */
 #define ZF_CX_HELPER(fn) (sizeof(&(fn)) ? #fn : #fn)
+/* The prefix of the C library's math functions as generated code names them (cx_emit_ops.c, bound by cx_elf.c). */
+#define ZF_CX_LIBM_PREFIX "zf_cx_libm_"
 
 /* Flags of zf_cx_mem. */
 enum { ZF_CX_WRITE = 1u, ZF_CX_COUNT = 2u, ZF_CX_COUNT_READ = 4u /* atomics: read and written */ };
@@ -116,7 +119,7 @@ uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane);
 
 /* ---- the emitter (cx_emit.c, cx_emit_ops.c, cx_emit_mem.c) ---- */
 
-/* OpenCL.std numbers compiled inline. */
+/* OpenCL.std numbers compiled inline (spirv_opencl_std.h names them all). */
 enum { ZF_CX_E_FABS = 23, ZF_CX_E_FMA = 26, ZF_CX_E_FMAX = 27, ZF_CX_E_FMIN = 28, ZF_CX_E_MAD = 42, ZF_CX_E_SQRT = 61 };
 
 #define ZF_CX_PROV_NONE  0u

@@ -12,8 +12,12 @@
  * Each kernel has a lock of its own, so compiles of different kernels run at once; the generated code runs on any
  * thread without locks. */
 #include "cx_disk.h"
+#include "cx_elf.h"
 
+#include <cpuid.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,6 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Launches smaller than this run in the interpreter under `auto`, until the kernel was compiled. */
 #define ZF_CX_AUTO_ITEMS (1u << 16)
@@ -32,7 +39,7 @@ typedef struct zf_cx_entry {
     _Atomic uint8_t state; /* set under lock, read by launches without it */
     zf_cx_kernel kernel;
     zf_xarg_kind *kinds; /* the argument kinds it was compiled for */
-    void *loaded;        /* the part's handle of the linked code */
+    zf_cx_image *image;  /* the linked code */
 } zf_cx_entry;
 
 struct zf_cx_cache {
@@ -82,13 +89,67 @@ static void zf_cx_lib_load(void) {
         dlclose(handle);
         return;
     }
-    zf_cx_host host = {.helpers = zf_cx_helper_table,
-                       .num_helpers = sizeof zf_cx_helper_table / sizeof zf_cx_helper_table[0],
-                       .operand_sizes = zf_form_operand_sizes,
-                       .op_name = zf_xop_name};
+    zf_cx_host host = {.operand_sizes = zf_form_operand_sizes, .op_name = zf_xop_name};
     if (!part->start(&host, zf_cx_lib.why, sizeof zf_cx_lib.why))
         return; /* the part stays loaded: LLVM keeps state that unloading would not undo */
     zf_cx_lib.part = part;
+}
+
+/* What compiled code depends on besides its form, known without loading the part: the part's build (its GNU build
+ * id, read from the file) and the host CPU (the CPUID leaves that name it and its features, which LLVM compiles
+ * for). */
+static struct {
+    pthread_once_t once;
+    char text[160];
+    char why[4400]; /* why there is none */
+} zf_cx_self = {PTHREAD_ONCE_INIT, "", ""};
+
+static uint64_t zf_cx_cpu_hash(void) {
+    static const unsigned leaves[][2] = {{0, 0}, {1, 0}, {7, 0}, {7, 1}, {0xd, 1}, {0x80000001u, 0}};
+    uint64_t h = ZF_FNV1A_BASIS;
+    for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++) {
+        unsigned r[4] = {0, 0, 0, 0};
+        __cpuid_count(leaves[i][0], leaves[i][1], r[0], r[1], r[2], r[3]);
+        if (leaves[i][0] == 1)
+            r[1] &= 0x00ffffffu; /* the initial APIC id differs from core to core */
+        h = zf_fnv1a(r, sizeof r, h);
+    }
+    return h;
+}
+
+static void zf_cx_self_make(void) {
+    char path[4200], build[96] = "";
+    if (!zf_cx_part_path(path, sizeof path)) {
+        snprintf(zf_cx_self.why, sizeof zf_cx_self.why, "the driver's own path is unknown");
+        return;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    void *map = MAP_FAILED;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0)
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    if (map == MAP_FAILED) {
+        snprintf(zf_cx_self.why, sizeof zf_cx_self.why, "no compiled tier: %s: %s", path, strerror(errno));
+        return;
+    }
+    bool found = zf_cx_elf_build_id(map, (size_t)st.st_size, build, sizeof build);
+    munmap(map, (size_t)st.st_size);
+    if (!found) {
+        snprintf(zf_cx_self.why, sizeof zf_cx_self.why, "no compiled tier: %s has no build id", path);
+        return;
+    }
+    snprintf(zf_cx_self.text, sizeof zf_cx_self.text, "%s/%s/%016llx", ZEFAKE_VERSION, build,
+             (unsigned long long)zf_cx_cpu_hash());
+}
+
+/* The identity, or NULL with why. */
+static const char *zf_cx_identity(char *why, size_t why_size) {
+    pthread_once(&zf_cx_self.once, zf_cx_self_make);
+    if (zf_cx_self.text[0] == '\0')
+        snprintf(why, why_size, "%s", zf_cx_self.why);
+    return zf_cx_self.text[0] != '\0' ? zf_cx_self.text : NULL;
 }
 
 /* The part, or NULL with why. */
@@ -153,17 +214,15 @@ static zf_cx_key zf_cx_form_key(const zf_dprog *code) {
     return key;
 }
 
-/* A kernel's key: the form's, the kernel, its argument kinds, zefake's version and what the part says its code
- * depends on. */
-static zf_cx_key zf_cx_kernel_key(const struct zf_cx_cache *cache, const zf_cx_part *part, const zf_xlaunch *launch) {
+/* A kernel's key: the form's, the kernel, its argument kinds and the identity (zefake's version, the part's build,
+ * the host CPU). */
+static zf_cx_key zf_cx_kernel_key(const struct zf_cx_cache *cache, const char *identity, const zf_xlaunch *launch) {
     zf_cx_key key = cache->form;
-    const char *identity = part->identity();
     for (int half = 0; half < 2; half++) {
         uint64_t *h = half == 0 ? &key.a : &key.b;
         *h = zf_fnv1a(&launch->kernel, sizeof launch->kernel, *h);
         for (uint32_t k = 0; k < launch->num_args; k++)
             *h = zf_fnv1a(&launch->args[k].kind, sizeof launch->args[k].kind, *h);
-        *h = zf_fnv1a(ZEFAKE_VERSION, sizeof ZEFAKE_VERSION, *h);
         *h = zf_fnv1a(identity, strlen(identity), *h);
     }
     return key;
@@ -196,11 +255,11 @@ static bool zf_cx_from_disk(const zf_xlaunch *launch, const char *dir, zf_cx_key
 }
 
 /* Links the object and makes it the entry's code. */
-static bool zf_cx_install(const zf_cx_part *part, const char *symbol, zf_cx_object *object, zf_cx_entry *entry,
-                          char *why, size_t why_size) {
+static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_entry *entry, char *why, size_t why_size) {
     uint64_t address = 0;
-    entry->loaded = part->load(symbol, object->bytes, object->size, &address, why, why_size);
-    if (entry->loaded == NULL)
+    entry->image = zf_cx_elf_load(object->bytes, object->size, symbol, zf_cx_helper_table,
+                                  sizeof zf_cx_helper_table / sizeof zf_cx_helper_table[0], &address, why, why_size);
+    if (entry->image == NULL)
         return false;
     entry->kernel.wave = (void (*)(zf_cx_rt *))(uintptr_t)address;
     entry->kernel.blocks = object->blocks;
@@ -210,39 +269,79 @@ static bool zf_cx_install(const zf_cx_part *part, const char *symbol, zf_cx_obje
     return true;
 }
 
-/* The kernel's code from the disk cache or compiled (then written to the cache); where it came from in *source. */
-static bool zf_cx_compile(const zf_xlaunch *launch, const zf_cx_part *part, struct zf_cx_cache *cache,
-                          zf_cx_entry *entry, const char **source, char *why, size_t why_size) {
+static bool zf_cx_keep_kinds(zf_cx_entry *entry, const zf_xlaunch *launch) {
     entry->kinds = calloc(launch->num_args ? launch->num_args : 1, sizeof *entry->kinds);
-    if (entry->kinds == NULL) {
-        snprintf(why, why_size, "out of host memory");
+    if (entry->kinds == NULL)
         return false;
-    }
     for (uint32_t k = 0; k < launch->num_args; k++)
         entry->kinds[k] = launch->args[k].kind;
     entry->kernel.num_params = launch->num_args;
-    zf_cx_key key = zf_cx_kernel_key(cache, part, launch);
+    return true;
+}
+
+static const char zf_cx_barriers_why[] = "barriers (ZEFAKE_EXEC=auto interprets kernels with barriers)";
+
+/* The kernel's code from the disk cache (the part is not loaded), ZF_CX_UNTRIED when it holds none. */
+static uint8_t zf_cx_try_disk(const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_key key, const char *dir,
+                              const char *symbol, zf_cx_entry *entry, char *why, size_t why_size) {
+    zf_cx_object object = {0};
+    uint8_t state = ZF_CX_UNTRIED;
+    if (!zf_cx_from_disk(launch, dir, key, &object))
+        return state;
+    if (mode == ZF_CX_AUTO && (object.flags & ZF_CX_OBJECT_BARRIERS)) {
+        snprintf(why, why_size, "%s", zf_cx_barriers_why);
+        state = ZF_CX_INTERPRETED;
+    } else if (zf_cx_install(symbol, &object, entry, why, why_size)) {
+        state = ZF_CX_COMPILED;
+    } else {
+        zf_cx_warn(launch, "kernel '%s': ignoring an entry of the compiled-code cache: %s", launch->name, why);
+    }
+    zf_cx_object_free(&object);
+    return state;
+}
+
+/* The kernel compiled by the part, and written to the disk cache when there is one. */
+static uint8_t zf_cx_try_part(const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_key key, const char *dir,
+                              const char *symbol, zf_cx_entry *entry, char *why, size_t why_size) {
+    const zf_cx_part *part = zf_cx_part_get(why, why_size);
+    if (part == NULL)
+        return ZF_CX_INTERPRETED;
+    /* Work-items that wait at barriers resume one by one: the interpreter's lock-step is faster for them. */
+    if (mode == ZF_CX_AUTO && part->has_barriers(launch->program.code, launch->kernel)) {
+        snprintf(why, why_size, "%s", zf_cx_barriers_why);
+        return ZF_CX_INTERPRETED;
+    }
+    zf_cx_object object = {0};
+    if (!part->compile(launch->program.code, launch->kernel, entry->kinds, launch->num_args, symbol, &object, why,
+                       why_size))
+        return ZF_CX_INTERPRETED;
+    char failed[4400];
+    if (dir != NULL && !zf_cx_disk_write(dir, key, &object, failed, sizeof failed))
+        zf_cx_debug(launch, "kernel '%s': not cached: %s", launch->name, failed);
+    bool ok = zf_cx_install(symbol, &object, entry, why, why_size);
+    zf_cx_object_free(&object);
+    return ok ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
+}
+
+/* The kernel's code from the disk cache, else compiled; where it came from in *source. */
+static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_entry *entry,
+                            const char **source, char *why, size_t why_size) {
+    const char *identity = zf_cx_identity(why, why_size);
+    if (identity == NULL)
+        return ZF_CX_INTERPRETED;
+    if (!zf_cx_keep_kinds(entry, launch)) {
+        snprintf(why, why_size, "out of host memory");
+        return ZF_CX_INTERPRETED;
+    }
+    zf_cx_key key = zf_cx_kernel_key(cache, identity, launch);
     char symbol[64], dir[4096];
     snprintf(symbol, sizeof symbol, "zf_cx_wave_%016llx%016llx", (unsigned long long)key.a, (unsigned long long)key.b);
     bool disk = (cache->form.a | cache->form.b) != 0 && zf_cx_disk_dir(dir, sizeof dir);
-    zf_cx_object object = {0};
-    *source = "from the cache";
-    if (disk && zf_cx_from_disk(launch, dir, key, &object) &&
-        zf_cx_install(part, symbol, &object, entry, why, why_size)) {
-        zf_cx_object_free(&object);
-        return true;
-    }
-    zf_cx_object_free(&object);
-    *source = "";
-    if (!part->compile(launch->program.code, launch->kernel, entry->kinds, launch->num_args, symbol, &object, why,
-                       why_size))
-        return false;
-    char failed[640];
-    if (disk && !zf_cx_disk_write(dir, key, &object, failed, sizeof failed))
-        zf_cx_debug(launch, "kernel '%s': not cached: %s", launch->name, failed);
-    bool ok = zf_cx_install(part, symbol, &object, entry, why, why_size);
-    zf_cx_object_free(&object);
-    return ok;
+    uint8_t state = disk ? zf_cx_try_disk(launch, mode, key, dir, symbol, entry, why, why_size) : ZF_CX_UNTRIED;
+    *source = state == ZF_CX_COMPILED ? "from the cache" : "";
+    if (state == ZF_CX_UNTRIED)
+        state = zf_cx_try_part(launch, mode, key, disk ? dir : NULL, symbol, entry, why, why_size);
+    return state;
 }
 
 /* The form's cache, made on first use. */
@@ -290,18 +389,12 @@ static bool zf_cx_decided(const zf_dprog *code, const zf_xlaunch *launch, const 
     return true;
 }
 
-/* Compiles the launch's kernel when it is untried (its lock held): barriers keep it interpreted under `auto`. */
+/* Decides the launch's kernel when it is untried (its lock held). */
 static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_entry *entry) {
     char why[4500] = "";
     const char *source = "";
     uint64_t start = zf_cx_now_us();
-    uint8_t state = ZF_CX_INTERPRETED;
-    const zf_cx_part *part = zf_cx_part_get(why, sizeof why);
-    /* Work-items that wait at barriers resume one by one: the interpreter's lock-step is faster for them. */
-    if (part != NULL && mode == ZF_CX_AUTO && part->has_barriers(launch->program.code, launch->kernel))
-        snprintf(why, sizeof why, "barriers (ZEFAKE_EXEC=auto interprets kernels with barriers)");
-    else if (part != NULL && zf_cx_compile(launch, part, cache, entry, &source, why, sizeof why))
-        state = ZF_CX_COMPILED;
+    uint8_t state = zf_cx_decide(cache, launch, mode, entry, &source, why, sizeof why);
     atomic_store_explicit(&entry->state, state, memory_order_release);
     if (state == ZF_CX_COMPILED)
         zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks%s%s)", launch->name,
@@ -340,8 +433,7 @@ void zf_cx_cache_free(struct zf_cx_cache *cache) {
         return;
     for (uint32_t k = 0; k < cache->num_kernels; k++) {
         zf_cx_entry *entry = &cache->entries[k];
-        if (entry->loaded != NULL)
-            zf_cx_lib.part->unload(entry->loaded);
+        zf_cx_elf_unload(entry->image);
         free(entry->kernel.blocks);
         free(entry->kinds);
         pthread_mutex_destroy(&entry->lock);
