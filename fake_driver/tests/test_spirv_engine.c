@@ -533,6 +533,33 @@ static void compiled_tier_matches_the_interpreter(void **state) {
     zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
+    /* Math built-ins compile to calls of the C library's functions, bit for bit the interpreter's results. */
+    m = zt_read_ok("spirv_math");
+    code = zt_decode(m, false, "spirv_math");
+    const uint32_t items = 64;
+    float *fa = zt_buffer(&mem, items * 4), *fb = zt_buffer(&mem, items * 4), *fc = zt_buffer(&mem, items * 4);
+    float *fo = zt_buffer(&mem, items * 48 * 4);
+    for (uint32_t i = 0; i < items; i++) {
+        fa[i] = (float)i * 0.37f - 11.0f;
+        fb[i] = (float)(i % 9) * 0.5f + 0.25f;
+        fc[i] = 1.0f / ((float)i + 1.0f);
+    }
+    const void *float_values[] = {&fa, &fb, &fc, &fo};
+    const uint64_t float_sizes[] = {8, 8, 8, 8};
+    zt_launch mf = {m, code, "math_float", float_values, float_sizes, items, 16, 0, &mem};
+    zt_both_tiers(&mf, fo, items * 48 * 4, "kernel 'math_float': compiled in");
+    double *da = zt_buffer(&mem, items * 8), *db = zt_buffer(&mem, items * 8), *dout = zt_buffer(&mem, items * 16 * 8);
+    for (uint32_t i = 0; i < items; i++) {
+        da[i] = (double)i * 0.41 - 13.0;
+        db[i] = (double)(i % 7) * 0.75 + 0.5;
+    }
+    const void *double_values[] = {&da, &db, &dout};
+    const uint64_t double_sizes[] = {8, 8, 8};
+    zt_launch md = {m, code, "math_double", double_values, double_sizes, items, 16, 0, &mem};
+    zt_both_tiers(&md, dout, items * 16 * 8, "kernel 'math_double': compiled in");
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
     /* Calls through function pointers run in the interpreter, which the log says (this stand-in resolves none: every
      * work-item faults the same way in both runs). */
     m = zt_read_ok("spirv_fptr");
