@@ -23,6 +23,10 @@ static pthread_mutex_t zf_registry_lock = PTHREAD_MUTEX_INITIALIZER; /* writers 
 _Atomic(zf_registry_leaf *) zf_registry_root[ZF_ROOT_SLOTS];
 static _Atomic unsigned zf_counts[ZF_OBJ_TYPE_COUNT];
 
+/* The root slots that hold a leaf (guarded by zf_registry_lock), so that releasing the registry touches no other page
+ * of the root table: most of it is never written, and reading or writing all of it costs every process at exit. */
+static size_t *zf_leaf_slots;
+static size_t zf_leaf_count, zf_leaf_room;
 static zf_object *zf_quarantine[ZF_QUARANTINE_SIZE]; /* guarded by zf_registry_lock */
 static size_t zf_quarantine_next;
 
@@ -33,9 +37,18 @@ static _Atomic uint8_t *zf_slot_make(uintptr_t address) {
     _Atomic(zf_registry_leaf *) *leaf_slot = &zf_registry_root[address >> ZF_LEAF_SHIFT];
     zf_registry_leaf *leaf = atomic_load_explicit(leaf_slot, memory_order_relaxed);
     if (leaf == NULL) {
+        if (zf_leaf_count == zf_leaf_room) {
+            size_t room = zf_leaf_room ? 2 * zf_leaf_room : 16;
+            size_t *slots = realloc(zf_leaf_slots, room * sizeof *slots);
+            if (slots == NULL)
+                return NULL;
+            zf_leaf_slots = slots;
+            zf_leaf_room = room;
+        }
         leaf = calloc(1, sizeof *leaf); /* large: its pages are only touched where objects are */
         if (leaf == NULL)
             return NULL;
+        zf_leaf_slots[zf_leaf_count++] = address >> ZF_LEAF_SHIFT;
         atomic_store_explicit(leaf_slot, leaf, memory_order_release);
     }
     return &leaf->type[(address >> ZF_GRANULE_SHIFT) & (ZF_LEAF_SLOTS - 1)];
@@ -89,7 +102,10 @@ void zf_registry_release(void) {
         free(zf_quarantine[i]);
         zf_quarantine[i] = NULL;
     }
-    for (size_t r = 0; r < ZF_ROOT_SLOTS; r++)
-        free(atomic_exchange_explicit(&zf_registry_root[r], NULL, memory_order_relaxed));
+    for (size_t i = 0; i < zf_leaf_count; i++)
+        free(atomic_exchange_explicit(&zf_registry_root[zf_leaf_slots[i]], NULL, memory_order_relaxed));
+    free(zf_leaf_slots);
+    zf_leaf_slots = NULL;
+    zf_leaf_count = zf_leaf_room = 0;
     pthread_mutex_unlock(&zf_registry_lock);
 }
