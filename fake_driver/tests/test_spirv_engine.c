@@ -838,6 +838,29 @@ static void zt_cache_damage(const char *path, bool truncate_it) {
     fclose(f);
 }
 
+/* The entry with its object's section table moved out of the file, the checksum made right again: what the loader of
+ * object code must refuse by itself (cx_disk.c's layout: a 56-byte header, 40 bytes per block, the object). */
+static void zt_cache_damage_object(const char *path) {
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    static uint8_t data[1 << 20];
+    size_t size = fread(data, 1, sizeof data, f);
+    assert_true(size > 56 && size < sizeof data);
+    uint32_t blocks;
+    uint64_t object_size, shoff = 0xffffffff00ull;
+    memcpy(&blocks, data + 24, 4);
+    memcpy(&object_size, data + 40, 8);
+    uint8_t *object = data + 56 + (size_t)blocks * 40;
+    assert_int_equal(56 + (size_t)blocks * 40 + object_size, size);
+    memcpy(object + 0x28, &shoff, 8); /* e_shoff of the ELF header */
+    uint64_t sum = zf_fnv1a(data + 56, (size_t)blocks * 40, ZF_FNV1A_BASIS);
+    sum = zf_fnv1a(object, object_size, sum);
+    memcpy(data + 48, &sum, 8);
+    rewind(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+}
+
 static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     (void)state;
     char dir[] = "/tmp/zefake-cache-test-XXXXXX", entry[600];
@@ -855,6 +878,9 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_run("from the cache", NULL, NULL);
     zt_cache_damage(entry, false);
     zt_cache_run("kernel 'gemm': compiled in", "from the cache", "checksum mismatch");
+    zt_cache_run("from the cache", NULL, NULL);
+    zt_cache_damage_object(entry);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", "object code: bad section table");
     zt_cache_run("from the cache", NULL, NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
     /* ZEFAKE_CACHE=0: nothing read, nothing written. */
