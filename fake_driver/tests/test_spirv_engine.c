@@ -882,6 +882,10 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_damage_object(entry);
     zt_cache_run("kernel 'gemm': compiled in", "from the cache", "object code: bad section table");
     zt_cache_run("from the cache", NULL, NULL);
+    /* An entry that others may write is not run. */
+    assert_int_equal(chmod(entry, 0666), 0);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", "not this user's alone");
+    zt_cache_run("from the cache", NULL, NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
     /* ZEFAKE_CACHE=0: nothing read, nothing written. */
     zt_cache_clear(dir);

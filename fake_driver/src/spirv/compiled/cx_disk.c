@@ -75,7 +75,11 @@ static uint8_t *zf_cx_slurp(const char *path, size_t *size, char *why, size_t wh
         return NULL;
     struct stat st;
     uint8_t *data = NULL;
-    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(zf_cx_disk_header) || st.st_size > ZF_CX_DISK_MAX_BYTES)
+    if (fstat(fd, &st) != 0)
+        snprintf(why, why_size, "fstat: %s", strerror(errno));
+    else if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        snprintf(why, why_size, "not this user's alone (its code would run in this process)");
+    else if (st.st_size < (off_t)sizeof(zf_cx_disk_header) || st.st_size > ZF_CX_DISK_MAX_BYTES)
         snprintf(why, why_size, "%lld bytes, not an entry", (long long)st.st_size);
     else if ((data = malloc((size_t)st.st_size)) == NULL)
         snprintf(why, why_size, "out of host memory");
