@@ -347,6 +347,20 @@ enum {
     ZX_TP_SLOT_PAYLOAD_REF,
 };
 
+/* Virtual function slots of xpti_payload_t, after the two destructors. */
+enum {
+    ZX_PL_SLOT_NAME = 2,
+    ZX_PL_SLOT_SOURCE_FILE,
+    ZX_PL_SLOT_LINE_NO,
+    ZX_PL_SLOT_COLUMN_NO,
+    ZX_PL_SLOT_FLAGS,
+    ZX_PL_SLOT_NAME_ID,
+    ZX_PL_SLOT_FILE_ID,
+    ZX_PL_SLOT_UID64,
+    ZX_PL_SLOT_IS_VALID,
+    ZX_PL_SLOT_PAYLOAD_REF,
+};
+
 /* Virtual function slots of xpti_trace_event_t, after the two destructors. */
 enum {
     ZX_EV_SLOT_PAYLOAD = 2,
