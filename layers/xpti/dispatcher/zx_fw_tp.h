@@ -36,10 +36,6 @@ typedef struct zx_tp {
 /* A new live tracepoint of the payload (interned); NULL for a payload with neither name nor file, or out of memory. */
 zx_tp *zx_fw_tp_make(const char *name, const zx_xpti_payload *payload, uint16_t type, int32_t activity);
 
-/* The framework's stand-in for a tracepoint created with neither name nor file: "unknown" in "unknown-file", line
- * and column 0. */
-extern const zx_xpti_payload zx_fw_unknown_payload;
-
 /* Fills a new tracepoint from its registered payload (zx_fw_tracepoints.c). */
 void zx_fw_tp_init(zx_tp *tp, const zx_xpti_payload *registered, uint64_t instance, uint16_t type, int32_t activity);
 

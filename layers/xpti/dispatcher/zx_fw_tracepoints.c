@@ -315,7 +315,9 @@ void zx_fw_tp_clear(zx_tp *tp) {
     tp->cursor = NULL;
 }
 
-const zx_xpti_payload zx_fw_unknown_payload = {.name = "unknown", .source_file = "unknown-file"};
+/* The framework's stand-in for a tracepoint created with neither name nor file: "unknown" in "unknown-file", line
+ * and column 0. */
+static const zx_xpti_payload zx_unknown_payload = {.name = "unknown", .source_file = "unknown-file"};
 
 static bool zx_text_given(const char *text) {
     return text != NULL && text[0] != '\0';
@@ -326,7 +328,7 @@ ZX_FW_EXPORT zx_xpti_tracepoint *xptiCreateTracepoint(const char *function, cons
                                                       uint32_t column) {
     zx_xpti_payload payload = {.name = function, .source_file = file, .line_no = line, .column_no = column};
     if (!zx_text_given(function) && !zx_text_given(file))
-        payload = zx_fw_unknown_payload;
+        payload = zx_unknown_payload;
     zx_tp *tp = zx_fw_tp_make(NULL, &payload, xptiGetDefaultEventType(), ZX_ACTIVITY_ACTIVE);
     return tp != NULL ? &tp->as_tracepoint : NULL;
 }
