@@ -16,10 +16,13 @@ typedef struct zf_object {
      * first word of every handle. Unused with the 1.4 headers. */
     void *dispatch;
     zf_obj_type type;
+    uint32_t children;       /* registered objects whose owner this is (guarded by the registry's lock) */
     struct zf_object *owner; /* the object this one belongs to (a device's driver, a context's driver...) */
+    bool retire_pending;     /* retired while children were registered: freed after the last of them */
 } zf_object;
 
-/* Registers a live object; it becomes a valid handle. False when out of host memory. */
+/* Registers a live object; it becomes a valid handle, counted among its owner's children. False when out of host
+ * memory. */
 bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner);
 
 /* Unregisters an object: its handle stops being valid at once. The memory of heap objects is released through
@@ -27,7 +30,9 @@ bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner);
 void zf_object_unregister(zf_object *object);
 
 /* Unregisters and frees (with free()) a heap-allocated object. The most recently retired objects are kept in
- * quarantine before their memory is released, so that use-after-destroy of a recent handle is still detected. */
+ * quarantine before their memory is released, so that use-after-destroy of a recent handle is still detected. An
+ * object retired while it still has registered children (a context destroyed before its event pools, lists and
+ * modules) keeps its memory until the last of them is unregistered: children read their owner's fields to the end. */
 void zf_object_retire(zf_object *object);
 
 /* The registry's radix map (core/object.c says how it works). Its shape is here because every entry point checks its
