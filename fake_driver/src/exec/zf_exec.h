@@ -335,6 +335,11 @@ typedef struct zf_work_record {
 
 typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
 
+/* Plain host memory a command touches (not in an allocation of the driver): every byte mapped for the access, the
+ * check kernels make (/proc/self/maps, zf_host_range_unusable); otherwise a device fault is logged, naming `what`,
+ * and ZE_RESULT_ERROR_DEVICE_LOST returned: the engine reports it as for a kernel, the process lives. */
+ze_result_t zf_command_host_check(const void *ptr, size_t size, bool write, const char *what);
+
 /* Host-side effect of a command an engine of `device` runs from `start_ns` (exec/perform.c): returns its result, sets
  * *cost_ns to its modelled duration and fills the work the record reports (bytes, work-items, cycles). */
 ze_result_t zf_perform(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns, uint64_t *cost_ns,

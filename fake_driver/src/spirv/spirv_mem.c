@@ -79,7 +79,7 @@ void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Host mappings */
 
-static char *zf_read_maps(void) {
+char *zf_host_maps_read(void) {
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
@@ -107,13 +107,7 @@ static char *zf_read_maps(void) {
     return text;
 }
 
-typedef struct zf_mapping {
-    uintptr_t lo, hi;
-    bool readable, writable, usm;
-} zf_mapping;
-
-/* The mapping holding addr, from the cached copy of /proc/self/maps. */
-static bool zf_find_mapping(const char *maps, uintptr_t addr, zf_mapping *out) {
+bool zf_host_maps_find(const char *maps, uintptr_t addr, zf_host_mapping *out) {
     for (const char *line = maps; line != NULL && *line != '\0';) {
         unsigned long lo, hi;
         char perms[5] = "";
@@ -135,14 +129,39 @@ static bool zf_find_mapping(const char *maps, uintptr_t addr, zf_mapping *out) {
     return false;
 }
 
+/* Walks the mappings of [addr, addr + size), which may be several that follow each other. */
+static const char *zf_host_range_verdict(const char *maps, uintptr_t addr, size_t size, bool write) {
+    uintptr_t end = addr + size < addr ? UINTPTR_MAX : addr + size;
+    for (uintptr_t at = addr; at < end;) {
+        zf_host_mapping m;
+        if (!zf_host_maps_find(maps, at, &m))
+            return "not mapped";
+        if (!m.readable || (write && !m.writable))
+            return write ? "mapped without write access" : "mapped without read access";
+        at = m.hi;
+    }
+    return NULL;
+}
+
+const char *zf_host_range_unusable(const void *ptr, size_t size, bool write) {
+    if (size == 0)
+        return NULL;
+    char *maps = zf_host_maps_read();
+    if (maps == NULL)
+        return NULL; /* the process's mappings cannot be read: access as before */
+    const char *verdict = zf_host_range_verdict(maps, (uintptr_t)ptr, size, write);
+    free(maps);
+    return verdict;
+}
+
 static uint8_t *zf_host_access(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
     zf_ctx *ctx = x->ctx;
     if (!ctx->maps_read) {
-        ctx->maps = zf_read_maps();
+        ctx->maps = zf_host_maps_read();
         ctx->maps_read = true;
     }
-    zf_mapping m;
-    if (!zf_find_mapping(ctx->maps, (uintptr_t)addr, &m)) {
+    zf_host_mapping m;
+    if (!zf_host_maps_find(ctx->maps, (uintptr_t)addr, &m)) {
         zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 ": the address is not mapped", write ? "store" : "load", size,
                  addr);
         return NULL;

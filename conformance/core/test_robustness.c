@@ -1,0 +1,159 @@
+/* Conformance (fake-only): misuse the specification leaves undefined, answered without a crash or a hang.
+ *
+ * - Commands at host addresses that are not mapped for the access (copies, region copies, fills, global timestamps,
+ *   indirect group counts): a device fault is reported as for a kernel touching them (zeDeviceGetStatus answers
+ *   ZE_RESULT_ERROR_DEVICE_LOST), the process lives.
+ *
+ * Each probe runs in a child process: on a driver without these guards it crashes or hangs. */
+#include "zc_harness.h"
+#include "zc_kernel_files.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* What a probe needs: the first device of the first driver, a context, a queue of its first group and a list. */
+typedef struct zc_probe {
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    ze_context_handle_t context;
+    ze_command_queue_handle_t queue;
+    ze_command_list_handle_t list;
+} zc_probe;
+
+static bool zc_probe_start(zc_probe *p) {
+    uint32_t count = 1;
+    ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_command_queue_desc_t queue_desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
+    ze_command_list_desc_t list_desc = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    return zeInit(0) == ZE_RESULT_SUCCESS && zeDriverGet(&count, &p->driver) == ZE_RESULT_SUCCESS &&
+           zeDeviceGet(p->driver, &count, &p->device) == ZE_RESULT_SUCCESS &&
+           zeContextCreate(p->driver, &context_desc, &p->context) == ZE_RESULT_SUCCESS &&
+           zeCommandQueueCreate(p->context, p->device, &queue_desc, &p->queue) == ZE_RESULT_SUCCESS &&
+           zeCommandListCreate(p->context, p->device, &list_desc, &p->list) == ZE_RESULT_SUCCESS;
+}
+
+static void zc_print_result(const char *key, ze_result_t result) {
+    printf("%s=%s\n", key, zc_result_name(result));
+    fflush(stdout); /* a crash must not take what was printed with it */
+}
+
+static void zc_assert_child_says(const zc_child *child, const char *key, const char *expected) {
+    char value[96];
+    if (!zc_child_value(child, key, value, sizeof value))
+        zc_fail("no %s from the child; stdout:\n%s\nstderr:\n%s", key, child->out, child->err);
+    if (strcmp(value, expected) != 0)
+        zc_fail("%s: %s, expected %s; stderr:\n%s", key, value, expected, child->err);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Commands at host addresses not mapped for the access */
+
+/* A page that is no longer mapped, and one mapped read-only. */
+static void *zc_unmapped_page(void) {
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED)
+        return NULL;
+    munmap(page, 4096);
+    return page;
+}
+
+static void *zc_readonly_page(void) {
+    void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return page == MAP_FAILED ? NULL : page;
+}
+
+/* An indirect launch of the empty kernel whose group count is read at `groups`. */
+static ze_result_t zc_append_indirect(const zc_probe *p, const ze_group_count_t *groups) {
+    zc_spirv spirv = zc_load_spirv("empty");
+    ze_module_handle_t module = NULL;
+    ze_kernel_handle_t kernel = NULL;
+    ze_kernel_desc_t kernel_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "empty"};
+    ze_result_t result = zc_module_from(p->context, p->device, ZE_MODULE_FORMAT_IL_SPIRV, spirv.data, spirv.size, NULL,
+                                        NULL, &module, NULL);
+    free(spirv.data);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zeKernelCreate(module, &kernel_desc, &kernel);
+    void *unused = NULL;
+    if (result == ZE_RESULT_SUCCESS)
+        result = zeKernelSetArgumentValue(kernel, 0, sizeof unused, &unused);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zeKernelSetGroupSize(kernel, 1, 1, 1);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zeCommandListAppendLaunchKernelIndirect(p->list, kernel, groups, NULL, 0, NULL);
+    return result; /* the module and kernel live until the process ends: the list uses them */
+}
+
+/* Appends the command `which` names with its target at `bad`; `good` is 64 bytes of ordinary host memory. */
+static ze_result_t zc_append_at(const zc_probe *p, const char *which, void *bad, void *good) {
+    static const uint8_t pattern[4] = {1, 2, 3, 4};
+    if (strcmp(which, "copy-to") == 0)
+        return zeCommandListAppendMemoryCopy(p->list, bad, good, 64, NULL, 0, NULL);
+    if (strcmp(which, "copy-from") == 0)
+        return zeCommandListAppendMemoryCopy(p->list, good, bad, 64, NULL, 0, NULL);
+    if (strcmp(which, "region") == 0) {
+        ze_copy_region_t region = {0, 0, 0, 8, 8, 1};
+        return zeCommandListAppendMemoryCopyRegion(p->list, bad, &region, 8, 0, good, &region, 8, 0, NULL, 0, NULL);
+    }
+    if (strcmp(which, "fill") == 0 || strcmp(which, "fill-readonly") == 0)
+        return zeCommandListAppendMemoryFill(p->list, bad, pattern, sizeof pattern, 64, NULL, 0, NULL);
+    if (strcmp(which, "timestamp") == 0)
+        return zeCommandListAppendWriteGlobalTimestamp(p->list, bad, NULL, 0, NULL);
+    if (strcmp(which, "indirect") == 0)
+        return zc_append_indirect(p, bad);
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}
+
+/* argv[0]: the command. Appends it, executes the list, and prints what the host was told. */
+static int zc_child_command_at(int argc, char **argv) {
+    zc_probe p;
+    if (argc < 1 || !zc_probe_start(&p))
+        return 2;
+    static _Alignas(64) uint8_t good[64];
+    void *bad = strcmp(argv[0], "fill-readonly") == 0 ? zc_readonly_page() : zc_unmapped_page();
+    if (bad == NULL)
+        return 3;
+    zc_print_result("append", zc_append_at(&p, argv[0], bad, good));
+    zc_print_result("close", zeCommandListClose(p.list));
+    zc_print_result("execute", zeCommandQueueExecuteCommandLists(p.queue, 1, &p.list, NULL));
+    zc_print_result("sync", zeCommandQueueSynchronize(p.queue, UINT64_MAX));
+    zc_print_result("status", zeDeviceGetStatus(p.device));
+    return 0;
+}
+
+/* Each command at an unmapped (or, written, read-only) host address: a reported device fault, the process lives. */
+static void commands_at_unmapped_host_addresses_fault(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    static const char *const commands[] = {"copy-to",   "copy-from", "region",       "fill",
+                                           "timestamp", "indirect",  "fill-readonly"};
+    for (size_t i = 0; i < ZC_COUNT(commands); i++) {
+        const char *args[] = {commands[i], NULL};
+        zc_child child;
+        if (!zc_run_child_mode("command-at", args, NULL, ZC_CHILD_TIMEOUT_MS, &child))
+            zc_fail("cannot start a child process");
+        char what[96];
+        snprintf(what, sizeof what, "a %s command at an unusable host address", commands[i]);
+        zc_assert_child_ok(&child, what);
+        zc_assert_child_says(&child, "append", "ZE_RESULT_SUCCESS");
+        zc_assert_child_says(&child, "status", "ZE_RESULT_ERROR_DEVICE_LOST");
+        if (strstr(child.err, "device fault:") == NULL)
+            zc_fail("%s: no device fault was reported; stderr:\n%s", what, child.err);
+        zc_child_free(&child);
+    }
+}
+
+int main(int argc, char **argv) {
+    static const struct CMUnitTest tests[] = {
+        cmocka_unit_test(commands_at_unmapped_host_addresses_fault),
+    };
+    static const zc_child_mode modes[] = {
+        {"command-at", zc_child_command_at},
+    };
+    static const zc_suite suite = {
+        ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
+    };
+    return zc_main(argc, argv, &suite);
+}
