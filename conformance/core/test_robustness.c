@@ -3,11 +3,14 @@
  * - Commands at host addresses that are not mapped for the access (copies, region copies, fills, global timestamps,
  *   indirect group counts): a device fault is reported as for a kernel touching them (zeDeviceGetStatus answers
  *   ZE_RESULT_ERROR_DEVICE_LOST), the process lives.
+ * - One regular command list appended to from 8 threads at once (the headers forbid it): each append either records
+ *   its command or is refused with ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE; the list executes exactly the recorded ones.
  *
  * Each probe runs in a child process: on a driver without these guards it crashes or hangs. */
 #include "zc_harness.h"
 #include "zc_kernel_files.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,12 +148,105 @@ static void commands_at_unmapped_host_addresses_fault(void **state) {
     }
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * One list, several threads */
+
+#define ZC_APPEND_THREADS 8u
+#define ZC_APPENDS        32768u
+
+typedef struct zc_appender {
+    ze_command_list_handle_t list;
+    pthread_barrier_t *start;
+    const uint8_t *src; /* this thread's bytes */
+    uint8_t *dst;
+    ze_result_t results[ZC_APPENDS];
+} zc_appender;
+
+/* Each append copies one byte of its own: after execution, a byte arrived exactly when its append succeeded. */
+static void *zc_append_thread(void *arg) {
+    zc_appender *a = arg;
+    pthread_barrier_wait(a->start);
+    for (uint32_t i = 0; i < ZC_APPENDS; i++)
+        a->results[i] = zeCommandListAppendMemoryCopy(a->list, &a->dst[i], &a->src[i], 1, NULL, 0, NULL);
+    return NULL;
+}
+
+/* Counts the appends of each result and the bytes that arrived where an append was refused or missed. */
+static void zc_appenders_report(const zc_appender *appenders) {
+    unsigned recorded = 0, refused = 0, other = 0, lost = 0, stray = 0;
+    for (uint32_t t = 0; t < ZC_APPEND_THREADS; t++) {
+        for (uint32_t i = 0; i < ZC_APPENDS; i++) {
+            const zc_appender *a = &appenders[t];
+            bool arrived = a->dst[i] == a->src[i];
+            if (a->results[i] == ZE_RESULT_SUCCESS) {
+                recorded++;
+                lost += !arrived;
+            } else {
+                refused += a->results[i] == ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+                other += a->results[i] != ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+                stray += arrived;
+            }
+        }
+    }
+    printf("recorded=%u\nrefused=%u\nother=%u\nlost=%u\nstray=%u\n", recorded, refused, other, lost, stray);
+}
+
+static int zc_child_threads(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_probe p;
+    if (!zc_probe_start(&p))
+        return 2;
+    static zc_appender appenders[ZC_APPEND_THREADS];
+    static uint8_t src[ZC_APPEND_THREADS][ZC_APPENDS], dst[ZC_APPEND_THREADS][ZC_APPENDS];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, ZC_APPEND_THREADS);
+    pthread_t threads[ZC_APPEND_THREADS];
+    for (uint32_t t = 0; t < ZC_APPEND_THREADS; t++) {
+        for (uint32_t i = 0; i < ZC_APPENDS; i++)
+            src[t][i] = (uint8_t)(1 + (t * 131 + i) % 255); /* never 0, dst's initial value */
+        appenders[t] = (zc_appender){.list = p.list, .start = &start, .src = src[t], .dst = dst[t]};
+        if (pthread_create(&threads[t], NULL, zc_append_thread, &appenders[t]) != 0)
+            return 3;
+    }
+    for (uint32_t t = 0; t < ZC_APPEND_THREADS; t++)
+        pthread_join(threads[t], NULL);
+    zc_print_result("close", zeCommandListClose(p.list));
+    zc_print_result("execute", zeCommandQueueExecuteCommandLists(p.queue, 1, &p.list, NULL));
+    zc_print_result("sync", zeCommandQueueSynchronize(p.queue, UINT64_MAX));
+    zc_appenders_report(appenders);
+    fflush(stdout);
+    return 0;
+}
+
+/* Undefined for the spec; the fake detects the second thread (an atomic flag per list) and refuses its append. */
+static void one_list_appended_from_threads_refuses_or_records(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    zc_child child;
+    if (!zc_run_child_mode("threads", NULL, NULL, ZC_CHILD_TIMEOUT_MS, &child))
+        zc_fail("cannot start a child process");
+    zc_assert_child_ok(&child, "8 threads appending to one list");
+    zc_assert_child_says(&child, "close", "ZE_RESULT_SUCCESS");
+    zc_assert_child_says(&child, "sync", "ZE_RESULT_SUCCESS");
+    uint64_t recorded = zc_child_number(&child, "recorded"), refused = zc_child_number(&child, "refused");
+    assert_int_equal(recorded + refused, ZC_APPEND_THREADS * ZC_APPENDS);
+    assert_int_equal(zc_child_number(&child, "other"), 0);
+    assert_int_equal(zc_child_number(&child, "lost"), 0);
+    assert_int_equal(zc_child_number(&child, "stray"), 0);
+    if (refused > 0 && strstr(child.err, "another thread is calling with the same hCommandList") == NULL)
+        zc_fail("appends were refused without a warning; stderr:\n%s", child.err);
+    zc_child_free(&child);
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(commands_at_unmapped_host_addresses_fault),
+        cmocka_unit_test(one_list_appended_from_threads_refuses_or_records),
     };
     static const zc_child_mode modes[] = {
         {"command-at", zc_child_command_at},
+        {"threads", zc_child_threads},
     };
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),

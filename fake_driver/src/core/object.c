@@ -47,6 +47,7 @@ bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner) {
     object->children = 0;
     object->owner = owner;
     object->retire_pending = false;
+    atomic_init(&object->claimed, false);
     pthread_mutex_lock(&zf_registry_lock);
     _Atomic uint8_t *slot = zf_slot_make((uintptr_t)object);
     if (slot != NULL) {
