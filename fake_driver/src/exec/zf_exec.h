@@ -44,8 +44,13 @@ struct zf_event_pool {
     zf_context *context;
     ze_event_pool_flags_t flags;
     uint32_t count;
-    zf_event **events; /* by index; guarded by the sync lock */
+    zf_event **events;     /* by index; guarded by the sync lock */
+    _Atomic uint32_t refs; /* the pool's handle and each live event: the last to go frees the pool */
 };
+
+/* What one event takes of a device's memory on Intel's GPUs (a cache line): a pool holds at most maxMemAllocSize
+ * divided by it, the smallest maxMemAllocSize of its devices (docs/events.md, "Limits"). */
+#define ZF_EVENT_DEVICE_BYTES 64u
 
 /* Whether the pool's events record kernel timestamps: ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, or (headers 1.6)
  * ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP, whose events also give them on the host's clock. */
