@@ -57,12 +57,21 @@ void zf_regions_release(zf_ctx *ctx) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Faults */
 
+/* A fault is a slow path (a look-up of the host's mappings, at least a branch out of the block): each looks at the
+ * clock, and past the hang limit the next block looks at the deadline, so a launch whose every work-item faults at
+ * once is stopped as soon as one whose work-items run many blocks (docs/spirv-execution.md, "Hangs"). */
+static void zf_fault_timed(zf_ctx *ctx) {
+    if (ctx->deadline_ns != 0 && ctx->hang_countdown > 1 && zf_spirv_now_ns() >= ctx->deadline_ns)
+        ctx->hang_countdown = 1;
+}
+
 void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) {
     zf_ctx *ctx = x->ctx;
     if (ctx->dead[lane])
         return;
     ctx->dead[lane] = 1;
     x->killed = true;
+    zf_fault_timed(ctx);
     if (ctx->faults++ > 0)
         return;
     char what[192];
