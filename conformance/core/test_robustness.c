@@ -3,6 +3,9 @@
  * - Commands at host addresses that are not mapped for the access (copies, region copies, fills, global timestamps,
  *   indirect group counts): a device fault is reported as for a kernel touching them (zeDeviceGetStatus answers
  *   ZE_RESULT_ERROR_DEVICE_LOST), the process lives.
+ * - Immediate lists whose commands wait for an event nothing signals, or for each other: the engine's wait ends at
+ *   the hang limit (ZEFAKE_HANG_TIMEOUT_MS), the command completes as a faulting one, the device is lost, and the
+ *   lists' destroys return.
  * - One regular command list appended to from 8 threads at once (the headers forbid it): each append either records
  *   its command or is refused with ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE; the list executes exactly the recorded ones.
  *
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /* What a probe needs: the first device of the first driver, a context, a queue of its first group and a list. */
@@ -149,6 +153,76 @@ static void commands_at_unmapped_host_addresses_fault(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * Waits nothing ends */
+
+static bool zc_immediate_list(const zc_probe *p, ze_command_list_handle_t *list) {
+    ze_command_queue_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                    .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+    return zeCommandListCreateImmediate(p->context, p->device, &desc, list) == ZE_RESULT_SUCCESS;
+}
+
+static uint64_t zc_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+}
+
+/* argv[0]: "never" (one list waits for an event nothing signals) or "each-other" (two lists wait for each other's
+ * event). Destroys the lists while they wait. */
+static int zc_child_wait_forever(int argc, char **argv) {
+    zc_probe p;
+    ze_event_pool_handle_t pool = NULL;
+    ze_event_handle_t events[2] = {NULL, NULL};
+    ze_command_list_handle_t lists[2] = {NULL, NULL};
+    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 2};
+    if (argc < 1 || !zc_probe_start(&p) || zeEventPoolCreate(p.context, &pool_desc, 1, &p.device, &pool) != 0)
+        return 2;
+    bool both = strcmp(argv[0], "each-other") == 0;
+    for (uint32_t i = 0; i < 2; i++) {
+        ze_event_desc_t desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, ZE_EVENT_SCOPE_FLAG_HOST,
+                                ZE_EVENT_SCOPE_FLAG_HOST};
+        if (zeEventCreate(pool, &desc, &events[i]) != ZE_RESULT_SUCCESS || !zc_immediate_list(&p, &lists[i]))
+            return 3;
+    }
+    /* list i waits for event 1 - i and then signals event i: with one list, event 1 is never signalled */
+    for (uint32_t i = 0; i < (both ? 2u : 1u); i++)
+        zc_print_result(i == 0 ? "append0" : "append1",
+                        zeCommandListAppendBarrier(lists[i], events[i], 1, &events[1 - i]));
+    uint64_t start = zc_now_ms();
+    zc_print_result("destroy0", zeCommandListDestroy(lists[0]));
+    zc_print_result("destroy1", zeCommandListDestroy(lists[1]));
+    printf("ms=%llu\n", (unsigned long long)(zc_now_ms() - start));
+    zc_print_result("status", zeDeviceGetStatus(p.device));
+    zc_print_result("signalled0", zeEventQueryStatus(events[0]));
+    return 0;
+}
+
+/* Undefined for the spec (a destroy while the device uses the list); the fake waits for the list's commands, and the
+ * hang detector ends a wait nothing would end, as it ends a kernel that never does. */
+static void waits_nothing_ends_are_stopped_by_the_hang_detector(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    static const char *const cases[] = {"never", "each-other"};
+    for (size_t i = 0; i < ZC_COUNT(cases); i++) {
+        const char *args[] = {cases[i], NULL};
+        const char *const env[] = {"ZEFAKE_HANG_TIMEOUT_MS=300", "ZEFAKE_STRICT=0", NULL};
+        zc_child child;
+        if (!zc_run_child_mode("wait-forever", args, env, ZC_CHILD_TIMEOUT_MS, &child))
+            zc_fail("cannot start a child process");
+        char what[96];
+        snprintf(what, sizeof what, "lists waiting (%s) destroyed", cases[i]);
+        zc_assert_child_ok(&child, what);
+        zc_assert_child_says(&child, "destroy0", "ZE_RESULT_SUCCESS");
+        zc_assert_child_says(&child, "destroy1", "ZE_RESULT_SUCCESS");
+        zc_assert_child_says(&child, "status", "ZE_RESULT_ERROR_DEVICE_LOST");
+        zc_assert_child_says(&child, "signalled0", "ZE_RESULT_SUCCESS"); /* completed as a faulting command */
+        if (strstr(child.err, "device hang: a command waited 300 ms for its wait event 0") == NULL)
+            zc_fail("%s: no diagnostic names the wait and the hang detector; stderr:\n%s", what, child.err);
+        zc_child_free(&child);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * One list, several threads */
 
 #define ZC_APPEND_THREADS 8u
@@ -243,10 +317,12 @@ int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(commands_at_unmapped_host_addresses_fault),
         cmocka_unit_test(one_list_appended_from_threads_refuses_or_records),
+        cmocka_unit_test(waits_nothing_ends_are_stopped_by_the_hang_detector),
     };
     static const zc_child_mode modes[] = {
         {"command-at", zc_child_command_at},
         {"threads", zc_child_threads},
+        {"wait-forever", zc_child_wait_forever},
     };
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
