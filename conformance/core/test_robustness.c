@@ -6,6 +6,8 @@
  * - Immediate lists whose commands wait for an event nothing signals, or for each other: the engine's wait ends at
  *   the hang limit (ZEFAKE_HANG_TIMEOUT_MS), the command completes as a faulting one, the device is lost, and the
  *   lists' destroys return.
+ * - Idle connections to an exporter's IPC server (docs/memory.md): another process still opens the exporter's handle
+ *   at once.
  * - One regular command list appended to from 8 threads at once (the headers forbid it): each append either records
  *   its command or is refused with ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE; the list executes exactly the recorded ones.
  *
@@ -18,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -313,16 +317,97 @@ static void one_list_appended_from_threads_refuses_or_records(void **state) {
     zc_child_free(&child);
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * Idle peers of an IPC server */
+
+#define ZC_IDLE_PEERS 4
+
+/* A connection to the server a handle names (docs/memory.md: bytes 16..19 the pid, 24..31 the nonce) that sends
+ * nothing. */
+static int zc_idle_peer(const ze_ipc_mem_handle_t *handle) {
+    uint32_t pid;
+    uint64_t nonce;
+    memcpy(&pid, handle->data + 16, sizeof pid);
+    memcpy(&nonce, handle->data + 24, sizeof nonce);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    int n = snprintf(address.sun_path + 1, sizeof address.sun_path - 1, "zefake-ipc-%u-%016llx", pid,
+                     (unsigned long long)nonce);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    socklen_t length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&address, length) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* argv[0]: a handle in hexadecimal. Opens it in a fresh process (through the exporter's server: the descriptor in
+ * the handle is the exporter's) and prints the result and the time it took. */
+static int zc_child_ipc_import(int argc, char **argv) {
+    zc_probe p;
+    ze_ipc_mem_handle_t handle;
+    if (argc < 1 || !zc_hex_decode(argv[0], handle.data, sizeof handle.data) || !zc_probe_start(&p))
+        return 2;
+    void *ptr = NULL;
+    uint64_t start = zc_now_ms();
+    ze_result_t result = zeMemOpenIpcHandle(p.context, p.device, handle, 0, &ptr);
+    printf("ms=%llu\n", (unsigned long long)(zc_now_ms() - start));
+    zc_print_result("open", result);
+    if (result == ZE_RESULT_SUCCESS)
+        zc_print_result("close", zeMemCloseIpcHandle(p.context, ptr));
+    return 0;
+}
+
+/* The server answers each connection when its request comes: idle peers delay no importer. */
+static void idle_ipc_peers_delay_no_importer(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    ze_context_handle_t context = NULL;
+    ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    zc_assert_success(zeContextCreate(zc_sys()->driver, &context_desc, &context));
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *ptr = NULL;
+    zc_assert_success(zeMemAllocDevice(context, &desc, 1u << 20, 0, zc_sys()->roots[0], &ptr));
+    ze_ipc_mem_handle_t handle;
+    zc_assert_success(zeMemGetIpcHandle(context, ptr, &handle));
+    int peers[ZC_IDLE_PEERS];
+    for (int i = 0; i < ZC_IDLE_PEERS; i++) {
+        peers[i] = zc_idle_peer(&handle);
+        if (peers[i] < 0)
+            zc_fail("cannot connect to the exporter's server");
+    }
+    char hex[2 * ZE_MAX_IPC_HANDLE_SIZE + 1];
+    zc_hex_encode(handle.data, sizeof handle.data, hex);
+    const char *args[] = {hex, NULL};
+    zc_child child;
+    bool started = zc_run_child_mode("ipc-import", args, NULL, ZC_CHILD_TIMEOUT_MS, &child);
+    for (int i = 0; i < ZC_IDLE_PEERS; i++)
+        close(peers[i]);
+    if (!started)
+        zc_fail("cannot start a child process");
+    zc_assert_child_ok(&child, "an importer behind idle peers");
+    zc_assert_child_says(&child, "open", "ZE_RESULT_SUCCESS");
+    zc_assert_child_says(&child, "close", "ZE_RESULT_SUCCESS");
+    uint64_t ms = zc_child_number(&child, "ms");
+    if (ms > 2000)
+        zc_fail("the open took %llu ms behind %d idle peers", (unsigned long long)ms, ZC_IDLE_PEERS);
+    zc_child_free(&child);
+    zc_assert_success(zeMemFree(context, ptr));
+    zc_assert_success(zeContextDestroy(context));
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(commands_at_unmapped_host_addresses_fault),
         cmocka_unit_test(one_list_appended_from_threads_refuses_or_records),
         cmocka_unit_test(waits_nothing_ends_are_stopped_by_the_hang_detector),
+        cmocka_unit_test(idle_ipc_peers_delay_no_importer),
     };
     static const zc_child_mode modes[] = {
         {"command-at", zc_child_command_at},
         {"threads", zc_child_threads},
         {"wait-forever", zc_child_wait_forever},
+        {"ipc-import", zc_child_ipc_import},
     };
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
