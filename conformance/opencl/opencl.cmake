@@ -6,9 +6,9 @@ find_library(ZC_OPENCL_LIBRARY NAMES OpenCL libOpenCL.so.1)
 if(NOT ZC_TARGET_NAME STREQUAL "fake" OR NOT ZC_OPENCL_LIBRARY)
   return()
 endif()
-# Three executables by area (test_opencl.c, test_opencl_events.c, test_opencl_lifetime.c), each run as is and with the cards' tiles as
+# Four executables by area (test_opencl.c, test_opencl_events.c, test_opencl_lifetime.c, test_opencl_kernels.c), each run as is and with the cards' tiles as
 # sub-devices (clCreateSubDevices), the latter on the deterministic clock (docs/cost-model.md, "Device time").
-foreach(zc_cl_test test_opencl test_opencl_events test_opencl_lifetime)
+foreach(zc_cl_test test_opencl test_opencl_events test_opencl_lifetime test_opencl_kernels)
   add_executable(zc_${zc_cl_test} "${CMAKE_CURRENT_LIST_DIR}/${zc_cl_test}.c")
   set_target_properties(zc_${zc_cl_test} PROPERTIES OUTPUT_NAME ${zc_cl_test}
                         RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/conformance")

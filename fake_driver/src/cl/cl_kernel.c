@@ -484,6 +484,7 @@ static cl_int zfcl_launch(cl_command_queue q, ze_kernel_handle_t zk, const zfcl_
                                (uint32_t)(r->global[2] / r->local[2])};
     bool empty = groups.groupCountX == 0 || groups.groupCountY == 0 || groups.groupCountZ == 0;
     ze_result_t res = zfi_zeKernelSetGroupSize(zk, (uint32_t)r->local[0], (uint32_t)r->local[1], (uint32_t)r->local[2]);
+    zf_kernel_set_work_dim(zk, r->dims);
     if (res == ZE_RESULT_SUCCESS)
         res =
             zfi_zeKernelSetGlobalOffsetExp(zk, (uint32_t)r->offset[0], (uint32_t)r->offset[1], (uint32_t)r->offset[2]);
@@ -511,7 +512,7 @@ cl_int CL_API_CALL zfcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, 
     ze_kernel_handle_t zk = k->ze[zfcl_context_index(q->context, q->device)];
     if (zk == NULL)
         return zfcl_fail(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built for the queue's device");
-    zfcl_range r;
+    zfcl_range r = {0};
     cl_int err = zfcl_range_of(k, q->device, zk, dims, offset, global, local, &r);
     if (err == CL_SUCCESS)
         err = zfcl_args_ready(k);
