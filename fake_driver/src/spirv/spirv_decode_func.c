@@ -595,7 +595,9 @@ static bool zf_skipped_in_body(uint32_t opcode) {
 /* A parameter decorated FuncParamAttr ByVal is a pointer to a struct the caller passes by value: the callee gets a
  * copy (the SPIR-V specification, FunctionParameterAttribute ByVal: "pointer to be passed by value"), so that its
  * changes stay local. Decoded at the start of the entry block (the first block in execution order): each such
- * parameter's pointee is copied into the function's private memory, and the parameter's uses read the copy. */
+ * parameter's pointee is copied into the function's private memory, and the parameter's uses read the copy. A
+ * parameter also decorated NoWrite needs no copy (nothing writes through it), nor does a kernel's entry function,
+ * whose by-value arguments are copies of the launch's already. */
 static zf_spirv_status zf_byval_copy(zf_decoder *d, uint32_t id) {
     const zf_tinfo *pt = zf_d_type(d, d->vals[id].type);
     const zf_tinfo *t = pt != NULL && pt->cls == ZF_TC_POINTER ? zf_d_type(d, pt->elem) : NULL;
@@ -628,12 +630,21 @@ static zf_spirv_status zf_byval_copy(zf_decoder *d, uint32_t id) {
     return ZF_SPIRV_OK;
 }
 
+static bool zf_is_entry_function(const zf_spirv_module *m, uint32_t id) {
+    for (uint32_t i = 0; i < m->entries.count; i++)
+        if (ZF_SPIRV_AT(m->entries, zf_spirv_entry, i)->function == id)
+            return true;
+    return false;
+}
+
 static zf_spirv_status zf_byval_copies(zf_decoder *d, const zf_spirv_function *fn) {
     const zf_spirv_module *m = d->m;
     zf_spirv_status s = ZF_SPIRV_OK;
+    if (zf_is_entry_function(m, fn->id))
+        return s;
     for (uint32_t i = 0; s == ZF_SPIRV_OK && i < fn->num_params; i++) {
         uint32_t id = *ZF_SPIRV_AT(m->params, uint32_t, fn->first_param + i);
-        if ((m->ids[id].flags & ZF_ID_BYVAL) != 0)
+        if ((m->ids[id].flags & (ZF_ID_BYVAL | ZF_ID_NOWRITE)) == ZF_ID_BYVAL)
             s = zf_byval_copy(d, id);
     }
     return s;
