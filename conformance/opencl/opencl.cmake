@@ -30,6 +30,13 @@ foreach(zc_cl_test test_opencl test_opencl_events test_opencl_lifetime test_open
     LABELS "conformance;opencl"
     TIMEOUT 120)
 endforeach()
+# The strict profile's refusals of what the default one tolerates (docs/tolerances.md).
+add_test(NAME conformance.test_opencl_kernels.strict COMMAND zc_test_opencl_kernels)
+set_tests_properties(conformance.test_opencl_kernels.strict PROPERTIES
+  ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=test_opencl_kernels_strict;ZEFAKE_STRICT=1"
+  ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:;ZE_FLAT_DEVICE_HIERARCHY=unset:"
+  LABELS "conformance;opencl"
+  TIMEOUT 120)
 if(ZC_CLINFO)
   # clinfo is not built with the sanitizers: in a sanitizer build their runtime is preloaded for the driver it loads
   # (clinfo's own leaks are not the driver's).

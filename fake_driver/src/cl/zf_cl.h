@@ -358,6 +358,9 @@ cl_int zfcl_image_unmap(cl_command_queue queue, cl_mem image, void *ptr, cl_uint
 /* cl_kernel.c */
 cl_int zfcl_set_kernel_pointer(cl_kernel kernel, cl_uint index, const void *ptr);
 
+/* cl_bitcode.c: clang's bitcode at `path` rewritten in place without what llvm-spirv-14 cannot translate (freeze). */
+cl_int zfcl_prepare_bitcode(const char *path);
+
 /* cl_compiler.c: OpenCL C to SPIR-V with Debian's clang-14 and llvm-spirv-14 as child processes, in a temporary
  * directory holding the source and the embedded headers. Returns CL_SUCCESS with the SPIR-V, CL_INVALID_BUILD_OPTIONS
  * when clang rejects an option, or CL_BUILD_PROGRAM_FAILURE (CL_COMPILE_PROGRAM_FAILURE when `compile_only`); *log
