@@ -272,6 +272,186 @@ static void test_relative_include(void **state) {
     rmdir(dir);
 }
 
+static const char *zc_arg_info_source =
+    "typedef struct { int a; } pair;\n"
+    "kernel void args(global const int *restrict src, global volatile uint4 *dst, local float *scratch,\n"
+    "                 constant char *c, int n, pair p, read_only image2d_t img, write_only image2d_t out)\n"
+    "{\n"
+    "}\n";
+
+/* clGetKernelArgInfo of a program built with -cl-kernel-arg-info (OpenCL 3.0, clGetKernelArgInfo): names, type
+ * names, address, access and type qualifiers as the source declares them. */
+static void test_kernel_arg_info(void **state) {
+    zc_cl *t = *state;
+    cl_program p = zc_build_source(t, zc_arg_info_source, "-cl-kernel-arg-info");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "args", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    static const char *names[] = {"src", "dst", "scratch", "c", "n", "p", "img", "out"};
+    static const char *types[] = {"int*", "uint4*", "float*", "char*", "int", "pair", "image2d_t", "image2d_t"};
+    static const cl_kernel_arg_address_qualifier address[] = {
+        CL_KERNEL_ARG_ADDRESS_GLOBAL,   CL_KERNEL_ARG_ADDRESS_GLOBAL,  CL_KERNEL_ARG_ADDRESS_LOCAL,
+        CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_PRIVATE,
+        CL_KERNEL_ARG_ADDRESS_GLOBAL,   CL_KERNEL_ARG_ADDRESS_GLOBAL};
+    static const cl_kernel_arg_access_qualifier access[] = {
+        CL_KERNEL_ARG_ACCESS_NONE,      CL_KERNEL_ARG_ACCESS_NONE,      CL_KERNEL_ARG_ACCESS_NONE,
+        CL_KERNEL_ARG_ACCESS_NONE,      CL_KERNEL_ARG_ACCESS_NONE,      CL_KERNEL_ARG_ACCESS_NONE,
+        CL_KERNEL_ARG_ACCESS_READ_ONLY, CL_KERNEL_ARG_ACCESS_WRITE_ONLY};
+    static const cl_kernel_arg_type_qualifier quals[] = {CL_KERNEL_ARG_TYPE_CONST | CL_KERNEL_ARG_TYPE_RESTRICT,
+                                                         CL_KERNEL_ARG_TYPE_VOLATILE,
+                                                         CL_KERNEL_ARG_TYPE_NONE,
+                                                         CL_KERNEL_ARG_TYPE_CONST,
+                                                         CL_KERNEL_ARG_TYPE_NONE,
+                                                         CL_KERNEL_ARG_TYPE_NONE,
+                                                         CL_KERNEL_ARG_TYPE_NONE,
+                                                         CL_KERNEL_ARG_TYPE_NONE};
+    for (cl_uint i = 0; i < 8; i++) {
+        char text[64];
+        size_t size = 0;
+        assert_int_equal(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, 0, NULL, &size), CL_SUCCESS);
+        assert_int_equal(size, strlen(names[i]) + 1);
+        assert_int_equal(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof text, text, NULL), CL_SUCCESS);
+        assert_string_equal(text, names[i]);
+        assert_int_equal(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof text, text, NULL), CL_SUCCESS);
+        assert_string_equal(text, types[i]);
+        cl_kernel_arg_address_qualifier a = 0;
+        assert_int_equal(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a, &a, NULL), CL_SUCCESS);
+        assert_int_equal(a, address[i]);
+        cl_kernel_arg_access_qualifier x = 0;
+        assert_int_equal(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof x, &x, NULL), CL_SUCCESS);
+        assert_int_equal(x, access[i]);
+        cl_kernel_arg_type_qualifier q = 0;
+        assert_int_equal(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof q, &q, NULL), CL_SUCCESS);
+        assert_int_equal(q, quals[i]);
+    }
+    char small[2];
+    assert_int_equal(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, sizeof small, small, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clGetKernelArgInfo(k, 8, CL_KERNEL_ARG_NAME, 0, NULL, NULL), CL_INVALID_ARG_INDEX);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
+/* Without -cl-kernel-arg-info the information is not available, and CL_INVALID_VALUE comes first: a bad param_name
+ * or a param_value_size too small for the answer's type. */
+static void test_kernel_arg_info_not_available(void **state) {
+    zc_cl *t = *state;
+    cl_program p = zc_build_source(t, zc_arg_info_source, "");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "args", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_kernel_arg_address_qualifier a = 0;
+    assert_int_equal(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a, &a, NULL),
+                     CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+    assert_int_equal(clGetKernelArgInfo(k, 0, 0x7777, sizeof a, &a, NULL), CL_INVALID_VALUE);
+    assert_int_equal(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER, 1, &a, NULL), CL_INVALID_VALUE);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
+/* clCompileProgram refuses an option the compiler does not know with CL_INVALID_COMPILER_OPTIONS; clLinkProgram
+ * takes only the linker options (CL_INVALID_LINKER_OPTIONS otherwise, -enable-link-options only with
+ * -create-library). */
+static void test_compile_and_link_options(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    const char *source = zc_work_dim_source;
+    cl_program p = clCreateProgramWithSource(t->context, 1, &source, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clCompileProgram(p, 1, &t->device, "-cl-no-such-option", 0, NULL, NULL, NULL, NULL),
+                     CL_INVALID_COMPILER_OPTIONS);
+    assert_int_equal(clCompileProgram(p, 1, &t->device, "", 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
+    static const char *bad[] = {"-cl-no-such-option", "-DX=1", "-enable-link-options"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cl_program linked = clLinkProgram(t->context, 1, &t->device, bad[i], 1, &p, NULL, NULL, &err);
+        assert_null(linked);
+        assert_int_equal(err, CL_INVALID_LINKER_OPTIONS);
+    }
+    cl_program library =
+        clLinkProgram(t->context, 1, &t->device, "-create-library -enable-link-options", 1, &p, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_program exe = clLinkProgram(t->context, 1, &t->device, "-cl-fast-relaxed-math", 1, &library, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    clReleaseProgram(exe);
+    clReleaseProgram(library);
+    clReleaseProgram(p);
+}
+
+/* clEnqueueCopyBufferRect with OpenCL's pitch rules: an origin whose x lies past the row pitch is only an offset
+ * (origin[2] * slice_pitch + origin[1] * row_pitch + origin[0]), and within one buffer the pitches may differ in one
+ * of row and slice. */
+static void test_copy_buffer_rect_pitches(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    unsigned char data[256], back[256];
+    for (int i = 0; i < 256; i++)
+        data[i] = (unsigned char)i;
+    cl_mem src = clCreateBuffer(t->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem dst = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof back, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    unsigned char zero = 0;
+    assert_int_equal(clEnqueueFillBuffer(t->queue, dst, &zero, 1, 0, sizeof back, 0, NULL, NULL), CL_SUCCESS);
+    const size_t src_origin[3] = {20, 1, 0}, dst_origin[3] = {0, 0, 0}, region[3] = {4, 2, 1};
+    assert_int_equal(
+        clEnqueueCopyBufferRect(t->queue, src, dst, src_origin, dst_origin, region, 16, 0, 8, 0, 0, NULL, NULL),
+        CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, dst, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL), CL_SUCCESS);
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 4; x++)
+            assert_int_equal(back[y * 8 + x], 36 + y * 16 + x);
+    /* same buffer, row pitches different, slice pitches equal: valid; rectangles apart */
+    const size_t a[3] = {0, 0, 0}, b[3] = {128, 0, 0}, r2[3] = {4, 2, 1};
+    assert_int_equal(clEnqueueCopyBufferRect(t->queue, src, src, a, b, r2, 8, 64, 16, 64, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueCopyBufferRect(t->queue, src, src, a, b, r2, 8, 64, 16, 128, 0, NULL, NULL),
+                     CL_INVALID_VALUE);
+    const size_t c[3] = {2, 0, 0};
+    assert_int_equal(clEnqueueCopyBufferRect(t->queue, src, src, a, c, r2, 16, 0, 16, 0, 0, NULL, NULL),
+                     CL_MEM_COPY_OVERLAP);
+    const size_t d[3] = {8, 0, 0};
+    assert_int_equal(clEnqueueCopyBufferRect(t->queue, src, src, a, d, r2, 16, 0, 16, 0, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clFinish(t->queue), CL_SUCCESS);
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+}
+
+/* An unmap takes device time in its profile (a benchmark divides by it). */
+static void test_unmap_profile_takes_time(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_mem m = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    void *ptr = clEnqueueMapBuffer(t->queue, m, CL_TRUE, CL_MAP_WRITE, 0, 4096, 0, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    memset(ptr, 1, 4096);
+    cl_event e;
+    assert_int_equal(clEnqueueUnmapMemObject(t->queue, m, ptr, 0, NULL, &e), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &e), CL_SUCCESS);
+    assert_true(zc_profile(e, CL_PROFILING_COMMAND_END) > zc_profile(e, CL_PROFILING_COMMAND_START));
+    clReleaseEvent(e);
+    clReleaseMemObject(m);
+    void *svm = clSVMAlloc(t->context, CL_MEM_READ_WRITE, 4096, 0);
+    assert_non_null(svm);
+    assert_int_equal(clEnqueueSVMMap(t->queue, CL_TRUE, CL_MAP_WRITE, svm, 4096, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueSVMUnmap(t->queue, svm, 0, NULL, &e), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &e), CL_SUCCESS);
+    assert_true(zc_profile(e, CL_PROFILING_COMMAND_END) > zc_profile(e, CL_PROFILING_COMMAND_START));
+    clReleaseEvent(e);
+    clSVMFree(t->context, svm);
+    cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
+    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 16, .image_height = 16};
+    cl_mem image = clCreateImage(t->context, CL_MEM_READ_WRITE, &format, &desc, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    const size_t origin[3] = {0, 0, 0}, region[3] = {16, 16, 1};
+    size_t row = 0;
+    ptr = clEnqueueMapImage(t->queue, image, CL_TRUE, CL_MAP_WRITE, origin, region, &row, NULL, 0, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clEnqueueUnmapMemObject(t->queue, image, ptr, 0, NULL, &e), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &e), CL_SUCCESS);
+    assert_true(zc_profile(e, CL_PROFILING_COMMAND_END) > zc_profile(e, CL_PROFILING_COMMAND_START));
+    clReleaseEvent(e);
+    clReleaseMemObject(image);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_work_dim_is_the_launch_dimension),
@@ -281,6 +461,11 @@ int main(void) {
         cmocka_unit_test(test_many_parameters),
         cmocka_unit_test(test_opencl_version_macro),
         cmocka_unit_test(test_relative_include),
+        cmocka_unit_test(test_kernel_arg_info),
+        cmocka_unit_test(test_kernel_arg_info_not_available),
+        cmocka_unit_test(test_compile_and_link_options),
+        cmocka_unit_test(test_copy_buffer_rect_pitches),
+        cmocka_unit_test(test_unmap_profile_takes_time),
     };
     return cmocka_run_group_tests_name("opencl_kernels", tests, zc_setup, zc_teardown);
 }

@@ -2,12 +2,16 @@
  * llvm-spirv-14 cannot translate LLVM's `freeze` instruction ("InvalidInstruction: Can't translate llvm instruction"),
  * which clang-14 emits in -O2 code (a division and its remainder of the same loaded value, ...). A freeze only stops
  * an undefined value from propagating, and SPIR-V has no undefined values to stop (the execution engine computes
- * defined ones, docs/spirv-execution.md), so each freeze is replaced by its operand. */
+ * defined ones, docs/spirv-execution.md), so each freeze is replaced by its operand. The same pass reads the
+ * kernels' argument information for clGetKernelArgInfo (below). */
 #include "cl/zf_cl.h"
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
+
+#include <stdlib.h>
+#include <string.h>
 
 /* Replaces and erases the freezes of one basic block; the count removed. */
 static unsigned zfcl_drop_block_freezes(LLVMBasicBlockRef block) {
@@ -32,7 +36,176 @@ static unsigned zfcl_drop_module_freezes(LLVMModuleRef module) {
     return dropped;
 }
 
-cl_int zfcl_prepare_bitcode(const char *path) {
+/* ------------------------------------------------------------------------------------------------------------------
+ * Argument information: clang attaches kernel_arg_addr_space, kernel_arg_access_qual, kernel_arg_type,
+ * kernel_arg_type_qual and (with -cl-kernel-arg-info) kernel_arg_name metadata to each kernel, one operand per
+ * argument, in SPIR's address space numbering. */
+
+void zfcl_arg_infos_free(zfcl_arg_infos *infos) {
+    for (size_t i = 0; i < infos->count; i++) {
+        zfcl_kernel_args *k = &infos->kernels[i];
+        for (cl_uint a = 0; a < k->num_args; a++) {
+            free(k->args[a].type_name);
+            free(k->args[a].name);
+        }
+        free(k->args);
+        free(k->kernel);
+    }
+    free(infos->kernels);
+    *infos = (zfcl_arg_infos){0};
+}
+
+static bool zfcl_copy_kernel_args(zfcl_kernel_args *to, const zfcl_kernel_args *from) {
+    *to = (zfcl_kernel_args){.kernel = strdup(from->kernel), .num_args = from->num_args};
+    to->args = calloc(from->num_args ? from->num_args : 1, sizeof *to->args);
+    bool ok = to->kernel != NULL && to->args != NULL;
+    for (cl_uint a = 0; ok && a < from->num_args; a++) {
+        to->args[a] = from->args[a];
+        to->args[a].type_name = strdup(from->args[a].type_name);
+        to->args[a].name = strdup(from->args[a].name);
+        ok = to->args[a].type_name != NULL && to->args[a].name != NULL;
+    }
+    return ok;
+}
+
+bool zfcl_arg_infos_append(zfcl_arg_infos *to, const zfcl_arg_infos *from) {
+    if (from->count == 0)
+        return true;
+    zfcl_kernel_args *grown = realloc(to->kernels, (to->count + from->count) * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    to->kernels = grown;
+    for (size_t i = 0; i < from->count; i++) {
+        bool ok = zfcl_copy_kernel_args(&to->kernels[to->count], &from->kernels[i]);
+        to->count++; /* counted even when partial, so that zfcl_arg_infos_free frees it */
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+const zfcl_kernel_args *zfcl_arg_infos_find(const zfcl_arg_infos *infos, const char *name) {
+    for (size_t i = 0; i < infos->count; i++)
+        if (strcmp(infos->kernels[i].kernel, name) == 0)
+            return &infos->kernels[i];
+    return NULL;
+}
+
+/* The operands of the function's metadata `kind`, or NULL (count 0) when it has none; the caller frees. */
+static LLVMValueRef *zfcl_kernel_metadata(LLVMContextRef context, LLVMValueRef f, const char *kind, unsigned *count) {
+    *count = 0;
+    unsigned wanted = LLVMGetMDKindIDInContext(context, kind, (unsigned)strlen(kind));
+    size_t n = 0;
+    LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(f, &n);
+    LLVMValueRef *ops = NULL;
+    for (unsigned i = 0; i < n && ops == NULL; i++) {
+        if (LLVMValueMetadataEntriesGetKind(entries, i) != wanted)
+            continue;
+        LLVMValueRef node = LLVMMetadataAsValue(context, LLVMValueMetadataEntriesGetMetadata(entries, i));
+        *count = LLVMGetMDNodeNumOperands(node);
+        ops = calloc(*count ? *count : 1, sizeof *ops);
+        if (ops != NULL)
+            LLVMGetMDNodeOperands(node, ops);
+    }
+    if (entries != NULL)
+        LLVMDisposeValueMetadataEntries(entries);
+    return ops;
+}
+
+static char *zfcl_md_string(LLVMValueRef *ops, unsigned count, unsigned i) {
+    unsigned length = 0;
+    const char *s = i < count && ops[i] != NULL ? LLVMGetMDString(ops[i], &length) : NULL;
+    return strndup(s != NULL ? s : "", length);
+}
+
+static cl_kernel_arg_address_qualifier zfcl_address_of(LLVMValueRef *ops, unsigned count, unsigned i) {
+    unsigned long long space =
+        i < count && ops[i] != NULL && LLVMIsAConstantInt(ops[i]) ? LLVMConstIntGetZExtValue(ops[i]) : 0;
+    return space == 1   ? CL_KERNEL_ARG_ADDRESS_GLOBAL
+           : space == 2 ? CL_KERNEL_ARG_ADDRESS_CONSTANT
+           : space == 3 ? CL_KERNEL_ARG_ADDRESS_LOCAL
+                        : CL_KERNEL_ARG_ADDRESS_PRIVATE;
+}
+
+static cl_kernel_arg_access_qualifier zfcl_access_of(const char *text) {
+    return strcmp(text, "read_only") == 0    ? CL_KERNEL_ARG_ACCESS_READ_ONLY
+           : strcmp(text, "write_only") == 0 ? CL_KERNEL_ARG_ACCESS_WRITE_ONLY
+           : strcmp(text, "read_write") == 0 ? CL_KERNEL_ARG_ACCESS_READ_WRITE
+                                             : CL_KERNEL_ARG_ACCESS_NONE;
+}
+
+static bool zfcl_has_word(const char *text, const char *word) {
+    size_t n = strlen(word);
+    for (const char *at = strstr(text, word); at != NULL; at = strstr(at + 1, word))
+        if ((at == text || at[-1] == ' ') && (at[n] == '\0' || at[n] == ' '))
+            return true;
+    return false;
+}
+
+static cl_kernel_arg_type_qualifier zfcl_type_qualifier_of(const char *text) {
+    return (zfcl_has_word(text, "const") ? CL_KERNEL_ARG_TYPE_CONST : 0) |
+           (zfcl_has_word(text, "restrict") ? CL_KERNEL_ARG_TYPE_RESTRICT : 0) |
+           (zfcl_has_word(text, "volatile") ? CL_KERNEL_ARG_TYPE_VOLATILE : 0) |
+           (zfcl_has_word(text, "pipe") ? CL_KERNEL_ARG_TYPE_PIPE : 0);
+}
+
+typedef struct zfcl_arg_md {
+    LLVMValueRef *space, *access, *type, *qual, *name;
+    unsigned n_space, n_access, n_type, n_qual, n_name;
+} zfcl_arg_md;
+
+static bool zfcl_fill_args(const zfcl_arg_md *md, zfcl_kernel_args *k) {
+    for (cl_uint a = 0; a < k->num_args; a++) {
+        zfcl_arg_info *info = &k->args[a];
+        char *access = zfcl_md_string(md->access, md->n_access, a), *qual = zfcl_md_string(md->qual, md->n_qual, a);
+        info->address = zfcl_address_of(md->space, md->n_space, a);
+        info->access = access != NULL ? zfcl_access_of(access) : CL_KERNEL_ARG_ACCESS_NONE;
+        info->type_qualifier = qual != NULL ? zfcl_type_qualifier_of(qual) : 0;
+        info->type_name = zfcl_md_string(md->type, md->n_type, a);
+        info->name = zfcl_md_string(md->name, md->n_name, a);
+        free(access);
+        free(qual);
+        if (info->type_name == NULL || info->name == NULL)
+            return false;
+    }
+    return true;
+}
+
+/* One kernel's entry in `infos`; false when out of host memory. */
+static bool zfcl_read_kernel_args(LLVMContextRef context, LLVMValueRef f, zfcl_arg_infos *infos) {
+    zfcl_kernel_args *grown = realloc(infos->kernels, (infos->count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    infos->kernels = grown;
+    size_t length = 0;
+    const char *name = LLVMGetValueName2(f, &length);
+    zfcl_kernel_args *k = &infos->kernels[infos->count++];
+    *k = (zfcl_kernel_args){.kernel = strndup(name, length), .num_args = LLVMCountParams(f)};
+    k->args = calloc(k->num_args ? k->num_args : 1, sizeof *k->args);
+    zfcl_arg_md md = {0};
+    md.space = zfcl_kernel_metadata(context, f, "kernel_arg_addr_space", &md.n_space);
+    md.access = zfcl_kernel_metadata(context, f, "kernel_arg_access_qual", &md.n_access);
+    md.type = zfcl_kernel_metadata(context, f, "kernel_arg_type", &md.n_type);
+    md.qual = zfcl_kernel_metadata(context, f, "kernel_arg_type_qual", &md.n_qual);
+    md.name = zfcl_kernel_metadata(context, f, "kernel_arg_name", &md.n_name);
+    bool ok = k->kernel != NULL && k->args != NULL && zfcl_fill_args(&md, k);
+    free(md.space);
+    free(md.access);
+    free(md.type);
+    free(md.qual);
+    free(md.name);
+    return ok;
+}
+
+static bool zfcl_read_arg_infos(LLVMContextRef context, LLVMModuleRef module, zfcl_arg_infos *infos) {
+    for (LLVMValueRef f = LLVMGetFirstFunction(module); f != NULL; f = LLVMGetNextFunction(f))
+        if (LLVMGetFunctionCallConv(f) == LLVMSPIRKERNELCallConv && !LLVMIsDeclaration(f) &&
+            !zfcl_read_kernel_args(context, f, infos))
+            return false;
+    return true;
+}
+
+cl_int zfcl_prepare_bitcode(const char *path, zfcl_arg_infos *infos) {
     LLVMMemoryBufferRef buffer = NULL;
     char *message = NULL;
     if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buffer, &message) != 0) {
@@ -46,6 +219,8 @@ cl_int zfcl_prepare_bitcode(const char *path) {
     cl_int err = CL_SUCCESS;
     if (LLVMParseBitcodeInContext2(context, buffer, &module) != 0)
         err = zfcl_fail(CL_BUILD_PROGRAM_FAILURE, "clang's output %s is no LLVM bitcode", path);
+    else if (infos != NULL && !zfcl_read_arg_infos(context, module, infos))
+        err = zfcl_fail(CL_OUT_OF_HOST_MEMORY, "no host memory for the kernels' argument information");
     else if (zfcl_drop_module_freezes(module) > 0 && LLVMWriteBitcodeToFile(module, path) != 0)
         err = zfcl_fail(CL_OUT_OF_RESOURCES, "cannot write the bitcode %s back", path);
     if (module != NULL)

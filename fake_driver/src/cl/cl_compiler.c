@@ -205,8 +205,19 @@ static cl_int zfcl_prepare(const char *dir, const char *source, const zfcl_heade
     return CL_SUCCESS;
 }
 
+/* Whether the options ask for the kernels' argument information (OpenCL 3.0, "Options for Querying Kernel Argument
+ * Information"). */
+static bool zfcl_wants_arg_info(const char *options) {
+    for (const char *at = options; at != NULL && (at = strstr(at, "-cl-kernel-arg-info")) != NULL; at++) {
+        char after = at[strlen("-cl-kernel-arg-info")];
+        if ((at == options || at[-1] == ' ' || at[-1] == '\t') && (after == '\0' || after == ' ' || after == '\t'))
+            return true;
+    }
+    return false;
+}
+
 cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_header *headers, cl_uint num_headers,
-                           bool compile_only, void **spirv, size_t *size, char **log) {
+                           bool compile_only, void **spirv, size_t *size, char **log, zfcl_arg_infos *infos) {
     *spirv = NULL;
     *log = NULL;
     const char *tmp = getenv("TMPDIR");
@@ -220,7 +231,7 @@ cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_h
     char bitcode[4200];
     snprintf(bitcode, sizeof bitcode, "%s/program.bc", dir);
     if (err == CL_SUCCESS)
-        err = zfcl_prepare_bitcode(bitcode);
+        err = zfcl_prepare_bitcode(bitcode, zfcl_wants_arg_info(options) ? infos : NULL);
     if (err == CL_SUCCESS)
         err = zfcl_llvm_spirv(dir);
     if (err == CL_SUCCESS)
@@ -231,7 +242,7 @@ cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_h
         err = CL_OUT_OF_RESOURCES;
     if (err == CL_BUILD_PROGRAM_FAILURE && *log != NULL &&
         (strstr(*log, "unknown argument") != NULL || strstr(*log, "unsupported option") != NULL))
-        err = CL_INVALID_BUILD_OPTIONS;
+        err = compile_only ? CL_INVALID_COMPILER_OPTIONS : CL_INVALID_BUILD_OPTIONS;
     else if (err == CL_BUILD_PROGRAM_FAILURE && compile_only)
         err = CL_COMPILE_PROGRAM_FAILURE;
     nftw(dir, zfcl_remove_entry, 8, FTW_DEPTH | FTW_PHYS);

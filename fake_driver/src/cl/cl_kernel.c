@@ -274,18 +274,59 @@ cl_int CL_API_CALL zfcl_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t
     }
 }
 
+/* The size of a clGetKernelArgInfo answer of fixed size, 0 for the strings, SIZE_MAX for no such query. */
+static size_t zfcl_arg_info_size(cl_kernel_arg_info name) {
+    switch (name) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+        return sizeof(cl_kernel_arg_address_qualifier);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+        return sizeof(cl_kernel_arg_access_qualifier);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER:
+        return sizeof(cl_kernel_arg_type_qualifier);
+    case CL_KERNEL_ARG_TYPE_NAME:
+    case CL_KERNEL_ARG_NAME:
+        return 0;
+    default:
+        return SIZE_MAX;
+    }
+}
+
+static cl_int zfcl_arg_info_answer(const zfcl_arg_info *a, cl_kernel_arg_info name, size_t size, void *value,
+                                   size_t *size_ret) {
+    switch (name) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+        return zfcl_info(size, value, size_ret, &a->address, sizeof a->address);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+        return zfcl_info(size, value, size_ret, &a->access, sizeof a->access);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER:
+        return zfcl_info(size, value, size_ret, &a->type_qualifier, sizeof a->type_qualifier);
+    case CL_KERNEL_ARG_TYPE_NAME:
+        return zfcl_info_str(size, value, size_ret, a->type_name);
+    default:
+        return zfcl_info_str(size, value, size_ret, a->name);
+    }
+}
+
+/* OpenCL 3.0, clGetKernelArgInfo: the information comes from a program built from source with -cl-kernel-arg-info
+ * (the face reads it from clang's output, cl_bitcode.c); otherwise CL_KERNEL_ARG_INFO_NOT_AVAILABLE, after the
+ * argument checks. */
 cl_int CL_API_CALL zfcl_clGetKernelArgInfo(cl_kernel k, cl_uint index, cl_kernel_arg_info name, size_t size,
                                            void *value, size_t *size_ret) {
-    (void)name;
-    (void)size;
-    (void)value;
-    (void)size_ret;
     if (!zfcl_live(k, ZFCL_KERNEL))
         return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");
     if (index >= k->num_args)
         return zfcl_fail(CL_INVALID_ARG_INDEX, "arg_index %u is not below the kernel's %u arguments", index,
                          k->num_args);
-    return zfcl_fail(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "SPIR-V carries no argument names or OpenCL C types");
+    size_t fixed = zfcl_arg_info_size(name);
+    if (fixed == SIZE_MAX)
+        return zfcl_fail(CL_INVALID_VALUE, "param_name 0x%x is no kernel argument query", (unsigned)name);
+    if (value != NULL && fixed != 0 && size < fixed)
+        return zfcl_fail(CL_INVALID_VALUE, "param_value_size %zu is below the answer's %zu bytes", size, fixed);
+    const zfcl_kernel_args *args = zfcl_arg_infos_find(&k->program->arg_info, k->name);
+    if (args == NULL || index >= args->num_args)
+        return zfcl_fail(CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
+                         "the program was not built from OpenCL C with -cl-kernel-arg-info");
+    return zfcl_arg_info_answer(&args->args[index], name, size, value, size_ret);
 }
 
 static cl_int zfcl_kernel_device(cl_kernel k, cl_device_id *d) {

@@ -147,6 +147,30 @@ struct _cl_sampler {
     ze_sampler_handle_t ze;
 };
 
+/* clGetKernelArgInfo's answers for one kernel argument, from the OpenCL C source (-cl-kernel-arg-info). */
+typedef struct zfcl_arg_info {
+    cl_kernel_arg_address_qualifier address;
+    cl_kernel_arg_access_qualifier access;
+    cl_kernel_arg_type_qualifier type_qualifier;
+    char *type_name;
+    char *name;
+} zfcl_arg_info;
+typedef struct zfcl_kernel_args {
+    char *kernel;
+    cl_uint num_args;
+    zfcl_arg_info *args;
+} zfcl_kernel_args;
+/* The argument information of a program's kernels; count 0 when it was not built with -cl-kernel-arg-info. */
+typedef struct zfcl_arg_infos {
+    size_t count;
+    zfcl_kernel_args *kernels;
+} zfcl_arg_infos;
+void zfcl_arg_infos_free(zfcl_arg_infos *infos);
+/* Appends copies of `from`'s kernels to `to` (a link of compiled objects); false when out of host memory. */
+bool zfcl_arg_infos_append(zfcl_arg_infos *to, const zfcl_arg_infos *from);
+/* The argument information of kernel `name`, NULL when there is none. */
+const zfcl_kernel_args *zfcl_arg_infos_find(const zfcl_arg_infos *infos, const char *name);
+
 struct _cl_program {
     zfcl_obj obj;
     cl_context context;
@@ -162,7 +186,8 @@ struct _cl_program {
     atomic_uint kernels; /* live kernels: no rebuild while there are some */
     char *names;         /* ';'-separated kernel names of the executable */
     size_t num_kernels;
-    uint32_t num_spec; /* clSetProgramSpecializationConstant values, applied at the build */
+    zfcl_arg_infos arg_info; /* from source built or compiled with -cl-kernel-arg-info */
+    uint32_t num_spec;       /* clSetProgramSpecializationConstant values, applied at the build */
     uint32_t *spec_ids;
     const void **spec_values;
     pthread_mutex_t lock;
@@ -358,8 +383,9 @@ cl_int zfcl_image_unmap(cl_command_queue queue, cl_mem image, void *ptr, cl_uint
 /* cl_kernel.c */
 cl_int zfcl_set_kernel_pointer(cl_kernel kernel, cl_uint index, const void *ptr);
 
-/* cl_bitcode.c: clang's bitcode at `path` rewritten in place without what llvm-spirv-14 cannot translate (freeze). */
-cl_int zfcl_prepare_bitcode(const char *path);
+/* cl_bitcode.c: clang's bitcode at `path` rewritten in place without what llvm-spirv-14 cannot translate (freeze);
+ * with `infos`, the kernels' argument information read from the metadata clang attaches to them. */
+cl_int zfcl_prepare_bitcode(const char *path, zfcl_arg_infos *infos);
 
 /* cl_compiler.c: OpenCL C to SPIR-V with Debian's clang-14 and llvm-spirv-14 as child processes, in a temporary
  * directory holding the source and the embedded headers. Returns CL_SUCCESS with the SPIR-V, CL_INVALID_BUILD_OPTIONS
@@ -370,6 +396,6 @@ typedef struct zfcl_header {
     const char *source; /* its text */
 } zfcl_header;
 cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_header *headers, cl_uint num_headers,
-                           bool compile_only, void **spirv, size_t *size, char **log);
+                           bool compile_only, void **spirv, size_t *size, char **log, zfcl_arg_infos *infos);
 
 #endif
