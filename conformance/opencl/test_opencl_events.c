@@ -618,6 +618,51 @@ static void test_buffer_images(void **state) {
     clReleaseMemObject(out_buffer);
 }
 
+static _Atomic cl_int zc_fault_callback_status = 1;
+static void CL_CALLBACK zc_on_fault_complete(cl_event e, cl_int status, void *data) {
+    (void)e;
+    (void)data;
+    zc_fault_callback_status = status;
+}
+
+/* A command that faults on the device (a store far outside its buffer) ends with a negative status,
+ * CL_OUT_OF_RESOURCES (OpenCL 3.0, CL_EVENT_COMMAND_EXECUTION_STATUS: "a negative integer value ... the command was
+ * abnormally terminated"): its event says so, its CL_COMPLETE callback receives it, clWaitForEvents answers
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, and the queue's next command runs. */
+static void test_faulted_command_status(void **state) {
+    zc_cl *t = *state;
+    static const char *source = "kernel void wild(global int *p)\n"
+                                "{\n"
+                                "    p[get_global_id(0) + (1 << 28)] = 1;\n"
+                                "}\n";
+    cl_program p = zc_build_source(t, source, "");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "wild", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem m = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 64, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof m, &m), CL_SUCCESS);
+    size_t global = 4;
+    cl_event e;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 0, NULL, &e), CL_SUCCESS);
+    zc_fault_callback_status = 1;
+    assert_int_equal(clSetEventCallback(e, CL_COMPLETE, zc_on_fault_complete, NULL), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &e), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(zc_exec_status(e), CL_OUT_OF_RESOURCES);
+    for (int i = 0; i < 1000 && zc_fault_callback_status == 1; i++)
+        usleep(1000);
+    assert_int_equal(zc_fault_callback_status, CL_OUT_OF_RESOURCES);
+    clFinish(t->queue);
+    cl_int v = 7, back = 0;
+    assert_int_equal(clEnqueueWriteBuffer(t->queue, m, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, m, CL_TRUE, 0, sizeof back, &back, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(back, 7);
+    clReleaseEvent(e);
+    clReleaseMemObject(m);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_user_marker_barrier),
@@ -626,6 +671,7 @@ int main(void) {
         cmocka_unit_test(test_invalid_arguments_more),
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_buffer_images),
+        cmocka_unit_test(test_faulted_command_status),
     };
     return cmocka_run_group_tests_name("opencl_events", tests, zc_setup, zc_teardown);
 }
