@@ -663,6 +663,51 @@ static void test_faulted_command_status(void **state) {
     clReleaseProgram(p);
 }
 
+#define ZC_STALE_ROUNDS 200
+
+/* 200 create/release/create rounds of samplers, buffers and user events: the second object never takes the
+ * released one's address, and the released handle is refused every time (docs/opencl.md, "Handles are checked"). */
+static void test_stale_handles_refused(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    int reused = 0;
+    for (int round = 0; round < ZC_STALE_ROUNDS; round++) {
+        cl_sampler s = clCreateSampler(t->context, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clReleaseSampler(s), CL_SUCCESS);
+        cl_sampler s2 = clCreateSampler(t->context, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        reused += s2 == s;
+        assert_int_equal(clRetainSampler(s), CL_INVALID_SAMPLER);
+        assert_int_equal(clReleaseSampler(s), CL_INVALID_SAMPLER);
+
+        cl_mem m = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 64, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clReleaseMemObject(m), CL_SUCCESS);
+        cl_mem m2 = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 64, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        reused += m2 == m;
+        assert_int_equal(clRetainMemObject(m), CL_INVALID_MEM_OBJECT);
+        assert_int_equal(clReleaseMemObject(m), CL_INVALID_MEM_OBJECT);
+
+        cl_event e = clCreateUserEvent(t->context, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clSetUserEventStatus(e, CL_COMPLETE), CL_SUCCESS);
+        assert_int_equal(clReleaseEvent(e), CL_SUCCESS);
+        cl_event e2 = clCreateUserEvent(t->context, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        reused += e2 == e;
+        assert_int_equal(clRetainEvent(e), CL_INVALID_EVENT);
+        assert_int_equal(clReleaseEvent(e), CL_INVALID_EVENT);
+
+        assert_int_equal(clReleaseSampler(s2), CL_SUCCESS);
+        assert_int_equal(clReleaseMemObject(m2), CL_SUCCESS);
+        assert_int_equal(clSetUserEventStatus(e2, CL_COMPLETE), CL_SUCCESS);
+        assert_int_equal(clReleaseEvent(e2), CL_SUCCESS);
+    }
+    assert_int_equal(reused, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_user_marker_barrier),
@@ -672,6 +717,7 @@ int main(void) {
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_buffer_images),
         cmocka_unit_test(test_faulted_command_status),
+        cmocka_unit_test(test_stale_handles_refused),
     };
     return cmocka_run_group_tests_name("opencl_events", tests, zc_setup, zc_teardown);
 }

@@ -127,7 +127,7 @@ static void zfcl_event_destroy(cl_event e) {
     free(e->dependents);
     cl_command_queue q = e->queue;
     cl_context c = e->context;
-    free(e);
+    zfcl_object_free(&e->obj);
     if (q != NULL)
         zfcl_queue_unhold(q);
     zfcl_context_unhold(c);

@@ -883,7 +883,7 @@ static void zfcl_sampler_destroy(void *object) {
     cl_sampler s = object;
     zfi_zeSamplerDestroy(s->ze);
     cl_context c = s->context;
-    free(s);
+    zfcl_object_free(&s->obj);
     zfcl_context_unhold(c);
 }
 

@@ -30,7 +30,7 @@ static void zfcl_kernel_free(cl_kernel k) {
         free(k->args[i].bytes);
     free(k->args);
     free(k->name);
-    free(k);
+    zfcl_object_free(&k->obj);
 }
 
 static cl_kernel zfcl_kernel_new(cl_program p, const char *name, cl_int *err) {

@@ -190,7 +190,7 @@ static void zfcl_mem_destroy(void *object) {
     }
     pthread_mutex_destroy(&m->lock);
     cl_context c = m->context;
-    free(m);
+    zfcl_object_free(&m->obj);
     zfcl_context_unhold(c);
 }
 

@@ -219,7 +219,7 @@ cl_int CL_API_CALL zfcl_clReleaseProgram(cl_program p) {
     free(p->log);
     pthread_mutex_destroy(&p->lock);
     cl_context c = p->context;
-    free(p);
+    zfcl_object_free(&p->obj);
     zfcl_context_unhold(c);
     return CL_SUCCESS;
 }

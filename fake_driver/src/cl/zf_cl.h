@@ -16,6 +16,7 @@
 #include <CL/cl_icd.h>
 
 #include "core/zf_core.h"
+#include "core/zf_object.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,10 +33,15 @@ typedef enum zfcl_kind {
     ZFCL_KERNEL,
     ZFCL_EVENT,
     ZFCL_SAMPLER,
+    ZFCL_KIND_END
 } zfcl_kind;
+_Static_assert(ZFCL_KIND_END <= ZF_OBJ_FACE_TYPES, "the OpenCL kinds fit the core registry's face types");
 
+/* Every object starts with the core's object header (core/zf_object.h), whose first word is the ICD dispatch table
+ * (cl_khr_icd): objects live on the core's registry as type ZF_OBJ_TYPE_COUNT + kind, and a released object's memory
+ * goes through the core's quarantine, so that its handle stays refused and its address is not reused soon. */
 typedef struct zfcl_obj {
-    const cl_icd_dispatch *dispatch; /* first word of every object (cl_khr_icd) */
+    zf_object header; /* header.dispatch: the ICD dispatch table */
     zfcl_kind kind;
     atomic_uint refs;
 } zfcl_obj;
@@ -229,6 +235,8 @@ struct _cl_event {
 /* Registry of live objects. */
 bool zfcl_register(zfcl_obj *obj, zfcl_kind kind);
 void zfcl_unregister(zfcl_obj *obj);
+/* Frees a heap object (unregistered first if it still is) through the core's quarantine. */
+void zfcl_object_free(zfcl_obj *obj);
 bool zfcl_live(const void *handle, zfcl_kind kind);
 void zfcl_retain(zfcl_obj *obj);
 bool zfcl_release(zfcl_obj *obj); /* true when the count reached 0 (the caller destroys) */

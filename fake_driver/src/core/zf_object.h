@@ -19,6 +19,10 @@ typedef struct zf_object {
     struct zf_object *owner; /* the object this one belongs to (a device's driver, a context's driver...) */
 } zf_object;
 
+/* Types beyond the Level Zero handles' (zf_obj_type): the OpenCL face registers its objects as ZF_OBJ_TYPE_COUNT plus
+ * its kind (cl/zf_cl.h), so that they share the registry and the quarantine of freed handles. */
+#define ZF_OBJ_FACE_TYPES 16u
+
 /* Registers a live object; it becomes a valid handle. False when out of host memory. */
 bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner);
 
