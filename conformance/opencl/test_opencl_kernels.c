@@ -452,6 +452,52 @@ static void test_unmap_profile_takes_time(void **state) {
     clReleaseMemObject(image);
 }
 
+/* CL_KERNEL_ATTRIBUTES names the hinted type as the source does: vec_type_hint(uint4) stays unsigned, although
+ * SPIR-V's VecTypeHint carries no signedness. */
+static void test_vec_type_hint_signedness(void **state) {
+    zc_cl *t = *state;
+    static const char *source = "kernel __attribute__((vec_type_hint(uint4))) void u(global uint *p) { p[0] = 1; }\n"
+                                "kernel __attribute__((vec_type_hint(int2))) void s(global int *p) { p[0] = 1; }\n"
+                                "kernel __attribute__((vec_type_hint(float4))) void f(global float *p) { p[0] = 1; }\n";
+    cl_program p = zc_build_source(t, source, "");
+    static const char *names[] = {"u", "s", "f"},
+                      *hints[] = {"vec_type_hint(uint4)", "vec_type_hint(int2)", "vec_type_hint(float4)"};
+    for (int i = 0; i < 3; i++) {
+        cl_int err;
+        cl_kernel k = clCreateKernel(p, names[i], &err);
+        assert_int_equal(err, CL_SUCCESS);
+        char text[256] = "";
+        assert_int_equal(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, sizeof text, text, NULL), CL_SUCCESS);
+        if (strstr(text, hints[i]) == NULL)
+            fail_msg("kernel %s: attributes '%s' lack '%s'", names[i], text, hints[i]);
+        clReleaseKernel(k);
+    }
+    clReleaseProgram(p);
+}
+
+/* CL_MEM_PROPERTIES of an image answers the properties given to clCreateImageWithProperties (the empty list: its
+ * terminating 0), and nothing for an image made without (OpenCL 3.0, clGetMemObjectInfo). */
+static void test_image_mem_properties(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
+    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 8};
+    const cl_mem_properties empty[] = {0};
+    cl_mem with = clCreateImageWithProperties(t->context, empty, CL_MEM_READ_WRITE, &format, &desc, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem without = clCreateImageWithProperties(t->context, NULL, CL_MEM_READ_WRITE, &format, &desc, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    size_t size = 99;
+    cl_mem_properties back[4] = {7, 7, 7, 7};
+    assert_int_equal(clGetMemObjectInfo(with, CL_MEM_PROPERTIES, sizeof back, back, &size), CL_SUCCESS);
+    assert_int_equal(size, sizeof(cl_mem_properties));
+    assert_int_equal(back[0], 0);
+    assert_int_equal(clGetMemObjectInfo(without, CL_MEM_PROPERTIES, sizeof back, back, &size), CL_SUCCESS);
+    assert_int_equal(size, 0);
+    clReleaseMemObject(with);
+    clReleaseMemObject(without);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_work_dim_is_the_launch_dimension),
@@ -466,6 +512,8 @@ int main(void) {
         cmocka_unit_test(test_compile_and_link_options),
         cmocka_unit_test(test_copy_buffer_rect_pitches),
         cmocka_unit_test(test_unmap_profile_takes_time),
+        cmocka_unit_test(test_vec_type_hint_signedness),
+        cmocka_unit_test(test_image_mem_properties),
     };
     return cmocka_run_group_tests_name("opencl_kernels", tests, zc_setup, zc_teardown);
 }

@@ -56,7 +56,10 @@ void zfcl_arg_infos_free(zfcl_arg_infos *infos) {
 }
 
 static bool zfcl_copy_kernel_args(zfcl_kernel_args *to, const zfcl_kernel_args *from) {
-    *to = (zfcl_kernel_args){.kernel = strdup(from->kernel), .num_args = from->num_args};
+    *to = (zfcl_kernel_args){.kernel = strdup(from->kernel),
+                             .unsigned_hint = from->unsigned_hint,
+                             .has_args = from->has_args,
+                             .num_args = from->num_args};
     to->args = calloc(from->num_args ? from->num_args : 1, sizeof *to->args);
     bool ok = to->kernel != NULL && to->args != NULL;
     for (cl_uint a = 0; ok && a < from->num_args; a++) {
@@ -171,8 +174,24 @@ static bool zfcl_fill_args(const zfcl_arg_md *md, zfcl_kernel_args *k) {
     return true;
 }
 
+/* Whether the kernel's vec_type_hint (clang: the hinted type's undefined value, then 1 for a signed integer type) is
+ * of an unsigned integer type. */
+static bool zfcl_unsigned_hint(LLVMContextRef context, LLVMValueRef f) {
+    unsigned n = 0;
+    LLVMValueRef *ops = zfcl_kernel_metadata(context, f, "vec_type_hint", &n);
+    bool result = false;
+    if (ops != NULL && n >= 2 && ops[0] != NULL && ops[1] != NULL && LLVMIsAConstantInt(ops[1])) {
+        LLVMTypeRef t = LLVMTypeOf(ops[0]);
+        if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+            t = LLVMGetElementType(t);
+        result = LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMConstIntGetZExtValue(ops[1]) == 0;
+    }
+    free(ops);
+    return result;
+}
+
 /* One kernel's entry in `infos`; false when out of host memory. */
-static bool zfcl_read_kernel_args(LLVMContextRef context, LLVMValueRef f, zfcl_arg_infos *infos) {
+static bool zfcl_read_kernel_args(LLVMContextRef context, LLVMValueRef f, zfcl_arg_infos *infos, bool with_args) {
     zfcl_kernel_args *grown = realloc(infos->kernels, (infos->count + 1) * sizeof *grown);
     if (grown == NULL)
         return false;
@@ -180,7 +199,10 @@ static bool zfcl_read_kernel_args(LLVMContextRef context, LLVMValueRef f, zfcl_a
     size_t length = 0;
     const char *name = LLVMGetValueName2(f, &length);
     zfcl_kernel_args *k = &infos->kernels[infos->count++];
-    *k = (zfcl_kernel_args){.kernel = strndup(name, length), .num_args = LLVMCountParams(f)};
+    *k = (zfcl_kernel_args){.kernel = strndup(name, length),
+                            .unsigned_hint = zfcl_unsigned_hint(context, f),
+                            .has_args = with_args,
+                            .num_args = with_args ? LLVMCountParams(f) : 0};
     k->args = calloc(k->num_args ? k->num_args : 1, sizeof *k->args);
     zfcl_arg_md md = {0};
     md.space = zfcl_kernel_metadata(context, f, "kernel_arg_addr_space", &md.n_space);
@@ -197,15 +219,15 @@ static bool zfcl_read_kernel_args(LLVMContextRef context, LLVMValueRef f, zfcl_a
     return ok;
 }
 
-static bool zfcl_read_arg_infos(LLVMContextRef context, LLVMModuleRef module, zfcl_arg_infos *infos) {
+static bool zfcl_read_arg_infos(LLVMContextRef context, LLVMModuleRef module, zfcl_arg_infos *infos, bool with_args) {
     for (LLVMValueRef f = LLVMGetFirstFunction(module); f != NULL; f = LLVMGetNextFunction(f))
         if (LLVMGetFunctionCallConv(f) == LLVMSPIRKERNELCallConv && !LLVMIsDeclaration(f) &&
-            !zfcl_read_kernel_args(context, f, infos))
+            !zfcl_read_kernel_args(context, f, infos, with_args))
             return false;
     return true;
 }
 
-cl_int zfcl_prepare_bitcode(const char *path, zfcl_arg_infos *infos) {
+cl_int zfcl_prepare_bitcode(const char *path, zfcl_arg_infos *infos, bool with_args) {
     LLVMMemoryBufferRef buffer = NULL;
     char *message = NULL;
     if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buffer, &message) != 0) {
@@ -219,7 +241,7 @@ cl_int zfcl_prepare_bitcode(const char *path, zfcl_arg_infos *infos) {
     cl_int err = CL_SUCCESS;
     if (LLVMParseBitcodeInContext2(context, buffer, &module) != 0)
         err = zfcl_fail(CL_BUILD_PROGRAM_FAILURE, "clang's output %s is no LLVM bitcode", path);
-    else if (infos != NULL && !zfcl_read_arg_infos(context, module, infos))
+    else if (!zfcl_read_arg_infos(context, module, infos, with_args))
         err = zfcl_fail(CL_OUT_OF_HOST_MEMORY, "no host memory for the kernels' argument information");
     else if (zfcl_drop_module_freezes(module) > 0 && LLVMWriteBitcodeToFile(module, path) != 0)
         err = zfcl_fail(CL_OUT_OF_RESOURCES, "cannot write the bitcode %s back", path);

@@ -231,7 +231,7 @@ cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_h
     char bitcode[4200];
     snprintf(bitcode, sizeof bitcode, "%s/program.bc", dir);
     if (err == CL_SUCCESS)
-        err = zfcl_prepare_bitcode(bitcode, zfcl_wants_arg_info(options) ? infos : NULL);
+        err = zfcl_prepare_bitcode(bitcode, infos, zfcl_wants_arg_info(options));
     if (err == CL_SUCCESS)
         err = zfcl_llvm_spirv(dir);
     if (err == CL_SUCCESS)

@@ -7,6 +7,7 @@
 #include "spirv.h"
 #include "zfcl_generated.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,11 +252,25 @@ cl_kernel CL_API_CALL zfcl_clCloneKernel(cl_kernel source, cl_int *err) {
     return k;
 }
 
+/* The kernel's attributes as its SPIR-V gives them, with an unsigned vec_type_hint restored from the source: SPIR-V's
+ * VecTypeHint names the integer width only, so "vec_type_hint(int4)" becomes "vec_type_hint(uint4)". */
+static const char *zfcl_attributes(cl_kernel k, char *buffer, size_t size) {
+    const char *given = zfcl_desc(k)->attributes != NULL ? zfcl_desc(k)->attributes : "";
+    const zfcl_kernel_args *source = zfcl_arg_infos_find(&k->program->arg_info, k->name);
+    const char *hint = strstr(given, "vec_type_hint(");
+    if (source == NULL || !source->unsigned_hint || hint == NULL)
+        return given;
+    size_t at = (size_t)(hint - given) + strlen("vec_type_hint(");
+    snprintf(buffer, size, "%.*su%s", (int)at, given, given + at);
+    return buffer;
+}
+
 cl_int CL_API_CALL zfcl_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t size, void *value, size_t *size_ret) {
     if (!zfcl_live(k, ZFCL_KERNEL))
         return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");
     cl_uint refs = atomic_load(&k->obj.refs);
-    const char *attributes = zfcl_desc(k)->attributes;
+    char buffer[320];
+    const char *attributes = zfcl_attributes(k, buffer, sizeof buffer);
     switch (name) {
     case CL_KERNEL_FUNCTION_NAME:
         return zfcl_info_str(size, value, size_ret, k->name);
@@ -268,7 +283,7 @@ cl_int CL_API_CALL zfcl_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t
     case CL_KERNEL_PROGRAM:
         return zfcl_info(size, value, size_ret, &k->program, sizeof k->program);
     case CL_KERNEL_ATTRIBUTES:
-        return zfcl_info_str(size, value, size_ret, attributes != NULL ? attributes : "");
+        return zfcl_info_str(size, value, size_ret, attributes);
     default:
         return zfcl_fail(CL_INVALID_VALUE, "param_name 0x%x is no kernel query", (unsigned)name);
     }
@@ -323,7 +338,7 @@ cl_int CL_API_CALL zfcl_clGetKernelArgInfo(cl_kernel k, cl_uint index, cl_kernel
     if (value != NULL && fixed != 0 && size < fixed)
         return zfcl_fail(CL_INVALID_VALUE, "param_value_size %zu is below the answer's %zu bytes", size, fixed);
     const zfcl_kernel_args *args = zfcl_arg_infos_find(&k->program->arg_info, k->name);
-    if (args == NULL || index >= args->num_args)
+    if (args == NULL || !args->has_args || index >= args->num_args)
         return zfcl_fail(CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
                          "the program was not built from OpenCL C with -cl-kernel-arg-info");
     return zfcl_arg_info_answer(&args->args[index], name, size, value, size_ret);

@@ -163,10 +163,12 @@ typedef struct zfcl_arg_info {
 } zfcl_arg_info;
 typedef struct zfcl_kernel_args {
     char *kernel;
+    bool unsigned_hint; /* vec_type_hint of an unsigned integer type (SPIR-V's VecTypeHint has no signedness) */
+    bool has_args;      /* built with -cl-kernel-arg-info: args holds num_args entries */
     cl_uint num_args;
     zfcl_arg_info *args;
 } zfcl_kernel_args;
-/* The argument information of a program's kernels; count 0 when it was not built with -cl-kernel-arg-info. */
+/* What the OpenCL C source tells of a program's kernels beyond their SPIR-V; count 0 for programs from SPIR-V. */
 typedef struct zfcl_arg_infos {
     size_t count;
     zfcl_kernel_args *kernels;
@@ -392,8 +394,9 @@ cl_int zfcl_image_unmap(cl_command_queue queue, cl_mem image, void *ptr, cl_uint
 cl_int zfcl_set_kernel_pointer(cl_kernel kernel, cl_uint index, const void *ptr);
 
 /* cl_bitcode.c: clang's bitcode at `path` rewritten in place without what llvm-spirv-14 cannot translate (freeze);
- * with `infos`, the kernels' argument information read from the metadata clang attaches to them. */
-cl_int zfcl_prepare_bitcode(const char *path, zfcl_arg_infos *infos);
+ * `infos` gets each kernel's record from the metadata clang attaches to it, with its argument information when
+ * `with_args`. */
+cl_int zfcl_prepare_bitcode(const char *path, zfcl_arg_infos *infos, bool with_args);
 
 /* cl_compiler.c: OpenCL C to SPIR-V with Debian's clang-14 and llvm-spirv-14 as child processes, in a temporary
  * directory holding the source and the embedded headers. Returns CL_SUCCESS with the SPIR-V, CL_INVALID_BUILD_OPTIONS
