@@ -498,6 +498,53 @@ static void test_image_mem_properties(void **state) {
     clReleaseMemObject(without);
 }
 
+/* 3D images are offered for writing, so the device reports cl_khr_3d_image_writes and __opencl_c_3d_image_writes
+ * (OpenCL 3.0, "Image Format Mapping": a device that supports writes to 3D images reports both), and a kernel writes
+ * one. */
+static void test_3d_image_writes_reported(void **state) {
+    zc_cl *t = *state;
+    cl_uint formats = 0;
+    assert_int_equal(
+        clGetSupportedImageFormats(t->context, CL_MEM_WRITE_ONLY, CL_MEM_OBJECT_IMAGE3D, 0, NULL, &formats),
+        CL_SUCCESS);
+    assert_true(formats > 0);
+    char extensions[2048] = "";
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_EXTENSIONS, sizeof extensions, extensions, NULL), CL_SUCCESS);
+    assert_non_null(strstr(extensions, "cl_khr_3d_image_writes"));
+    cl_name_version features[16];
+    size_t size = 0;
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_OPENCL_C_FEATURES, sizeof features, features, &size),
+                     CL_SUCCESS);
+    bool found = false;
+    for (size_t i = 0; i < size / sizeof *features; i++)
+        found |= strcmp(features[i].name, "__opencl_c_3d_image_writes") == 0;
+    assert_true(found);
+    static const char *source = "#pragma OPENCL EXTENSION cl_khr_3d_image_writes : enable\n"
+                                "kernel void fill3d(write_only image3d_t img)\n"
+                                "{\n"
+                                "    int4 at = (int4)(get_global_id(0), get_global_id(1), get_global_id(2), 0);\n"
+                                "    write_imageui(img, at, (uint4)(at.x + 4 * at.y + 16 * at.z, 0, 0, 0));\n"
+                                "}\n";
+    cl_program p = zc_build_source(t, source, "");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "fill3d", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_image_format format = {CL_R, CL_UNSIGNED_INT32};
+    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE3D, .image_width = 4, .image_height = 4, .image_depth = 4};
+    cl_mem img = clCreateImage(t->context, CL_MEM_WRITE_ONLY, &format, &desc, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof img, &img), CL_SUCCESS);
+    const size_t global[3] = {4, 4, 4}, origin[3] = {0, 0, 0};
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 3, NULL, global, NULL, 0, NULL, NULL), CL_SUCCESS);
+    cl_uint back[64];
+    assert_int_equal(clEnqueueReadImage(t->queue, img, CL_TRUE, origin, global, 0, 0, back, 0, NULL, NULL), CL_SUCCESS);
+    for (cl_uint i = 0; i < 64; i++)
+        assert_int_equal(back[i], i);
+    clReleaseMemObject(img);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_work_dim_is_the_launch_dimension),
@@ -514,6 +561,7 @@ int main(void) {
         cmocka_unit_test(test_unmap_profile_takes_time),
         cmocka_unit_test(test_vec_type_hint_signedness),
         cmocka_unit_test(test_image_mem_properties),
+        cmocka_unit_test(test_3d_image_writes_reported),
     };
     return cmocka_run_group_tests_name("opencl_kernels", tests, zc_setup, zc_teardown);
 }
