@@ -12,7 +12,9 @@ pcdir=$(dirname "$(find "$scratch/prefix" -name zefake.pc | head -n 1)")
 driver=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=driver zefake)
 [ -f "$driver" ] || { echo "check_install: pkg-config names $driver, which is not installed" >&2; exit 1; }
 # The compiled tier's LLVM part is loaded from the driver's own directory.
-[ -f "$(dirname "$driver")/libze_fake_cx.so" ] || { echo "check_install: libze_fake_cx.so is not next to $driver" >&2; exit 1; }
+for part in libze_fake_cx.so libze_fake_clc.so; do
+  [ -f "$(dirname "$driver")/$part" ] || { echo "check_install: $part is not next to $driver" >&2; exit 1; }
+done
 [ -f "$scratch/prefix/include/zefake/zefake_ext.h" ] || { echo "check_install: zefake_ext.h missing" >&2; exit 1; }
 mkdir -p "$scratch/consumer"
 cat >"$scratch/consumer/CMakeLists.txt" <<'CMAKE'

@@ -17,11 +17,11 @@
 
 #define ZF_QUARANTINE_SIZE 1024u
 
-_Static_assert(ZF_OBJ_TYPE_COUNT <= UINT8_MAX, "an object type fits the registry's type byte");
+_Static_assert(ZF_OBJ_TYPE_COUNT + ZF_OBJ_FACE_TYPES <= UINT8_MAX, "an object type fits the registry's type byte");
 
 static pthread_mutex_t zf_registry_lock = PTHREAD_MUTEX_INITIALIZER; /* writers only */
 _Atomic(zf_registry_leaf *) zf_registry_root[ZF_ROOT_SLOTS];
-static _Atomic unsigned zf_counts[ZF_OBJ_TYPE_COUNT];
+static _Atomic unsigned zf_counts[ZF_OBJ_TYPE_COUNT + ZF_OBJ_FACE_TYPES];
 
 /* The root slots that hold a leaf (guarded by zf_registry_lock), so that releasing the registry touches no other page
  * of the root table: most of it is never written, and reading or writing all of it costs every process at exit. */

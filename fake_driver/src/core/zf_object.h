@@ -22,6 +22,10 @@ typedef struct zf_object {
     atomic_bool claimed;     /* a call the headers make exclusive is running on it (zf_object_claim) */
 } zf_object;
 
+/* Types beyond the Level Zero handles' (zf_obj_type): the OpenCL face registers its objects as ZF_OBJ_TYPE_COUNT plus
+ * its kind (cl/zf_cl.h), so that they share the registry and the quarantine of freed handles. */
+#define ZF_OBJ_FACE_TYPES 16u
+
 /* Registers a live object; it becomes a valid handle, counted among its owner's children. False when out of host
  * memory. */
 bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner);

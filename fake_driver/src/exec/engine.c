@@ -261,6 +261,7 @@ static zf_waited zf_engine_wait_events(zf_engine *engine, const zf_command *comm
 
 static void zf_event_mark(zf_event *event, zf_device *device, const zf_work_record *record) {
     event->signal_ns = record->end_ns;
+    event->faulted = record->faulted || record->lost;
     event->start_ns = record->start_ns;
     event->end_ns = record->end_ns;
     event->timestamp_device = device;

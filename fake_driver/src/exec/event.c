@@ -232,9 +232,15 @@ ze_result_t zfi_zeEventQueryStatus(ze_event_handle_t hEvent) {
     return ZE_RESULT_SUCCESS;
 }
 
+bool zf_event_failed(ze_event_handle_t hEvent) {
+    const zf_event *event = zf_event_from(hEvent);
+    return event->signaled && event->faulted;
+}
+
 ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
     zf_sync_lock();
     zf_event_from(hEvent)->signaled = false;
+    zf_event_from(hEvent)->faulted = false;
     zf_sync_unlock();
     zf_event_ipc_host_changed(zf_event_from(hEvent));
     return ZE_RESULT_SUCCESS;

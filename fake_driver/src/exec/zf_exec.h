@@ -32,6 +32,7 @@ typedef struct zf_event {
      * stores signaled last, so a reader that sees it set finds the signal's time and device. */
     _Atomic bool signaled;
     _Atomic uint64_t signal_ns; /* device time of the signal */
+    _Atomic bool faulted;       /* the signalling command failed on the device (a fault, a hang, a lost device) */
     uint64_t start_ns;          /* the signalling command's start and end (kernel timestamps) */
     uint64_t end_ns;
     zf_device *_Atomic timestamp_device; /* whose clock the timestamps are on */
@@ -310,6 +311,8 @@ void zf_event_write_interval(const zf_event *event, uint64_t start_ns, uint64_t 
 /* A consistent copy of an event whose kernel timestamps are ready: ZE_RESULT_ERROR_INVALID_ARGUMENT when its pool has
  * no KERNEL_TIMESTAMP flag, ZE_RESULT_NOT_READY until a command signalled it. */
 ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy);
+/* Whether the event is signalled by a command that failed on the device (the OpenCL face's CL_OUT_OF_RESOURCES). */
+bool zf_event_failed(ze_event_handle_t event);
 
 /* Appends a command of a family implemented outside the engine: the list checks (closed state, signal and wait
  * events) and the immediate-list behaviour are those of every append. The payload is owned by the command from then

@@ -280,6 +280,10 @@ ze_result_t zfi_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t 
     return ZE_RESULT_SUCCESS;
 }
 
+void zf_kernel_set_work_dim(ze_kernel_handle_t hKernel, uint32_t dims) {
+    zf_kernel_from(hKernel)->work_dim = dims;
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Properties */
 
@@ -608,6 +612,7 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     zf_program_executable(launch->program, &x.program);
     memcpy(x.group_size, launch->group_size, sizeof x.group_size);
     memcpy(x.offset, launch->offset, sizeof x.offset);
+    x.work_dim = launch->work_dim;
     zf_xresult result;
     zf_spirv_execute(&x, &result);
     *work = result.work;

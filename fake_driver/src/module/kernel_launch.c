@@ -204,6 +204,7 @@ static ze_result_t zf_capture(zf_kernel *kernel, zf_launch_pool *pool, bool ever
     launch->local_bytes = local_bytes;
     memcpy(launch->group_size, size, sizeof size);
     memcpy(launch->offset, kernel->global_offset, sizeof launch->offset);
+    launch->work_dim = kernel->work_dim;
     launch->costing = kernel->builtin;
     launch->code = kernel->code;
     if (!zf_capture_images(launch)) {

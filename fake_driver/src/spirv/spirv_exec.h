@@ -162,6 +162,7 @@ typedef struct zf_xlaunch {
     uint32_t group_size[3];
     uint32_t groups[3];
     uint32_t offset[3];
+    uint32_t work_dim; /* get_work_dim(): the dimensions the application gave; 0: derived by zf_work_dim */
     uint32_t subgroup_size;
     const zf_exec_env *env;
     uint32_t max_threads;     /* 0: as many as the host has cores */

@@ -14,6 +14,7 @@ enum {
     ZF_ID_CPACKED = 1u << 2,
     ZF_ID_BYVAL = 1u << 3,
     ZF_ID_FORWARD_POINTER = 1u << 4,
+    ZF_ID_NOWRITE = 1u << 5, /* FuncParamAttr NoWrite: the function never writes through the parameter */
 };
 
 /* What the module knows about one id. Offsets are word offsets; 0 means "none" (offset 0 is the header). */

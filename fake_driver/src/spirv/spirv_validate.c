@@ -8,7 +8,12 @@
  * the legacy set SPIRV.debug of llvm-spirv --spirv-debug-info-version=legacy and older translators, and llvm-spirv-14's
  * OpenCL.DebugInfo.100 breaks several of its rules), and the order of each function's blocks (llvm-spirv-14 with -g
  * may place a block before its dominator; the engine orders blocks itself, spirv_cfg.c): the copy has them in reverse
- * post-order. Every other rule, dominance of definitions over uses included, applies as to the module. */
+ * post-order. Every other rule, dominance of definitions over uses included, applies as to the module.
+ *
+ * One rule may be tolerated (docs/tolerances.md): SPIR-V 1.4 requires an OpEntryPoint to list every module-scope
+ * variable its call tree uses, and llvm-spirv-14 omits a UniformConstant variable reached only through another's
+ * initializer (a program-scope constant array of pointers to another). Intel's compiler accepts such modules; the copy
+ * then has the variable added to the entry point's interface, one validation at a time. */
 #include "spirv_internal.h"
 
 #include <spirv-tools/libspirv.h>
@@ -296,7 +301,70 @@ static void zf_log_diagnostic(zf_spirv_log *log, const uint32_t *words, size_t c
                         zf_spirv_opcode_name(words[at] & 0xFFFFu, name, sizeof name), first_line, text);
 }
 
-zf_spirv_status zf_spirv_validate(const zf_spirv_module *m, zf_spirv_log *log) {
+/* The ids of the validator's "Interface variable id <V> is used by entry point '...' id <E>, but is not listed as an
+ * interface"; false for any other message. */
+static bool zf_unlisted_interface(const spv_diagnostic diagnostic, uint32_t *variable, uint32_t *entry) {
+    const char *text = diagnostic != NULL ? diagnostic->error : NULL;
+    const char *v = text != NULL ? strstr(text, "Interface variable id <") : NULL;
+    const char *tail = v != NULL ? strstr(v, "but is not listed as an interface") : NULL;
+    const char *e = tail != NULL ? strstr(v, "' id <") : NULL;
+    return e != NULL && e < tail && sscanf(v, "Interface variable id <%u>", variable) == 1 &&
+           sscanf(e, "' id <%u>", entry) == 1;
+}
+
+/* Whether `id` is a module-scope UniformConstant OpVariable of the copy. */
+static bool zf_is_uniform_constant(const zf_val_copy *c, uint32_t id) {
+    for (size_t at = 5; at < c->count; at += c->words[at] >> 16) {
+        const uint32_t *w = &c->words[at];
+        uint32_t opcode = w[0] & 0xFFFFu, n = w[0] >> 16;
+        if (n == 0 || opcode == SpvOpFunction)
+            return false;
+        if (opcode == SpvOpVariable && n >= 4 && w[2] == id)
+            return w[3] == SpvStorageClassUniformConstant;
+    }
+    return false;
+}
+
+/* Appends `variable` to the interface of the copy's OpEntryPoint of function `entry`; false when there is none or out
+ * of memory. */
+static bool zf_list_interface(zf_val_copy *c, uint32_t variable, uint32_t entry) {
+    for (size_t at = 5; at < c->count; at += c->words[at] >> 16) {
+        uint32_t opcode = c->words[at] & 0xFFFFu, n = c->words[at] >> 16;
+        if (n == 0 || n == 0xFFFFu || opcode == SpvOpFunction)
+            return false;
+        if (opcode != SpvOpEntryPoint || n < 3 || c->words[at + 2] != entry)
+            continue;
+        uint32_t *grown = realloc(c->words, (c->count + 1) * sizeof *grown);
+        if (grown == NULL)
+            return false;
+        c->words = grown;
+        memmove(&c->words[at + n + 1], &c->words[at + n], (c->count - at - n) * sizeof *c->words);
+        c->words[at + n] = variable;
+        c->words[at] = ((n + 1) << 16) | opcode;
+        c->count++;
+        return true;
+    }
+    return false;
+}
+
+/* Validates the copy; with `unlisted`, each failure of the tolerated rule lists the variable and validates again,
+ * counting the variables so listed. */
+static spv_result_t zf_validate_copy(spv_context context, spv_validator_options options, zf_val_copy *c,
+                                     uint32_t *unlisted, spv_diagnostic *diagnostic) {
+    for (;;) {
+        spv_const_binary_t binary = {c->words, c->count};
+        spv_result_t result = spvValidateWithOptions(context, options, &binary, diagnostic);
+        uint32_t variable = 0, entry = 0;
+        if (result == SPV_SUCCESS || unlisted == NULL || !zf_unlisted_interface(*diagnostic, &variable, &entry) ||
+            !zf_is_uniform_constant(c, variable) || !zf_list_interface(c, variable, entry))
+            return result;
+        ++*unlisted;
+        spvDiagnosticDestroy(*diagnostic);
+        *diagnostic = NULL;
+    }
+}
+
+zf_spirv_status zf_spirv_validate(const zf_spirv_module *m, uint32_t *unlisted, zf_spirv_log *log) {
     const uint32_t *words = m->words;
     size_t count = m->num_words;
     if (zf_declares_extension(words, count, ZF_UNVALIDATED_EXTENSION))
@@ -304,11 +372,21 @@ zf_spirv_status zf_spirv_validate(const zf_spirv_module *m, zf_spirv_log *log) {
     spv_context context = spvContextCreate(zf_universal_env((m->version >> 8) & 0xFFu));
     if (context == NULL)
         return ZF_SPIRV_NO_MEMORY;
+    /* The SPIR-V specification's universal limits are what every implementation supports at least, not a rule of
+     * valid modules: a kernel's parameters are bounded by the device's maxArgumentsSize instead (module_build.c), so
+     * the validator's limit of 255 function parameters is raised to what an OpTypeFunction can hold. */
+    spv_validator_options options = spvValidatorOptionsCreate();
+    if (options == NULL) {
+        spvContextDestroy(context);
+        return ZF_SPIRV_NO_MEMORY;
+    }
+    spvValidatorOptionsSetUniversalLimit(options, spv_validator_limit_max_function_args, 0xFFFFu - 3u);
     zf_val_copy copy;
     bool copied = zf_validation_copy(words, count, m->bound, &copy);
-    spv_const_binary_t binary = {copied ? copy.words : words, copied ? copy.count : count};
+    spv_const_binary_t binary = {words, count};
     spv_diagnostic diagnostic = NULL;
-    spv_result_t result = spvValidate(context, &binary, &diagnostic);
+    spv_result_t result = copied ? zf_validate_copy(context, options, &copy, unlisted, &diagnostic)
+                                 : spvValidateWithOptions(context, options, &binary, &diagnostic);
     if (result != SPV_SUCCESS) {
         if (copied && diagnostic != NULL && diagnostic->position.index <= copy.kept)
             diagnostic->position.index = copy.index_of[diagnostic->position.index];
@@ -319,6 +397,7 @@ zf_spirv_status zf_spirv_validate(const zf_spirv_module *m, zf_spirv_log *log) {
         free(copy.index_of);
     }
     spvDiagnosticDestroy(diagnostic);
+    spvValidatorOptionsDestroy(options);
     spvContextDestroy(context);
     if (result == SPV_ERROR_OUT_OF_MEMORY)
         return ZF_SPIRV_NO_MEMORY;

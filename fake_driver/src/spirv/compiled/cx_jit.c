@@ -61,31 +61,53 @@ static pthread_mutex_t zf_cx_caches_lock = PTHREAD_MUTEX_INITIALIZER;
 #define ZF_CX_HELPER_ENTRY(fn) {#fn, (uint64_t)(uintptr_t)fn},
 static const zf_cx_symbol zf_cx_helper_table[] = {ZF_CX_HELPERS(ZF_CX_HELPER_ENTRY)};
 
-/* The part's file: next to the object holding this code (the driver, or a program linking the engine). */
-static bool zf_cx_part_path(char *out, size_t out_size) {
+/* A part's file: next to the object holding this code (the driver, or a program linking the engine). */
+static bool zf_cx_part_path_of(const char *file, char *out, size_t out_size) {
     Dl_info self;
-    if (dladdr((void *)zf_cx_part_path, &self) == 0 || self.dli_fname == NULL)
+    if (dladdr((void *)zf_cx_part_path_of, &self) == 0 || self.dli_fname == NULL)
         return false;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", self.dli_fname);
-    return snprintf(out, out_size, "%s/%s", dirname(dir), ZF_CX_PART_FILE) < (int)out_size;
+    return snprintf(out, out_size, "%s/%s", dirname(dir), file) < (int)out_size;
 }
 
-static void zf_cx_lib_load(void) {
+static bool zf_cx_part_path(char *out, size_t out_size) {
+    return zf_cx_part_path_of(ZF_CX_PART_FILE, out, out_size);
+}
+
+void *zf_spirv_part_open(const char *file, const char *entry, void **symbol, char *why, size_t why_size) {
     char path[4200];
-    if (!zf_cx_part_path(path, sizeof path)) {
-        snprintf(zf_cx_lib.why, sizeof zf_cx_lib.why, "the driver's own path is unknown");
-        return;
+    *symbol = NULL;
+    if (!zf_cx_part_path_of(file, path, sizeof path)) {
+        snprintf(why, why_size, "the driver's own path is unknown");
+        return NULL;
     }
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
-        snprintf(zf_cx_lib.why, sizeof zf_cx_lib.why, "no compiled tier: %s", dlerror());
+        snprintf(why, why_size, "no %s: %s", file, dlerror());
+        return NULL;
+    }
+    *symbol = dlsym(handle, entry);
+    if (*symbol == NULL) {
+        snprintf(why, why_size, "%s has no %s", path, entry);
+        dlclose(handle);
+        return NULL;
+    }
+    return handle;
+}
+
+static void zf_cx_lib_load(void) {
+    char why[4300];
+    void *symbol = NULL;
+    void *handle = zf_spirv_part_open(ZF_CX_PART_FILE, ZF_CX_PART_ENTRY, &symbol, why, sizeof why);
+    if (handle == NULL) {
+        snprintf(zf_cx_lib.why, sizeof zf_cx_lib.why, "no compiled tier: %s", why);
         return;
     }
-    zf_cx_part_entry_fn entry = (zf_cx_part_entry_fn)dlsym(handle, ZF_CX_PART_ENTRY);
-    const zf_cx_part *part = entry != NULL ? entry() : NULL;
+    const zf_cx_part *part = ((zf_cx_part_entry_fn)symbol)();
     if (part == NULL || part->abi != ZF_CX_PART_ABI || strcmp(part->version, ZEFAKE_VERSION) != 0) {
-        snprintf(zf_cx_lib.why, sizeof zf_cx_lib.why, "%s is not the compiled tier of zefake %s", path, ZEFAKE_VERSION);
+        snprintf(zf_cx_lib.why, sizeof zf_cx_lib.why, "%s is not the compiled tier of zefake %s", ZF_CX_PART_FILE,
+                 ZEFAKE_VERSION);
         dlclose(handle);
         return;
     }
