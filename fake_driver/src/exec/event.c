@@ -144,8 +144,10 @@ ze_result_t zfi_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_
     event->wait_scope = desc->wait;
     zf_sync_lock();
     bool taken = pool->events[desc->index] != NULL;
-    if (!taken)
+    if (!taken) {
         pool->events[desc->index] = event;
+        atomic_fetch_add(&pool->refs, 1); /* before the event is seen: a destroy of the pool then keeps it */
+    }
     zf_sync_unlock();
     if (taken) {
         free(event);
@@ -156,9 +158,9 @@ ze_result_t zfi_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_
         pool->events[desc->index] = NULL;
         zf_sync_unlock();
         free(event);
+        zf_pool_unref(pool);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register an event");
     }
-    atomic_fetch_add(&pool->refs, 1); /* the pool's handle is live: the caller's argument */
     zf_event_ipc_event_created(event);
     *phEvent = (ze_event_handle_t)event;
     return ZE_RESULT_SUCCESS;
