@@ -153,6 +153,19 @@ void zf_memory_release(zf_mem_block *block) {
         zf_block_unref(block);
 }
 
+zf_mem_block *zf_memory_use(zf_context *context, const void *ptr) {
+    pthread_rwlock_rdlock(&zf_index_lock);
+    zf_mem_block *block = zf_index_fit(context, ptr, 1);
+    if (block != NULL)
+        zf_block_use(block);
+    pthread_rwlock_unlock(&zf_index_lock);
+    return block;
+}
+
+void zf_memory_unuse(zf_mem_block *block) {
+    zf_block_unuse(block);
+}
+
 bool zf_memory_range_overruns(zf_context *context, const void *ptr, size_t size) {
     uintptr_t start, end;
     if (!zf_range(ptr, size, &start, &end))
