@@ -197,13 +197,36 @@ static void zc_query_tolerance(zc_exec *x, ze_context_handle_t other) {
     zc_activate(x->context, x->device, 0, NULL);
 }
 
+static unsigned zc_traced_calls;
+static bool zc_traced_user_data_null = true;
+
+static void zc_count_device_get(ze_device_get_params_t *params, ze_result_t result, void *user_data,
+                                void **instance_data) {
+    (void)params;
+    (void)result;
+    (void)instance_data;
+    zc_traced_calls++;
+    zc_traced_user_data_null = zc_traced_user_data_null && user_data == NULL;
+}
+
+/* A tracer without user data: its callbacks are called, with NULL. */
 static void zc_tracer_tolerances(zc_exec *x) {
     zet_tracer_exp_desc_t exp_desc = {ZET_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, NULL};
     zet_tracer_exp_handle_t exp_tracer = NULL;
     ze_result_t result = zetTracerExpCreate(x->context, &exp_desc, &exp_tracer);
     zc_print("tracer_exp", result);
-    if (result == ZE_RESULT_SUCCESS)
+    if (result == ZE_RESULT_SUCCESS) {
+        zet_core_callbacks_t callbacks;
+        memset(&callbacks, 0, sizeof callbacks);
+        callbacks.Device.pfnGetCb = zc_count_device_get;
+        zc_assert_success(zetTracerExpSetPrologues(exp_tracer, &callbacks));
+        zc_assert_success(zetTracerExpSetEnabled(exp_tracer, 1));
+        uint32_t count = 0;
+        zc_assert_success(zeDeviceGet(zc_sys()->driver, &count, NULL));
+        printf("traced_null_user_data=%d\n", zc_traced_calls == 1 && zc_traced_user_data_null);
+        zc_assert_success(zetTracerExpSetEnabled(exp_tracer, 0));
         zc_assert_success(zetTracerExpDestroy(exp_tracer));
+    }
     zel_tracer_desc_t desc = {ZEL_STRUCTURE_TYPE_TRACER_DESC, NULL, NULL};
     zel_tracer_handle_t tracer = NULL;
     result = zelTracerCreate(&desc, &tracer);
@@ -471,6 +494,7 @@ static void zc_check_default(const zc_child *child) {
     assert_int_equal(zc_child_number(child, "cross_ran"), 1);
     zc_expect(child, "query_data", "ZE_RESULT_SUCCESS");
     assert_int_equal(zc_child_number(child, "event_signalled"), 1);
+    assert_int_equal(zc_child_number(child, "traced_null_user_data"), 1);
     assert_int_equal(zc_child_number(child, "vm_first"), ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY);
     assert_int_equal(zc_child_number(child, "vm_second"), ZE_MEMORY_ACCESS_ATTRIBUTE_NONE);
     assert_int_equal(zc_child_number(child, "image_filters"),
