@@ -42,6 +42,9 @@ typedef struct zf_mem_block zf_mem_block;
  * hold is released. NULL when the range is not entirely inside one allocation of `context`. */
 zf_mem_block *zf_memory_hold(zf_context *context, const void *ptr, size_t size, zf_allocation *out);
 void zf_memory_release(zf_mem_block *block);
+/* Like zf_memory_hold for a range that may also cover the rest of the allocation's last page (its padding: sizes are
+ * rounded up to the allocation's page size, docs/memory.md "Backing"). */
+zf_mem_block *zf_memory_hold_mapped(zf_context *context, const void *ptr, size_t size, zf_allocation *out);
 
 /* A hold of the allocation of `context` that `ptr` points into, for a submitted command, from its submission until
  * it completes (zf_memory_unuse): zeMemFreeExt with the blocking policy waits for these holds to go, the other frees

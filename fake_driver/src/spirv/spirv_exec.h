@@ -119,6 +119,11 @@ typedef struct zf_exec_env {
     bool system_memory;
     /* Receives the engine's debug-level messages (which tier runs a kernel, compile times). May be NULL. */
     void (*debug)(void *user, const char *text);
+    /* When set, an access past the end of an allocation that stays inside its mapping (the rest of its last page,
+     * [base + size, guard_end)) is performed, as real GPUs do, and each thread running the launch calls this once,
+     * with the work-item, the access and its offset in the allocation; when NULL, such an access faults. Called on
+     * worker threads, concurrently. */
+    void (*padding)(void *user, const char *text);
 } zf_exec_env;
 
 typedef enum zf_xarg_kind {
