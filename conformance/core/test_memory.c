@@ -889,6 +889,32 @@ static void memory_blocking_free_waits_for_submitted_commands(void **state) {
     zc_assert_success(f.result);
 }
 
+/* Fills submitted to device buffers, each freed at once with the blocking or the deferred policy while the engine may
+ * still be filling it: no device fault. */
+static void memory_free_policies_right_after_fills(void **state) {
+    ze_context_handle_t context = *(ze_context_handle_t *)state;
+    zc_exec x = {.context = context, .device = zc_sys()->roots[0]};
+    zc_exec_groups(&x);
+    ze_command_list_handle_t list = zc_immediate(&x, x.compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    const uint8_t pattern = 0x3c;
+    for (uint32_t i = 0; i < 64; i++) {
+        void *ptr = zc_device_alloc(&x, ZC_BUSY_BYTES);
+        zc_assert_success(zeCommandListAppendMemoryFill(list, ptr, &pattern, 1, ZC_BUSY_BYTES, NULL, 0, NULL));
+        ze_memory_free_ext_desc_t desc = {ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC, NULL,
+                                          i % 2 == 0 ? ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE
+                                                     : ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE};
+        zc_assert_success(zeMemFreeExt(context, &desc, ptr));
+    }
+    ze_event_pool_handle_t pool = zc_event_pool(&x, 1, 0);
+    ze_event_handle_t done = zc_event(pool, 0);
+    zc_assert_success(zeCommandListAppendBarrier(list, done, 0, NULL));
+    zc_assert_success(zeEventHostSynchronize(done, UINT64_MAX));
+    zc_assert_success(zeDeviceGetStatus(x.device));
+    zc_assert_success(zeEventDestroy(done));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeCommandListDestroy(list));
+}
+
 /* policy: a zeMemFreeExt policy, or UINT32_MAX for zeMemFree. */
 static void zc_free_busy_at_once(ze_context_handle_t context, uint32_t policy, uint64_t tolerated) {
     zc_busy_fill b;
@@ -952,6 +978,7 @@ int main(int argc, char **argv) {
         ZC_CONTEXT_TEST(memory_alloc_free_from_threads),
         ZC_CONTEXT_TEST(memory_blocking_free_waits_for_submitted_commands),
         ZC_CONTEXT_TEST(memory_deferred_free_after_submitted_commands),
+        ZC_CONTEXT_TEST(memory_free_policies_right_after_fills),
         ZC_CONTEXT_TEST(memory_free_of_busy_memory_after_submitted_commands),
 #if ZC_L0_AT_LEAST(7)
         ZC_CONTEXT_TEST(memory_atomic_access_attributes),
