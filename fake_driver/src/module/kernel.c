@@ -594,6 +594,11 @@ static void zf_env_debug(void *user, const char *text) {
     zf_log(ZF_LOG_DEBUG, "%s", text);
 }
 
+static void zf_env_warn(void *user, const char *text) {
+    (void)user;
+    zf_log(ZF_LOG_WARN, "%s", text);
+}
+
 /* The engine's view of the captured arguments, in `room` when they fit (no allocation for the usual kernel). */
 #define ZF_ARGS_ROOM 16u
 static zf_xarg *zf_launch_args(const zf_kernel_launch *launch, zf_xarg room[ZF_ARGS_ROOM]) {
@@ -621,6 +626,7 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
                             .sampler = zf_env_sampler,
                             .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
                             .debug = zf_env_debug,
+                            .warn = zf_env_warn,
                             .padding = zf_strict() ? NULL : zf_env_padding};
     zf_xarg room[ZF_ARGS_ROOM];
     zf_xarg *args = zf_launch_args(launch, room);
