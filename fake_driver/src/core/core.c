@@ -64,14 +64,24 @@ static bool zf_first_at_site(const char *rule, zf_api_id api) {
     return first;
 }
 
-/* `strict_note` says what ZEFAKE_STRICT=1 answers instead, for the reader of the warning. */
+/* Counts a tolerance and logs it at `level`, from `where` (an API function's name). `strict_note` says what
+ * ZEFAKE_STRICT=1 answers instead, for the reader of the warning. */
+static void zf_tolerate_log(zf_log_level level, const char *where, const char *rule, const char *detail,
+                            const char *instead, const char *strict_note) {
+    atomic_fetch_add_explicit(&zf_tolerated_count, 1, memory_order_relaxed);
+    zf_log(level, "%s: %s%sthe application breaks the rule '%s'; %s as Intel's driver does (%s; docs/tolerances.md)",
+           where, detail != NULL ? detail : "", detail != NULL ? ": " : "", rule, instead, strict_note);
+}
+
 static void zf_tolerate_at(zf_api_id api, const char *rule, const char *detail, const char *instead,
                            const char *strict_note) {
-    atomic_fetch_add_explicit(&zf_tolerated_count, 1, memory_order_relaxed);
     zf_log_level level = zf_first_at_site(rule, api) ? ZF_LOG_WARN : ZF_LOG_DEBUG;
-    zf_log(level, "%s: %s%sthe application breaks the rule '%s'; %s as Intel's driver does (%s; docs/tolerances.md)",
-           api < ZF_API_COUNT ? zf_api_table[api].name : "zefake", detail != NULL ? detail : "",
-           detail != NULL ? ": " : "", rule, instead, strict_note);
+    zf_tolerate_log(level, api < ZF_API_COUNT ? zf_api_table[api].name : "zefake", rule, detail, instead, strict_note);
+}
+
+void zf_tolerate_on_device(bool first, const char *rule, const char *detail, const char *instead,
+                           const char *strict_note) {
+    zf_tolerate_log(first ? ZF_LOG_WARN : ZF_LOG_DEBUG, "device", rule, detail, instead, strict_note);
 }
 
 static void zf_tolerate_noted(const char *rule, const char *detail, const char *instead, const char *strict_note) {

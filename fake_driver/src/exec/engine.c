@@ -29,6 +29,8 @@ typedef struct zf_submission {
     uint64_t end_ns; /* in place: the queue's last end once the submission completed */
     zf_fence *fence;
     uint64_t submit_ns;
+    zf_uses uses; /* the allocations its commands use, held until each has run; its storage is kept for reuse */
+    size_t ran;   /* commands run so far */
 } zf_submission;
 
 struct zf_engine {
@@ -381,6 +383,7 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
      * may destroy the list, and the pool with it. */
     if (sub->has_single && zf_command_is_launch(command))
         zf_command_free(command);
+    zf_uses_release(&sub->uses, sub->ran++); /* a blocking free of its memory may go on */
     uint64_t end = start + cost;
     engine->free_at_ns = end;
     record.faulted = result != ZE_RESULT_SUCCESS && loss != ZF_LOSS_GONE; /* a lost device faults once */
@@ -505,15 +508,22 @@ static void zf_engine_complete_quietly(zf_submission *sub) {
 }
 
 static void zf_submission_release(zf_submission *sub) {
+    zf_uses_release(&sub->uses, SIZE_MAX); /* the commands of a submission that stopped */
     if (sub->has_single)
         zf_command_free(&sub->single);
     if (sub->lists != sub->few)
         free(sub->lists);
 }
 
+/* Frees a released submission. */
+static void zf_submission_discard(zf_submission *sub) {
+    free(sub->uses.items);
+    free(sub);
+}
+
 static void zf_submission_free(zf_submission *sub) {
     zf_submission_release(sub);
-    free(sub);
+    zf_submission_discard(sub);
 }
 
 /* Keeps a finished submission for the engine's next one (steady-state submissions allocate nothing). Called with the
@@ -579,7 +589,7 @@ static zf_submission *zf_engine_run_chain(zf_engine *engine, zf_submission *sub)
             sub->next = done;
             done = sub;
         } else {
-            free(sub);
+            zf_submission_discard(sub);
         }
         if (ran == ZF_RAN_STOPPED || next == NULL) {
             if (ran != ZF_RAN_LOCKED)
@@ -617,7 +627,7 @@ static void *zf_engine_main(void *arg) {
         while (done != NULL) {
             zf_submission *next = done->next;
             if (!zf_submission_recycle(engine, done))
-                free(done);
+                zf_submission_discard(done);
             done = next;
         }
         engine->running = false;
@@ -699,6 +709,7 @@ static bool zf_submission_fill(zf_submission *sub, zf_queue *queue, zf_cmdlist *
     sub->in_place = false;
     sub->fence = fence;
     sub->submit_ns = zf_clock_now_ns(zf_device_clock(queue->device));
+    sub->ran = 0;
     return true;
 }
 
@@ -726,9 +737,28 @@ static void zf_engine_wait_room(zf_engine *engine) {
     engine->throttled--;
 }
 
+/* Holds the allocations the submission's commands use, before it is queued (docs/memory.md, "Freeing memory in use").
+ */
+static void zf_submission_gather_uses(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, const zf_command *single,
+                                      zf_uses *uses) {
+    if (single != NULL) {
+        zf_command_use(queue, single, 0, uses);
+        return;
+    }
+    size_t ordinal = 0;
+    for (uint32_t l = 0; l < num_lists; l++)
+        for (size_t c = 0; c < lists[l]->num_commands; c++)
+            zf_command_use(queue, &lists[l]->commands[c], ordinal++, uses);
+}
+
+#define ZF_USES_ROOM 32u /* a submitter gathers this many on its stack without allocating */
+
 ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
                              zf_fence *fence) {
     zf_engine *engine = queue->engine;
+    zf_held_block room[ZF_USES_ROOM];
+    zf_uses uses = {.items = room, .cap = ZF_USES_ROOM, .borrowed = true};
+    zf_submission_gather_uses(queue, lists, num_lists, single, &uses);
     zf_sync_lock();
     if (zf_engine_full(engine))
         zf_engine_wait_room(engine);
@@ -738,14 +768,17 @@ ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_l
         engine->num_spare--;
     } else {
         zf_sync_unlock();
-        sub = malloc(sizeof *sub);
+        sub = calloc(1, sizeof *sub);
         zf_sync_lock();
     }
     if (sub == NULL || !zf_submission_fill(sub, queue, lists, num_lists, single, fence)) {
         zf_sync_unlock();
-        free(sub);
+        zf_uses_drop(&uses);
+        if (sub != NULL)
+            zf_submission_discard(sub);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a submission");
     }
+    zf_uses_move(&sub->uses, &uses);
     zf_submission_accept(queue, lists, num_lists, fence);
     if (engine->tail != NULL)
         engine->tail->next = sub;
@@ -840,7 +873,7 @@ void zf_engines_shutdown(void) {
         while (engines->spare != NULL) {
             zf_submission *sub = engines->spare;
             engines->spare = sub->next;
-            free(sub);
+            zf_submission_discard(sub);
         }
         pthread_cond_destroy(&engines->wake);
         pthread_cond_destroy(&engines->room);

@@ -251,6 +251,32 @@ void zf_engines_shutdown(void);
 /* Releases what a command owns; a second call releases nothing. */
 void zf_command_free(zf_command *command);
 
+/* The allocations the commands of a submission use (memory/zf_memory.h, zf_memory_use), each held from the
+ * submission until its command has run, so that a free meanwhile waits for it (blocking policy) or leaves the pages
+ * mapped until then (docs/memory.md, "Freeing memory in use"). Items are in command order. */
+typedef struct zf_held_block {
+    struct zf_mem_block *block;
+    size_t command; /* the command's place in its submission */
+} zf_held_block;
+
+typedef struct zf_uses {
+    zf_held_block *items;
+    size_t count, cap;
+    size_t next;   /* the first item not released yet */
+    bool borrowed; /* items is the caller's storage (a submitter's stack), not to be freed or grown in place */
+} zf_uses;
+
+/* Adds the allocations `command`, the submission's `ordinal`th, touches in its queue's context (exec/perform.c). Out
+ * of host memory, the command goes without: it still holds its memory while it runs. */
+void zf_command_use(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses);
+/* Releases the items of the commands up to `ordinal` (SIZE_MAX: all) that are not released yet. */
+void zf_uses_release(zf_uses *uses, size_t ordinal);
+/* Moves the items of `from` into `to` (empty, its storage kept for reuse) and frees the storage `from` owns; out of
+ * host memory, they are released instead. */
+void zf_uses_move(zf_uses *to, zf_uses *from);
+/* Releases every item and frees the storage `uses` owns. */
+void zf_uses_drop(zf_uses *uses);
+
 /* Copies a recorded command into `copy`, owning copies of what it owns (launch records from `pool`):
  * ZE_RESULT_SUCCESS, OUT_OF_HOST_MEMORY, or UNSUPPORTED_FEATURE for a command whose payload cannot be copied. */
 ze_result_t zf_command_clone(const zf_command *command, zf_launch_pool *pool, zf_command *copy);

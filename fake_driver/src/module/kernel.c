@@ -432,8 +432,9 @@ ze_result_t zf_annotation_set_callback(zefake_pfnAnnotationCallback_t callback, 
 typedef struct zf_run_env {
     zf_exec_env env;
     zf_kernel_launch *launch;
-    pthread_mutex_t lock;  /* resolve_function may be called from several worker threads */
-    zf_program **resolved; /* programs retained while the launch runs */
+    atomic_bool padding_seen; /* a work-item accessed an allocation's padding (docs/tolerances.md) */
+    pthread_mutex_t lock;     /* resolve_function may be called from several worker threads */
+    zf_program **resolved;    /* programs retained while the launch runs */
     uint32_t num_resolved, cap_resolved;
 } zf_run_env;
 
@@ -457,6 +458,8 @@ static zf_mem_kind zf_env_lookup(void *user, uintptr_t ptr, size_t size, zf_mem_
         return ZF_MEM_INSIDE;
     zf_allocation allocation;
     zf_mem_block *hold = zf_memory_hold(context, (const void *)ptr, size, &allocation);
+    if (hold == NULL && run->env.padding != NULL) /* the engine performs accesses into the padding */
+        hold = zf_memory_hold_mapped(context, (const void *)ptr, size, &allocation);
     if (hold != NULL) {
         /* docs/memory.md: device and shared-with-device memory is mapped in 64 KiB pages, host memory in host pages;
          * the rest of the last page is the allocation's, but out of bounds. */
@@ -485,6 +488,39 @@ static zf_mem_kind zf_env_lookup(void *user, uintptr_t ptr, size_t size, zf_mem_
     if (zf_memory_range_freed((const void *)ptr, size))
         return ZF_MEM_FREED;
     return ZF_MEM_UNKNOWN;
+}
+
+/* Kernels whose accesses into an allocation's padding were warned of: once per kernel (later ones at debug level). */
+#define ZF_PADDING_WARNED_MAX 64u
+
+static bool zf_padding_first_of(const zf_kernel_launch *launch) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        const zf_program *program;
+        uint32_t index;
+    } warned[ZF_PADDING_WARNED_MAX];
+    static uint32_t num_warned;
+    pthread_mutex_lock(&lock);
+    bool first = true;
+    for (uint32_t i = 0; i < num_warned && first; i++)
+        first = warned[i].program != launch->program || warned[i].index != launch->index;
+    if (first && num_warned < ZF_PADDING_WARNED_MAX) {
+        warned[num_warned].program = launch->program;
+        warned[num_warned++].index = launch->index;
+    }
+    pthread_mutex_unlock(&lock);
+    return first;
+}
+
+/* Real GPUs read and write the rest of an allocation's last page, and programs rely on it: counted once per launch,
+ * warned once per kernel (docs/tolerances.md). */
+static void zf_env_padding(void *user, const char *text) {
+    zf_run_env *run = user;
+    if (atomic_exchange(&run->padding_seen, true))
+        return;
+    zf_tolerate_on_device(zf_padding_first_of(run->launch), "a kernel accesses only the bytes of its allocations", text,
+                          "performed the access (a load reads what the padding holds)",
+                          "ZEFAKE_STRICT=1: a device fault");
 }
 
 static void zf_env_release(void *user, void *hold) {
@@ -594,7 +630,8 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
                             .sampler = zf_env_sampler,
                             .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
                             .debug = zf_env_debug,
-                            .warn = zf_env_warn};
+                            .warn = zf_env_warn,
+                            .padding = zf_strict() ? NULL : zf_env_padding};
     zf_xarg room[ZF_ARGS_ROOM];
     zf_xarg *args = zf_launch_args(launch, room);
     if (args == NULL) {

@@ -209,6 +209,8 @@ bool zf_spirv_symbol_same_type(const zf_spirv_module *a, const zf_spirv_symbol *
 void zf_spirv_symbol_type_name(const zf_spirv_module *module, const zf_spirv_symbol *symbol, char *out, size_t size);
 
 /* Capabilities declared by OpCapability, in order. */
+/* Whether the module declares the capability (OpCapability). */
+bool zf_spirv_declares(const zf_spirv_module *module, uint32_t capability);
 uint32_t zf_spirv_capability_count(const zf_spirv_module *module);
 uint32_t zf_spirv_capability_at(const zf_spirv_module *module, uint32_t index);
 

@@ -139,6 +139,11 @@ typedef struct zf_exec_env {
     void (*debug)(void *user, const char *text);
     /* Receives its warnings (a damaged entry of the compiled-code cache). May be NULL: they go to debug. */
     void (*warn)(void *user, const char *text);
+    /* When set, an access past the end of an allocation that stays inside its mapping (the rest of its last page,
+     * [base + size, guard_end)) is performed, as real GPUs do, and each thread running the launch calls this once,
+     * with the work-item, the access and its offset in the allocation; when NULL, such an access faults. Called on
+     * worker threads, concurrently. */
+    void (*padding)(void *user, const char *text);
 } zf_exec_env;
 
 typedef enum zf_xarg_kind {

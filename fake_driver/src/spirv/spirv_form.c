@@ -22,7 +22,7 @@ static const char *const zf_xop_names[ZF_X_COUNT] = {
     "storez",      "copymem",  "copymemn", "atomic",  "br",       "brc",       "switch",    "ret",     "retv",
     "unreachable", "call",     "callp",    "barrier", "fence",    "itt",       "ext",       "extp",    "extv",
     "vload",       "vstore",   "xshuffle", "printf",  "group",    "asynccopy", "sgshuffle", "image",   "sgblock",
-    "imgblock",
+    "imgblock",    "trap",
 };
 
 const char *zf_xop_name(uint32_t op) {
@@ -94,6 +94,7 @@ static bool zf_sizes_data(const zf_dinst *in, zf_operand_sizes *o) {
     case ZF_X_UNREACHABLE:
     case ZF_X_BARRIER:
     case ZF_X_FENCE:
+    case ZF_X_TRAP:
         *o = (zf_operand_sizes){0, 0, 0, 0};
         return true;
     case ZF_X_MOV:

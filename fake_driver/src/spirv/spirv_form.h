@@ -193,6 +193,8 @@ typedef enum zf_xop {
     ZF_X_IMGBLOCK,  /* sub-group block read (aux ZF_SGB_READ: dst[T]) or write (ZF_SGB_WRITE: c[T]) of the raw bytes
                        of 2D image a[8] at b (x in bytes, y in rows: two i32); component k of lane i is the element at
                        byte x + i * element size of row y + k. T as for ZF_X_SGBLOCK */
+    ZF_X_TRAP,      /* an instruction the engine does not run: each lane faults, naming SPIR-V opcode aux & 0xFFFF on an
+                       integer of aux >> 16 bits (SPV_INTEL_arbitrary_precision_integers) */
     ZF_X_COUNT
 } zf_xop;
 

@@ -134,8 +134,9 @@ static zf_spirv_status zf_layout_type(const zf_spirv_module *m, zf_spirv_type *t
         return ZF_SPIRV_OK;
     case SpvOpTypeInt:
     case SpvOpTypeFloat:
-        type->size = w[2] / 8;
-        type->align = w[2] / 8;
+        /* an integer of another width (SPV_INTEL_arbitrary_precision_integers) takes the next of 1, 2, 4, 8 bytes */
+        type->size = w[2] <= 8 ? 1 : w[2] <= 16 ? 2 : w[2] <= 32 ? 4 : 8;
+        type->align = (uint32_t)type->size;
         return ZF_SPIRV_OK;
     case SpvOpTypeVector:
     case SpvOpTypeMatrix:

@@ -253,8 +253,31 @@ static uint8_t *zf_host_access(zf_x *x, uint32_t lane, uint64_t addr, uint32_t s
 /* ------------------------------------------------------------------------------------------------------------------
  * The slow path */
 
+/* An access past the end of allocation `r` inside its padding, performed when the driver tolerates it: the driver
+ * hears of the first of this thread's launch. */
+static bool zf_padding_access(zf_x *x, uint32_t lane, const zf_region *r, uint64_t addr, uint32_t size, bool write) {
+    zf_ctx *ctx = x->ctx;
+    if (ctx->env->padding == NULL || addr < r->lo || addr + size > r->guard || (write && !r->writable))
+        return false;
+    if (!ctx->padding_told) {
+        ctx->padding_told = true;
+        uint64_t global[3], group[3], local[3];
+        zf_lane_ids(ctx, lane, global, group, local);
+        char text[ZF_FAULT_TEXT_MAX];
+        snprintf(text, sizeof text,
+                 "kernel '%s': work-item (%" PRIu64 ", %" PRIu64 ", %" PRIu64 ") %s %u bytes at offset %" PRIu64
+                 " of allocation [0x%" PRIxPTR ", +%zu), reaching %" PRIu64 " bytes past its end, into its padding",
+                 ctx->launch->name != NULL ? ctx->launch->name : "?", global[0], global[1], global[2],
+                 write ? "stores" : "loads", size, addr - r->lo, r->lo, (size_t)(r->hi - r->lo), addr + size - r->hi);
+        ctx->env->padding(ctx->env->user, text);
+    }
+    return true;
+}
+
 static uint8_t *zf_region_verdict(zf_x *x, uint32_t lane, const zf_region *r, uint64_t addr, uint32_t size,
                                   bool write) {
+    if (zf_padding_access(x, lane, r, addr, size, write))
+        return (uint8_t *)(uintptr_t)addr;
     const char *what = write ? "store" : "load";
     if (addr < r->lo) {
         zf_fault(x, lane,
@@ -307,6 +330,8 @@ static uint8_t *zf_ask_driver(zf_x *x, uint32_t lane, uint64_t addr, uint32_t si
             return NULL;
         }
         ctx->last_region = ctx->num_regions - 1;
+        if (addr < info.base || addr + size > info.base + info.size) /* into its padding */
+            return zf_region_verdict(x, lane, &ctx->regions[ctx->last_region], addr, size, write);
         return (uint8_t *)(uintptr_t)addr;
     case ZF_MEM_OVERRUN:
         zf_fault(x, lane, "out-of-bounds %s of %u bytes at 0x%" PRIx64 ": it overruns an allocation", what, size, addr);
