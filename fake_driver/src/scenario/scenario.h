@@ -9,6 +9,7 @@
 #include "scenario/scenario_formula.h"
 
 #include <level_zero/ze_api.h>
+#include <level_zero/zes_api.h>
 #include <level_zero/zet_api.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,6 +24,8 @@
 #define ZF_SCENARIO_MAX_ENGINE_GROUPS 8
 #define ZF_SCENARIO_ERROR_MAX         512
 #define ZF_SCENARIO_MAX_FAULTS        32
+#define ZF_SCENARIO_MAX_DIAG_SUITES   4   /* diagnostics test suites of one device */
+#define ZF_SCENARIO_MAX_DIAG_TESTS    16  /* tests of one suite */
 #define ZF_SCENARIO_MAX_PORTS         16  /* Xe Link ports of one tile */
 #define ZF_SCENARIO_MAX_XE_LINKS      512 /* cables of the top-level xe_links list */
 
@@ -84,7 +87,23 @@ typedef struct zf_scenario_performance {
     uint32_t kernel_launch_ns;      /* each kernel on top: dispatch and thread-group set-up */
 } zf_scenario_performance;
 
-/* The sysman model of a device (docs/sysman.md): its power draws, frequency domain and thermal constants. */
+/* A test of a diagnostics suite (docs/sysman.md, "Diagnostics"): what a run of it answers. */
+typedef struct zf_scenario_diag_test {
+    char name[ZES_STRING_PROPERTY_SIZE];
+    zes_diag_result_t result; /* NO_ERRORS unless the scenario plants a fault */
+} zf_scenario_diag_test;
+
+/* A diagnostics test suite: its tests (none: the suite runs only whole) and the modelled time a whole run takes. */
+typedef struct zf_scenario_diag_suite {
+    char name[ZES_STRING_PROPERTY_SIZE];
+    uint32_t duration_ms;     /* of a run of every test, shared evenly among them */
+    zes_diag_result_t result; /* of a suite without tests */
+    uint32_t num_tests;
+    zf_scenario_diag_test tests[ZF_SCENARIO_MAX_DIAG_TESTS];
+} zf_scenario_diag_suite;
+
+/* The sysman model of a device (docs/sysman.md): its power draws, frequency domain and thermal constants, and the
+ * components it has besides the ones every device has. */
 typedef struct zf_scenario_sysman {
     uint32_t tile_idle_w;         /* each tile, always */
     uint32_t tile_compute_w;      /* on top of idle, while a compute engine is busy (unthrottled) */
@@ -99,6 +118,8 @@ typedef struct zf_scenario_sysman {
     uint32_t millikelvin_per_w;   /* settled temperature rise per W */
     uint32_t thermal_tau_ms;      /* time constant */
     uint32_t max_temperature_c;   /* TjMax; the critical temperature is 5 K below */
+    uint32_t num_diag_suites;
+    zf_scenario_diag_suite diag_suites[ZF_SCENARIO_MAX_DIAG_SUITES];
 } zf_scenario_sysman;
 
 typedef struct zf_scenario_timer {

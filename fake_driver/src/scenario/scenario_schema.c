@@ -172,6 +172,58 @@ static const zf_field zf_performance_fields[] = {
 };
 static const zf_schema zf_performance_schema = ZF_SCHEMA(zf_performance_fields, NULL);
 
+/* The results of zes_diag_result_t a planted fault makes a diagnostics run answer. */
+static const zf_name zf_diag_result_items[] = {
+    {"no_errors", ZES_DIAG_RESULT_NO_ERRORS},
+    {"abort", ZES_DIAG_RESULT_ABORT},
+    {"fail_cant_repair", ZES_DIAG_RESULT_FAIL_CANT_REPAIR},
+    {"reboot_for_repair", ZES_DIAG_RESULT_REBOOT_FOR_REPAIR},
+};
+static const zf_names zf_diag_results = ZF_NAMES(zf_diag_result_items);
+
+static const zf_field zf_diag_test_fields[] = {
+    ZF_STRING(zf_scenario_diag_test, name, "name", ZF_OPT_REQUIRED | ZF_OPT_NONEMPTY),
+    ZF_ENUM(zf_scenario_diag_test, result, "result", &zf_diag_results, 0),
+};
+static const zf_schema zf_diag_test_schema = ZF_SCHEMA(zf_diag_test_fields, NULL);
+static const zf_list_spec zf_diag_test_list = {.item = &zf_diag_test_schema,
+                                               .elem_size = sizeof(zf_scenario_diag_test),
+                                               .count_offset = offsetof(zf_scenario_diag_suite, num_tests),
+                                               .min_items = 0,
+                                               .max_items = ZF_SCENARIO_MAX_DIAG_TESTS,
+                                               .init = NULL};
+
+/* A suite with tests answers their results: a result of its own would never be used. */
+static bool zf_diag_suite_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
+    (void)present;
+    const zf_scenario_diag_suite *suite = base;
+    if (suite->num_tests > 0 && zf_node_lookup(w, node, "result") != NULL)
+        return zf_walk_fail(w, zf_node_at(w, node, "result", NULL), "result",
+                            "a suite with tests answers the results of its tests: give each test its result");
+    return true;
+}
+
+static void zf_diag_suite_init(void *item, uint32_t index) {
+    (void)index;
+    zf_scenario_diag_suite *suite = item;
+    suite->duration_ms = 100;
+}
+
+typedef zf_scenario_diag_suite zf_suite;
+static const zf_field zf_diag_suite_fields[] = {
+    ZF_STRING(zf_suite, name, "name", ZF_OPT_REQUIRED | ZF_OPT_NONEMPTY),
+    ZF_UINT(zf_suite, duration_ms, "duration_ms", 0, 3600000, 0),
+    ZF_ENUM(zf_suite, result, "result", &zf_diag_results, 0),
+    ZF_LIST(zf_suite, tests, "tests", &zf_diag_test_list, 0),
+};
+static const zf_schema zf_diag_suite_schema = ZF_SCHEMA(zf_diag_suite_fields, zf_diag_suite_finish);
+static const zf_list_spec zf_diag_suite_list = {.item = &zf_diag_suite_schema,
+                                                .elem_size = sizeof(zf_scenario_diag_suite),
+                                                .count_offset = offsetof(zf_scenario_sysman, num_diag_suites),
+                                                .min_items = 0,
+                                                .max_items = ZF_SCENARIO_MAX_DIAG_SUITES,
+                                                .init = zf_diag_suite_init};
+
 typedef zf_scenario_sysman zf_sysman;
 static const zf_field zf_sysman_fields[] = {
     ZF_UINT(zf_sysman, tile_idle_w, "tile_idle_w", 0, 10000, 0),
@@ -187,6 +239,7 @@ static const zf_field zf_sysman_fields[] = {
     ZF_UINT(zf_sysman, millikelvin_per_w, "millikelvin_per_w", 1, 100000, 0),
     ZF_UINT(zf_sysman, thermal_tau_ms, "thermal_tau_ms", 1, 3600000, 0),
     ZF_UINT(zf_sysman, max_temperature_c, "max_temperature_c", 6, 300, 0),
+    ZF_LIST(zf_sysman, diag_suites, "diagnostics", &zf_diag_suite_list, 0),
 };
 static bool zf_sysman_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
     (void)present;

@@ -1,6 +1,7 @@
 /* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, firmware,
  * RAS error sets, ECC, fabric ports (sysman_fabric.c), and the enumerations of components zefake's cards do not have
- * (fans, LEDs, power supplies, diagnostics, overclock domains, virtual functions), which answer a count of 0.
+ * (fans, LEDs, power supplies, overclock domains, virtual functions), which answer a count of 0; diagnostics are in
+ * sysman_diag.c.
  * docs/sysman.md. */
 #include "core/zf_chain.h"
 #include "core/zf_shared.h"
@@ -69,9 +70,13 @@ ze_result_t zfi_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_
     ze_result_t result = zf_sm_device_of(hDevice, &sm);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    /* A recorded execution fault leaves the device needing a reset, as a hung GPU is reported wedged. */
+    /* A recorded execution fault leaves the device needing a reset, as a hung GPU is reported wedged; a diagnostics
+     * run that set up a repair, until the reset performs it (sysman_diag.c). */
     pState->reset = atomic_load(&sm->device->faults) > 0 ? ZES_RESET_REASON_FLAG_WEDGED : 0;
-    pState->repaired = ZES_REPAIR_STATUS_NOT_PERFORMED;
+    zf_sm_lock();
+    pState->reset |= sm->repair_pending ? ZES_RESET_REASON_FLAG_REPAIR : 0;
+    pState->repaired = sm->repaired ? ZES_REPAIR_STATUS_PERFORMED : ZES_REPAIR_STATUS_NOT_PERFORMED;
+    zf_sm_unlock();
     return ZE_RESULT_SUCCESS;
 }
 
@@ -91,6 +96,8 @@ static ze_result_t zf_sm_reset(zf_sm_device *sm, ze_bool_t force) {
     uint32_t cleared = zf_device_clear_faults(sm->device);
     zf_sm_lock();
     sm->resets++;
+    sm->repaired |= sm->repair_pending; /* the reset completes the repair a diagnostics run set up */
+    sm->repair_pending = false;
     zf_sm_check_all();
     zf_sm_unlock();
     zf_log(ZF_LOG_INFO, "%s: reset %u (%u fault(s) cleared)", sm->device->desc->name, sm->resets, cleared);
@@ -301,11 +308,6 @@ ze_result_t zfi_zesDeviceEnumEnabledVFExp(zes_device_handle_t hDevice, uint32_t 
     return zf_sm_enum_none(hDevice, pCount);
 }
 #endif
-
-ze_result_t zfi_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount,
-                                                  zes_diag_handle_t *phDiagnostics) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
 
 ze_result_t zfi_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount,
                                          zes_fabric_port_handle_t *phPort) {

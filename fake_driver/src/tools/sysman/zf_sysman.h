@@ -106,6 +106,13 @@ typedef struct zf_sm_standby {
     uint32_t tile; /* among the device's tiles */
 } zf_sm_standby;
 
+/* A diagnostics test suite of the scenario (zesDeviceEnumDiagnosticTestSuites; sysman_diag.c). */
+typedef struct zf_sm_diag {
+    zf_object header;
+    zf_sm_device *owner;
+    const zf_scenario_diag_suite *suite;
+} zf_sm_diag;
+
 /* Another process using the card, as last read from the card's shared state (zf_sm_import_peers). */
 typedef struct zf_sm_peer {
     int32_t pid;
@@ -160,6 +167,12 @@ struct zf_sm_device {
     uint64_t others_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS];
     uint32_t num_peers;
     zf_sm_peer peers[ZF_SHARED_MAX_PROCESSES];
+    /* Diagnostics: the suites of a device reported as a card, and the in-field repair a run set up (guarded by the
+     * sysman lock): pending until the next zesDeviceReset, which performs it. */
+    uint32_t num_diags;
+    zf_sm_diag diags[ZF_SCENARIO_MAX_DIAG_SUITES];
+    bool repair_pending;
+    bool repaired;
 };
 
 /* The performance factor that leaves the clock alone, and the default (docs/sysman.md, "Controls"). */
@@ -231,6 +244,9 @@ uint64_t zf_sm_awake_us(const zf_sm_device *sm, uint32_t t, uint64_t now_us);
 /* zesDeviceEnumFabricPorts: the Xe Link ports of the device's tiles, their handles made at the first call
  * (sysman_fabric.c). */
 ze_result_t zf_sm_enum_fabric_ports(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort);
+
+/* Builds and registers a device's diagnostics suites (sysman_diag.c); false when out of host memory. */
+bool zf_sm_diag_start(zf_sm_device *sm);
 
 /* Builds a device's scheduler, standby and performance-factor handles (sysman_control.c). */
 void zf_sm_control_start(zf_sm_device *sm);
