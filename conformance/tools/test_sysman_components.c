@@ -1,12 +1,15 @@
 /* Conformance: sysman's optional components in the legacy model (ZES_ENABLE_SYSMAN=1 before zeInit): diagnostics
- * test suites (zesDeviceEnumDiagnosticTestSuites, zesDiagnostics*). Every suite answers its properties and tests, a
- * run answers a zes_diag_result_t, and bad inputs are refused. On the fake the suites are the scenario's
- * (docs/sysman.md, "Diagnostics"): the shipped Data Center GPU Max cards run ARRAY and SCAN without errors in their
- * modelled time, and the sysman-components scenario's planted faults give their results, a repair needing a reset
- * included. */
+ * test suites (zesDeviceEnumDiagnosticTestSuites, zesDiagnostics*), fans, LEDs and power supplies. Every suite answers
+ * its properties and tests, a run answers a zes_diag_result_t; every fan, LED and power supply answers its properties
+ * and state and takes the settings its properties offer; bad inputs are refused. On the fake the components are the
+ * scenario's (docs/sysman.md, "Diagnostics", "Fans, LEDs and power supplies"): the shipped Data Center GPU Max cards
+ * run ARRAY and SCAN without errors in their modelled time and have no fan, LED or power supply; the
+ * sysman-components scenario's planted faults give their results, a repair needing a reset included, and its fans
+ * turn at the speed its thermal model's temperature gives. */
 #include "zc_metric.h"
 #include "zc_sysman.h"
 
+#include <math.h>
 #include <string.h>
 
 static bool zc_scenario_is(const char *name) {
@@ -249,6 +252,307 @@ static void sysman_diag_bad_inputs(void **state) {
     free(diags);
 }
 
+/* ---- Fans ------------------------------------------------------------------------------------------------------ */
+
+static zes_fan_handle_t *zc_fans(ze_device_handle_t device, uint32_t *count) {
+    return zc_handles((zes_device_handle_t)device, (zc_enum_fn)zesDeviceEnumFans, "zesDeviceEnumFans", count);
+}
+
+static zes_fan_properties_t zc_fan_props(zes_fan_handle_t fan) {
+    zes_fan_properties_t p = {.stype = ZES_STRUCTURE_TYPE_FAN_PROPERTIES};
+    zc_assert_success(zesFanGetProperties(fan, &p));
+    return p;
+}
+
+static zes_fan_config_t zc_fan_config(zes_fan_handle_t fan) {
+    zes_fan_config_t c = {.stype = ZES_STRUCTURE_TYPE_FAN_CONFIG};
+    zc_assert_success(zesFanGetConfig(fan, &c));
+    return c;
+}
+
+static int32_t zc_fan_speed(zes_fan_handle_t fan, zes_fan_speed_units_t units) {
+    int32_t speed = -2;
+    zc_assert_success(zesFanGetState(fan, units, &speed));
+    return speed;
+}
+
+/* The device's temperature as its first sensor reads it. */
+static double zc_temperature(ze_device_handle_t device) {
+    zes_temp_handle_t sensor = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumTemperatureSensors((zes_device_handle_t)device, &one, &sensor));
+    double celsius = 0;
+    zc_assert_success(zesTemperatureGetState(sensor, &celsius));
+    return celsius;
+}
+
+/* Every fan answers properties within the header's ranges, a configuration of a supported mode, and a speed in every
+ * supported unit that agrees with the other (RPM within maxRPM, percent within 0..100). */
+static void sysman_fans_answer(void **state) {
+    (void)state;
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        uint32_t n = 0;
+        zes_fan_handle_t *fans = zc_fans(sys->all[d], &n);
+        if (zc_driver_is_fake())
+            assert_int_equal(n, zc_components_scenario() && !zc_is_tile(sys->all[d]) ? 2 : 0);
+        for (uint32_t i = 0; i < n; i++) {
+            zes_fan_properties_t p = zc_fan_props(fans[i]);
+            assert_true(p.maxPoints == -1 || (p.maxPoints >= 1 && p.maxPoints <= ZES_FAN_TEMP_SPEED_PAIR_COUNT));
+            zes_fan_config_t c = zc_fan_config(fans[i]);
+            assert_true((p.supportedModes & (1u << c.mode)) != 0);
+            if (p.supportedUnits & (1u << ZES_FAN_SPEED_UNITS_PERCENT)) {
+                int32_t percent = zc_fan_speed(fans[i], ZES_FAN_SPEED_UNITS_PERCENT);
+                assert_true(percent == -1 || (percent >= 0 && percent <= 100));
+            }
+            if ((p.supportedUnits & (1u << ZES_FAN_SPEED_UNITS_RPM)) && p.maxRPM > 0) {
+                int32_t rpm = zc_fan_speed(fans[i], ZES_FAN_SPEED_UNITS_RPM);
+                assert_true(rpm == -1 || (rpm >= 0 && rpm <= p.maxRPM));
+            }
+        }
+        free(fans);
+    }
+}
+
+/* The fake's default mode ramps the speed with the device's temperature (docs/sysman.md): the first fan of
+ * sysman-components from 20 % at 30 °C to 100 % at the critical 100 °C. */
+static void sysman_fan_default_mode_follows_the_temperature(void **state) {
+    (void)state;
+    if (!zc_components_scenario())
+        skip();
+    ze_device_handle_t card = zc_sys()->all[0];
+    uint32_t n = 0;
+    zes_fan_handle_t *fans = zc_fans(card, &n);
+    zes_fan_properties_t p = zc_fan_props(fans[0]);
+    assert_int_equal(p.maxRPM, 2800);
+    assert_int_equal(p.maxPoints, 8);
+    assert_int_equal(p.supportedModes, 0x7);
+    assert_int_equal(zc_fan_props(fans[1]).maxPoints, -1);
+    assert_int_equal(zc_fan_config(fans[0]).mode, ZES_FAN_SPEED_MODE_DEFAULT);
+    assert_int_equal(zc_fan_config(fans[0]).speedFixed.speed, -1);
+    double celsius = zc_temperature(card);
+    double expected = 20.0 + 80.0 * (celsius - 30.0) / 70.0;
+    int32_t percent = zc_fan_speed(fans[0], ZES_FAN_SPEED_UNITS_PERCENT);
+    assert_true(fabs(percent - expected) <= 1.0);
+    int32_t rpm = zc_fan_speed(fans[0], ZES_FAN_SPEED_UNITS_RPM);
+    assert_true(fabs(rpm - expected * 28.0) <= 28.0);
+    assert_int_equal(zc_fan_speed(fans[1], ZES_FAN_SPEED_UNITS_PERCENT), 35); /* below its ramp's 40 °C */
+    free(fans);
+}
+
+/* A fixed speed is answered as set, in either unit; a table gives the speed of its points around the temperature,
+ * interpolated; the default mode comes back. */
+static void sysman_fan_modes_apply(void **state) {
+    (void)state;
+    if (!zc_components_scenario())
+        skip();
+    ze_device_handle_t card = zc_sys()->all[0];
+    uint32_t n = 0;
+    zes_fan_handle_t *fans = zc_fans(card, &n);
+    zes_fan_speed_t fixed = {.speed = 1400, .units = ZES_FAN_SPEED_UNITS_RPM};
+    zc_assert_success(zesFanSetFixedSpeedMode(fans[0], &fixed));
+    zes_fan_config_t c = zc_fan_config(fans[0]);
+    assert_int_equal(c.mode, ZES_FAN_SPEED_MODE_FIXED);
+    assert_int_equal(c.speedFixed.speed, 1400);
+    assert_int_equal(c.speedFixed.units, ZES_FAN_SPEED_UNITS_RPM);
+    assert_int_equal(zc_fan_speed(fans[0], ZES_FAN_SPEED_UNITS_PERCENT), 50);
+    assert_int_equal(zc_fan_speed(fans[0], ZES_FAN_SPEED_UNITS_RPM), 1400);
+    /* 40 % at 20 °C and 80 % at 60 °C: the idle temperature (about 33.5 °C) lies between them. */
+    zes_fan_speed_table_t table = {.numPoints = 2};
+    table.table[0] = (zes_fan_temp_speed_t){20, {40, ZES_FAN_SPEED_UNITS_PERCENT}};
+    table.table[1] = (zes_fan_temp_speed_t){60, {2240, ZES_FAN_SPEED_UNITS_RPM}};
+    zc_assert_success(zesFanSetSpeedTableMode(fans[0], &table));
+    c = zc_fan_config(fans[0]);
+    assert_int_equal(c.mode, ZES_FAN_SPEED_MODE_TABLE);
+    assert_int_equal(c.speedTable.numPoints, 2);
+    assert_int_equal(c.speedTable.table[1].temperature, 60);
+    double expected = 40.0 + 40.0 * (zc_temperature(card) - 20.0) / 40.0;
+    assert_true(fabs(zc_fan_speed(fans[0], ZES_FAN_SPEED_UNITS_PERCENT) - expected) <= 1.0);
+    zc_assert_success(zesFanSetDefaultMode(fans[0]));
+    assert_int_equal(zc_fan_config(fans[0]).mode, ZES_FAN_SPEED_MODE_DEFAULT);
+    free(fans);
+}
+
+static void sysman_fan_bad_inputs(void **state) {
+    (void)state;
+    zes_fan_speed_t speed = {.speed = 50, .units = ZES_FAN_SPEED_UNITS_PERCENT};
+    zes_fan_speed_table_t table = {.numPoints = 1};
+    int32_t value;
+    zc_assert_result(zesFanGetProperties(NULL, &(zes_fan_properties_t){0}), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesFanSetDefaultMode(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesFanSetFixedSpeedMode(NULL, &speed), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesFanSetSpeedTableMode(NULL, &table), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesFanGetState(NULL, ZES_FAN_SPEED_UNITS_PERCENT, &value), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    uint32_t n = 0;
+    zes_fan_handle_t *fans = zc_fans(zc_sys()->all[0], &n);
+    for (uint32_t i = 0; i < n; i++) {
+        zc_assert_result(zesFanGetProperties(fans[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(zesFanGetConfig(fans[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(zesFanSetFixedSpeedMode(fans[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(zesFanSetSpeedTableMode(fans[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(zesFanGetState(fans[i], ZES_FAN_SPEED_UNITS_PERCENT, NULL),
+                         ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(zesFanGetState(fans[i], (zes_fan_speed_units_t)2, &value),
+                         ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    }
+    if (!zc_components_scenario()) {
+        free(fans);
+        return;
+    }
+    /* docs/sysman.md: speeds outside 0..100 % or 0..maxRPM, units the fan does not know, tables out of order or of
+     * a size outside 1..maxPoints, a table on a fan without table mode; nothing is applied. */
+    zes_fan_speed_t bad[] = {
+        {101, ZES_FAN_SPEED_UNITS_PERCENT}, {-1, ZES_FAN_SPEED_UNITS_PERCENT}, {2801, ZES_FAN_SPEED_UNITS_RPM}};
+    for (size_t b = 0; b < ZC_COUNT(bad); b++)
+        zc_assert_result(zesFanSetFixedSpeedMode(fans[0], &bad[b]), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zes_fan_speed_t units = {50, (zes_fan_speed_units_t)7};
+    zc_assert_result(zesFanSetFixedSpeedMode(fans[0], &units), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    table = (zes_fan_speed_table_t){.numPoints = 2};
+    table.table[0] = (zes_fan_temp_speed_t){60, {50, ZES_FAN_SPEED_UNITS_PERCENT}};
+    table.table[1] = (zes_fan_temp_speed_t){40, {80, ZES_FAN_SPEED_UNITS_PERCENT}};
+    zc_assert_result(zesFanSetSpeedTableMode(fans[0], &table), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    table.table[1].temperature = 60;
+    zc_assert_result(zesFanSetSpeedTableMode(fans[0], &table), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    table.table[1] = (zes_fan_temp_speed_t){80, {120, ZES_FAN_SPEED_UNITS_PERCENT}};
+    zc_assert_result(zesFanSetSpeedTableMode(fans[0], &table), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    table.numPoints = 0;
+    zc_assert_result(zesFanSetSpeedTableMode(fans[0], &table), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    table.numPoints = 9;
+    zc_assert_result(zesFanSetSpeedTableMode(fans[0], &table), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    table.numPoints = 1;
+    zc_assert_result(zesFanSetSpeedTableMode(fans[1], &table), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    assert_int_equal(zc_fan_config(fans[0]).mode, ZES_FAN_SPEED_MODE_DEFAULT);
+    assert_int_equal(zc_fan_config(fans[1]).mode, ZES_FAN_SPEED_MODE_DEFAULT);
+    free(fans);
+}
+
+/* ---- LEDs ------------------------------------------------------------------------------------------------------ */
+
+static zes_led_handle_t *zc_leds(ze_device_handle_t device, uint32_t *count) {
+    return zc_handles((zes_device_handle_t)device, (zc_enum_fn)zesDeviceEnumLeds, "zesDeviceEnumLeds", count);
+}
+
+static zes_led_state_t zc_led_state(zes_led_handle_t led) {
+    zes_led_state_t s = {.stype = ZES_STRUCTURE_TYPE_LED_STATE};
+    zc_assert_success(zesLedGetState(led, &s));
+    return s;
+}
+
+static zes_led_properties_t zc_led_props(zes_led_handle_t led) {
+    zes_led_properties_t p = {.stype = ZES_STRUCTURE_TYPE_LED_PROPERTIES};
+    zc_assert_success(zesLedGetProperties(led, &p));
+    return p;
+}
+
+/* Every LED answers its state; one software controls turns off and on, and an RGB one takes a colour. */
+static void sysman_leds_answer_and_apply(void **state) {
+    (void)state;
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        uint32_t n = 0;
+        zes_led_handle_t *leds = zc_leds(sys->all[d], &n);
+        if (zc_driver_is_fake())
+            assert_int_equal(n, zc_components_scenario() && !zc_is_tile(sys->all[d]) ? 2 : 0);
+        for (uint32_t i = 0; i < n; i++) {
+            zes_led_properties_t p = zc_led_props(leds[i]);
+            zes_led_state_t before = zc_led_state(leds[i]);
+            if (!p.canControl)
+                continue;
+            zc_assert_success(zesLedSetState(leds[i], !before.isOn));
+            assert_int_equal(zc_led_state(leds[i]).isOn, !before.isOn);
+            zc_assert_success(zesLedSetState(leds[i], before.isOn));
+            zes_led_color_t teal = {0.0, 0.5, 0.5};
+            if (!p.haveRGB) {
+                zc_assert_result(zesLedSetColor(leds[i], &teal), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+                continue;
+            }
+            zc_assert_success(zesLedSetColor(leds[i], &teal));
+            zes_led_state_t after = zc_led_state(leds[i]);
+            assert_true(after.color.green == 0.5 && after.color.blue == 0.5 && after.color.red == 0.0);
+            zc_assert_success(zesLedSetColor(leds[i], &before.color));
+        }
+        free(leds);
+    }
+}
+
+static void sysman_led_bad_inputs(void **state) {
+    (void)state;
+    zes_led_color_t white = {1.0, 1.0, 1.0};
+    zc_assert_result(zesLedGetProperties(NULL, &(zes_led_properties_t){0}), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesLedGetState(NULL, &(zes_led_state_t){0}), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesLedSetState(NULL, true), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesLedSetColor(NULL, &white), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    uint32_t n = 0;
+    zes_led_handle_t *leds = zc_leds(zc_sys()->all[0], &n);
+    for (uint32_t i = 0; i < n; i++) {
+        zc_assert_result(zesLedGetProperties(leds[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(zesLedGetState(leds[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(zesLedSetColor(leds[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        if (!zc_driver_is_fake() || !zc_led_props(leds[i]).haveRGB)
+            continue;
+        /* docs/sysman.md: each level lies in the header's range(0.0, 1.0); nothing is applied otherwise */
+        zes_led_state_t before = zc_led_state(leds[i]);
+        zes_led_color_t bad[] = {{1.5, 0, 0}, {0, -0.1, 0}, {0, 0, NAN}};
+        for (size_t b = 0; b < ZC_COUNT(bad); b++)
+            zc_assert_result(zesLedSetColor(leds[i], &bad[b]), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        zes_led_state_t after = zc_led_state(leds[i]);
+        assert_memory_equal(&after.color, &before.color, sizeof before.color);
+    }
+    free(leds);
+}
+
+/* ---- Power supplies -------------------------------------------------------------------------------------------- */
+
+static zes_psu_handle_t *zc_psus(ze_device_handle_t device, uint32_t *count) {
+    return zc_handles((zes_device_handle_t)device, (zc_enum_fn)zesDeviceEnumPsus, "zesDeviceEnumPsus", count);
+}
+
+/* Every power supply answers a state within its properties: a current within its limit unless the voltage is
+ * reported off its normal range. The fake's sysman-components supply carries the card's idle 35 W at 12 V (about
+ * 2.9 A) within its 18.75 A limit, its heatsink halfway between the 30 °C ambient and the device. */
+static void sysman_psus_answer(void **state) {
+    (void)state;
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        uint32_t n = 0;
+        zes_psu_handle_t *psus = zc_psus(sys->all[d], &n);
+        if (zc_driver_is_fake())
+            assert_int_equal(n, zc_components_scenario() && !zc_is_tile(sys->all[d]) ? 1 : 0);
+        for (uint32_t i = 0; i < n; i++) {
+            zes_psu_properties_t p = {.stype = ZES_STRUCTURE_TYPE_PSU_PROPERTIES};
+            zc_assert_success(zesPsuGetProperties(psus[i], &p));
+            zes_psu_state_t s = {.stype = ZES_STRUCTURE_TYPE_PSU_STATE};
+            zc_assert_success(zesPsuGetState(psus[i], &s));
+            assert_true(s.voltStatus <= ZES_PSU_VOLTAGE_STATUS_UNDER);
+            if (p.ampLimit > 0 && s.current >= 0 && s.voltStatus == ZES_PSU_VOLTAGE_STATUS_NORMAL)
+                assert_true(s.current <= p.ampLimit);
+            if (!zc_components_scenario())
+                continue;
+            assert_int_equal(p.ampLimit, 18750);
+            assert_false(p.haveFan);
+            zc_sleep_ms(20);
+            zc_assert_success(zesPsuGetState(psus[i], &s));
+            assert_int_equal(s.voltStatus, ZES_PSU_VOLTAGE_STATUS_NORMAL);
+            assert_true(s.current >= 2800 && s.current <= 3050);
+            assert_true(abs(s.temperature - (int32_t)lround(30.0 + (zc_temperature(sys->all[d]) - 30.0) / 2)) <= 1);
+        }
+        free(psus);
+    }
+}
+
+static void sysman_psu_bad_inputs(void **state) {
+    (void)state;
+    zc_assert_result(zesPsuGetProperties(NULL, &(zes_psu_properties_t){0}), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesPsuGetState(NULL, &(zes_psu_state_t){0}), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    uint32_t n = 0;
+    zes_psu_handle_t *psus = zc_psus(zc_sys()->all[0], &n);
+    for (uint32_t i = 0; i < n; i++) {
+        zc_assert_result(zesPsuGetProperties(psus[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(zesPsuGetState(psus[i], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    }
+    free(psus);
+}
+
 int main(int argc, char **argv) {
     zc_own_instance();
     static const struct CMUnitTest tests[] = {
@@ -258,6 +562,14 @@ int main(int argc, char **argv) {
         cmocka_unit_test(sysman_diag_repair_needs_a_reset),
         cmocka_unit_test(sysman_diag_subsets_answer_their_tests),
         cmocka_unit_test(sysman_diag_bad_inputs),
+        cmocka_unit_test(sysman_fans_answer),
+        cmocka_unit_test(sysman_fan_default_mode_follows_the_temperature),
+        cmocka_unit_test(sysman_fan_modes_apply),
+        cmocka_unit_test(sysman_fan_bad_inputs),
+        cmocka_unit_test(sysman_leds_answer_and_apply),
+        cmocka_unit_test(sysman_led_bad_inputs),
+        cmocka_unit_test(sysman_psus_answer),
+        cmocka_unit_test(sysman_psu_bad_inputs),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -24,8 +24,11 @@
 #define ZF_SCENARIO_MAX_ENGINE_GROUPS 8
 #define ZF_SCENARIO_ERROR_MAX         512
 #define ZF_SCENARIO_MAX_FAULTS        32
-#define ZF_SCENARIO_MAX_DIAG_SUITES   4   /* diagnostics test suites of one device */
-#define ZF_SCENARIO_MAX_DIAG_TESTS    16  /* tests of one suite */
+#define ZF_SCENARIO_MAX_DIAG_SUITES   4  /* diagnostics test suites of one device */
+#define ZF_SCENARIO_MAX_DIAG_TESTS    16 /* tests of one suite */
+#define ZF_SCENARIO_MAX_FANS          4  /* fans, LEDs, power supplies of one device */
+#define ZF_SCENARIO_MAX_LEDS          4
+#define ZF_SCENARIO_MAX_PSUS          2
 #define ZF_SCENARIO_MAX_PORTS         16  /* Xe Link ports of one tile */
 #define ZF_SCENARIO_MAX_XE_LINKS      512 /* cables of the top-level xe_links list */
 
@@ -102,6 +105,26 @@ typedef struct zf_scenario_diag_suite {
     zf_scenario_diag_test tests[ZF_SCENARIO_MAX_DIAG_TESTS];
 } zf_scenario_diag_suite;
 
+/* A fan (docs/sysman.md, "Fans, LEDs and power supplies"): its default mode ramps its speed with the device's
+ * temperature, from min_percent at ramp_start_c to full speed at the critical temperature. */
+typedef struct zf_scenario_fan {
+    uint32_t max_rpm;
+    uint32_t min_percent;
+    uint32_t ramp_start_c;
+    uint32_t max_points; /* of a speed table; 0: no table mode */
+} zf_scenario_fan;
+
+typedef struct zf_scenario_led {
+    bool rgb; /* its colour can be set */
+} zf_scenario_led;
+
+/* A power supply of the card: its current follows the card's power at its voltage. */
+typedef struct zf_scenario_psu {
+    uint32_t volts;
+    uint32_t amp_limit_ma; /* 0: the card's highest power limit at that voltage */
+    bool fan;
+} zf_scenario_psu;
+
 /* The sysman model of a device (docs/sysman.md): its power draws, frequency domain and thermal constants, and the
  * components it has besides the ones every device has. */
 typedef struct zf_scenario_sysman {
@@ -120,6 +143,12 @@ typedef struct zf_scenario_sysman {
     uint32_t max_temperature_c;   /* TjMax; the critical temperature is 5 K below */
     uint32_t num_diag_suites;
     zf_scenario_diag_suite diag_suites[ZF_SCENARIO_MAX_DIAG_SUITES];
+    uint32_t num_fans;
+    zf_scenario_fan fans[ZF_SCENARIO_MAX_FANS];
+    uint32_t num_leds;
+    zf_scenario_led leds[ZF_SCENARIO_MAX_LEDS];
+    uint32_t num_psus;
+    zf_scenario_psu psus[ZF_SCENARIO_MAX_PSUS];
 } zf_scenario_sysman;
 
 typedef struct zf_scenario_timer {

@@ -224,6 +224,55 @@ static const zf_list_spec zf_diag_suite_list = {.item = &zf_diag_suite_schema,
                                                 .max_items = ZF_SCENARIO_MAX_DIAG_SUITES,
                                                 .init = zf_diag_suite_init};
 
+static void zf_fan_init(void *item, uint32_t index) {
+    (void)index;
+    *(zf_scenario_fan *)item =
+        (zf_scenario_fan){.max_rpm = 3000, .min_percent = 25, .ramp_start_c = 40, .max_points = 8};
+}
+
+static const zf_field zf_fan_fields[] = {
+    ZF_UINT(zf_scenario_fan, max_rpm, "max_rpm", 1, 100000, 0),
+    ZF_UINT(zf_scenario_fan, min_percent, "min_percent", 0, 100, 0),
+    ZF_UINT(zf_scenario_fan, ramp_start_c, "ramp_start_c", 0, 300, 0),
+    ZF_UINT(zf_scenario_fan, max_points, "max_points", 0, ZES_FAN_TEMP_SPEED_PAIR_COUNT, 0),
+};
+static const zf_schema zf_fan_schema = ZF_SCHEMA(zf_fan_fields, NULL);
+static const zf_list_spec zf_fan_list = {.item = &zf_fan_schema,
+                                         .elem_size = sizeof(zf_scenario_fan),
+                                         .count_offset = offsetof(zf_scenario_sysman, num_fans),
+                                         .min_items = 0,
+                                         .max_items = ZF_SCENARIO_MAX_FANS,
+                                         .init = zf_fan_init};
+
+static const zf_field zf_led_fields[] = {
+    ZF_BOOL(zf_scenario_led, rgb, "rgb"),
+};
+static const zf_schema zf_led_schema = ZF_SCHEMA(zf_led_fields, NULL);
+static const zf_list_spec zf_led_list = {.item = &zf_led_schema,
+                                         .elem_size = sizeof(zf_scenario_led),
+                                         .count_offset = offsetof(zf_scenario_sysman, num_leds),
+                                         .min_items = 0,
+                                         .max_items = ZF_SCENARIO_MAX_LEDS,
+                                         .init = NULL};
+
+static void zf_psu_init(void *item, uint32_t index) {
+    (void)index;
+    *(zf_scenario_psu *)item = (zf_scenario_psu){.volts = 12};
+}
+
+static const zf_field zf_psu_fields[] = {
+    ZF_UINT(zf_scenario_psu, volts, "volts", 1, 1000, 0),
+    ZF_UINT(zf_scenario_psu, amp_limit_ma, "amp_limit_ma", 1, 10000000, 0),
+    ZF_BOOL(zf_scenario_psu, fan, "fan"),
+};
+static const zf_schema zf_psu_schema = ZF_SCHEMA(zf_psu_fields, NULL);
+static const zf_list_spec zf_psu_list = {.item = &zf_psu_schema,
+                                         .elem_size = sizeof(zf_scenario_psu),
+                                         .count_offset = offsetof(zf_scenario_sysman, num_psus),
+                                         .min_items = 0,
+                                         .max_items = ZF_SCENARIO_MAX_PSUS,
+                                         .init = zf_psu_init};
+
 typedef zf_scenario_sysman zf_sysman;
 static const zf_field zf_sysman_fields[] = {
     ZF_UINT(zf_sysman, tile_idle_w, "tile_idle_w", 0, 10000, 0),
@@ -240,6 +289,9 @@ static const zf_field zf_sysman_fields[] = {
     ZF_UINT(zf_sysman, thermal_tau_ms, "thermal_tau_ms", 1, 3600000, 0),
     ZF_UINT(zf_sysman, max_temperature_c, "max_temperature_c", 6, 300, 0),
     ZF_LIST(zf_sysman, diag_suites, "diagnostics", &zf_diag_suite_list, 0),
+    ZF_LIST(zf_sysman, fans, "fans", &zf_fan_list, 0),
+    ZF_LIST(zf_sysman, leds, "leds", &zf_led_list, 0),
+    ZF_LIST(zf_sysman, psus, "psus", &zf_psu_list, 0),
 };
 static bool zf_sysman_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
     (void)present;
@@ -248,6 +300,16 @@ static bool zf_sysman_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t
         return zf_walk_fail(w, zf_node_at(w, node, "max_temperature_c", NULL), "max_temperature_c",
                             "%u is not above ambient_c + 5 (the critical temperature lies 5 K below it)",
                             s->max_temperature_c);
+    for (uint32_t i = 0; i < s->num_fans; i++) {
+        if (s->fans[i].ramp_start_c < s->max_temperature_c - 5)
+            continue;
+        char key[40];
+        snprintf(key, sizeof key, "fans[%u].ramp_start_c", i);
+        yaml_node_t *fan = zf_node_item(w, zf_node_lookup(w, node, "fans"), i);
+        return zf_walk_fail(w, zf_node_at(w, fan, "ramp_start_c", NULL), key,
+                            "%u is not below the critical temperature (max_temperature_c - 5 = %u)",
+                            s->fans[i].ramp_start_c, s->max_temperature_c - 5);
+    }
     return true;
 }
 static const zf_schema zf_sysman_schema = ZF_SCHEMA(zf_sysman_fields, zf_sysman_finish);

@@ -157,7 +157,9 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     zf_sm_temp_start(&sm->temp);
     zf_sm_power_start(sm);
     zf_sm_control_start(sm);
-    return zf_sm_register_all(sm) && zf_sm_diag_start(sm);
+    bool ok = zf_sm_register_all(sm);
+    ok &= zf_sm_diag_start(sm);
+    return ok && zf_sm_board_start(sm);
 }
 
 /* Every device a handle can name, in any hierarchy mode: each card and each of its tiles. */

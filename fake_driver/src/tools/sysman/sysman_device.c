@@ -1,7 +1,7 @@
 /* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, firmware,
  * RAS error sets, ECC, fabric ports (sysman_fabric.c), and the enumerations of components zefake's cards do not have
- * (fans, LEDs, power supplies, overclock domains, virtual functions), which answer a count of 0; diagnostics are in
- * sysman_diag.c.
+ * (overclock domains, virtual functions), which answer a count of 0; diagnostics are in sysman_diag.c, fans, LEDs and
+ * power supplies in sysman_board.c.
  * docs/sysman.md. */
 #include "core/zf_chain.h"
 #include "core/zf_shared.h"
@@ -260,6 +260,7 @@ ze_result_t zfi_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_
     return ZE_RESULT_SUCCESS;
 }
 
+#if ZF_L0_AT_LEAST(5)
 /* A component the card does not have: a count of 0, and no handle is written. */
 static ze_result_t zf_sm_enum_none(zes_device_handle_t hDevice, uint32_t *pCount) {
     zf_sm_device *sm;
@@ -269,7 +270,6 @@ static ze_result_t zf_sm_enum_none(zes_device_handle_t hDevice, uint32_t *pCount
     return result;
 }
 
-#if ZF_L0_AT_LEAST(5)
 /* Overclocking: the cards have no overclock domain (data-centre parts are not overclocked), so the queries answer the
  * header's "none": a count of 0 and no bit set. Intel's driver answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE instead;
  * the functions that read or change an overclock state do too here (fake_driver/gen/unsupported_reasons.txt). */
@@ -314,11 +314,6 @@ ze_result_t zfi_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *
     return zf_sm_enum_fabric_ports(hDevice, pCount, phPort); /* the Xe Link ports of its tiles: sysman_fabric.c */
 }
 
-ze_result_t zfi_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan) {
-    (void)phFan; /* passively cooled, as data-centre cards are */
-    return zf_sm_enum_none(hDevice, pCount);
-}
-
 /* Firmware: the card's graphics firmware (GFX), on a device reported as a card; its version is not modelled
  * ("unknown", as the header allows) and it cannot be flashed. */
 ze_result_t zfi_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount,
@@ -360,14 +355,6 @@ ze_result_t zfi_zesFirmwareGetSecurityVersionExp(zes_firmware_handle_t hFirmware
     return ZE_RESULT_SUCCESS;
 }
 #endif
-
-ze_result_t zfi_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
-
-ze_result_t zfi_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
 
 /* RAS: a correctable and an uncorrectable error set. Nothing is ever corrected; the uncorrectable set counts the
  * device's resets (ZES_RAS_ERROR_CAT_RESET), the commands that faulted (ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS: an

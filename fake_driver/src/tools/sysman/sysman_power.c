@@ -453,6 +453,20 @@ void zf_sm_temp_update(zf_sm_temp *temp, uint64_t now_us) {
     temp->updated_us = now_us;
 }
 
+double zf_sm_average_w(zf_sm_device *sm, uint64_t *since_uj, uint64_t *since_us, uint64_t now_us) {
+    const zf_sm_power *power = &sm->power[0];
+    uint64_t energy = zf_sm_energy_uj(power, now_us);
+    double dt = (double)(now_us > *since_us ? now_us - *since_us : 0);
+    double watts = dt > 0 && energy > *since_uj ? (double)(energy - *since_uj) / dt : 0.0;
+    *since_uj = energy;
+    *since_us = now_us;
+    return watts < zf_sm_full_draw_w(power) ? watts : zf_sm_full_draw_w(power);
+}
+
+double zf_sm_max_limit_w(const zf_sm_device *sm) {
+    return zf_sm_max_limit_mw(zf_sm_card_of((zf_sm_device *)sm)) / 1000.0;
+}
+
 ze_result_t zfi_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature) {
     zf_sm_temp *temp = zf_sm_temp_from(hTemperature);
     zf_sm_lock();

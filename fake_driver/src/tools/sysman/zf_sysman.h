@@ -113,6 +113,33 @@ typedef struct zf_sm_diag {
     const zf_scenario_diag_suite *suite;
 } zf_sm_diag;
 
+/* A fan of the scenario (zesDeviceEnumFans; sysman_board.c): its mode and settings, guarded by the sysman lock. */
+typedef struct zf_sm_fan {
+    zf_object header;
+    zf_sm_device *owner;
+    const zf_scenario_fan *model;
+    zes_fan_speed_mode_t mode;
+    zes_fan_speed_t fixed;       /* FIXED mode's speed */
+    zes_fan_speed_table_t table; /* TABLE mode's points */
+} zf_sm_fan;
+
+typedef struct zf_sm_led {
+    zf_object header;
+    zf_sm_device *owner;
+    const zf_scenario_led *model;
+    bool on; /* guarded by the sysman lock */
+    zes_led_color_t color;
+} zf_sm_led;
+
+/* A power supply: the card's average power between two reads of its state gives its current (lock held). */
+typedef struct zf_sm_psu {
+    zf_object header;
+    zf_sm_device *owner;
+    const zf_scenario_psu *model;
+    uint64_t read_uj; /* the card's energy at the last read, and its host time */
+    uint64_t read_us;
+} zf_sm_psu;
+
 /* Another process using the card, as last read from the card's shared state (zf_sm_import_peers). */
 typedef struct zf_sm_peer {
     int32_t pid;
@@ -173,6 +200,13 @@ struct zf_sm_device {
     zf_sm_diag diags[ZF_SCENARIO_MAX_DIAG_SUITES];
     bool repair_pending;
     bool repaired;
+    /* Fans, LEDs and power supplies of a device reported as a card (sysman_board.c). */
+    uint32_t num_fans;
+    zf_sm_fan fans[ZF_SCENARIO_MAX_FANS];
+    uint32_t num_leds;
+    zf_sm_led leds[ZF_SCENARIO_MAX_LEDS];
+    uint32_t num_psus;
+    zf_sm_psu psus[ZF_SCENARIO_MAX_PSUS];
 };
 
 /* The performance factor that leaves the clock alone, and the default (docs/sysman.md, "Controls"). */
@@ -247,6 +281,16 @@ ze_result_t zf_sm_enum_fabric_ports(zes_device_handle_t hDevice, uint32_t *pCoun
 
 /* Builds and registers a device's diagnostics suites (sysman_diag.c); false when out of host memory. */
 bool zf_sm_diag_start(zf_sm_device *sm);
+
+/* Builds and registers a device's fans, LEDs and power supplies (sysman_board.c); false when out of host memory. */
+bool zf_sm_board_start(zf_sm_device *sm);
+
+/* The average power, W, of a device's first power domain between host times *since_us and now_us, at most its full
+ * draw; *since_uj and *since_us move on to now (lock held; sysman_power.c). */
+double zf_sm_average_w(zf_sm_device *sm, uint64_t *since_uj, uint64_t *since_us, uint64_t now_us);
+
+/* The device's highest sustained power limit, W (sysman_power.c). */
+double zf_sm_max_limit_w(const zf_sm_device *sm);
 
 /* Builds a device's scheduler, standby and performance-factor handles (sysman_control.c). */
 void zf_sm_control_start(zf_sm_device *sm);
