@@ -1,12 +1,17 @@
 /* Conformance: sysman's optional components in the legacy model (ZES_ENABLE_SYSMAN=1 before zeInit): diagnostics
- * test suites (zesDeviceEnumDiagnosticTestSuites, zesDiagnostics*), fans, LEDs and power supplies. Every suite answers
+ * test suites (zesDeviceEnumDiagnosticTestSuites, zesDiagnostics*), fans, LEDs, power supplies and the legacy
+ * overclocking of frequency domains (zesFrequencyOc*). Every suite answers
  * its properties and tests, a run answers a zes_diag_result_t; every fan, LED and power supply answers its properties
  * and state and takes the settings its properties offer; bad inputs are refused. On the fake the components are the
  * scenario's (docs/sysman.md, "Diagnostics", "Fans, LEDs and power supplies"): the shipped Data Center GPU Max cards
  * run ARRAY and SCAN without errors in their modelled time and have no fan, LED or power supply; the
  * sysman-components scenario's planted faults give their results, a repair needing a reset included, and its fans
- * turn at the speed its thermal model's temperature gives. */
+ * turn at the speed its thermal model's temperature gives; the shipped cards cannot be overclocked (every
+ * zesFrequencyOc* answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, as Intel's driver on Linux), the sysman-components
+ * card can, within the capabilities it reports, and its modes move the GPU clock. */
+#include "zc_kernel_files.h"
 #include "zc_metric.h"
+#include "zc_metric_work.h"
 #include "zc_sysman.h"
 
 #include <math.h>
@@ -553,6 +558,194 @@ static void sysman_psu_bad_inputs(void **state) {
     free(psus);
 }
 
+/* ---- Legacy overclocking -------------------------------------------------------------------------------------- */
+
+static zes_freq_handle_t zc_gpu_domain(ze_device_handle_t device) {
+    zes_freq_handle_t freq = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumFrequencyDomains((zes_device_handle_t)device, &one, &freq));
+    return freq;
+}
+
+static zes_freq_state_t zc_freq_state(zes_freq_handle_t freq) {
+    zes_freq_state_t s = {.stype = ZES_STRUCTURE_TYPE_FREQ_STATE};
+    zc_assert_success(zesFrequencyGetState(freq, &s));
+    return s;
+}
+
+/* Every domain answers its capabilities, or UNSUPPORTED_FEATURE for all of them when it cannot be overclocked (as
+ * Intel's driver on Linux); an overclockable one reports targets within its capabilities. */
+static void sysman_oc_capabilities_answer(void **state) {
+    (void)state;
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        zes_freq_handle_t freq = zc_gpu_domain(sys->all[d]);
+        zes_oc_capabilities_t c = {.stype = ZES_STRUCTURE_TYPE_OC_CAPABILITIES};
+        ze_result_t result = zesFrequencyOcGetCapabilities(freq, &c);
+        double value = 0, offset = 0;
+        zes_oc_mode_t mode;
+        if (result == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || (result == ZE_RESULT_SUCCESS && !c.isOcSupported)) {
+            if (!zc_driver_is_fake())
+                continue;
+            assert_false(zc_components_scenario());
+            zc_assert_result(zesFrequencyOcGetFrequencyTarget(freq, &value), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcSetFrequencyTarget(freq, 1000), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcGetVoltageTarget(freq, &value, &offset),
+                             ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcSetVoltageTarget(freq, 1.0, 0), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcSetMode(freq, ZES_OC_MODE_OFF), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcGetMode(freq, &mode), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcGetIccMax(freq, &value), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcSetIccMax(freq, 0), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcGetTjMax(freq, &value), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            zc_assert_result(zesFrequencyOcSetTjMax(freq, 0), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            continue;
+        }
+        zc_assert_success(result);
+        assert_true(c.maxOcFrequency >= c.maxFactoryDefaultFrequency);
+        assert_true(c.minOcVoltageOffset <= c.maxOcVoltageOffset);
+        zc_assert_success(zesFrequencyOcGetFrequencyTarget(freq, &value));
+        assert_true(value <= c.maxOcFrequency);
+        zc_assert_success(zesFrequencyOcGetVoltageTarget(freq, &value, &offset));
+        assert_true(value <= c.maxOcVoltage && offset >= c.minOcVoltageOffset && offset <= c.maxOcVoltageOffset);
+        zc_assert_success(zesFrequencyOcGetMode(freq, &mode));
+        assert_true(mode <= ZES_OC_MODE_FIXED);
+        if (!zc_components_scenario())
+            continue;
+        assert_true(c.maxFactoryDefaultFrequency == 2400 && c.maxOcFrequency == 3000);
+        assert_true(c.maxFactoryDefaultVoltage == 1.05 && c.maxOcVoltage == 1.2);
+        assert_true(c.minOcVoltageOffset == -0.1 && c.maxOcVoltageOffset == 0.1);
+        assert_true(c.isFixedModeSupported && c.isIccMaxSupported && c.isTjMaxSupported);
+        assert_false(c.isExtendedModeSupported);
+        assert_int_equal(mode, ZES_OC_MODE_OFF);
+    }
+}
+
+/* The fake's modes move the GPU clock (docs/sysman.md): OVERRIDE raises the request to the target, FIXED locks the
+ * clock there, idle too, without throttle reasons; OFF gives the factory clock back. */
+static void sysman_oc_modes_move_the_clock(void **state) {
+    (void)state;
+    if (!zc_components_scenario())
+        skip();
+    zes_freq_handle_t freq = zc_gpu_domain(zc_sys()->all[0]);
+    zc_assert_success(zesFrequencyOcSetFrequencyTarget(freq, 2800));
+    double target = 0;
+    zc_assert_success(zesFrequencyOcGetFrequencyTarget(freq, &target));
+    assert_true(target == 2800);
+    assert_true(zc_freq_state(freq).request == 2400); /* OFF: the target waits for a mode */
+    zc_assert_success(zesFrequencyOcSetMode(freq, ZES_OC_MODE_OVERRIDE));
+    zes_oc_mode_t mode;
+    zc_assert_success(zesFrequencyOcGetMode(freq, &mode));
+    assert_int_equal(mode, ZES_OC_MODE_OVERRIDE);
+    assert_true(zc_freq_state(freq).request == 2800);
+    zc_assert_success(zesFrequencyOcSetMode(freq, ZES_OC_MODE_FIXED));
+    zes_freq_state_t s = zc_freq_state(freq);
+    assert_true(s.actual == 2800 && s.request == 2800);
+    assert_int_equal(s.throttleReasons, 0);
+    zc_assert_success(zesFrequencyOcSetMode(freq, ZES_OC_MODE_OFF));
+    s = zc_freq_state(freq);
+    assert_true(s.request == 2400 && s.actual < 2800);
+    zc_assert_success(zesFrequencyOcSetFrequencyTarget(freq, 2400));
+}
+
+/* The targets are checked against the capabilities (docs/sysman.md): beyond the hardware's values the header's
+ * UNSUPPORTED_FEATURE, other bad values INVALID_ARGUMENT; 0 restores IccMax and TjMax; TjMax moves the sensor's
+ * maximum. Nothing refused is applied. */
+static void sysman_oc_targets_are_checked(void **state) {
+    (void)state;
+    if (!zc_components_scenario())
+        skip();
+    ze_device_handle_t card = zc_sys()->all[0];
+    zes_freq_handle_t freq = zc_gpu_domain(card);
+    zc_assert_result(zesFrequencyOcSetFrequencyTarget(freq, 3050), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    zc_assert_result(zesFrequencyOcSetFrequencyTarget(freq, 2825), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zesFrequencyOcSetFrequencyTarget(freq, 100), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zesFrequencyOcSetFrequencyTarget(freq, NAN), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    double value = 0, offset = 0;
+    zc_assert_success(zesFrequencyOcGetFrequencyTarget(freq, &value));
+    assert_true(value == 2400);
+    zc_assert_success(zesFrequencyOcSetVoltageTarget(freq, 1.1, -0.05));
+    zc_assert_result(zesFrequencyOcSetVoltageTarget(freq, 1.25, 0), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    zc_assert_result(zesFrequencyOcSetVoltageTarget(freq, 1.1, 0.2), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    zc_assert_result(zesFrequencyOcSetVoltageTarget(freq, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_success(zesFrequencyOcGetVoltageTarget(freq, &value, &offset));
+    assert_true(value == 1.1 && offset == -0.05);
+    zc_assert_result(zesFrequencyOcSetMode(freq, (zes_oc_mode_t)4), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    zc_assert_success(zesFrequencyOcGetIccMax(freq, &value));
+    assert_true(value == 300);
+    zc_assert_success(zesFrequencyOcSetIccMax(freq, 400));
+    zc_assert_result(zesFrequencyOcSetIccMax(freq, 451), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zesFrequencyOcSetIccMax(freq, -1), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_success(zesFrequencyOcGetIccMax(freq, &value));
+    assert_true(value == 400);
+    zc_assert_success(zesFrequencyOcSetIccMax(freq, 0));
+    zc_assert_success(zesFrequencyOcGetIccMax(freq, &value));
+    assert_true(value == 300);
+    zc_assert_success(zesFrequencyOcSetTjMax(freq, 95));
+    zc_assert_result(zesFrequencyOcSetTjMax(freq, 106), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zesFrequencyOcSetTjMax(freq, 30), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_success(zesFrequencyOcGetTjMax(freq, &value));
+    assert_true(value == 95);
+    zes_temp_handle_t sensor = NULL;
+    uint32_t one = 1;
+    zc_assert_success(zesDeviceEnumTemperatureSensors((zes_device_handle_t)card, &one, &sensor));
+    zes_temp_properties_t tp = {.stype = ZES_STRUCTURE_TYPE_TEMP_PROPERTIES};
+    zc_assert_success(zesTemperatureGetProperties(sensor, &tp));
+    assert_true(tp.maxTemperature == 95);
+    zc_assert_success(zesFrequencyOcSetTjMax(freq, 0));
+    zc_assert_success(zesFrequencyOcGetTjMax(freq, &value));
+    assert_true(value == 105);
+}
+
+/* The fixed mode runs the device's kernels at the target clock (docs/sysman.md, docs/cost-model.md): a compute-bound
+ * launch at 3000 MHz lasts 2400 / 3000 of its time at the factory clock, set-up and command costs (2100 ns) apart. */
+static void sysman_oc_fixed_mode_speeds_kernels_up(void **state) {
+    zc_exec *x = *state;
+    if (!zc_components_scenario())
+        skip();
+    zc_skip_without_builtins();
+    zes_freq_handle_t freq = zc_gpu_domain(x->device);
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "gemm");
+    void *buffer = zc_device_alloc(x, 64);
+    ze_kernel_handle_t kernel = zc_long_gemm_kernel(module, buffer);
+    const ze_group_count_t groups = {4096, 1024, 1};
+    uint64_t factory = zc_launch_ns(x, kernel, &groups);
+    zc_assert_success(zesFrequencyOcSetFrequencyTarget(freq, 3000));
+    zc_assert_success(zesFrequencyOcSetMode(freq, ZES_OC_MODE_FIXED));
+    uint64_t fast = zc_launch_ns(x, kernel, &groups);
+    zc_assert_success(zesFrequencyOcSetMode(freq, ZES_OC_MODE_OFF));
+    zc_assert_success(zesFrequencyOcSetFrequencyTarget(freq, 2400));
+    uint64_t again = zc_launch_ns(x, kernel, &groups);
+    double ratio = (double)(fast - 2100) / (double)(factory - 2100);
+    assert_true(ratio > 0.79 && ratio < 0.81);
+    assert_true(again > factory - factory / 100 && again < factory + factory / 100);
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, buffer);
+}
+
+static void sysman_oc_bad_inputs(void **state) {
+    (void)state;
+    double value;
+    zes_oc_mode_t mode;
+    zes_oc_capabilities_t c = {.stype = ZES_STRUCTURE_TYPE_OC_CAPABILITIES};
+    zc_assert_result(zesFrequencyOcGetCapabilities(NULL, &c), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesFrequencyOcSetFrequencyTarget(NULL, 1000), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesFrequencyOcSetMode(NULL, ZES_OC_MODE_OFF), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(zesFrequencyOcGetTjMax(NULL, &value), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zes_freq_handle_t freq = zc_gpu_domain(zc_sys()->all[0]);
+    zc_assert_result(zesFrequencyOcGetCapabilities(freq, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zesFrequencyOcGetFrequencyTarget(freq, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zesFrequencyOcGetVoltageTarget(freq, NULL, &value), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zesFrequencyOcGetVoltageTarget(freq, &value, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zesFrequencyOcGetMode(freq, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zesFrequencyOcGetIccMax(freq, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zesFrequencyOcGetTjMax(freq, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zc_assert_result(zesFrequencyOcSetMode(freq, (zes_oc_mode_t)(ZES_OC_MODE_FIXED + 1)),
+                     ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    (void)mode;
+}
+
 int main(int argc, char **argv) {
     zc_own_instance();
     static const struct CMUnitTest tests[] = {
@@ -570,6 +763,11 @@ int main(int argc, char **argv) {
         cmocka_unit_test(sysman_led_bad_inputs),
         cmocka_unit_test(sysman_psus_answer),
         cmocka_unit_test(sysman_psu_bad_inputs),
+        cmocka_unit_test(sysman_oc_capabilities_answer),
+        cmocka_unit_test(sysman_oc_modes_move_the_clock),
+        cmocka_unit_test(sysman_oc_targets_are_checked),
+        cmocka_unit_test_setup_teardown(sysman_oc_fixed_mode_speeds_kernels_up, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test(sysman_oc_bad_inputs),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -125,6 +125,19 @@ typedef struct zf_scenario_psu {
     bool fan;
 } zf_scenario_psu;
 
+/* The legacy overclocking of the GPU frequency domain (zesFrequencyOc*; docs/sysman.md, "Overclocking"). */
+typedef struct zf_scenario_overclock {
+    bool supported;              /* false: every zesFrequencyOc* answers UNSUPPORTED_FEATURE, as Intel's driver */
+    uint32_t max_frequency_mhz;  /* maxOcFrequency; derived from core_clock_rate_mhz when not given */
+    uint32_t default_voltage_mv; /* maxFactoryDefaultVoltage */
+    uint32_t max_voltage_mv;     /* maxOcVoltage */
+    uint32_t voltage_offset_mv;  /* the offset range is -this..+this */
+    bool extended;               /* frequencies in 1 MHz steps, else in multiples of 50 MHz */
+    bool fixed_mode;             /* ZES_OC_MODE_FIXED offered */
+    uint32_t icc_max_a;          /* the factory IccMax; 0: IccMax cannot be changed */
+    bool tjmax;                  /* TjMax can be changed */
+} zf_scenario_overclock;
+
 /* The sysman model of a device (docs/sysman.md): its power draws, frequency domain and thermal constants, and the
  * components it has besides the ones every device has. */
 typedef struct zf_scenario_sysman {
@@ -149,6 +162,7 @@ typedef struct zf_scenario_sysman {
     zf_scenario_led leds[ZF_SCENARIO_MAX_LEDS];
     uint32_t num_psus;
     zf_scenario_psu psus[ZF_SCENARIO_MAX_PSUS];
+    zf_scenario_overclock overclock;
 } zf_scenario_sysman;
 
 typedef struct zf_scenario_timer {

@@ -273,6 +273,29 @@ static const zf_list_spec zf_psu_list = {.item = &zf_psu_schema,
                                          .max_items = ZF_SCENARIO_MAX_PSUS,
                                          .init = zf_psu_init};
 
+static bool zf_overclock_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
+    (void)present;
+    const zf_scenario_overclock *oc = base;
+    if (oc->max_voltage_mv < oc->default_voltage_mv)
+        return zf_walk_fail(w, zf_node_at(w, node, "max_voltage_mv", NULL), "max_voltage_mv",
+                            "%u is below default_voltage_mv (%u)", oc->max_voltage_mv, oc->default_voltage_mv);
+    return true;
+}
+
+typedef zf_scenario_overclock zf_oc;
+static const zf_field zf_overclock_fields[] = {
+    ZF_BOOL(zf_oc, supported, "supported"),
+    ZF_UINT(zf_oc, max_frequency_mhz, "max_frequency_mhz", 1, 100000, 0),
+    ZF_UINT(zf_oc, default_voltage_mv, "default_voltage_mv", 1, 10000, 0),
+    ZF_UINT(zf_oc, max_voltage_mv, "max_voltage_mv", 1, 10000, 0),
+    ZF_UINT(zf_oc, voltage_offset_mv, "voltage_offset_mv", 0, 1000, 0),
+    ZF_BOOL(zf_oc, extended, "extended"),
+    ZF_BOOL(zf_oc, fixed_mode, "fixed_mode"),
+    ZF_UINT(zf_oc, icc_max_a, "icc_max_a", 0, 10000, 0),
+    ZF_BOOL(zf_oc, tjmax, "tjmax"),
+};
+static const zf_schema zf_overclock_schema = ZF_SCHEMA(zf_overclock_fields, zf_overclock_finish);
+
 typedef zf_scenario_sysman zf_sysman;
 static const zf_field zf_sysman_fields[] = {
     ZF_UINT(zf_sysman, tile_idle_w, "tile_idle_w", 0, 10000, 0),
@@ -292,6 +315,7 @@ static const zf_field zf_sysman_fields[] = {
     ZF_LIST(zf_sysman, fans, "fans", &zf_fan_list, 0),
     ZF_LIST(zf_sysman, leds, "leds", &zf_led_list, 0),
     ZF_LIST(zf_sysman, psus, "psus", &zf_psu_list, 0),
+    ZF_MAP(zf_sysman, overclock, "overclock", &zf_overclock_schema),
 };
 static bool zf_sysman_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
     (void)present;
@@ -552,19 +576,21 @@ static void zf_device_init(void *item, uint32_t index) {
     d->performance = (zf_scenario_performance){
         .memory_bandwidth_gbps = 3276, .dispatch_latency_ns = 4000, .command_ns = 100, .kernel_launch_ns = 2000};
     /* PVC-like (docs/sysman.md): a 2-tile card idles near 110 W and draws about 600 W when both tiles compute. */
-    d->sysman = (zf_scenario_sysman){.tile_idle_w = 40,
-                                     .tile_compute_w = 220,
-                                     .tile_copy_w = 25,
-                                     .tile_awake_w = 20,
-                                     .card_uncore_w = 30,
-                                     .picojoules_per_byte = 20,
-                                     .power_limit_w = 600,
-                                     .min_frequency_mhz = 300,
-                                     .frequency_step_mhz = 50,
-                                     .ambient_c = 30,
-                                     .millikelvin_per_w = 100,
-                                     .thermal_tau_ms = 2000,
-                                     .max_temperature_c = 105};
+    d->sysman = (zf_scenario_sysman){
+        .tile_idle_w = 40,
+        .tile_compute_w = 220,
+        .tile_copy_w = 25,
+        .tile_awake_w = 20,
+        .card_uncore_w = 30,
+        .picojoules_per_byte = 20,
+        .power_limit_w = 600,
+        .min_frequency_mhz = 300,
+        .frequency_step_mhz = 50,
+        .ambient_c = 30,
+        .millikelvin_per_w = 100,
+        .thermal_tau_ms = 2000,
+        .max_temperature_c = 105,
+        .overclock = {.default_voltage_mv = 1050, .max_voltage_mv = 1200, .voltage_offset_mv = 100}};
     zf_device_defaults_compute(d);
     zf_device_defaults_memory(d, index);
     zf_device_defaults_engines(d);
@@ -637,11 +663,24 @@ static bool zf_device_check_engines(zf_walk *w, yaml_node_t *node, const zf_scen
                         "a gpu device needs at least one engine group with the compute flag");
 }
 
+/* The highest overclock frequency: a quarter above the core clock unless given, never below it. */
+static bool zf_device_check_overclock(zf_walk *w, yaml_node_t *node, zf_scenario_device *d) {
+    zf_scenario_overclock *oc = &d->sysman.overclock;
+    if (oc->max_frequency_mhz == 0)
+        oc->max_frequency_mhz = d->core_clock_rate_mhz + d->core_clock_rate_mhz / 4 / 50 * 50;
+    if (oc->max_frequency_mhz < d->core_clock_rate_mhz)
+        return zf_walk_fail(w, zf_node_at(w, zf_node_lookup(w, node, "sysman"), "overclock", "max_frequency_mhz"),
+                            "sysman.overclock.max_frequency_mhz", "%u is below core_clock_rate_mhz (%u)",
+                            oc->max_frequency_mhz, d->core_clock_rate_mhz);
+    return true;
+}
+
 static bool zf_device_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
     (void)present;
     zf_scenario_device *d = base;
     return zf_device_check_division(w, node, d) && zf_device_check_alloc(w, node, d) &&
-           zf_device_check_engines(w, node, d) && zf_fabric_check_device(w, node, d);
+           zf_device_check_engines(w, node, d) && zf_fabric_check_device(w, node, d) &&
+           zf_device_check_overclock(w, node, d);
 }
 
 typedef zf_scenario_device zf_dev;

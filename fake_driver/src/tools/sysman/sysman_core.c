@@ -148,6 +148,7 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     sm->num_firmware = zf_device_reported_as_subdevice(device) ? 0 : 1;
     sm->freq.owner = sm;
     zf_sm_freq_limits(sm, &sm->freq.range.min, &sm->freq.range.max);
+    zf_sm_oc_start(&sm->freq);
     sm->temp.owner = sm;
     sm->ras[0] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_CORRECTABLE};
     sm->ras[1] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_UNCORRECTABLE};

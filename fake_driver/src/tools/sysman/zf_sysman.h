@@ -60,10 +60,21 @@ typedef struct zf_sm_simple {
     zf_sm_device *owner;
 } zf_sm_simple;
 
+/* The legacy overclock settings of a frequency domain (zesFrequencyOc*; sysman_oc.c), guarded by the sysman lock. */
+typedef struct zf_sm_oc {
+    zes_oc_mode_t mode;
+    double frequency_mhz; /* the target: the busy clock's top in an overclock mode */
+    double voltage_v;
+    double offset_v;
+    double icc_max_a;
+    double tj_max_c;
+} zf_sm_oc;
+
 typedef struct zf_sm_freq {
     zf_object header;
     zf_sm_device *owner;
     zes_freq_range_t range; /* guarded by the sysman lock */
+    zf_sm_oc oc;
 } zf_sm_freq;
 
 typedef struct zf_sm_temp {
@@ -281,6 +292,13 @@ ze_result_t zf_sm_enum_fabric_ports(zes_device_handle_t hDevice, uint32_t *pCoun
 
 /* Builds and registers a device's diagnostics suites (sysman_diag.c); false when out of host memory. */
 bool zf_sm_diag_start(zf_sm_device *sm);
+
+/* Sets a frequency domain's overclock settings to the factory's (sysman_oc.c). */
+void zf_sm_oc_start(zf_sm_freq *freq);
+
+/* The clock, MHz, an overclock mode gives the domain while busy in place of `top` (its range's top), and whether
+ * the mode locks it there (FIXED: no throttling, idle too); lock held (sysman_oc.c). */
+double zf_sm_oc_top(const zf_sm_freq *freq, double top, bool *locked);
 
 /* Builds and registers a device's fans, LEDs and power supplies (sysman_board.c); false when out of host memory. */
 bool zf_sm_board_start(zf_sm_device *sm);
