@@ -1,6 +1,7 @@
 /* Conformance: sysman's optional components in the legacy model (ZES_ENABLE_SYSMAN=1 before zeInit): diagnostics
  * test suites (zesDeviceEnumDiagnosticTestSuites, zesDiagnostics*), fans, LEDs, power supplies and the legacy
- * overclocking of frequency domains (zesFrequencyOc*). Every suite answers
+ * overclocking of frequency domains (zesFrequencyOc*), engine activity per virtual function (zesEngineGetActivityExt)
+ * and the virtual functions (zesDeviceEnumEnabledVFExp, zesVFManagement*Exp2). Every suite answers
  * its properties and tests, a run answers a zes_diag_result_t; every fan, LED and power supply answers its properties
  * and state and takes the settings its properties offer; bad inputs are refused. On the fake the components are the
  * scenario's (docs/sysman.md, "Diagnostics", "Fans, LEDs and power supplies"): the shipped Data Center GPU Max cards
@@ -8,7 +9,8 @@
  * sysman-components scenario's planted faults give their results, a repair needing a reset included, and its fans
  * turn at the speed its thermal model's temperature gives; the shipped cards cannot be overclocked (every
  * zesFrequencyOc* answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, as Intel's driver on Linux), the sysman-components
- * card can, within the capabilities it reports, and its modes move the GPU clock. */
+ * card can, within the capabilities it reports, and its modes move the GPU clock; its two virtual functions run no
+ * work (idle engines, unused memory), the shipped cards have none. */
 #include "zc_kernel_files.h"
 #include "zc_metric.h"
 #include "zc_metric_work.h"
@@ -746,6 +748,167 @@ static void sysman_oc_bad_inputs(void **state) {
     (void)mode;
 }
 
+/* ---- Virtual functions ---------------------------------------------------------------------------------------- */
+
+#if ZC_L0_AT_LEAST(7)
+
+/* The fake's virtual functions of a device: sysman-components' two on its card, none elsewhere, and none with headers
+ * older than the virtual-function handle (1.9). */
+static uint32_t zc_fake_vfs(ze_device_handle_t device) {
+    return ZC_L0_AT_LEAST(9) && zc_components_scenario() && !zc_is_tile(device) ? 2 : 0;
+}
+
+/* The physical function's activity comes first, as zesEngineGetActivity counts it, then one per virtual function;
+ * another driver may not support the extension for a physical function alone. */
+static void sysman_engine_activity_ext_leads_with_the_pf(void **state) {
+    (void)state;
+    zc_api_require(zesEngineGetActivityExt);
+    ze_device_handle_t device = zc_sys()->all[0];
+    uint32_t n = 0;
+    zes_engine_handle_t *engines =
+        zc_handles((zes_device_handle_t)device, (zc_enum_fn)zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", &n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t count = 0;
+        ze_result_t result = ZC_API(zesEngineGetActivityExt)(engines[i], &count, NULL);
+        if (result == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE && !zc_driver_is_fake())
+            continue;
+        zc_assert_success(result);
+        assert_true(count >= 1);
+        /* a count above the total is corrected (the stats move with time: no byte-for-byte comparison) */
+        zes_engine_stats_t *stats = calloc(count + 1, sizeof *stats);
+        uint32_t more = count + 1;
+        zc_assert_success(ZC_API(zesEngineGetActivityExt)(engines[i], &more, stats));
+        assert_int_equal(more, count);
+        zes_engine_stats_t later;
+        zc_assert_success(zesEngineGetActivity(engines[i], &later));
+        assert_true(stats[0].activeTime <= later.activeTime && stats[0].timestamp <= later.timestamp);
+        if (zc_driver_is_fake()) {
+            assert_int_equal(count, 1 + zc_fake_vfs(device));
+            for (uint32_t v = 1; v < count; v++) /* docs/sysman.md: a virtual function runs no work */
+                assert_true(stats[v].activeTime == 0 && stats[v].timestamp == stats[0].timestamp);
+        }
+        free(stats);
+    }
+    if (n > 0)
+        zc_assert_result(ZC_API(zesEngineGetActivityExt)(engines[0], NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    uint32_t count = 0;
+    zc_assert_result(ZC_API(zesEngineGetActivityExt)(NULL, &count, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    free(engines);
+}
+
+#endif
+
+#if ZC_L0_AT_LEAST(10)
+
+static zes_vf_handle_t *zc_vfs(ze_device_handle_t device, uint32_t *count) {
+    zc_api_require(zesDeviceEnumEnabledVFExp);
+    return zc_handles((zes_device_handle_t)device, (zc_enum_fn)ZC_API(zesDeviceEnumEnabledVFExp),
+                      "zesDeviceEnumEnabledVFExp", count);
+}
+
+static ze_result_t zc_vf_engines_call(void *ctx, uint32_t *count, void *items) {
+    zes_vf_util_engine_exp2_t *util = items;
+    for (uint32_t i = 0; util != NULL && i < *count; i++)
+        util[i] = (zes_vf_util_engine_exp2_t){.stype = ZES_STRUCTURE_TYPE_VF_UTIL_ENGINE_EXP2};
+    return ZC_API(zesVFManagementGetVFEngineUtilizationExp2)(ctx, count, items);
+}
+
+/* Every virtual function answers its memory and engine utilisation, counters that never run ahead of their sampling
+ * counters; the fake's run no work (docs/sysman.md, "Virtual functions"). */
+static void sysman_vfs_answer_their_utilisation(void **state) {
+    (void)state;
+    const zc_system *sys = zc_sys();
+    for (uint32_t d = 0; d < sys->num_all; d++) {
+        uint32_t n = 0;
+        zes_vf_handle_t *vfs = zc_vfs(sys->all[d], &n);
+        if (zc_driver_is_fake())
+            assert_int_equal(n, zc_fake_vfs(sys->all[d]));
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t count = 0;
+            zc_assert_success(ZC_API(zesVFManagementGetVFMemoryUtilizationExp2)(vfs[i], &count, NULL));
+            zes_vf_util_mem_exp2_t mem[4] = {{.stype = ZES_STRUCTURE_TYPE_VF_UTIL_MEM_EXP2}};
+            count = count < 4 ? count : 4;
+            zc_assert_success(ZC_API(zesVFManagementGetVFMemoryUtilizationExp2)(vfs[i], &count, mem));
+            zc_count_query q = {"zesVFManagementGetVFEngineUtilizationExp2", zc_vf_engines_call, vfs[i],
+                                sizeof(zes_vf_util_engine_exp2_t), NULL};
+            uint32_t engines = zc_count(&q);
+            zes_vf_util_engine_exp2_t first[8], second[8];
+            engines = engines < 8 ? engines : 8;
+            zc_assert_success(zc_vf_engines_call(vfs[i], &engines, first));
+            zc_sleep_ms(2);
+            zc_assert_success(zc_vf_engines_call(vfs[i], &engines, second));
+            for (uint32_t e = 0; e < engines; e++) {
+                assert_true(second[e].samplingCounterValue >= first[e].samplingCounterValue);
+                assert_true(second[e].activeCounterValue - first[e].activeCounterValue <=
+                            second[e].samplingCounterValue - first[e].samplingCounterValue);
+            }
+            if (!zc_driver_is_fake())
+                continue;
+            assert_int_equal(count, 1);
+            assert_true(mem[0].vfMemLocation == ZES_MEM_LOC_DEVICE && mem[0].vfMemUtilized == 0);
+            assert_true(engines >= 1);
+            assert_true(second[0].activeCounterValue == 0 && second[0].samplingCounterValue > 0);
+            zes_vf_exp_capabilities_t old = {.stype = ZES_STRUCTURE_TYPE_VF_EXP_CAPABILITIES};
+            zc_assert_result(ZC_API(zesVFManagementGetVFCapabilitiesExp)(vfs[i], &old),
+                             ZE_RESULT_ERROR_UNSUPPORTED_FEATURE); /* deprecated, as on Intel's driver */
+        }
+        free(vfs);
+    }
+    uint32_t count = 0;
+    zc_assert_result(ZC_API(zesVFManagementGetVFMemoryUtilizationExp2)(NULL, &count, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zc_assert_result(ZC_API(zesVFManagementGetVFEngineUtilizationExp2)(NULL, &count, NULL),
+                     ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    uint32_t n = 0;
+    zes_vf_handle_t *vfs = zc_vfs(zc_sys()->all[0], &n);
+    if (n > 0) {
+        zc_assert_result(ZC_API(zesVFManagementGetVFMemoryUtilizationExp2)(vfs[0], NULL, NULL),
+                         ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        zc_assert_result(ZC_API(zesVFManagementGetVFEngineUtilizationExp2)(vfs[0], NULL, NULL),
+                         ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    }
+    free(vfs);
+}
+
+#endif
+
+#if ZC_L0_AT_LEAST(12)
+
+/* Each virtual function has its own ID and PCI function, and a share of the card's device memory; the fake's two
+ * take functions 1 and 2 after the card's and a third of its memory each (docs/sysman.md). */
+static void sysman_vf_capabilities(void **state) {
+    (void)state;
+    zc_api_require(zesVFManagementGetVFCapabilitiesExp2);
+    ze_device_handle_t card = zc_sys()->all[0];
+    uint32_t n = 0;
+    zes_vf_handle_t *vfs = zc_vfs(card, &n);
+    zes_pci_properties_t pci = {.stype = ZES_STRUCTURE_TYPE_PCI_PROPERTIES};
+    zc_assert_success(zesDevicePciGetProperties((zes_device_handle_t)card, &pci));
+    zes_mem_properties_t mem = {.stype = ZES_STRUCTURE_TYPE_MEM_PROPERTIES};
+    zc_assert_success(zesMemoryGetProperties(zc_memory_module((zes_device_handle_t)card), &mem));
+    uint64_t provisioned = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        zes_vf_exp2_capabilities_t c = {.stype = ZES_STRUCTURE_TYPE_VF_EXP2_CAPABILITIES};
+        zc_assert_success(ZC_API(zesVFManagementGetVFCapabilitiesExp2)(vfs[i], &c));
+        assert_true(c.address.function != pci.address.function || c.address.bus != pci.address.bus);
+        provisioned += c.vfDeviceMemSize;
+        if (!zc_driver_is_fake())
+            continue;
+        assert_int_equal(c.vfID, i + 1);
+        assert_int_equal(c.address.function, pci.address.function + i + 1);
+        assert_int_equal(c.vfDeviceMemSize, mem.physicalSize / (n + 1));
+    }
+    assert_true(provisioned <= mem.physicalSize || mem.physicalSize == 0);
+    if (n > 0)
+        zc_assert_result(ZC_API(zesVFManagementGetVFCapabilitiesExp2)(vfs[0], NULL),
+                         ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zes_vf_exp2_capabilities_t c = {.stype = ZES_STRUCTURE_TYPE_VF_EXP2_CAPABILITIES};
+    zc_assert_result(ZC_API(zesVFManagementGetVFCapabilitiesExp2)(NULL, &c), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    free(vfs);
+}
+
+#endif
+
 int main(int argc, char **argv) {
     zc_own_instance();
     static const struct CMUnitTest tests[] = {
@@ -768,6 +931,15 @@ int main(int argc, char **argv) {
         cmocka_unit_test(sysman_oc_targets_are_checked),
         cmocka_unit_test_setup_teardown(sysman_oc_fixed_mode_speeds_kernels_up, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test(sysman_oc_bad_inputs),
+#if ZC_L0_AT_LEAST(7)
+        cmocka_unit_test(sysman_engine_activity_ext_leads_with_the_pf),
+#endif
+#if ZC_L0_AT_LEAST(10)
+        cmocka_unit_test(sysman_vfs_answer_their_utilisation),
+#endif
+#if ZC_L0_AT_LEAST(12)
+        cmocka_unit_test(sysman_vf_capabilities),
+#endif
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

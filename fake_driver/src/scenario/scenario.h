@@ -29,6 +29,7 @@
 #define ZF_SCENARIO_MAX_FANS          4  /* fans, LEDs, power supplies of one device */
 #define ZF_SCENARIO_MAX_LEDS          4
 #define ZF_SCENARIO_MAX_PSUS          2
+#define ZF_SCENARIO_MAX_VFS           7   /* virtual functions: the PCI functions after the card's */
 #define ZF_SCENARIO_MAX_PORTS         16  /* Xe Link ports of one tile */
 #define ZF_SCENARIO_MAX_XE_LINKS      512 /* cables of the top-level xe_links list */
 
@@ -163,6 +164,7 @@ typedef struct zf_scenario_sysman {
     uint32_t num_psus;
     zf_scenario_psu psus[ZF_SCENARIO_MAX_PSUS];
     zf_scenario_overclock overclock;
+    uint32_t virtual_functions; /* SR-IOV virtual functions enabled on the card (docs/sysman.md) */
 } zf_scenario_sysman;
 
 typedef struct zf_scenario_timer {

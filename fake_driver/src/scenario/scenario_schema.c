@@ -316,6 +316,7 @@ static const zf_field zf_sysman_fields[] = {
     ZF_LIST(zf_sysman, leds, "leds", &zf_led_list, 0),
     ZF_LIST(zf_sysman, psus, "psus", &zf_psu_list, 0),
     ZF_MAP(zf_sysman, overclock, "overclock", &zf_overclock_schema),
+    ZF_UINT(zf_sysman, virtual_functions, "virtual_functions", 0, ZF_SCENARIO_MAX_VFS, 0),
 };
 static bool zf_sysman_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
     (void)present;
@@ -675,12 +676,22 @@ static bool zf_device_check_overclock(zf_walk *w, yaml_node_t *node, zf_scenario
     return true;
 }
 
+/* The virtual functions take the PCI functions after the card's, of the same device number. */
+static bool zf_device_check_vfs(zf_walk *w, yaml_node_t *node, const zf_scenario_device *d) {
+    uint32_t vfs = d->sysman.virtual_functions;
+    if (d->pci.function + vfs <= 7)
+        return true;
+    return zf_walk_fail(w, zf_node_at(w, zf_node_lookup(w, node, "sysman"), "virtual_functions", NULL),
+                        "sysman.virtual_functions", "%u do not fit the PCI functions after pci.function %u (up to 7)",
+                        vfs, d->pci.function);
+}
+
 static bool zf_device_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
     (void)present;
     zf_scenario_device *d = base;
     return zf_device_check_division(w, node, d) && zf_device_check_alloc(w, node, d) &&
            zf_device_check_engines(w, node, d) && zf_fabric_check_device(w, node, d) &&
-           zf_device_check_overclock(w, node, d);
+           zf_device_check_overclock(w, node, d) && zf_device_check_vfs(w, node, d);
 }
 
 typedef zf_scenario_device zf_dev;

@@ -160,6 +160,7 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     zf_sm_control_start(sm);
     bool ok = zf_sm_register_all(sm);
     ok &= zf_sm_diag_start(sm);
+    ok &= zf_sm_vf_start(sm);
     return ok && zf_sm_board_start(sm);
 }
 

@@ -1,7 +1,7 @@
 /* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, firmware,
  * RAS error sets, ECC, fabric ports (sysman_fabric.c), and the enumerations of components zefake's cards do not have
- * (overclock domains, virtual functions), which answer a count of 0; diagnostics are in sysman_diag.c, fans, LEDs and
- * power supplies in sysman_board.c.
+ * (overclock domains), which answer a count of 0; diagnostics are in sysman_diag.c, fans, LEDs and power supplies in
+ * sysman_board.c, virtual functions in sysman_vf.c.
  * docs/sysman.md. */
 #include "core/zf_chain.h"
 #include "core/zf_shared.h"
@@ -299,13 +299,6 @@ ze_result_t zfi_zesDeviceGetOverclockControls(zes_device_handle_t hDevice, zes_o
         return zf_fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "domainType 0x%x is not a zes_overclock_domain_t", domain);
     *pAvailableControls = 0;
     return ZE_RESULT_SUCCESS;
-}
-#endif
-
-#if ZF_L0_AT_LEAST(10)
-/* The cards run as physical functions without SR-IOV: no virtual function is enabled. */
-ze_result_t zfi_zesDeviceEnumEnabledVFExp(zes_device_handle_t hDevice, uint32_t *pCount, zes_vf_handle_t *phVFhandle) {
-    return zf_sm_enum_none(hDevice, pCount);
 }
 #endif
 

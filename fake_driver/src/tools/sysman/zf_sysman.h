@@ -151,6 +151,13 @@ typedef struct zf_sm_psu {
     uint64_t read_us;
 } zf_sm_psu;
 
+/* A virtual function of the card (zesDeviceEnumEnabledVFExp; sysman_vf.c): its ID, 1..N. */
+typedef struct zf_sm_vf {
+    zf_object header;
+    zf_sm_device *owner;
+    uint32_t id;
+} zf_sm_vf;
+
 /* Another process using the card, as last read from the card's shared state (zf_sm_import_peers). */
 typedef struct zf_sm_peer {
     int32_t pid;
@@ -218,6 +225,9 @@ struct zf_sm_device {
     zf_sm_led leds[ZF_SCENARIO_MAX_LEDS];
     uint32_t num_psus;
     zf_sm_psu psus[ZF_SCENARIO_MAX_PSUS];
+    /* The card's virtual functions, on a device reported as a card (sysman_vf.c). */
+    uint32_t num_vfs;
+    zf_sm_vf vfs[ZF_SCENARIO_MAX_VFS];
 };
 
 /* The performance factor that leaves the clock alone, and the default (docs/sysman.md, "Controls"). */
@@ -299,6 +309,9 @@ void zf_sm_oc_start(zf_sm_freq *freq);
 /* The clock, MHz, an overclock mode gives the domain while busy in place of `top` (its range's top), and whether
  * the mode locks it there (FIXED: no throttling, idle too); lock held (sysman_oc.c). */
 double zf_sm_oc_top(const zf_sm_freq *freq, double top, bool *locked);
+
+/* Builds and registers the virtual functions of a device reported as a card (sysman_vf.c). */
+bool zf_sm_vf_start(zf_sm_device *sm);
 
 /* Builds and registers a device's fans, LEDs and power supplies (sysman_board.c); false when out of host memory. */
 bool zf_sm_board_start(zf_sm_device *sm);
