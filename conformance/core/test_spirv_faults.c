@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #define ZC_ITEMS 64u
 #define ZC_GROUP 32u
@@ -194,6 +196,58 @@ static void hung_kernel_is_stopped_and_the_queue_stays_usable(void **state) {
     zc_child_free(&child);
 }
 
+/* Child (ZEFAKE_HANG_TIMEOUT_MS set by the parent): `mark` over many groups with its output at an address that is not
+ * mapped, so every work-item faults; prints how long the launch took, in host ms. */
+static int zc_child_all_fault(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    void *unmapped = (void *)(uintptr_t)0x10000; /* the lowest address Linux may map, never mapped by the loader */
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_faults");
+    ze_kernel_handle_t mark = zc_kernel_create(module, "mark");
+    zc_assert_success(zeKernelSetArgumentValue(mark, 0, sizeof unmapped, &unmapped));
+    zc_assert_success(zeKernelSetGroupSize(mark, ZC_GROUP, 1, 1));
+    ze_group_count_t groups = {1u << 22, 1, 1}; /* far more than the limit lets run */
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
+    ze_event_handle_t done = zc_event(pool, 0);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    zc_assert_success(zeCommandListAppendLaunchKernel(list, mark, &groups, done, 0, NULL));
+    zc_assert_success(zeEventHostSynchronize(done, UINT64_MAX));
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    printf("ms=%lld\n", (long long)((end.tv_sec - start.tv_sec) * 1000 + (end.tv_nsec - start.tv_nsec) / 1000000));
+    printf("status=%d\n", zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST);
+    fflush(stdout);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeEventDestroy(done));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeKernelDestroy(mark));
+    zc_assert_success(zeModuleDestroy(module));
+    return zc_child_exec_end(x);
+}
+
+/* A launch whose every work-item faults still ends within 1.5 times the hang limit: the time the faults take counts
+ * towards the detector's next look at the clock. */
+static void all_faulting_launch_stopped_within_the_limit(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* the limit is zefake's environment variable */
+    const char *const env[] = {"ZEFAKE_HANG_TIMEOUT_MS=400", NULL};
+    zc_child child;
+    assert_true(zc_run_child_mode("all-fault", NULL, env, ZC_CHILD_TIMEOUT_MS, &child));
+    zc_assert_child_ok(&child, "all-fault child");
+    assert_int_equal(zc_child_number(&child, "status"), 1);
+    uint64_t ms = zc_child_number(&child, "ms");
+    if (ms > 600)
+        zc_fail("the launch ran %llu ms with a hang limit of 400 ms (at most 1.5 times: 600 ms)",
+                (unsigned long long)ms);
+    if (strstr(child.err, "device hang: kernel 'mark'") == NULL)
+        zc_fail("the hang detector did not stop the launch:\n%s", child.err);
+    zc_child_free(&child);
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Modules spirv-val refuses (kernels/invalid_*.spvasm): the build fails naming the instruction and the rule */
 
@@ -282,12 +336,14 @@ int main(int argc, char **argv) {
         cmocka_unit_test(private_arrays_in_bounds_compute),
         cmocka_unit_test(private_arrays_out_of_bounds_fault),
         cmocka_unit_test(hung_kernel_is_stopped_and_the_queue_stays_usable),
+        cmocka_unit_test(all_faulting_launch_stopped_within_the_limit),
         cmocka_unit_test_setup_teardown(modules_spirv_val_refuses_fail_the_build, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(stray_operand_fails_the_build, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(float_texels_convert_to_integer_images, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(printf_of_nothing_prints_nothing, zc_setup_spirv, zc_teardown_spirv),
     };
-    static const zc_child_mode modes[] = {{"private", zc_child_private}, {"hang", zc_child_hang}};
+    static const zc_child_mode modes[] = {
+        {"private", zc_child_private}, {"hang", zc_child_hang}, {"all-fault", zc_child_all_fault}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);

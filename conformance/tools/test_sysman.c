@@ -383,6 +383,48 @@ static void sysman_temperature_plausible(void **state) {
     }
 }
 
+/* The sub-device a memory module or frequency domain answers it is on (onSubdevice, subdeviceId). */
+static void zc_component_place(bool memory, void *handle, ze_bool_t *on_subdevice, uint32_t *subdevice_id) {
+    if (memory) {
+        zes_mem_properties_t p = {.stype = ZES_STRUCTURE_TYPE_MEM_PROPERTIES};
+        zc_assert_success(zesMemoryGetProperties(handle, &p));
+        *on_subdevice = p.onSubdevice;
+        *subdevice_id = p.subdeviceId;
+        return;
+    }
+    zes_freq_properties_t p = {.stype = ZES_STRUCTURE_TYPE_FREQ_PROPERTIES};
+    zc_assert_success(zesFrequencyGetProperties(handle, &p));
+    *on_subdevice = p.onSubdevice;
+    *subdevice_id = p.subdeviceId;
+}
+
+/* docs/sysman.md: a card with tiles offers its own memory module and frequency domain, then one per tile, each on its
+ * sub-device; a device without tiles offers its own only. */
+static void sysman_tiles_have_memory_and_frequency(void **state) {
+    zc_exec *x = *state;
+    zc_skip_unless_fake();
+    uint32_t subs = 0;
+    zc_assert_success(zeDeviceGetSubDevices(x->device, &subs, NULL));
+    for (int kind = 0; kind < 2; kind++) {
+        bool memory = kind == 0;
+        uint32_t count = 0;
+        void **handles =
+            memory ? (void **)zc_handles((zes_device_handle_t)x->device, (zc_enum_fn)zesDeviceEnumMemoryModules,
+                                         "zesDeviceEnumMemoryModules", &count)
+                   : (void **)zc_handles((zes_device_handle_t)x->device, (zc_enum_fn)zesDeviceEnumFrequencyDomains,
+                                         "zesDeviceEnumFrequencyDomains", &count);
+        assert_int_equal(count, 1 + subs);
+        for (uint32_t i = 1; i < count; i++) {
+            ze_bool_t on_subdevice = false;
+            uint32_t subdevice_id = UINT32_MAX;
+            zc_component_place(memory, handles[i], &on_subdevice, &subdevice_id);
+            assert_true(on_subdevice);
+            assert_int_equal(subdevice_id, i - 1);
+        }
+        free(handles);
+    }
+}
+
 static void sysman_processes_list_the_caller(void **state) {
     zc_exec *x = *state;
     void *ptr = zc_device_alloc(x, 1u << 20);
@@ -633,6 +675,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(sysman_memory_free_drops_by_allocation, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_frequency_in_range, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_frequency_idle_is_min, zc_setup_exec, zc_teardown_exec),
+        cmocka_unit_test_setup_teardown(sysman_tiles_have_memory_and_frequency, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_processes_list_the_caller, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_reset_leaves_device_usable, zc_setup_exec, zc_teardown_exec),
         cmocka_unit_test_setup_teardown(sysman_reset_clears_a_fault, zc_setup_exec, zc_teardown_exec),

@@ -49,6 +49,9 @@ ze_result_t zf_reject_uninitialized(zf_api_id api);
 ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *rule);
 ze_result_t zf_reject_handle(zf_api_id api, const char *argument, const void *handle);
 ze_result_t zf_unsupported(zf_api_id api);
+/* A call the headers forbid while another thread calls with the same handle (`argument`), refused with
+ * ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE; warned the first time, at debug level after. */
+ze_result_t zf_reject_concurrent(zf_api_id api, const char *argument);
 
 /* The strict profile (ZEFAKE_STRICT=1 or the scenario's `strict: true`, docs/tolerances.md): the specification's
  * exact codes where the default profile does what Intel's production driver does instead. */

@@ -216,25 +216,47 @@ static void zf_engine_set_blocked(zf_engine *engine, bool blocked) {
         pthread_cond_broadcast(&engine->room);
 }
 
-/* Blocks the worker until every wait event is signalled; returns the latest signal time, or false when stopping. */
-static bool zf_engine_wait_events(zf_engine *engine, const zf_command *command, uint64_t *ready_ns) {
+typedef enum zf_waited {
+    ZF_WAITED,       /* every wait event is signalled */
+    ZF_WAIT_STOPPED, /* the engine is stopping */
+    ZF_WAIT_HUNG,    /* an event stayed unsignalled past the hang limit */
+} zf_waited;
+
+/* A wait that outlasts the device's hang limit is a hang: a real engine waiting on a semaphore nothing signals is
+ * reset by the driver's hang detection, as one running a kernel that never ends (docs/spirv-execution.md, "Hangs"). */
+static zf_waited zf_wait_hung(const zf_command *command, uint32_t i, uint64_t limit) {
+    zf_log(ZF_LOG_ERROR,
+           "device hang: a command waited %llu ms for its wait event %u (%p), which nothing signalled: stopped by the "
+           "hang detector (two lists waiting for each other, or an event never signalled)",
+           (unsigned long long)(limit / 1000000u), i, (void *)command->waits[i]);
+    return ZF_WAIT_HUNG;
+}
+
+/* Blocks the worker until every wait event is signalled, at most the device's hang limit; *ready_ns becomes the
+ * latest signal time. */
+static zf_waited zf_engine_wait_events(zf_engine *engine, const zf_command *command, uint64_t *ready_ns) {
     if (command->num_waits == 0)
-        return true; /* nothing to wait for: a stop request is seen before the next command */
+        return ZF_WAITED; /* nothing to wait for: a stop request is seen before the next command */
+    uint64_t limit = zf_device_hang_timeout_ns(engine->device);
+    uint64_t deadline = limit != 0 ? zf_deadline_after(limit) : UINT64_MAX;
+    zf_waited waited = ZF_WAITED;
     zf_sync_lock();
-    for (uint32_t i = 0; i < command->num_waits; i++) {
+    for (uint32_t i = 0; i < command->num_waits && waited == ZF_WAITED; i++) {
         zf_event *event = command->waits[i];
         if (!event->signaled && !engine->stop)
             zf_engine_set_blocked(engine, true);
-        while (!event->signaled && !engine->stop)
-            zf_sync_wait_until(UINT64_MAX);
+        while (!event->signaled && !engine->stop && waited == ZF_WAITED) {
+            if (!zf_sync_wait_until(deadline) && !event->signaled)
+                waited = zf_wait_hung(command, i, limit);
+        }
         if (engine->stop)
-            break;
-        *ready_ns = zf_max_u64(*ready_ns, event->signal_ns);
+            waited = ZF_WAIT_STOPPED;
+        else if (waited == ZF_WAITED)
+            *ready_ns = zf_max_u64(*ready_ns, event->signal_ns);
     }
     zf_engine_set_blocked(engine, false);
-    bool running = !engine->stop;
     zf_sync_unlock();
-    return running;
+    return waited;
 }
 
 static void zf_event_mark(zf_event *event, zf_device *device, const zf_work_record *record) {
@@ -337,7 +359,8 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
     uint64_t submit_ns = sub->submit_ns;
     /* Modelled: the engine sees a submission its dispatch latency after it was made (docs/cost-model.md). */
     uint64_t start = zf_max_u64(engine->free_at_ns, submit_ns + zf_cost_dispatch_ns(engine->device));
-    if (!zf_engine_wait_events(engine, command, &start))
+    zf_waited waited = zf_engine_wait_events(engine, command, &start);
+    if (waited == ZF_WAIT_STOPPED)
         return ZF_RAN_STOPPED;
     zf_clock *clock = zf_device_clock(engine->device);
     zf_engine_hold(engine, start);
@@ -350,8 +373,9 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
                              .tiles = 1};
     /* A device lost by an injected rule runs nothing more: the command has no effect and takes no time. */
     zf_device_loss loss = zf_device_command_loss(engine->device);
-    ze_result_t result = loss == ZF_LOSS_RUN ? zf_perform(engine->device, queue, command, start, &cost, &record)
-                                             : ZE_RESULT_ERROR_DEVICE_LOST;
+    ze_result_t result = loss == ZF_LOSS_RUN && waited == ZF_WAITED
+                             ? zf_perform(engine->device, queue, command, start, &cost, &record)
+                             : ZE_RESULT_ERROR_DEVICE_LOST; /* a hung wait: not performed, completed as a fault */
     /* A launch's records go back to its list's pool before the submission completes: once it has, the application
      * may destroy the list, and the pool with it. */
     if (sub->has_single && zf_command_is_launch(command))

@@ -12,10 +12,22 @@ static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
     *dst = zf_clock_mask(zf_clock_ns_to_ticks(clock, ns), clock->valid_bits);
 }
 
+ze_result_t zf_command_host_check(const void *ptr, size_t size, bool write, const char *what) {
+    zf_vm_span span;
+    if (zf_virtual_span(ptr, size, &span) && span.access != ZE_MEMORY_ACCESS_ATTRIBUTE_NONE)
+        return ZE_RESULT_SUCCESS; /* a reservation's mapped pages: the virtual memory rules decide */
+    const char *unusable = zf_host_range_unusable(ptr, size, write);
+    if (unusable == NULL)
+        return ZE_RESULT_SUCCESS;
+    zf_log(ZF_LOG_ERROR, "device fault: %s %s [%p, +%zu), host memory %s", what, write ? "writes" : "reads", ptr, size,
+           unusable);
+    return ZE_RESULT_ERROR_DEVICE_LOST;
+}
+
 /* Before a command touches [ptr, ptr + size): the range must not run past its allocation nor reach freed memory (or
  * virtual memory mapped without access; for a write, mapped read-only), and an allocation it lies in is held mapped
- * until zf_access_end, even if the application frees it meanwhile. Plain host memory the driver did not allocate is
- * accessed as it is. */
+ * until zf_access_end, even if the application frees it meanwhile. Plain host memory the driver did not allocate
+ * must be mapped for the access, as for kernels (zf_command_host_check). */
 static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t size, bool write, const char *what,
                                    zf_mem_block **hold) {
     *hold = NULL;
@@ -38,7 +50,7 @@ static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t 
         zf_log(ZF_LOG_ERROR, "device fault: %s writes [%p, +%zu), virtual memory mapped read-only", what, ptr, size);
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
-    return ZE_RESULT_SUCCESS;
+    return zf_command_host_check(ptr, size, write, what);
 }
 
 static void zf_access_end(zf_mem_block *hold) {

@@ -44,8 +44,13 @@ struct zf_event_pool {
     zf_context *context;
     ze_event_pool_flags_t flags;
     uint32_t count;
-    zf_event **events; /* by index; guarded by the sync lock */
+    zf_event **events;     /* by index; guarded by the sync lock */
+    _Atomic uint32_t refs; /* the pool's handle and each live event: the last to go frees the pool */
 };
+
+/* What one event takes of a device's memory on Intel's GPUs (a cache line): a pool holds at most maxMemAllocSize
+ * divided by it, the smallest maxMemAllocSize of its devices (docs/events.md, "Limits"). */
+#define ZF_EVENT_DEVICE_BYTES 64u
 
 /* Whether the pool's events record kernel timestamps: ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, or (headers 1.6)
  * ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP, whose events also give them on the host's clock. */
@@ -335,6 +340,11 @@ typedef struct zf_work_record {
 } zf_work_record;
 
 typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
+
+/* Plain host memory a command touches (not in an allocation of the driver): every byte mapped for the access, the
+ * check kernels make (/proc/self/maps, zf_host_range_unusable); otherwise a device fault is logged, naming `what`,
+ * and ZE_RESULT_ERROR_DEVICE_LOST returned: the engine reports it as for a kernel, the process lives. */
+ze_result_t zf_command_host_check(const void *ptr, size_t size, bool write, const char *what);
 
 /* Host-side effect of a command an engine of `device` runs from `start_ns` (exec/perform.c): returns its result, sets
  * *cost_ns to its modelled duration and fills the work the record reports (bytes, work-items, cycles). */

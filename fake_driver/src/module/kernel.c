@@ -558,6 +558,11 @@ static void zf_env_debug(void *user, const char *text) {
     zf_log(ZF_LOG_DEBUG, "%s", text);
 }
 
+static void zf_env_warn(void *user, const char *text) {
+    (void)user;
+    zf_log(ZF_LOG_WARN, "%s", text);
+}
+
 /* The engine's view of the captured arguments, in `room` when they fit (no allocation for the usual kernel). */
 #define ZF_ARGS_ROOM 16u
 static zf_xarg *zf_launch_args(const zf_kernel_launch *launch, zf_xarg room[ZF_ARGS_ROOM]) {
@@ -584,7 +589,8 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
                             .image = zf_env_image,
                             .sampler = zf_env_sampler,
                             .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
-                            .debug = zf_env_debug};
+                            .debug = zf_env_debug,
+                            .warn = zf_env_warn};
     zf_xarg room[ZF_ARGS_ROOM];
     zf_xarg *args = zf_launch_args(launch, room);
     if (args == NULL) {

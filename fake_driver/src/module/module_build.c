@@ -142,15 +142,6 @@ static ze_result_t zf_parse_options(const char *text, zf_options *options, zf_sp
 /* ------------------------------------------------------------------------------------------------------------------
  * The parts of a program that follow from its SPIR-V: identity, globals, imports, relocations */
 
-uint64_t zf_fnv1a(const void *data, size_t size, uint64_t hash) {
-    const uint8_t *bytes = data;
-    for (size_t i = 0; i < size; i++) {
-        hash ^= bytes[i];
-        hash *= 0x100000001b3ull;
-    }
-    return hash;
-}
-
 static void zf_program_uuid(zf_program *program) {
     size_t count;
     const uint32_t *words = zf_spirv_words(program->spirv, &count);

@@ -165,6 +165,11 @@ void zf_spirv_free(zf_spirv_module *module);
 
 /* The module's words, in host byte order and with specializations applied. */
 const uint32_t *zf_spirv_words(const zf_spirv_module *module, size_t *count);
+
+/* FNV-1a over `size` bytes, from `hash` (the program UUID, the native binary checksum, the compiled tier's cache
+ * keys). */
+#define ZF_FNV1A_BASIS 0xcbf29ce484222325ull
+uint64_t zf_fnv1a(const void *data, size_t size, uint64_t hash);
 uint32_t zf_spirv_version(const zf_spirv_module *module); /* 0x00MMmm00 as in the header */
 
 uint32_t zf_spirv_spec_constant_count(const zf_spirv_module *module);

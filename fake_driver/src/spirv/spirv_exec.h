@@ -17,6 +17,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Host mappings as /proc/self/maps lists them: how kernels decide that an address outside every allocation may be
+ * accessed, and commands (copies, fills, timestamps, indirect arguments) too. */
+typedef struct zf_host_mapping {
+    uintptr_t lo, hi;
+    bool readable, writable;
+    bool usm; /* a zefake allocation's memfd (docs/memory.md) */
+} zf_host_mapping;
+
+/* /proc/self/maps as a malloc'ed string (the caller frees it), or NULL. */
+char *zf_host_maps_read(void);
+/* The mapping of `maps` holding `addr`; false when none does. */
+bool zf_host_maps_find(const char *maps, uintptr_t addr, zf_host_mapping *out);
+/* NULL when every byte of [ptr, ptr + size) is mapped readable (and writable when `write`), in one mapping or in
+ * several that follow each other; otherwise why not ("not mapped", "mapped without write access"...). One system
+ * call per 64 pages (the kernel reads a byte of each page for the process, and fails instead of raising a signal);
+ * /proc/self/maps is read only to explain a refusal, or where a sandbox forbids that call. */
+const char *zf_host_range_unusable(const void *ptr, size_t size, bool write);
+
 /* SpecId of the ITT annotations constant (docs/spirv-execution.md, "Annotations"). */
 #define ZF_SPIRV_ITT_SPEC_ID 0xFF747469u
 
@@ -119,6 +137,8 @@ typedef struct zf_exec_env {
     bool system_memory;
     /* Receives the engine's debug-level messages (which tier runs a kernel, compile times). May be NULL. */
     void (*debug)(void *user, const char *text);
+    /* Receives its warnings (a damaged entry of the compiled-code cache). May be NULL: they go to debug. */
+    void (*warn)(void *user, const char *text);
 } zf_exec_env;
 
 typedef enum zf_xarg_kind {

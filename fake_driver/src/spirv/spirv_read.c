@@ -801,3 +801,12 @@ uint32_t zf_spirv_capability_count(const zf_spirv_module *m) {
 uint32_t zf_spirv_capability_at(const zf_spirv_module *m, uint32_t index) {
     return index < m->capabilities.count ? *ZF_SPIRV_AT(m->capabilities, uint32_t, index) : 0;
 }
+
+uint64_t zf_fnv1a(const void *data, size_t size, uint64_t hash) {
+    const uint8_t *bytes = data;
+    for (size_t i = 0; i < size; i++) {
+        hash ^= bytes[i];
+        hash *= 0x100000001b3ull;
+    }
+    return hash;
+}

@@ -84,6 +84,21 @@ void zf_sm_fill_handles(uint32_t *pCount, uint32_t available, void **out, void *
         out[i] = (char *)objects + i * stride;
 }
 
+void zf_sm_fill_card_and_tiles(uint32_t *pCount, void **out, zf_sm_device *sm, size_t member) {
+    void *handles[1 + ZF_SCENARIO_MAX_SUBDEVICES];
+    uint32_t available = 0;
+    handles[available++] = (char *)sm + member;
+    const zf_device *device = sm->device;
+    for (uint32_t t = 0; !device->is_subdevice && t < device->num_subdevices; t++) {
+        zf_sm_device *tile = zf_sm_find(&device->subdevices[t]);
+        if (tile != NULL)
+            handles[available++] = (char *)tile + member;
+    }
+    uint32_t n = zf_count_query(pCount, available, out);
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = handles[i];
+}
+
 /* The engine handles of a device: one per engine of each queue group (compute groups first-class, copy groups as
  * copy engines), then one *_ALL group per kind present and ZES_ENGINE_GROUP_ALL. */
 static void zf_sm_add_engine(zf_sm_device *sm, zes_engine_group_t type, bool group, uint32_t ordinal, uint32_t index) {

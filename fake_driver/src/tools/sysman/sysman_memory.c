@@ -5,6 +5,7 @@
 #include "memory/zf_memory.h"
 #include "tools/sysman/zf_sysman.h"
 
+#include <stddef.h>
 #include <unistd.h>
 
 static zf_sm_device *zf_sm_memory_owner(zes_mem_handle_t handle) {
@@ -16,7 +17,7 @@ ze_result_t zfi_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t
     ze_result_t result = zf_sm_device_of(hDevice, &sm);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    zf_sm_fill_handles(pCount, 1, (void **)phMemory, &sm->memory, sizeof sm->memory);
+    zf_sm_fill_card_and_tiles(pCount, (void **)phMemory, sm, offsetof(zf_sm_device, memory));
     return ZE_RESULT_SUCCESS;
 }
 

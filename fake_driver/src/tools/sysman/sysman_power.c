@@ -13,6 +13,7 @@
 #include "tools/sysman/zf_sysman.h"
 
 #include <math.h>
+#include <stddef.h>
 
 /* The model's constants are the scenario's (its `sysman` keys, docs/scenarios.md); W x µs = µJ. */
 static const zf_scenario_sysman *zf_sm_model(const zf_sm_device *sm) {
@@ -284,7 +285,7 @@ ze_result_t zfi_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint3
     ze_result_t result = zf_sm_device_of(hDevice, &sm);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    zf_sm_fill_handles(pCount, 1, (void **)phFrequency, &sm->freq, sizeof sm->freq);
+    zf_sm_fill_card_and_tiles(pCount, (void **)phFrequency, sm, offsetof(zf_sm_device, freq));
     return ZE_RESULT_SUCCESS;
 }
 

@@ -365,4 +365,9 @@ void zf_sm_check_all(void);
 /* Counts of a count query of handles (zf_count_query) copied from `objects` (`stride` bytes apart). */
 void zf_sm_fill_handles(uint32_t *pCount, uint32_t available, void **out, void *objects, size_t stride);
 
+/* A count query of one component of a card and of each of its tiles: the card's own (the `member` at that offset of
+ * `sm`), then each tile's, as Intel's driver offers memory modules and frequency domains per sub-device of a
+ * multi-tile card (docs/sysman.md); a device without tiles, or a tile, has its own only. */
+void zf_sm_fill_card_and_tiles(uint32_t *pCount, void **out, zf_sm_device *sm, size_t member);
+
 #endif
