@@ -311,8 +311,9 @@ uint64_t zf_cost_dispatch_ns(const zf_device *device);
 typedef uint32_t (*zf_cost_clock_fn)(const zf_device *device);
 void zf_cost_set_clock_hook(zf_cost_clock_fn hook);
 
-/* The clock, in MHz, the device runs at now: the scenario's core clock, or the lower one the hook answers. Kernels
- * last their cycles at it, and the metrics' GPU clock counts at it (docs/metrics.md, "Signals"). */
+/* The clock, in MHz, the device runs at now: the scenario's core clock, or the one the hook answers (lower, or higher
+ * for an overclocked domain). Kernels last their cycles at it, and the metrics' GPU clock counts at it
+ * (docs/metrics.md, "Signals"). */
 uint32_t zf_cost_clock_mhz(const zf_device *device);
 
 /* Tiles a command of `device` runs on: every tile of a root device that has sub-devices (implicit scaling), else 1. */
