@@ -110,6 +110,24 @@ def emit_fault_check(fn, answer, scope, out):
                f"        if (injected != ZE_RESULT_SUCCESS)\n            return {answer};\n    }}\n")
 
 
+def emit_claim(fn, out):
+    """A function the headers forbid simultaneous threads to call with the same command list claims the list (an
+    atomic flag of its header, core/zf_object.h) for the call: a second thread is answered instead of corrupting it."""
+    if fn.exclusive:
+        out.append(f"    if (!zf_object_claim({fn.exclusive}))\n"
+                   f"        return zf_call_leave(&scope, zf_reject_concurrent(ZF_API_{fn.name}, \"{fn.exclusive}\"));\n")
+
+
+def emit_unclaim(fn, out):
+    """A destroyed list stays claimed: its memory is the registry's quarantine's, no longer the list's."""
+    if not fn.exclusive:
+        return
+    if fn.name.endswith("Destroy"):
+        out.append(f"    if (result != ZE_RESULT_SUCCESS)\n        zf_object_unclaim({fn.exclusive});\n")
+    else:
+        out.append(f"    zf_object_unclaim({fn.exclusive});\n")
+
+
 def emit_trace_thunks(fn, cb, out):
     """The two typed helpers the generic tracing code needs: fetch this function's callback from a ze_callbacks_t
     and call it with its real type (the generic zf_trace_cb is converted back, which C defines)."""
@@ -162,7 +180,9 @@ def emit_entry(fn, handles, out):
     if fn.implemented:
         out.append(f"    zf_call_scope scope;\n    zf_call_enter(&scope, ZF_API_{fn.name});\n")
         emit_fault_check(fn, "zf_call_leave(&scope, injected)", "&scope", out)
+        emit_claim(fn, out)
         out.append(f"    const ze_result_t result = zfi_{fn.name}({fn.arguments});\n")
+        emit_unclaim(fn, out)
         out.append("    return zf_call_leave(&scope, result);\n")
     else:
         emit_fault_check(fn, "injected", "NULL", out)

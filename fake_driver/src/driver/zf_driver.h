@@ -67,7 +67,8 @@ typedef struct zf_context {
     zf_object header;
     zf_driver *driver;
     uint32_t num_devices; /* the devices the context may use */
-    zf_device **devices;
+    zf_device **devices;  /* = device_list, valid as long as the context's memory (zf_object_retire) */
+    zf_device *device_list[];
 } zf_context;
 
 /* Registers a function zeInit calls once the driver is built: how an area above the driver (which the driver never

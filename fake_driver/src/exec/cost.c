@@ -140,7 +140,8 @@ void zf_cost_set_clock_hook(zf_cost_clock_fn hook) {
 uint32_t zf_cost_clock_mhz(const zf_device *device) {
     zf_cost_clock_fn hook = atomic_load_explicit(&zf_cost_clock_hook, memory_order_acquire);
     uint32_t mhz = hook != NULL ? hook(device) : 0;
-    return mhz > 0 && mhz < device->properties.coreClockRate ? mhz : device->properties.coreClockRate;
+    /* Above the core clock only for an overclocked frequency domain (docs/sysman.md, "Overclocking"). */
+    return mhz > 0 ? mhz : device->properties.coreClockRate;
 }
 
 /* The roofline of docs/cost-model.md ("Kernels") for one tile running `work` as `groups` work-groups of `group_items`

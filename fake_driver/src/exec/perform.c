@@ -5,6 +5,7 @@
 #include "memory/zf_memory.h"
 #include "module/zf_kernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
@@ -12,10 +13,22 @@ static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
     *dst = zf_clock_mask(zf_clock_ns_to_ticks(clock, ns), clock->valid_bits);
 }
 
+ze_result_t zf_command_host_check(const void *ptr, size_t size, bool write, const char *what) {
+    zf_vm_span span;
+    if (zf_virtual_span(ptr, size, &span) && span.access != ZE_MEMORY_ACCESS_ATTRIBUTE_NONE)
+        return ZE_RESULT_SUCCESS; /* a reservation's mapped pages: the virtual memory rules decide */
+    const char *unusable = zf_host_range_unusable(ptr, size, write);
+    if (unusable == NULL)
+        return ZE_RESULT_SUCCESS;
+    zf_log(ZF_LOG_ERROR, "device fault: %s %s [%p, +%zu), host memory %s", what, write ? "writes" : "reads", ptr, size,
+           unusable);
+    return ZE_RESULT_ERROR_DEVICE_LOST;
+}
+
 /* Before a command touches [ptr, ptr + size): the range must not run past its allocation nor reach freed memory (or
  * virtual memory mapped without access; for a write, mapped read-only), and an allocation it lies in is held mapped
- * until zf_access_end, even if the application frees it meanwhile. Plain host memory the driver did not allocate is
- * accessed as it is. */
+ * until zf_access_end, even if the application frees it meanwhile. Plain host memory the driver did not allocate
+ * must be mapped for the access, as for kernels (zf_command_host_check). */
 static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t size, bool write, const char *what,
                                    zf_mem_block **hold) {
     *hold = NULL;
@@ -38,7 +51,7 @@ static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t 
         zf_log(ZF_LOG_ERROR, "device fault: %s writes [%p, +%zu), virtual memory mapped read-only", what, ptr, size);
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
-    return ZE_RESULT_SUCCESS;
+    return zf_command_host_check(ptr, size, write, what);
 }
 
 static void zf_access_end(zf_mem_block *hold) {
@@ -215,6 +228,111 @@ static ze_result_t zf_perform_launch(zf_device *device, zf_queue *queue, const z
     record->bytes_written = record->work.written[ZF_SPACE_GLOBAL];
     *cost_ns = longest;
     return result;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The allocations a submitted command uses: the ranges zf_perform touches */
+
+/* Room for `cap` items, moved off borrowed storage; false when out of host memory. */
+static bool zf_uses_grow(zf_uses *uses, size_t cap) {
+    zf_held_block *grown = uses->borrowed ? malloc(cap * sizeof *grown) : realloc(uses->items, cap * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    if (uses->borrowed && uses->count > 0)
+        memcpy(grown, uses->items, uses->count * sizeof *grown);
+    uses->items = grown;
+    uses->cap = cap;
+    uses->borrowed = false;
+    return true;
+}
+
+static void zf_use_add(zf_uses *uses, zf_context *context, const void *ptr, size_t ordinal) {
+    if (ptr == NULL)
+        return;
+    zf_mem_block *block = zf_memory_use(context, ptr);
+    if (block == NULL)
+        return; /* host memory of the application's, or a range the command will report */
+    if (uses->count == uses->cap && !zf_uses_grow(uses, uses->cap != 0 ? uses->cap * 2 : 16)) {
+        zf_memory_unuse(block);
+        zf_log(ZF_LOG_DEBUG, "no host memory to hold the allocation at %p from its submission", ptr);
+        return;
+    }
+    uses->items[uses->count++] = (zf_held_block){block, ordinal};
+}
+
+typedef struct zf_pointer_use {
+    zf_uses *uses;
+    size_t ordinal;
+} zf_pointer_use;
+
+static void zf_use_pointer(void *user, zf_context *context, const void *pointer) {
+    const zf_pointer_use *use = user;
+    zf_use_add(use->uses, context, pointer, use->ordinal);
+}
+
+static void zf_use_launch(const zf_queue *queue, const zf_launch_args *launch, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, launch->indirect_groups, ordinal);
+    zf_use_add(uses, queue->context, launch->indirect_count, ordinal);
+    zf_pointer_use use = {uses, ordinal};
+    for (uint32_t k = 0; k < launch->num_kernels; k++)
+        zf_kernel_launch_pointers(zf_launch_at(launch, k), zf_use_pointer, &use);
+}
+
+void zf_command_use(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_context *context = queue->context;
+    switch (command->kind) {
+    case ZF_CMD_COPY:
+        zf_use_add(uses, context, command->u.copy.dst, ordinal);
+        zf_use_add(uses, command->u.copy.src_context != NULL ? command->u.copy.src_context : context,
+                   command->u.copy.src, ordinal);
+        return;
+    case ZF_CMD_COPY_REGION:
+        zf_use_add(uses, context, command->u.region.dst, ordinal);
+        zf_use_add(uses, context, command->u.region.src, ordinal);
+        return;
+    case ZF_CMD_FILL:
+        zf_use_add(uses, context, command->u.fill.dst, ordinal);
+        return;
+    case ZF_CMD_WRITE_TIMESTAMP:
+        zf_use_add(uses, context, command->timestamp_dst, ordinal);
+        return;
+    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
+        zf_use_add(uses, context, command->u.query.dst, ordinal);
+        return;
+    case ZF_CMD_LAUNCH:
+    case ZF_CMD_LAUNCH_INDIRECT:
+    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
+        zf_use_launch(queue, &command->u.launch, ordinal, uses);
+        return;
+    default:
+        return; /* barriers, events, hints; custom commands hold what they touch while they run */
+    }
+}
+
+void zf_uses_release(zf_uses *uses, size_t ordinal) {
+    while (uses->next < uses->count && (ordinal == SIZE_MAX || uses->items[uses->next].command <= ordinal))
+        zf_memory_unuse(uses->items[uses->next++].block);
+    if (uses->next == uses->count)
+        uses->next = uses->count = 0;
+}
+
+void zf_uses_drop(zf_uses *uses) {
+    zf_uses_release(uses, SIZE_MAX);
+    if (!uses->borrowed)
+        free(uses->items);
+    *uses = (zf_uses){0};
+}
+
+void zf_uses_move(zf_uses *to, zf_uses *from) {
+    if (from->count > to->cap && !zf_uses_grow(to, from->count)) {
+        zf_log(ZF_LOG_DEBUG, "no host memory to hold a submission's allocations until it runs");
+    } else if (from->count > 0) {
+        memcpy(to->items, from->items, from->count * sizeof *to->items);
+        to->count = from->count;
+        to->next = 0;
+        from->count = 0; /* moved: nothing left to release */
+    }
+    zf_uses_drop(from);
 }
 
 ze_result_t zf_perform(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns, uint64_t *cost_ns,

@@ -85,6 +85,7 @@ static bool zf_sizes_data(const zf_dinst *in, zf_operand_sizes *o) {
     case ZF_X_UNREACHABLE:
     case ZF_X_BARRIER:
     case ZF_X_FENCE:
+    case ZF_X_TRAP:
         *o = (zf_operand_sizes){0, 0, 0, 0};
         return true;
     case ZF_X_MOV:

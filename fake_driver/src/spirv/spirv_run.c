@@ -439,6 +439,16 @@ void zf_h_unreachable(zf_x *x, const zf_dinst *in) {
     ZF_LANES(x, zf_fault(x, l, "reached OpUnreachable"));
 }
 
+void zf_h_trap(zf_x *x, const zf_dinst *in) {
+    char buf[24];
+    const char *name = zf_spirv_opcode_name(in->aux & 0xFFFFu, buf, sizeof buf);
+    uint32_t word = x->code->inst_words != NULL ? x->code->inst_words[in - x->code->insts] : 0;
+    ZF_LANES(x, zf_fault(x, l,
+                         "SPIR-V word %u (%s): %s on a %u-bit integer is not supported by the execution engine "
+                         "(SPV_INTEL_arbitrary_precision_integers)",
+                         word, name, name, in->aux >> 16));
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Calls */
 

@@ -135,6 +135,7 @@ typedef struct zf_ctx {
     uint32_t num_regions, cap_regions, last_region;
     char *maps; /* /proc/self/maps, read at the first access outside every known region */
     bool maps_read;
+    bool padding_told; /* env->padding was called for an access in an allocation's padding */
     /* The wave being run. */
     uint64_t wave_first_group; /* linear index of its first group */
     bool builtins_ready;       /* the wave-invariant built-ins of all L lanes are in the wave area */

@@ -124,7 +124,11 @@ static void zf_walk_next(const zf_ctx *ctx, zf_lane_walk *w) {
         w->global[d] = launch->offset[d] + w->group[d] * size[d] + w->local[d];
 }
 
+/* An OpenCL launch gives its work_dim; a Level Zero launch has none, so it is the highest dimension whose group
+ * count times group size exceeds 1, as Intel's driver derives it from zeKernelSetGroupSize and the group count. */
 uint32_t zf_work_dim(const zf_xlaunch *launch) {
+    if (launch->work_dim != 0)
+        return launch->work_dim;
     for (int d = 2; d > 0; d--)
         if ((uint64_t)launch->groups[d] * launch->group_size[d] > 1)
             return (uint32_t)d + 1;

@@ -261,7 +261,7 @@ static void zf_cx_block_entry(zf_cx_em *e, uint32_t b, bool loop_head) {
         LLVMPositionBuilderAtEnd(B, poll);
         LLVMTypeRef params[2] = {e->p8, e->i64};
         LLVMValueRef args[2] = {e->rt, e->lane};
-        LLVMValueRef stop = zf_cx_call(e, (void (*)(void))zf_cx_poll, e->i32, params, 2, args);
+        LLVMValueRef stop = zf_cx_call(e, ZF_CX_HELPER(zf_cx_poll), e->i32, params, 2, args);
         LLVMBuildStore(B, zf_cx_load_ir(e, e->i64, zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, poll_period))), budget);
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, stop, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, go);
         LLVMPositionBuilderAtEnd(B, go);
@@ -327,7 +327,7 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     if (zf_cx_has_vars(e->code, fn)) {
         e->priv = zf_cx_alloca(e, fn->private_bytes);
         LLVMTypeRef p8 = e->p8;
-        e->mark = zf_cx_call(e, (void (*)(void))zf_cx_slots_mark, e->i64, &p8, 1, &e->rt);
+        e->mark = zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_mark), e->i64, &p8, 1, &e->rt);
     }
     /* Every kernel argument's window, copied after the state in env (the optimizer drops those no access uses). */
     LLVMValueRef wins = zf_cx_gep(e, e->env, sizeof(zf_cx_rt));

@@ -6,6 +6,7 @@
  * runs the interpreter's handler on one work-item (zf_cx_pure_call). */
 #include "cx_internal.h"
 #include "spirv_builtins.h"
+#include "spirv_opencl_std.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,13 +64,21 @@ void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v) {
     LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, e->item, &index, 1, ""));
 }
 
-/* A call of a helper of cx_run.c, by address (the code runs in this process). */
-LLVMValueRef zf_cx_call(zf_cx_em *e, void (*helper)(void), LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
+/* A call of a helper of cx_run.c by name: the code may be cached and loaded by another process, so it holds no
+ * address of this one; the JIT binds the names (ZF_CX_HELPERS) when it loads the code. */
+LLVMValueRef zf_cx_call(zf_cx_em *e, const char *helper, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
                         LLVMValueRef *args) {
     LLVMTypeRef type = LLVMFunctionType(ret, params, n, false);
-    LLVMValueRef callee =
-        LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)helper, false), LLVMPointerType(type, 0));
+    LLVMValueRef callee = LLVMGetNamedFunction(e->m, helper);
+    if (callee == NULL)
+        callee = LLVMAddFunction(e->m, helper, type);
     return LLVMBuildCall2(e->b, type, callee, args, n, "");
+}
+
+/* The address of a decoded instruction for a helper, from the form's instruction table at run time (rt->insts). */
+LLVMValueRef zf_cx_inst_ref(zf_cx_em *e, const zf_dinst *in) {
+    LLVMValueRef insts = zf_cx_rt_field(e, offsetof(zf_cx_rt, insts), e->p8);
+    return zf_cx_gep(e, insts, (uint64_t)(in - e->code->insts) * sizeof *in);
 }
 
 static LLVMValueRef zf_cx_intrinsic(zf_cx_em *e, const char *name, LLVMTypeRef *types, unsigned ntypes,
@@ -318,7 +327,146 @@ static const LLVMRealPredicate zf_cx_fpred[] = {
     [ZF_X_FORD - ZF_X_FOEQ] = LLVMRealORD, [ZF_X_FUNORD - ZF_X_FOEQ] = LLVMRealUNO,
 };
 
-/* Float functions of OpenCL.std compiled inline: the others run the interpreter's code. */
+/* OpenCL.std functions compiled as calls of the C library's, each as the interpreter computes it (spirv_ops_ext.c):
+ * single precision through the float function where it uses one (f32), else through the double one and rounded;
+ * doubles through the double one. The generated code names them with ZF_CX_LIBM_PREFIX, which the loader of the code
+ * binds to the C library's function (cx_elf.c): LLVM sees an unknown function, so it neither folds a call with
+ * constant operands at compile time (with other rounding than the C library's) nor replaces it. */
+typedef struct zf_cx_libm {
+    uint32_t fn;
+    uint32_t args;
+    const char *f32, *f64;
+} zf_cx_libm;
+
+static const zf_cx_libm zf_cx_libm_table[] = {
+    {ZF_E_ACOS, 1, "acosf", "acos"},
+    {ZF_E_ACOSH, 1, NULL, "acosh"},
+    {ZF_E_ASIN, 1, "asinf", "asin"},
+    {ZF_E_ASINH, 1, NULL, "asinh"},
+    {ZF_E_ATAN, 1, "atanf", "atan"},
+    {ZF_E_ATANH, 1, NULL, "atanh"},
+    {ZF_E_CBRT, 1, NULL, "cbrt"},
+    {ZF_E_CEIL, 1, "ceilf", "ceil"},
+    {ZF_E_COS, 1, "cosf", "cos"},
+    {ZF_E_HALF_COS, 1, "cosf", "cos"},
+    {ZF_E_NATIVE_COS, 1, "cosf", "cos"},
+    {ZF_E_COSH, 1, NULL, "cosh"},
+    {ZF_E_ERFC, 1, NULL, "erfc"},
+    {ZF_E_ERF, 1, NULL, "erf"},
+    {ZF_E_EXP, 1, "expf", "exp"},
+    {ZF_E_HALF_EXP, 1, "expf", "exp"},
+    {ZF_E_NATIVE_EXP, 1, "expf", "exp"},
+    {ZF_E_EXP2, 1, "exp2f", "exp2"},
+    {ZF_E_HALF_EXP2, 1, "exp2f", "exp2"},
+    {ZF_E_NATIVE_EXP2, 1, "exp2f", "exp2"},
+    {ZF_E_EXP10, 1, NULL, "exp10"},
+    {ZF_E_HALF_EXP10, 1, NULL, "exp10"},
+    {ZF_E_NATIVE_EXP10, 1, NULL, "exp10"},
+    {ZF_E_EXPM1, 1, NULL, "expm1"},
+    {ZF_E_FLOOR, 1, "floorf", "floor"},
+    {ZF_E_LOG, 1, "logf", "log"},
+    {ZF_E_HALF_LOG, 1, "logf", "log"},
+    {ZF_E_NATIVE_LOG, 1, "logf", "log"},
+    {ZF_E_LOG2, 1, "log2f", "log2"},
+    {ZF_E_HALF_LOG2, 1, "log2f", "log2"},
+    {ZF_E_NATIVE_LOG2, 1, "log2f", "log2"},
+    {ZF_E_LOG10, 1, NULL, "log10"},
+    {ZF_E_HALF_LOG10, 1, NULL, "log10"},
+    {ZF_E_NATIVE_LOG10, 1, NULL, "log10"},
+    {ZF_E_LOG1P, 1, NULL, "log1p"},
+    {ZF_E_LOGB, 1, NULL, "logb"},
+    {ZF_E_RINT, 1, "rintf", "rint"},
+    {ZF_E_ROUND, 1, "roundf", "round"},
+    {ZF_E_SIN, 1, "sinf", "sin"},
+    {ZF_E_HALF_SIN, 1, "sinf", "sin"},
+    {ZF_E_NATIVE_SIN, 1, "sinf", "sin"},
+    {ZF_E_SINH, 1, NULL, "sinh"},
+    {ZF_E_TAN, 1, "tanf", "tan"},
+    {ZF_E_HALF_TAN, 1, "tanf", "tan"},
+    {ZF_E_NATIVE_TAN, 1, "tanf", "tan"},
+    {ZF_E_TANH, 1, NULL, "tanh"},
+    {ZF_E_TGAMMA, 1, NULL, "tgamma"},
+    {ZF_E_TRUNC, 1, "truncf", "trunc"},
+    {ZF_E_ATAN2, 2, NULL, "atan2"},
+    {ZF_E_COPYSIGN, 2, NULL, "copysign"},
+    {ZF_E_FDIM, 2, NULL, "fdim"},
+    {ZF_E_FMOD, 2, NULL, "fmod"},
+    {ZF_E_HYPOT, 2, NULL, "hypot"},
+    {ZF_E_NEXTAFTER, 2, "nextafterf", "nextafter"},
+    {ZF_E_POW, 2, NULL, "pow"},
+    {ZF_E_REMAINDER, 2, NULL, "remainder"},
+};
+
+static const zf_cx_libm *zf_cx_libm_of(uint32_t fn) {
+    for (size_t i = 0; i < sizeof zf_cx_libm_table / sizeof zf_cx_libm_table[0]; i++)
+        if (zf_cx_libm_table[i].fn == fn)
+            return &zf_cx_libm_table[i];
+    return NULL;
+}
+
+/* The declaration of a C library function of `args` operands of type t, without memory effects. */
+static LLVMValueRef zf_cx_libm_decl(zf_cx_em *e, const char *name, LLVMTypeRef t, unsigned args) {
+    char prefixed[64];
+    snprintf(prefixed, sizeof prefixed, "%s%s", ZF_CX_LIBM_PREFIX, name);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->m, prefixed);
+    if (fn != NULL)
+        return fn;
+    LLVMTypeRef params[2] = {t, t};
+    fn = LLVMAddFunction(e->m, prefixed, LLVMFunctionType(t, params, args, false));
+    static const char *const attrs[] = {"nounwind", "readnone", "willreturn"};
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+        LLVMAddAttributeAtIndex(
+            fn, LLVMAttributeFunctionIndex,
+            LLVMCreateEnumAttribute(e->c, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+    return fn;
+}
+
+/* One element: the float function, or the double one on the widened operands, rounded back. */
+static LLVMValueRef zf_cx_libm_scalar(zf_cx_em *e, const zf_cx_libm *m, bool single, LLVMValueRef *ops) {
+    bool widen = single && m->f32 == NULL;
+    LLVMTypeRef t = widen || !single ? e->f64 : e->f32;
+    LLVMValueRef fn = zf_cx_libm_decl(e, single && !widen ? m->f32 : m->f64, t, m->args), args[2];
+    for (uint32_t k = 0; k < m->args; k++)
+        args[k] = widen ? LLVMBuildFPExt(e->b, ops[k], e->f64, "") : ops[k];
+    LLVMValueRef r = LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args, m->args, "");
+    return widen ? LLVMBuildFPTrunc(e->b, r, e->f32, "") : r;
+}
+
+/* The function on each component of the operands (of vector or scalar type t). */
+static LLVMValueRef zf_cx_libm_call(zf_cx_em *e, const zf_cx_libm *m, const zf_dinst *in, LLVMTypeRef t, LLVMValueRef a,
+                                    LLVMValueRef b) {
+    bool single = in->type == ZF_T_F32;
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) {
+        LLVMValueRef ops[2] = {a, b};
+        return zf_cx_libm_scalar(e, m, single, ops);
+    }
+    LLVMValueRef r = LLVMGetUndef(t);
+    for (unsigned k = 0; k < LLVMGetVectorSize(t); k++) {
+        LLVMValueRef index = LLVMConstInt(e->i32, k, false);
+        LLVMValueRef ops[2] = {LLVMBuildExtractElement(e->b, a, index, ""),
+                               b != NULL ? LLVMBuildExtractElement(e->b, b, index, "") : NULL};
+        r = LLVMBuildInsertElement(e->b, r, zf_cx_libm_scalar(e, m, single, ops), index, "");
+    }
+    return r;
+}
+
+/* rsqrt as the interpreter computes it: 1 / sqrt in double, rounded once for floats. */
+static LLVMValueRef zf_cx_rsqrt(zf_cx_em *e, const zf_dinst *in, LLVMTypeRef t, LLVMValueRef a) {
+    bool single = in->type == ZF_T_F32;
+    LLVMTypeRef wide = single ? zf_cx_vtype(e, ZF_T_F64, in->comps) : t;
+    LLVMValueRef x = single ? LLVMBuildFPExt(e->b, a, wide, "") : a;
+    LLVMValueRef one = LLVMConstReal(e->f64, 1.0);
+    if (LLVMGetTypeKind(wide) == LLVMVectorTypeKind) {
+        LLVMValueRef ones[16];
+        for (unsigned k = 0; k < LLVMGetVectorSize(wide); k++)
+            ones[k] = one;
+        one = LLVMConstVector(ones, LLVMGetVectorSize(wide));
+    }
+    LLVMValueRef r = LLVMBuildFDiv(e->b, one, zf_cx_intrinsic(e, "llvm.sqrt", &wide, 1, &x, 1), "");
+    return single ? LLVMBuildFPTrunc(e->b, r, t, "") : r;
+}
+
+/* Float functions of OpenCL.std compiled inline or as calls of the C library: the others run the interpreter's code. */
 static LLVMValueRef zf_cx_ext(zf_cx_em *e, const zf_dinst *in, LLVMTypeRef t) {
     LLVMValueRef a = zf_cx_value(e, t, in->a), b = NULL, c = NULL;
     if (in->b != ZF_REF_NONE)
@@ -339,8 +487,14 @@ static LLVMValueRef zf_cx_ext(zf_cx_em *e, const zf_dinst *in, LLVMTypeRef t) {
     }
     case ZF_CX_E_SQRT:
         return zf_cx_intrinsic(e, "llvm.sqrt", &t, 1, &a, 1);
-    default:
+    case ZF_E_RSQRT:
+    case ZF_E_HALF_RSQRT:
+    case ZF_E_NATIVE_RSQRT:
+        return zf_cx_rsqrt(e, in, t, a);
+    case ZF_CX_E_FABS:
         return zf_cx_intrinsic(e, "llvm.fabs", &t, 1, &a, 1);
+    default:
+        return zf_cx_libm_call(e, zf_cx_libm_of(in->aux), in, t, a, b);
     }
 }
 
@@ -348,9 +502,11 @@ static bool zf_cx_ext_inline(const zf_dinst *in) {
     uint32_t f = in->aux, ta = in->asize & 0xFFu;
     bool args_of_type = ta == in->type && (in->b == ZF_REF_NONE || ((in->asize >> 8) & 0xFFu) == in->type) &&
                         (in->c == ZF_REF_NONE || ((in->asize >> 16) & 0xFFu) == in->type);
+    const zf_cx_libm *m = zf_cx_libm_of(f);
+    bool operands = m != NULL && (m->args == 2) == (in->b != ZF_REF_NONE) && in->c == ZF_REF_NONE;
     return (in->type == ZF_T_F32 || in->type == ZF_T_F64) && args_of_type &&
            (f == ZF_CX_E_MAD || f == ZF_CX_E_FMA || f == ZF_CX_E_FMAX || f == ZF_CX_E_FMIN || f == ZF_CX_E_SQRT ||
-            f == ZF_CX_E_FABS);
+            f == ZF_CX_E_FABS || f == ZF_E_RSQRT || f == ZF_E_HALF_RSQRT || f == ZF_E_NATIVE_RSQRT || operands);
 }
 
 /* Conversions compiled inline: integer widths, integers to and from floats, floats to floats, in the default
@@ -394,9 +550,9 @@ void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in) {
             zf_cx_move(e, zf_cx_gep(e, e->scratch, ZF_CX_SCRATCH_SLOT * (k + 1u)), zf_cx_reg(e, refs[k], sizes[k]),
                        sizes[k]);
     LLVMTypeRef params[3] = {e->p8, e->p8, e->p8};
-    LLVMValueRef inst = LLVMConstIntToPtr(zf_cx_i64c(e, (uint64_t)(uintptr_t)in), e->p8);
+    LLVMValueRef inst = zf_cx_inst_ref(e, in);
     LLVMValueRef args[3] = {e->rt, inst, e->scratch};
-    zf_cx_call(e, (void (*)(void))zf_cx_pure, LLVMVoidTypeInContext(e->c), params, 3, args);
+    zf_cx_call(e, ZF_CX_HELPER(zf_cx_pure), LLVMVoidTypeInContext(e->c), params, 3, args);
     if (in->dst != ZF_REF_NONE && s.dst > 0)
         zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, s.dst);
 }
