@@ -241,8 +241,7 @@ ze_result_t zfi_zeCommandListIsImmediate(ze_command_list_handle_t hCommandList, 
 }
 #endif
 
-/* A command of `kind` that owns nothing yet: the common fields and the arguments its kind frees on failure are
- * cleared, the rest of the union is left for the append to set. */
+/* A command of `kind` that owns nothing yet: the common fields and its arguments cleared, for the append to set. */
 static inline void zf_command_start(zf_command *command, zf_command_kind kind) {
     command->kind = kind;
     command->signal = NULL;
@@ -251,24 +250,7 @@ static inline void zf_command_start(zf_command *command, zf_command_kind kind) {
     command->target_event = NULL;
     command->timestamp_dst = NULL;
     command->hint_bytes = 0;
-    switch (kind) {
-    case ZF_CMD_FILL:
-        command->u.fill = (zf_fill_args){0};
-        break;
-    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
-        command->u.query = (zf_query_timestamps_args){0};
-        break;
-    case ZF_CMD_CUSTOM:
-        command->u.custom = (zf_custom_args){0};
-        break;
-    case ZF_CMD_LAUNCH:
-    case ZF_CMD_LAUNCH_INDIRECT:
-    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        command->u.launch = (zf_launch_args){0};
-        break;
-    default:
-        break; /* copies set their arguments in full; the other kinds have none */
-    }
+    memset(&command->u, 0, sizeof command->u);
 }
 
 /* An event of the list's context; the caller knows it is live. Intel's driver checks no context for the events of

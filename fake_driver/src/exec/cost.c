@@ -1,7 +1,7 @@
 /* The cost model: how long each command takes in device time. Documented in docs/cost-model.md; any change here
  * must change that document and the tests that predict timestamps from it. */
 #include "driver/zf_fabric.h"
-#include "exec/zf_exec.h"
+#include "exec/command_kinds.h"
 #include "memory/zf_memory.h"
 #include "module/zf_kernel.h"
 
@@ -65,22 +65,23 @@ uint64_t zf_region_bytes(const ze_copy_region_t *region) {
     return (uint64_t)region->width * region->height * (region->depth == 0 ? 1 : region->depth);
 }
 
+uint64_t zf_cost_copy(const zf_command *command, const zf_queue *queue) {
+    return zf_cost_transfer_ns(queue, command->u.copy.dst, command->u.copy.src, command->u.copy.size);
+}
+
+uint64_t zf_cost_copy_region(const zf_command *command, const zf_queue *queue) {
+    return zf_cost_transfer_ns(queue, command->u.region.dst, command->u.region.src,
+                               zf_region_bytes(&command->u.region.src_region));
+}
+
+uint64_t zf_cost_fill(const zf_command *command, const zf_queue *queue) {
+    return zf_cost_transfer_ns(queue, command->u.fill.dst, NULL, command->u.fill.size);
+}
+
+/* The other kinds cost the command overhead; a launch's kernels add their own cost once they have run. */
 uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue) {
-    switch (command->kind) {
-    case ZF_CMD_COPY:
-        return zf_cost_transfer_ns(queue, command->u.copy.dst, command->u.copy.src, command->u.copy.size);
-    case ZF_CMD_COPY_REGION:
-        return zf_cost_transfer_ns(queue, command->u.region.dst, command->u.region.src,
-                                   zf_region_bytes(&command->u.region.src_region));
-    case ZF_CMD_FILL:
-        return zf_cost_transfer_ns(queue, command->u.fill.dst, NULL, command->u.fill.size);
-    case ZF_CMD_LAUNCH:
-    case ZF_CMD_LAUNCH_INDIRECT:
-    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        return zf_cost_overhead_ns(queue->device); /* each kernel's own cost is added once it has run */
-    default:
-        return zf_cost_overhead_ns(queue->device);
-    }
+    const zf_command_kind_ops *kind = &zf_command_kinds[command->kind];
+    return kind->cost != NULL ? kind->cost(command, queue) : zf_cost_overhead_ns(queue->device);
 }
 
 uint64_t zf_launch_work_items(const zf_kernel_launch *launch, const ze_group_count_t *groups) {

@@ -1,7 +1,7 @@
 /* What each command does on the host when an engine runs it (exec/engine.c), and the work and device time it
  * reports. */
 #include "core/zf_core.h"
-#include "exec/zf_exec.h"
+#include "exec/command_kinds.h"
 #include "memory/zf_memory.h"
 #include "module/zf_kernel.h"
 
@@ -79,7 +79,7 @@ static void zf_transfer_end(zf_mem_block *holds[2]) {
     zf_access_end(holds[1]);
 }
 
-static ze_result_t zf_perform_copy(zf_queue *queue, const zf_copy_args *copy) {
+static ze_result_t zf_do_copy(zf_queue *queue, const zf_copy_args *copy) {
     zf_transfer t = {queue->context, copy->src_context != NULL ? copy->src_context : queue->context,
                      copy->dst,      copy->src,
                      copy->size,     copy->size};
@@ -112,7 +112,7 @@ static void zf_copy_rows(const zf_copy_region_args *a) {
     }
 }
 
-static ze_result_t zf_perform_copy_region(zf_queue *queue, const zf_copy_region_args *a) {
+static ze_result_t zf_do_copy_region(zf_queue *queue, const zf_copy_region_args *a) {
     zf_transfer t = {queue->context,
                      queue->context,
                      a->dst,
@@ -127,7 +127,7 @@ static ze_result_t zf_perform_copy_region(zf_queue *queue, const zf_copy_region_
     return result;
 }
 
-static ze_result_t zf_perform_fill(zf_queue *queue, const zf_fill_args *fill) {
+static ze_result_t zf_do_fill(zf_queue *queue, const zf_fill_args *fill) {
     zf_mem_block *hold = NULL;
     ze_result_t result = zf_access_begin(queue->context, fill->dst, fill->size, true, "fill", &hold);
     if (result == ZE_RESULT_SUCCESS) {
@@ -155,13 +155,13 @@ static ze_result_t zf_device_access(zf_context *context, void *dst, const void *
     return result;
 }
 
-static ze_result_t zf_perform_write_timestamp(zf_device *device, zf_queue *queue, uint64_t *dst, uint64_t ns) {
+static ze_result_t zf_do_write_timestamp(zf_device *device, zf_queue *queue, uint64_t *dst, uint64_t ns) {
     uint64_t ticks;
     zf_write_timestamp(device, &ticks, ns);
     return zf_device_access(queue->context, dst, &ticks, sizeof ticks, true, "global timestamp");
 }
 
-static ze_result_t zf_perform_query_timestamps(zf_queue *queue, const zf_query_timestamps_args *q) {
+static ze_result_t zf_do_query_timestamps(zf_queue *queue, const zf_query_timestamps_args *q) {
     ze_result_t result = ZE_RESULT_SUCCESS;
     for (uint32_t i = 0; i < q->num_events && result == ZE_RESULT_SUCCESS; i++) {
         size_t offset = q->offsets != NULL ? q->offsets[i] : i * sizeof(ze_kernel_timestamp_result_t);
@@ -192,8 +192,8 @@ static ze_result_t zf_launch_one(zf_device *device, zf_kernel_launch *launch, co
     return result;
 }
 
-static ze_result_t zf_perform_launch(zf_device *device, zf_queue *queue, const zf_launch_args *launch,
-                                     uint64_t *cost_ns, zf_work_record *record) {
+static ze_result_t zf_do_launches(zf_device *device, zf_queue *queue, const zf_launch_args *launch, uint64_t *cost_ns,
+                                  zf_work_record *record) {
     uint32_t count = launch->num_kernels, indirect_count = 0;
     if (launch->indirect_count != NULL) {
         /* the device reads the count at execution, bounded by the append */
@@ -270,7 +270,7 @@ static void zf_use_pointer(void *user, zf_context *context, const void *pointer)
     zf_use_add(use->uses, context, pointer, use->ordinal);
 }
 
-static void zf_use_launch(const zf_queue *queue, const zf_launch_args *launch, size_t ordinal, zf_uses *uses) {
+static void zf_use_launch_args(const zf_queue *queue, const zf_launch_args *launch, size_t ordinal, zf_uses *uses) {
     zf_use_add(uses, queue->context, launch->indirect_groups, ordinal);
     zf_use_add(uses, queue->context, launch->indirect_count, ordinal);
     zf_pointer_use use = {uses, ordinal};
@@ -278,35 +278,38 @@ static void zf_use_launch(const zf_queue *queue, const zf_launch_args *launch, s
         zf_kernel_launch_pointers(zf_launch_at(launch, k), zf_use_pointer, &use);
 }
 
+void zf_use_copy(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    const zf_copy_args *copy = &command->u.copy;
+    zf_use_add(uses, queue->context, copy->dst, ordinal);
+    zf_use_add(uses, copy->src_context != NULL ? copy->src_context : queue->context, copy->src, ordinal);
+}
+
+void zf_use_copy_region(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, command->u.region.dst, ordinal);
+    zf_use_add(uses, queue->context, command->u.region.src, ordinal);
+}
+
+void zf_use_fill(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, command->u.fill.dst, ordinal);
+}
+
+void zf_use_timestamp(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, command->timestamp_dst, ordinal);
+}
+
+void zf_use_query(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, command->u.query.dst, ordinal);
+}
+
+void zf_use_launch(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_launch_args(queue, &command->u.launch, ordinal, uses);
+}
+
+/* Barriers, events and hints use no memory; custom commands hold what they touch while they run. */
 void zf_command_use(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
-    zf_context *context = queue->context;
-    switch (command->kind) {
-    case ZF_CMD_COPY:
-        zf_use_add(uses, context, command->u.copy.dst, ordinal);
-        zf_use_add(uses, command->u.copy.src_context != NULL ? command->u.copy.src_context : context,
-                   command->u.copy.src, ordinal);
-        return;
-    case ZF_CMD_COPY_REGION:
-        zf_use_add(uses, context, command->u.region.dst, ordinal);
-        zf_use_add(uses, context, command->u.region.src, ordinal);
-        return;
-    case ZF_CMD_FILL:
-        zf_use_add(uses, context, command->u.fill.dst, ordinal);
-        return;
-    case ZF_CMD_WRITE_TIMESTAMP:
-        zf_use_add(uses, context, command->timestamp_dst, ordinal);
-        return;
-    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
-        zf_use_add(uses, context, command->u.query.dst, ordinal);
-        return;
-    case ZF_CMD_LAUNCH:
-    case ZF_CMD_LAUNCH_INDIRECT:
-    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        zf_use_launch(queue, &command->u.launch, ordinal, uses);
-        return;
-    default:
-        return; /* barriers, events, hints; custom commands hold what they touch while they run */
-    }
+    const zf_command_kind_ops *kind = &zf_command_kinds[command->kind];
+    if (kind->use != NULL)
+        kind->use(queue, command, ordinal, uses);
 }
 
 void zf_uses_release(zf_uses *uses, size_t ordinal) {
@@ -335,34 +338,65 @@ void zf_uses_move(zf_uses *to, zf_uses *from) {
     zf_uses_drop(from);
 }
 
+ze_result_t zf_perform_copy(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                            uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)start_ns;
+    (void)cost_ns;
+    record->bytes_read = record->bytes_written = command->u.copy.size;
+    return zf_do_copy(queue, &command->u.copy);
+}
+
+ze_result_t zf_perform_copy_region(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                                   uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)start_ns;
+    (void)cost_ns;
+    record->bytes_read = record->bytes_written = zf_region_bytes(&command->u.region.src_region);
+    return zf_do_copy_region(queue, &command->u.region);
+}
+
+ze_result_t zf_perform_fill(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                            uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)start_ns;
+    (void)cost_ns;
+    record->bytes_written = command->u.fill.size;
+    return zf_do_fill(queue, &command->u.fill);
+}
+
+ze_result_t zf_perform_timestamp(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                                 uint64_t *cost_ns, zf_work_record *record) {
+    (void)cost_ns;
+    (void)record;
+    return zf_do_write_timestamp(device, queue, command->timestamp_dst, start_ns);
+}
+
+ze_result_t zf_perform_query(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                             uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)start_ns;
+    (void)cost_ns;
+    (void)record;
+    return zf_do_query_timestamps(queue, &command->u.query);
+}
+
+ze_result_t zf_perform_launches(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                                uint64_t *cost_ns, zf_work_record *record) {
+    (void)start_ns;
+    return zf_do_launches(device, queue, &command->u.launch, cost_ns, record);
+}
+
+ze_result_t zf_perform_custom(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                              uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)record;
+    return command->u.custom.ops->perform(command->u.custom.payload, queue, start_ns, cost_ns);
+}
+
 ze_result_t zf_perform(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns, uint64_t *cost_ns,
                        zf_work_record *record) {
     *cost_ns = zf_cost_command_ns(command, queue);
-    switch (command->kind) {
-    case ZF_CMD_COPY:
-        record->bytes_read = record->bytes_written = command->u.copy.size;
-        return zf_perform_copy(queue, &command->u.copy);
-    case ZF_CMD_COPY_REGION:
-        record->bytes_read = record->bytes_written = zf_region_bytes(&command->u.region.src_region);
-        return zf_perform_copy_region(queue, &command->u.region);
-    case ZF_CMD_FILL:
-        record->bytes_written = command->u.fill.size;
-        return zf_perform_fill(queue, &command->u.fill);
-    case ZF_CMD_WRITE_TIMESTAMP:
-        return zf_perform_write_timestamp(device, queue, command->timestamp_dst, start_ns);
-    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
-        return zf_perform_query_timestamps(queue, &command->u.query);
-    case ZF_CMD_LAUNCH:
-    case ZF_CMD_LAUNCH_INDIRECT:
-    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        return zf_perform_launch(device, queue, &command->u.launch, cost_ns, record);
-    case ZF_CMD_CUSTOM:
-        return command->u.custom.ops->perform(command->u.custom.payload, queue, start_ns, cost_ns);
-    case ZF_CMD_BARRIER:
-    case ZF_CMD_SIGNAL_EVENT:
-    case ZF_CMD_RESET_EVENT:
-    case ZF_CMD_HINT:
-        return ZE_RESULT_SUCCESS;
-    }
-    return ZE_RESULT_SUCCESS;
+    const zf_command_kind_ops *kind = &zf_command_kinds[command->kind];
+    return kind->perform != NULL ? kind->perform(device, queue, command, start_ns, cost_ns, record) : ZE_RESULT_SUCCESS;
 }

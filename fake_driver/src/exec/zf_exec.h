@@ -84,6 +84,7 @@ typedef enum zf_command_kind {
     ZF_CMD_LAUNCH_INDIRECT,
     ZF_CMD_LAUNCH_MULTIPLE_INDIRECT,
     ZF_CMD_CUSTOM, /* a command family implemented outside the engine: see zf_command_ops */
+    ZF_CMD_COUNT
 } zf_command_kind;
 
 /* What a command family implemented in its own file (metric queries, image copies...) tells the engine. perform runs on
@@ -281,6 +282,24 @@ void zf_uses_drop(zf_uses *uses);
  * ZE_RESULT_SUCCESS, OUT_OF_HOST_MEMORY, or UNSUPPORTED_FEATURE for a command whose payload cannot be copied. */
 ze_result_t zf_command_clone(const zf_command *command, zf_launch_pool *pool, zf_command *copy);
 
+/* What the engine does with a command of each kind: one entry per kind in exec/command.c (zf_command_kinds), the
+ * functions beside what they do (command.c: what a command owns; cost.c: its duration; perform.c: its effect and the
+ * memory it uses). A NULL member does nothing (cost: the command overhead alone). Adding a kind is one entry there
+ * (docs/command-lists.md, "Command kinds"). */
+typedef struct zf_work_record zf_work_record;
+typedef struct zf_command_kind_ops {
+    const char *name;
+    void (*release)(zf_command *command); /* frees what it owns */
+    /* Copies what `command` owns into `copy` (a bitwise copy of it): on failure `copy` owns only what was copied. */
+    ze_result_t (*clone)(const zf_command *command, zf_launch_pool *pool, zf_command *copy);
+    uint64_t (*cost)(const zf_command *command, const zf_queue *queue);
+    void (*use)(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses);
+    ze_result_t (*perform)(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                           uint64_t *cost_ns, zf_work_record *record);
+} zf_command_kind_ops;
+
+extern const zf_command_kind_ops zf_command_kinds[ZF_CMD_COUNT];
+
 static inline bool zf_command_is_launch(const zf_command *command) {
     return command->kind == ZF_CMD_LAUNCH || command->kind == ZF_CMD_LAUNCH_INDIRECT ||
            command->kind == ZF_CMD_LAUNCH_MULTIPLE_INDIRECT;
@@ -289,8 +308,7 @@ static inline bool zf_command_is_launch(const zf_command *command) {
 /* Whether a command of its kind can own memory besides its wait list (what zf_command_free releases by kind): a
  * reset skips the others without a call. */
 static inline bool zf_command_may_own(const zf_command *command) {
-    return zf_command_is_launch(command) || command->kind == ZF_CMD_FILL ||
-           command->kind == ZF_CMD_QUERY_KERNEL_TIMESTAMPS || command->kind == ZF_CMD_CUSTOM;
+    return zf_command_kinds[command->kind].release != NULL;
 }
 
 /* Modelled duration of a command, in device nanoseconds (docs/cost-model.md). */
@@ -349,7 +367,7 @@ ze_result_t zf_cmdlist_append_custom(ze_command_list_handle_t hCommandList, cons
                                      ze_event_handle_t *phWaitEvents);
 
 /* What each executed command did, for observers that model the device's counters (metrics). Times are device ns. */
-typedef struct zf_work_record {
+struct zf_work_record {
     zf_device *device; /* the device of the queue the command ran on */
     uint32_t ordinal;  /* its queue group and engine index */
     uint32_t index;
@@ -366,7 +384,7 @@ typedef struct zf_work_record {
     uint64_t tile_ns[ZF_SCENARIO_MAX_SUBDEVICES]; /* how long each tile was busy from the start, in device ns */
     bool faulted;
     bool lost; /* the fault is an injected device loss (docs/scenarios.md, "faults"): the command did not run */
-} zf_work_record;
+};
 
 typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
 
