@@ -1,6 +1,7 @@
 /* The driver's two registration lists on their own: the one list of execution observers (exec/zf_exec.h) takes
  * ZF_MAX_OBSERVERS, refuses one more with an error, and frees an entry when its observer is removed; the zeInit hooks
- * (driver/zf_driver.h) take ZF_MAX_INIT_HOOKS and stop the process on one more instead of dropping it. */
+ * (driver/zf_driver.h) take ZF_MAX_INIT_HOOKS and stop the process on one more instead of dropping it. The table of
+ * command kinds (exec/command.c) has an entry for every kind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,10 +61,20 @@ static void zt_init_hooks_beyond_the_limit_stop_the_load(void **state) {
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
 }
 
+/* docs/command-lists.md, "Command kinds": a kind without its entry would run as a barrier. */
+static void zt_every_command_kind_has_its_entry(void **state) {
+    (void)state;
+    for (int kind = 0; kind < ZF_CMD_COUNT; kind++) {
+        if (zf_command_kinds[kind].name == NULL)
+            fail_msg("command kind %d has no entry in zf_command_kinds", kind);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(zt_observer_list_is_bounded_and_loud),
         cmocka_unit_test(zt_init_hooks_beyond_the_limit_stop_the_load),
+        cmocka_unit_test(zt_every_command_kind_has_its_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
