@@ -3,8 +3,10 @@
  * the work_dim of clEnqueueNDRangeKernel (OpenCL C 3.0, "Work-Item Functions"), and a struct passed by value to a
  * function is the callee's own copy (C99 semantics, which OpenCL C follows) -- and the compilation of OpenCL C:
  * code clang-14 emits `freeze` for, program-scope constants reached through other constants, kernels of many
- * parameters, __OPENCL_VERSION__ and include directories relative to the application's working directory. The
- * .strict run (ZEFAKE_STRICT=1) checks the strict profile's refusals. */
+ * parameters, __OPENCL_VERSION__ and include directories relative to the application's working directory; and API
+ * rules of OpenCL 3.0: argument information, option errors, rectangular copies, BGRA images, the answers of absent
+ * optional features (pipes, 2D images from buffers) and sub-group queries against what launches see. The .strict
+ * run (ZEFAKE_STRICT=1) checks the strict profile's refusals. */
 #include "zc_opencl.h"
 
 #include <stdbool.h>
