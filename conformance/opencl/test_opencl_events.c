@@ -490,9 +490,9 @@ static void test_images(void **state) {
         clReleaseMemObject(v);
     }
     /* wrong arguments */
-    cl_image_format bgra = {CL_BGRA, CL_UNORM_INT8}, bogus_format = {0x1, CL_FLOAT};
+    cl_image_format alpha = {CL_A, CL_UNORM_INT8}, bogus_format = {0x1, CL_FLOAT};
     cl_image_desc d2 = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 4, .image_height = 4};
-    assert_null(clCreateImage(t->context, 0, &bgra, &d2, NULL, &err));
+    assert_null(clCreateImage(t->context, 0, &alpha, &d2, NULL, &err));
     assert_int_equal(err, CL_IMAGE_FORMAT_NOT_SUPPORTED);
     assert_null(clCreateImage(t->context, 0, &bogus_format, &d2, NULL, &err));
     assert_int_equal(err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
@@ -604,8 +604,8 @@ static void test_buffer_images(void **state) {
     assert_null(clCreateImage(t->context, CL_MEM_WRITE_ONLY, &f, &d, NULL, &err));
     assert_int_equal(err, CL_INVALID_VALUE);
     cl_image_desc d2 = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 8, .buffer = buffer};
-    assert_null(clCreateImage(t->context, 0, &f, &d2, NULL, &err));
-    assert_int_equal(err, CL_INVALID_IMAGE_DESCRIPTOR);
+    assert_null(clCreateImage(t->context, 0, &f, &d2, NULL, &err)); /* no 2D images from buffers */
+    assert_int_equal(err, CL_INVALID_OPERATION);
     /* the image holds its buffer: released first, the buffer stays usable through the image */
     clReleaseMemObject(buffer);
     assert_int_equal(clEnqueueReadImage(t->queue, image, CL_TRUE, second, one, 0, 0, back, 0, NULL, NULL), CL_SUCCESS);

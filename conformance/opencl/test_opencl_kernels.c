@@ -3,8 +3,10 @@
  * the work_dim of clEnqueueNDRangeKernel (OpenCL C 3.0, "Work-Item Functions"), and a struct passed by value to a
  * function is the callee's own copy (C99 semantics, which OpenCL C follows) -- and the compilation of OpenCL C:
  * code clang-14 emits `freeze` for, program-scope constants reached through other constants, kernels of many
- * parameters, __OPENCL_VERSION__ and include directories relative to the application's working directory. The
- * .strict run (ZEFAKE_STRICT=1) checks the strict profile's refusals. */
+ * parameters, __OPENCL_VERSION__ and include directories relative to the application's working directory; and API
+ * rules of OpenCL 3.0: argument information, option errors, rectangular copies, BGRA images, the answers of absent
+ * optional features (pipes, 2D images from buffers) and sub-group queries against what launches see. The .strict
+ * run (ZEFAKE_STRICT=1) checks the strict profile's refusals. */
 #include "zc_opencl.h"
 
 #include <stdbool.h>
@@ -545,6 +547,230 @@ static void test_3d_image_writes_reported(void **state) {
     clReleaseProgram(p);
 }
 
+/* CL_BGRA with CL_UNORM_INT8 is a format every OpenCL 3.0 device with images supports for reading and writing
+ * ("Minimum List of Supported Image Formats"): listed, stored in memory as B, G, R, A bytes (host copies and fills
+ * move that layout), seen by kernels as red, green, blue, alpha, and named CLK_BGRA by get_image_channel_order(). */
+static const char *zc_bgra_source =
+    "kernel void look(read_only image2d_t in, write_only image2d_t out, global float4 *px,\n"
+    "                 global int *order)\n"
+    "{\n"
+    "    int2 at = (int2)(get_global_id(0), 0);\n"
+    "    px[at.x] = read_imagef(in, at);\n"
+    "    write_imagef(out, at, (float4)(1.0f, 0.0f, 0.2f, 0.6f));\n"
+    "    order[0] = get_image_channel_order(in);\n"
+    "}\n";
+
+static bool zc_listed(zc_cl *t, cl_mem_flags flags, cl_image_format want) {
+    cl_image_format formats[128];
+    cl_uint n = 0;
+    assert_int_equal(clGetSupportedImageFormats(t->context, flags, CL_MEM_OBJECT_IMAGE2D, 128, formats, &n),
+                     CL_SUCCESS);
+    for (cl_uint i = 0; i < n && i < 128; i++)
+        if (formats[i].image_channel_order == want.image_channel_order &&
+            formats[i].image_channel_data_type == want.image_channel_data_type)
+            return true;
+    return false;
+}
+
+static void test_bgra_images(void **state) {
+    zc_cl *t = *state;
+    cl_image_format bgra = {CL_BGRA, CL_UNORM_INT8};
+    assert_true(zc_listed(t, CL_MEM_READ_ONLY, bgra));
+    assert_true(zc_listed(t, CL_MEM_WRITE_ONLY, bgra));
+    cl_int err;
+    const unsigned char bytes[8] = {51, 102, 255, 0, 0, 255, 51, 255}; /* B, G, R, A of two pixels */
+    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 2, .image_height = 1};
+    cl_mem in = clCreateImage(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &bgra, &desc, (void *)bytes, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem out = clCreateImage(t->context, CL_MEM_WRITE_ONLY, &bgra, &desc, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem px = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 2 * sizeof(cl_float4), NULL, &err);
+    cl_mem order = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+    cl_program p = zc_build_source(t, zc_bgra_source, "");
+    cl_kernel k = clCreateKernel(p, "look", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof in, &in), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 1, sizeof out, &out), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 2, sizeof px, &px), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 3, sizeof order, &order), CL_SUCCESS);
+    const size_t origin[3] = {0, 0, 0}, region[3] = {2, 1, 1}, global = 2;
+    for (size_t tier = 0; tier < sizeof zc_tiers / sizeof *zc_tiers; tier++) {
+        setenv("ZEFAKE_EXEC", zc_tiers[tier], 1);
+        assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+        cl_float4 seen[2];
+        cl_int named = 0;
+        unsigned char written[8] = {0};
+        assert_int_equal(clEnqueueReadBuffer(t->queue, px, CL_TRUE, 0, sizeof seen, seen, 0, NULL, NULL), CL_SUCCESS);
+        assert_int_equal(clEnqueueReadBuffer(t->queue, order, CL_TRUE, 0, sizeof named, &named, 0, NULL, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(clEnqueueReadImage(t->queue, out, CL_TRUE, origin, region, 0, 0, written, 0, NULL, NULL),
+                         CL_SUCCESS);
+        for (int i = 0; i < 2; i++) {
+            const float want[4] = {bytes[4 * i + 2] / 255.0f, bytes[4 * i + 1] / 255.0f, bytes[4 * i] / 255.0f,
+                                   bytes[4 * i + 3] / 255.0f};
+            for (int c = 0; c < 4; c++)
+                if (seen[i].s[c] < want[c] - 1e-6f || seen[i].s[c] > want[c] + 1e-6f)
+                    fail_msg("%s tier: pixel %d channel %d read %f, expected %f", zc_tiers[tier], i, c, seen[i].s[c],
+                             want[c]);
+        }
+        assert_int_equal(named, CL_BGRA);                                   /* CLK_BGRA of OpenCL C */
+        const unsigned char stored[8] = {51, 0, 255, 153, 51, 0, 255, 153}; /* (1, 0, 0.2, 0.6) as B, G, R, A */
+        assert_memory_equal(written, stored, sizeof stored);
+    }
+    unsetenv("ZEFAKE_EXEC");
+    const cl_float red[4] = {1.0f, 0.0f, 0.0f, 1.0f};
+    assert_int_equal(clEnqueueFillImage(t->queue, in, red, origin, region, 0, NULL, NULL), CL_SUCCESS);
+    unsigned char filled[8] = {0};
+    assert_int_equal(clEnqueueReadImage(t->queue, in, CL_TRUE, origin, region, 0, 0, filled, 0, NULL, NULL),
+                     CL_SUCCESS);
+    const unsigned char red_bytes[8] = {0, 0, 255, 255, 0, 0, 255, 255};
+    assert_memory_equal(filled, red_bytes, sizeof red_bytes);
+    cl_image_format bgra_float = {CL_BGRA, CL_FLOAT}; /* BGRA takes 8-bit channel types only */
+    assert_null(clCreateImage(t->context, CL_MEM_READ_ONLY, &bgra_float, &desc, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    clReleaseMemObject(order);
+    clReleaseMemObject(px);
+    clReleaseMemObject(out);
+    clReleaseMemObject(in);
+}
+
+/* Optional features the devices report absent answer as OpenCL 3.0 says for such a device ("Optional features"
+ * consistency): clCreatePipe is CL_INVALID_OPERATION (CL_INVALID_CONTEXT first for a bad context), clGetPipeInfo of a
+ * buffer CL_INVALID_MEM_OBJECT; with pitch and base address alignments of 0 and no cl_khr_image2d_from_buffer, a 2D
+ * image whose mem_object is a buffer is CL_INVALID_OPERATION from clCreateImage and clCreateImageWithProperties. */
+static void test_absent_feature_errors(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_bool pipes = CL_TRUE;
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_PIPE_SUPPORT, sizeof pipes, &pipes, NULL), CL_SUCCESS);
+    assert_int_equal(pipes, CL_FALSE);
+    assert_null(clCreatePipe((cl_context)t->queue, CL_MEM_HOST_NO_ACCESS, 4, 4, NULL, &err));
+    assert_int_equal(err, CL_INVALID_CONTEXT);
+    assert_null(clCreatePipe(t->context, CL_MEM_HOST_NO_ACCESS, 4, 4, NULL, &err));
+    assert_int_equal(err, CL_INVALID_OPERATION);
+    cl_mem buffer = clCreateBuffer(t->context, CL_MEM_READ_ONLY, 64, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_uint u = 7;
+    assert_int_equal(clGetPipeInfo(buffer, CL_PIPE_PACKET_SIZE, sizeof u, &u, NULL), CL_INVALID_MEM_OBJECT);
+    cl_uint pitch = 1, base = 1;
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_IMAGE_PITCH_ALIGNMENT, sizeof pitch, &pitch, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, sizeof base, &base, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(pitch, 0);
+    assert_int_equal(base, 0);
+    char extensions[2048] = "";
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_EXTENSIONS, sizeof extensions, extensions, NULL), CL_SUCCESS);
+    assert_null(strstr(extensions, "cl_khr_image2d_from_buffer"));
+    cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
+    cl_image_desc desc = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 2, .image_height = 2, .mem_object = buffer};
+    assert_null(clCreateImage(t->context, CL_MEM_READ_ONLY, &format, &desc, NULL, &err));
+    assert_int_equal(err, CL_INVALID_OPERATION);
+    assert_null(clCreateImageWithProperties(t->context, NULL, CL_MEM_READ_ONLY, &format, &desc, NULL, &err));
+    assert_int_equal(err, CL_INVALID_OPERATION);
+    desc.image_type = CL_MEM_OBJECT_IMAGE3D; /* no other type takes a buffer */
+    desc.image_depth = 2;
+    assert_null(clCreateImage(t->context, CL_MEM_READ_ONLY, &format, &desc, NULL, &err));
+    assert_int_equal(err, CL_INVALID_IMAGE_DESCRIPTOR);
+    clReleaseMemObject(buffer);
+}
+
+/* OpenCL C 3.0 declares the sub-group functions for devices that report sub-groups */
+static const char *zc_subgroup_source = "kernel void count(global uint *out)\n"
+                                        "{\n"
+                                        "    out[0] = get_num_sub_groups();\n"
+                                        "    out[1] = get_max_sub_group_size();\n"
+                                        "}\n"
+                                        "kernel __attribute__((reqd_work_group_size(24, 2, 1)))\n"
+                                        "void fixed(global uint *out)\n"
+                                        "{\n"
+                                        "    out[0] = get_num_sub_groups();\n"
+                                        "}\n";
+
+/* get_num_sub_groups() and get_max_sub_group_size() of a launch with local size `local` in `dims` dimensions. */
+static void zc_run_subgroups(zc_cl *t, cl_kernel k, cl_uint dims, const size_t *local, cl_uint got[2]) {
+    cl_int err;
+    cl_mem out = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 2 * sizeof(cl_uint), NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof out, &out), CL_SUCCESS);
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, dims, NULL, local, local, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, out, CL_TRUE, 0, 2 * sizeof(cl_uint), got, 0, NULL, NULL),
+                     CL_SUCCESS);
+    clReleaseMemObject(out);
+}
+
+/* clGetKernelSubGroupInfo answers what launches see (OpenCL 3.0): CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT gives, in
+ * as many dimensions as param_value_size holds, a local size whose launch has exactly that many sub-groups, and 0 in
+ * every dimension when no work-group can have them; CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE and
+ * CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE are get_max_sub_group_size() and get_num_sub_groups() of such a launch; a
+ * kernel with a required work-group size answers that size. */
+static void test_sub_group_local_size(void **state) {
+    zc_cl *t = *state;
+    cl_program p = zc_build_source(t, zc_subgroup_source, "-cl-std=CL3.0");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "count", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    size_t max_local = 0, sg = 0, groups = 0, got_size = 0;
+    assert_int_equal(clGetDeviceInfo(t->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_local, &max_local, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetKernelSubGroupInfo(k, t->device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof max_local,
+                                             &max_local, sizeof sg, &sg, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clGetKernelSubGroupInfo(k, t->device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, sizeof max_local,
+                                             &max_local, sizeof groups, &groups, NULL),
+                     CL_SUCCESS);
+    assert_true(sg >= 1 && groups >= 1);
+    for (size_t n = groups; n >= 1; n = n > 4 ? n / 2 : n - 1) {
+        for (cl_uint dims = 1; dims <= 3; dims++) {
+            size_t local[3] = {0, 0, 0};
+            assert_int_equal(clGetKernelSubGroupInfo(k, t->device, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT, sizeof n,
+                                                     &n, dims * sizeof(size_t), local, &got_size),
+                             CL_SUCCESS);
+            assert_int_equal(got_size, dims * sizeof(size_t));
+            cl_uint got[2] = {0, 0};
+            zc_run_subgroups(t, k, dims, local, got);
+            if (got[0] != n || got[1] != sg)
+                fail_msg("%zu sub-groups in %u dimensions: local size %zu x %zu x %zu launched %u sub-groups of at "
+                         "most %u",
+                         n, dims, local[0], local[1], local[2], got[0], got[1]);
+        }
+    }
+    size_t too_many = max_local + 1, local[3] = {7, 7, 7};
+    assert_int_equal(clGetKernelSubGroupInfo(k, t->device, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT, sizeof too_many,
+                                             &too_many, sizeof local, local, NULL),
+                     CL_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(local[i], 0);
+    cl_kernel fixed = clCreateKernel(p, "fixed", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    size_t want = (48 + sg - 1) / sg, reqd[3] = {0, 0, 0};
+    assert_int_equal(clGetKernelSubGroupInfo(fixed, t->device, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT, sizeof want,
+                                             &want, sizeof reqd, reqd, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(reqd[0], 24);
+    assert_int_equal(reqd[1], 2);
+    assert_int_equal(reqd[2], 1);
+    size_t max_groups = 0;
+    assert_int_equal(clGetKernelSubGroupInfo(fixed, t->device, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, NULL, sizeof max_groups,
+                                             &max_groups, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(max_groups, want);
+    cl_uint got[2] = {0, 0};
+    zc_run_subgroups(t, fixed, 2, reqd, got);
+    assert_int_equal(got[0], want);
+    want += 1; /* no other size can run */
+    assert_int_equal(clGetKernelSubGroupInfo(fixed, t->device, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT, sizeof want,
+                                             &want, sizeof reqd, reqd, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(reqd[0] + reqd[1] + reqd[2], 0);
+    clReleaseKernel(fixed);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_work_dim_is_the_launch_dimension),
@@ -562,6 +788,9 @@ int main(void) {
         cmocka_unit_test(test_vec_type_hint_signedness),
         cmocka_unit_test(test_image_mem_properties),
         cmocka_unit_test(test_3d_image_writes_reported),
+        cmocka_unit_test(test_bgra_images),
+        cmocka_unit_test(test_absent_feature_errors),
+        cmocka_unit_test(test_sub_group_local_size),
     };
     return cmocka_run_group_tests_name("opencl_kernels", tests, zc_setup, zc_teardown);
 }

@@ -1,5 +1,6 @@
 /* Images and samplers over Level Zero images and samplers (docs/images.md): 1D, 2D and 3D images and 1D and 2D
- * arrays in the R, RG and RGBA channel orders of every normalized, integer and floating-point channel type; their
+ * arrays in the R, RG and RGBA channel orders of every normalized, integer and floating-point channel type, and BGRA of
+ * the 8-bit ones (an 8_8_8_8 Level Zero image whose swizzle gives kernels B, G, R, A as red, green, blue, alpha); their
  * commands are the Level Zero image copies (to and from memory with pitches, between images), a fill written as
  * texels from host memory, and map and unmap through driver memory (or the application's, for CL_MEM_USE_HOST_PTR).
  * A 1D buffer image is a Level Zero buffer image over the bytes of its buffer (zf_image_create_on_memory), so the
@@ -17,16 +18,32 @@ static const cl_channel_order zfcl_orders[] = {CL_R, CL_RG, CL_RGBA};
 static const cl_channel_type zfcl_types[] = {CL_UNORM_INT8,     CL_UNORM_INT16,    CL_SNORM_INT8,   CL_SNORM_INT16,
                                              CL_SIGNED_INT8,    CL_SIGNED_INT16,   CL_SIGNED_INT32, CL_UNSIGNED_INT8,
                                              CL_UNSIGNED_INT16, CL_UNSIGNED_INT32, CL_HALF_FLOAT,   CL_FLOAT};
-#define ZFCL_NUM_ORDERS (sizeof zfcl_orders / sizeof zfcl_orders[0])
-#define ZFCL_NUM_TYPES  (sizeof zfcl_types / sizeof zfcl_types[0])
-#define ZFCL_MAX_PIXEL  16 /* bytes of the largest pixel (CL_RGBA, CL_FLOAT) */
+/* The only types OpenCL allows with CL_BGRA (OpenCL 3.0, "Image Format Descriptor"). */
+static const cl_channel_type zfcl_bgra_types[] = {CL_UNORM_INT8, CL_SNORM_INT8, CL_SIGNED_INT8, CL_UNSIGNED_INT8};
+#define ZFCL_NUM_ORDERS     (sizeof zfcl_orders / sizeof zfcl_orders[0])
+#define ZFCL_NUM_TYPES      (sizeof zfcl_types / sizeof zfcl_types[0])
+#define ZFCL_NUM_BGRA_TYPES (sizeof zfcl_bgra_types / sizeof zfcl_bgra_types[0])
+#define ZFCL_NUM_FORMATS    (ZFCL_NUM_ORDERS * ZFCL_NUM_TYPES + ZFCL_NUM_BGRA_TYPES)
+#define ZFCL_MAX_PIXEL      16 /* bytes of the largest pixel (CL_RGBA, CL_FLOAT) */
 
 bool zfcl_image_valid(cl_mem m) {
     return zfcl_mem_valid(m) && m->image != NULL;
 }
 
 static cl_uint zfcl_channels(cl_channel_order order) {
-    return order == CL_R ? 1 : order == CL_RG ? 2 : order == CL_RGBA ? 4 : 0;
+    return order == CL_R ? 1 : order == CL_RG ? 2 : order == CL_RGBA || order == CL_BGRA ? 4 : 0;
+}
+
+/* Where channel c (0 red ... 3 alpha, as kernels and fill colours give them) lies in a pixel's memory. */
+static cl_uint zfcl_channel_slot(cl_channel_order order, cl_uint c) {
+    return order == CL_BGRA && c < 3 ? 2 - c : c;
+}
+
+/* The i-th format clGetSupportedImageFormats lists: every order with every type, then BGRA's. */
+static cl_image_format zfcl_format_at(cl_uint i) {
+    if (i < ZFCL_NUM_ORDERS * ZFCL_NUM_TYPES)
+        return (cl_image_format){zfcl_orders[i / ZFCL_NUM_TYPES], zfcl_types[i % ZFCL_NUM_TYPES]};
+    return (cl_image_format){CL_BGRA, zfcl_bgra_types[i - ZFCL_NUM_ORDERS * ZFCL_NUM_TYPES]};
 }
 
 /* Bytes per channel and the Level Zero type; 0 bytes for a type the devices do not offer. */
@@ -59,6 +76,22 @@ static size_t zfcl_channel_type(cl_channel_type type, ze_image_format_type_t *ze
     }
 }
 
+/* The swizzle of an OpenCL channel order: which component of the stored pixel kernels see as red, green, blue and
+ * alpha (ze_image_format_t x, y, z, w); missing ones read 0, and alpha 1 (OpenCL 3.0, "Image Channel Order"). */
+static void zfcl_ze_swizzle(cl_channel_order order, cl_uint channels, ze_image_format_t *out) {
+    if (order == CL_BGRA) {
+        out->x = ZE_IMAGE_FORMAT_SWIZZLE_B;
+        out->y = ZE_IMAGE_FORMAT_SWIZZLE_G;
+        out->z = ZE_IMAGE_FORMAT_SWIZZLE_R;
+        out->w = ZE_IMAGE_FORMAT_SWIZZLE_A;
+        return;
+    }
+    out->x = ZE_IMAGE_FORMAT_SWIZZLE_R;
+    out->y = channels > 1 ? ZE_IMAGE_FORMAT_SWIZZLE_G : ZE_IMAGE_FORMAT_SWIZZLE_0;
+    out->z = channels > 2 ? ZE_IMAGE_FORMAT_SWIZZLE_B : ZE_IMAGE_FORMAT_SWIZZLE_0;
+    out->w = channels > 2 ? ZE_IMAGE_FORMAT_SWIZZLE_A : ZE_IMAGE_FORMAT_SWIZZLE_1;
+}
+
 /* The Level Zero format of an OpenCL one and its bytes per pixel; false when not supported. */
 static bool zfcl_ze_format(const cl_image_format *f, ze_image_format_t *out, size_t *pixel) {
     static const ze_image_format_layout_t layouts[3][3] = {
@@ -68,22 +101,23 @@ static bool zfcl_ze_format(const cl_image_format *f, ze_image_format_t *out, siz
     ze_image_format_type_t type;
     cl_uint channels = zfcl_channels(f->image_channel_order);
     size_t bytes = zfcl_channel_type(f->image_channel_data_type, &type);
-    if (channels == 0 || bytes == 0)
+    if (channels == 0 || bytes == 0 || (f->image_channel_order == CL_BGRA && bytes != 1))
         return false;
     size_t b = bytes == 1 ? 0 : bytes == 2 ? 1 : 2, c = channels == 1 ? 0 : channels == 2 ? 1 : 2;
-    *out = (ze_image_format_t){layouts[b][c],
-                               type,
-                               ZE_IMAGE_FORMAT_SWIZZLE_R,
-                               channels > 1 ? ZE_IMAGE_FORMAT_SWIZZLE_G : ZE_IMAGE_FORMAT_SWIZZLE_0,
-                               channels > 2 ? ZE_IMAGE_FORMAT_SWIZZLE_B : ZE_IMAGE_FORMAT_SWIZZLE_0,
-                               channels > 2 ? ZE_IMAGE_FORMAT_SWIZZLE_A : ZE_IMAGE_FORMAT_SWIZZLE_1};
+    *out = (ze_image_format_t){.layout = layouts[b][c], .type = type};
+    zfcl_ze_swizzle(f->image_channel_order, channels, out);
     *pixel = bytes * channels;
     return true;
 }
 
+/* A channel order and type OpenCL defines, in a combination it allows: BGRA, ARGB and ABGR take 8-bit types only
+ * (OpenCL 3.0, "Image Format Descriptor"). */
 static bool zfcl_known_format(const cl_image_format *f) {
-    return f->image_channel_order >= CL_R && f->image_channel_order <= CL_ABGR &&
-           f->image_channel_data_type >= CL_SNORM_INT8 && f->image_channel_data_type <= CL_UNORM_INT_101010_2;
+    cl_channel_order o = f->image_channel_order;
+    cl_channel_type t = f->image_channel_data_type;
+    bool eight = t == CL_UNORM_INT8 || t == CL_SNORM_INT8 || t == CL_SIGNED_INT8 || t == CL_UNSIGNED_INT8;
+    return o >= CL_R && o <= CL_ABGR && t >= CL_SNORM_INT8 && t <= CL_UNORM_INT_101010_2 &&
+           (eight || (o != CL_BGRA && o != CL_ARGB && o != CL_ABGR));
 }
 
 static bool zfcl_image_type(cl_mem_object_type type) {
@@ -112,9 +146,9 @@ cl_int CL_API_CALL zfcl_clGetSupportedImageFormats(cl_context c, cl_mem_flags fl
     if (!zfcl_image_type(type) || (num == 0 && formats != NULL))
         return zfcl_fail(CL_INVALID_VALUE, "image_type is no image type, or num_entries is 0 with image_formats");
     bool none = (flags & CL_MEM_KERNEL_READ_AND_WRITE) != 0; /* no images read and written by one kernel */
-    cl_uint count = none ? 0 : (cl_uint)(ZFCL_NUM_ORDERS * ZFCL_NUM_TYPES);
+    cl_uint count = none ? 0 : (cl_uint)ZFCL_NUM_FORMATS;
     for (cl_uint i = 0; formats != NULL && i < count && i < num; i++)
-        formats[i] = (cl_image_format){zfcl_orders[i / ZFCL_NUM_TYPES], zfcl_types[i % ZFCL_NUM_TYPES]};
+        formats[i] = zfcl_format_at(i);
     if (num_ret != NULL)
         *num_ret = count;
     return CL_SUCCESS;
@@ -129,9 +163,14 @@ static cl_int zfcl_image_desc(const cl_image_desc *in, cl_image_desc *out) {
         return zfcl_fail(CL_INVALID_IMAGE_DESCRIPTOR, "image_desc is NULL or its image_type is no image type");
     if (in->num_mip_levels != 0 || in->num_samples != 0)
         return zfcl_fail(CL_INVALID_IMAGE_DESCRIPTOR, "num_mip_levels and num_samples must be 0");
+    /* OpenCL 3.0 lists CL_INVALID_OPERATION for a 2D image from a buffer when no device supports it (the devices
+     * report no cl_khr_image2d_from_buffer and pitch and base address alignments of 0, docs/opencl.md) */
+    if (in->image_type == CL_MEM_OBJECT_IMAGE2D && zfcl_buffer_valid(in->buffer))
+        return zfcl_fail(CL_INVALID_OPERATION, "image_desc->mem_object is a buffer: the devices do not support 2D "
+                                               "images from buffers (no cl_khr_image2d_from_buffer)");
     if (in->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ? !zfcl_buffer_valid(in->buffer) : in->buffer != NULL)
-        return zfcl_fail(CL_INVALID_IMAGE_DESCRIPTOR, "buffer must be a live buffer for a 1D buffer image and NULL "
-                                                      "for other types (2D images from buffers are not supported)");
+        return zfcl_fail(CL_INVALID_IMAGE_DESCRIPTOR, "image_desc->mem_object must be a live buffer for a 1D buffer "
+                                                      "image and NULL for other types");
     *out = *in;
     cl_mem_object_type t = in->image_type;
     bool has_h = t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE2D_ARRAY || t == CL_MEM_OBJECT_IMAGE3D;
@@ -669,7 +708,8 @@ cl_int CL_API_CALL zfcl_clEnqueueFillImage(cl_command_queue q, cl_mem m, const v
     cl_uint channels = zfcl_channels(m->format.image_channel_order);
     size_t bytes = m->pixel / channels;
     for (cl_uint c = 0; c < channels; c++)
-        zfcl_pack_channel(m->format.image_channel_data_type, color, (int)c, texel + c * bytes);
+        zfcl_pack_channel(m->format.image_channel_data_type, color, (int)c,
+                          texel + zfcl_channel_slot(m->format.image_channel_order, c) * bytes);
     size_t count = region[0] * region[1] * region[2];
     unsigned char *texels = malloc(count * m->pixel);
     if (texels == NULL)

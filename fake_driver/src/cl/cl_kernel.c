@@ -356,6 +356,13 @@ static cl_int zfcl_kernel_device(cl_kernel k, cl_device_id *d) {
     return CL_SUCCESS;
 }
 
+/* CL_KERNEL_WORK_GROUP_SIZE: the size the kernel requires, or the device's limit. */
+static size_t zfcl_kernel_group_limit(const zf_spirv_kernel *desc, cl_device_id d) {
+    if (desc->has_local_size)
+        return (size_t)desc->local_size[0] * desc->local_size[1] * desc->local_size[2];
+    return d->compute.maxTotalGroupSize;
+}
+
 cl_int CL_API_CALL zfcl_clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl_kernel_work_group_info name,
                                                  size_t size, void *value, size_t *size_ret) {
     if (!zfcl_live(k, ZFCL_KERNEL))
@@ -368,7 +375,7 @@ cl_int CL_API_CALL zfcl_clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl
     if (desc->has_local_size)
         for (int i = 0; i < 3; i++)
             reqd[i] = desc->local_size[i];
-    size_t wg = desc->has_local_size ? reqd[0] * reqd[1] * reqd[2] : d->compute.maxTotalGroupSize;
+    size_t wg = zfcl_kernel_group_limit(desc, d);
     size_t multiple = zfcl_device_subgroup_min(d);
     cl_ulong local = desc->static_local_bytes, priv = desc->private_bytes;
     switch (name) {
@@ -405,6 +412,35 @@ static size_t zfcl_product(const size_t *v, size_t count) {
     return p;
 }
 
+/* CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT (OpenCL 3.0, clGetKernelSubGroupInfo): a local size of exactly `count`
+ * whole sub-groups of `sg` items, in one dimension and 1 in the others, or 0 in every dimension when no work-group the
+ * kernel can run has that many: with a required work-group size only that size, whose sub-groups are counted as the
+ * launch counts them (the last one may be partial), and only when it fits in `dims` dimensions. */
+static void zfcl_local_for_count(const zf_spirv_kernel *desc, cl_device_id d, size_t count, size_t sg, size_t dims,
+                                 size_t out[3]) {
+    out[0] = out[1] = out[2] = 0;
+    if (desc->has_local_size) {
+        size_t items = zfcl_kernel_group_limit(desc, d);
+        bool fits = true;
+        for (size_t i = dims; i < 3; i++)
+            fits &= desc->local_size[i] == 1;
+        if (count != 0 && fits && (items + sg - 1) / sg == count)
+            for (size_t i = 0; i < dims; i++)
+                out[i] = desc->local_size[i];
+        return;
+    }
+    size_t limit = d->compute.maxTotalGroupSize < d->compute.maxGroupSizeX ? d->compute.maxTotalGroupSize
+                                                                           : d->compute.maxGroupSizeX;
+    if (count == 0 || count > limit / sg)
+        return;
+    out[0] = count * sg;
+    for (size_t i = 1; i < dims; i++)
+        out[i] = 1;
+}
+
+/* Sub-groups of `sg` items, the size the core gives the kernel's launches (zeKernelGetProperties: the size the kernel
+ * requires, or the largest the device has), so the answers are what get_max_sub_group_size() and
+ * get_num_sub_groups() give in a launch of that local size. */
 cl_int CL_API_CALL zfcl_clGetKernelSubGroupInfo(cl_kernel k, cl_device_id d, cl_kernel_sub_group_info name,
                                                 size_t in_size, const void *in, size_t size, void *value,
                                                 size_t *size_ret) {
@@ -432,12 +468,12 @@ cl_int CL_API_CALL zfcl_clGetKernelSubGroupInfo(cl_kernel k, cl_device_id d, cl_
     case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT:
         if (in == NULL || in_size != sizeof(size_t))
             return zfcl_fail(CL_INVALID_VALUE, "input_value must be one size_t");
-        answer[0] = *(const size_t *)in * sg <= d->compute.maxTotalGroupSize ? *(const size_t *)in * sg : 0;
-        answer[1] = answer[2] = 1;
+        /* the dimensions of the answer are those param_value_size holds */
         count = size >= 3 * sizeof(size_t) ? 3 : size / sizeof(size_t) > 0 ? size / sizeof(size_t) : 1;
+        zfcl_local_for_count(zfcl_desc(k), d, *(const size_t *)in, sg, count, answer);
         break;
     case CL_KERNEL_MAX_NUM_SUB_GROUPS:
-        answer[0] = props.maxNumSubgroups != 0 ? props.maxNumSubgroups : d->compute.maxTotalGroupSize / sg;
+        answer[0] = (zfcl_kernel_group_limit(zfcl_desc(k), d) + sg - 1) / sg;
         break;
     case CL_KERNEL_COMPILE_NUM_SUB_GROUPS:
         answer[0] = props.requiredNumSubGroups;

@@ -163,6 +163,31 @@ cl_mem CL_API_CALL zfcl_clCreateSubBuffer(cl_mem parent, cl_mem_flags flags, cl_
     return zfcl_mem_publish(m, err);
 }
 
+/* Pipes: the devices report none (CL_DEVICE_PIPE_SUPPORT is CL_FALSE), so OpenCL 3.0's answers for a device without
+ * them ("Optional features"): clCreatePipe is CL_INVALID_OPERATION once its context is valid, and no memory object
+ * is a pipe for clGetPipeInfo. */
+cl_mem CL_API_CALL zfcl_clCreatePipe(cl_context c, cl_mem_flags flags, cl_uint packet_size, cl_uint max_packets,
+                                     const cl_pipe_properties *props, cl_int *err) {
+    (void)flags;
+    (void)packet_size;
+    (void)max_packets;
+    (void)props;
+    if (!zfcl_live(c, ZFCL_CONTEXT))
+        return zfcl_null(err, zfcl_fail(CL_INVALID_CONTEXT, "context is no live context"));
+    return zfcl_null(err, zfcl_fail(CL_INVALID_OPERATION, "no device of the context supports pipes "
+                                                          "(CL_DEVICE_PIPE_SUPPORT is CL_FALSE)"));
+}
+
+cl_int CL_API_CALL zfcl_clGetPipeInfo(cl_mem pipe, cl_pipe_info name, size_t size, void *value, size_t *size_ret) {
+    (void)name;
+    (void)size;
+    (void)value;
+    (void)size_ret;
+    if (!zfcl_mem_valid(pipe))
+        return zfcl_fail(CL_INVALID_MEM_OBJECT, "pipe is no live memory object");
+    return zfcl_fail(CL_INVALID_MEM_OBJECT, "pipe is a memory object but no pipe (the devices support no pipes)");
+}
+
 cl_int CL_API_CALL zfcl_clRetainMemObject(cl_mem m) {
     if (!zfcl_mem_valid(m))
         return zfcl_fail(CL_INVALID_MEM_OBJECT, "memobj is no live memory object");

@@ -403,6 +403,13 @@ static void zf_get_texel(const zf_dinst *in, const uint8_t *s, uint32_t lane, zf
     }
 }
 
+/* Four components read as B, G, R, A: what an OpenCL CL_BGRA image is (cl_image.c). */
+static bool zf_is_bgra(const zf_ximage *img) {
+    const uint8_t *s = img->swizzle;
+    return zf_layouts[img->layout].comps == 4 && s[0] == ZF_SW_B && s[1] == ZF_SW_G && s[2] == ZF_SW_R &&
+           s[3] == ZF_SW_A;
+}
+
 static uint64_t zf_query(const zf_ximage *img, uint32_t kind, uint32_t c) {
     static const uint8_t orders[5] = {0, 0, 2, 4, 5}; /* ImageChannelOrder R, RG, RGB, RGBA by components */
     static const uint8_t types[5][33] = {
@@ -412,6 +419,8 @@ static uint64_t zf_query(const zf_ximage *img, uint32_t kind, uint32_t c) {
         [ZF_CH_SNORM] = {[8] = 0, [16] = 1},
         [ZF_CH_FLOAT] = {[11] = 14, [16] = 13, [32] = 14},
     };
+    if (kind == ZF_IMG_QUERY_ORDER && zf_is_bgra(img))
+        return img->srgb ? 18 : 6; /* sBGRA, BGRA */
     if (kind == ZF_IMG_QUERY_ORDER)
         return img->srgb ? 17 : orders[zf_layouts[img->layout].comps];
     if (kind == ZF_IMG_QUERY_FORMAT)
