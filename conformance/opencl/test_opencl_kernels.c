@@ -771,6 +771,45 @@ static void test_sub_group_local_size(void **state) {
     clReleaseProgram(p);
 }
 
+static const char *zc_padding_source = "kernel void sum_eight(global const int *in, global int *out)\n"
+                                       "{\n"
+                                       "    int sum = 0;\n"
+                                       "    for (int i = 0; i < 8; i++)\n"
+                                       "        sum += in[i];\n"
+                                       "    out[0] = sum;\n"
+                                       "}\n";
+
+/* A read past the end of a buffer that stays inside its allocation's padding (8 ints read of 7): real GPUs read the
+ * padding, and so does the default profile, with a warning (docs/tolerances.md); the strict profile faults the
+ * command (CL_OUT_OF_RESOURCES). The same core rule as the Level Zero face. Last: a fault loses the device. */
+static void test_padding_read(void **state) {
+    zc_cl *t = *state;
+    cl_program p = zc_build_source(t, zc_padding_source, "");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "sum_eight", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    const cl_int values[7] = {1, 2, 3, 4, 5, 6, 7};
+    cl_mem in =
+        clCreateBuffer(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof values, (void *)values, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem out = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof in, &in), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 1, sizeof out, &out), CL_SUCCESS);
+    size_t one = 1;
+    cl_event done = NULL;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &one, NULL, 0, NULL, &done), CL_SUCCESS);
+    clFinish(t->queue);
+    cl_int status = CL_QUEUED;
+    assert_int_equal(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL), CL_SUCCESS);
+    assert_int_equal(status, zc_strict() ? CL_OUT_OF_RESOURCES : CL_COMPLETE);
+    clReleaseEvent(done);
+    clReleaseMemObject(out);
+    clReleaseMemObject(in);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_work_dim_is_the_launch_dimension),
@@ -791,6 +830,7 @@ int main(void) {
         cmocka_unit_test(test_bgra_images),
         cmocka_unit_test(test_absent_feature_errors),
         cmocka_unit_test(test_sub_group_local_size),
+        cmocka_unit_test(test_padding_read),
     };
     return cmocka_run_group_tests_name("opencl_kernels", tests, zc_setup, zc_teardown);
 }
