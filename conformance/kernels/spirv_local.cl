@@ -95,3 +95,33 @@ kernel void async_copy(global const float *in, global float *out, local float *t
     e = async_work_group_strided_copy(out + group, tile, n, get_num_groups(0), 0);
     wait_group_events(1, &e);
 }
+
+/* Barriers in uniform control flow: a loop whose trip count is an argument and a branch on an argument, each round
+ * reading a neighbour's value through local memory. */
+kernel void barrier_paths(global int *out, local int *tmp, uint rounds, int deep)
+{
+    size_t l = get_local_id(0), n = get_local_size(0);
+    int v = (int)get_global_id(0);
+    for (uint r = 0; r < rounds; r++) {
+        tmp[l] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        v += tmp[(l + 1) % n] * (int)(r + 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (deep) {
+        tmp[l] = v * 3;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        v -= tmp[n - 1 - l];
+    }
+    out[get_global_id(0)] = v;
+}
+
+/* A barrier only the even work-items reach (undefined in OpenCL): it runs to its end in both tiers. */
+kernel void barrier_divergent(global int *out, local int *tmp)
+{
+    size_t l = get_local_id(0);
+    tmp[l] = (int)l * 7;
+    if (l % 2 == 0)
+        barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tmp[l] + 1;
+}

@@ -97,6 +97,7 @@ typedef struct zt_launch {
     uint32_t global, local;
     uint32_t max_threads;
     zt_mem *mem;
+    uint32_t global_y, local_y; /* a second dimension (0: none) */
 } zt_launch;
 
 /* The engine's last debug message (which tier runs a kernel). */
@@ -127,8 +128,8 @@ static void zt_run(const zt_launch *l, zf_xresult *result) {
                          .name = l->kernel,
                          .num_args = k->num_args,
                          .args = args,
-                         .group_size = {l->local, 1, 1},
-                         .groups = {l->global / l->local, 1, 1},
+                         .group_size = {l->local, l->local_y ? l->local_y : 1, 1},
+                         .groups = {l->global / l->local, l->local_y ? l->global_y / l->local_y : 1, 1},
                          .subgroup_size = 16,
                          .env = &env,
                          .max_threads = l->max_threads};
@@ -231,7 +232,7 @@ static void zt_vadd(const zf_spirv_module *m, const zf_dprog *code, uint32_t thr
     }
     const void *values[] = {&a, &b, &c};
     const uint64_t sizes[] = {8, 8, 8};
-    zt_launch l = {m, code, "vadd_int", values, sizes, n, 100, threads, &mem};
+    zt_launch l = {m, code, "vadd_int", values, sizes, n, 100, threads, &mem, 0, 0};
     zf_xresult result;
     zt_run(&l, &result);
     assert_int_equal(result.faults, 0);
@@ -264,7 +265,7 @@ static void zt_reduce(const zf_spirv_module *m, const zf_dprog *code, uint32_t t
     int16_t pair[2] = {2, 0};
     const void *values[] = {&in, &out, NULL, &p, &flag, pair};
     const uint64_t sizes[] = {8, 8, local * 4, sizeof p, 1, 4};
-    zt_launch l = {m, code, "reduce_local", values, sizes, n, local, threads, &mem};
+    zt_launch l = {m, code, "reduce_local", values, sizes, n, local, threads, &mem, 0, 0};
     zf_xresult result;
     zt_run(&l, &result);
     assert_int_equal(result.faults, 0);
@@ -311,7 +312,7 @@ static void counts_loops_per_iteration_and_local_memory_and_barriers(void **stat
     float *a = zt_buffer(&mem, rows * k * 4), *b = zt_buffer(&mem, k * cols * 4), *c = zt_buffer(&mem, rows * cols * 4);
     const void *values[] = {&a, &b, &c, &rows, &cols, &k};
     const uint64_t sizes[] = {8, 8, 8, 4, 4, 4};
-    zt_launch l = {m, code, "gemm", values, sizes, 64, 16, 0, &mem};
+    zt_launch l = {m, code, "gemm", values, sizes, 64, 16, 0, &mem, 0, 0};
     zf_xresult result;
     zt_run(&l, &result);
     assert_int_equal(result.faults, 0);
@@ -331,7 +332,7 @@ static void counts_loops_per_iteration_and_local_memory_and_barriers(void **stat
     int16_t pair[2] = {2, 0};
     const void *reduce_values[] = {&in, &out, NULL, &p, &flag, pair};
     const uint64_t reduce_sizes[] = {8, 8, 64 * 4, sizeof p, 1, 4};
-    zt_launch r = {m, code, "reduce_local", reduce_values, reduce_sizes, 512, 64, 0, &mem};
+    zt_launch r = {m, code, "reduce_local", reduce_values, reduce_sizes, 512, 64, 0, &mem, 0, 0};
     zt_run(&r, &result);
     assert_int_equal(result.faults, 0);
     assert_true(result.work.read[ZF_SPACE_LOCAL] > 0 && result.work.written[ZF_SPACE_LOCAL] > 0);
@@ -351,7 +352,7 @@ static void faults_name_the_kernel_work_item_and_address(void **state) {
     int32_t *a = zt_buffer(&mem, n * 4);
     const void *values[] = {&a, &n};
     const uint64_t sizes[] = {8, 4};
-    zt_launch l = {m, code, "out_of_bounds", values, sizes, 128, 32, 0, &mem};
+    zt_launch l = {m, code, "out_of_bounds", values, sizes, 128, 32, 0, &mem, 0, 0};
     zf_xresult result;
     zt_run(&l, &result);
     assert_int_equal(result.faults, 28); /* work-items 100..127 store to a[100] */
@@ -385,7 +386,7 @@ static void irreducible_loop_with_lanes_entering_at_both_heads(void **state) {
     uint32_t *out = zt_buffer(&mem, n * 4);
     const void *values[] = {&out};
     const uint64_t sizes[] = {8};
-    zt_launch l = {m, code, "irreducible", values, sizes, n, 32, 1, &mem};
+    zt_launch l = {m, code, "irreducible", values, sizes, n, 32, 1, &mem, 0, 0};
     zf_xresult result;
     zt_run(&l, &result);
     assert_int_equal(result.faults, 0);
@@ -418,7 +419,7 @@ static void block_accesses_fault_like_loads_and_stores(void **state) {
         in[i] = i * 2654435761u;
     const void *values[] = {&in, &got, &out};
     const uint64_t sizes[] = {8, 8, 8};
-    zt_launch l = {m, code, "block_buffer_ui", values, sizes, 32, 32, 1, &mem};
+    zt_launch l = {m, code, "block_buffer_ui", values, sizes, 32, 32, 1, &mem, 0, 0};
     zf_xresult result;
     zt_run(&l, &result);
     assert_int_equal(result.faults, 16); /* the second sub-group's block of 8 runs past the end of `out` */
@@ -492,7 +493,7 @@ static void compiled_tier_matches_the_interpreter(void **state) {
         b[i] = (float)(i % 3) + 0.5f;
     const void *values[] = {&a, &b, &c, &rows, &cols, &k};
     const uint64_t sizes[] = {8, 8, 8, 4, 4, 4};
-    zt_launch l = {m, code, "gemm", values, sizes, 128, 16, 0, &mem};
+    zt_launch l = {m, code, "gemm", values, sizes, 128, 16, 0, &mem, 0, 0};
     zt_both_tiers(&l, c, rows * cols * 4, "kernel 'gemm': compiled in");
     zt_mem_free(&mem);
     zf_dprog_free(code);
@@ -504,7 +505,7 @@ static void compiled_tier_matches_the_interpreter(void **state) {
     int32_t *o = zt_buffer(&mem, n * 4);
     const void *oob_values[] = {&o, &n};
     const uint64_t oob_sizes[] = {8, 4};
-    zt_launch oob = {m, code, "out_of_bounds", oob_values, oob_sizes, 128, 32, 0, &mem};
+    zt_launch oob = {m, code, "out_of_bounds", oob_values, oob_sizes, 128, 32, 0, &mem, 0, 0};
     zt_both_tiers(&oob, o, n * 4, "kernel 'out_of_bounds': compiled in");
     zt_mem_free(&mem);
     zf_dprog_free(code);
@@ -518,7 +519,7 @@ static void compiled_tier_matches_the_interpreter(void **state) {
     int16_t pair[2] = {2, 0};
     const void *reduce_values[] = {&in, &out, NULL, &p, &flag, pair};
     const uint64_t reduce_sizes[] = {8, 8, 64 * 4, sizeof p, 1, 4};
-    zt_launch r = {m, code, "reduce_local", reduce_values, reduce_sizes, 512, 64, 0, &mem};
+    zt_launch r = {m, code, "reduce_local", reduce_values, reduce_sizes, 512, 64, 0, &mem, 0, 0};
     zt_both_tiers(&r, out, 8 * 4, "kernel 'reduce_local': compiled in");
     zt_mem_free(&mem);
     zf_dprog_free(code);
@@ -531,11 +532,95 @@ static void compiled_tier_matches_the_interpreter(void **state) {
     uint64_t external = 0;
     const void *fptr_values[] = {&p32, &external};
     const uint64_t fptr_sizes[] = {8, 8};
-    zt_launch f = {m, code, "apply", fptr_values, fptr_sizes, 64, 16, 0, &mem};
+    zt_launch f = {m, code, "apply", fptr_values, fptr_sizes, 64, 16, 0, &mem, 0, 0};
     zt_both_tiers(&f, p32, 64 * 4, "kernel 'apply': runs in the interpreter: callp");
     zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
+}
+
+/* Runs `kernel` of spirv_local with the given arguments in both tiers and expects the compiled run's log to say
+ * `logged`. */
+static void zt_local_both(const char *kernel, const void *const *values, const uint64_t *sizes, uint32_t global,
+                          uint32_t local, zt_mem *mem, void *out, size_t bytes, const char *logged) {
+    zf_spirv_module *m = zt_read_ok("spirv_local");
+    zf_dprog *code = zt_decode(m, false, "spirv_local");
+    zt_launch l = {m, code, kernel, values, sizes, global, local, 0, mem, 0, 0};
+    zt_both_tiers(&l, out, bytes, logged);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+/* Kernels with barriers run compiled region by region (docs/spirv-execution.md, "How a work-group runs"): barriers
+ * in loops and branches of uniform control flow, in a function the kernel calls, a tiled GEMM in two dimensions, and
+ * a barrier only some work-items reach, which the log reports. */
+static void compiled_tier_runs_barriers_region_by_region(void **state) {
+    (void)state;
+    zt_mem mem = {0};
+    const uint32_t n = 40, dim = 24; /* the GEMM's sizes are not multiples of its 16 x 16 tiles */
+    float *a = zt_buffer(&mem, dim * dim * 4), *b = zt_buffer(&mem, dim * dim * 4), *c = zt_buffer(&mem, 32 * 32 * 4);
+    for (uint32_t i = 0; i < dim * dim; i++) {
+        a[i] = (float)(i % 7) - 3.0f;
+        b[i] = (float)(i % 5) * 0.5f;
+    }
+    zf_spirv_module *m = zt_read_ok("spirv_gemm");
+    zf_dprog *code = zt_decode(m, false, "spirv_gemm");
+    const void *gemm_values[] = {&a, &b, &c, &dim, &dim, &dim};
+    const uint64_t gemm_sizes[] = {8, 8, 8, 4, 4, 4};
+    zt_launch gemm = {m, code, "gemm_tiled", gemm_values, gemm_sizes, 32, 16, 0, &mem, 32, 16};
+    zt_both_tiers(&gemm, c, 32 * 32 * 4, "regions)");
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+    zt_mem_free(&mem);
+    float *in = zt_buffer(&mem, 256 * 4), *sums = zt_buffer(&mem, 4 * 4);
+    for (uint32_t i = 0; i < 256; i++)
+        in[i] = (float)(i % 9);
+    const void *reduce_values[] = {&in, &sums, NULL, &n};
+    const uint64_t reduce_sizes[] = {8, 8, 64 * 4, 4};
+    zt_local_both("reduce", reduce_values, reduce_sizes, 256, 64, &mem, sums, 4 * 4, "regions)");
+    zt_mem_free(&mem);
+    int32_t *ints = zt_buffer(&mem, 128 * 4), *scanned = zt_buffer(&mem, 128 * 4);
+    for (uint32_t i = 0; i < 128; i++)
+        ints[i] = (int32_t)(i * 37 % 11) - 5;
+    const void *scan_values[] = {&ints, &scanned, NULL};
+    const uint64_t scan_sizes[] = {8, 8, 32 * 4};
+    zt_local_both("scan", scan_values, scan_sizes, 128, 32, &mem, scanned, 128 * 4, "regions)");
+    zt_mem_free(&mem);
+    int32_t *out = zt_buffer(&mem, 96 * 4);
+    for (uint32_t rounds = 0; rounds < 4; rounds += 3) {
+        int32_t deep = rounds > 0;
+        const void *paths_values[] = {&out, NULL, &rounds, &deep};
+        const uint64_t paths_sizes[] = {8, 32 * 4, 4, 4};
+        zt_local_both("barrier_paths", paths_values, paths_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
+    }
+    /* ZEFAKE_EXEC=auto compiles a launch of 65536 work-items with barriers. */
+    float *big = zt_buffer(&mem, 65536 * 4), *partial = zt_buffer(&mem, 256 * 4);
+    const uint32_t big_n = 65536;
+    const void *auto_values[] = {&big, &partial, NULL, &big_n};
+    const uint64_t auto_sizes[] = {8, 8, 256 * 4, 4};
+    m = zt_read_ok("spirv_local");
+    code = zt_decode(m, false, "spirv_local");
+    zt_launch automatic = {m, code, "reduce", auto_values, auto_sizes, 65536, 256, 0, &mem, 0, 0};
+    const char *exec = getenv("ZEFAKE_EXEC");
+    char *keep = exec != NULL ? strdup(exec) : NULL;
+    setenv("ZEFAKE_EXEC", "auto", 1);
+    zf_xresult result;
+    zt_run(&automatic, &result);
+    if (keep != NULL)
+        setenv("ZEFAKE_EXEC", keep, 1);
+    else
+        unsetenv("ZEFAKE_EXEC");
+    free(keep);
+    assert_int_equal(result.faults, 0);
+    if (strstr(zt_debug_text, "kernel 'reduce': compiled in") == NULL)
+        fail_msg("ZEFAKE_EXEC=auto: expected the reduction compiled, the log says '%s'", zt_debug_text);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+    const void *divergent_values[] = {&out, NULL};
+    const uint64_t divergent_sizes[] = {8, 32 * 4};
+    zt_local_both("barrier_divergent", divergent_values, divergent_sizes, 96, 32, &mem, out, 96 * 4,
+                  "did not all reach the same barrier");
+    zt_mem_free(&mem);
 }
 
 static uint64_t zt_next(uint64_t *state) {
@@ -634,7 +719,7 @@ static void zt_run_kernel_isolated(const zf_spirv_module *m, const zf_dprog *cod
             pointers[i] = zt_buffer(&mem, 64 * 16);
             values[i] = &pointers[i];
         }
-        zt_launch l = {m, code, kernel, values, sizes, 64, 32, 1, &mem};
+        zt_launch l = {m, code, kernel, values, sizes, 64, 32, 1, &mem, 0, 0};
         zf_xresult result;
         zt_run(&l, &result);
         _exit(0);
@@ -727,6 +812,7 @@ int main(void) {
         cmocka_unit_test(irreducible_loop_with_lanes_entering_at_both_heads),
         cmocka_unit_test(block_accesses_fault_like_loads_and_stores),
         cmocka_unit_test(compiled_tier_matches_the_interpreter),
+        cmocka_unit_test(compiled_tier_runs_barriers_region_by_region),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),
         cmocka_unit_test(mutated_forms_are_refused_or_run_safely),
     };

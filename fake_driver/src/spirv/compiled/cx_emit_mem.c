@@ -142,8 +142,9 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     if (windowed) {
         uint32_t k = local ? e->num_kinds : prov - 1u; /* the local window follows the arguments' */
         zf_cx_block *blk = &e->blocks[e->cur];
-        *(write ? (local ? &blk->written_local : &blk->written) : (local ? &blk->read_local : &blk->read)) += size;
-        *(local ? &blk->read_local : &blk->read) += read_too ? size : 0;
+        uint32_t counted = e->counting ? size : 0; /* once, whatever the copies of the block */
+        *(write ? (local ? &blk->written_local : &blk->written) : (local ? &blk->read_local : &blk->read)) += counted;
+        *(local ? &blk->read_local : &blk->read) += read_too ? counted : 0;
         /* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the
          * optimizer hoists, an index it can reason about (range-check elimination). */
         LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
@@ -461,6 +462,11 @@ static void zf_cx_suspend(zf_cx_em *e, uint32_t k) {
     zf_cx_spill(e, true);
     zf_cx_store(e, LLVMConstInt(e->i32, k, false), zf_cx_gep(e, e->record, e->resume_at[f]));
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 2));
+    /* Its path: a barrier's, or the call's first plus the callee's (which is at least 1: the callee waits). */
+    LLVMValueRef path = zf_cx_i64c(e, e->path_base[f][k]);
+    if (e->point_callee[f][k] != UINT32_MAX)
+        path = LLVMBuildAdd(e->b, path, LLVMBuildSub(e->b, zf_cx_item(e, ZF_CX_ITEM_PATH), zf_cx_i64c(e, 1), ""), "");
+    zf_cx_set_item(e, ZF_CX_ITEM_PATH, path);
     LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
 }
 
@@ -490,6 +496,22 @@ void zf_cx_barrier(zf_cx_em *e) {
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 0));
 }
 
+/* The call of `fn` with the call's arguments. */
+static LLVMValueRef zf_cx_call_site(zf_cx_em *e, const zf_dinst *in, LLVMValueRef fn, LLVMValueRef args,
+                                    LLVMValueRef ret) {
+    const uint32_t *aux = e->code->aux + in->aux;
+    const zf_dfunc *callee = &e->code->funcs[aux[0]];
+    const zf_dparam *params = e->code->params + callee->param_first;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < aux[1] && i < callee->param_count; i++) {
+        uint32_t bytes = aux[2 + 2 * i + 1] < params[i].size ? aux[2 + 2 * i + 1] : params[i].size;
+        zf_cx_move(e, zf_cx_gep(e, args, at), zf_cx_reg(e, aux[2 + 2 * i], bytes), bytes);
+        at += params[i].size;
+    }
+    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, args, ret};
+    return LLVMBuildCall2(e->b, e->fn_type, fn, call_args, 6, "");
+}
+
 void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
     const uint32_t *aux = e->code->aux + in->aux;
     const zf_dfunc *callee = &e->code->funcs[aux[0]];
@@ -500,22 +522,32 @@ void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
     LLVMValueRef args = zf_cx_alloca(e, total), ret = zf_cx_alloca(e, callee->ret_size);
     bool resumable = e->barriers && e->resumable[aux[0]];
     uint32_t k = 0;
-    if (resumable) { /* resuming here calls the callee again, which resumes where it waits */
-        LLVMBasicBlockRef site = LLVMAppendBasicBlockInContext(e->c, e->f, "call");
+    LLVMValueRef faulted;
+    if (!resumable) {
+        faulted = zf_cx_call_site(e, in, e->fns[aux[0]], args, ret);
+    } else { /* resuming here calls the callee again, which resumes where it waits */
+        LLVMValueRef fresh = e->fns[aux[0]], again = e->fns[aux[0]];
+        uint32_t sub = 0, f = (uint32_t)(e->fn - e->code->funcs);
+        if (e->region != UINT32_MAX) { /* a copy: the callee's copies for its start and for the path resumed */
+            fresh = zf_cx_copy_of(e, aux[0], 0);
+            if (zf_cx_path_point(e, f, e->region, &sub) == e->resumes + 1)
+                again = zf_cx_copy_of(e, aux[0], sub);
+        }
         LLVMBasicBlockRef resume = zf_cx_resume_point(e, &k);
-        LLVMBuildBr(e->b, site);
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->c, e->f, "called");
+        LLVMValueRef results[2];
+        LLVMBasicBlockRef from[2];
+        results[0] = zf_cx_call_site(e, in, fresh, args, ret);
+        from[0] = LLVMGetInsertBlock(e->b);
+        LLVMBuildBr(e->b, join);
         LLVMPositionBuilderAtEnd(e->b, resume);
-        LLVMBuildBr(e->b, site);
-        LLVMPositionBuilderAtEnd(e->b, site);
+        results[1] = zf_cx_call_site(e, in, again, args, ret);
+        from[1] = LLVMGetInsertBlock(e->b);
+        LLVMBuildBr(e->b, join);
+        LLVMPositionBuilderAtEnd(e->b, join);
+        faulted = LLVMBuildPhi(e->b, e->i1, "");
+        LLVMAddIncoming(faulted, results, from, 2);
     }
-    uint64_t at = 0;
-    for (uint32_t i = 0; i < aux[1] && i < callee->param_count; i++) {
-        uint32_t bytes = aux[2 + 2 * i + 1] < params[i].size ? aux[2 + 2 * i + 1] : params[i].size;
-        zf_cx_move(e, zf_cx_gep(e, args, at), zf_cx_reg(e, aux[2 + 2 * i], bytes), bytes);
-        at += params[i].size;
-    }
-    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, args, ret};
-    LLVMValueRef faulted = LLVMBuildCall2(e->b, e->fn_type, e->fns[aux[0]], call_args, 6, "");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "returned");
     LLVMBuildCondBr(e->b, faulted, e->fault_bb, next);
     LLVMPositionBuilderAtEnd(e->b, next);

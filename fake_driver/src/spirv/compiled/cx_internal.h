@@ -32,6 +32,7 @@ typedef struct zf_cx_rt {
     uint64_t poll_period; /* block entries at loop heads between two looks at the hang detector's clock */
     uint8_t *spill;       /* kernels with barriers: each lane's record while it waits at a barrier */
     uint64_t *states;     /* and whether each lane waits (1) or has finished (ZF_CX_DONE) */
+    uint64_t diverged;    /* a group of the launch stopped at different barriers (logged once per thread) */
 } zf_cx_rt;
 
 #define ZF_CX_DONE UINT64_MAX
@@ -44,6 +45,7 @@ enum {
     ZF_CX_ITEM_GRP = ZF_CX_ITEM_LID + 3,
     ZF_CX_ITEM_STATE = ZF_CX_ITEM_GRP + 3, /* in: 0 to start, 1 to resume; out: 2 when it waits at a barrier */
     ZF_CX_ITEM_SPILL, /* its record: the frames of the functions it waits in, their resume points */
+    ZF_CX_ITEM_PATH,  /* out, when it waits: the path (region) of the function it waits in */
     ZF_CX_ITEM_COUNT
 };
 
@@ -61,6 +63,7 @@ struct zf_cx_kernel {
     zf_cx_block *blocks;
     uint32_t num_params;
     uint32_t spill_bytes; /* per work-item: the record of a kernel with barriers, else 0 */
+    uint32_t num_regions; /* kernels with barriers: the stretches of code between them */
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when
@@ -70,10 +73,8 @@ typedef struct zf_cx_unit {
     zf_cx_block *blocks;
     uint32_t num_blocks;
     uint32_t spill_bytes;
+    uint32_t num_regions;
 } zf_cx_unit;
-
-/* Whether the kernel (or a function it calls) has a work-group barrier. */
-bool zf_cx_has_barriers(const zf_dprog *code, uint32_t kernel);
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
                 uint32_t num_kinds, zf_cx_unit *out, char *why, size_t why_size);
@@ -101,6 +102,8 @@ uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uin
 void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes);
 /* Stops the work-item at OpUnreachable. */
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane);
+/* Logs that the work-items of a group stopped at different barriers or ended apart (once per thread and launch). */
+void zf_cx_diverged(zf_cx_rt *rt, uint64_t group);
 /* The hang detector: nonzero when the launch must stop (the work-item was stopped with the hang fault). */
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane);
 
@@ -153,6 +156,21 @@ typedef struct zf_cx_em {
     LLVMValueRef dispatch; /* the current (resumable) function's switch to its resume points */
     LLVMValueRef record;
     uint32_t resumes;
+    /* Regions (docs/spirv-execution.md, "How a work-group runs"). A path of a resumable function is where a work-item
+     * can be in it: 0 its start, or one of its resume points, a barrier (one path) or the call of a resumable function
+     * (one path for each of the callee's paths but its start); a path of the entry function is a region of the kernel.
+     * Each function is emitted once generic (it reads its resume point from the record) and once per path reached
+     * (a copy that enters at that path without looking at the record: the optimizer keeps only the code that runs
+     * from there to the next barrier). */
+    uint32_t region;         /* the path of the copy being emitted, UINT32_MAX for the generic function */
+    uint32_t num_regions;    /* the entry function's paths; 0 when there are too many to compile them apart */
+    uint32_t *paths;         /* per function: its paths */
+    uint32_t **path_base;    /* per function, per resume point k >= 1: its first path */
+    uint32_t **point_callee; /* per function, per resume point: the function it calls, UINT32_MAX for a barrier */
+    LLVMValueRef **copies;   /* per function, per path */
+    uint64_t *pending;       /* copies declared and not yet emitted: function << 32 | path */
+    uint32_t num_pending;
+    bool counting;     /* the block table's bytes are added in the first emission of a function only */
     uint32_t blk, idx; /* the instruction being emitted: its block in the function, its place in the block */
     uint64_t *live_in; /* liveness of the frame's bytes at each block's entry (NULL: the whole frame is live) */
     uint64_t *point;   /* the bytes to keep at the current resume point */
@@ -198,6 +216,10 @@ void zf_cx_memory(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_address(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_liveness(zf_cx_em *e);
 void zf_cx_barrier(zf_cx_em *e);
+/* The copy of function f that enters at path p (declared now and emitted later when new). */
+LLVMValueRef zf_cx_copy_of(zf_cx_em *e, uint32_t f, uint32_t p);
+/* The resume point of a path of function f, and for a call's point the callee's path (else 0). */
+uint32_t zf_cx_path_point(const zf_cx_em *e, uint32_t f, uint32_t p, uint32_t *callee_path);
 void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_unreachable_inst(zf_cx_em *e);
 void zf_cx_return(zf_cx_em *e, bool faulted);

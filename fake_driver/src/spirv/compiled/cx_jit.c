@@ -169,6 +169,7 @@ static bool zf_cx_compile(const zf_xlaunch *launch, zf_cx_entry *entry, char *wh
         entry->kernel.blocks = unit.blocks;
         entry->kernel.num_blocks = unit.num_blocks;
         entry->kernel.spill_bytes = unit.spill_bytes;
+        entry->kernel.num_regions = unit.num_regions;
         address = zf_cx_load(&unit, tsc, entry, why, why_size);
     }
     LLVMOrcDisposeThreadSafeContext(tsc); /* the module added to the JIT keeps its context alive */
@@ -218,20 +219,16 @@ static bool zf_cx_decided(const zf_dprog *code, const zf_xlaunch *launch, const 
     return true;
 }
 
-/* Compiles the launch's kernel when it is untried (lock held): barriers keep it interpreted under `auto`. */
-static void zf_cx_try(zf_dprog *code, const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_entry *entry) {
+/* Compiles the launch's kernel when it is untried (lock held). */
+static void zf_cx_try(const zf_xlaunch *launch, zf_cx_entry *entry) {
     char why[320] = "";
     uint64_t start = zf_cx_now_us();
-    uint8_t state;
-    /* Work-items that wait at barriers resume one by one: the interpreter's lock-step is faster for them. */
-    if (mode == ZF_CX_AUTO && zf_cx_has_barriers(code, launch->kernel)) {
-        snprintf(why, sizeof why, "barriers (ZEFAKE_EXEC=auto interprets kernels with barriers)");
-        state = ZF_CX_INTERPRETED;
-    } else {
-        state = zf_cx_compile(launch, entry, why, sizeof why) ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
-    }
+    uint8_t state = zf_cx_compile(launch, entry, why, sizeof why) ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
     atomic_store_explicit(&entry->state, state, memory_order_release);
-    if (state == ZF_CX_COMPILED)
+    if (state == ZF_CX_COMPILED && entry->kernel.num_regions > 0)
+        zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks, barriers: %u regions)", launch->name,
+                    (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks, entry->kernel.num_regions);
+    else if (state == ZF_CX_COMPILED)
         zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks)", launch->name,
                     (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks);
     else
@@ -255,7 +252,7 @@ const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch) {
     struct zf_cx_cache *cache = zf_cx_cache_of(code);
     zf_cx_entry *entry = cache != NULL && launch->kernel < cache->num_kernels ? &cache->entries[launch->kernel] : NULL;
     if (entry != NULL && atomic_load_explicit(&entry->state, memory_order_relaxed) == ZF_CX_UNTRIED)
-        zf_cx_try(code, launch, mode, entry);
+        zf_cx_try(launch, entry);
     pthread_mutex_unlock(&zf_cx_jit.lock);
     zf_cx_decided(code, launch, &result);
     return result;

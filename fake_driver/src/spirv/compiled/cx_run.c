@@ -267,6 +267,18 @@ void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
     zf_fault(rt->x, (uint32_t)lane, "reached OpUnreachable");
 }
 
+void zf_cx_diverged(zf_cx_rt *rt, uint64_t group) {
+    const zf_xlaunch *launch = rt->x->ctx->launch;
+    if (rt->diverged++ > 0 || launch->env == NULL || launch->env->debug == NULL)
+        return;
+    char text[320];
+    snprintf(text, sizeof text,
+             "kernel '%s': the work-items of work-group %" PRIu64 " did not all reach the same barrier (OpenCL "
+             "requires it of a work-group barrier): the group runs on work-item by work-item",
+             launch->name, group);
+    launch->env->debug(launch->env->user, text);
+}
+
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane) {
     zf_ctx *ctx = rt->x->ctx;
     if (!zf_past_deadline(ctx))
