@@ -56,6 +56,12 @@ static bool zf_cx_is_pure(uint32_t op) {
     }
 }
 
+/* Instructions run by the interpreter's handler on the one work-item (zf_cx_lane_op). */
+static bool zf_cx_is_lane_op(uint32_t op) {
+    return op == ZF_X_IMAGE || op == ZF_X_SGBLOCK || op == ZF_X_IMGBLOCK || op == ZF_X_VLOAD || op == ZF_X_VSTORE ||
+           op == ZF_X_EXTP;
+}
+
 /* The operand sizes of an instruction, SHUFFLE's from its component counts. */
 bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_operand_sizes *s) {
     if (!zf_form_operand_sizes(in, s))
@@ -107,7 +113,7 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     default:
         break;
     }
-    if (zf_cx_is_pure(in->op)) {
+    if (zf_cx_is_pure(in->op) || zf_cx_is_lane_op(in->op)) {
         zf_operand_sizes s;
         if (!zf_cx_sizes(code, in, &s) || s.dst > ZF_CX_SCRATCH_SLOT || s.a > ZF_CX_SCRATCH_SLOT ||
             s.b > ZF_CX_SCRATCH_SLOT || s.c > ZF_CX_SCRATCH_SLOT)
@@ -241,7 +247,9 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
         zf_cx_call_inst(e, in);
         return;
     default:
-        if (!zf_cx_typed(e, in))
+        if (zf_cx_is_lane_op(in->op))
+            zf_cx_lane_call(e, in);
+        else if (!zf_cx_typed(e, in))
             zf_cx_pure_call(e, in);
         return;
     }

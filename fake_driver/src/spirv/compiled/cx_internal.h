@@ -90,6 +90,11 @@ uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, ui
  * interpreter's handler: operands a, b, c at scratch + 256, 512, 768, the result at scratch. */
 void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch);
 #define ZF_CX_SCRATCH_SLOT 256u
+/* Runs one decoded instruction that works on one work-item alone but may touch memory or images, or depend on the
+ * work-item's place in its sub-group (images, vector loads and stores, sub-group block accesses, math functions with
+ * output pointers), with the interpreter's handler on work-item `lane`, operands and result as for zf_cx_pure;
+ * nonzero when the work-item faulted. */
+uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane);
 /* Private variables: a new slot for the work-item's copy at base + in->aux (its private address, 0 after a fault),
  * the slots in use, and dropping those above a mark. */
 uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base);
@@ -204,6 +209,7 @@ LLVMValueRef zf_cx_call(zf_cx_em *e, void (*helper)(void), LLVMTypeRef ret, LLVM
 LLVMValueRef zf_cx_reg(zf_cx_em *e, zf_ref ref, uint32_t size);
 LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref);
 void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);
