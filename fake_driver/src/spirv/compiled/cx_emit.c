@@ -676,6 +676,12 @@ static void zf_cx_turn(zf_cx_em *e, LLVMValueRef lane, uint32_t region, const zf
 }
 
 /* The loops over a group's local ids z, y, x, running `region` (or a round) for each work-item. */
+static void zf_cx_item_copy(zf_cx_em *e, LLVMValueRef to, LLVMValueRef from, uint32_t k) {
+    LLVMValueRef index = LLVMConstInt(e->i32, k, false);
+    LLVMValueRef v = LLVMBuildLoad2(e->b, e->i64, LLVMBuildGEP2(e->b, e->i64, from, &index, 1, ""), "");
+    LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, to, &index, 1, ""));
+}
+
 static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base, uint32_t region,
                         const zf_cx_group *g) {
     zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
@@ -699,9 +705,43 @@ static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *
     zf_cx_loop_end(e, &z);
 }
 
+/* A region's loop over the group's work-items with state of its own (the work-item, the block counters, the entry
+ * function's arguments and result), which the generic function does not see: nothing escapes, so the optimizer keeps
+ * it in registers. The hang detector's budget and the counters go back to the wave's after the loop. */
+static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                               uint32_t region, const zf_cx_group *g, uint64_t arg_bytes) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef item = e->item, counts = e->counts, args = e->args, ret = e->ret;
+    e->item = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (ZF_CX_ITEM_COUNT + 1)), e->p64, "");
+    e->counts = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (e->num_blocks ? e->num_blocks : 1)), e->p64, "");
+    e->args = zf_cx_alloca(e, arg_bytes);
+    e->ret = zf_cx_alloca(e, entry->ret_size);
+    LLVMBuildMemCpy(B, LLVMBuildBitCast(B, e->item, e->p8, ""), 8, LLVMBuildBitCast(B, item, e->p8, ""), 8,
+                    zf_cx_i64c(e, 8ull * (ZF_CX_ITEM_COUNT + 1)));
+    LLVMBuildMemSet(B, LLVMBuildBitCast(B, e->counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
+                    zf_cx_i64c(e, 8ull * e->num_blocks), 8);
+    if (arg_bytes > 0)
+        LLVMBuildMemCpy(B, e->args, 1, args, 1, zf_cx_i64c(e, arg_bytes));
+    zf_cx_items(e, entry, gs, base, region, g);
+    zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_COUNT);
+    zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_PATH);
+    zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_STATE);
+    for (uint32_t j = 0; j < e->num_blocks; j++) {
+        LLVMValueRef index = zf_cx_i64c(e, j);
+        LLVMValueRef to = LLVMBuildGEP2(B, e->i64, counts, &index, 1, "");
+        LLVMValueRef from = LLVMBuildGEP2(B, e->i64, e->counts, &index, 1, "");
+        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, e->i64, to, ""), LLVMBuildLoad2(B, e->i64, from, ""), ""),
+                       to);
+    }
+    e->item = item;
+    e->counts = counts;
+    e->args = args;
+    e->ret = ret;
+}
+
 /* A group of a kernel with barriers: its regions, or rounds once its work-items diverged, until none waits. */
 static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
-                                LLVMValueRef group) {
+                                LLVMValueRef group, uint64_t arg_bytes) {
     LLVMBuilderRef B = e->b;
     zf_cx_group g = {zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1),  zf_cx_var_of(e, e->i64),
                      zf_cx_var_of(e, e->i1),  zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1)};
@@ -725,7 +765,7 @@ static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMVa
         LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(e->c, e->f, "region");
         LLVMAddCase(sw, zf_cx_i64c(e, k), bb);
         LLVMPositionBuilderAtEnd(B, bb);
-        zf_cx_items(e, entry, gs, base, k, &g);
+        zf_cx_region_items(e, entry, gs, base, k, &g, arg_bytes);
         LLVMBuildBr(B, join);
     }
     LLVMPositionBuilderAtEnd(B, rounds);
@@ -801,7 +841,7 @@ static void zf_cx_wave(zf_cx_em *e) {
     zf_cx_wave_args(e, entry, ZF_XARG_LOCAL, slot.i, NULL);
     LLVMValueRef base = LLVMBuildMul(e->b, slot.i, items, "");
     if (e->barriers)
-        zf_cx_group_regions(e, entry, gs, base, linear);
+        zf_cx_group_regions(e, entry, gs, base, linear, arg_bytes);
     else
         zf_cx_items(e, entry, gs, base, 0, NULL);
     zf_cx_loop_end(e, &slot);
