@@ -99,9 +99,7 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     case ZF_X_COPYMEM:
     case ZF_X_COPYMEMN:
         return NULL;
-    case ZF_X_ATOMIC: /* LLVM 14 has no atomic float minimum or maximum */
-        if (in->aux == ZF_ATOM_FMIN || in->aux == ZF_ATOM_FMAX)
-            return "atomic float min and max";
+    case ZF_X_ATOMIC:
         return in->aux < ZF_ATOM_COUNT &&
                        (in->dst == ZF_REF_NONE || in->size == 1 || in->size == zf_etype_size(in->type))
                    ? NULL

@@ -195,6 +195,37 @@ void zf_cx_copy_inst(zf_cx_em *e, const zf_dinst *in) {
     LLVMPositionBuilderAtEnd(e->b, next);
 }
 
+/* Atomic float minimum and maximum, which LLVM 14's atomicrmw lacks: a compare-exchange loop around the
+ * interpreter's own computation of the new value, as the interpreter makes it. */
+static LLVMValueRef zf_cx_atomic_minmax(zf_cx_em *e, const zf_dinst *in, LLVMValueRef tp, LLVMTypeRef t,
+                                        LLVMValueRef v) {
+    LLVMBuilderRef B = e->b;
+    LLVMAtomicOrdering sc = LLVMAtomicOrderingSequentiallyConsistent;
+    uint32_t bits = LLVMGetIntTypeWidth(t);
+    LLVMValueRef first = LLVMBuildLoad2(B, t, tp, "");
+    LLVMSetOrdering(first, sc);
+    LLVMSetAlignment(first, bits / 8);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(e->c, e->f, "cas");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "cas done");
+    LLVMBuildBr(B, loop);
+    LLVMPositionBuilderAtEnd(B, loop);
+    LLVMValueRef old = LLVMBuildPhi(B, t, "");
+    LLVMTypeRef params[4] = {e->i64, e->i64, e->i64, e->i64};
+    LLVMValueRef args[4] = {zf_cx_i64c(e, in->aux), LLVMBuildZExt(B, old, e->i64, ""), LLVMBuildZExt(B, v, e->i64, ""),
+                            zf_cx_i64c(e, bits)};
+    LLVMValueRef next = zf_cx_call(e, (void (*)(void))zf_cx_atomic_float, e->i64, params, 4, args);
+    LLVMValueRef pair = LLVMBuildAtomicCmpXchg(B, tp, old, LLVMBuildTrunc(B, next, t, ""), sc, sc, false);
+    LLVMValueRef seen = LLVMBuildExtractValue(B, pair, 0, "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBuildCondBr(B, LLVMBuildExtractValue(B, pair, 1, ""), done, loop);
+    LLVMValueRef values[2] = {first, seen};
+    LLVMBasicBlockRef from[2] = {pre, here};
+    LLVMAddIncoming(old, values, from, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    return old;
+}
+
 /* The operation of an atomic on its (checked, aligned) host address, sequentially consistent as the interpreter's. */
 static LLVMValueRef zf_cx_atomic_op(zf_cx_em *e, const zf_dinst *in, LLVMValueRef p, LLVMTypeRef t, LLVMValueRef v,
                                     LLVMValueRef c) {
@@ -227,6 +258,9 @@ static LLVMValueRef zf_cx_atomic_op(zf_cx_em *e, const zf_dinst *in, LLVMValueRe
         r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpFAdd, fp, LLVMBuildBitCast(B, v, ft, ""), sc, false);
         return LLVMBuildBitCast(B, r, t, "");
     }
+    case ZF_ATOM_FMIN:
+    case ZF_ATOM_FMAX:
+        return zf_cx_atomic_minmax(e, in, tp, t, v);
     default:
         break;
     }

@@ -103,6 +103,8 @@ void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark);
 /* A memory copy of `size` bytes, checked, counted and made as the interpreter makes it; 0 when the work-item faulted.
  */
 uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uint64_t size);
+/* The interpreter's float minimum and maximum of an atomic (LLVM 14 has no atomic float min or max): the new value. */
+uint64_t zf_cx_atomic_float(uint64_t kind, uint64_t old, uint64_t v, uint64_t bits);
 /* Stops the work-item with the fault of an atomic on an address not aligned to its size. */
 void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes);
 /* Stops the work-item at OpUnreachable. */

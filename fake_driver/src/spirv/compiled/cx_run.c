@@ -302,6 +302,10 @@ uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uin
     return zf_copy_memory(rt->x, (uint32_t)lane, to, from, size) ? 1u : 0u;
 }
 
+uint64_t zf_cx_atomic_float(uint64_t kind, uint64_t old, uint64_t v, uint64_t bits) {
+    return zf_atomic_float((uint32_t)kind, old, v, (uint32_t)bits);
+}
+
 void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes) {
     zf_fault(rt->x, (uint32_t)lane, "atomic operation on 0x%llx, which is not %u-byte aligned",
              (unsigned long long)addr, (unsigned)bytes);
