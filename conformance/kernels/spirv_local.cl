@@ -125,3 +125,20 @@ kernel void barrier_divergent(global int *out, local int *tmp)
         barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = tmp[l] + 1;
 }
+
+/* A private array indexed by values read from local memory, live across barriers. */
+kernel void private_across_barriers(global int *out, local int *tmp)
+{
+    size_t l = get_local_id(0), n = get_local_size(0);
+    int keep[16];
+    for (int k = 0; k < 16; k++)
+        keep[k] = (int)l * (k + 1);
+    tmp[l] = (int)(l * 5 % 16);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int at = tmp[(l + 1) % n];
+    keep[at] += keep[tmp[l]];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tmp[l] = keep[at];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = keep[tmp[(l + 3) % n] & 15] + keep[at];
+}

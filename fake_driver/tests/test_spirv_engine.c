@@ -31,7 +31,7 @@ static const char *const zt_corpus[] = {
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 /* How many of the corpus's kernels the compiled tier takes at least (compiled_tier_takes_the_corpus). */
-#define ZT_CORPUS_COMPILED 86u
+#define ZT_CORPUS_COMPILED 88u
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -557,8 +557,8 @@ static void zt_local_both(const char *kernel, const void *const *values, const u
 }
 
 /* Kernels with barriers run compiled region by region (docs/spirv-execution.md, "How a work-group runs"): barriers
- * in loops and branches of uniform control flow, in a function the kernel calls, a tiled GEMM in two dimensions, and
- * a barrier only some work-items reach, which the log reports. */
+ * in loops and branches of uniform control flow, in a function the kernel calls, a tiled GEMM in two dimensions, a
+ * private array live across barriers, and a barrier only some work-items reach, which the log reports. */
 static void compiled_tier_runs_barriers_region_by_region(void **state) {
     (void)state;
     zt_mem mem = {0};
@@ -598,6 +598,9 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
         const uint64_t paths_sizes[] = {8, 32 * 4, 4, 4};
         zt_local_both("barrier_paths", paths_values, paths_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
     }
+    const void *private_values[] = {&out, NULL};
+    const uint64_t private_sizes[] = {8, 32 * 4};
+    zt_local_both("private_across_barriers", private_values, private_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
     /* ZEFAKE_EXEC=auto compiles a launch of 65536 work-items with barriers. */
     float *big = zt_buffer(&mem, 65536 * 4), *partial = zt_buffer(&mem, 256 * 4);
     const uint32_t big_n = 65536;

@@ -330,7 +330,13 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->scratch = zf_cx_alloca(e, 4 * ZF_CX_SCRATCH_SLOT);
     e->lane = zf_cx_item(e, ZF_CX_ITEM_LANE);
     e->priv = e->mark = NULL;
-    if (zf_cx_has_vars(e->code, fn)) {
+    bool resumable = e->barriers && e->resumable[fi];
+    e->record = resumable ? LLVMBuildIntToPtr(e->b, zf_cx_item(e, ZF_CX_ITEM_SPILL), e->p8, "") : NULL;
+    if (zf_cx_has_vars(e->code, fn) && resumable) {
+        /* A function that may wait keeps its variables in the work-item's record, and their slots until the end of
+         * the group (zf_cx_group_regions): other work-items run while it waits, so slots are not freed in call order */
+        e->priv = zf_cx_gep(e, e->record, e->private_at[fi]);
+    } else if (zf_cx_has_vars(e->code, fn)) {
         e->priv = zf_cx_alloca(e, fn->private_bytes);
         LLVMTypeRef p8 = e->p8;
         e->mark = zf_cx_call(e, (void (*)(void))zf_cx_slots_mark, e->i64, &p8, 1, &e->rt);
@@ -346,7 +352,6 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->dispatch = NULL;
     if (e->barriers && e->resumable[fi]) { /* a work-item resuming goes to its resume point */
         e->resumes = 0;
-        e->record = LLVMBuildIntToPtr(e->b, zf_cx_item(e, ZF_CX_ITEM_SPILL), e->p8, "");
         LLVMValueRef resuming = LLVMBuildICmp(e->b, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 1), "");
         LLVMValueRef point = zf_cx_load_ir(e, e->i32, zf_cx_gep(e, e->record, e->resume_at[fi]));
         point = LLVMBuildSelect(e->b, resuming, point, LLVMConstInt(e->i32, 0, false), "");
@@ -792,6 +797,10 @@ static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMVa
     LLVMBuildStore(B, LLVMBuildLoad2(B, e->i64, g.exit, ""), g.next);
     LLVMBuildBr(B, head);
     LLVMPositionBuilderAtEnd(B, done);
+    if (e->vars) { /* the group's private slots */
+        LLVMValueRef pop[2] = {e->rt, e->wave_mark};
+        zf_cx_call(e, (void (*)(void))zf_cx_slots_pop, LLVMVoidTypeInContext(e->c), params, 2, pop);
+    }
 }
 
 static void zf_cx_wave(zf_cx_em *e) {
@@ -838,6 +847,10 @@ static void zf_cx_wave(zf_cx_em *e) {
     zf_cx_set_item(e, ZF_CX_ITEM_GRP + 2, LLVMBuildUDiv(e->b, rest, groups[1], ""));
     zf_cx_wave_args(e, entry, ZF_XARG_LOCAL, slot.i, NULL);
     LLVMValueRef base = LLVMBuildMul(e->b, slot.i, items, "");
+    if (e->barriers && e->vars) {
+        LLVMTypeRef p8 = e->p8;
+        e->wave_mark = zf_cx_call(e, (void (*)(void))zf_cx_slots_mark, e->i64, &p8, 1, &e->rt);
+    }
     if (e->barriers)
         zf_cx_group_regions(e, entry, gs, base, linear, arg_bytes);
     else
@@ -922,8 +935,7 @@ static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
         zf_cx_fail(e, "out of host memory");
         return false;
     }
-    if (e->barriers && c.vars) /* private slots live in call order, which waiting at barriers breaks */
-        zf_cx_fail(e, "private variables in a kernel with barriers");
+    e->vars = c.vars;
     return !e->failed;
 }
 
@@ -978,12 +990,24 @@ static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
             bytes += (fn->frame_bytes + 7u) & ~7u;
         }
     }
+    e->private_at = calloc(code->num_funcs, sizeof *e->private_at);
+    if (e->private_at == NULL)
+        return false;
+    for (uint32_t j = 0; j < n; j++) {
+        const zf_dfunc *fn = &code->funcs[order[j]];
+        if (e->resumable[order[j]] && zf_cx_has_vars(code, fn)) {
+            bytes = (bytes + 15u) & ~15ull; /* as aligned as a frame's alloca */
+            e->private_at[order[j]] = (uint32_t)bytes;
+            bytes += fn->private_bytes;
+        }
+    }
     for (uint32_t j = 0; j < n; j++) {
         if (e->resumable[order[j]]) {
             e->resume_at[order[j]] = (uint32_t)bytes;
             bytes += 4;
         }
     }
+    bytes = (bytes + 15u) & ~15ull; /* every work-item's record as aligned as the first */
     if (bytes > ZF_CX_MAX_FRAME)
         zf_cx_fail(e, "the frames of functions waiting at barriers need more than %u bytes", ZF_CX_MAX_FRAME);
     e->spill_bytes = (uint32_t)bytes;
@@ -1104,6 +1128,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         free(e.resumable);
         free(e.spill_off);
         free(e.resume_at);
+        free(e.private_at);
         LLVMDisposeBuilder(e.b);
         LLVMDisposeBuilder(e.eb);
     }

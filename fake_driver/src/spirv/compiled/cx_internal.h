@@ -155,12 +155,15 @@ typedef struct zf_cx_em {
      * work-item waiting (item state 2) after saving its frame and resume point in the work-item's record, and is
      * called again later (state 1) to restore them and go on; no function is on a call chain twice (no recursion),
      * so each has one place in the record. */
-    bool barriers;         /* the kernel has barriers */
-    uint8_t *resumable;    /* per form function */
-    uint32_t *spill_off;   /* per form function: its frame's offset in the record */
-    uint32_t *resume_at;   /* per form function: its resume point's offset in the record */
-    uint32_t spill_bytes;  /* the record's size */
-    LLVMValueRef dispatch; /* the current (resumable) function's switch to its resume points */
+    bool barriers;          /* the kernel has barriers */
+    uint8_t *resumable;     /* per form function */
+    uint32_t *spill_off;    /* per form function: its frame's offset in the record */
+    uint32_t *resume_at;    /* per form function: its resume point's offset in the record */
+    uint32_t *private_at;   /* per form function: its private variables' offset in the record (resumable ones) */
+    bool vars;              /* a function the kernel reaches declares private variables */
+    LLVMValueRef wave_mark; /* kernels with barriers and private variables: the private slots in use at wave start */
+    uint32_t spill_bytes;   /* the record's size */
+    LLVMValueRef dispatch;  /* the current (resumable) function's switch to its resume points */
     LLVMValueRef record;
     uint32_t resumes;
     /* Regions (docs/spirv-execution.md, "How a work-group runs"). A path of a resumable function is where a work-item
