@@ -109,7 +109,8 @@ uint64_t zf_cx_atomic_float(uint64_t kind, uint64_t old, uint64_t v, uint64_t bi
 void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes);
 /* Stops the work-item at OpUnreachable. */
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane);
-/* Logs that the work-items of a group stopped at different barriers or ended apart (once per thread and launch). */
+/* Logs that the work-items of a group stopped at different barriers or ended apart (once per thread and launch, and
+ * not after a fault). */
 void zf_cx_diverged(zf_cx_rt *rt, uint64_t group);
 /* The hang detector: nonzero when the launch must stop (the work-item was stopped with the hang fault). */
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane);

@@ -317,7 +317,8 @@ void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
 
 void zf_cx_diverged(zf_cx_rt *rt, uint64_t group) {
     const zf_xlaunch *launch = rt->x->ctx->launch;
-    if (rt->diverged++ > 0 || launch->env == NULL || launch->env->debug == NULL)
+    /* A work-item that faulted stops apart from the others too: that is no divergence to report. */
+    if (rt->x->ctx->faults > 0 || rt->diverged++ > 0 || launch->env == NULL || launch->env->debug == NULL)
         return;
     char text[320];
     snprintf(text, sizeof text,
