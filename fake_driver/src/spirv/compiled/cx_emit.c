@@ -384,10 +384,14 @@ static void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     }
     zf_cx_provenance(e, fi);
     e->live_in = NULL;
+    e->written = NULL;
     if (e->barriers && e->resumable[fi] && !zf_cx_liveness(e)) {
         free(e->live_in);
         e->live_in = NULL;
     }
+    uint32_t sub = 0, point = e->region != UINT32_MAX ? zf_cx_path_point(e, fi, e->region, &sub) : 0;
+    if (e->live_in != NULL && point > 0)
+        zf_cx_region_writes(e, point);
     for (uint32_t b = 0; b < fn->block_count; b++)
         e->bbs[b] = LLVMAppendBasicBlockInContext(e->c, e->f, "block");
     e->fault_bb = LLVMAppendBasicBlockInContext(e->c, e->f, "fault");
@@ -410,6 +414,8 @@ static void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     free(heads);
     free(e->live_in);
     e->live_in = NULL;
+    free(e->written);
+    e->written = NULL;
 }
 
 /* A function as its generic form. */

@@ -461,6 +461,84 @@ bool zf_cx_liveness(zf_cx_em *e) {
     return true;
 }
 
+/* Whether frame byte o goes to or comes from the record: the bytes live at the point; those a region's copy saves,
+ * only if its code may have written them (the record holds the others since they were saved last). */
+static bool zf_cx_spilled(const zf_cx_em *e, uint32_t o, bool save) {
+    bool live = e->point[o >> 6] >> (o & 63) & 1;
+    return live && (!save || e->written == NULL || (e->written[o >> 6] >> (o & 63) & 1));
+}
+
+static void zf_cx_mark_written(zf_cx_em *e, const zf_dinst *in) {
+    zf_operand_sizes s = {0, 0, 0, 0};
+    zf_cx_sizes(e->code, in, &s);
+    zf_cx_bits(e->written, in->dst, s.dst, true);
+}
+
+static void zf_cx_mark_copies(zf_cx_em *e, uint32_t first, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++)
+        zf_cx_bits(e->written, e->code->copies[first + i].dst, e->code->copies[first + i].size, true);
+}
+
+/* Marks what block b writes from instruction `from` up to a barrier (false) or to its end, edges included (true);
+ * the blocks its edges reach go on the stack. */
+static bool zf_cx_block_writes(zf_cx_em *e, uint32_t b, uint32_t from, uint8_t *seen, uint32_t *stack, uint32_t *top) {
+    const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
+    for (uint32_t i = from; i < blk->count; i++) {
+        const zf_dinst *in = &e->code->insts[blk->first + i];
+        if (in->op == ZF_X_BARRIER)
+            return false;
+        zf_cx_mark_written(e, in);
+    }
+    const zf_dinst *term = &e->code->insts[blk->first + blk->count - 1];
+    uint32_t edges[2] = {term->aux, term->aux + 1}, n = term->op == ZF_X_BR ? 1 : term->op == ZF_X_BRC ? 2 : 0;
+    const uint32_t *aux = term->op == ZF_X_SWITCH ? e->code->aux + term->aux : NULL;
+    for (uint32_t k = 0; k < n + (aux != NULL ? aux[0] + 1 : 0); k++) {
+        uint32_t edge = k < n ? edges[k] : k - n == aux[0] ? aux[1] : aux[2 + 3 * (k - n) + 2];
+        const zf_dedge *ed = &e->code->edges[edge];
+        zf_cx_mark_copies(e, ed->copy_first, ed->copy_count);
+        if (!seen[ed->target]) {
+            seen[ed->target] = 1;
+            stack[(*top)++] = ed->target;
+        }
+    }
+    return true;
+}
+
+/* The frame bytes the code from resume point k (k >= 1) can write before it waits again: instructions, phi commits
+ * and edge copies of the blocks reached without crossing a barrier. Left NULL (everything saved) without memory. */
+void zf_cx_region_writes(zf_cx_em *e, uint32_t k) {
+    const zf_dfunc *fn = e->fn;
+    uint32_t blocks = fn->block_count ? fn->block_count : 1, at_block = 0, at = 0, seen_points = 0;
+    for (uint32_t b = 0; b < fn->block_count && seen_points < k; b++) {
+        const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+        for (uint32_t i = 0; i < blk->count && seen_points < k; i++) {
+            const zf_dinst *in = &e->code->insts[blk->first + i];
+            bool point = in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
+            if (point && ++seen_points == k) {
+                at_block = b;
+                at = in->op == ZF_X_BARRIER ? i + 1 : i; /* a call runs again when it resumes */
+            }
+        }
+    }
+    e->written = calloc(e->words ? e->words : 1, 8);
+    uint8_t *seen = calloc(blocks, 1);
+    uint32_t *stack = malloc(blocks * sizeof *stack), top = 0;
+    if (e->written == NULL || seen == NULL || stack == NULL || seen_points < k) {
+        free(e->written);
+        e->written = NULL;
+    } else {
+        zf_cx_block_writes(e, at_block, at, seen, stack, &top);
+        while (top > 0) {
+            uint32_t b = stack[--top];
+            const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+            zf_cx_mark_copies(e, blk->commit_first, blk->commit_count);
+            zf_cx_block_writes(e, b, 0, seen, stack, &top);
+        }
+    }
+    free(seen);
+    free(stack);
+}
+
 /* Copies the bytes of the current point between the frame and the function's place in the record, in runs. */
 static void zf_cx_spill(zf_cx_em *e, bool save) {
     uint32_t f = (uint32_t)(e->fn - e->code->funcs);
@@ -474,12 +552,12 @@ static void zf_cx_spill(zf_cx_em *e, bool save) {
         return;
     }
     for (uint32_t o = 0; o < e->fn->frame_bytes;) {
-        if (!(e->point[o >> 6] >> (o & 63) & 1)) {
+        if (!zf_cx_spilled(e, o, save)) {
             o++;
             continue;
         }
         uint32_t end = o;
-        while (end < e->fn->frame_bytes && (e->point[end >> 6] >> (end & 63) & 1))
+        while (end < e->fn->frame_bytes && zf_cx_spilled(e, end, save))
             end++;
         LLVMValueRef in_frame = zf_cx_gep(e, e->frame, o), in_record = zf_cx_gep(e, record, o);
         if (save)

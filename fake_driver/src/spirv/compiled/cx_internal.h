@@ -185,6 +185,7 @@ typedef struct zf_cx_em {
     uint32_t blk, idx; /* the instruction being emitted: its block in the function, its place in the block */
     uint64_t *live_in; /* liveness of the frame's bytes at each block's entry (NULL: the whole frame is live) */
     uint64_t *point;   /* the bytes to keep at the current resume point */
+    uint64_t *written; /* a region's copy: the frame bytes its code can write before it waits (NULL: any) */
     uint32_t words;    /* 64-bit words of a frame's byte set */
     LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
     LLVMBasicBlockRef *bbs, fault_bb;
@@ -227,6 +228,7 @@ void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_memory(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_address(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_liveness(zf_cx_em *e);
+void zf_cx_region_writes(zf_cx_em *e, uint32_t resume_point);
 void zf_cx_barrier(zf_cx_em *e);
 /* The copy of function f that enters at path p (declared now and emitted later when new). */
 LLVMValueRef zf_cx_copy_of(zf_cx_em *e, uint32_t f, uint32_t p);
