@@ -5,7 +5,9 @@
  *   - with one empty subscriber callback: a notification, and the composite an emitter pays per event (guard,
  *     correlation id, notification);
  *   - a new event of a known payload and its release (xptiMakeEvent makes a new tracepoint each call, as the
- *     framework does), and a known string (xptiRegisterString).
+ *     framework does), and a known string (xptiRegisterString);
+ *   - the payload of an event (xptiQueryPayload, which subscribers call in their callbacks: lock-free) and of a uid
+ *     (xptiQueryPayloadByUID).
  * The published figures of the real framework are ~10 ns per notification and ~55 ns composite (docs/xpti.md).
  * Then, in a child process (this program re-executed), a zeDeviceGetProperties traced by the emitter with all four
  * streams listened to by empty callbacks, as a ratio to the same call before the emitter started.
@@ -32,10 +34,12 @@ typedef struct zb_fw {
 #define ZB_MEMBER(ret, name, params) zx_pfn_##name name;
     ZX_XPTI_FUNCTIONS(ZB_MEMBER)
 #undef ZB_MEMBER
+    zx_pfn_xptiQueryPayloadByUID xptiQueryPayloadByUID;
 } zb_fw;
 
 static zb_fw fw;
 static uint8_t zb_stream;
+static zx_xpti_event *zb_event; /* lives through the run, for the payload lookups */
 
 /* Median ns per call of body(i) over ZB_REPEATS runs of `iterations`. */
 static double zb_measure(void (*body)(uint64_t), uint64_t iterations) {
@@ -101,6 +105,16 @@ static void zb_body_payload(uint64_t i) {
     fw.xptiReleaseEvent(event);
 }
 
+static void zb_body_query_payload(uint64_t i) {
+    (void)i;
+    zb_sink = fw.xptiQueryPayload(zb_event) != NULL;
+}
+
+static void zb_body_query_by_uid(uint64_t i) {
+    (void)i;
+    zb_sink = fw.xptiQueryPayloadByUID(zb_event->unique_id) != NULL;
+}
+
 static void zb_body_string(uint64_t i) {
     (void)i;
     char *copy;
@@ -116,7 +130,12 @@ static bool zb_load_dispatcher(void) {
     if (fw.name == NULL)                                                                                               \
         return false;
     ZX_XPTI_FUNCTIONS(ZB_LOOKUP)
+    ZB_LOOKUP(const zx_xpti_payload *, xptiQueryPayloadByUID, (uint64_t))
 #undef ZB_LOOKUP
+    uint64_t instance;
+    zb_event = fw.xptiMakeEvent(NULL, &zb_payload, ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE, &instance);
+    if (zb_event == NULL)
+        return false;
     fw.xptiForceSetTraceEnabled(true); /* no subscriber library: the benchmark registers its callback itself */
     zb_stream = fw.xptiRegisterStream("bench.stream");
     return zb_stream != 0 &&
@@ -132,15 +151,20 @@ static int zb_dispatcher(uint64_t iterations) {
         const char *name;
         void (*body)(uint64_t);
     } cases[] = {
-        {"nobody listening: guard", zb_body_guard_idle},    {"nobody listening: notify", zb_body_notify_idle},
-        {"one empty callback: notify", zb_body_notify_one}, {"composite: guard+id+notify", zb_body_composite},
-        {"new event: MakeEvent+Release", zb_body_payload},  {"known string: RegisterString", zb_body_string},
+        {"nobody listening: guard", zb_body_guard_idle},
+        {"nobody listening: notify", zb_body_notify_idle},
+        {"one empty callback: notify", zb_body_notify_one},
+        {"composite: guard+id+notify", zb_body_composite},
+        {"new event: MakeEvent+Release", zb_body_payload},
+        {"known string: RegisterString", zb_body_string},
+        {"payload of an event: QueryPayload", zb_body_query_payload},
+        {"payload of a uid: QueryPayloadByUID", zb_body_query_by_uid},
     };
     double base = zb_measure(zb_body_indirect, iterations);
     printf("XPTI through our dispatcher (ns per operation; ratio to an empty indirect call of %.2f ns):\n", base);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double ns = zb_measure(cases[i].body, iterations);
-        printf("  %-30s %7.2f ns ratio=%.2f\n", cases[i].name, ns, ns / base);
+        printf("  %-36s %7.2f ns ratio=%.2f\n", cases[i].name, ns, ns / base);
     }
     printf("  published for the real framework: ~10 ns per notification, ~55 ns composite\n");
     return EXIT_SUCCESS;

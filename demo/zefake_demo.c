@@ -370,6 +370,10 @@ static void demo_print_value(zet_metric_handle_t metric, zet_typed_value_t value
 /* Calculates raw data (plain or framed per tile) and prints the first metrics of the first `rows` results of set 0. */
 static void demo_print_values(zet_metric_group_handle_t group, const uint8_t *data, size_t size, uint32_t rows) {
     uint32_t sets = 0, total = 0;
+    if (size == 0) { /* a read before the device reached the first report's time: nothing to calculate */
+        printf("    no report yet\n");
+        return;
+    }
     if (demo_check(zetMetricGroupCalculateMultipleMetricValuesExp(
                        group, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size, data, &sets, &total, NULL, NULL),
                    "zetMetricGroupCalculateMultipleMetricValuesExp") ||

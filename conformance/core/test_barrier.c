@@ -79,7 +79,7 @@ static void barrier_wait_on_several_events(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(barrier_with_wait_event_holds_later_commands),
         ZC_T(barrier_memory_ranges_signals),

@@ -48,7 +48,7 @@ static ze_image_desc_t zc_image_desc(const void *next) {
     return desc;
 }
 
-static int zc_setup(void **state) {
+static int zc_setup_chains(void **state) {
     zc_fixture *f = calloc(1, sizeof *f);
     if (f == NULL || zc_setup_context((void **)&f->context) != 0)
         return -1;
@@ -64,7 +64,7 @@ static int zc_setup(void **state) {
     return 0;
 }
 
-static int zc_teardown(void **state) {
+static int zc_teardown_chains(void **state) {
     zc_fixture *f = *state;
     zeImageDestroy(f->image);
     zeMemFree(f->context, f->ptr);
@@ -221,6 +221,50 @@ static void getters_answer_garbage_output_structs(void **state) {
     zc_skip_unless_fake();
     for (size_t i = 0; i < ZC_COUNT(zc_getters); i++)
         zc_check_garbage_answered(*state, &zc_getters[i]);
+}
+
+/* pNext values no structure can have: a garbage fill, small integers, a kernel or non-canonical address, an odd one. */
+static uintptr_t zc_bad_next(size_t which, const void *real) {
+    const uintptr_t bad[] = {UINTPTR_MAX / 0xff * ZC_GARBAGE, 0x1000, 0xffff800000001000u, (uintptr_t)real + 1};
+    return bad[which % 4];
+}
+#define ZC_BAD_NEXTS 4u
+
+/* In a forked child: a crash is the failure this checks for. */
+static int zc_getters_with_bad_next(void *arg) {
+    const zc_fixture *f = arg;
+    static zc_out_buffer out, real;
+    for (size_t i = 0; i < ZC_COUNT(zc_getters); i++) {
+        for (size_t b = 0; b < ZC_BAD_NEXTS; b++) {
+            memset(&out, 0, sizeof out);
+            out.base.stype = (ze_structure_type_t)zc_getters[i].stype;
+            out.base.pNext = (void *)zc_bad_next(b, &real);
+            ze_result_t result = zc_getters[i].call(f, &out);
+            printf("%s.%zu=%s\n", zc_getters[i].name, b, zc_result_name(result));
+            fflush(stdout);
+            if (result != ZE_RESULT_SUCCESS || out.base.pNext != (void *)zc_bad_next(b, &real))
+                return 1;
+        }
+    }
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, (void *)zc_bad_next(0, NULL), 0, 0};
+    void *ptr = NULL;
+    ze_result_t result = zeMemAllocDevice(f->context, &desc, 64, 0, f->device, &ptr);
+    printf("zeMemAllocDevice=%s\n", zc_result_name(result));
+    fflush(stdout);
+    return result == ZE_RESULT_SUCCESS ? zeMemFree(f->context, ptr) != ZE_RESULT_SUCCESS : 1;
+}
+
+/* The right stype with a pNext that cannot point to a structure: the walk stops there with a warning, the getter
+ * answers, the process lives. */
+static void bad_pnext_pointers_stop_the_walk(void **state) {
+    zc_skip_unless_fake();
+    zc_child child;
+    if (!zc_run_function(zc_getters_with_bad_next, *state, NULL, ZC_CHILD_TIMEOUT_MS, &child))
+        zc_fail("cannot start a child process");
+    zc_assert_child_ok(&child, "getters with pNext pointers that cannot be structures");
+    if (strstr(child.err, "which cannot be a structure") == NULL)
+        zc_fail("no warning names the refused pointer; stderr:\n%s", child.err);
+    zc_child_free(&child);
 }
 
 /* The extension structures the driver fills, under the right stype of their base structure and under another. */
@@ -421,12 +465,13 @@ static void zero_stype_warned_once(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup, zc_teardown)
-        ZC_TEST(getters_answer_garbage_output_structs), ZC_TEST(output_chain_followed_only_under_expected_stype),
-        ZC_TEST(output_chain_cycle_filled_up_to_bound), ZC_TEST(input_descriptor_cycles_refused),
-        ZC_TEST(input_chain_bound_is_32_structures),    ZC_TEST(refused_exports_leak_no_descriptor),
+#define ZC_FIXTURE chains
+        ZC_T(getters_answer_garbage_output_structs), ZC_T(bad_pnext_pointers_stop_the_walk),
+        ZC_T(output_chain_followed_only_under_expected_stype),
+        ZC_T(output_chain_cycle_filled_up_to_bound), ZC_T(input_descriptor_cycles_refused),
+        ZC_T(input_chain_bound_is_32_structures),    ZC_T(refused_exports_leak_no_descriptor),
         cmocka_unit_test(zero_stype_warned_once),
-#undef ZC_TEST
+#undef ZC_FIXTURE
     };
     static const zc_child_mode modes[] = {{"zero-stype", zc_child_zero_stype}};
     static const zc_suite suite = {

@@ -186,8 +186,11 @@ static void cmdlist_bad_inputs(void **state) {
         zc_assert_result(zeCommandListClose(list), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
 }
 
-static void cmdlist_event_of_other_context_rejected(void **state) {
+/* Refused in the strict profile; the default one takes it, as Intel's driver does (docs/tolerances.md; both profiles
+ * are test_tolerances.c's). */
+static void cmdlist_event_of_other_context_strict_refused(void **state) {
     zc_skip_unless_fake();
+    const char *strict = getenv("ZEFAKE_STRICT");
     zc_exec *x = *state;
     ze_context_handle_t other = NULL;
     ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
@@ -197,7 +200,8 @@ static void cmdlist_event_of_other_context_rejected(void **state) {
     zc_assert_success(zeEventPoolCreate(other, &pdesc, 0, NULL, &pool));
     ze_event_handle_t event = zc_event(pool, 0);
     ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
-    zc_assert_result(zeCommandListAppendBarrier(list, event, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    zc_assert_result(zeCommandListAppendBarrier(list, event, 0, NULL),
+                     strict != NULL && strcmp(strict, "1") == 0 ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_SUCCESS);
     zc_assert_success(zeCommandListDestroy(list));
     zc_assert_success(zeEventDestroy(event));
     zc_assert_success(zeEventPoolDestroy(pool));
@@ -205,7 +209,7 @@ static void cmdlist_event_of_other_context_rejected(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(cmdlist_create_every_group),
         ZC_T(cmdlist_bad_ordinal_invalid_argument),
@@ -219,7 +223,7 @@ int main(int argc, char **argv) {
         ZC_T(cmdlist_fill_pattern_copied_at_append),
         ZC_T(cmdlist_prefetch_and_advise_accepted),
         ZC_T(cmdlist_bad_inputs),
-        ZC_T(cmdlist_event_of_other_context_rejected),
+        ZC_T(cmdlist_event_of_other_context_strict_refused),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -402,7 +402,7 @@ static void mutable_refused_while_executing(void **state) {
 #endif
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
 #if ZC_L0_AT_LEAST(7)
         ZC_T(inorder_immediate_kernel_then_copy),

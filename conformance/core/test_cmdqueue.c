@@ -335,7 +335,7 @@ static void cmdqueue_getters_answer_creation(void **state) {
 #endif
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(cmdqueue_every_group_and_index_creates),
         ZC_T(cmdqueue_ordinal_out_of_range_invalid_argument),

@@ -164,7 +164,7 @@ static void copy_out_of_bounds_faults_device(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(copy_host_device_host_every_size),
         ZC_T(copy_device_to_device),

@@ -291,7 +291,7 @@ static void composite_launch_has_a_timestamp_per_tile(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(gemm_takes_between_1x_and_1000x_its_peak_flop_time),
         ZC_T(query_around_gemm_reads_at_least_the_matrices),

@@ -17,6 +17,33 @@ static void event_pool_zero_count_invalid_size(void **state) {
     zc_assert_result(zeEventPoolCreate(x->context, &desc, 1, NULL, &pool), ZE_RESULT_ERROR_INVALID_SIZE);
 }
 
+/* A pool holds what one allocation of its devices could: maxMemAllocSize / 64 bytes per event (docs/events.md). The
+ * largest is created and destroyed at once whatever its count; one more event is out of device memory. */
+static void event_pool_count_limited_by_device_memory(void **state) {
+    zc_skip_unless_fake();
+    zc_exec *x = *state;
+    ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    zc_assert_success(zeDeviceGetProperties(x->device, &props));
+    uint64_t most = props.maxMemAllocSize / 64;
+    uint32_t largest = most < UINT32_MAX ? (uint32_t)most : UINT32_MAX;
+    ze_event_pool_desc_t desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1u << 31};
+    ze_event_pool_handle_t pool = NULL;
+    if (most < desc.count)
+        zc_assert_result(zeEventPoolCreate(x->context, &desc, 1, &x->device, &pool),
+                         ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    if (largest < UINT32_MAX) {
+        desc.count = largest + 1;
+        zc_assert_result(zeEventPoolCreate(x->context, &desc, 1, &x->device, &pool),
+                         ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    }
+    desc.count = largest;
+    zc_assert_success(zeEventPoolCreate(x->context, &desc, 1, &x->device, &pool));
+    ze_event_handle_t last = zc_event(pool, largest - 1);
+    zc_assert_success(zeEventHostSignal(last));
+    zc_assert_success(zeEventDestroy(last));
+    zc_assert_success(zeEventPoolDestroy(pool));
+}
+
 static void event_index_out_of_range_fails(void **state) {
     zc_exec *x = *state;
     ze_event_pool_handle_t pool = zc_event_pool(x, 2, 0);
@@ -293,9 +320,10 @@ static void event_bad_handles(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(event_pool_zero_count_invalid_size),
+        ZC_T(event_pool_count_limited_by_device_memory),
         ZC_T(event_index_out_of_range_fails),
         ZC_T(event_index_in_use_rejected),
         ZC_T(event_host_signal_query_reset),

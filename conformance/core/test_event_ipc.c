@@ -441,19 +441,19 @@ static void event_ipc_put_handle(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
-        ZC_TEST(event_ipc_pool_without_flag_refused),
-        ZC_TEST(event_ipc_open_in_another_context),
-        ZC_TEST(event_ipc_event_created_after_signal_sees_it),
-        ZC_TEST(event_ipc_close_and_destroy_rules),
-        ZC_TEST(event_ipc_bad_handles),
-        ZC_TEST(event_ipc_destroyed_pool_refused),
-        ZC_TEST(event_ipc_between_processes),
-        ZC_TEST(event_ipc_handles_passed_with_scm_rights),
+#define ZC_FIXTURE exec
+        ZC_T(event_ipc_pool_without_flag_refused),
+        ZC_T(event_ipc_open_in_another_context),
+        ZC_T(event_ipc_event_created_after_signal_sees_it),
+        ZC_T(event_ipc_close_and_destroy_rules),
+        ZC_T(event_ipc_bad_handles),
+        ZC_T(event_ipc_destroyed_pool_refused),
+        ZC_T(event_ipc_between_processes),
+        ZC_T(event_ipc_handles_passed_with_scm_rights),
 #if ZC_L0_AT_LEAST(6)
-        ZC_TEST(event_ipc_put_handle),
+        ZC_T(event_ipc_put_handle),
 #endif
-#undef ZC_TEST
+#undef ZC_FIXTURE
     };
     static const zc_child_mode modes[] = {{"events", zc_child_events}, {"scm", zc_child_scm}};
     static const zc_suite suite = {

@@ -37,51 +37,9 @@ static void extensions_fake_list_is_exact(void **state) {
         const char *name;
         uint32_t version;
     } expected[] = {
-        {ZEFAKE_EXTENSION_NAME, ZEFAKE_EXTENSION_VERSION},
-        {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT},
-        {ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME, ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT},
-        {ZE_CACHE_RESERVATION_EXT_NAME, ZE_CACHE_RESERVATION_EXT_VERSION_CURRENT},
-        {ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME, ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT},
-        {ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME, ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_CURRENT},
-        {ZE_IMAGE_VIEW_EXP_NAME, ZE_IMAGE_VIEW_EXP_VERSION_CURRENT},
-        {ZE_IMAGE_VIEW_PLANAR_EXP_NAME, ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_CURRENT},
-        {ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME, ZE_SCHEDULING_HINTS_EXP_VERSION_CURRENT},
-        {ZE_EU_COUNT_EXT_NAME, ZE_EU_COUNT_EXT_VERSION_CURRENT},
-        {ZE_PCI_PROPERTIES_EXT_NAME, ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT},
-        {ZE_SRGB_EXT_NAME, ZE_SRGB_EXT_VERSION_CURRENT},
-        {ZE_IMAGE_COPY_EXT_NAME, ZE_IMAGE_COPY_EXT_VERSION_CURRENT},
-        {ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME, ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT},
-        {ZE_LINKAGE_INSPECTION_EXT_NAME, ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT},
-        {ZE_MODULE_PROGRAM_EXP_NAME, ZE_MODULE_PROGRAM_EXP_VERSION_CURRENT},
-        {ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME, ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT},
-        {ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT},
-        {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},
-        {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT},
-        {ZE_SUBGROUPS_EXT_NAME, ZE_SUBGROUP_EXT_VERSION_CURRENT},
-        {ZE_LINKONCE_ODR_EXT_NAME, ZE_LINKONCE_ODR_EXT_VERSION_CURRENT},
-#ifdef ZE_IMAGE_VIEW_EXT_NAME
-        {ZE_IMAGE_VIEW_EXT_NAME, ZE_IMAGE_VIEW_EXT_VERSION_CURRENT},
-        {ZE_IMAGE_VIEW_PLANAR_EXT_NAME, ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_CURRENT},
-#endif
-        {ZE_FABRIC_EXP_NAME, ZE_MAKE_VERSION(1, 0)}, /* conformance/core/test_fabric.c */
-#ifdef ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME
-        {ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME, ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT},
-#endif
-#ifdef ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME
-        {ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME, ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_CURRENT},
-#endif
-#ifdef ZE_MUTABLE_COMMAND_LIST_EXP_NAME
-        {ZE_MUTABLE_COMMAND_LIST_EXP_NAME, ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_CURRENT},
-#endif
-#ifdef ZE_COMMAND_LIST_CLONE_EXP_NAME
-        {ZE_COMMAND_LIST_CLONE_EXP_NAME, ZE_COMMAND_LIST_CLONE_EXP_VERSION_CURRENT},
-#endif
-#ifdef ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME
-        {ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME, ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_CURRENT},
-#endif
-#ifdef ZE_GET_KERNEL_BINARY_EXP_NAME
-        {ZE_GET_KERNEL_BINARY_EXP_NAME, ZE_KERNEL_GET_BINARY_EXP_VERSION_CURRENT},
-#endif
+#define ZEFAKE_EXTENSION(name, version) {name, version},
+#include "zefake/zefake_extensions.def"
+#undef ZEFAKE_EXTENSION
     };
     uint32_t n = 0;
     zc_assert_success(zeDriverGetExtensionProperties(zc_sys()->driver, &n, NULL));
@@ -510,23 +468,23 @@ static void context_system_barrier(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
         cmocka_unit_test(extensions_fake_list_is_exact),
         cmocka_unit_test(extension_eu_count),
         cmocka_unit_test(extension_device_luid),
         cmocka_unit_test(extension_float_atomics),
         cmocka_unit_test(extension_pci_properties),
-        ZC_TEST(extension_cache_reservation),
-        ZC_TEST(extension_global_offset),
-        ZC_TEST(extension_scheduling_hints),
-        ZC_TEST(extension_event_query_timestamps),
-        ZC_TEST(extension_linkage_inspection),
-        ZC_TEST(extension_relaxed_allocation_limits),
-        ZC_TEST(extension_memory_compression_hints),
-        ZC_TEST(extension_memory_free_policies),
-        ZC_TEST(extension_image_functions_answer),
-        ZC_TEST(context_system_barrier),
-#undef ZC_TEST
+        ZC_T(extension_cache_reservation),
+        ZC_T(extension_global_offset),
+        ZC_T(extension_scheduling_hints),
+        ZC_T(extension_event_query_timestamps),
+        ZC_T(extension_linkage_inspection),
+        ZC_T(extension_relaxed_allocation_limits),
+        ZC_T(extension_memory_compression_hints),
+        ZC_T(extension_memory_free_policies),
+        ZC_T(extension_image_functions_answer),
+        ZC_T(context_system_barrier),
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

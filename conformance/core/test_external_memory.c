@@ -243,12 +243,12 @@ static void external_memory_shared_with_another_process(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
         cmocka_unit_test(external_properties_advertise_fd_types),
-        ZC_TEST(external_export_and_import_in_process),
-        ZC_TEST(external_bad_arguments),
-        ZC_TEST(external_memory_shared_with_another_process),
-#undef ZC_TEST
+        ZC_T(external_export_and_import_in_process),
+        ZC_T(external_bad_arguments),
+        ZC_T(external_memory_shared_with_another_process),
+#undef ZC_FIXTURE
     };
     static const zc_child_mode modes[] = {{"import", zc_child_import}};
     static const zc_suite suite = {

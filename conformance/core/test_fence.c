@@ -76,7 +76,7 @@ static void fence_bad_inputs(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(fence_created_signaled_or_not),
         ZC_T(fence_signaled_when_submission_completes),

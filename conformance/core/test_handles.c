@@ -76,7 +76,7 @@ static void handle_random_pointers(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(handle_stale_after_many_cycles),
         ZC_T(handle_wrong_type_or_forged),

@@ -415,21 +415,21 @@ static void image_copy_bad_arguments(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
         cmocka_unit_test(image_device_properties_report_support),
-        ZC_TEST(image_every_required_format_round_trips),
-        ZC_TEST(image_every_type_round_trips),
-        ZC_TEST(image_swizzles_accepted),
-        ZC_TEST(image_single_plane_media_formats_round_trip),
-        ZC_TEST(image_get_properties_filters),
-        ZC_TEST(image_memory_and_allocation_properties),
-        ZC_TEST(image_residency),
-        ZC_TEST(image_srgb_and_compression_hints),
-        ZC_TEST(image_export_and_import_as_fd),
-        ZC_TEST(image_kernel_arguments),
-        ZC_TEST(image_create_bad_arguments),
-        ZC_TEST(image_copy_bad_arguments),
-#undef ZC_TEST
+        ZC_T(image_every_required_format_round_trips),
+        ZC_T(image_every_type_round_trips),
+        ZC_T(image_swizzles_accepted),
+        ZC_T(image_single_plane_media_formats_round_trip),
+        ZC_T(image_get_properties_filters),
+        ZC_T(image_memory_and_allocation_properties),
+        ZC_T(image_residency),
+        ZC_T(image_srgb_and_compression_hints),
+        ZC_T(image_export_and_import_as_fd),
+        ZC_T(image_kernel_arguments),
+        ZC_T(image_create_bad_arguments),
+        ZC_T(image_copy_bad_arguments),
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -369,16 +369,33 @@ static void image_required_formats_in_every_type_copy_exactly(void **state) {
     zc_copy_env_close(x, &env);
 }
 
+/* Every test above with its images, lists and memory on each root device in turn (two with the FLAT hierarchy of a
+ * two-tile card, or with two cards). */
+static void image_copies_on_every_root_device(void **state) {
+    const zc_exec *x = *state;
+    void (*const tests[])(void **) = {image_copy_region_between_images, image_copy_region_to_and_from_memory,
+                                      image_regions_of_arrays_and_3d, image_copy_ext_pitches,
+                                      image_copy_on_copy_engine_and_after_destroy};
+    for (uint32_t d = 0; d < zc_sys()->num_roots; d++) {
+        zc_exec on = {.context = x->context, .device = zc_sys()->roots[d]};
+        zc_exec_groups(&on);
+        void *at = &on;
+        for (size_t t = 0; t < ZC_COUNT(tests); t++)
+            tests[t](&at);
+    }
+}
+
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
-        ZC_TEST(image_copy_region_between_images),
-        ZC_TEST(image_copy_region_to_and_from_memory),
-        ZC_TEST(image_regions_of_arrays_and_3d),
-        ZC_TEST(image_copy_ext_pitches),
-        ZC_TEST(image_copy_on_copy_engine_and_after_destroy),
-        ZC_TEST(image_required_formats_in_every_type_copy_exactly),
-#undef ZC_TEST
+#define ZC_FIXTURE exec
+        ZC_T(image_copy_region_between_images),
+        ZC_T(image_copy_region_to_and_from_memory),
+        ZC_T(image_regions_of_arrays_and_3d),
+        ZC_T(image_copy_ext_pitches),
+        ZC_T(image_copy_on_copy_engine_and_after_destroy),
+        ZC_T(image_required_formats_in_every_type_copy_exactly),
+        ZC_T(image_copies_on_every_root_device),
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

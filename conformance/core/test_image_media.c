@@ -612,17 +612,17 @@ static void image_view_extension_matches_the_experimental_one(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
-        ZC_TEST(image_view_reinterprets_format),
-        ZC_TEST(image_nv12_through_planar_views),
-        ZC_TEST(image_views_of_one_plane_overlap_only_where_bytes_do),
-        ZC_TEST(image_every_media_format_copies_plane_by_plane),
-        ZC_TEST(image_media_formats_outside_2d_unsupported),
-        ZC_TEST(image_media_partial_blocks_and_bad_planes_refused),
+#define ZC_FIXTURE exec
+        ZC_T(image_view_reinterprets_format),
+        ZC_T(image_nv12_through_planar_views),
+        ZC_T(image_views_of_one_plane_overlap_only_where_bytes_do),
+        ZC_T(image_every_media_format_copies_plane_by_plane),
+        ZC_T(image_media_formats_outside_2d_unsupported),
+        ZC_T(image_media_partial_blocks_and_bad_planes_refused),
 #if ZC_L0_AT_LEAST(5)
-        ZC_TEST(image_view_extension_matches_the_experimental_one),
+        ZC_T(image_view_extension_matches_the_experimental_one),
 #endif
-#undef ZC_TEST
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

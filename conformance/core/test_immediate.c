@@ -268,7 +268,7 @@ static void list_getters_answer_creation(void **state) {
 #endif
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(immediate_synchronous_done_on_return),
         ZC_T(immediate_asynchronous_completes_by_event),

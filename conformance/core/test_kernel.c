@@ -13,7 +13,7 @@ typedef struct zc_fixture {
     ze_module_handle_t reqd;
 } zc_fixture;
 
-static int zc_setup(void **state) {
+static int zc_setup_kernel(void **state) {
     zc_fixture *f = calloc(1, sizeof *f);
     if (f == NULL || zc_setup_context((void **)&f->context) != 0)
         return -1;
@@ -25,7 +25,7 @@ static int zc_setup(void **state) {
     return 0;
 }
 
-static int zc_teardown(void **state) {
+static int zc_teardown_kernel(void **state) {
     zc_fixture *f = *state;
     zeModuleDestroy(f->reqd);
     zeModuleDestroy(f->local);
@@ -492,7 +492,7 @@ static void kernel_base_address_extension(void **state) {
     zc_assert_success(zeModuleDestroy(math));
 }
 
-#define ZC_F(test) cmocka_unit_test_setup_teardown(test, zc_setup, zc_teardown)
+#define ZC_FIXTURE kernel
 
 #if ZC_L0_AT_LEAST(11)
 /* zeKernelGetBinaryExp (1.11): the size, then the binary; a smaller size gets its first bytes; the same kernel gives
@@ -538,26 +538,26 @@ static void kernel_get_binary(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-        ZC_F(kernel_create_destroy),
-        ZC_F(kernel_create_with_flags),
-        ZC_F(kernel_create_unknown_name),
-        ZC_F(kernel_create_on_every_device),
-        ZC_F(kernel_argument_index_and_size),
-        ZC_F(kernel_argument_kinds),
-        ZC_F(kernel_group_size_limits),
-        ZC_F(kernel_required_group_size),
-        ZC_F(kernel_suggest_group_size_divides),
-        ZC_F(kernel_suggest_max_cooperative_group_count),
-        ZC_F(kernel_properties),
-        ZC_F(kernel_name_size_semantics),
-        ZC_F(kernel_source_attributes),
-        ZC_F(kernel_indirect_access),
-        ZC_F(kernel_cache_config),
-        ZC_F(kernel_bad_arguments),
-        ZC_F(kernel_use_after_destroy_invalid_null_handle),
-        ZC_F(kernel_base_address_extension),
+        ZC_T(kernel_create_destroy),
+        ZC_T(kernel_create_with_flags),
+        ZC_T(kernel_create_unknown_name),
+        ZC_T(kernel_create_on_every_device),
+        ZC_T(kernel_argument_index_and_size),
+        ZC_T(kernel_argument_kinds),
+        ZC_T(kernel_group_size_limits),
+        ZC_T(kernel_required_group_size),
+        ZC_T(kernel_suggest_group_size_divides),
+        ZC_T(kernel_suggest_max_cooperative_group_count),
+        ZC_T(kernel_properties),
+        ZC_T(kernel_name_size_semantics),
+        ZC_T(kernel_source_attributes),
+        ZC_T(kernel_indirect_access),
+        ZC_T(kernel_cache_config),
+        ZC_T(kernel_bad_arguments),
+        ZC_T(kernel_use_after_destroy_invalid_null_handle),
+        ZC_T(kernel_base_address_extension),
 #if ZC_L0_AT_LEAST(11)
-        ZC_F(kernel_get_binary),
+        ZC_T(kernel_get_binary),
 #endif
     };
     static const zc_suite suite = {

@@ -266,7 +266,7 @@ static void launch_bad_inputs(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_launch, zc_teardown_launch)
+#define ZC_FIXTURE launch
     static const struct CMUnitTest tests[] = {
         ZC_T(launch_vector_add_end_to_end),
         ZC_T(launch_gemm_computes_product),

@@ -6,17 +6,20 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ZC_IPC_TOKEN_BYTE   55 /* a byte of the token in zefake's IPC handle layout (docs/memory.md) */
-#define ZC_IPC_ID_OFFSET    32 /* the allocation id in zefake's IPC handle layout */
-#define ZC_IPC_PID_OFFSET   16
-#define ZC_IPC_NONCE_OFFSET 24
-#define ZC_IPC_OFFSET_BYTE  20 /* the low byte of the offset in pages of a sub-allocation in its memfd */
+/* The fields of zefake's handle layout (zefake/zefake_ext.h, docs/memory.md) the forgeries change. */
+#define ZC_IPC_FIELD(field) offsetof(zefake_ipc_mem_handle_layout_t, field)
+#define ZC_IPC_TOKEN_BYTE   (ZC_IPC_FIELD(token) + 7)
+#define ZC_IPC_ID_OFFSET    ZC_IPC_FIELD(id)
+#define ZC_IPC_PID_OFFSET   ZC_IPC_FIELD(pid)
+#define ZC_IPC_NONCE_OFFSET ZC_IPC_FIELD(nonce)
+#define ZC_IPC_OFFSET_BYTE  ZC_IPC_FIELD(offset_pages) /* its low byte: where a sub-allocation starts in its memfd */
 
 static void memory_ipc_bad_arguments(void **state) {
     ze_context_handle_t context = *state;
@@ -90,6 +93,98 @@ static void memory_ipc_open_in_same_process(void **state) {
     zc_assert_pattern(second, size, 12, "an opened mapping after the exporter freed the allocation");
     zc_assert_result(zeMemOpenIpcHandle(context, device, handle, 0, &first), ZE_RESULT_ERROR_INVALID_ARGUMENT);
     zc_assert_success(zeMemCloseIpcHandle(context, second));
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Two root devices (each tile a root device in the FLAT hierarchy, or two cards): memory of the first opened on the
+ * last, in the same process and in another one, and copied by the last device's engine. Skipped with one root. */
+
+/* Copies `size` bytes from `src` to `dst` on an immediate list of `device`. */
+static ze_result_t zc_device_copy(ze_context_handle_t context, ze_device_handle_t device, void *dst, const void *src,
+                                  size_t size) {
+    ze_command_queue_desc_t desc = {
+        ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t list = NULL;
+    ze_result_t result = zeCommandListCreateImmediate(context, device, &desc, &list);
+    if (result != ZE_RESULT_SUCCESS)
+        return result;
+    result = zeCommandListAppendMemoryCopy(list, dst, src, size, NULL, 0, NULL);
+    ze_result_t destroyed = zeCommandListDestroy(list);
+    return result != ZE_RESULT_SUCCESS ? result : destroyed;
+}
+
+/* Opens `handle` on `device` of `context`, checks the pattern of `seed_in` through a copy by that device into host
+ * memory, then writes the pattern of `seed_out` through a copy by that device, and closes. Prints each step. */
+static void zc_open_on_device(ze_context_handle_t context, ze_device_handle_t device, ze_ipc_mem_handle_t handle,
+                              size_t size, uint32_t seed_in, uint32_t seed_out) {
+    void *opened = NULL, *host = NULL;
+    ze_result_t result = zeMemOpenIpcHandle(context, device, handle, 0, &opened);
+    printf("open=%u\n", (unsigned)result);
+    if (result != ZE_RESULT_SUCCESS)
+        return;
+    zc_assert_success(zc_alloc(context, ZC_HOST, NULL, size, 0, &host));
+    printf("copy_in=%u\n", (unsigned)zc_device_copy(context, device, host, opened, size));
+    printf("pattern_ok=%d\n", zc_mismatch(host, size, seed_in) == size);
+    zc_fill(host, size, seed_out);
+    printf("copy_out=%u\n", (unsigned)zc_device_copy(context, device, opened, host, size));
+    printf("close=%u\n", (unsigned)zeMemCloseIpcHandle(context, opened));
+    zc_assert_success(zeMemFree(context, host));
+}
+
+/* Child mode "ipc-open-last <hex handle> <size>": opens its parent's handle on the last root device. */
+static int zc_child_ipc_open_last(int argc, char **argv) {
+    ze_ipc_mem_handle_t handle;
+    if (argc != 2 || !zc_hex_decode(argv[0], handle.data, sizeof handle.data))
+        return 2;
+    ze_context_handle_t context = NULL;
+    if (zc_setup_system(NULL) != 0 ||
+        zeContextCreate(zc_sys()->driver, &zc_context_desc, &context) != ZE_RESULT_SUCCESS)
+        return 3;
+    zc_open_on_device(context, zc_sys()->roots[zc_sys()->num_roots - 1], handle, (size_t)strtoull(argv[1], NULL, 0), 31,
+                      32);
+    fflush(stdout);
+    printf("destroy=%u\n", (unsigned)zeContextDestroy(context));
+    zc_teardown_system(NULL);
+    return 0;
+}
+
+static void zc_expect_opened(const zc_child *child) {
+    assert_int_equal(zc_child_number(child, "open"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(child, "copy_in"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(child, "pattern_ok"), 1);
+    assert_int_equal(zc_child_number(child, "copy_out"), ZE_RESULT_SUCCESS);
+    assert_int_equal(zc_child_number(child, "close"), ZE_RESULT_SUCCESS);
+}
+
+static void memory_ipc_between_root_devices(void **state) {
+    ze_context_handle_t context = *state;
+    zc_require_ipc();
+    if (zc_sys()->num_roots < 2)
+        skip();
+    const size_t size = (1u << 20) + 17;
+    void *ptr = NULL, *host = NULL;
+    zc_assert_success(zc_alloc(context, ZC_DEVICE, zc_sys()->roots[0], size, 0, &ptr));
+    zc_assert_success(zc_alloc(context, ZC_HOST, NULL, size, 0, &host));
+    zc_fill(host, size, 31);
+    zc_assert_success(zc_device_copy(context, zc_sys()->roots[0], ptr, host, size));
+    ze_ipc_mem_handle_t handle;
+    zc_assert_success(zeMemGetIpcHandle(context, ptr, &handle));
+    char hex[2 * ZE_MAX_IPC_HANDLE_SIZE + 1], size_text[32];
+    zc_hex_encode(handle.data, sizeof handle.data, hex);
+    snprintf(size_text, sizeof size_text, "%zu", size);
+    const char *args[] = {hex, size_text, NULL};
+    zc_child child;
+    if (!zc_run_child_mode("ipc-open-last", args, NULL, ZC_CHILD_TIMEOUT_MS, &child))
+        fail_msg("cannot start the child process");
+    zc_assert_child_ok(&child, "the importing process");
+    zc_expect_opened(&child);
+    assert_int_equal(zc_child_number(&child, "destroy"), ZE_RESULT_SUCCESS);
+    zc_child_free(&child);
+    zc_assert_success(zc_device_copy(context, zc_sys()->roots[0], host, ptr, size));
+    zc_assert_pattern(host, size, 32, "the exporter's allocation after the other device wrote it");
+    zc_assert_success(zeMemFree(context, host));
+    zc_assert_success(zeMemFree(context, ptr));
 }
 
 static void memory_ipc_export_errors(void **state) {
@@ -383,21 +478,22 @@ static void memory_ipc_handles_and_descriptors(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_CONTEXT_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_context, zc_teardown_context)
-        ZC_CONTEXT_TEST(memory_ipc_bad_arguments),
-        ZC_CONTEXT_TEST(memory_ipc_open_in_same_process),
-        ZC_CONTEXT_TEST(memory_ipc_export_errors),
-        ZC_CONTEXT_TEST(memory_ipc_garbage_handles_refused),
-        ZC_CONTEXT_TEST(memory_ipc_forged_handles_refused),
-        ZC_CONTEXT_TEST(memory_ipc_between_processes),
-        ZC_CONTEXT_TEST(memory_ipc_sub_allocation_between_processes),
+#define ZC_FIXTURE context
+        ZC_T(memory_ipc_bad_arguments),
+        ZC_T(memory_ipc_open_in_same_process),
+        ZC_T(memory_ipc_export_errors),
+        ZC_T(memory_ipc_garbage_handles_refused),
+        ZC_T(memory_ipc_forged_handles_refused),
+        ZC_T(memory_ipc_between_processes),
+        ZC_T(memory_ipc_between_root_devices),
+        ZC_T(memory_ipc_sub_allocation_between_processes),
 #if ZC_L0_AT_LEAST(6)
-        ZC_CONTEXT_TEST(memory_ipc_put_handle),
-        ZC_CONTEXT_TEST(memory_ipc_handles_and_descriptors),
+        ZC_T(memory_ipc_put_handle),
+        ZC_T(memory_ipc_handles_and_descriptors),
 #endif
-#undef ZC_CONTEXT_TEST
+#undef ZC_FIXTURE
     };
-    static const zc_child_mode modes[] = {{"ipc-open", zc_child_ipc_open}};
+    static const zc_child_mode modes[] = {{"ipc-open", zc_child_ipc_open}, {"ipc-open-last", zc_child_ipc_open_last}};
     static const zc_suite suite = {
         ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, modes, ZC_COUNT(modes),
     };

@@ -729,16 +729,16 @@ static void linkonce_odr_linkage_inspection(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_spirv, zc_teardown_spirv)
-        ZC_TEST(module_program_links_three_inputs), ZC_TEST(module_program_constants_per_input),
-        ZC_TEST(module_program_flags_per_input),    ZC_TEST(module_program_unknown_structures_ignored),
-        ZC_TEST(module_program_native_binary),      ZC_TEST(module_program_unresolved_then_dynamic_link),
-        ZC_TEST(module_program_linkage_inspection), ZC_TEST(module_program_debug_info),
-        ZC_TEST(module_program_bad_descriptor),     ZC_TEST(module_program_bad_input_named),
-        ZC_TEST(module_program_link_failures),      ZC_TEST(linkonce_odr_definitions_in_two_modules),
-        ZC_TEST(linkonce_odr_export_preferred),     ZC_TEST(linkonce_odr_type_mismatch_refused),
-        ZC_TEST(linkonce_odr_module_program),       ZC_TEST(linkonce_odr_linkage_inspection),
-#undef ZC_TEST
+#define ZC_FIXTURE spirv
+        ZC_T(module_program_links_three_inputs), ZC_T(module_program_constants_per_input),
+        ZC_T(module_program_flags_per_input),    ZC_T(module_program_unknown_structures_ignored),
+        ZC_T(module_program_native_binary),      ZC_T(module_program_unresolved_then_dynamic_link),
+        ZC_T(module_program_linkage_inspection), ZC_T(module_program_debug_info),
+        ZC_T(module_program_bad_descriptor),     ZC_T(module_program_bad_input_named),
+        ZC_T(module_program_link_failures),      ZC_T(linkonce_odr_definitions_in_two_modules),
+        ZC_T(linkonce_odr_export_preferred),     ZC_T(linkonce_odr_type_mismatch_refused),
+        ZC_T(linkonce_odr_module_program),       ZC_T(linkonce_odr_linkage_inspection),
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -122,13 +122,13 @@ static void physical_bad_arguments(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
-        ZC_TEST(physical_create_destroy_page_multiples),
-        ZC_TEST(physical_on_every_device_of_the_context),
-        ZC_TEST(physical_mapped_cannot_be_destroyed),
-        ZC_TEST(physical_charges_device_memory),
-        ZC_TEST(physical_bad_arguments),
-#undef ZC_TEST
+#define ZC_FIXTURE exec
+        ZC_T(physical_create_destroy_page_multiples),
+        ZC_T(physical_on_every_device_of_the_context),
+        ZC_T(physical_mapped_cannot_be_destroyed),
+        ZC_T(physical_charges_device_memory),
+        ZC_T(physical_bad_arguments),
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -108,13 +108,13 @@ static void sampler_bound_as_kernel_argument(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
-        ZC_TEST(sampler_every_mode_created_and_destroyed),
-        ZC_TEST(sampler_on_every_device_of_the_context),
-        ZC_TEST(sampler_bad_arguments),
+#define ZC_FIXTURE exec
+        ZC_T(sampler_every_mode_created_and_destroyed),
+        ZC_T(sampler_on_every_device_of_the_context),
+        ZC_T(sampler_bad_arguments),
         cmocka_unit_test(sampler_device_outside_context),
-        ZC_TEST(sampler_bound_as_kernel_argument),
-#undef ZC_TEST
+        ZC_T(sampler_bound_as_kernel_argument),
+#undef ZC_FIXTURE
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -751,7 +751,7 @@ static void spirv_opencl12_pointer_walks_and_atomics(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
+#define ZC_FIXTURE spirv
     static const struct CMUnitTest tests[] = {
         ZC_T(spirv_integer_arithmetic_of_every_width),
         ZC_T(spirv_float_arithmetic),

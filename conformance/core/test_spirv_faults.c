@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #define ZC_ITEMS 64u
 #define ZC_GROUP 32u
@@ -138,10 +140,11 @@ static int zc_child_hang(int argc, char **argv) {
     ze_event_handle_t spun = zc_event(pool, 0), marked = zc_event(pool, 1);
     ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     zc_launch(list, spin, spun);
-    /* While the kernel runs the list is in use: the strict profile says so at once, the default one waits until
-     * the hang detector stopped the kernel. */
+    /* While the kernel runs the list is in use: the strict profile says so at once, the default one resets it
+     * without waiting, as Intel's driver does (its destroy waits). */
     ze_result_t reset = zeCommandListReset(list);
     printf("reset=%s\n", zc_result_name(reset));
+    printf("running_at_reset=%d\n", zeEventQueryStatus(spun) == ZE_RESULT_NOT_READY);
     if (reset == ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)
         printf("destroy=%s\n", zc_result_name(zeCommandListDestroy(list)));
     printf("spun=%d\n", zeEventHostSynchronize(spun, UINT64_MAX) == ZE_RESULT_SUCCESS);
@@ -180,9 +183,10 @@ static void hung_kernel_is_stopped_and_the_queue_stays_usable(void **state) {
     assert_string_equal(value, "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE");
     assert_int_equal(zc_child_number(&child, "marked"), 1);
     zc_child_free(&child);
-    zc_run_hang("ZEFAKE_STRICT=0", &child); /* waited for, as Intel's driver does, with a warning */
+    zc_run_hang("ZEFAKE_STRICT=0", &child); /* reset at once, as Intel's driver does, with a warning */
     assert_true(zc_child_value(&child, "reset", value, sizeof value));
     assert_string_equal(value, "ZE_RESULT_SUCCESS");
+    assert_int_equal(zc_child_number(&child, "running_at_reset"), 1);
     if (strstr(child.err, "zeCommandListReset: the application breaks the rule") == NULL)
         zc_fail("no warning names the function and the rule:\n%s", child.err);
     assert_int_equal(zc_child_number(&child, "spun"), 1);
@@ -191,6 +195,58 @@ static void hung_kernel_is_stopped_and_the_queue_stays_usable(void **state) {
     if (strstr(child.err, "device hang: kernel 'spin'") == NULL ||
         strstr(child.err, "still running after 300 ms: stopped by the hang detector") == NULL)
         zc_fail("the diagnostic does not name the kernel and the hang detector:\n%s", child.err);
+    zc_child_free(&child);
+}
+
+/* Child (ZEFAKE_HANG_TIMEOUT_MS set by the parent): `mark` over many groups with its output at an address that is not
+ * mapped, so every work-item faults; prints how long the launch took, in host ms. */
+static int zc_child_all_fault(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    void *unmapped = (void *)(uintptr_t)0x10000; /* the lowest address Linux may map, never mapped by the loader */
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_faults");
+    ze_kernel_handle_t mark = zc_kernel_create(module, "mark");
+    zc_assert_success(zeKernelSetArgumentValue(mark, 0, sizeof unmapped, &unmapped));
+    zc_assert_success(zeKernelSetGroupSize(mark, ZC_GROUP, 1, 1));
+    ze_group_count_t groups = {1u << 22, 1, 1}; /* far more than the limit lets run */
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
+    ze_event_handle_t done = zc_event(pool, 0);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    zc_assert_success(zeCommandListAppendLaunchKernel(list, mark, &groups, done, 0, NULL));
+    zc_assert_success(zeEventHostSynchronize(done, UINT64_MAX));
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    printf("ms=%lld\n", (long long)((end.tv_sec - start.tv_sec) * 1000 + (end.tv_nsec - start.tv_nsec) / 1000000));
+    printf("status=%d\n", zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST);
+    fflush(stdout);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeEventDestroy(done));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeKernelDestroy(mark));
+    zc_assert_success(zeModuleDestroy(module));
+    return zc_child_exec_end(x);
+}
+
+/* A launch whose every work-item faults still ends within 1.5 times the hang limit: the time the faults take counts
+ * towards the detector's next look at the clock. */
+static void all_faulting_launch_stopped_within_the_limit(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* the limit is zefake's environment variable */
+    const char *const env[] = {"ZEFAKE_HANG_TIMEOUT_MS=400", NULL};
+    zc_child child;
+    assert_true(zc_run_child_mode("all-fault", NULL, env, ZC_CHILD_TIMEOUT_MS, &child));
+    zc_assert_child_ok(&child, "all-fault child");
+    assert_int_equal(zc_child_number(&child, "status"), 1);
+    uint64_t ms = zc_child_number(&child, "ms");
+    if (ms > 600)
+        zc_fail("the launch ran %llu ms with a hang limit of 400 ms (at most 1.5 times: 600 ms)",
+                (unsigned long long)ms);
+    if (strstr(child.err, "device hang: kernel 'mark'") == NULL)
+        zc_fail("the hang detector did not stop the launch:\n%s", child.err);
     zc_child_free(&child);
 }
 
@@ -208,6 +264,61 @@ static void modules_spirv_val_refuses_fail_the_build(void **state) {
     zc_build_refused(*state, "invalid_store_type",
                      "(OpStore): the SPIR-V validator refuses the module: OpStore "
                      "Pointer");
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * SPV_INTEL_arbitrary_precision_integers (kernels/spirv_arbitrary_int.spvasm): the module builds, as on Intel's
+ * driver; a kernel that touches no such integer runs, one that does faults at the instruction */
+
+/* Child: launches `argv[0]` of spirv_arbitrary_int on one work-item, *dst = f(*src = 7), and prints whether the device
+ * reports a fault and what it wrote. */
+static int zc_child_arbitrary(int argc, char **argv) {
+    if (argc < 1)
+        return 2;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    uint32_t *dst = zc_host_alloc(x, 4), *src = zc_host_alloc(x, 4);
+    *dst = 0;
+    *src = 7;
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_arbitrary_int");
+    ze_kernel_handle_t kernel = zc_kernel_create(module, argv[0]);
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 0, sizeof dst, &dst));
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 1, sizeof src, &src));
+    zc_assert_success(zeKernelSetGroupSize(kernel, 1, 1, 1));
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_group_count_t groups = {1, 1, 1};
+    zc_assert_success(zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL));
+    printf("lost=%d\ndst=%u\n", zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST, *dst);
+    fflush(stdout);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, dst);
+    zc_free(x, src);
+    return zc_child_exec_end(x);
+}
+
+static void arbitrary_precision_integers_build_and_fault_where_used(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* the fault and its text are zefake's */
+    zc_child child;
+    const char *const copy[] = {"copy", NULL};
+    assert_true(zc_run_child_mode("arbitrary", copy, NULL, ZC_CHILD_TIMEOUT_MS, &child));
+    zc_assert_child_ok(&child, "copy");
+    assert_int_equal(zc_child_number(&child, "lost"), 0);
+    assert_int_equal(zc_child_number(&child, "dst"), 7);
+    zc_child_free(&child);
+    const char *const narrow[] = {"narrow", NULL};
+    assert_true(zc_run_child_mode("arbitrary", narrow, NULL, ZC_CHILD_TIMEOUT_MS, &child));
+    zc_assert_child_ok(&child, "narrow");
+    assert_int_equal(zc_child_number(&child, "lost"), 1);
+    assert_int_equal(zc_child_number(&child, "dst"), 0);
+    if (strstr(child.err, "kernel 'narrow': work-item (0, 0, 0)") == NULL ||
+        strstr(child.err, "(OpUConvert): OpUConvert on a 24-bit integer is not supported by the execution engine") ==
+            NULL)
+        zc_fail("the fault does not name the work-item and the instruction:\n%s", child.err);
+    zc_child_free(&child);
 }
 
 /* A stray operand: the first OpReturn of a valid module given one word more. */
@@ -282,12 +393,17 @@ int main(int argc, char **argv) {
         cmocka_unit_test(private_arrays_in_bounds_compute),
         cmocka_unit_test(private_arrays_out_of_bounds_fault),
         cmocka_unit_test(hung_kernel_is_stopped_and_the_queue_stays_usable),
+        cmocka_unit_test(all_faulting_launch_stopped_within_the_limit),
         cmocka_unit_test_setup_teardown(modules_spirv_val_refuses_fail_the_build, zc_setup_spirv, zc_teardown_spirv),
+        cmocka_unit_test(arbitrary_precision_integers_build_and_fault_where_used),
         cmocka_unit_test_setup_teardown(stray_operand_fails_the_build, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(float_texels_convert_to_integer_images, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test_setup_teardown(printf_of_nothing_prints_nothing, zc_setup_spirv, zc_teardown_spirv),
     };
-    static const zc_child_mode modes[] = {{"private", zc_child_private}, {"hang", zc_child_hang}};
+    static const zc_child_mode modes[] = {{"private", zc_child_private},
+                                          {"hang", zc_child_hang},
+                                          {"all-fault", zc_child_all_fault},
+                                          {"arbitrary", zc_child_arbitrary}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);

@@ -304,7 +304,7 @@ static void spirv_geometric_functions(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
+#define ZC_FIXTURE spirv
     static const struct CMUnitTest tests[] = {
         ZC_T(spirv_math_functions_within_ulps), ZC_T(spirv_double_math),         ZC_T(spirv_math_with_output_pointers),
         ZC_T(spirv_integer_functions),          ZC_T(spirv_geometric_functions),

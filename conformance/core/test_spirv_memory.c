@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <zefake/zefake_ext.h>
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Local memory and barriers */
@@ -738,12 +739,14 @@ static int zc_child_fault(int argc, char **argv) {
     return zc_child_exec_end(x);
 }
 
+/* The strict profile: an access past the end of the allocation faults, even inside its padding. */
 static void spirv_out_of_bounds_access_is_reported(void **state) {
     (void)state;
     zc_skip_unless_fake();
     const char *const args[] = {"bounds", NULL};
+    const char *const env[] = {"ZEFAKE_STRICT=1", NULL};
     zc_child child;
-    assert_true(zc_run_child_mode("fault", args, NULL, ZC_CHILD_TIMEOUT_MS, &child));
+    assert_true(zc_run_child_mode("fault", args, env, ZC_CHILD_TIMEOUT_MS, &child));
     zc_assert_child_ok(&child, "out-of-bounds child");
     assert_int_equal(zc_child_number(&child, "event"), 1);     /* the launch completed */
     assert_int_equal(zc_child_number(&child, "status"), 1);    /* the device reports the fault */
@@ -754,6 +757,97 @@ static void spirv_out_of_bounds_access_is_reported(void **state) {
         strstr(child.err, address + 2) == NULL || strstr(child.err, "out-of-bounds store") == NULL)
         zc_fail("the diagnostic does not name the kernel, the first faulting work-item and %s:\n%s", address,
                 child.err);
+    zc_child_free(&child);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Padding: accesses past the end of an allocation inside its last page are performed in the default profile, as real
+ * GPUs do (docs/tolerances.md); the strict one faults (above). Fake only: the profiles and the page sizes are
+ * zefake's. */
+
+static uint64_t zc_tolerances(ze_bool_t reset) {
+    zefake_pfnGetToleranceCount_t get = NULL;
+    zc_assert_success(
+        zeDriverGetExtensionFunctionAddress(zc_sys()->driver, ZEFAKE_FN_GET_TOLERANCE_COUNT, (void **)&get));
+    uint64_t count = 0;
+    zc_assert_success(get(&count, reset));
+    return count;
+}
+
+/* Runs `name` of spirv_padding (or spirv_globals' out_of_bounds) on `items` work-items and prints whether the device
+ * stayed available. */
+static void zc_padding_launch(zc_exec *x, const char *module_name, const char *name, uint32_t items, const zc_arg *args,
+                              uint32_t num_args) {
+    ze_module_handle_t module = zc_module_create(x->context, x->device, module_name);
+    ze_kernel_handle_t kernel = zc_kernel_create(module, name);
+    for (uint32_t i = 0; i < num_args; i++)
+        zc_assert_success(zeKernelSetArgumentValue(kernel, i, args[i].size, args[i].value));
+    zc_assert_success(zeKernelSetGroupSize(kernel, items < 32 ? items : 32, 1, 1));
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_group_count_t groups = {items < 32 ? 1 : items / 32, 1, 1};
+    zc_assert_success(zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+}
+
+static int zc_child_padding(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    zc_tolerances(1);
+    int32_t *in = zc_host_alloc(x, 7 * 4), *out = zc_host_alloc(x, 4), *p = zc_host_alloc(x, 4);
+    for (int32_t i = 0; i < 7; i++)
+        in[i] = i + 1;
+    in[7] = 77; /* the padding holds what was written there */
+    zc_arg sum_args[] = {ZC_PTR(in), ZC_PTR(out)};
+    zc_padding_launch(x, "spirv_padding", "sum_eight", 1, sum_args, 2);
+    printf("sum=%d\n", out[0]);
+    zc_arg wide_args[] = {ZC_PTR(p)};
+    zc_padding_launch(x, "spirv_padding", "wide_store", 1, wide_args, 1);
+    printf("wide=%d,%d\n", p[0], p[1]);
+    const uint32_t n = 100;
+    int32_t *a = zc_host_alloc(x, n * 4);
+    memset(a, 0, 128 * 4);
+    zc_arg bounds_args[] = {ZC_PTR(a), ZC_VAL(n)};
+    zc_padding_launch(x, "spirv_globals", "out_of_bounds", 128, bounds_args, 2);
+    uint32_t written = 0;
+    for (uint32_t i = 0; i < n; i++)
+        written += a[i] == (int32_t)i + 1;
+    printf("written=%u\npast=%d\n", written, a[n] > (int32_t)n); /* one of the work-items past n wrote a[n] */
+    printf("status=%d\n", zeDeviceGetStatus(x->device) == ZE_RESULT_SUCCESS);
+    printf("tolerated=%llu\n", (unsigned long long)zc_tolerances(0));
+    fflush(stdout);
+    zc_free(x, in);
+    zc_free(x, out);
+    zc_free(x, p);
+    zc_free(x, a);
+    return zc_child_exec_end(x);
+}
+
+static void spirv_padding_accesses_are_performed_and_warned(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    const char *const env[] = {"ZEFAKE_STRICT=0", "ZEFAKE_LOG=warn", NULL};
+    zc_child child;
+    assert_true(zc_run_child_mode("padding", NULL, env, ZC_CHILD_TIMEOUT_MS, &child));
+    zc_assert_child_ok(&child, "padding child");
+    assert_int_equal(zc_child_number(&child, "sum"), 28 + 77);
+    char wide[32];
+    assert_true(zc_child_value(&child, "wide", wide, sizeof wide));
+    assert_string_equal(wide, "5,6");
+    assert_int_equal(zc_child_number(&child, "written"), 100);
+    assert_int_equal(zc_child_number(&child, "past"), 1);
+    assert_int_equal(zc_child_number(&child, "status"), 1);
+    assert_int_equal(zc_child_number(&child, "tolerated"), 3); /* one per launch */
+    const char *const expected[] = {"warn: device: kernel 'sum_eight': work-item (0, 0, 0) loads 4 bytes at offset 28",
+                                    "warn: device: kernel 'wide_store': work-item (0, 0, 0) stores 8 bytes at offset 0",
+                                    "warn: device: kernel 'out_of_bounds': work-item ("};
+    for (size_t i = 0; i < ZC_COUNT(expected); i++)
+        if (strstr(child.err, expected[i]) == NULL)
+            zc_fail("no warning \"%s\":\n%s", expected[i], child.err);
     zc_child_free(&child);
 }
 
@@ -885,7 +979,7 @@ static void spirv_float_atomics_add_min_max_exchange(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
+#define ZC_FIXTURE spirv
     static const struct CMUnitTest tests[] = {
         ZC_T(spirv_local_reduction_with_barriers),
         ZC_T(spirv_local_scan),
@@ -903,10 +997,12 @@ int main(int argc, char **argv) {
         ZC_T(spirv_sub_group_block_reads_and_writes),
         ZC_T(spirv_sub_group_image_block_reads_and_writes),
         cmocka_unit_test(spirv_out_of_bounds_access_is_reported),
+        cmocka_unit_test(spirv_padding_accesses_are_performed_and_warned),
         cmocka_unit_test(spirv_null_pointer_load_is_reported),
         cmocka_unit_test(spirv_host_memory_needs_shared_system_allocations),
     };
-    static const zc_child_mode modes[] = {{"fault", zc_child_fault}, {"system", zc_child_system}};
+    static const zc_child_mode modes[] = {
+        {"fault", zc_child_fault}, {"system", zc_child_system}, {"padding", zc_child_padding}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);

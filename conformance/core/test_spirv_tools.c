@@ -570,7 +570,7 @@ static void spirv_subgroup_block_of_three_fails_the_build(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_spirv, zc_teardown_spirv)
+#define ZC_FIXTURE spirv
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(spirv_printf_writes_to_stdout),
         ZC_T(spirv_itt_annotations_follow_the_specialization_constant),

@@ -260,7 +260,7 @@ static void timestamps_into_freed_memory_fault_instead_of_crashing(void **state)
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(timestamps_inside_submission_window),
         ZC_T(timestamps_consecutive_commands_do_not_overlap),

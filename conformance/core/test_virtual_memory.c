@@ -382,20 +382,20 @@ static void virtual_read_only_pages_refuse_device_writes(void **state) {
 
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
-#define ZC_TEST(name) cmocka_unit_test_setup_teardown(name, zc_setup_exec, zc_teardown_exec)
-        ZC_TEST(virtual_page_size_query),
-        ZC_TEST(virtual_reserve_with_hints),
-        ZC_TEST(virtual_two_mappings_share_physical_memory),
-        ZC_TEST(virtual_copies_reach_mapped_memory),
-        ZC_TEST(virtual_access_attributes),
-        ZC_TEST(virtual_misuse_answered),
-        ZC_TEST(virtual_bad_arguments),
+#define ZC_FIXTURE exec
+        ZC_T(virtual_page_size_query),
+        ZC_T(virtual_reserve_with_hints),
+        ZC_T(virtual_two_mappings_share_physical_memory),
+        ZC_T(virtual_copies_reach_mapped_memory),
+        ZC_T(virtual_access_attributes),
+        ZC_T(virtual_misuse_answered),
+        ZC_T(virtual_bad_arguments),
         cmocka_unit_test(virtual_destroyed_context_refused),
         cmocka_unit_test(virtual_context_destroy_releases_reservations),
         cmocka_unit_test(virtual_unmapped_pages_fault_instead_of_crashing),
-        ZC_TEST(virtual_kernels_reach_mapped_memory),
+        ZC_T(virtual_kernels_reach_mapped_memory),
         cmocka_unit_test(virtual_read_only_pages_refuse_device_writes),
-#undef ZC_TEST
+#undef ZC_FIXTURE
     };
     static const zc_child_mode modes[] = {{"unmapped-copy", zc_child_unmapped_copy},
                                           {"read-only-write", zc_child_read_only_write}};

@@ -19,46 +19,12 @@ typedef struct zc_exec {
     ze_command_queue_group_properties_t groups[16];
 } zc_exec;
 
-static inline void zc_exec_groups(zc_exec *x) {
-    x->num_groups = ZC_COUNT(x->groups);
-    for (uint32_t i = 0; i < x->num_groups; i++)
-        x->groups[i] = (ze_command_queue_group_properties_t){.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
-    zc_assert_success(zeDeviceGetCommandQueueGroupProperties(x->device, &x->num_groups, x->groups));
-    x->compute_ordinal = ZC_NO_ORDINAL;
-    x->copy_ordinal = ZC_NO_ORDINAL;
-    for (uint32_t i = 0; i < x->num_groups; i++) {
-        ze_command_queue_group_property_flags_t f = x->groups[i].flags;
-        if ((f & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) && x->compute_ordinal == ZC_NO_ORDINAL)
-            x->compute_ordinal = i;
-        if ((f & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY) && !(f & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) &&
-            x->copy_ordinal == ZC_NO_ORDINAL)
-            x->copy_ordinal = i;
-    }
-    assert_int_not_equal(x->compute_ordinal, ZC_NO_ORDINAL);
-}
+/* Fills the queue groups and the compute and copy ordinals of x->device (zc_exec.c, with the fixture). */
+void zc_exec_groups(zc_exec *x);
 
-/* Test fixture: *state becomes a zc_exec with a fresh context on the first root device. */
-static inline int zc_setup_exec(void **state) {
-    zc_exec *x = calloc(1, sizeof *x);
-    if (x == NULL)
-        return -1;
-    ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    if (zeContextCreate(zc_sys()->driver, &desc, &x->context) != ZE_RESULT_SUCCESS) {
-        free(x);
-        return -1;
-    }
-    x->device = zc_sys()->roots[0];
-    zc_exec_groups(x);
-    *state = x;
-    return 0;
-}
-
-static inline int zc_teardown_exec(void **state) {
-    zc_exec *x = *state;
-    ze_result_t result = zeContextDestroy(x->context);
-    free(x);
-    return result == ZE_RESULT_SUCCESS ? 0 : -1;
-}
+/* Test fixture (zc_exec.c): *state becomes a zc_exec with a fresh context on the first root device. */
+int zc_setup_exec(void **state);
+int zc_teardown_exec(void **state);
 
 static inline ze_command_queue_handle_t zc_queue(zc_exec *x, uint32_t ordinal, uint32_t index,
                                                  ze_command_queue_mode_t mode) {

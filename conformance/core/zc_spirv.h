@@ -20,29 +20,9 @@ typedef struct zc_sx {
     uint32_t num_modules;
 } zc_sx;
 
-static inline int zc_setup_spirv(void **state) {
-    void *exec = NULL;
-    if (zc_setup_exec(&exec) != 0)
-        return -1;
-    zc_sx *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return -1;
-    s->x = *(zc_exec *)exec;
-    free(exec);
-    s->list = zc_immediate(&s->x, s->x.compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
-    *state = s;
-    return 0;
-}
-
-static inline int zc_teardown_spirv(void **state) {
-    zc_sx *s = *state;
-    bool ok = zeCommandListDestroy(s->list) == ZE_RESULT_SUCCESS;
-    for (uint32_t i = 0; i < s->num_modules; i++)
-        ok = ok && zeModuleDestroy(s->modules[i]) == ZE_RESULT_SUCCESS;
-    ok = ok && zeContextDestroy(s->x.context) == ZE_RESULT_SUCCESS;
-    free(s);
-    return ok ? 0 : -1;
-}
+/* Test fixture (zc_spirv.c): *state becomes a zc_sx; the teardown destroys the modules the test made. */
+int zc_setup_spirv(void **state);
+int zc_teardown_spirv(void **state);
 
 /* The module of a test kernel file, made once per test. */
 static inline ze_module_handle_t zc_spirv_module(zc_sx *s, const char *file) {

@@ -100,6 +100,13 @@ const zc_system *zc_sys(void);
 int zc_setup_context(void **state);
 int zc_teardown_context(void **state);
 
+/* One test with its file's fixture: a file whose tests share one defines ZC_FIXTURE as its name (exec, spirv,
+ * context...) before its list of tests, and ZC_T(fn) sets up and tears down each test with zc_setup_<fixture> and
+ * zc_teardown_<fixture>. */
+#define ZC_T(fn)                 ZC_T_WITH_(fn, ZC_FIXTURE)
+#define ZC_T_WITH_(fn, fixture)  ZC_T_WITH__(fn, fixture)
+#define ZC_T_WITH__(fn, fixture) cmocka_unit_test_setup_teardown(fn, zc_setup_##fixture, zc_teardown_##fixture)
+
 /* ------------------------------------------------------------------------------------------------------------------
  * The target */
 

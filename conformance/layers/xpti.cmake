@@ -1,5 +1,6 @@
 # XPTI (layers/xpti, docs/xpti.md), labelled xpti and layers:
 #   test_xpti_dispatcher   our dispatcher, libxptifw.so, against the framework contract
+#   test_xpti_expectations the framework's own unit-test expectations, one test each (also under threads)
 #   test_xpti              the emitter with our dispatcher and the test subscriber, through layers/tracing
 #   test_xpti_itt          its ITT stream, the same way
 #   test_xpti_stock, test_xpti_itt_stock   the same two through the loader's stock tracing layer
@@ -28,10 +29,12 @@ function(zc_add_xpti name)
   # The caller's XPTI set-up must not leak into the tests: each child gets exactly the one it needs.
   set_property(TEST conformance.${name} APPEND PROPERTY ENVIRONMENT_MODIFICATION
                "XPTI_TRACE_ENABLE=unset:" "XPTI_SUBSCRIBERS=unset:" "XPTI_FRAMEWORK_DISPATCHER=unset:"
-               "ZX_TS_STREAMS=unset:" "ZX_TS_OLD_END=unset:" "ZX_TS_PUBLIC_METADATA=unset:" "LD_PRELOAD=unset:")
+               "ZX_TS_STREAMS=unset:" "ZX_TS_OLD_END=unset:" "ZX_TS_PUBLIC_METADATA=unset:" "ZX_TS_DETAIL=unset:"
+               "LD_PRELOAD=unset:")
 endfunction()
 
 zc_add_xpti(test_xpti_dispatcher layers/test_xpti_dispatcher.c)
+zc_add_xpti(test_xpti_expectations layers/test_xpti_expectations.c)
 zc_add_xpti(test_xpti layers/test_xpti.c layers/zc_xpti.c)
 zc_add_xpti(test_xpti_itt layers/test_xpti_itt.c layers/zc_xpti.c)
 set(ZC_XPTI_EXTRA ZC_XPTI_STOCK_LAYER=1)

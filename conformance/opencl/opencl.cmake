@@ -6,9 +6,9 @@ find_library(ZC_OPENCL_LIBRARY NAMES OpenCL libOpenCL.so.1)
 if(NOT ZC_TARGET_NAME STREQUAL "fake" OR NOT ZC_OPENCL_LIBRARY)
   return()
 endif()
-# Three executables by area (test_opencl.c, test_opencl_events.c, test_opencl_lifetime.c), each run as is and with the cards' tiles as
+# Four executables by area (test_opencl.c, test_opencl_events.c, test_opencl_lifetime.c, test_opencl_kernels.c), each run as is and with the cards' tiles as
 # sub-devices (clCreateSubDevices), the latter on the deterministic clock (docs/cost-model.md, "Device time").
-foreach(zc_cl_test test_opencl test_opencl_events test_opencl_lifetime)
+foreach(zc_cl_test test_opencl test_opencl_events test_opencl_lifetime test_opencl_kernels)
   add_executable(zc_${zc_cl_test} "${CMAKE_CURRENT_LIST_DIR}/${zc_cl_test}.c")
   set_target_properties(zc_${zc_cl_test} PROPERTIES OUTPUT_NAME ${zc_cl_test}
                         RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/conformance")
@@ -30,6 +30,13 @@ foreach(zc_cl_test test_opencl test_opencl_events test_opencl_lifetime)
     LABELS "conformance;opencl"
     TIMEOUT 120)
 endforeach()
+# The strict profile's refusals of what the default one tolerates (docs/tolerances.md).
+add_test(NAME conformance.test_opencl_kernels.strict COMMAND zc_test_opencl_kernels)
+set_tests_properties(conformance.test_opencl_kernels.strict PROPERTIES
+  ENVIRONMENT "OCL_ICD_VENDORS=${ZEFAKE_ICD_DIR};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE_DIR:ze_fake>/libze_fake.so.1;ZEFAKE_INSTANCE=test_opencl_kernels_strict;ZEFAKE_STRICT=1"
+  ENVIRONMENT_MODIFICATION "ZEFAKE_SCENARIO=unset:;ZE_AFFINITY_MASK=unset:;ZE_FLAT_DEVICE_HIERARCHY=unset:"
+  LABELS "conformance;opencl"
+  TIMEOUT 120)
 if(ZC_CLINFO)
   # clinfo is not built with the sanitizers: in a sanitizer build their runtime is preloaded for the driver it loads
   # (clinfo's own leaks are not the driver's).

@@ -618,6 +618,96 @@ static void test_buffer_images(void **state) {
     clReleaseMemObject(out_buffer);
 }
 
+static _Atomic cl_int zc_fault_callback_status = 1;
+static void CL_CALLBACK zc_on_fault_complete(cl_event e, cl_int status, void *data) {
+    (void)e;
+    (void)data;
+    zc_fault_callback_status = status;
+}
+
+/* A command that faults on the device (a store far outside its buffer) ends with a negative status,
+ * CL_OUT_OF_RESOURCES (OpenCL 3.0, CL_EVENT_COMMAND_EXECUTION_STATUS: "a negative integer value ... the command was
+ * abnormally terminated"): its event says so, its CL_COMPLETE callback receives it, clWaitForEvents answers
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, and the queue's next command runs. */
+static void test_faulted_command_status(void **state) {
+    zc_cl *t = *state;
+    static const char *source = "kernel void wild(global int *p)\n"
+                                "{\n"
+                                "    p[get_global_id(0) + (1 << 28)] = 1;\n"
+                                "}\n";
+    cl_program p = zc_build_source(t, source, "");
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "wild", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem m = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 64, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof m, &m), CL_SUCCESS);
+    size_t global = 4;
+    cl_event e;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 0, NULL, &e), CL_SUCCESS);
+    zc_fault_callback_status = 1;
+    assert_int_equal(clSetEventCallback(e, CL_COMPLETE, zc_on_fault_complete, NULL), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(1, &e), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert_int_equal(zc_exec_status(e), CL_OUT_OF_RESOURCES);
+    for (int i = 0; i < 1000 && zc_fault_callback_status == 1; i++)
+        usleep(1000);
+    assert_int_equal(zc_fault_callback_status, CL_OUT_OF_RESOURCES);
+    clFinish(t->queue);
+    cl_int v = 7, back = 0;
+    assert_int_equal(clEnqueueWriteBuffer(t->queue, m, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, m, CL_TRUE, 0, sizeof back, &back, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(back, 7);
+    clReleaseEvent(e);
+    clReleaseMemObject(m);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
+#define ZC_STALE_ROUNDS 200
+
+/* 200 create/release/create rounds of samplers, buffers and user events: the second object never takes the
+ * released one's address, and the released handle is refused every time (docs/opencl.md, "Handles are checked"). */
+static void test_stale_handles_refused(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    int reused = 0;
+    for (int round = 0; round < ZC_STALE_ROUNDS; round++) {
+        cl_sampler s = clCreateSampler(t->context, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clReleaseSampler(s), CL_SUCCESS);
+        cl_sampler s2 = clCreateSampler(t->context, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        reused += s2 == s;
+        assert_int_equal(clRetainSampler(s), CL_INVALID_SAMPLER);
+        assert_int_equal(clReleaseSampler(s), CL_INVALID_SAMPLER);
+
+        cl_mem m = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 64, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clReleaseMemObject(m), CL_SUCCESS);
+        cl_mem m2 = clCreateBuffer(t->context, CL_MEM_READ_WRITE, 64, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        reused += m2 == m;
+        assert_int_equal(clRetainMemObject(m), CL_INVALID_MEM_OBJECT);
+        assert_int_equal(clReleaseMemObject(m), CL_INVALID_MEM_OBJECT);
+
+        cl_event e = clCreateUserEvent(t->context, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clSetUserEventStatus(e, CL_COMPLETE), CL_SUCCESS);
+        assert_int_equal(clReleaseEvent(e), CL_SUCCESS);
+        cl_event e2 = clCreateUserEvent(t->context, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        reused += e2 == e;
+        assert_int_equal(clRetainEvent(e), CL_INVALID_EVENT);
+        assert_int_equal(clReleaseEvent(e), CL_INVALID_EVENT);
+
+        assert_int_equal(clReleaseSampler(s2), CL_SUCCESS);
+        assert_int_equal(clReleaseMemObject(m2), CL_SUCCESS);
+        assert_int_equal(clSetUserEventStatus(e2, CL_COMPLETE), CL_SUCCESS);
+        assert_int_equal(clReleaseEvent(e2), CL_SUCCESS);
+    }
+    assert_int_equal(reused, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_user_marker_barrier),
@@ -626,6 +716,8 @@ int main(void) {
         cmocka_unit_test(test_invalid_arguments_more),
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_buffer_images),
+        cmocka_unit_test(test_faulted_command_status),
+        cmocka_unit_test(test_stale_handles_refused),
     };
     return cmocka_run_group_tests_name("opencl_events", tests, zc_setup, zc_teardown);
 }

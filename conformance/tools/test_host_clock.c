@@ -322,7 +322,7 @@ static void host_clock_variable_chooses_the_clock(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_exec, zc_teardown_exec)
+#define ZC_FIXTURE exec
     static const struct CMUnitTest tests[] = {
         ZC_T(host_clock_pairs_with_monotonic_raw),
         ZC_T(host_clock_device_time_runs_while_the_host_waits),

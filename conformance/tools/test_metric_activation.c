@@ -234,7 +234,7 @@ static void activation_later_wins_option(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_context, zc_teardown_context)
+#define ZC_FIXTURE context
     static const struct CMUnitTest tests[] = {
         ZC_T(activation_same_domain_fails),
         ZC_T(activation_different_domains_succeed),

@@ -502,7 +502,7 @@ static void concurrent_groups_bad_arguments(void **state) {
 #endif
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_metric_fixture, zc_teardown_metric_fixture)
+#define ZC_FIXTURE metric_fixture
     static const struct CMUnitTest tests[] = {
         ZC_T(metric_group_properties_skip_unknown_extensions),
 #if ZC_L0_AT_LEAST(5)

@@ -564,7 +564,7 @@ static void predefined_groups_are_the_listed_ones(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_metric_fixture, zc_teardown_metric_fixture)
+#define ZC_FIXTURE metric_fixture
     static const struct CMUnitTest tests[] = {
         ZC_T(predefined_groups_are_the_listed_ones),
 #if ZC_L0_AT_LEAST(9)

@@ -537,7 +537,7 @@ static void query_end_without_begin_and_execution_pools(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_query, zc_teardown_query)
+#define ZC_FIXTURE query
     static const struct CMUnitTest tests[] = {
         ZC_T(query_pool_and_query_life_cycle),
         ZC_T(query_pool_bad_arguments),

@@ -945,7 +945,7 @@ static void streamer_realtime_clock_samples_while_idle(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_streamer, zc_teardown_streamer)
+#define ZC_FIXTURE streamer
     static const struct CMUnitTest tests[] = {
         ZC_T(streamer_open_checks_in_order),
         ZC_T(streamer_open_bad_arguments),

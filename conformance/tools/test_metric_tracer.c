@@ -320,7 +320,7 @@ static void listed_groups_have_known_sampling_types(void **state) {
 }
 
 int main(int argc, char **argv) {
-#define ZC_T(fn) cmocka_unit_test_setup_teardown(fn, zc_setup_metric_fixture, zc_teardown_metric_fixture)
+#define ZC_FIXTURE metric_fixture
     static const struct CMUnitTest tests[] = {
         ZC_T(listed_groups_have_known_sampling_types),
 #if ZC_L0_AT_LEAST(10)

@@ -12,9 +12,15 @@
 
 /* docs/sysman.md: the fake's firmware belongs to a device reported as a card, not to a tile reported as a
  * sub-device (ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE); the default and two-cards scenarios have Xe Link ports on every
- * tile, the others none (docs/fabric.md). */
+ * tile, the others none (docs/fabric.md); the Data Center GPU Max cards of the shipped scenarios have diagnostics
+ * suites, the integrated GPU none. */
 static bool zc_fake_has(const zc_enum *e, ze_device_handle_t device) {
     bool tile = (zc_device_props(device).flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE) != 0;
+    if (e->call == (zc_enum_fn)zesDeviceEnumDiagnosticTestSuites) {
+        zefake_info_t info = {.size = sizeof info};
+        zc_fake_info(&info);
+        return !tile && strcmp(info.scenario_name, "integrated") != 0;
+    }
     if (e->call == (zc_enum_fn)zesDeviceEnumFabricPorts) {
         zefake_info_t info = {.size = sizeof info};
         zc_fake_info(&info);

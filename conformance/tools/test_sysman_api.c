@@ -382,6 +382,7 @@ static const zc_sm_extension zc_sm_extensions[] = {
 /* docs/sysman.md, "Extensions". */
 static const char *const zc_fake_extensions[] = {
     ZES_POWER_LIMITS_EXT_NAME,
+    ZES_ENGINE_ACTIVITY_EXT_NAME,
     ZES_RAS_GET_STATE_EXP_NAME,
     ZES_MEMORY_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES_NAME,
     ZES_POWER_DOMAIN_PROPERTIES_EXP_NAME,
@@ -475,8 +476,9 @@ static void sysman_extensions_bad_inputs(void **state) {
         zc_assert_result(ZC_API(zesDriverGetExtensionFunctionAddress)(driver, "zesNoSuchFunctionExp", &address),
                          ZE_RESULT_ERROR_INVALID_FUNCTION_NAME);
         assert_null(address);
-        zc_assert_result(ZC_API(zesDriverGetExtensionFunctionAddress)(driver, "zesEngineGetActivityExt", &address),
-                         ZE_RESULT_ERROR_INVALID_FUNCTION_NAME); /* not advertised */
+        zc_assert_result(
+            ZC_API(zesDriverGetExtensionFunctionAddress)(driver, "zesFirmwareSetSecurityVersionExp", &address),
+            ZE_RESULT_ERROR_INVALID_FUNCTION_NAME); /* not advertised */
     }
     ze_context_handle_t context = NULL;
     ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};

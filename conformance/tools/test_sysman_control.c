@@ -15,26 +15,6 @@
 #define ZC_BOUND_GROUPS_X 65536u
 #define ZC_BOUND_GROUPS_Y 1024u
 
-/* The device time, ns, one launch of `kernel` lasts from its kernel timestamps (the command's interval). */
-static uint64_t zc_launch_ns(zc_exec *x, ze_kernel_handle_t kernel, const ze_group_count_t *groups) {
-    ze_event_pool_handle_t pool = zc_event_pool(x, 1, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
-    ze_event_handle_t event = zc_event(pool, 0);
-    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
-    zc_assert_success(zeCommandListAppendLaunchKernel(list, kernel, groups, event, 0, NULL));
-    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
-    zc_run(queue, list);
-    ze_kernel_timestamp_result_t ts;
-    zc_assert_success(zeEventQueryKernelTimestamp(event, &ts));
-    ze_device_properties_t p = zc_device_props(x->device);
-    uint64_t mask = p.kernelTimestampValidBits >= 64 ? UINT64_MAX : (1ull << p.kernelTimestampValidBits) - 1u;
-    uint64_t ticks = (ts.context.kernelEnd - ts.context.kernelStart) & mask;
-    zc_assert_success(zeCommandQueueDestroy(queue));
-    zc_assert_success(zeCommandListDestroy(list));
-    zc_assert_success(zeEventDestroy(event));
-    zc_assert_success(zeEventPoolDestroy(pool));
-    return (uint64_t)((unsigned __int128)ticks * 1000000000u / p.timerResolution);
-}
-
 /* Runs the compute-bound launch once; answers its device time, ns. */
 static uint64_t zc_run_heating_once(zc_exec *x) {
     ze_module_handle_t module = zc_module_create(x->context, x->device, "gemm");

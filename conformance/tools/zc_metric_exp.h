@@ -16,27 +16,9 @@ typedef struct zc_metric_fixture {
     ze_module_handle_t vadd;
 } zc_metric_fixture;
 
-static inline int zc_setup_metric_fixture(void **state) {
-    void *exec = NULL;
-    if (zc_setup_exec(&exec) != 0)
-        return -1;
-    zc_metric_fixture *f = calloc(1, sizeof *f);
-    if (f == NULL)
-        return -1;
-    f->x = *(zc_exec *)exec;
-    free(exec);
-    f->vadd = zc_module_create(f->x.context, f->x.device, "vadd");
-    *state = f;
-    return 0;
-}
-
-static inline int zc_teardown_metric_fixture(void **state) {
-    zc_metric_fixture *f = *state;
-    ze_result_t deactivate = zetContextActivateMetricGroups(f->x.context, f->x.device, 0, NULL);
-    bool ok = zeModuleDestroy(f->vadd) == ZE_RESULT_SUCCESS && zeContextDestroy(f->x.context) == ZE_RESULT_SUCCESS;
-    free(f);
-    return ok && deactivate == ZE_RESULT_SUCCESS ? 0 : -1;
-}
+/* Test fixture (zc_metric_exp.c): *state becomes a zc_metric_fixture; the teardown deactivates the metric groups. */
+int zc_setup_metric_fixture(void **state);
+int zc_teardown_metric_fixture(void **state);
 
 /* What the caller appends before the work (end false) and after it (end true, with the list's signal event). */
 typedef void (*zc_around_fn)(ze_command_list_handle_t list, void *arg, bool end, ze_event_handle_t done);

@@ -44,6 +44,27 @@ static inline uint64_t zc_ticks_at(uint64_t ns, uint64_t hz) {
     return (uint64_t)((unsigned __int128)ns * hz / 1000000000u);
 }
 
+/* The device time, ns, one launch of `kernel` on the compute engine lasts from its kernel timestamps (the command's
+ * interval). */
+static inline uint64_t zc_launch_ns(zc_exec *x, ze_kernel_handle_t kernel, const ze_group_count_t *groups) {
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
+    ze_event_handle_t event = zc_event(pool, 0);
+    ze_command_list_handle_t list = zc_list(x, x->compute_ordinal);
+    zc_assert_success(zeCommandListAppendLaunchKernel(list, kernel, groups, event, 0, NULL));
+    ze_command_queue_handle_t queue = zc_queue(x, x->compute_ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zc_run(queue, list);
+    ze_kernel_timestamp_result_t ts;
+    zc_assert_success(zeEventQueryKernelTimestamp(event, &ts));
+    ze_device_properties_t p = zc_device_props(x->device);
+    uint64_t mask = p.kernelTimestampValidBits >= 64 ? UINT64_MAX : (1ull << p.kernelTimestampValidBits) - 1u;
+    uint64_t ticks = (ts.context.kernelEnd - ts.context.kernelStart) & mask;
+    zc_assert_success(zeCommandQueueDestroy(queue));
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeEventDestroy(event));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    return (uint64_t)((unsigned __int128)ticks * 1000000000u / p.timerResolution);
+}
+
 /* A GEMM kernel of `module` set up for the long launch; `buffer` stands for all three matrices (none is touched). */
 static inline ze_kernel_handle_t zc_long_gemm_kernel(ze_module_handle_t module, void *buffer) {
     ze_kernel_handle_t kernel = zc_kernel_create(module, "gemm");

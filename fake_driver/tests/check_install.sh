@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the build into a scratch prefix and checks what users rely on: the driver at the path pkg-config names,
-# the extension header, and a CMake package that gives zefake::ze_fake. Usage: check_install.sh <build dir> <scratch>
+# Installs the build into a scratch prefix and checks what users rely on: the driver at the path pkg-config names
+# with the compiled tier's part beside it, the extension header, and a CMake package that gives zefake::ze_fake.
+# Usage: check_install.sh <build dir> <scratch>
 set -euo pipefail
 build=$1
 scratch=$2
@@ -10,6 +11,10 @@ cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
 pcdir=$(dirname "$(find "$scratch/prefix" -name zefake.pc | head -n 1)")
 driver=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=driver zefake)
 [ -f "$driver" ] || { echo "check_install: pkg-config names $driver, which is not installed" >&2; exit 1; }
+# The compiled tier's LLVM part is loaded from the driver's own directory.
+for part in libze_fake_cx.so libze_fake_clc.so; do
+  [ -f "$(dirname "$driver")/$part" ] || { echo "check_install: $part is not next to $driver" >&2; exit 1; }
+done
 [ -f "$scratch/prefix/include/zefake/zefake_ext.h" ] || { echo "check_install: zefake_ext.h missing" >&2; exit 1; }
 mkdir -p "$scratch/consumer"
 cat >"$scratch/consumer/CMakeLists.txt" <<'CMAKE'

@@ -935,5 +935,7 @@ int main(void) {
         cmocka_unit_test(scenario_selector_unknown_name_lists_known_names),
         cmocka_unit_test(scenario_long_source_label_keeps_tail),
     };
+    static const zf_scenario_api_names api_names = {zf_api_number_from_name, zf_result_from_name};
+    zf_scenario_use_api_names(&api_names); /* the driver's registry, as zeInit hands it in */
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

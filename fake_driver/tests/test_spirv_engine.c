@@ -13,10 +13,12 @@
 #include "spirv_exec.h"
 #include "zt_spirv_files.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,6 +112,14 @@ static void zt_debug(void *user, const char *text) {
     snprintf(zt_debug_text, sizeof zt_debug_text, "%s", text);
 }
 
+/* The engine's last warning. */
+static char zt_warn_text[1024];
+
+static void zt_warn(void *user, const char *text) {
+    (void)user;
+    snprintf(zt_warn_text, sizeof zt_warn_text, "%s", text);
+}
+
 static void zt_run(const zt_launch *l, zf_xresult *result) {
     const zf_spirv_kernel *k = zf_spirv_find_kernel(l->module, l->kernel);
     assert_non_null(k);
@@ -124,7 +134,7 @@ static void zt_run(const zt_launch *l, zf_xresult *result) {
     }
     uint64_t *relocs = calloc(l->code->num_relocs + 1, 8);
     assert_non_null(relocs);
-    zf_exec_env env = {.user = l->mem, .lookup = zt_lookup, .debug = zt_debug};
+    zf_exec_env env = {.user = l->mem, .lookup = zt_lookup, .debug = zt_debug, .warn = zt_warn};
     zf_xlaunch launch = {.program = {l->code, relocs, l->code, NULL, 0},
                          .kernel = index,
                          .name = l->kernel,
@@ -529,6 +539,33 @@ static void compiled_tier_matches_the_interpreter(void **state) {
     zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
+    /* Math built-ins compile to calls of the C library's functions, bit for bit the interpreter's results. */
+    m = zt_read_ok("spirv_math");
+    code = zt_decode(m, false, "spirv_math");
+    const uint32_t items = 64;
+    float *fa = zt_buffer(&mem, items * 4), *fb = zt_buffer(&mem, items * 4), *fc = zt_buffer(&mem, items * 4);
+    float *fo = zt_buffer(&mem, items * 48 * 4);
+    for (uint32_t i = 0; i < items; i++) {
+        fa[i] = (float)i * 0.37f - 11.0f;
+        fb[i] = (float)(i % 9) * 0.5f + 0.25f;
+        fc[i] = 1.0f / ((float)i + 1.0f);
+    }
+    const void *float_values[] = {&fa, &fb, &fc, &fo};
+    const uint64_t float_sizes[] = {8, 8, 8, 8};
+    zt_launch mf = {m, code, "math_float", float_values, float_sizes, items, 16, 0, &mem, 0, 0};
+    zt_both_tiers(&mf, fo, items * 48 * 4, "kernel 'math_float': compiled in");
+    double *da = zt_buffer(&mem, items * 8), *db = zt_buffer(&mem, items * 8), *dout = zt_buffer(&mem, items * 16 * 8);
+    for (uint32_t i = 0; i < items; i++) {
+        da[i] = (double)i * 0.41 - 13.0;
+        db[i] = (double)(i % 7) * 0.75 + 0.5;
+    }
+    const void *double_values[] = {&da, &db, &dout};
+    const uint64_t double_sizes[] = {8, 8, 8};
+    zt_launch md = {m, code, "math_double", double_values, double_sizes, items, 16, 0, &mem, 0, 0};
+    zt_both_tiers(&md, dout, items * 16 * 8, "kernel 'math_double': compiled in");
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
     /* Calls through function pointers run in the interpreter, which the log says (this stand-in resolves none: every
      * work-item faults the same way in both runs). */
     m = zt_read_ok("spirv_fptr");
@@ -554,6 +591,15 @@ static void zt_local_both(const char *kernel, const void *const *values, const u
     zt_both_tiers(&l, out, bytes, logged);
     zf_dprog_free(code);
     zf_spirv_free(m);
+}
+
+/* The format version of the entry (the last byte of its magic: cx_disk.c's layout). */
+static void zt_cache_set_version(const char *path, char version) {
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 7, SEEK_SET), 0);
+    assert_int_equal(fputc(version, f), version);
+    fclose(f);
 }
 
 /* Kernels with barriers run compiled region by region (docs/spirv-execution.md, "How a work-group runs"): barriers
@@ -875,6 +921,190 @@ static void mutated_forms_are_refused_or_run_safely(void **state) {
     zf_spirv_free(m);
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * The compiled tier's on-disk cache (docs/spirv-execution.md, "Compiled tier"): each run in a child process, a
+ * process of its own as another program using the same module would be */
+
+/* In a child process: runs the launch in the interpreter, then compiled, and exits 0 when the memory is the same, the
+ * debug log of the compiled run has `logged` and not `unlogged`, and the last warning has `warned` (or there is none
+ * when NULL). */
+static void zt_cache_check(const zt_launch *l, uint8_t *out, size_t bytes, const char *logged, const char *unlogged,
+                           const char *warned) {
+    uint8_t *want = malloc(bytes);
+    zf_xresult result;
+    setenv("ZEFAKE_EXEC", "interp", 1);
+    zt_run(l, &result);
+    if (want == NULL)
+        _exit(1);
+    memcpy(want, out, bytes);
+    memset(out, 0, bytes);
+    setenv("ZEFAKE_EXEC", "compiled", 1);
+    zt_debug_text[0] = zt_warn_text[0] = '\0';
+    zt_run(l, &result);
+    bool ok = memcmp(want, out, bytes) == 0 && strstr(zt_debug_text, logged) != NULL &&
+              (unlogged == NULL || strstr(zt_debug_text, unlogged) == NULL) &&
+              (warned != NULL ? strstr(zt_warn_text, warned) != NULL : zt_warn_text[0] == '\0');
+    if (!ok)
+        fprintf(stderr, "cache child: debug '%s', warning '%s'\n", zt_debug_text, zt_warn_text);
+    _exit(ok ? 0 : 1);
+}
+
+/* In a child process: GEMM (zt_cache_check). */
+static void zt_cache_child(const char *logged, const char *unlogged, const char *warned) {
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("gemm");
+    zf_dprog *code = zt_decode(m, false, "gemm");
+    const uint32_t rows = 3, cols = 40, k = 7;
+    float *a = zt_buffer(&mem, rows * k * 4), *b = zt_buffer(&mem, k * cols * 4), *c = zt_buffer(&mem, rows * cols * 4);
+    for (uint32_t i = 0; i < rows * k; i++)
+        a[i] = (float)(i % 5) - 2.0f;
+    for (uint32_t i = 0; i < k * cols; i++)
+        b[i] = (float)(i % 3) + 0.5f;
+    const void *values[] = {&a, &b, &c, &rows, &cols, &k};
+    const uint64_t sizes[] = {8, 8, 8, 4, 4, 4};
+    zt_launch l = {m, code, "gemm", values, sizes, 128, 16, 0, &mem, 0, 0};
+    zt_cache_check(&l, (uint8_t *)c, rows * cols * 4, logged, unlogged, warned);
+}
+
+/* In a child process: the tiled GEMM, a kernel with barriers (zt_cache_check). */
+static void zt_cache_child_barriers(const char *logged, const char *unlogged, const char *warned) {
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("spirv_gemm");
+    zf_dprog *code = zt_decode(m, false, "spirv_gemm");
+    const uint32_t dim = 24;
+    float *a = zt_buffer(&mem, dim * dim * 4), *b = zt_buffer(&mem, dim * dim * 4), *c = zt_buffer(&mem, 32 * 32 * 4);
+    for (uint32_t i = 0; i < dim * dim; i++) {
+        a[i] = (float)(i % 7) - 3.0f;
+        b[i] = (float)(i % 5) * 0.5f;
+    }
+    const void *values[] = {&a, &b, &c, &dim, &dim, &dim};
+    const uint64_t sizes[] = {8, 8, 8, 4, 4, 4};
+    zt_launch l = {m, code, "gemm_tiled", values, sizes, 32, 16, 0, &mem, 32, 16};
+    zt_cache_check(&l, (uint8_t *)c, 32 * 32 * 4, logged, unlogged, warned);
+}
+
+typedef void (*zt_cache_child_fn)(const char *logged, const char *unlogged, const char *warned);
+
+static void zt_cache_run_in(zt_cache_child_fn child, const char *logged, const char *unlogged, const char *warned) {
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        child(logged, unlogged, warned);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void zt_cache_run(const char *logged, const char *unlogged, const char *warned) {
+    zt_cache_run_in(zt_cache_child, logged, unlogged, warned);
+}
+
+/* The one entry of the cache directory (its path), or how many there are. */
+static unsigned zt_cache_entries(const char *dir, char *path, size_t path_size) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    unsigned count = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        count++;
+        snprintf(path, path_size, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    return count;
+}
+
+static void zt_cache_clear(const char *dir) {
+    char path[600];
+    while (zt_cache_entries(dir, path, sizeof path) > 0)
+        assert_int_equal(unlink(path), 0);
+}
+
+/* A copy of the entry with its second half dropped, or one byte of its body flipped. */
+static void zt_cache_damage(const char *path, bool truncate_it) {
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long size = ftell(f);
+    assert_true(size > 200);
+    if (truncate_it) {
+        assert_int_equal(ftruncate(fileno(f), size / 2), 0);
+    } else {
+        assert_int_equal(fseek(f, size - 100, SEEK_SET), 0);
+        int byte = fgetc(f);
+        assert_int_equal(fseek(f, size - 100, SEEK_SET), 0);
+        fputc(byte ^ 0x5a, f);
+    }
+    fclose(f);
+}
+
+/* The entry with its object's section table moved out of the file, the checksum made right again: what the loader of
+ * object code must refuse by itself (cx_disk.c's layout: a 56-byte header, 40 bytes per block, the object). */
+static void zt_cache_damage_object(const char *path) {
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    static uint8_t data[1 << 20];
+    size_t size = fread(data, 1, sizeof data, f);
+    assert_true(size > 56 && size < sizeof data);
+    uint32_t blocks;
+    uint64_t object_size, shoff = 0xffffffff00ull;
+    memcpy(&blocks, data + 24, 4);
+    memcpy(&object_size, data + 40, 8);
+    uint8_t *object = data + 56 + (size_t)blocks * 40;
+    assert_int_equal(56 + (size_t)blocks * 40 + object_size, size);
+    memcpy(object + 0x28, &shoff, 8); /* e_shoff of the ELF header */
+    uint64_t sum = zf_fnv1a(data + 56, (size_t)blocks * 40, ZF_FNV1A_BASIS);
+    sum = zf_fnv1a(object, object_size, sum);
+    memcpy(data + 48, &sum, 8);
+    rewind(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+}
+
+static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
+    (void)state;
+    char dir[] = "/tmp/zefake-cache-test-XXXXXX", entry[600];
+    assert_non_null(mkdtemp(dir));
+    setenv("ZEFAKE_CACHE_DIR", dir, 1);
+    unsetenv("ZEFAKE_CACHE");
+    /* The first process compiles and writes one entry; the second finds it. */
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", NULL);
+    assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
+    zt_cache_run("kernel 'gemm': compiled in", NULL, NULL);
+    zt_cache_run("blocks, from the cache)", NULL, NULL);
+    /* A truncated entry and a damaged one are ignored with a warning, compiled again and replaced. */
+    zt_cache_damage(entry, true);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", "ignoring a damaged entry of the compiled-code cache");
+    zt_cache_run("from the cache", NULL, NULL);
+    zt_cache_damage(entry, false);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", "checksum mismatch");
+    zt_cache_run("from the cache", NULL, NULL);
+    zt_cache_damage_object(entry);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", "object code: bad section table");
+    zt_cache_run("from the cache", NULL, NULL);
+    /* An entry that others may write is not run. */
+    assert_int_equal(chmod(entry, 0666), 0);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", "not this user's alone");
+    zt_cache_run("from the cache", NULL, NULL);
+    assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
+    /* A kernel with barriers: its region count travels in the entry; an entry of the format before it is refused. */
+    zt_cache_clear(dir);
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", NULL);
+    assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
+    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
+    zt_cache_set_version(entry, '1');
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", "format version 1, not 2");
+    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
+    /* ZEFAKE_CACHE=0: nothing read, nothing written. */
+    zt_cache_clear(dir);
+    setenv("ZEFAKE_CACHE", "0", 1);
+    zt_cache_run("kernel 'gemm': compiled in", "from the cache", NULL);
+    assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decodes_every_test_kernel),
@@ -890,6 +1120,7 @@ int main(void) {
         cmocka_unit_test(compiled_tier_matches_the_interpreter),
         cmocka_unit_test(compiled_tier_runs_barriers_region_by_region),
         cmocka_unit_test(compiled_tier_takes_the_corpus),
+        cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),
         cmocka_unit_test(mutated_forms_are_refused_or_run_safely),
     };

@@ -101,9 +101,9 @@ static void globals_sizes_and_initial_values(void **state) {
     int32_t c = 0, l[4] = {0};
     float t[16] = {0};
     zf_spirv_log log = {0};
-    assert_int_equal(zf_spirv_global_init(m, counter, &c, &log), ZF_SPIRV_OK);
-    assert_int_equal(zf_spirv_global_init(m, table, t, &log), ZF_SPIRV_OK);
-    assert_int_equal(zf_spirv_global_init(m, lut, l, &log), ZF_SPIRV_OK);
+    assert_int_equal(zf_spirv_global_init(m, counter, &c, NULL, NULL, &log), ZF_SPIRV_OK);
+    assert_int_equal(zf_spirv_global_init(m, table, t, NULL, NULL, &log), ZF_SPIRV_OK);
+    assert_int_equal(zf_spirv_global_init(m, lut, l, NULL, NULL, &log), ZF_SPIRV_OK);
     assert_int_equal(c, 5);
     assert_true(t[0] == 1.0f && t[1] == 2.0f && t[2] == 3.0f && t[3] == 0.0f && t[15] == 0.0f);
     assert_true(l[0] == 10 && l[1] == 20 && l[2] == 30 && l[3] == 40);
@@ -225,9 +225,9 @@ static void specialization_rewrites_the_module(void **state) {
     uint32_t i32 = 0;
     uint64_t i64 = 0;
     uint8_t i8 = 0;
-    assert_int_equal(zf_spirv_global_init(m, zt_global(m, "spec_int"), &i32, &log), ZF_SPIRV_OK);
-    assert_int_equal(zf_spirv_global_init(m, zt_global(m, "spec_long"), &i64, &log), ZF_SPIRV_OK);
-    assert_int_equal(zf_spirv_global_init(m, zt_global(m, "itt_enabled"), &i8, &log), ZF_SPIRV_OK);
+    assert_int_equal(zf_spirv_global_init(m, zt_global(m, "spec_int"), &i32, NULL, NULL, &log), ZF_SPIRV_OK);
+    assert_int_equal(zf_spirv_global_init(m, zt_global(m, "spec_long"), &i64, NULL, NULL, &log), ZF_SPIRV_OK);
+    assert_int_equal(zf_spirv_global_init(m, zt_global(m, "itt_enabled"), &i8, NULL, NULL, &log), ZF_SPIRV_OK);
     assert_true(i32 == 77 && i64 == 0x123456789ull && i8 == 1);
 
     size_t count = 0;
@@ -418,7 +418,7 @@ static void zt_exercise(zf_spirv_module *m, zf_spirv_log *log) {
             continue;
         void *storage = calloc(1, (size_t)g->size);
         if (storage != NULL)
-            zf_spirv_global_init(m, g, storage, log);
+            zf_spirv_global_init(m, g, storage, NULL, NULL, log);
         free(storage);
     }
     for (uint32_t i = 0; i < zf_spirv_kernel_count(m); i++) {

@@ -175,6 +175,24 @@ typedef struct zefake_kernel_profile_exp_t {
     uint32_t wave_bytes;    /* built-in values and local-memory pointers, per work-item */
 } zefake_kernel_profile_exp_t;
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * The 64 bytes of ze_ipc_mem_handle_t as zefake fills them (docs/memory.md, "IPC memory handles"), little-endian. The
+ * descriptor comes first and its field is 8 bytes wide, as in Intel's handle; a receiving process overwrites the first
+ * 4 bytes with the descriptor it received. Tools that forward handles read it; the driver writes exactly this. */
+#define ZEFAKE_IPC_MAGIC      "zefkIPC3" /* magic: in every memory handle zefake issues */
+#define ZEFAKE_IPC_TOKEN_SIZE 16
+typedef struct zefake_ipc_mem_handle_layout {
+    int32_t fd;            /* the exporter's descriptor of the allocation's memfd; the receiver's once it wrote it */
+    uint32_t fd_high;      /* 0 */
+    char magic[8];         /* ZEFAKE_IPC_MAGIC, without its terminating NUL */
+    uint32_t pid;          /* the exporting process */
+    uint32_t offset_pages; /* where the allocation starts in the memfd, in 4 KiB pages (0 for a memfd of its own) */
+    uint64_t nonce;        /* the exporter's IPC server, part of its socket name */
+    uint64_t id;           /* the allocation id in the exporting process */
+    uint64_t size;         /* the allocation's size */
+    uint8_t token[ZEFAKE_IPC_TOKEN_SIZE];
+} zefake_ipc_mem_handle_layout_t;
+
 #if defined(__cplusplus)
 }
 #endif

@@ -29,3 +29,16 @@ add_test(NAME docs_opencl_support_current
          COMMAND ${CMAKE_COMMAND} -E compare_files "${ZF_GEN_DIR}/opencl-support.md"
                  "${PROJECT_SOURCE_DIR}/docs/opencl-support.md")
 set_tests_properties(docs_opencl_support_current PROPERTIES LABELS "docs;opencl")
+
+# The face's LLVM part (src/cl/cl_bitcode.h): its compiler's bitcode pass, built as a shared object of its own next to
+# the driver and loaded at the first compile from source, so that the driver does not link LLVM.
+add_library(ze_fake_clc MODULE "${CMAKE_CURRENT_SOURCE_DIR}/src/cl/cl_bitcode.c")
+set_target_properties(ze_fake_clc PROPERTIES PREFIX "lib" OUTPUT_NAME ze_fake_clc C_VISIBILITY_PRESET hidden)
+target_include_directories(ze_fake_clc PRIVATE $<TARGET_PROPERTY:zf_core,INCLUDE_DIRECTORIES>)
+target_include_directories(ze_fake_clc SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(ze_fake_clc PRIVATE ZEFAKE_VERSION="${PROJECT_VERSION}")
+# Every symbol it uses is LLVM's or the C library's.
+target_link_libraries(ze_fake_clc PRIVATE LLVM)
+target_link_options(ze_fake_clc PRIVATE "LINKER:--no-undefined")
+add_dependencies(ze_fake_clc zf_generate zf_cl_generate)
+install(TARGETS ze_fake_clc LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

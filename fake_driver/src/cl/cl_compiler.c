@@ -1,5 +1,7 @@
 /* OpenCL C to SPIR-V: Debian's clang-14 (-x cl, -target spir64, -emit-llvm, the application's build options passed
- * through) then llvm-spirv-14, each a child process (posix_spawn) working in a temporary directory of its own. Their
+ * through, __OPENCL_VERSION__ defined as the devices' OpenCL version, a relative -I resolved against the application's
+ * working directory), the bitcode prepared for translation (cl_bitcode.c), then llvm-spirv-14, each compiler a child
+ * process (posix_spawn) working in a temporary directory of its own. Their
  * standard error is the build log, as users of other OpenCL drivers expect it; the source is named program.cl in it.
  * ZEFAKE_CLANG and ZEFAKE_LLVM_SPIRV name other compilers (docs/opencl.md). */
 #include "cl/zf_cl.h"
@@ -123,11 +125,43 @@ static int zfcl_remove_entry(const char *path, const struct stat *st, int flag, 
     return remove(path);
 }
 
+/* The include directories of -I<dir> and -I <dir> taken against the application's working directory, since clang runs
+ * in the temporary directory: each relative one is replaced by an absolute path (malloc'ed into owned[], NULL for the
+ * others). False when out of memory. */
+static bool zfcl_absolute_includes(char **argv, int n, char **owned) {
+    char cwd[4096];
+    bool have_cwd = getcwd(cwd, sizeof cwd) != NULL;
+    for (int i = 0; i < n; i++) {
+        owned[i] = NULL;
+        bool separate = strcmp(argv[i], "-I") == 0 && i + 1 < n;
+        const char *path = separate ? argv[i + 1] : strncmp(argv[i], "-I", 2) == 0 ? argv[i] + 2 : NULL;
+        if (path == NULL || *path == '\0' || *path == '/' || !have_cwd)
+            continue;
+        size_t size = strlen(cwd) + strlen(path) + 4;
+        if ((owned[i] = malloc(size)) == NULL)
+            return false;
+        snprintf(owned[i], size, "-I%s/%s", cwd, path);
+        argv[i] = owned[i];
+        if (separate)
+            argv[++i] = "";
+    }
+    return true;
+}
+
+/* Drops the empty words zfcl_absolute_includes left. */
+static int zfcl_compact(char **argv, int n) {
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (argv[i][0] != '\0')
+            argv[kept++] = argv[i];
+    return kept;
+}
+
 static cl_int zfcl_clang(const char *dir, const char *options) {
     char *buffer = strdup(options != NULL ? options : "");
     if (buffer == NULL)
         return CL_OUT_OF_HOST_MEMORY;
-    char *argv[ZFCL_MAX_ARGS + 16];
+    char *argv[ZFCL_MAX_ARGS + 16], *owned[ZFCL_MAX_ARGS] = {0};
     int n = 0;
     argv[n++] = (char *)zfcl_tool("ZEFAKE_CLANG", "clang-14");
     argv[n++] = "-c";
@@ -139,15 +173,20 @@ static cl_int zfcl_clang(const char *dir, const char *options) {
     argv[n++] = "-Xclang";
     argv[n++] = "-finclude-default-header";
     argv[n++] = "-I.";
+    argv[n++] = "-D__OPENCL_VERSION__=300"; /* CL_DEVICE_VERSION: OpenCL 3.0 (OpenCL C 3.0, "Predefined Macros") */
     bool has_std = strstr(buffer, "-cl-std=") != NULL;
     if (!has_std)
         argv[n++] = "-cl-std=CL1.2";
-    n += zfcl_split(buffer, argv + n, ZFCL_MAX_ARGS);
+    int given = zfcl_split(buffer, argv + n, ZFCL_MAX_ARGS);
+    bool ok = zfcl_absolute_includes(argv + n, given, owned);
+    n += zfcl_compact(argv + n, given);
     argv[n++] = "-o";
     argv[n++] = "program.bc";
     argv[n++] = "program.cl";
     argv[n] = NULL;
-    bool ok = zfcl_run(dir, argv);
+    ok = ok && zfcl_run(dir, argv);
+    for (int i = 0; i < given; i++)
+        free(owned[i]);
     free(buffer);
     return ok ? CL_SUCCESS : CL_BUILD_PROGRAM_FAILURE;
 }
@@ -166,8 +205,19 @@ static cl_int zfcl_prepare(const char *dir, const char *source, const zfcl_heade
     return CL_SUCCESS;
 }
 
+/* Whether the options ask for the kernels' argument information (OpenCL 3.0, "Options for Querying Kernel Argument
+ * Information"). */
+static bool zfcl_wants_arg_info(const char *options) {
+    for (const char *at = options; at != NULL && (at = strstr(at, "-cl-kernel-arg-info")) != NULL; at++) {
+        char after = at[strlen("-cl-kernel-arg-info")];
+        if ((at == options || at[-1] == ' ' || at[-1] == '\t') && (after == '\0' || after == ' ' || after == '\t'))
+            return true;
+    }
+    return false;
+}
+
 cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_header *headers, cl_uint num_headers,
-                           bool compile_only, void **spirv, size_t *size, char **log) {
+                           bool compile_only, void **spirv, size_t *size, char **log, zfcl_arg_infos *infos) {
     *spirv = NULL;
     *log = NULL;
     const char *tmp = getenv("TMPDIR");
@@ -178,6 +228,10 @@ cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_h
     cl_int err = zfcl_prepare(dir, source, headers, num_headers);
     if (err == CL_SUCCESS)
         err = zfcl_clang(dir, options);
+    char bitcode[4200];
+    snprintf(bitcode, sizeof bitcode, "%s/program.bc", dir);
+    if (err == CL_SUCCESS)
+        err = zfcl_prepare_bitcode(bitcode, infos, zfcl_wants_arg_info(options));
     if (err == CL_SUCCESS)
         err = zfcl_llvm_spirv(dir);
     if (err == CL_SUCCESS)
@@ -188,7 +242,7 @@ cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_h
         err = CL_OUT_OF_RESOURCES;
     if (err == CL_BUILD_PROGRAM_FAILURE && *log != NULL &&
         (strstr(*log, "unknown argument") != NULL || strstr(*log, "unsupported option") != NULL))
-        err = CL_INVALID_BUILD_OPTIONS;
+        err = compile_only ? CL_INVALID_COMPILER_OPTIONS : CL_INVALID_BUILD_OPTIONS;
     else if (err == CL_BUILD_PROGRAM_FAILURE && compile_only)
         err = CL_COMPILE_PROGRAM_FAILURE;
     nftw(dir, zfcl_remove_entry, 8, FTW_DEPTH | FTW_PHYS);

@@ -35,7 +35,7 @@ static void zfcl_context_destroy(cl_context c) {
     pthread_mutex_destroy(&c->lock);
     free(c->devices);
     free(c->props);
-    free(c);
+    zfcl_object_free(&c->obj);
 }
 
 void zfcl_context_hold(cl_context context) {
@@ -472,7 +472,7 @@ static void zfcl_queue_destroy(cl_command_queue q) {
         zfi_zeCommandListDestroy(q->lists[i]);
     pthread_mutex_destroy(&q->lock);
     cl_context c = q->context;
-    free(q);
+    zfcl_object_free(&q->obj);
     zfcl_context_unhold(c);
 }
 

@@ -15,6 +15,7 @@ static const char *const zfcl_ext_names[] = {"cl_khr_byte_addressable_store",
                                              "cl_khr_device_uuid",
                                              "cl_khr_icd",
                                              "cl_intel_unified_shared_memory",
+                                             "cl_khr_3d_image_writes", /* every format is writable in 3D images */
                                              "cl_khr_int64_base_atomics",
                                              "cl_khr_int64_extended_atomics",
                                              "cl_khr_fp64"};
@@ -27,8 +28,10 @@ static bool zfcl_has_int64_atomics(cl_device_id d) {
     return (d->module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0;
 }
 
+#define ZFCL_FIXED_EXTS 10 /* the names every device offers, before the int64 atomics and fp64 */
+
 static size_t zfcl_num_exts(cl_device_id d) {
-    size_t n = 9;
+    size_t n = ZFCL_FIXED_EXTS;
     if (zfcl_has_int64_atomics(d))
         n += 2;
     if (zfcl_has_fp64(d))
@@ -37,7 +40,7 @@ static size_t zfcl_num_exts(cl_device_id d) {
 }
 
 static const char *zfcl_ext_name(cl_device_id d, size_t i) {
-    if (i >= 9 && !zfcl_has_int64_atomics(d))
+    if (i >= ZFCL_FIXED_EXTS && !zfcl_has_int64_atomics(d))
         i += 2;
     return zfcl_ext_names[i];
 }
@@ -72,10 +75,11 @@ static cl_int zfcl_c_versions(cl_device_id d, size_t size, void *value, size_t *
 }
 
 static cl_int zfcl_c_features(cl_device_id d, size_t size, void *value, size_t *size_ret) {
-    cl_name_version v[3] = {{CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+    cl_name_version v[4] = {{CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
                             {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_images"},
+                            {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_3d_image_writes"},
                             {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"}};
-    return zfcl_info(size, value, size_ret, v, (zfcl_has_fp64(d) ? 3 : 2) * sizeof v[0]);
+    return zfcl_info(size, value, size_ret, v, (zfcl_has_fp64(d) ? 4 : 3) * sizeof v[0]);
 }
 
 static cl_int zfcl_ils(size_t size, void *value, size_t *size_ret) {

@@ -3,6 +3,7 @@
  * nanoseconds from the same clock as Level Zero timestamps: the queued and submit times are the device's global
  * timestamp read at the enqueue, start and end the command's kernel timestamps (docs/cost-model.md). */
 #include "cl/zf_cl.h"
+#include "exec/zf_exec.h"
 #include "zfcl_generated.h"
 
 #include <stdlib.h>
@@ -126,7 +127,7 @@ static void zfcl_event_destroy(cl_event e) {
     free(e->dependents);
     cl_command_queue q = e->queue;
     cl_context c = e->context;
-    free(e);
+    zfcl_object_free(&e->obj);
     if (q != NULL)
         zfcl_queue_unhold(q);
     zfcl_context_unhold(c);
@@ -137,6 +138,15 @@ void zfcl_event_release(cl_event e) {
         zfcl_event_destroy(e);
 }
 
+/* A command whose Level Zero event was signalled by a failure on the device (a fault, a hang): its status becomes
+ * CL_OUT_OF_RESOURCES, once, and the context's callback is told (docs/opencl.md, "User events"). */
+static cl_int zfcl_event_settle_failure(cl_event e) {
+    cl_int submitted = CL_SUBMITTED;
+    if (atomic_compare_exchange_strong(&e->status, &submitted, CL_OUT_OF_RESOURCES))
+        zfcl_context_notify(e->context, "zefake: a command failed on the device (see ZEFAKE_LOG=debug)");
+    return atomic_load(&e->status);
+}
+
 /* The execution status: CL_COMPLETE once the Level Zero event is signalled, a negative code for a failed command or
  * user event. */
 static cl_int zfcl_event_status(cl_event e) {
@@ -144,7 +154,7 @@ static cl_int zfcl_event_status(cl_event e) {
     if (status <= CL_COMPLETE)
         return status;
     if (zfi_zeEventQueryStatus(e->ze) == ZE_RESULT_SUCCESS)
-        return CL_COMPLETE;
+        return e->queue != NULL && zf_event_failed(e->ze) ? zfcl_event_settle_failure(e) : CL_COMPLETE;
     return e->queue != NULL ? CL_SUBMITTED : status;
 }
 
@@ -156,12 +166,9 @@ cl_int zfcl_event_wait(cl_event e) {
     if (atomic_load(&e->status) < 0)
         return atomic_load(&e->status);
     ze_result_t r = zfi_zeEventHostSynchronize(e->ze, UINT64_MAX);
-    if (r != ZE_RESULT_SUCCESS) {
-        /* the command failed (a kernel fault or hang): its status says so and the context's callback is told */
-        cl_int submitted = CL_SUBMITTED;
-        if (atomic_compare_exchange_strong(&e->status, &submitted, CL_OUT_OF_RESOURCES))
-            zfcl_context_notify(e->context, "zefake: a command failed on the device (see ZEFAKE_LOG=debug)");
-        return zfcl_fail(CL_OUT_OF_RESOURCES, "the command failed on the device (Level Zero result 0x%x)", (unsigned)r);
+    if (r != ZE_RESULT_SUCCESS || (e->queue != NULL && zf_event_failed(e->ze))) {
+        zfcl_event_settle_failure(e);
+        return zfcl_fail(CL_OUT_OF_RESOURCES, "the command failed on the device (see ZEFAKE_LOG=debug)");
     }
     return atomic_load(&e->status) < 0 ? atomic_load(&e->status) : CL_SUCCESS;
 }

@@ -353,7 +353,10 @@ cl_mem CL_API_CALL zfcl_clCreateImageWithProperties(cl_context c, const cl_mem_p
                                                     void *host_ptr, cl_int *err) {
     if (props != NULL && props[0] != 0)
         return zfcl_null(err, zfcl_fail(CL_INVALID_PROPERTY, "no image property is supported"));
-    return zfcl_image(c, flags, format, desc, host_ptr, err);
+    cl_mem m = zfcl_image(c, flags, format, desc, host_ptr, err);
+    if (m != NULL && props != NULL)
+        m->num_props = 1; /* the empty list given: CL_MEM_PROPERTIES reports it back as given, as for buffers */
+    return m;
 }
 
 cl_mem CL_API_CALL zfcl_clCreateImage2D(cl_context c, cl_mem_flags flags, const cl_image_format *format, size_t width,
@@ -883,7 +886,7 @@ static void zfcl_sampler_destroy(void *object) {
     cl_sampler s = object;
     zfi_zeSamplerDestroy(s->ze);
     cl_context c = s->context;
-    free(s);
+    zfcl_object_free(&s->obj);
     zfcl_context_unhold(c);
 }
 

@@ -7,6 +7,7 @@
 #include "spirv.h"
 #include "zfcl_generated.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,7 @@ static void zfcl_kernel_free(cl_kernel k) {
         free(k->args[i].bytes);
     free(k->args);
     free(k->name);
-    free(k);
+    zfcl_object_free(&k->obj);
 }
 
 static cl_kernel zfcl_kernel_new(cl_program p, const char *name, cl_int *err) {
@@ -251,11 +252,25 @@ cl_kernel CL_API_CALL zfcl_clCloneKernel(cl_kernel source, cl_int *err) {
     return k;
 }
 
+/* The kernel's attributes as its SPIR-V gives them, with an unsigned vec_type_hint restored from the source: SPIR-V's
+ * VecTypeHint names the integer width only, so "vec_type_hint(int4)" becomes "vec_type_hint(uint4)". */
+static const char *zfcl_attributes(cl_kernel k, char *buffer, size_t size) {
+    const char *given = zfcl_desc(k)->attributes != NULL ? zfcl_desc(k)->attributes : "";
+    const zfcl_kernel_args *source = zfcl_arg_infos_find(&k->program->arg_info, k->name);
+    const char *hint = strstr(given, "vec_type_hint(");
+    if (source == NULL || !source->unsigned_hint || hint == NULL)
+        return given;
+    size_t at = (size_t)(hint - given) + strlen("vec_type_hint(");
+    snprintf(buffer, size, "%.*su%s", (int)at, given, given + at);
+    return buffer;
+}
+
 cl_int CL_API_CALL zfcl_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t size, void *value, size_t *size_ret) {
     if (!zfcl_live(k, ZFCL_KERNEL))
         return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");
     cl_uint refs = atomic_load(&k->obj.refs);
-    const char *attributes = zfcl_desc(k)->attributes;
+    char buffer[320];
+    const char *attributes = zfcl_attributes(k, buffer, sizeof buffer);
     switch (name) {
     case CL_KERNEL_FUNCTION_NAME:
         return zfcl_info_str(size, value, size_ret, k->name);
@@ -268,24 +283,65 @@ cl_int CL_API_CALL zfcl_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t
     case CL_KERNEL_PROGRAM:
         return zfcl_info(size, value, size_ret, &k->program, sizeof k->program);
     case CL_KERNEL_ATTRIBUTES:
-        return zfcl_info_str(size, value, size_ret, attributes != NULL ? attributes : "");
+        return zfcl_info_str(size, value, size_ret, attributes);
     default:
         return zfcl_fail(CL_INVALID_VALUE, "param_name 0x%x is no kernel query", (unsigned)name);
     }
 }
 
+/* The size of a clGetKernelArgInfo answer of fixed size, 0 for the strings, SIZE_MAX for no such query. */
+static size_t zfcl_arg_info_size(cl_kernel_arg_info name) {
+    switch (name) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+        return sizeof(cl_kernel_arg_address_qualifier);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+        return sizeof(cl_kernel_arg_access_qualifier);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER:
+        return sizeof(cl_kernel_arg_type_qualifier);
+    case CL_KERNEL_ARG_TYPE_NAME:
+    case CL_KERNEL_ARG_NAME:
+        return 0;
+    default:
+        return SIZE_MAX;
+    }
+}
+
+static cl_int zfcl_arg_info_answer(const zfcl_arg_info *a, cl_kernel_arg_info name, size_t size, void *value,
+                                   size_t *size_ret) {
+    switch (name) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+        return zfcl_info(size, value, size_ret, &a->address, sizeof a->address);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+        return zfcl_info(size, value, size_ret, &a->access, sizeof a->access);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER:
+        return zfcl_info(size, value, size_ret, &a->type_qualifier, sizeof a->type_qualifier);
+    case CL_KERNEL_ARG_TYPE_NAME:
+        return zfcl_info_str(size, value, size_ret, a->type_name);
+    default:
+        return zfcl_info_str(size, value, size_ret, a->name);
+    }
+}
+
+/* OpenCL 3.0, clGetKernelArgInfo: the information comes from a program built from source with -cl-kernel-arg-info
+ * (the face reads it from clang's output, cl_bitcode.c); otherwise CL_KERNEL_ARG_INFO_NOT_AVAILABLE, after the
+ * argument checks. */
 cl_int CL_API_CALL zfcl_clGetKernelArgInfo(cl_kernel k, cl_uint index, cl_kernel_arg_info name, size_t size,
                                            void *value, size_t *size_ret) {
-    (void)name;
-    (void)size;
-    (void)value;
-    (void)size_ret;
     if (!zfcl_live(k, ZFCL_KERNEL))
         return zfcl_fail(CL_INVALID_KERNEL, "kernel is no live kernel");
     if (index >= k->num_args)
         return zfcl_fail(CL_INVALID_ARG_INDEX, "arg_index %u is not below the kernel's %u arguments", index,
                          k->num_args);
-    return zfcl_fail(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "SPIR-V carries no argument names or OpenCL C types");
+    size_t fixed = zfcl_arg_info_size(name);
+    if (fixed == SIZE_MAX)
+        return zfcl_fail(CL_INVALID_VALUE, "param_name 0x%x is no kernel argument query", (unsigned)name);
+    if (value != NULL && fixed != 0 && size < fixed)
+        return zfcl_fail(CL_INVALID_VALUE, "param_value_size %zu is below the answer's %zu bytes", size, fixed);
+    const zfcl_kernel_args *args = zfcl_arg_infos_find(&k->program->arg_info, k->name);
+    if (args == NULL || !args->has_args || index >= args->num_args)
+        return zfcl_fail(CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
+                         "the program was not built from OpenCL C with -cl-kernel-arg-info");
+    return zfcl_arg_info_answer(&args->args[index], name, size, value, size_ret);
 }
 
 static cl_int zfcl_kernel_device(cl_kernel k, cl_device_id *d) {
@@ -484,6 +540,7 @@ static cl_int zfcl_launch(cl_command_queue q, ze_kernel_handle_t zk, const zfcl_
                                (uint32_t)(r->global[2] / r->local[2])};
     bool empty = groups.groupCountX == 0 || groups.groupCountY == 0 || groups.groupCountZ == 0;
     ze_result_t res = zfi_zeKernelSetGroupSize(zk, (uint32_t)r->local[0], (uint32_t)r->local[1], (uint32_t)r->local[2]);
+    zf_kernel_set_work_dim(zk, r->dims);
     if (res == ZE_RESULT_SUCCESS)
         res =
             zfi_zeKernelSetGlobalOffsetExp(zk, (uint32_t)r->offset[0], (uint32_t)r->offset[1], (uint32_t)r->offset[2]);
@@ -511,7 +568,7 @@ cl_int CL_API_CALL zfcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, 
     ze_kernel_handle_t zk = k->ze[zfcl_context_index(q->context, q->device)];
     if (zk == NULL)
         return zfcl_fail(CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built for the queue's device");
-    zfcl_range r;
+    zfcl_range r = {0};
     cl_int err = zfcl_range_of(k, q->device, zk, dims, offset, global, local, &r);
     if (err == CL_SUCCESS)
         err = zfcl_args_ready(k);

@@ -190,7 +190,7 @@ static void zfcl_mem_destroy(void *object) {
     }
     pthread_mutex_destroy(&m->lock);
     cl_context c = m->context;
-    free(m);
+    zfcl_object_free(&m->obj);
     zfcl_context_unhold(c);
 }
 
@@ -480,9 +480,15 @@ static cl_int zfcl_rect_inside(const size_t *origin, const size_t *region, size_
                       : CL_SUCCESS;
 }
 
-static ze_copy_region_t zfcl_region(const size_t *origin, const size_t *region) {
-    return (ze_copy_region_t){(uint32_t)origin[0], (uint32_t)origin[1], (uint32_t)origin[2],
-                              (uint32_t)region[0], (uint32_t)region[1], (uint32_t)region[2]};
+/* The byte offset of a rectangle's origin (OpenCL 3.0, clEnqueueReadBufferRect: origin[2] * slice_pitch +
+ * origin[1] * row_pitch + origin[0]). OpenCL lets origin[0] run past the row pitch, which a Level Zero copy region's
+ * originX may not: the face moves the pointers by the offsets and copies regions at origin 0. */
+static size_t zfcl_rect_offset(const zfcl_rect *r) {
+    return r->origin[2] * r->slice + r->origin[1] * r->row + r->origin[0];
+}
+
+static ze_copy_region_t zfcl_region(const size_t *region) {
+    return (ze_copy_region_t){0, 0, 0, (uint32_t)region[0], (uint32_t)region[1], (uint32_t)region[2]};
 }
 
 static cl_int zfcl_enqueue_rect(cl_command_queue q, cl_command_type type, void *dst, zfcl_rect d, const void *src,
@@ -494,9 +500,10 @@ static cl_int zfcl_enqueue_rect(cl_command_queue q, cl_command_type type, void *
     cl_int err = zfcl_command_begin(q, type, num, list, &e, &w, &nw);
     if (err != CL_SUCCESS)
         return err;
-    ze_copy_region_t dr = zfcl_region(d.origin, region), sr = zfcl_region(s.origin, region);
-    ze_result_t r = zfi_zeCommandListAppendMemoryCopyRegion(e->list, dst, &dr, (uint32_t)d.row, (uint32_t)d.slice, src,
-                                                            &sr, (uint32_t)s.row, (uint32_t)s.slice, e->ze, nw, w);
+    ze_copy_region_t dr = zfcl_region(region), sr = zfcl_region(region);
+    ze_result_t r = zfi_zeCommandListAppendMemoryCopyRegion(
+        e->list, (char *)dst + zfcl_rect_offset(&d), &dr, (uint32_t)d.row, (uint32_t)d.slice,
+        (const char *)src + zfcl_rect_offset(&s), &sr, (uint32_t)s.row, (uint32_t)s.slice, e->ze, nw, w);
     free(w);
     if (r != ZE_RESULT_SUCCESS) {
         zfcl_command_abort(q, e);
@@ -549,6 +556,35 @@ cl_int CL_API_CALL zfcl_clEnqueueWriteBufferRect(cl_command_queue q, cl_mem m, c
     return zfcl_enqueue_rect(q, CL_COMMAND_WRITE_BUFFER_RECT, m->ptr, b, ptr, h, region, blocking, num, list, event);
 }
 
+/* A rectangle as a box of the buffer seen with its pitches: its first byte's column, row and slice. */
+static void zfcl_box_of(const zfcl_rect *r, size_t at[3]) {
+    size_t offset = zfcl_rect_offset(r);
+    at[2] = offset / r->slice;
+    at[1] = offset % r->slice / r->row;
+    at[0] = offset % r->row;
+}
+
+/* Whether two rectangles share a byte of memory: boxes compared dimension by dimension when both see the memory with
+ * the same pitches and neither wraps a row, otherwise their spans of bytes. */
+static bool zfcl_rects_overlap(cl_mem src, const zfcl_rect *s, cl_mem dst, const zfcl_rect *d, const size_t *region) {
+    const char *a = (const char *)src->ptr + zfcl_rect_offset(s), *b = (const char *)dst->ptr + zfcl_rect_offset(d);
+    size_t span_a = (region[2] - 1) * s->slice + (region[1] - 1) * s->row + region[0];
+    size_t span_b = (region[2] - 1) * d->slice + (region[1] - 1) * d->row + region[0];
+    if (a >= b + span_b || b >= a + span_a)
+        return false;
+    if (src->ptr != dst->ptr || s->row != d->row || s->slice != d->slice)
+        return true;
+    size_t x[3], y[3];
+    zfcl_box_of(s, x);
+    zfcl_box_of(d, y);
+    if (x[0] + region[0] > s->row || y[0] + region[0] > d->row)
+        return true;
+    for (int i = 0; i < 3; i++)
+        if (x[i] >= y[i] + region[i] || y[i] >= x[i] + region[i])
+            return false;
+    return true;
+}
+
 cl_int CL_API_CALL zfcl_clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem dst, const size_t *src_origin,
                                                 const size_t *dst_origin, const size_t *region, size_t src_row,
                                                 size_t src_slice, size_t dst_row, size_t dst_slice, cl_uint num,
@@ -564,10 +600,14 @@ cl_int CL_API_CALL zfcl_clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, 
         err = zfcl_rect_inside(src_origin, region, src_row, src_slice, src->size);
     if (err == CL_SUCCESS)
         err = zfcl_rect_inside(dst_origin, region, dst_row, dst_slice, dst->size);
-    if (err == CL_SUCCESS && src == dst && (src_row != dst_row || src_slice != dst_slice))
-        err = zfcl_fail(CL_INVALID_VALUE, "a copy within one buffer needs equal pitches");
+    /* OpenCL 3.0, clEnqueueCopyBufferRect: within one buffer, CL_INVALID_VALUE when the slice pitches differ and the
+     * row pitches differ too. */
+    if (err == CL_SUCCESS && src == dst && src_row != dst_row && src_slice != dst_slice)
+        err = zfcl_fail(CL_INVALID_VALUE, "a copy within one buffer with both its row and slice pitches different");
+    zfcl_rect s = {src_origin, src_row, src_slice}, d = {dst_origin, dst_row, dst_slice};
+    if (err == CL_SUCCESS && zfcl_rects_overlap(src, &s, dst, &d, region))
+        err = zfcl_fail(CL_MEM_COPY_OVERLAP, "the source and destination rectangles overlap in the same memory");
     if (err != CL_SUCCESS)
         return err;
-    zfcl_rect s = {src_origin, src_row, src_slice}, d = {dst_origin, dst_row, dst_slice};
     return zfcl_enqueue_rect(q, CL_COMMAND_COPY_BUFFER_RECT, dst->ptr, d, src->ptr, s, region, false, num, list, event);
 }

@@ -1,5 +1,7 @@
-/* The OpenCL objects' common parts: the registry of live objects (a handle is looked up before it is touched, so a
- * released or foreign handle gets CL_INVALID_<OBJECT>), reference counts, info answers and diagnostics. */
+/* The OpenCL objects' common parts: their place on the core's registry of live objects (core/zf_object.h: a handle is
+ * looked up before it is touched, so a released, foreign or bogus handle gets CL_INVALID_<OBJECT>, and a released
+ * object's memory waits in the core's quarantine before it is freed, so that its address is not reused soon),
+ * reference counts, info answers and diagnostics. */
 #include "cl/zf_cl.h"
 
 #include <stdarg.h>
@@ -8,64 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ZFCL_BUCKETS 1024u
-
-typedef struct zfcl_live_node {
-    const void *handle;
-    zfcl_kind kind;
-    struct zfcl_live_node *next;
-} zfcl_live_node;
-
-static zfcl_live_node *zfcl_buckets[ZFCL_BUCKETS];
-static pthread_mutex_t zfcl_registry_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static size_t zfcl_bucket(const void *handle) {
-    uintptr_t key = (uintptr_t)handle;
-    return (size_t)((key >> 4) ^ (key >> 14)) % ZFCL_BUCKETS;
+static zf_obj_type zfcl_type(zfcl_kind kind) {
+    return (zf_obj_type)(ZF_OBJ_TYPE_COUNT + kind);
 }
 
 bool zfcl_register(zfcl_obj *obj, zfcl_kind kind) {
-    zfcl_live_node *node = malloc(sizeof *node);
-    if (node == NULL)
-        return false;
-    obj->dispatch = &zfcl_dispatch;
     obj->kind = kind;
     atomic_store(&obj->refs, 1u);
-    node->handle = obj;
-    node->kind = kind;
-    pthread_mutex_lock(&zfcl_registry_lock);
-    size_t b = zfcl_bucket(obj);
-    node->next = zfcl_buckets[b];
-    zfcl_buckets[b] = node;
-    pthread_mutex_unlock(&zfcl_registry_lock);
+    if (!zf_object_register(&obj->header, zfcl_type(kind), NULL))
+        return false;
+    obj->header.dispatch = (void *)&zfcl_dispatch; /* before the handle is handed out */
     return true;
 }
 
 void zfcl_unregister(zfcl_obj *obj) {
-    pthread_mutex_lock(&zfcl_registry_lock);
-    for (zfcl_live_node **p = &zfcl_buckets[zfcl_bucket(obj)]; *p != NULL; p = &(*p)->next) {
-        if ((*p)->handle == obj) {
-            zfcl_live_node *dead = *p;
-            *p = dead->next;
-            free(dead);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&zfcl_registry_lock);
+    zf_object_unregister(&obj->header);
+}
+
+void zfcl_object_free(zfcl_obj *obj) {
+    zf_object_retire(&obj->header);
 }
 
 bool zfcl_live(const void *handle, zfcl_kind kind) {
-    if (handle == NULL)
-        return false;
-    bool live = false;
-    pthread_mutex_lock(&zfcl_registry_lock);
-    for (zfcl_live_node *n = zfcl_buckets[zfcl_bucket(handle)]; n != NULL; n = n->next)
-        if (n->handle == handle) {
-            live = n->kind == kind;
-            break;
-        }
-    pthread_mutex_unlock(&zfcl_registry_lock);
-    return live;
+    return zf_handle_is_live(handle, zfcl_type(kind));
 }
 
 void zfcl_retain(zfcl_obj *obj) {

@@ -208,6 +208,7 @@ cl_int CL_API_CALL zfcl_clReleaseProgram(cl_program p) {
     zfcl_unregister(&p->obj);
     zfcl_drop_modules(p);
     zfcl_drop_il(p);
+    zfcl_arg_infos_free(&p->arg_info);
     for (uint32_t i = 0; i < p->num_spec; i++)
         free((void *)p->spec_values[i]);
     free(p->spec_ids);
@@ -218,7 +219,7 @@ cl_int CL_API_CALL zfcl_clReleaseProgram(cl_program p) {
     free(p->log);
     pthread_mutex_destroy(&p->lock);
     cl_context c = p->context;
-    free(p);
+    zfcl_object_free(&p->obj);
     zfcl_context_unhold(c);
     return CL_SUCCESS;
 }
@@ -351,13 +352,19 @@ static cl_int zfcl_compile_into(cl_program p, const char *options, const zfcl_he
     void *spirv = NULL;
     size_t size = 0;
     char *log = NULL;
-    cl_int err = zfcl_compile_source(p->source, options, headers, num_headers, compile_only, &spirv, &size, &log);
+    zfcl_arg_infos infos = {0};
+    cl_int err =
+        zfcl_compile_source(p->source, options, headers, num_headers, compile_only, &spirv, &size, &log, &infos);
     zfcl_append_log(p, log);
     free(log);
+    zfcl_arg_infos_free(&p->arg_info);
     if (err == CL_SUCCESS) {
         zfcl_drop_il(p);
+        p->arg_info = infos;
         if (!zfcl_add_il(p, spirv, size))
             err = CL_OUT_OF_HOST_MEMORY;
+    } else {
+        zfcl_arg_infos_free(&infos);
     }
     free(spirv);
     return err;
@@ -475,6 +482,38 @@ static cl_int zfcl_link_inputs(cl_context c, cl_uint num, const cl_program *inpu
     return CL_SUCCESS;
 }
 
+/* OpenCL 3.0, "Linker Options": -create-library, -enable-link-options (with -create-library) and the math options
+ * -cl-denorms-are-zero, -cl-no-signed-zeros, -cl-unsafe-math-optimizations, -cl-finite-math-only,
+ * -cl-fast-relaxed-math and -cl-no-subgroup-ifp; anything else is CL_INVALID_LINKER_OPTIONS. */
+static cl_int zfcl_check_link_options(const char *options) {
+    static const char *const known[] = {"-create-library",
+                                        "-enable-link-options",
+                                        "-cl-denorms-are-zero",
+                                        "-cl-no-signed-zeros",
+                                        "-cl-unsafe-math-optimizations",
+                                        "-cl-finite-math-only",
+                                        "-cl-fast-relaxed-math",
+                                        "-cl-no-subgroup-ifp"};
+    bool library = false, link_options = false;
+    for (const char *at = options != NULL ? options : ""; *at != '\0';) {
+        at += strspn(at, " \t\n");
+        size_t n = strcspn(at, " \t\n");
+        if (n == 0)
+            break;
+        size_t k = 0;
+        while (k < sizeof known / sizeof *known && (strlen(known[k]) != n || strncmp(at, known[k], n) != 0))
+            k++;
+        if (k == sizeof known / sizeof *known)
+            return zfcl_fail(CL_INVALID_LINKER_OPTIONS, "'%.*s' is no linker option", (int)n, at);
+        library |= k == 0;
+        link_options |= k == 1;
+        at += n;
+    }
+    if (link_options && !library)
+        return zfcl_fail(CL_INVALID_LINKER_OPTIONS, "-enable-link-options is only valid with -create-library");
+    return CL_SUCCESS;
+}
+
 cl_program CL_API_CALL zfcl_clLinkProgram(cl_context c, cl_uint num, const cl_device_id *devices, const char *options,
                                           cl_uint num_inputs, const cl_program *inputs,
                                           void(CL_CALLBACK *notify)(cl_program, void *), void *user_data, cl_int *err) {
@@ -483,16 +522,21 @@ cl_program CL_API_CALL zfcl_clLinkProgram(cl_context c, cl_uint num, const cl_de
     if (notify == NULL && user_data != NULL)
         return zfcl_null(err, zfcl_fail(CL_INVALID_VALUE, "user_data is given without pfn_notify"));
     cl_int e = zfcl_link_inputs(c, num_inputs, inputs);
+    if (e == CL_SUCCESS)
+        e = zfcl_check_link_options(options);
     if (e != CL_SUCCESS)
         return zfcl_null(err, e);
     cl_program p = zfcl_program_new(c, err);
     if (p == NULL)
         return NULL;
     e = zfcl_devices_arg(p, num, devices);
-    for (cl_uint i = 0; e == CL_SUCCESS && i < num_inputs; i++)
+    for (cl_uint i = 0; e == CL_SUCCESS && i < num_inputs; i++) {
         for (uint32_t k = 0; e == CL_SUCCESS && k < inputs[i]->num_il; k++)
             if (!zfcl_add_il(p, inputs[i]->il[k], inputs[i]->il_size[k]))
                 e = CL_OUT_OF_HOST_MEMORY;
+        if (e == CL_SUCCESS && !zfcl_arg_infos_append(&p->arg_info, &inputs[i]->arg_info))
+            e = CL_OUT_OF_HOST_MEMORY;
+    }
     if (e == CL_SUCCESS && options != NULL && strstr(options, "-create-library") != NULL) {
         zfcl_set_options(p, options);
         p->status = CL_BUILD_SUCCESS;

@@ -16,6 +16,7 @@
 #include <CL/cl_icd.h>
 
 #include "core/zf_core.h"
+#include "core/zf_object.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,10 +33,15 @@ typedef enum zfcl_kind {
     ZFCL_KERNEL,
     ZFCL_EVENT,
     ZFCL_SAMPLER,
+    ZFCL_KIND_END
 } zfcl_kind;
+_Static_assert(ZFCL_KIND_END <= ZF_OBJ_FACE_TYPES, "the OpenCL kinds fit the core registry's face types");
 
+/* Every object starts with the core's object header (core/zf_object.h), whose first word is the ICD dispatch table
+ * (cl_khr_icd): objects live on the core's registry as type ZF_OBJ_TYPE_COUNT + kind, and a released object's memory
+ * goes through the core's quarantine, so that its handle stays refused and its address is not reused soon. */
 typedef struct zfcl_obj {
-    const cl_icd_dispatch *dispatch; /* first word of every object (cl_khr_icd) */
+    zf_object header; /* header.dispatch: the ICD dispatch table */
     zfcl_kind kind;
     atomic_uint refs;
 } zfcl_obj;
@@ -147,6 +153,32 @@ struct _cl_sampler {
     ze_sampler_handle_t ze;
 };
 
+/* clGetKernelArgInfo's answers for one kernel argument, from the OpenCL C source (-cl-kernel-arg-info). */
+typedef struct zfcl_arg_info {
+    cl_kernel_arg_address_qualifier address;
+    cl_kernel_arg_access_qualifier access;
+    cl_kernel_arg_type_qualifier type_qualifier;
+    char *type_name;
+    char *name;
+} zfcl_arg_info;
+typedef struct zfcl_kernel_args {
+    char *kernel;
+    bool unsigned_hint; /* vec_type_hint of an unsigned integer type (SPIR-V's VecTypeHint has no signedness) */
+    bool has_args;      /* built with -cl-kernel-arg-info: args holds num_args entries */
+    cl_uint num_args;
+    zfcl_arg_info *args;
+} zfcl_kernel_args;
+/* What the OpenCL C source tells of a program's kernels beyond their SPIR-V; count 0 for programs from SPIR-V. */
+typedef struct zfcl_arg_infos {
+    size_t count;
+    zfcl_kernel_args *kernels;
+} zfcl_arg_infos;
+void zfcl_arg_infos_free(zfcl_arg_infos *infos);
+/* Appends copies of `from`'s kernels to `to` (a link of compiled objects); false when out of host memory. */
+bool zfcl_arg_infos_append(zfcl_arg_infos *to, const zfcl_arg_infos *from);
+/* The argument information of kernel `name`, NULL when there is none. */
+const zfcl_kernel_args *zfcl_arg_infos_find(const zfcl_arg_infos *infos, const char *name);
+
 struct _cl_program {
     zfcl_obj obj;
     cl_context context;
@@ -162,7 +194,8 @@ struct _cl_program {
     atomic_uint kernels; /* live kernels: no rebuild while there are some */
     char *names;         /* ';'-separated kernel names of the executable */
     size_t num_kernels;
-    uint32_t num_spec; /* clSetProgramSpecializationConstant values, applied at the build */
+    zfcl_arg_infos arg_info; /* from source built or compiled with -cl-kernel-arg-info */
+    uint32_t num_spec;       /* clSetProgramSpecializationConstant values, applied at the build */
     uint32_t *spec_ids;
     const void **spec_values;
     pthread_mutex_t lock;
@@ -204,6 +237,8 @@ struct _cl_event {
 /* Registry of live objects. */
 bool zfcl_register(zfcl_obj *obj, zfcl_kind kind);
 void zfcl_unregister(zfcl_obj *obj);
+/* Frees a heap object (unregistered first if it still is) through the core's quarantine. */
+void zfcl_object_free(zfcl_obj *obj);
 bool zfcl_live(const void *handle, zfcl_kind kind);
 void zfcl_retain(zfcl_obj *obj);
 bool zfcl_release(zfcl_obj *obj); /* true when the count reached 0 (the caller destroys) */
@@ -358,6 +393,11 @@ cl_int zfcl_image_unmap(cl_command_queue queue, cl_mem image, void *ptr, cl_uint
 /* cl_kernel.c */
 cl_int zfcl_set_kernel_pointer(cl_kernel kernel, cl_uint index, const void *ptr);
 
+/* cl_bitcode.c: clang's bitcode at `path` rewritten in place without what llvm-spirv-14 cannot translate (freeze);
+ * `infos` gets each kernel's record from the metadata clang attaches to it, with its argument information when
+ * `with_args`. */
+cl_int zfcl_prepare_bitcode(const char *path, zfcl_arg_infos *infos, bool with_args);
+
 /* cl_compiler.c: OpenCL C to SPIR-V with Debian's clang-14 and llvm-spirv-14 as child processes, in a temporary
  * directory holding the source and the embedded headers. Returns CL_SUCCESS with the SPIR-V, CL_INVALID_BUILD_OPTIONS
  * when clang rejects an option, or CL_BUILD_PROGRAM_FAILURE (CL_COMPILE_PROGRAM_FAILURE when `compile_only`); *log
@@ -367,6 +407,6 @@ typedef struct zfcl_header {
     const char *source; /* its text */
 } zfcl_header;
 cl_int zfcl_compile_source(const char *source, const char *options, const zfcl_header *headers, cl_uint num_headers,
-                           bool compile_only, void **spirv, size_t *size, char **log);
+                           bool compile_only, void **spirv, size_t *size, char **log, zfcl_arg_infos *infos);
 
 #endif

@@ -64,14 +64,24 @@ static bool zf_first_at_site(const char *rule, zf_api_id api) {
     return first;
 }
 
-/* `strict_note` says what ZEFAKE_STRICT=1 answers instead, for the reader of the warning. */
+/* Counts a tolerance and logs it at `level`, from `where` (an API function's name). `strict_note` says what
+ * ZEFAKE_STRICT=1 answers instead, for the reader of the warning. */
+static void zf_tolerate_log(zf_log_level level, const char *where, const char *rule, const char *detail,
+                            const char *instead, const char *strict_note) {
+    atomic_fetch_add_explicit(&zf_tolerated_count, 1, memory_order_relaxed);
+    zf_log(level, "%s: %s%sthe application breaks the rule '%s'; %s as Intel's driver does (%s; docs/tolerances.md)",
+           where, detail != NULL ? detail : "", detail != NULL ? ": " : "", rule, instead, strict_note);
+}
+
 static void zf_tolerate_at(zf_api_id api, const char *rule, const char *detail, const char *instead,
                            const char *strict_note) {
-    atomic_fetch_add_explicit(&zf_tolerated_count, 1, memory_order_relaxed);
     zf_log_level level = zf_first_at_site(rule, api) ? ZF_LOG_WARN : ZF_LOG_DEBUG;
-    zf_log(level, "%s: %s%sthe application breaks the rule '%s'; %s as Intel's driver does (%s; docs/tolerances.md)",
-           api < ZF_API_COUNT ? zf_api_table[api].name : "zefake", detail != NULL ? detail : "",
-           detail != NULL ? ": " : "", rule, instead, strict_note);
+    zf_tolerate_log(level, api < ZF_API_COUNT ? zf_api_table[api].name : "zefake", rule, detail, instead, strict_note);
+}
+
+void zf_tolerate_on_device(bool first, const char *rule, const char *detail, const char *instead,
+                           const char *strict_note) {
+    zf_tolerate_log(first ? ZF_LOG_WARN : ZF_LOG_DEBUG, "device", rule, detail, instead, strict_note);
 }
 
 static void zf_tolerate_noted(const char *rule, const char *detail, const char *instead, const char *strict_note) {
@@ -224,6 +234,22 @@ ze_result_t zf_reject_handle(zf_api_id api, const char *argument, const void *ha
     return zf_explain(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
                       "%s: ZE_RESULT_ERROR_INVALID_NULL_HANDLE: %s (%p) is not a live handle of the expected type",
                       zf_api_table[api].name, argument, handle);
+}
+
+/* The specification leaves the behaviour undefined; the driver would corrupt the list's memory. Intel's driver does
+ * not detect it: no tolerance can be like it, so both profiles refuse. */
+ze_result_t zf_reject_concurrent(zf_api_id api, const char *argument) {
+    static atomic_bool warned;
+    zf_log_level level = atomic_exchange(&warned, true) ? ZF_LOG_DEBUG : ZF_LOG_WARN;
+    if (zf_log_enabled(level))
+        zf_log(level,
+               "%s: ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE: another thread is calling with the same %s: the application "
+               "breaks the rule 'must not call this function from simultaneous threads with the same command list "
+               "handle'; this call did nothing",
+               zf_api_table[api].name, argument);
+    return zf_explain(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+                      "%s: ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE: another thread is calling with the same %s",
+                      zf_api_table[api].name, argument);
 }
 
 ze_result_t zf_unsupported(zf_api_id api) {

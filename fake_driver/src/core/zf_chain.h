@@ -13,18 +13,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The lowest address a structure of a chain may have: Linux never maps the first 64 KiB (vm.mmap_min_addr), so a
+ * pNext below is a small integer or a flag word, not a structure. */
+#define ZF_CHAIN_LOWEST ((uintptr_t)64u << 10)
+/* Bits of a user-space address: x86-64 user space ends at 2^47 (higher addresses are the kernel's or non-canonical),
+ * AArch64's at 2^48. */
+#if defined(__x86_64__)
+#define ZF_CHAIN_USER_BITS 47u
+#else
+#define ZF_CHAIN_USER_BITS 48u
+#endif
+
+/* True when `next` may be a structure of a chain: above the first 64 KiB, in user space, 8-byte aligned (every
+ * structure holds the pNext pointer). Arithmetic only: a walk makes no system call per structure. */
+static inline bool zf_chain_plausible(const void *next) {
+    uintptr_t address = (uintptr_t)next;
+    return address >= ZF_CHAIN_LOWEST && (address >> ZF_CHAIN_USER_BITS) == 0 && (address & 7u) == 0;
+}
+
+/* Warns "<function>: a pNext chain points to <p>, which cannot be a structure (...): the walk stops there" and
+ * returns NULL. */
+const void *zf_chain_refuse(const void *next);
+
+/* `next` when NULL or plausible, else NULL after the warning: where every walk takes its next structure from. */
+static inline const void *zf_chain_trusted(const void *next) {
+    return next == NULL || zf_chain_plausible(next) ? next : zf_chain_refuse(next);
+}
+
 /* Binds `ext` to each structure of the input chain starting at `head` (const ze_base_desc_t *), at most
- * ZF_MAX_CHAIN of them. `break` and `continue` work as in a plain for. */
+ * ZF_MAX_CHAIN of them; a pointer that cannot be a structure (zf_chain_plausible) ends the walk with a warning.
+ * `break` and `continue` work as in a plain for. */
 #define zf_chain_foreach(ext, head)                                                                                    \
     for (unsigned zf_depth_##ext = 0; zf_depth_##ext == 0; zf_depth_##ext = 1)                                         \
-        for (const ze_base_desc_t *ext = (const ze_base_desc_t *)(head); ext != NULL && zf_depth_##ext < ZF_MAX_CHAIN; \
-             ext = (const ze_base_desc_t *)ext->pNext, zf_depth_##ext++)
+        for (const ze_base_desc_t *ext = zf_chain_trusted(head); ext != NULL && zf_depth_##ext < ZF_MAX_CHAIN;         \
+             ext = zf_chain_trusted(ext->pNext), zf_depth_##ext++)
 
 /* The same over an output chain: `ext` is a ze_base_properties_t * the driver may fill. */
 #define zf_chain_foreach_out(ext, head)                                                                                \
     for (unsigned zf_depth_##ext = 0; zf_depth_##ext == 0; zf_depth_##ext = 1)                                         \
-        for (ze_base_properties_t *ext = (ze_base_properties_t *)(head); ext != NULL && zf_depth_##ext < ZF_MAX_CHAIN; \
-             ext = (ze_base_properties_t *)ext->pNext, zf_depth_##ext++)
+        for (ze_base_properties_t *ext = (ze_base_properties_t *)zf_chain_trusted(head);                               \
+             ext != NULL && zf_depth_##ext < ZF_MAX_CHAIN;                                                             \
+             ext = (ze_base_properties_t *)zf_chain_trusted(ext->pNext), zf_depth_##ext++)
 
 /* True when the chain starting at `head` has more than ZF_MAX_CHAIN structures (a cycle?). */
 bool zf_chain_too_long(const void *head);

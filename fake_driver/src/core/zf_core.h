@@ -49,6 +49,9 @@ ze_result_t zf_reject_uninitialized(zf_api_id api);
 ze_result_t zf_reject_argument(zf_api_id api, ze_result_t result, const char *rule);
 ze_result_t zf_reject_handle(zf_api_id api, const char *argument, const void *handle);
 ze_result_t zf_unsupported(zf_api_id api);
+/* A call the headers forbid while another thread calls with the same handle (`argument`), refused with
+ * ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE; warned the first time, at debug level after. */
+ze_result_t zf_reject_concurrent(zf_api_id api, const char *argument);
 
 /* The strict profile (ZEFAKE_STRICT=1 or the scenario's `strict: true`, docs/tolerances.md): the specification's
  * exact codes where the default profile does what Intel's production driver does instead. */
@@ -64,6 +67,11 @@ void zf_tolerate(const char *rule, const char *instead);
 bool zf_refuse_rule(zf_api_id api, const char *rule, const char *instead);
 /* The same with what was wrong (`detail`, e.g. the value seen) between the function's name and the rule. */
 void zf_tolerate_detail(const char *rule, const char *detail, const char *instead);
+/* A tolerance of what the device executes (no API function is being called), named "device" in the log: counted,
+ * and logged at warn level when `first` (the caller decides what is a first time), else at debug level; strict_note
+ * says what ZEFAKE_STRICT=1 does instead. */
+void zf_tolerate_on_device(bool first, const char *rule, const char *detail, const char *instead,
+                           const char *strict_note);
 /* A tolerance that both profiles apply, because the function's @returns list no code to refuse with. */
 void zf_tolerate_unrefusable(const char *rule, const char *detail, const char *instead);
 /* The number of tolerated violations since zeInit or the last reset (zefakeGetToleranceCount);

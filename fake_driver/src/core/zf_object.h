@@ -16,10 +16,18 @@ typedef struct zf_object {
      * first word of every handle. Unused with the 1.4 headers. */
     void *dispatch;
     zf_obj_type type;
+    uint32_t children;       /* registered objects whose owner this is (guarded by the registry's lock) */
     struct zf_object *owner; /* the object this one belongs to (a device's driver, a context's driver...) */
+    bool retire_pending;     /* retired while children were registered: freed after the last of them */
+    atomic_bool claimed;     /* a call the headers make exclusive is running on it (zf_object_claim) */
 } zf_object;
 
-/* Registers a live object; it becomes a valid handle. False when out of host memory. */
+/* Types beyond the Level Zero handles' (zf_obj_type): the OpenCL face registers its objects as ZF_OBJ_TYPE_COUNT plus
+ * its kind (cl/zf_cl.h), so that they share the registry and the quarantine of freed handles. */
+#define ZF_OBJ_FACE_TYPES 16u
+
+/* Registers a live object; it becomes a valid handle, counted among its owner's children. False when out of host
+ * memory. */
 bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner);
 
 /* Unregisters an object: its handle stops being valid at once. The memory of heap objects is released through
@@ -27,8 +35,21 @@ bool zf_object_register(zf_object *object, zf_obj_type type, zf_object *owner);
 void zf_object_unregister(zf_object *object);
 
 /* Unregisters and frees (with free()) a heap-allocated object. The most recently retired objects are kept in
- * quarantine before their memory is released, so that use-after-destroy of a recent handle is still detected. */
+ * quarantine before their memory is released, so that use-after-destroy of a recent handle is still detected. An
+ * object retired while it still has registered children (a context destroyed before its event pools, lists and
+ * modules) keeps its memory until the last of them is unregistered: children read their owner's fields to the end. */
 void zf_object_retire(zf_object *object);
+
+/* For the calls the headers forbid simultaneous threads to make with the same handle (command lists): true when
+ * this thread now holds `handle` for its call, false when another thread holds it. One atomic exchange, and the
+ * release store of zf_object_unclaim: the holder's changes are seen by the next holder. */
+static inline bool zf_object_claim(const void *handle) {
+    return !atomic_exchange_explicit(&((zf_object *)handle)->claimed, true, memory_order_acquire);
+}
+
+static inline void zf_object_unclaim(const void *handle) {
+    atomic_store_explicit(&((zf_object *)handle)->claimed, false, memory_order_release);
+}
 
 /* The registry's radix map (core/object.c says how it works). Its shape is here because every entry point checks its
  * handles, inline: two dependent loads and the type byte, no call. */

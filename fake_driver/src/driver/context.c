@@ -5,14 +5,18 @@
 
 #include <stdlib.h>
 
-static ze_result_t zf_context_create(zf_driver *driver, uint32_t num_devices, zf_device **devices,
+/* One allocation for the context and its device list: children of a destroyed context read the list until the last
+ * of them is gone (zf_object_retire keeps the memory until then). */
+static ze_result_t zf_context_create(zf_driver *driver, uint32_t num_devices, zf_device *const *devices,
                                      ze_context_handle_t *phContext) {
-    zf_context *context = calloc(1, sizeof *context);
+    zf_context *context = calloc(1, sizeof *context + (size_t)num_devices * sizeof *devices);
     if (context == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a context");
     context->driver = driver;
     context->num_devices = num_devices;
-    context->devices = devices;
+    context->devices = context->device_list;
+    for (uint32_t i = 0; i < num_devices; i++)
+        context->device_list[i] = devices[i];
     if (!zf_object_register(&context->header, ZF_OBJ_ZE_CONTEXT, &driver->header)) {
         free(context);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register a context");
@@ -25,15 +29,7 @@ ze_result_t zfi_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_des
                                 ze_context_handle_t *phContext) {
     (void)desc;
     zf_driver *driver = zf_driver_from(hDriver);
-    zf_device **devices = calloc(driver->num_devices, sizeof *devices);
-    if (devices == NULL)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a context's device list");
-    for (uint32_t i = 0; i < driver->num_devices; i++)
-        devices[i] = driver->visible[i];
-    ze_result_t result = zf_context_create(driver, driver->num_devices, devices, phContext);
-    if (result != ZE_RESULT_SUCCESS)
-        free(devices);
-    return result;
+    return zf_context_create(driver, driver->num_devices, driver->visible, phContext);
 }
 
 ze_result_t zfi_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices,
@@ -48,15 +44,7 @@ ze_result_t zfi_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_d
         if (zf_device_from(phDevices[i])->driver != driver)
             return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "phDevices[%u] belongs to another driver", i);
     }
-    zf_device **devices = calloc(numDevices, sizeof *devices);
-    if (devices == NULL)
-        return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a context's device list");
-    for (uint32_t i = 0; i < numDevices; i++)
-        devices[i] = zf_device_from(phDevices[i]);
-    ze_result_t result = zf_context_create(driver, numDevices, devices, phContext);
-    if (result != ZE_RESULT_SUCCESS)
-        free(devices);
-    return result;
+    return zf_context_create(driver, numDevices, (zf_device *const *)phDevices, phContext);
 }
 
 bool zf_context_has_device(const zf_context *context, const zf_device *device) {
@@ -68,8 +56,6 @@ bool zf_context_has_device(const zf_context *context, const zf_device *device) {
 }
 
 void zf_context_retire(zf_context *context) {
-    free(context->devices);
-    context->devices = NULL;
     zf_object_retire(&context->header);
 }
 

@@ -16,67 +16,26 @@ static pthread_mutex_t zf_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static zf_driver *zf_the_driver;
 static bool zf_init_failed;
 
-/* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties: exactly those whose functions
- * and structures work (docs/extensions.md); ZE_extension_subgroups is the execution engine's SPV_INTEL_subgroups
- * (shuffles, buffer and image block reads and writes), ZE_extension_linkonce_odr the linker's LinkOnceODR rules
- * (docs/modules.md), ZE_experimental_fabric the topology of every scenario, which for devices without Xe Link or
- * tiles is a vertex per device and no edge (docs/fabric.md). The others of the headers are left out: ray tracing,
- * power-saving hints, bandwidth properties and device memory properties. */
+/* Extensions the driver implements, as advertised by zeDriverGetExtensionProperties (the list documents each). */
 static const ze_driver_extension_properties_t zf_extensions[] = {
-    {ZEFAKE_EXTENSION_NAME, ZEFAKE_EXTENSION_VERSION},
-    {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT},
-    {ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME, ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT},
-    {ZE_CACHE_RESERVATION_EXT_NAME, ZE_CACHE_RESERVATION_EXT_VERSION_CURRENT},
-    {ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME, ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT},
-    {ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME, ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_CURRENT},
-    {ZE_IMAGE_VIEW_EXP_NAME, ZE_IMAGE_VIEW_EXP_VERSION_CURRENT},
-    {ZE_IMAGE_VIEW_PLANAR_EXP_NAME, ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_CURRENT},
-    {ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME, ZE_SCHEDULING_HINTS_EXP_VERSION_CURRENT},
-    {ZE_EU_COUNT_EXT_NAME, ZE_EU_COUNT_EXT_VERSION_CURRENT},
-    {ZE_PCI_PROPERTIES_EXT_NAME, ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT},
-    {ZE_SRGB_EXT_NAME, ZE_SRGB_EXT_VERSION_CURRENT},
-    {ZE_IMAGE_COPY_EXT_NAME, ZE_IMAGE_COPY_EXT_VERSION_CURRENT},
-    {ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME, ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT},
-    {ZE_LINKAGE_INSPECTION_EXT_NAME, ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT},
-    {ZE_MODULE_PROGRAM_EXP_NAME, ZE_MODULE_PROGRAM_EXP_VERSION_CURRENT},
-    {ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME, ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT},
-    {ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT},
-    {ZE_DEVICE_LUID_EXT_NAME, ZE_DEVICE_LUID_EXT_VERSION_CURRENT},
-    {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT},
-    {ZE_SUBGROUPS_EXT_NAME, ZE_SUBGROUP_EXT_VERSION_CURRENT},
-    {ZE_LINKONCE_ODR_EXT_NAME, ZE_LINKONCE_ODR_EXT_VERSION_CURRENT},
-#ifdef ZE_IMAGE_VIEW_EXT_NAME
-    {ZE_IMAGE_VIEW_EXT_NAME, ZE_IMAGE_VIEW_EXT_VERSION_CURRENT},
-    {ZE_IMAGE_VIEW_PLANAR_EXT_NAME, ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_CURRENT},
-#endif
-    {ZE_FABRIC_EXP_NAME, ZE_MAKE_VERSION(1, 0)}, /* ZE_FABRIC_EXP_VERSION_1_0 of the 1.14 headers */
-#ifdef ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME
-    {ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME, ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT},
-#endif
-#ifdef ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME
-    {ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME, ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_CURRENT},
-#endif
-#ifdef ZE_MUTABLE_COMMAND_LIST_EXP_NAME
-    {ZE_MUTABLE_COMMAND_LIST_EXP_NAME, ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_CURRENT},
-#endif
-#ifdef ZE_COMMAND_LIST_CLONE_EXP_NAME
-    {ZE_COMMAND_LIST_CLONE_EXP_NAME, ZE_COMMAND_LIST_CLONE_EXP_VERSION_CURRENT},
-#endif
-#ifdef ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME
-    {ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME, ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_CURRENT},
-#endif
-#ifdef ZE_GET_KERNEL_BINARY_EXP_NAME
-    {ZE_GET_KERNEL_BINARY_EXP_NAME, ZE_KERNEL_GET_BINARY_EXP_VERSION_CURRENT},
-#endif
+#define ZEFAKE_EXTENSION(name, version) {name, version},
+#include "zefake/zefake_extensions.def"
+#undef ZEFAKE_EXTENSION
 };
 #define ZF_NUM_EXTENSIONS (sizeof zf_extensions / sizeof zf_extensions[0])
 
-static void (*zf_init_hooks[4])(zf_driver *driver);
+static void (*zf_init_hooks[ZF_MAX_INIT_HOOKS])(zf_driver *driver);
 static uint32_t zf_num_init_hooks;
 
 void zf_driver_on_init(void (*hook)(zf_driver *driver)) {
-    if (zf_num_init_hooks < sizeof zf_init_hooks / sizeof zf_init_hooks[0])
-        zf_init_hooks[zf_num_init_hooks++] = hook;
+    /* Hooks are registered when the library loads, where no caller could handle a failure: a hook that did not fit
+     * would leave a driver that silently skips part of zeInit, so the load stops instead. */
+    if (zf_num_init_hooks == ZF_MAX_INIT_HOOKS) {
+        fprintf(stderr, "zefake: internal error: more than %u zeInit hooks (ZF_MAX_INIT_HOOKS, driver/driver.c)\n",
+                ZF_MAX_INIT_HOOKS);
+        abort();
+    }
+    zf_init_hooks[zf_num_init_hooks++] = hook;
 }
 
 zf_driver *zf_driver_get(void) {
@@ -156,12 +115,16 @@ static void zf_driver_arm_faults(zf_driver *driver) {
     }
 }
 
+/* The registry the scenario's fault rules name functions and results from (the scenario library is a leaf). */
+static const zf_scenario_api_names zf_api_names = {zf_api_number_from_name, zf_result_from_name};
+
 static ze_result_t zf_driver_build(zf_driver **out) {
     zf_driver *driver = calloc(1, sizeof *driver);
     if (driver == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     char error[ZF_SCENARIO_ERROR_MAX];
     const char *selector = getenv("ZEFAKE_SCENARIO");
+    zf_scenario_use_api_names(&zf_api_names);
     if (!zf_scenario_load(selector, &driver->scenario, error)) {
         /* Always on stderr: the loader prints nothing, this is the only explanation the user gets. */
         fprintf(stderr, "zefake: error: cannot load scenario (ZEFAKE_SCENARIO=%s): %s\n",

@@ -67,11 +67,14 @@ typedef struct zf_context {
     zf_object header;
     zf_driver *driver;
     uint32_t num_devices; /* the devices the context may use */
-    zf_device **devices;
+    zf_device **devices;  /* = device_list, valid as long as the context's memory (zf_object_retire) */
+    zf_device *device_list[];
 } zf_context;
 
-/* Registers a function zeInit calls once the driver is built (at most 4): how an area above the driver (which the
- * driver never calls) starts what must run from initialisation on. Call it from a constructor. */
+/* Registers a function zeInit calls once the driver is built: how an area above the driver (which the driver never
+ * calls) starts what must run from initialisation on. Call it from a constructor; a hook beyond ZF_MAX_INIT_HOOKS
+ * stops the load with an error naming the limit. */
+#define ZF_MAX_INIT_HOOKS 8u
 void zf_driver_on_init(void (*hook)(zf_driver *driver));
 
 /* The driver, once zeInit succeeded (NULL before). */

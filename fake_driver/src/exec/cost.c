@@ -1,7 +1,7 @@
 /* The cost model: how long each command takes in device time. Documented in docs/cost-model.md; any change here
  * must change that document and the tests that predict timestamps from it. */
 #include "driver/zf_fabric.h"
-#include "exec/zf_exec.h"
+#include "exec/command_kinds.h"
 #include "memory/zf_memory.h"
 #include "module/zf_kernel.h"
 
@@ -65,22 +65,23 @@ uint64_t zf_region_bytes(const ze_copy_region_t *region) {
     return (uint64_t)region->width * region->height * (region->depth == 0 ? 1 : region->depth);
 }
 
+uint64_t zf_cost_copy(const zf_command *command, const zf_queue *queue) {
+    return zf_cost_transfer_ns(queue, command->u.copy.dst, command->u.copy.src, command->u.copy.size);
+}
+
+uint64_t zf_cost_copy_region(const zf_command *command, const zf_queue *queue) {
+    return zf_cost_transfer_ns(queue, command->u.region.dst, command->u.region.src,
+                               zf_region_bytes(&command->u.region.src_region));
+}
+
+uint64_t zf_cost_fill(const zf_command *command, const zf_queue *queue) {
+    return zf_cost_transfer_ns(queue, command->u.fill.dst, NULL, command->u.fill.size);
+}
+
+/* The other kinds cost the command overhead; a launch's kernels add their own cost once they have run. */
 uint64_t zf_cost_command_ns(const zf_command *command, const zf_queue *queue) {
-    switch (command->kind) {
-    case ZF_CMD_COPY:
-        return zf_cost_transfer_ns(queue, command->u.copy.dst, command->u.copy.src, command->u.copy.size);
-    case ZF_CMD_COPY_REGION:
-        return zf_cost_transfer_ns(queue, command->u.region.dst, command->u.region.src,
-                                   zf_region_bytes(&command->u.region.src_region));
-    case ZF_CMD_FILL:
-        return zf_cost_transfer_ns(queue, command->u.fill.dst, NULL, command->u.fill.size);
-    case ZF_CMD_LAUNCH:
-    case ZF_CMD_LAUNCH_INDIRECT:
-    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        return zf_cost_overhead_ns(queue->device); /* each kernel's own cost is added once it has run */
-    default:
-        return zf_cost_overhead_ns(queue->device);
-    }
+    const zf_command_kind_ops *kind = &zf_command_kinds[command->kind];
+    return kind->cost != NULL ? kind->cost(command, queue) : zf_cost_overhead_ns(queue->device);
 }
 
 uint64_t zf_launch_work_items(const zf_kernel_launch *launch, const ze_group_count_t *groups) {
@@ -140,7 +141,8 @@ void zf_cost_set_clock_hook(zf_cost_clock_fn hook) {
 uint32_t zf_cost_clock_mhz(const zf_device *device) {
     zf_cost_clock_fn hook = atomic_load_explicit(&zf_cost_clock_hook, memory_order_acquire);
     uint32_t mhz = hook != NULL ? hook(device) : 0;
-    return mhz > 0 && mhz < device->properties.coreClockRate ? mhz : device->properties.coreClockRate;
+    /* Above the core clock only for an overclocked frequency domain (docs/sysman.md, "Overclocking"). */
+    return mhz > 0 ? mhz : device->properties.coreClockRate;
 }
 
 /* The roofline of docs/cost-model.md ("Kernels") for one tile running `work` as `groups` work-groups of `group_items`

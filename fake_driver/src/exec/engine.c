@@ -29,6 +29,8 @@ typedef struct zf_submission {
     uint64_t end_ns; /* in place: the queue's last end once the submission completed */
     zf_fence *fence;
     uint64_t submit_ns;
+    zf_uses uses; /* the allocations its commands use, held until each has run; its storage is kept for reuse */
+    size_t ran;   /* commands run so far */
 } zf_submission;
 
 struct zf_engine {
@@ -63,17 +65,15 @@ static pthread_cond_t zf_sync_cond;
 static pthread_once_t zf_sync_once = PTHREAD_ONCE_INIT;
 static zf_engine *zf_engines; /* guarded by the sync lock */
 
-/* The execution observer; set rarely (when metrics start), read by every worker after each command. */
+/* The execution observers (metrics, sysman telemetry, the card's publication), in the order they were added; changed
+ * rarely, read by every worker after each command. */
 typedef struct zf_observer_slot {
     zf_work_observer observer;
     void *user_data;
 } zf_observer_slot;
-static zf_observer_slot zf_observer;
+static zf_observer_slot zf_observers[ZF_MAX_OBSERVERS];
+static uint32_t zf_num_observers; /* guarded by zf_observer_lock */
 static pthread_rwlock_t zf_observer_lock = PTHREAD_RWLOCK_INITIALIZER;
-/* Permanent observers (sysman telemetry), called after the metrics one; only added, never removed. */
-#define ZF_MAX_PERMANENT_OBSERVERS 4u
-static zf_observer_slot zf_permanent[ZF_MAX_PERMANENT_OBSERVERS];
-static uint32_t zf_num_permanent; /* guarded by zf_observer_lock */
 
 static void zf_sync_init(void) {
     /* Deadlines are on the monotonic clock, like every other host time in the driver. */
@@ -216,29 +216,52 @@ static void zf_engine_set_blocked(zf_engine *engine, bool blocked) {
         pthread_cond_broadcast(&engine->room);
 }
 
-/* Blocks the worker until every wait event is signalled; returns the latest signal time, or false when stopping. */
-static bool zf_engine_wait_events(zf_engine *engine, const zf_command *command, uint64_t *ready_ns) {
+typedef enum zf_waited {
+    ZF_WAITED,       /* every wait event is signalled */
+    ZF_WAIT_STOPPED, /* the engine is stopping */
+    ZF_WAIT_HUNG,    /* an event stayed unsignalled past the hang limit */
+} zf_waited;
+
+/* A wait that outlasts the device's hang limit is a hang: a real engine waiting on a semaphore nothing signals is
+ * reset by the driver's hang detection, as one running a kernel that never ends (docs/spirv-execution.md, "Hangs"). */
+static zf_waited zf_wait_hung(const zf_command *command, uint32_t i, uint64_t limit) {
+    zf_log(ZF_LOG_ERROR,
+           "device hang: a command waited %llu ms for its wait event %u (%p), which nothing signalled: stopped by the "
+           "hang detector (two lists waiting for each other, or an event never signalled)",
+           (unsigned long long)(limit / 1000000u), i, (void *)command->waits[i]);
+    return ZF_WAIT_HUNG;
+}
+
+/* Blocks the worker until every wait event is signalled, at most the device's hang limit; *ready_ns becomes the
+ * latest signal time. */
+static zf_waited zf_engine_wait_events(zf_engine *engine, const zf_command *command, uint64_t *ready_ns) {
     if (command->num_waits == 0)
-        return true; /* nothing to wait for: a stop request is seen before the next command */
+        return ZF_WAITED; /* nothing to wait for: a stop request is seen before the next command */
+    uint64_t limit = zf_device_hang_timeout_ns(engine->device);
+    uint64_t deadline = limit != 0 ? zf_deadline_after(limit) : UINT64_MAX;
+    zf_waited waited = ZF_WAITED;
     zf_sync_lock();
-    for (uint32_t i = 0; i < command->num_waits; i++) {
+    for (uint32_t i = 0; i < command->num_waits && waited == ZF_WAITED; i++) {
         zf_event *event = command->waits[i];
         if (!event->signaled && !engine->stop)
             zf_engine_set_blocked(engine, true);
-        while (!event->signaled && !engine->stop)
-            zf_sync_wait_until(UINT64_MAX);
+        while (!event->signaled && !engine->stop && waited == ZF_WAITED) {
+            if (!zf_sync_wait_until(deadline) && !event->signaled)
+                waited = zf_wait_hung(command, i, limit);
+        }
         if (engine->stop)
-            break;
-        *ready_ns = zf_max_u64(*ready_ns, event->signal_ns);
+            waited = ZF_WAIT_STOPPED;
+        else if (waited == ZF_WAITED)
+            *ready_ns = zf_max_u64(*ready_ns, event->signal_ns);
     }
     zf_engine_set_blocked(engine, false);
-    bool running = !engine->stop;
     zf_sync_unlock();
-    return running;
+    return waited;
 }
 
 static void zf_event_mark(zf_event *event, zf_device *device, const zf_work_record *record) {
     event->signal_ns = record->end_ns;
+    event->faulted = record->faulted || record->lost;
     event->start_ns = record->start_ns;
     event->end_ns = record->end_ns;
     event->timestamp_device = device;
@@ -263,28 +286,34 @@ void zf_event_write_kernel_timestamp(const zf_event *event, ze_kernel_timestamp_
     zf_event_write_interval(event, event->start_ns, event->end_ns, out);
 }
 
-void zf_engine_set_observer(zf_work_observer observer, void *user_data) {
-    pthread_rwlock_wrlock(&zf_observer_lock);
-    zf_observer.observer = observer;
-    zf_observer.user_data = user_data;
-    pthread_rwlock_unlock(&zf_observer_lock);
-}
-
 bool zf_engine_add_observer(zf_work_observer observer, void *user_data) {
     pthread_rwlock_wrlock(&zf_observer_lock);
-    bool added = zf_num_permanent < ZF_MAX_PERMANENT_OBSERVERS;
+    bool added = zf_num_observers < ZF_MAX_OBSERVERS;
     if (added)
-        zf_permanent[zf_num_permanent++] = (zf_observer_slot){observer, user_data};
+        zf_observers[zf_num_observers++] = (zf_observer_slot){observer, user_data};
     pthread_rwlock_unlock(&zf_observer_lock);
+    if (!added)
+        zf_log(ZF_LOG_ERROR, "internal error: more than %u execution observers (ZF_MAX_OBSERVERS, exec/engine.c)",
+               ZF_MAX_OBSERVERS);
     return added;
+}
+
+void zf_engine_remove_observer(zf_work_observer observer, void *user_data) {
+    pthread_rwlock_wrlock(&zf_observer_lock);
+    for (uint32_t i = 0; i < zf_num_observers; i++) {
+        if (zf_observers[i].observer == observer && zf_observers[i].user_data == user_data) {
+            memmove(&zf_observers[i], &zf_observers[i + 1], (zf_num_observers - i - 1) * sizeof zf_observers[0]);
+            zf_num_observers--;
+            break;
+        }
+    }
+    pthread_rwlock_unlock(&zf_observer_lock);
 }
 
 static void zf_engine_notify(const zf_work_record *record) {
     pthread_rwlock_rdlock(&zf_observer_lock);
-    if (zf_observer.observer != NULL)
-        zf_observer.observer(record, zf_observer.user_data);
-    for (uint32_t i = 0; i < zf_num_permanent; i++)
-        zf_permanent[i].observer(record, zf_permanent[i].user_data);
+    for (uint32_t i = 0; i < zf_num_observers; i++)
+        zf_observers[i].observer(record, zf_observers[i].user_data);
     pthread_rwlock_unlock(&zf_observer_lock);
 }
 
@@ -337,7 +366,8 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
     uint64_t submit_ns = sub->submit_ns;
     /* Modelled: the engine sees a submission its dispatch latency after it was made (docs/cost-model.md). */
     uint64_t start = zf_max_u64(engine->free_at_ns, submit_ns + zf_cost_dispatch_ns(engine->device));
-    if (!zf_engine_wait_events(engine, command, &start))
+    zf_waited waited = zf_engine_wait_events(engine, command, &start);
+    if (waited == ZF_WAIT_STOPPED)
         return ZF_RAN_STOPPED;
     zf_clock *clock = zf_device_clock(engine->device);
     zf_engine_hold(engine, start);
@@ -350,12 +380,14 @@ static zf_ran zf_engine_run_command(zf_engine *engine, zf_submission *sub, zf_co
                              .tiles = 1};
     /* A device lost by an injected rule runs nothing more: the command has no effect and takes no time. */
     zf_device_loss loss = zf_device_command_loss(engine->device);
-    ze_result_t result = loss == ZF_LOSS_RUN ? zf_perform(engine->device, queue, command, start, &cost, &record)
-                                             : ZE_RESULT_ERROR_DEVICE_LOST;
+    ze_result_t result = loss == ZF_LOSS_RUN && waited == ZF_WAITED
+                             ? zf_perform(engine->device, queue, command, start, &cost, &record)
+                             : ZE_RESULT_ERROR_DEVICE_LOST; /* a hung wait: not performed, completed as a fault */
     /* A launch's records go back to its list's pool before the submission completes: once it has, the application
      * may destroy the list, and the pool with it. */
     if (sub->has_single && zf_command_is_launch(command))
         zf_command_free(command);
+    zf_uses_release(&sub->uses, sub->ran++); /* a blocking free of its memory may go on */
     uint64_t end = start + cost;
     engine->free_at_ns = end;
     record.faulted = result != ZE_RESULT_SUCCESS && loss != ZF_LOSS_GONE; /* a lost device faults once */
@@ -480,15 +512,22 @@ static void zf_engine_complete_quietly(zf_submission *sub) {
 }
 
 static void zf_submission_release(zf_submission *sub) {
+    zf_uses_release(&sub->uses, SIZE_MAX); /* the commands of a submission that stopped */
     if (sub->has_single)
         zf_command_free(&sub->single);
     if (sub->lists != sub->few)
         free(sub->lists);
 }
 
+/* Frees a released submission. */
+static void zf_submission_discard(zf_submission *sub) {
+    free(sub->uses.items);
+    free(sub);
+}
+
 static void zf_submission_free(zf_submission *sub) {
     zf_submission_release(sub);
-    free(sub);
+    zf_submission_discard(sub);
 }
 
 /* Keeps a finished submission for the engine's next one (steady-state submissions allocate nothing). Called with the
@@ -554,7 +593,7 @@ static zf_submission *zf_engine_run_chain(zf_engine *engine, zf_submission *sub)
             sub->next = done;
             done = sub;
         } else {
-            free(sub);
+            zf_submission_discard(sub);
         }
         if (ran == ZF_RAN_STOPPED || next == NULL) {
             if (ran != ZF_RAN_LOCKED)
@@ -592,7 +631,7 @@ static void *zf_engine_main(void *arg) {
         while (done != NULL) {
             zf_submission *next = done->next;
             if (!zf_submission_recycle(engine, done))
-                free(done);
+                zf_submission_discard(done);
             done = next;
         }
         engine->running = false;
@@ -674,6 +713,7 @@ static bool zf_submission_fill(zf_submission *sub, zf_queue *queue, zf_cmdlist *
     sub->in_place = false;
     sub->fence = fence;
     sub->submit_ns = zf_clock_now_ns(zf_device_clock(queue->device));
+    sub->ran = 0;
     return true;
 }
 
@@ -701,9 +741,28 @@ static void zf_engine_wait_room(zf_engine *engine) {
     engine->throttled--;
 }
 
+/* Holds the allocations the submission's commands use, before it is queued (docs/memory.md, "Freeing memory in use").
+ */
+static void zf_submission_gather_uses(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, const zf_command *single,
+                                      zf_uses *uses) {
+    if (single != NULL) {
+        zf_command_use(queue, single, 0, uses);
+        return;
+    }
+    size_t ordinal = 0;
+    for (uint32_t l = 0; l < num_lists; l++)
+        for (size_t c = 0; c < lists[l]->num_commands; c++)
+            zf_command_use(queue, &lists[l]->commands[c], ordinal++, uses);
+}
+
+#define ZF_USES_ROOM 32u /* a submitter gathers this many on its stack without allocating */
+
 ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
                              zf_fence *fence) {
     zf_engine *engine = queue->engine;
+    zf_held_block room[ZF_USES_ROOM];
+    zf_uses uses = {.items = room, .cap = ZF_USES_ROOM, .borrowed = true};
+    zf_submission_gather_uses(queue, lists, num_lists, single, &uses);
     zf_sync_lock();
     if (zf_engine_full(engine))
         zf_engine_wait_room(engine);
@@ -713,14 +772,17 @@ ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_l
         engine->num_spare--;
     } else {
         zf_sync_unlock();
-        sub = malloc(sizeof *sub);
+        sub = calloc(1, sizeof *sub);
         zf_sync_lock();
     }
     if (sub == NULL || !zf_submission_fill(sub, queue, lists, num_lists, single, fence)) {
         zf_sync_unlock();
-        free(sub);
+        zf_uses_drop(&uses);
+        if (sub != NULL)
+            zf_submission_discard(sub);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a submission");
     }
+    zf_uses_move(&sub->uses, &uses);
     zf_submission_accept(queue, lists, num_lists, fence);
     if (engine->tail != NULL)
         engine->tail->next = sub;
@@ -815,7 +877,7 @@ void zf_engines_shutdown(void) {
         while (engines->spare != NULL) {
             zf_submission *sub = engines->spare;
             engines->spare = sub->next;
-            free(sub);
+            zf_submission_discard(sub);
         }
         pthread_cond_destroy(&engines->wake);
         pthread_cond_destroy(&engines->room);

@@ -5,6 +5,7 @@
 #include "exec/zf_exec.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 static zf_event_pool *zf_pool_from(ze_event_pool_handle_t handle) {
     return (zf_event_pool *)handle;
@@ -21,16 +22,60 @@ static ze_result_t zf_pool_check_devices(zf_context *context, uint32_t num_devic
     return ZE_RESULT_SUCCESS;
 }
 
+/* The most events a pool may hold: what the smallest maxMemAllocSize of its devices (those named, else the
+ * context's) holds of ZF_EVENT_DEVICE_BYTES each. */
+static uint64_t zf_pool_max_events(const zf_context *context, uint32_t num_devices, ze_device_handle_t *devices) {
+    uint64_t smallest = UINT64_MAX;
+    for (uint32_t i = 0; i < (num_devices > 0 ? num_devices : context->num_devices); i++) {
+        const zf_device *device = num_devices > 0 ? zf_device_from(devices[i]) : context->devices[i];
+        uint64_t size = device->desc->max_mem_alloc_size_bytes;
+        smallest = size < smallest ? size : smallest;
+    }
+    return smallest / ZF_EVENT_DEVICE_BYTES;
+}
+
+static ze_result_t zf_pool_check_count(const zf_context *context, uint32_t count, uint32_t num_devices,
+                                       ze_device_handle_t *devices) {
+    uint64_t most = zf_pool_max_events(context, num_devices, devices);
+    if (count <= most)
+        return ZE_RESULT_SUCCESS;
+    return zf_fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+                   "desc->count %u: a pool holds at most %llu events (maxMemAllocSize / %u bytes per event)", count,
+                   (unsigned long long)most, ZF_EVENT_DEVICE_BYTES);
+}
+
+/* The pool's slots by index. A large pool's are pages the system lends only where events are created (no reservation
+ * of swap: MAP_NORESERVE), so a pool of 2^30 events costs what its live events use. */
+#define ZF_POOL_MAPPED_BYTES ((size_t)1 << 20)
+
+static zf_event **zf_pool_slots_new(uint32_t count) {
+    size_t bytes = (size_t)count * sizeof(zf_event *);
+    if (bytes < ZF_POOL_MAPPED_BYTES)
+        return calloc(count, sizeof(zf_event *));
+    void *slots = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return slots == MAP_FAILED ? NULL : slots;
+}
+
+static void zf_pool_slots_free(zf_event **slots, uint32_t count) {
+    size_t bytes = (size_t)count * sizeof(zf_event *);
+    if (bytes < ZF_POOL_MAPPED_BYTES)
+        free(slots);
+    else if (slots != NULL)
+        munmap(slots, bytes);
+}
+
 ze_result_t zfi_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices,
                                   ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool) {
     zf_context *context = zf_context_from(hContext);
     ze_result_t result = zf_pool_check_devices(context, numDevices, phDevices);
+    if (result == ZE_RESULT_SUCCESS)
+        result = zf_pool_check_count(context, desc->count, numDevices, phDevices);
     if (result != ZE_RESULT_SUCCESS)
         return result;
     zf_event_pool *pool = calloc(1, sizeof *pool);
     if (pool == NULL)
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for an event pool");
-    pool->events = calloc(desc->count, sizeof *pool->events);
+    pool->events = zf_pool_slots_new(desc->count);
     if (pool->events == NULL) {
         free(pool);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for %u events", desc->count);
@@ -38,8 +83,9 @@ ze_result_t zfi_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_p
     pool->context = context;
     pool->flags = desc->flags;
     pool->count = desc->count;
+    atomic_init(&pool->refs, 1);
     if (!zf_object_register(&pool->header, ZF_OBJ_ZE_EVENT_POOL, &context->header)) {
-        free(pool->events);
+        zf_pool_slots_free(pool->events, pool->count);
         free(pool);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register an event pool");
     }
@@ -47,27 +93,28 @@ ze_result_t zfi_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_p
     return ZE_RESULT_SUCCESS;
 }
 
-static bool zf_pool_has_events(const zf_event_pool *pool) {
-    for (uint32_t i = 0; i < pool->count; i++) {
-        if (pool->events[i] != NULL)
-            return true;
-    }
-    return false;
+static bool zf_pool_has_events(zf_event_pool *pool) {
+    return atomic_load(&pool->refs) > (zf_handle_is_live(pool, ZF_OBJ_ZE_EVENT_POOL) ? 1u : 0u);
 }
 
 static void zf_pool_free(zf_event_pool *pool) {
-    free(pool->events);
+    zf_pool_slots_free(pool->events, pool->count);
     zf_object_retire(&pool->header);
+}
+
+/* Drops one reference (the handle's or an event's): the last frees the pool. */
+static void zf_pool_unref(zf_event_pool *pool) {
+    if (atomic_fetch_sub(&pool->refs, 1) == 1)
+        zf_pool_free(pool);
 }
 
 /* Intel's driver destroys a pool whose events are alive and frees the memory they live in (docs/tolerances.md);
  * zefake kills the pool's handle at once and keeps its memory until its last event is destroyed, so that the events
- * stay usable until then instead of reading freed memory. */
+ * stay usable until then instead of reading freed memory. The pool's references decide who frees it: the destroy
+ * costs the same whatever the pool's count, and takes no lock of the driver's. */
 ze_result_t zfi_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool) {
     zf_event_pool *pool = zf_pool_from(hEventPool);
-    zf_sync_lock();
     bool busy = zf_pool_has_events(pool);
-    zf_sync_unlock();
     if (busy && zf_strict())
         return zf_fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "events created from the pool must be destroyed first");
     ze_result_t result = zf_event_ipc_pool_destroy(pool); /* stops sharing it; refuses an opened one */
@@ -77,12 +124,8 @@ ze_result_t zfi_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool) {
         zf_tolerate("the application must destroy all event handles created from the pool before destroying the pool "
                     "itself",
                     "destroyed the pool");
-    zf_sync_lock();
     zf_object_unregister(&pool->header);
-    busy = zf_pool_has_events(pool); /* an event destroyed meanwhile found the pool still live */
-    zf_sync_unlock();
-    if (!busy)
-        zf_pool_free(pool);
+    zf_pool_unref(pool);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -101,8 +144,10 @@ ze_result_t zfi_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_
     event->wait_scope = desc->wait;
     zf_sync_lock();
     bool taken = pool->events[desc->index] != NULL;
-    if (!taken)
+    if (!taken) {
         pool->events[desc->index] = event;
+        atomic_fetch_add(&pool->refs, 1); /* before the event is seen: a destroy of the pool then keeps it */
+    }
     zf_sync_unlock();
     if (taken) {
         free(event);
@@ -113,6 +158,7 @@ ze_result_t zfi_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_
         pool->events[desc->index] = NULL;
         zf_sync_unlock();
         free(event);
+        zf_pool_unref(pool);
         return zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory to register an event");
     }
     zf_event_ipc_event_created(event);
@@ -127,12 +173,9 @@ ze_result_t zfi_zeEventDestroy(ze_event_handle_t hEvent) {
     zf_event_pool *pool = event->pool;
     zf_sync_lock();
     pool->events[event->index] = NULL;
-    /* The last event of a pool destroyed before its events frees it (zfi_zeEventPoolDestroy). */
-    bool orphan = !zf_handle_is_live(pool, ZF_OBJ_ZE_EVENT_POOL) && !zf_pool_has_events(pool);
     zf_sync_unlock();
     zf_object_retire(&event->header);
-    if (orphan)
-        zf_pool_free(pool);
+    zf_pool_unref(pool); /* the last event of a pool destroyed before its events frees it (zfi_zeEventPoolDestroy) */
     return ZE_RESULT_SUCCESS;
 }
 
@@ -191,9 +234,15 @@ ze_result_t zfi_zeEventQueryStatus(ze_event_handle_t hEvent) {
     return ZE_RESULT_SUCCESS;
 }
 
+bool zf_event_failed(ze_event_handle_t hEvent) {
+    const zf_event *event = zf_event_from(hEvent);
+    return event->signaled && event->faulted;
+}
+
 ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
     zf_sync_lock();
     zf_event_from(hEvent)->signaled = false;
+    zf_event_from(hEvent)->faulted = false;
     zf_sync_unlock();
     zf_event_ipc_host_changed(zf_event_from(hEvent));
     return ZE_RESULT_SUCCESS;

@@ -616,6 +616,7 @@ static zf_event_pool *zf_opened_pool_new(zf_context *context, const zf_event_ipc
     pool->context = context;
     pool->flags = handle->flags;
     pool->count = handle->count;
+    atomic_init(&pool->refs, 1); /* never dropped: zeEventPoolCloseIpcHandle frees the pool and its events */
     return pool;
 }
 

@@ -87,7 +87,7 @@ static ze_result_t zf_memory_side_begin(zf_context *context, const void *ptr, ui
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
     *host = *hold == NULL || allocation.type == ZE_MEMORY_TYPE_HOST;
-    return ZE_RESULT_SUCCESS;
+    return *hold != NULL ? ZE_RESULT_SUCCESS : zf_command_host_check(ptr, (size_t)extent, write, "image copy");
 }
 
 static void zf_copy_planes(const zf_image_copy *c, uint8_t *dst, const uint8_t *src) {

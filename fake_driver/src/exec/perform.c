@@ -1,10 +1,11 @@
 /* What each command does on the host when an engine runs it (exec/engine.c), and the work and device time it
  * reports. */
 #include "core/zf_core.h"
-#include "exec/zf_exec.h"
+#include "exec/command_kinds.h"
 #include "memory/zf_memory.h"
 #include "module/zf_kernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
@@ -12,10 +13,22 @@ static void zf_write_timestamp(zf_device *device, uint64_t *dst, uint64_t ns) {
     *dst = zf_clock_mask(zf_clock_ns_to_ticks(clock, ns), clock->valid_bits);
 }
 
+ze_result_t zf_command_host_check(const void *ptr, size_t size, bool write, const char *what) {
+    zf_vm_span span;
+    if (zf_virtual_span(ptr, size, &span) && span.access != ZE_MEMORY_ACCESS_ATTRIBUTE_NONE)
+        return ZE_RESULT_SUCCESS; /* a reservation's mapped pages: the virtual memory rules decide */
+    const char *unusable = zf_host_range_unusable(ptr, size, write);
+    if (unusable == NULL)
+        return ZE_RESULT_SUCCESS;
+    zf_log(ZF_LOG_ERROR, "device fault: %s %s [%p, +%zu), host memory %s", what, write ? "writes" : "reads", ptr, size,
+           unusable);
+    return ZE_RESULT_ERROR_DEVICE_LOST;
+}
+
 /* Before a command touches [ptr, ptr + size): the range must not run past its allocation nor reach freed memory (or
  * virtual memory mapped without access; for a write, mapped read-only), and an allocation it lies in is held mapped
- * until zf_access_end, even if the application frees it meanwhile. Plain host memory the driver did not allocate is
- * accessed as it is. */
+ * until zf_access_end, even if the application frees it meanwhile. Plain host memory the driver did not allocate
+ * must be mapped for the access, as for kernels (zf_command_host_check). */
 static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t size, bool write, const char *what,
                                    zf_mem_block **hold) {
     *hold = NULL;
@@ -38,7 +51,7 @@ static ze_result_t zf_access_begin(zf_context *context, const void *ptr, size_t 
         zf_log(ZF_LOG_ERROR, "device fault: %s writes [%p, +%zu), virtual memory mapped read-only", what, ptr, size);
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
-    return ZE_RESULT_SUCCESS;
+    return zf_command_host_check(ptr, size, write, what);
 }
 
 static void zf_access_end(zf_mem_block *hold) {
@@ -66,7 +79,7 @@ static void zf_transfer_end(zf_mem_block *holds[2]) {
     zf_access_end(holds[1]);
 }
 
-static ze_result_t zf_perform_copy(zf_queue *queue, const zf_copy_args *copy) {
+static ze_result_t zf_do_copy(zf_queue *queue, const zf_copy_args *copy) {
     zf_transfer t = {queue->context, copy->src_context != NULL ? copy->src_context : queue->context,
                      copy->dst,      copy->src,
                      copy->size,     copy->size};
@@ -99,7 +112,7 @@ static void zf_copy_rows(const zf_copy_region_args *a) {
     }
 }
 
-static ze_result_t zf_perform_copy_region(zf_queue *queue, const zf_copy_region_args *a) {
+static ze_result_t zf_do_copy_region(zf_queue *queue, const zf_copy_region_args *a) {
     zf_transfer t = {queue->context,
                      queue->context,
                      a->dst,
@@ -114,7 +127,7 @@ static ze_result_t zf_perform_copy_region(zf_queue *queue, const zf_copy_region_
     return result;
 }
 
-static ze_result_t zf_perform_fill(zf_queue *queue, const zf_fill_args *fill) {
+static ze_result_t zf_do_fill(zf_queue *queue, const zf_fill_args *fill) {
     zf_mem_block *hold = NULL;
     ze_result_t result = zf_access_begin(queue->context, fill->dst, fill->size, true, "fill", &hold);
     if (result == ZE_RESULT_SUCCESS) {
@@ -142,13 +155,13 @@ static ze_result_t zf_device_access(zf_context *context, void *dst, const void *
     return result;
 }
 
-static ze_result_t zf_perform_write_timestamp(zf_device *device, zf_queue *queue, uint64_t *dst, uint64_t ns) {
+static ze_result_t zf_do_write_timestamp(zf_device *device, zf_queue *queue, uint64_t *dst, uint64_t ns) {
     uint64_t ticks;
     zf_write_timestamp(device, &ticks, ns);
     return zf_device_access(queue->context, dst, &ticks, sizeof ticks, true, "global timestamp");
 }
 
-static ze_result_t zf_perform_query_timestamps(zf_queue *queue, const zf_query_timestamps_args *q) {
+static ze_result_t zf_do_query_timestamps(zf_queue *queue, const zf_query_timestamps_args *q) {
     ze_result_t result = ZE_RESULT_SUCCESS;
     for (uint32_t i = 0; i < q->num_events && result == ZE_RESULT_SUCCESS; i++) {
         size_t offset = q->offsets != NULL ? q->offsets[i] : i * sizeof(ze_kernel_timestamp_result_t);
@@ -179,8 +192,8 @@ static ze_result_t zf_launch_one(zf_device *device, zf_kernel_launch *launch, co
     return result;
 }
 
-static ze_result_t zf_perform_launch(zf_device *device, zf_queue *queue, const zf_launch_args *launch,
-                                     uint64_t *cost_ns, zf_work_record *record) {
+static ze_result_t zf_do_launches(zf_device *device, zf_queue *queue, const zf_launch_args *launch, uint64_t *cost_ns,
+                                  zf_work_record *record) {
     uint32_t count = launch->num_kernels, indirect_count = 0;
     if (launch->indirect_count != NULL) {
         /* the device reads the count at execution, bounded by the append */
@@ -217,34 +230,173 @@ static ze_result_t zf_perform_launch(zf_device *device, zf_queue *queue, const z
     return result;
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * The allocations a submitted command uses: the ranges zf_perform touches */
+
+/* Room for `cap` items, moved off borrowed storage; false when out of host memory. */
+static bool zf_uses_grow(zf_uses *uses, size_t cap) {
+    zf_held_block *grown = uses->borrowed ? malloc(cap * sizeof *grown) : realloc(uses->items, cap * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    if (uses->borrowed && uses->count > 0)
+        memcpy(grown, uses->items, uses->count * sizeof *grown);
+    uses->items = grown;
+    uses->cap = cap;
+    uses->borrowed = false;
+    return true;
+}
+
+static void zf_use_add(zf_uses *uses, zf_context *context, const void *ptr, size_t ordinal) {
+    if (ptr == NULL)
+        return;
+    zf_mem_block *block = zf_memory_use(context, ptr);
+    if (block == NULL)
+        return; /* host memory of the application's, or a range the command will report */
+    if (uses->count == uses->cap && !zf_uses_grow(uses, uses->cap != 0 ? uses->cap * 2 : 16)) {
+        zf_memory_unuse(block);
+        zf_log(ZF_LOG_DEBUG, "no host memory to hold the allocation at %p from its submission", ptr);
+        return;
+    }
+    uses->items[uses->count++] = (zf_held_block){block, ordinal};
+}
+
+typedef struct zf_pointer_use {
+    zf_uses *uses;
+    size_t ordinal;
+} zf_pointer_use;
+
+static void zf_use_pointer(void *user, zf_context *context, const void *pointer) {
+    const zf_pointer_use *use = user;
+    zf_use_add(use->uses, context, pointer, use->ordinal);
+}
+
+static void zf_use_launch_args(const zf_queue *queue, const zf_launch_args *launch, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, launch->indirect_groups, ordinal);
+    zf_use_add(uses, queue->context, launch->indirect_count, ordinal);
+    zf_pointer_use use = {uses, ordinal};
+    for (uint32_t k = 0; k < launch->num_kernels; k++)
+        zf_kernel_launch_pointers(zf_launch_at(launch, k), zf_use_pointer, &use);
+}
+
+void zf_use_copy(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    const zf_copy_args *copy = &command->u.copy;
+    zf_use_add(uses, queue->context, copy->dst, ordinal);
+    zf_use_add(uses, copy->src_context != NULL ? copy->src_context : queue->context, copy->src, ordinal);
+}
+
+void zf_use_copy_region(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, command->u.region.dst, ordinal);
+    zf_use_add(uses, queue->context, command->u.region.src, ordinal);
+}
+
+void zf_use_fill(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, command->u.fill.dst, ordinal);
+}
+
+void zf_use_timestamp(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, command->timestamp_dst, ordinal);
+}
+
+void zf_use_query(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_add(uses, queue->context, command->u.query.dst, ordinal);
+}
+
+void zf_use_launch(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    zf_use_launch_args(queue, &command->u.launch, ordinal, uses);
+}
+
+/* Barriers, events and hints use no memory; custom commands hold what they touch while they run. */
+void zf_command_use(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses) {
+    const zf_command_kind_ops *kind = &zf_command_kinds[command->kind];
+    if (kind->use != NULL)
+        kind->use(queue, command, ordinal, uses);
+}
+
+void zf_uses_release(zf_uses *uses, size_t ordinal) {
+    while (uses->next < uses->count && (ordinal == SIZE_MAX || uses->items[uses->next].command <= ordinal))
+        zf_memory_unuse(uses->items[uses->next++].block);
+    if (uses->next == uses->count)
+        uses->next = uses->count = 0;
+}
+
+void zf_uses_drop(zf_uses *uses) {
+    zf_uses_release(uses, SIZE_MAX);
+    if (!uses->borrowed)
+        free(uses->items);
+    *uses = (zf_uses){0};
+}
+
+void zf_uses_move(zf_uses *to, zf_uses *from) {
+    if (from->count > to->cap && !zf_uses_grow(to, from->count)) {
+        zf_log(ZF_LOG_DEBUG, "no host memory to hold a submission's allocations until it runs");
+    } else if (from->count > 0) {
+        memcpy(to->items, from->items, from->count * sizeof *to->items);
+        to->count = from->count;
+        to->next = 0;
+        from->count = 0; /* moved: nothing left to release */
+    }
+    zf_uses_drop(from);
+}
+
+ze_result_t zf_perform_copy(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                            uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)start_ns;
+    (void)cost_ns;
+    record->bytes_read = record->bytes_written = command->u.copy.size;
+    return zf_do_copy(queue, &command->u.copy);
+}
+
+ze_result_t zf_perform_copy_region(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                                   uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)start_ns;
+    (void)cost_ns;
+    record->bytes_read = record->bytes_written = zf_region_bytes(&command->u.region.src_region);
+    return zf_do_copy_region(queue, &command->u.region);
+}
+
+ze_result_t zf_perform_fill(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                            uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)start_ns;
+    (void)cost_ns;
+    record->bytes_written = command->u.fill.size;
+    return zf_do_fill(queue, &command->u.fill);
+}
+
+ze_result_t zf_perform_timestamp(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                                 uint64_t *cost_ns, zf_work_record *record) {
+    (void)cost_ns;
+    (void)record;
+    return zf_do_write_timestamp(device, queue, command->timestamp_dst, start_ns);
+}
+
+ze_result_t zf_perform_query(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                             uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)start_ns;
+    (void)cost_ns;
+    (void)record;
+    return zf_do_query_timestamps(queue, &command->u.query);
+}
+
+ze_result_t zf_perform_launches(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                                uint64_t *cost_ns, zf_work_record *record) {
+    (void)start_ns;
+    return zf_do_launches(device, queue, &command->u.launch, cost_ns, record);
+}
+
+ze_result_t zf_perform_custom(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                              uint64_t *cost_ns, zf_work_record *record) {
+    (void)device;
+    (void)record;
+    return command->u.custom.ops->perform(command->u.custom.payload, queue, start_ns, cost_ns);
+}
+
 ze_result_t zf_perform(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns, uint64_t *cost_ns,
                        zf_work_record *record) {
     *cost_ns = zf_cost_command_ns(command, queue);
-    switch (command->kind) {
-    case ZF_CMD_COPY:
-        record->bytes_read = record->bytes_written = command->u.copy.size;
-        return zf_perform_copy(queue, &command->u.copy);
-    case ZF_CMD_COPY_REGION:
-        record->bytes_read = record->bytes_written = zf_region_bytes(&command->u.region.src_region);
-        return zf_perform_copy_region(queue, &command->u.region);
-    case ZF_CMD_FILL:
-        record->bytes_written = command->u.fill.size;
-        return zf_perform_fill(queue, &command->u.fill);
-    case ZF_CMD_WRITE_TIMESTAMP:
-        return zf_perform_write_timestamp(device, queue, command->timestamp_dst, start_ns);
-    case ZF_CMD_QUERY_KERNEL_TIMESTAMPS:
-        return zf_perform_query_timestamps(queue, &command->u.query);
-    case ZF_CMD_LAUNCH:
-    case ZF_CMD_LAUNCH_INDIRECT:
-    case ZF_CMD_LAUNCH_MULTIPLE_INDIRECT:
-        return zf_perform_launch(device, queue, &command->u.launch, cost_ns, record);
-    case ZF_CMD_CUSTOM:
-        return command->u.custom.ops->perform(command->u.custom.payload, queue, start_ns, cost_ns);
-    case ZF_CMD_BARRIER:
-    case ZF_CMD_SIGNAL_EVENT:
-    case ZF_CMD_RESET_EVENT:
-    case ZF_CMD_HINT:
-        return ZE_RESULT_SUCCESS;
-    }
-    return ZE_RESULT_SUCCESS;
+    const zf_command_kind_ops *kind = &zf_command_kinds[command->kind];
+    return kind->perform != NULL ? kind->perform(device, queue, command, start_ns, cost_ns, record) : ZE_RESULT_SUCCESS;
 }

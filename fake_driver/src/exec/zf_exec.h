@@ -32,6 +32,7 @@ typedef struct zf_event {
      * stores signaled last, so a reader that sees it set finds the signal's time and device. */
     _Atomic bool signaled;
     _Atomic uint64_t signal_ns; /* device time of the signal */
+    _Atomic bool faulted;       /* the signalling command failed on the device (a fault, a hang, a lost device) */
     uint64_t start_ns;          /* the signalling command's start and end (kernel timestamps) */
     uint64_t end_ns;
     zf_device *_Atomic timestamp_device; /* whose clock the timestamps are on */
@@ -44,8 +45,13 @@ struct zf_event_pool {
     zf_context *context;
     ze_event_pool_flags_t flags;
     uint32_t count;
-    zf_event **events; /* by index; guarded by the sync lock */
+    zf_event **events;     /* by index; guarded by the sync lock */
+    _Atomic uint32_t refs; /* the pool's handle and each live event: the last to go frees the pool */
 };
+
+/* What one event takes of a device's memory on Intel's GPUs (a cache line): a pool holds at most maxMemAllocSize
+ * divided by it, the smallest maxMemAllocSize of its devices (docs/events.md, "Limits"). */
+#define ZF_EVENT_DEVICE_BYTES 64u
 
 /* Whether the pool's events record kernel timestamps: ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, or (headers 1.6)
  * ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP, whose events also give them on the host's clock. */
@@ -78,6 +84,7 @@ typedef enum zf_command_kind {
     ZF_CMD_LAUNCH_INDIRECT,
     ZF_CMD_LAUNCH_MULTIPLE_INDIRECT,
     ZF_CMD_CUSTOM, /* a command family implemented outside the engine: see zf_command_ops */
+    ZF_CMD_COUNT
 } zf_command_kind;
 
 /* What a command family implemented in its own file (metric queries, image copies...) tells the engine. perform runs on
@@ -245,9 +252,53 @@ void zf_engines_shutdown(void);
 /* Releases what a command owns; a second call releases nothing. */
 void zf_command_free(zf_command *command);
 
+/* The allocations the commands of a submission use (memory/zf_memory.h, zf_memory_use), each held from the
+ * submission until its command has run, so that a free meanwhile waits for it (blocking policy) or leaves the pages
+ * mapped until then (docs/memory.md, "Freeing memory in use"). Items are in command order. */
+typedef struct zf_held_block {
+    struct zf_mem_block *block;
+    size_t command; /* the command's place in its submission */
+} zf_held_block;
+
+typedef struct zf_uses {
+    zf_held_block *items;
+    size_t count, cap;
+    size_t next;   /* the first item not released yet */
+    bool borrowed; /* items is the caller's storage (a submitter's stack), not to be freed or grown in place */
+} zf_uses;
+
+/* Adds the allocations `command`, the submission's `ordinal`th, touches in its queue's context (exec/perform.c). Out
+ * of host memory, the command goes without: it still holds its memory while it runs. */
+void zf_command_use(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses);
+/* Releases the items of the commands up to `ordinal` (SIZE_MAX: all) that are not released yet. */
+void zf_uses_release(zf_uses *uses, size_t ordinal);
+/* Moves the items of `from` into `to` (empty, its storage kept for reuse) and frees the storage `from` owns; out of
+ * host memory, they are released instead. */
+void zf_uses_move(zf_uses *to, zf_uses *from);
+/* Releases every item and frees the storage `uses` owns. */
+void zf_uses_drop(zf_uses *uses);
+
 /* Copies a recorded command into `copy`, owning copies of what it owns (launch records from `pool`):
  * ZE_RESULT_SUCCESS, OUT_OF_HOST_MEMORY, or UNSUPPORTED_FEATURE for a command whose payload cannot be copied. */
 ze_result_t zf_command_clone(const zf_command *command, zf_launch_pool *pool, zf_command *copy);
+
+/* What the engine does with a command of each kind: one entry per kind in exec/command.c (zf_command_kinds), the
+ * functions beside what they do (command.c: what a command owns; cost.c: its duration; perform.c: its effect and the
+ * memory it uses). A NULL member does nothing (cost: the command overhead alone). Adding a kind is one entry there
+ * (docs/command-lists.md, "Command kinds"). */
+typedef struct zf_work_record zf_work_record;
+typedef struct zf_command_kind_ops {
+    const char *name;
+    void (*release)(zf_command *command); /* frees what it owns */
+    /* Copies what `command` owns into `copy` (a bitwise copy of it): on failure `copy` owns only what was copied. */
+    ze_result_t (*clone)(const zf_command *command, zf_launch_pool *pool, zf_command *copy);
+    uint64_t (*cost)(const zf_command *command, const zf_queue *queue);
+    void (*use)(const zf_queue *queue, const zf_command *command, size_t ordinal, zf_uses *uses);
+    ze_result_t (*perform)(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns,
+                           uint64_t *cost_ns, zf_work_record *record);
+} zf_command_kind_ops;
+
+extern const zf_command_kind_ops zf_command_kinds[ZF_CMD_COUNT];
 
 static inline bool zf_command_is_launch(const zf_command *command) {
     return command->kind == ZF_CMD_LAUNCH || command->kind == ZF_CMD_LAUNCH_INDIRECT ||
@@ -257,8 +308,7 @@ static inline bool zf_command_is_launch(const zf_command *command) {
 /* Whether a command of its kind can own memory besides its wait list (what zf_command_free releases by kind): a
  * reset skips the others without a call. */
 static inline bool zf_command_may_own(const zf_command *command) {
-    return zf_command_is_launch(command) || command->kind == ZF_CMD_FILL ||
-           command->kind == ZF_CMD_QUERY_KERNEL_TIMESTAMPS || command->kind == ZF_CMD_CUSTOM;
+    return zf_command_kinds[command->kind].release != NULL;
 }
 
 /* Modelled duration of a command, in device nanoseconds (docs/cost-model.md). */
@@ -279,8 +329,9 @@ uint64_t zf_cost_dispatch_ns(const zf_device *device);
 typedef uint32_t (*zf_cost_clock_fn)(const zf_device *device);
 void zf_cost_set_clock_hook(zf_cost_clock_fn hook);
 
-/* The clock, in MHz, the device runs at now: the scenario's core clock, or the lower one the hook answers. Kernels
- * last their cycles at it, and the metrics' GPU clock counts at it (docs/metrics.md, "Signals"). */
+/* The clock, in MHz, the device runs at now: the scenario's core clock, or the one the hook answers (lower, or higher
+ * for an overclocked domain). Kernels last their cycles at it, and the metrics' GPU clock counts at it
+ * (docs/metrics.md, "Signals"). */
 uint32_t zf_cost_clock_mhz(const zf_device *device);
 
 /* Tiles a command of `device` runs on: every tile of a root device that has sub-devices (implicit scaling), else 1. */
@@ -305,6 +356,8 @@ void zf_event_write_interval(const zf_event *event, uint64_t start_ns, uint64_t 
 /* A consistent copy of an event whose kernel timestamps are ready: ZE_RESULT_ERROR_INVALID_ARGUMENT when its pool has
  * no KERNEL_TIMESTAMP flag, ZE_RESULT_NOT_READY until a command signalled it. */
 ze_result_t zf_event_timestamp_snapshot(zf_event *event, zf_event *copy);
+/* Whether the event is signalled by a command that failed on the device (the OpenCL face's CL_OUT_OF_RESOURCES). */
+bool zf_event_failed(ze_event_handle_t event);
 
 /* Appends a command of a family implemented outside the engine: the list checks (closed state, signal and wait
  * events) and the immediate-list behaviour are those of every append. The payload is owned by the command from then
@@ -314,7 +367,7 @@ ze_result_t zf_cmdlist_append_custom(ze_command_list_handle_t hCommandList, cons
                                      ze_event_handle_t *phWaitEvents);
 
 /* What each executed command did, for observers that model the device's counters (metrics). Times are device ns. */
-typedef struct zf_work_record {
+struct zf_work_record {
     zf_device *device; /* the device of the queue the command ran on */
     uint32_t ordinal;  /* its queue group and engine index */
     uint32_t index;
@@ -331,22 +384,27 @@ typedef struct zf_work_record {
     uint64_t tile_ns[ZF_SCENARIO_MAX_SUBDEVICES]; /* how long each tile was busy from the start, in device ns */
     bool faulted;
     bool lost; /* the fault is an injected device loss (docs/scenarios.md, "faults"): the command did not run */
-} zf_work_record;
+};
 
 typedef void (*zf_work_observer)(const zf_work_record *record, void *user_data);
+
+/* Plain host memory a command touches (not in an allocation of the driver): every byte mapped for the access, the
+ * check kernels make (/proc/self/maps, zf_host_range_unusable); otherwise a device fault is logged, naming `what`,
+ * and ZE_RESULT_ERROR_DEVICE_LOST returned: the engine reports it as for a kernel, the process lives. */
+ze_result_t zf_command_host_check(const void *ptr, size_t size, bool write, const char *what);
 
 /* Host-side effect of a command an engine of `device` runs from `start_ns` (exec/perform.c): returns its result, sets
  * *cost_ns to its modelled duration and fills the work the record reports (bytes, work-items, cycles). */
 ze_result_t zf_perform(zf_device *device, zf_queue *queue, zf_command *command, uint64_t start_ns, uint64_t *cost_ns,
                        zf_work_record *record);
 
-/* Registers the single execution observer (NULL to remove it); called on the thread that ran each command (an engine
- * worker, or the caller of a synchronous submission) after the command, before its event is signalled. */
-void zf_engine_set_observer(zf_work_observer observer, void *user_data);
-
-/* Adds a permanent execution observer (sysman telemetry), called after the one above; false when the 4 slots are
- * taken. */
+/* The one list of execution observers (metrics, sysman telemetry...): each is called, in the order they were added, on
+ * the thread that ran each command (an engine worker, or the caller of a synchronous submission) after the command,
+ * before its event is signalled. Adding fails loudly (an error naming ZF_MAX_OBSERVERS) when the list is full;
+ * removing takes out the entry of that observer and user_data. */
+#define ZF_MAX_OBSERVERS 8u
 bool zf_engine_add_observer(zf_work_observer observer, void *user_data);
+void zf_engine_remove_observer(zf_work_observer observer, void *user_data);
 
 /* Waits until no engine of `device` has work queued or running, or timeout_ns passes (UINT64_MAX: forever); returns
  * whether it is idle. */

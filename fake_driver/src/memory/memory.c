@@ -232,17 +232,31 @@ ze_result_t zfi_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_m
     return zf_alloc(&request, pptr);
 }
 
-static ze_result_t zf_free(zf_context *context, void *ptr, bool wait) {
+/* How a free treats memory that submitted commands still use (docs/memory.md, "Freeing memory in use"). */
+typedef enum zf_free_policy {
+    ZF_FREE_PLAIN,    /* zeMemFree, or the policy 0: the device must not be using it */
+    ZF_FREE_BLOCKING, /* waits for the commands */
+    ZF_FREE_DEFER,    /* frees it after them */
+} zf_free_policy;
+
+static ze_result_t zf_free(zf_context *context, void *ptr, zf_free_policy policy) {
     const char *why = NULL;
     zf_mem_block *block = zf_index_remove_base(context, ptr, false, &why);
     if (block == NULL)
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "ptr %p cannot be freed: %s", ptr, why);
-    zf_block_retire(block, wait);
+    bool used = zf_block_retire(block, policy == ZF_FREE_BLOCKING);
+    /* Intel's driver frees memory its engines still use once they are done with it; the headers list no result to
+     * refuse it with. */
+    if (used && policy == ZF_FREE_PLAIN)
+        zf_tolerate_unrefusable("the application must ensure the device is not currently referencing the memory "
+                                "before it is freed",
+                                "a submitted command still uses it",
+                                "its pages stay mapped until the commands using it complete, then it is freed");
     return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zfi_zeMemFree(ze_context_handle_t hContext, void *ptr) {
-    return zf_free(zf_context_from(hContext), ptr, false);
+    return zf_free(zf_context_from(hContext), ptr, ZF_FREE_PLAIN);
 }
 
 ze_result_t zfi_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr) {
@@ -261,9 +275,12 @@ ze_result_t zfi_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_
         return zf_fail(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                        "pMemFreeDesc->freePolicy 0x%x names two policies; a free has one (0, blocking or defer)",
                        (unsigned)policy);
-    /* Immediate and deferred frees both detach the allocation now and unmap it when the last command holding it
-     * completes; only the blocking policy waits for that. */
-    return zf_free(zf_context_from(hContext), ptr, policy == ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE);
+    /* Every free detaches the allocation now; the blocking policy waits for the submitted commands using it, the
+     * others unmap it when the last of them completes. */
+    zf_free_policy how = policy == ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE ? ZF_FREE_BLOCKING
+                         : policy == ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE  ? ZF_FREE_DEFER
+                                                                                       : ZF_FREE_PLAIN;
+    return zf_free(zf_context_from(hContext), ptr, how);
 }
 
 /* The allocation an export request of zeMemGetAllocProperties names. */

@@ -1,6 +1,7 @@
 /* Backing memory of allocations: a range of an arena (memory_arena.c) for small ones, a memfd of its own for the
  * others, mapped MAP_SHARED (IPC hands the same pages to other processes), aligned by over-reserving address space;
- * the reference count that keeps a block mapped while command execution holds it; and the quarantine of freed
+ * the reference count that keeps a block mapped while command execution holds it (and the count of submitted
+ * commands using it, which a blocking free waits for); and the quarantine of freed
  * address ranges. */
 #include "core/zf_core.h"
 #include "memory/memory_internal.h"
@@ -245,19 +246,36 @@ void zf_block_ref(zf_mem_block *block) {
 void zf_block_unref(zf_mem_block *block) {
     pthread_mutex_lock(&zf_block_ref_lock);
     bool last = --block->refs == 0;
-    if (!last)
+    pthread_mutex_unlock(&zf_block_ref_lock);
+    if (last)
+        zf_block_destroy(block);
+}
+
+void zf_block_use(zf_mem_block *block) {
+    pthread_mutex_lock(&zf_block_ref_lock);
+    block->refs++;
+    block->uses++;
+    pthread_mutex_unlock(&zf_block_ref_lock);
+}
+
+void zf_block_unuse(zf_mem_block *block) {
+    pthread_mutex_lock(&zf_block_ref_lock);
+    bool last = --block->refs == 0;
+    if (--block->uses == 0 && !last)
         pthread_cond_broadcast(&zf_block_ref_cond); /* a blocking free may be waiting for this one */
     pthread_mutex_unlock(&zf_block_ref_lock);
     if (last)
         zf_block_destroy(block);
 }
 
-void zf_block_retire(zf_mem_block *block, bool wait) {
+bool zf_block_retire(zf_mem_block *block, bool wait) {
     pthread_mutex_lock(&zf_block_ref_lock);
-    while (wait && block->refs > 1)
+    bool used = block->uses > 0;
+    while (wait && block->uses > 0)
         pthread_cond_wait(&zf_block_ref_cond, &zf_block_ref_lock);
     bool last = --block->refs == 0;
     pthread_mutex_unlock(&zf_block_ref_lock);
     if (last)
         zf_block_destroy(block);
+    return used;
 }

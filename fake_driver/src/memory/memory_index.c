@@ -148,9 +148,38 @@ zf_mem_block *zf_memory_hold(zf_context *context, const void *ptr, size_t size, 
     return block;
 }
 
+zf_mem_block *zf_memory_hold_mapped(zf_context *context, const void *ptr, size_t size, zf_allocation *out) {
+    uintptr_t start, end;
+    if (!zf_range(ptr, size, &start, &end))
+        return NULL;
+    pthread_rwlock_rdlock(&zf_index_lock);
+    zf_mem_block *block = zf_at_or_below(start);
+    if (block != NULL && (block->info.context != context || end > zf_block_start(block) + block->map_size))
+        block = NULL;
+    if (block != NULL) {
+        zf_block_ref(block);
+        *out = block->info;
+    }
+    pthread_rwlock_unlock(&zf_index_lock);
+    return block;
+}
+
 void zf_memory_release(zf_mem_block *block) {
     if (block != NULL)
         zf_block_unref(block);
+}
+
+zf_mem_block *zf_memory_use(zf_context *context, const void *ptr) {
+    pthread_rwlock_rdlock(&zf_index_lock);
+    zf_mem_block *block = zf_index_fit(context, ptr, 1);
+    if (block != NULL)
+        zf_block_use(block);
+    pthread_rwlock_unlock(&zf_index_lock);
+    return block;
+}
+
+void zf_memory_unuse(zf_mem_block *block) {
+    zf_block_unuse(block);
 }
 
 bool zf_memory_range_overruns(zf_context *context, const void *ptr, size_t size) {

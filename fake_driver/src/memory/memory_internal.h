@@ -45,6 +45,7 @@ struct zf_mem_block {
     bool imported;   /* opened from an IPC handle: closed with zeMemCloseIpcHandle, never charged */
     zf_mem_charge charge;
     unsigned refs;                                /* guarded by the reference lock of memory_block.c */
+    unsigned uses;                                /* of refs, those of submitted commands; reference lock */
     bool exported;                                /* a token was issued; guarded by the index lock */
     uint32_t ipc_gets;                            /* zeMemGetIpcHandle calls not returned by zeMemPutIpcHandle */
     uint32_t atomic_attr;                         /* zeMemSetAtomicAccessAttributeExp's last flags; index lock */
@@ -77,9 +78,15 @@ ze_result_t zf_block_import(int fd, size_t size, size_t map_size, uint64_t offse
 void zf_block_ref(zf_mem_block *block);
 void zf_block_unref(zf_mem_block *block);
 
-/* Drops the index's reference of a block that has left the index. With `wait`, first blocks until every other
- * reference (holds of running commands) is gone: ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE. */
-void zf_block_retire(zf_mem_block *block, bool wait);
+/* A reference of a submitted command (zf_memory_use), counted apart from the others (an image made on the memory,
+ * a backing of physical memory) because a blocking free waits for these only. */
+void zf_block_use(zf_mem_block *block);
+void zf_block_unuse(zf_mem_block *block);
+
+/* Drops the index's reference of a block that has left the index. With `wait`, first blocks until no submitted
+ * command uses it any more: ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE. Returns whether a submitted command
+ * used it when called (without `wait`, the memory is then unmapped once the last of them completes). */
+bool zf_block_retire(zf_mem_block *block, bool wait);
 
 /* True when [ptr, ptr + size) overlaps the address range of a recently freed allocation (held back, unmapped). */
 bool zf_block_range_quarantined(const void *ptr, size_t size);

@@ -15,6 +15,7 @@
  * memory (docs/memory.md). */
 #include "core/zf_core.h"
 #include "memory/memory_internal.h"
+#include "zefake/zefake_ext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,26 +32,18 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
-#define ZF_IPC_MAGIC      "zefkIPC3"                   /* bytes 8..15 of every handle zefake issues */
+#define ZF_IPC_MAGIC      ZEFAKE_IPC_MAGIC             /* bytes 8..15 of every handle zefake issues */
 #define ZF_IPC_WIRE_MAGIC UINT64_C(0x31637069666b667a) /* first word of every request and reply */
 #define ZF_IPC_TIMEOUT_S  5                            /* a peer that neither sends nor reads is dropped after this */
 #define ZF_IPC_BACKLOG    16
 
-/* The 64 bytes of ze_ipc_mem_handle_t as zefake fills them (docs/memory.md). The descriptor comes first and its
- * field is 8 bytes wide, as in Intel's handle; a receiving process overwrites the first 4 bytes. */
-typedef struct zf_ipc_handle_data {
-    int32_t fd;       /* the exporter's descriptor of the allocation's memfd; the receiver's after SCM_RIGHTS */
-    uint32_t fd_high; /* 0 */
-    char magic[8];
-    uint32_t pid;          /* the exporting process */
-    uint32_t offset_pages; /* where the allocation starts in the memfd, in ZF_ARENA_GRANULE units (arenas) */
-    uint64_t nonce;        /* its server's, part of the socket name */
-    uint64_t id;           /* the allocation id in the exporting process */
-    uint64_t size;         /* the allocation's size */
-    uint8_t token[ZF_IPC_TOKEN_SIZE];
-} zf_ipc_handle_data;
+/* The 64 bytes of ze_ipc_mem_handle_t as zefake fills them: the published layout (zefake/zefake_ext.h). */
+typedef zefake_ipc_mem_handle_layout_t zf_ipc_handle_data;
+_Static_assert(ZEFAKE_IPC_TOKEN_SIZE == ZF_IPC_TOKEN_SIZE, "the token of the published layout is the allocation's");
+_Static_assert(ZF_ARENA_GRANULE == 4096, "the published layout counts offsets in 4 KiB pages");
 _Static_assert(sizeof(zf_ipc_handle_data) == ZE_MAX_IPC_HANDLE_SIZE, "an IPC handle is 64 bytes");
 
 /* The seal: the handle with its descriptor bytes zeroed, written into the memfd where no mapping reaches: right after
@@ -174,10 +167,9 @@ static int zf_ipc_lookup_shared(const zf_ipc_request *request, zf_ipc_reply *rep
     return fd;
 }
 
-/* Reads one request and answers it: the memfd when the request names an exported allocation with its token and
- * comes from the same user (or root); a refusal otherwise. */
+/* Reads one request (waiting on the connection, poll said) and answers it: the memfd when the request names an
+ * exported allocation with its token and comes from the same user (or root); a refusal otherwise. */
 static void zf_ipc_answer(int conn) {
-    zf_ipc_set_timeouts(conn);
     zf_ipc_request request;
     ssize_t n = recv(conn, &request, sizeof request, MSG_TRUNC); /* MSG_TRUNC: the real length of the message */
     struct ucred peer;
@@ -209,29 +201,97 @@ static void zf_ipc_answer(int conn) {
     zf_block_unref(block);
 }
 
+/* The server's open connections. Each is answered when its request arrives, in whatever order they come, and
+ * dropped ZF_IPC_TIMEOUT_S after it was accepted: a peer that connects and sends nothing delays no other importer.
+ * With ZF_IPC_CONNECTIONS open, a new one replaces the oldest. */
+#define ZF_IPC_CONNECTIONS 64
+
+typedef struct zf_ipc_conns {
+    int fd[ZF_IPC_CONNECTIONS];
+    uint64_t deadline_ms[ZF_IPC_CONNECTIONS];
+    unsigned n;
+} zf_ipc_conns;
+
+static uint64_t zf_ipc_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+}
+
+static void zf_ipc_drop(zf_ipc_conns *c, unsigned i) {
+    close(c->fd[i]);
+    c->n--;
+    c->fd[i] = c->fd[c->n];
+    c->deadline_ms[i] = c->deadline_ms[c->n];
+}
+
+static void zf_ipc_add(zf_ipc_conns *c, int fd) {
+    if (c->n == ZF_IPC_CONNECTIONS) {
+        unsigned oldest = 0;
+        for (unsigned i = 1; i < c->n; i++)
+            oldest = c->deadline_ms[i] < c->deadline_ms[oldest] ? i : oldest;
+        zf_log(ZF_LOG_DEBUG, "IPC server: %u connections open: the oldest is dropped", c->n);
+        zf_ipc_drop(c, oldest);
+    }
+    c->fd[c->n] = fd;
+    c->deadline_ms[c->n++] = zf_ipc_now_ms() + ZF_IPC_TIMEOUT_S * 1000u;
+}
+
+/* poll's timeout: until the nearest deadline, or none. */
+static int zf_ipc_poll_ms(const zf_ipc_conns *c) {
+    if (c->n == 0)
+        return -1;
+    uint64_t nearest = UINT64_MAX, now = zf_ipc_now_ms();
+    for (unsigned i = 0; i < c->n; i++)
+        nearest = c->deadline_ms[i] < nearest ? c->deadline_ms[i] : nearest;
+    return nearest <= now ? 0 : (int)(nearest - now);
+}
+
+/* Answers the connections with a request (or a hang-up) and drops those past their deadline; from the end, so that
+ * a drop (which moves the last connection into its place) never skips one. */
+static void zf_ipc_serve_conns(zf_ipc_conns *c, const struct pollfd *fds) {
+    uint64_t now = zf_ipc_now_ms();
+    for (unsigned i = c->n; i-- > 0;) {
+        if (fds[i].revents != 0) {
+            zf_ipc_answer(c->fd[i]);
+            zf_ipc_drop(c, i);
+        } else if (c->deadline_ms[i] <= now) {
+            zf_log(ZF_LOG_DEBUG, "IPC server: a peer sent no request within %d s: dropped", ZF_IPC_TIMEOUT_S);
+            zf_ipc_drop(c, i);
+        }
+    }
+}
+
 static void *zf_ipc_serve(void *unused) {
     (void)unused;
     const int listen_fd = zf_ipc.listen_fd, stop_fd = zf_ipc.stop_fd; /* fixed while the thread runs */
+    zf_ipc_conns conns = {.n = 0};
     for (;;) {
-        struct pollfd fds[2] = {{listen_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-        if (poll(fds, 2, -1) < 0) {
+        struct pollfd fds[ZF_IPC_CONNECTIONS + 2];
+        for (unsigned i = 0; i < conns.n; i++)
+            fds[i] = (struct pollfd){conns.fd[i], POLLIN, 0};
+        fds[conns.n] = (struct pollfd){listen_fd, POLLIN, 0};
+        fds[conns.n + 1] = (struct pollfd){stop_fd, POLLIN, 0};
+        if (poll(fds, conns.n + 2, zf_ipc_poll_ms(&conns)) < 0) {
             if (errno == EINTR)
                 continue;
             zf_log(ZF_LOG_WARN, "IPC server: the server stops: poll: %s", strerror(errno));
             break;
         }
-        if (fds[1].revents != 0)
+        if (fds[conns.n + 1].revents != 0)
             break;
-        if (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+        if (fds[conns.n].revents & (POLLERR | POLLHUP | POLLNVAL)) {
             zf_log(ZF_LOG_WARN, "IPC server: the server stops: its socket failed");
             break;
         }
-        int conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (conn >= 0) {
-            zf_ipc_answer(conn);
-            close(conn);
-        }
+        bool incoming = (fds[conns.n].revents & POLLIN) != 0;
+        zf_ipc_serve_conns(&conns, fds);
+        int conn = incoming ? accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK) : -1;
+        if (conn >= 0)
+            zf_ipc_add(&conns, conn);
     }
+    while (conns.n > 0)
+        zf_ipc_drop(&conns, conns.n - 1);
     return NULL;
 }
 

@@ -37,13 +37,21 @@ void zf_memory_release_reservations(zf_context *context);
 typedef struct zf_mem_block zf_mem_block;
 
 /* Like zf_memory_find, and also keeps the allocation mapped until zf_memory_release: if the application frees it
- * meanwhile (zeMemFree, zeMemFreeExt with the defer policy, zeContextDestroy), the pointer stops being an allocation
- * at once but its memory stays readable and writable for the holder, and is unmapped (and its device memory
- * returned) when the last hold is released. zeMemFreeExt with the blocking policy waits for every hold to go. Take a
- * hold for each allocation a submitted command touches, release it when the command completes. NULL when the range
- * is not entirely inside one allocation of `context`. */
+ * meanwhile (zeMemFree, zeMemFreeExt, zeContextDestroy), the pointer stops being an allocation at once but its
+ * memory stays readable and writable for the holder, and is unmapped (and its device memory returned) when the last
+ * hold is released. NULL when the range is not entirely inside one allocation of `context`. */
 zf_mem_block *zf_memory_hold(zf_context *context, const void *ptr, size_t size, zf_allocation *out);
 void zf_memory_release(zf_mem_block *block);
+/* Like zf_memory_hold for a range that may also cover the rest of the allocation's last page (its padding: sizes are
+ * rounded up to the allocation's page size, docs/memory.md "Backing"). */
+zf_mem_block *zf_memory_hold_mapped(zf_context *context, const void *ptr, size_t size, zf_allocation *out);
+
+/* A hold of the allocation of `context` that `ptr` points into, for a submitted command, from its submission until
+ * it completes (zf_memory_unuse): zeMemFreeExt with the blocking policy waits for these holds to go, the other frees
+ * detach the allocation at once and unmap it when the last goes (docs/memory.md, "Freeing memory in use"). NULL when
+ * `ptr` is in no allocation of `context`. */
+zf_mem_block *zf_memory_use(zf_context *context, const void *ptr);
+void zf_memory_unuse(zf_mem_block *block);
 
 /* True when [ptr, ptr + size) touches the addresses of a recently freed allocation, or pages of a virtual reservation
  * that are not mapped or not accessible (zeVirtualMemReserve, docs/virtual-memory.md). Freed allocations leave their

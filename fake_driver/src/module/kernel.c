@@ -280,6 +280,10 @@ ze_result_t zfi_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t 
     return ZE_RESULT_SUCCESS;
 }
 
+void zf_kernel_set_work_dim(ze_kernel_handle_t hKernel, uint32_t dims) {
+    zf_kernel_from(hKernel)->work_dim = dims;
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Properties */
 
@@ -428,8 +432,9 @@ ze_result_t zf_annotation_set_callback(zefake_pfnAnnotationCallback_t callback, 
 typedef struct zf_run_env {
     zf_exec_env env;
     zf_kernel_launch *launch;
-    pthread_mutex_t lock;  /* resolve_function may be called from several worker threads */
-    zf_program **resolved; /* programs retained while the launch runs */
+    atomic_bool padding_seen; /* a work-item accessed an allocation's padding (docs/tolerances.md) */
+    pthread_mutex_t lock;     /* resolve_function may be called from several worker threads */
+    zf_program **resolved;    /* programs retained while the launch runs */
     uint32_t num_resolved, cap_resolved;
 } zf_run_env;
 
@@ -453,6 +458,8 @@ static zf_mem_kind zf_env_lookup(void *user, uintptr_t ptr, size_t size, zf_mem_
         return ZF_MEM_INSIDE;
     zf_allocation allocation;
     zf_mem_block *hold = zf_memory_hold(context, (const void *)ptr, size, &allocation);
+    if (hold == NULL && run->env.padding != NULL) /* the engine performs accesses into the padding */
+        hold = zf_memory_hold_mapped(context, (const void *)ptr, size, &allocation);
     if (hold != NULL) {
         /* docs/memory.md: device and shared-with-device memory is mapped in 64 KiB pages, host memory in host pages;
          * the rest of the last page is the allocation's, but out of bounds. */
@@ -481,6 +488,39 @@ static zf_mem_kind zf_env_lookup(void *user, uintptr_t ptr, size_t size, zf_mem_
     if (zf_memory_range_freed((const void *)ptr, size))
         return ZF_MEM_FREED;
     return ZF_MEM_UNKNOWN;
+}
+
+/* Kernels whose accesses into an allocation's padding were warned of: once per kernel (later ones at debug level). */
+#define ZF_PADDING_WARNED_MAX 64u
+
+static bool zf_padding_first_of(const zf_kernel_launch *launch) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        const zf_program *program;
+        uint32_t index;
+    } warned[ZF_PADDING_WARNED_MAX];
+    static uint32_t num_warned;
+    pthread_mutex_lock(&lock);
+    bool first = true;
+    for (uint32_t i = 0; i < num_warned && first; i++)
+        first = warned[i].program != launch->program || warned[i].index != launch->index;
+    if (first && num_warned < ZF_PADDING_WARNED_MAX) {
+        warned[num_warned].program = launch->program;
+        warned[num_warned++].index = launch->index;
+    }
+    pthread_mutex_unlock(&lock);
+    return first;
+}
+
+/* Real GPUs read and write the rest of an allocation's last page, and programs rely on it: counted once per launch,
+ * warned once per kernel (docs/tolerances.md). */
+static void zf_env_padding(void *user, const char *text) {
+    zf_run_env *run = user;
+    if (atomic_exchange(&run->padding_seen, true))
+        return;
+    zf_tolerate_on_device(zf_padding_first_of(run->launch), "a kernel accesses only the bytes of its allocations", text,
+                          "performed the access (a load reads what the padding holds)",
+                          "ZEFAKE_STRICT=1: a device fault");
 }
 
 static void zf_env_release(void *user, void *hold) {
@@ -558,6 +598,11 @@ static void zf_env_debug(void *user, const char *text) {
     zf_log(ZF_LOG_DEBUG, "%s", text);
 }
 
+static void zf_env_warn(void *user, const char *text) {
+    (void)user;
+    zf_log(ZF_LOG_WARN, "%s", text);
+}
+
 /* The engine's view of the captured arguments, in `room` when they fit (no allocation for the usual kernel). */
 #define ZF_ARGS_ROOM 16u
 static zf_xarg *zf_launch_args(const zf_kernel_launch *launch, zf_xarg room[ZF_ARGS_ROOM]) {
@@ -584,7 +629,9 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
                             .image = zf_env_image,
                             .sampler = zf_env_sampler,
                             .system_memory = launch->program->device->desc->memory_access.shared_system != 0,
-                            .debug = zf_env_debug};
+                            .debug = zf_env_debug,
+                            .warn = zf_env_warn,
+                            .padding = zf_strict() ? NULL : zf_env_padding};
     zf_xarg room[ZF_ARGS_ROOM];
     zf_xarg *args = zf_launch_args(launch, room);
     if (args == NULL) {
@@ -602,6 +649,7 @@ static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *
     zf_program_executable(launch->program, &x.program);
     memcpy(x.group_size, launch->group_size, sizeof x.group_size);
     memcpy(x.offset, launch->offset, sizeof x.offset);
+    x.work_dim = launch->work_dim;
     zf_xresult result;
     zf_spirv_execute(&x, &result);
     *work = result.work;

@@ -32,6 +32,7 @@ struct zf_kernel {
     bool group_size_set;
     uint32_t group_size[3];
     uint32_t global_offset[3];
+    uint32_t work_dim; /* get_work_dim() of its launches (an OpenCL launch's work_dim); 0: from groups and size */
     ze_kernel_indirect_access_flags_t indirect_access;
     ze_cache_config_flags_t cache_config;
 };
@@ -60,6 +61,7 @@ struct zf_kernel_launch {
     uint32_t subgroup_size;
     uint32_t group_size[3];
     uint32_t offset[3];
+    uint32_t work_dim;         /* 0: the dimensions the group count and size use */
     const zf_builtin *costing; /* a built-in's table gives the record of what the launch executed */
     zf_kernel_code code;
     uint64_t local_bytes;    /* static plus argument local memory per group */

@@ -204,6 +204,7 @@ static ze_result_t zf_capture(zf_kernel *kernel, zf_launch_pool *pool, bool ever
     launch->local_bytes = local_bytes;
     memcpy(launch->group_size, size, sizeof size);
     memcpy(launch->offset, kernel->global_offset, sizeof launch->offset);
+    launch->work_dim = kernel->work_dim;
     launch->costing = kernel->builtin;
     launch->code = kernel->code;
     if (!zf_capture_images(launch)) {
@@ -240,6 +241,18 @@ void zf_kernel_launch_free(zf_kernel_launch *launch) {
 
 void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3]) {
     memcpy(size, launch->group_size, sizeof launch->group_size);
+}
+
+void zf_kernel_launch_pointers(const zf_kernel_launch *launch, zf_launch_pointer_fn each, void *user) {
+    for (uint32_t i = 0; i < launch->info->num_args; i++) {
+        const zf_spirv_arg *param = &launch->info->args[i];
+        if (param->kind != ZF_SPIRV_ARG_POINTER)
+            continue;
+        uint64_t value = 0; /* a 32-bit device's pointer is the low half (little-endian hosts) */
+        memcpy(&value, launch->arg_values[i], param->size < sizeof value ? param->size : sizeof value);
+        if (value != 0)
+            each(user, launch->context, (const void *)(uintptr_t)value);
+    }
 }
 
 const char *zf_kernel_launch_name(const zf_kernel_launch *launch) {

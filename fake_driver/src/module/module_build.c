@@ -142,15 +142,6 @@ static ze_result_t zf_parse_options(const char *text, zf_options *options, zf_sp
 /* ------------------------------------------------------------------------------------------------------------------
  * The parts of a program that follow from its SPIR-V: identity, globals, imports, relocations */
 
-uint64_t zf_fnv1a(const void *data, size_t size, uint64_t hash) {
-    const uint8_t *bytes = data;
-    for (size_t i = 0; i < size; i++) {
-        hash ^= bytes[i];
-        hash *= 0x100000001b3ull;
-    }
-    return hash;
-}
-
 static void zf_program_uuid(zf_program *program) {
     size_t count;
     const uint32_t *words = zf_spirv_words(program->spirv, &count);
@@ -158,6 +149,15 @@ static void zf_program_uuid(zf_program *program) {
     uint64_t b = zf_fnv1a(words, count * 4, a ^ 0x9e3779b97f4a7c15ull);
     memcpy(program->uuid, &a, 8);
     memcpy(program->uuid + 8, &b, 8);
+}
+
+/* The address of a global the program defines, by SPIR-V id, for initializers pointing at it; 0 for other ids. */
+static uint64_t zf_defined_global_address(void *user, uint32_t id) {
+    const zf_program *program = user;
+    for (uint32_t i = 0; i < zf_spirv_global_count(program->spirv); i++)
+        if (zf_spirv_global_at(program->spirv, i)->id == id && program->global_offsets[i] != SIZE_MAX)
+            return (uint64_t)(uintptr_t)(program->globals + program->global_offsets[i]);
+    return 0;
 }
 
 /* Lays out and initializes the storage of every global the module defines (imported ones live in their exporter). */
@@ -199,7 +199,8 @@ static ze_result_t zf_program_globals(zf_program *program, zf_spirv_log *log) {
         const zf_spirv_global *g = zf_spirv_global_at(spirv, i);
         if (program->global_offsets[i] == SIZE_MAX)
             continue;
-        if (zf_spirv_global_init(spirv, g, program->globals + program->global_offsets[i], log) != ZF_SPIRV_OK)
+        if (zf_spirv_global_init(spirv, g, program->globals + program->global_offsets[i], zf_defined_global_address,
+                                 program, log) != ZF_SPIRV_OK)
             return zf_fail(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "global '%s' cannot be initialized",
                            g->name ? g->name : "?");
     }
@@ -409,6 +410,16 @@ static ze_result_t zf_program_functions(zf_program *program) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* docs/tolerances.md: llvm-spirv-14's SPIR-V 1.4 entry points that omit a UniformConstant variable they use. */
+static void zf_tolerate_unlisted_interface(zf_build *b, uint32_t unlisted) {
+    zf_spirv_log_printf(&b->log,
+                        "warning: %u UniformConstant variable(s) used by an entry point are not listed in its "
+                        "OpEntryPoint interface (SPIR-V 1.4 requires it); accepted as Intel's compiler does",
+                        unlisted);
+    zf_tolerate("SPIR-V 1.4: an OpEntryPoint lists every module-scope variable its call tree uses",
+                "accepted the UniformConstant variables left out of the interface");
+}
+
 ze_result_t zf_build_program(zf_build *b) {
     b->program = calloc(1, sizeof *b->program);
     if (b->program == NULL)
@@ -417,8 +428,11 @@ ze_result_t zf_build_program(zf_build *b) {
     b->program->context = b->context;
     b->program->device = b->device;
     zf_spirv_status s = zf_spirv_read(b->spirv, b->spirv_size, &b->program->spirv, &b->log);
+    uint32_t unlisted = 0;
     if (s == ZF_SPIRV_OK)
-        s = zf_spirv_validate(b->program->spirv, &b->log);
+        s = zf_spirv_validate(b->program->spirv, zf_strict() ? NULL : &unlisted, &b->log);
+    if (s == ZF_SPIRV_OK && unlisted > 0)
+        zf_tolerate_unlisted_interface(b, unlisted);
     if (s != ZF_SPIRV_OK) {
         ze_result_t r = zf_reader_result(s, &b->log);
         /* A native binary whose checksum matched but whose SPIR-V does not read was not made by this driver. */

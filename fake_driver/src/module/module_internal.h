@@ -72,8 +72,6 @@ ze_result_t zf_build_input(zf_build *b);
 ze_result_t zf_build_program(zf_build *b);
 /* Resolves the addresses the form's relocations name (again after each link). */
 void zf_program_relocate(zf_program *program);
-/* FNV-1a over `size` bytes, from `hash` (the program UUID and the native binary checksum). */
-uint64_t zf_fnv1a(const void *data, size_t size, uint64_t hash);
 /* The decoded function of a SPIR-V function id (the form keeps the reader's function order). */
 uint32_t zf_function_of_id(const zf_program *program, uint32_t id);
 

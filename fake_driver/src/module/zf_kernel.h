@@ -63,6 +63,11 @@ void zf_kernel_launch_set_offset(zf_kernel_launch *launch, const uint32_t offset
 /* Group size of the captured launch (x, y, z). */
 void zf_kernel_launch_group_size(const zf_kernel_launch *launch, uint32_t size[3]);
 
+/* Calls each(user, context, pointer) for every non-NULL pointer argument of the launch, with the context whose
+ * allocations it points into (zf_kernel_launch_set_context). */
+typedef void (*zf_launch_pointer_fn)(void *user, zf_context *context, const void *pointer);
+void zf_kernel_launch_pointers(const zf_kernel_launch *launch, zf_launch_pointer_fn each, void *user);
+
 /* The kernel's name (for diagnostics and tracing). */
 const char *zf_kernel_launch_name(const zf_kernel_launch *launch);
 

@@ -114,4 +114,8 @@ ze_result_t zf_build_log_create(const char *text, ze_module_build_log_handle_t *
  * zetModuleGetDebugInfo); false when it was built without. */
 bool zf_module_profile_flags(const zf_module *module, uint32_t *flags);
 
+/* The work_dim of the kernel's next launches (get_work_dim(); the OpenCL face's clEnqueueNDRangeKernel gives it);
+ * 0, as a Level Zero kernel starts: the highest dimension of the group count and size that exceeds 1. */
+void zf_kernel_set_work_dim(ze_kernel_handle_t kernel, uint32_t dims);
+
 #endif

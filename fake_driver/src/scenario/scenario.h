@@ -9,6 +9,7 @@
 #include "scenario/scenario_formula.h"
 
 #include <level_zero/ze_api.h>
+#include <level_zero/zes_api.h>
 #include <level_zero/zet_api.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,6 +24,12 @@
 #define ZF_SCENARIO_MAX_ENGINE_GROUPS 8
 #define ZF_SCENARIO_ERROR_MAX         512
 #define ZF_SCENARIO_MAX_FAULTS        32
+#define ZF_SCENARIO_MAX_DIAG_SUITES   4  /* diagnostics test suites of one device */
+#define ZF_SCENARIO_MAX_DIAG_TESTS    16 /* tests of one suite */
+#define ZF_SCENARIO_MAX_FANS          4  /* fans, LEDs, power supplies of one device */
+#define ZF_SCENARIO_MAX_LEDS          4
+#define ZF_SCENARIO_MAX_PSUS          2
+#define ZF_SCENARIO_MAX_VFS           7   /* virtual functions: the PCI functions after the card's */
 #define ZF_SCENARIO_MAX_PORTS         16  /* Xe Link ports of one tile */
 #define ZF_SCENARIO_MAX_XE_LINKS      512 /* cables of the top-level xe_links list */
 
@@ -84,7 +91,56 @@ typedef struct zf_scenario_performance {
     uint32_t kernel_launch_ns;      /* each kernel on top: dispatch and thread-group set-up */
 } zf_scenario_performance;
 
-/* The sysman model of a device (docs/sysman.md): its power draws, frequency domain and thermal constants. */
+/* A test of a diagnostics suite (docs/sysman.md, "Diagnostics"): what a run of it answers. */
+typedef struct zf_scenario_diag_test {
+    char name[ZES_STRING_PROPERTY_SIZE];
+    zes_diag_result_t result; /* NO_ERRORS unless the scenario plants a fault */
+} zf_scenario_diag_test;
+
+/* A diagnostics test suite: its tests (none: the suite runs only whole) and the modelled time a whole run takes. */
+typedef struct zf_scenario_diag_suite {
+    char name[ZES_STRING_PROPERTY_SIZE];
+    uint32_t duration_ms;     /* of a run of every test, shared evenly among them */
+    zes_diag_result_t result; /* of a suite without tests */
+    uint32_t num_tests;
+    zf_scenario_diag_test tests[ZF_SCENARIO_MAX_DIAG_TESTS];
+} zf_scenario_diag_suite;
+
+/* A fan (docs/sysman.md, "Fans, LEDs and power supplies"): its default mode ramps its speed with the device's
+ * temperature, from min_percent at ramp_start_c to full speed at the critical temperature. */
+typedef struct zf_scenario_fan {
+    uint32_t max_rpm;
+    uint32_t min_percent;
+    uint32_t ramp_start_c;
+    uint32_t max_points; /* of a speed table; 0: no table mode */
+} zf_scenario_fan;
+
+typedef struct zf_scenario_led {
+    bool rgb; /* its colour can be set */
+} zf_scenario_led;
+
+/* A power supply of the card: its current follows the card's power at its voltage. */
+typedef struct zf_scenario_psu {
+    uint32_t volts;
+    uint32_t amp_limit_ma; /* 0: the card's highest power limit at that voltage */
+    bool fan;
+} zf_scenario_psu;
+
+/* The legacy overclocking of the GPU frequency domain (zesFrequencyOc*; docs/sysman.md, "Overclocking"). */
+typedef struct zf_scenario_overclock {
+    bool supported;              /* false: every zesFrequencyOc* answers UNSUPPORTED_FEATURE, as Intel's driver */
+    uint32_t max_frequency_mhz;  /* maxOcFrequency; derived from core_clock_rate_mhz when not given */
+    uint32_t default_voltage_mv; /* maxFactoryDefaultVoltage */
+    uint32_t max_voltage_mv;     /* maxOcVoltage */
+    uint32_t voltage_offset_mv;  /* the offset range is -this..+this */
+    bool extended;               /* frequencies in 1 MHz steps, else in multiples of 50 MHz */
+    bool fixed_mode;             /* ZES_OC_MODE_FIXED offered */
+    uint32_t icc_max_a;          /* the factory IccMax; 0: IccMax cannot be changed */
+    bool tjmax;                  /* TjMax can be changed */
+} zf_scenario_overclock;
+
+/* The sysman model of a device (docs/sysman.md): its power draws, frequency domain and thermal constants, and the
+ * components it has besides the ones every device has. */
 typedef struct zf_scenario_sysman {
     uint32_t tile_idle_w;         /* each tile, always */
     uint32_t tile_compute_w;      /* on top of idle, while a compute engine is busy (unthrottled) */
@@ -99,6 +155,16 @@ typedef struct zf_scenario_sysman {
     uint32_t millikelvin_per_w;   /* settled temperature rise per W */
     uint32_t thermal_tau_ms;      /* time constant */
     uint32_t max_temperature_c;   /* TjMax; the critical temperature is 5 K below */
+    uint32_t num_diag_suites;
+    zf_scenario_diag_suite diag_suites[ZF_SCENARIO_MAX_DIAG_SUITES];
+    uint32_t num_fans;
+    zf_scenario_fan fans[ZF_SCENARIO_MAX_FANS];
+    uint32_t num_leds;
+    zf_scenario_led leds[ZF_SCENARIO_MAX_LEDS];
+    uint32_t num_psus;
+    zf_scenario_psu psus[ZF_SCENARIO_MAX_PSUS];
+    zf_scenario_overclock overclock;
+    uint32_t virtual_functions; /* SR-IOV virtual functions enabled on the card (docs/sysman.md) */
 } zf_scenario_sysman;
 
 typedef struct zf_scenario_timer {
@@ -276,7 +342,7 @@ typedef struct zf_scenario_device_lost {
 typedef struct zf_scenario_fault {
     uint32_t line;      /* of the entry, to name the rule in messages */
     bool device_lost;   /* which kind of rule; `lost` holds its values */
-    uint32_t api;       /* a call rule's function: a zf_api_id of zf_generated.h */
+    uint32_t api;       /* a call rule's function: an API id of the registry (zf_scenario_api_names) */
     ze_result_t result; /* what its failing calls answer; never ZE_RESULT_SUCCESS */
     uint64_t after;     /* calls that run normally first */
     uint64_t count;     /* calls that then fail; UINT64_MAX: every later call (`all`) */
@@ -327,6 +393,15 @@ typedef struct zf_metric_info_def {
 /* The information entries of groups of one sampling type (a single flag) with records of `format`. */
 const zf_metric_info_def *zf_metric_info_defs(zf_metric_format format, zet_metric_group_sampling_type_flags_t sampling,
                                               size_t *count);
+
+/* The API registry fault rules name their functions and results from: the driver's, generated from the headers. The
+ * scenario library is a leaf, so whoever parses scenarios hands it in before the first parse (the driver at zeInit).
+ * function gives a name's API id, result a ze_result_t's value; each answers false for a name it does not know. */
+typedef struct zf_scenario_api_names {
+    bool (*function)(const char *name, uint32_t *api);
+    bool (*result)(const char *name, ze_result_t *result);
+} zf_scenario_api_names;
+void zf_scenario_use_api_names(const zf_scenario_api_names *names);
 
 /* Parses and validates YAML text. On success returns true and fills *out completely. On failure returns false,
  * leaves *out unspecified and writes "<source>:<line>: <reason>" into error (at most ZF_SCENARIO_ERROR_MAX bytes,

@@ -1,10 +1,10 @@
 /* The scenario's `faults` list (docs/scenarios.md, "faults"): rules that fail API calls or lose a device.
  *
- * Function and result names are checked against the API registry generated from the installed headers (zf_generated.h,
- * the same table the entry points are generated from), so a rule can name exactly the functions and results the
- * driver knows, and a misspelt name is an error at zeInit rather than a rule that never fires. */
+ * Function and result names are checked against the API registry the driver hands in (zf_scenario_use_api_names: the
+ * table generated from the installed headers, the same the entry points are generated from), so a rule can name
+ * exactly the functions and results the driver knows, and a misspelt name is an error at zeInit rather than a rule
+ * that never fires. */
 #include "scenario/scenario_internal.h"
-#include "zf_generated.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +14,12 @@
 
 /* The key indices of zf_fault_fields, for the `present` bits of the finish check. */
 enum { ZF_FAULT_KEY_CALL, ZF_FAULT_KEY_RESULT, ZF_FAULT_KEY_AFTER, ZF_FAULT_KEY_COUNT, ZF_FAULT_KEY_DEVICE_LOST };
+
+static const zf_scenario_api_names *zf_api_names;
+
+void zf_scenario_use_api_names(const zf_scenario_api_names *names) {
+    zf_api_names = names;
+}
 
 /* A plain or quoted string scalar copied into `out`; false (with the error) when it is not one or is too long to be a
  * name, which is then reported as an unknown name by the caller's `what`. */
@@ -32,14 +38,15 @@ static bool zf_parse_fault_call(zf_walk *w, yaml_node_t *node, void *base, const
     char name[ZF_FAULT_NAME_MAX];
     if (!zf_fault_name(w, node, "an API function name", name))
         return false;
-    zf_api_id api = zf_api_from_name(name);
-    if (api == ZF_API_COUNT) {
+    if (zf_api_names == NULL)
+        return zf_walk_fail(w, node, NULL, "fault rules need the driver's API registry, which was not given");
+    uint32_t api = 0;
+    if (!zf_api_names->function(name, &api)) {
         char shown[64];
         zf_describe_text(shown, sizeof shown, (const char *)node->data.scalar.value, node->data.scalar.length);
         return zf_walk_fail(w, node, NULL, "'%s' is not an API function of the driver's headers", shown);
     }
-    uint32_t value = (uint32_t)api;
-    memcpy((char *)base + field->offset, &value, sizeof value);
+    memcpy((char *)base + field->offset, &api, sizeof api);
     return true;
 }
 
@@ -50,7 +57,9 @@ static bool zf_parse_fault_result(zf_walk *w, yaml_node_t *node, void *base, con
     ze_result_t result = ZE_RESULT_SUCCESS;
     char shown[64];
     zf_describe_text(shown, sizeof shown, (const char *)node->data.scalar.value, node->data.scalar.length);
-    if (!zf_result_from_name(name, &result))
+    if (zf_api_names == NULL)
+        return zf_walk_fail(w, node, NULL, "fault rules need the driver's API registry, which was not given");
+    if (!zf_api_names->result(name, &result))
         return zf_walk_fail(w, node, NULL, "'%s' is not a ze_result_t of the installed headers", shown);
     if (result == ZE_RESULT_SUCCESS)
         return zf_walk_fail(w, node, NULL, "ZE_RESULT_SUCCESS is no fault: name the result the call must answer");

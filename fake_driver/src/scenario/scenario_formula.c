@@ -7,26 +7,9 @@
 #include <string.h>
 
 static const char *const zf_signal_names[ZF_SIG_COUNT] = {
-    [ZF_SIG_GPU_CLOCKS] = "gpu_clocks",
-    [ZF_SIG_XVE_ACTIVE] = "xve_active",
-    [ZF_SIG_XVE_STALL] = "xve_stall",
-    [ZF_SIG_THREAD_CYCLES] = "thread_cycles",
-    [ZF_SIG_THREADS] = "threads",
-    [ZF_SIG_ALU0_INST] = "alu0_inst",
-    [ZF_SIG_ALU1_INST] = "alu1_inst",
-    [ZF_SIG_XMX_INST] = "xmx_inst",
-    [ZF_SIG_SEND_INST] = "send_inst",
-    [ZF_SIG_CONTROL_INST] = "control_inst",
-    [ZF_SIG_ALU0_ALU1_CYCLES] = "alu0_alu1_cycles",
-    [ZF_SIG_ALU0_XMX_CYCLES] = "alu0_xmx_cycles",
-    [ZF_SIG_ATOMICS] = "atomics",
-    [ZF_SIG_BARRIERS] = "barriers",
-    [ZF_SIG_L3_READ_BYTES] = "l3_read_bytes",
-    [ZF_SIG_L3_WRITE_BYTES] = "l3_write_bytes",
-    [ZF_SIG_MEM_READ_BYTES] = "mem_read_bytes",
-    [ZF_SIG_MEM_WRITE_BYTES] = "mem_write_bytes",
-    [ZF_SIG_COMPUTE_ENGINE_CYCLES] = "compute_engine_cycles",
-    [ZF_SIG_COPY_ENGINE_CYCLES] = "copy_engine_cycles",
+#define ZF_SIGNAL_NAME(NAME, name) [ZF_SIG_##NAME] = name,
+    ZF_METRIC_SIGNALS(ZF_SIGNAL_NAME)
+#undef ZF_SIGNAL_NAME
 };
 
 /* Names of the fields that are not counters (A0..C7 are spelt out by zf_field_name). */

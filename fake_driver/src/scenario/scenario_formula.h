@@ -25,30 +25,38 @@ typedef enum zf_metric_format {
 #define ZF_OA_FLEX_COUNTERS (ZF_OA_B_COUNTERS + ZF_OA_C_COUNTERS)
 
 /* What the device's counter model accumulates per tile (docs/metrics.md, "Signals"). A0..A18 carry signals 1..19 and
- * A19 carries gpu_clocks; B0..C7 carry what a group's `counters` program into them. */
+ * A19 carries gpu_clocks; B0..C7 carry what a group's `counters` program into them. The one list of them, in that
+ * order, each with the name scenarios and formulas use (X(NAME, name): ZF_SIG_NAME, zf_signal_name). */
+#define ZF_METRIC_SIGNALS(X)                                                                                           \
+    X(GPU_CLOCKS, "gpu_clocks")                                                                                        \
+    X(XVE_ACTIVE, "xve_active")                                                                                        \
+    X(XVE_STALL, "xve_stall")                                                                                          \
+    X(THREAD_CYCLES, "thread_cycles")                                                                                  \
+    X(THREADS, "threads")                                                                                              \
+    X(ALU0_INST, "alu0_inst")                                                                                          \
+    X(ALU1_INST, "alu1_inst")                                                                                          \
+    X(XMX_INST, "xmx_inst")                                                                                            \
+    X(SEND_INST, "send_inst")                                                                                          \
+    X(CONTROL_INST, "control_inst")                                                                                    \
+    X(ALU0_ALU1_CYCLES, "alu0_alu1_cycles")                                                                            \
+    X(ALU0_XMX_CYCLES, "alu0_xmx_cycles")                                                                              \
+    X(ATOMICS, "atomics")                                                                                              \
+    X(BARRIERS, "barriers")                                                                                            \
+    X(L3_READ_BYTES, "l3_read_bytes")                                                                                  \
+    X(L3_WRITE_BYTES, "l3_write_bytes")                                                                                \
+    X(MEM_READ_BYTES, "mem_read_bytes")                                                                                \
+    X(MEM_WRITE_BYTES, "mem_write_bytes")                                                                              \
+    X(COMPUTE_ENGINE_CYCLES, "compute_engine_cycles")                                                                  \
+    X(COPY_ENGINE_CYCLES, "copy_engine_cycles")
+
+/* clang-format off */
 typedef enum zf_metric_signal {
-    ZF_SIG_GPU_CLOCKS = 0,
-    ZF_SIG_XVE_ACTIVE,
-    ZF_SIG_XVE_STALL,
-    ZF_SIG_THREAD_CYCLES,
-    ZF_SIG_THREADS,
-    ZF_SIG_ALU0_INST,
-    ZF_SIG_ALU1_INST,
-    ZF_SIG_XMX_INST,
-    ZF_SIG_SEND_INST,
-    ZF_SIG_CONTROL_INST,
-    ZF_SIG_ALU0_ALU1_CYCLES,
-    ZF_SIG_ALU0_XMX_CYCLES,
-    ZF_SIG_ATOMICS,
-    ZF_SIG_BARRIERS,
-    ZF_SIG_L3_READ_BYTES,
-    ZF_SIG_L3_WRITE_BYTES,
-    ZF_SIG_MEM_READ_BYTES,
-    ZF_SIG_MEM_WRITE_BYTES,
-    ZF_SIG_COMPUTE_ENGINE_CYCLES,
-    ZF_SIG_COPY_ENGINE_CYCLES,
+#define ZF_SIGNAL_ENUM(NAME, name) ZF_SIG_##NAME,
+    ZF_METRIC_SIGNALS(ZF_SIGNAL_ENUM)
+#undef ZF_SIGNAL_ENUM
     ZF_SIG_COUNT
 } zf_metric_signal;
+/* clang-format on */
 
 /* The A counter that carries a signal. */
 static inline uint32_t zf_signal_a_slot(zf_metric_signal signal) {

@@ -86,26 +86,9 @@ static const zf_name zf_value_type_items[] = {
 static const zf_names zf_value_types = ZF_NAMES(zf_value_type_items);
 
 static const zf_name zf_signal_items[] = {
-    {"gpu_clocks", ZF_SIG_GPU_CLOCKS},
-    {"xve_active", ZF_SIG_XVE_ACTIVE},
-    {"xve_stall", ZF_SIG_XVE_STALL},
-    {"thread_cycles", ZF_SIG_THREAD_CYCLES},
-    {"threads", ZF_SIG_THREADS},
-    {"alu0_inst", ZF_SIG_ALU0_INST},
-    {"alu1_inst", ZF_SIG_ALU1_INST},
-    {"xmx_inst", ZF_SIG_XMX_INST},
-    {"send_inst", ZF_SIG_SEND_INST},
-    {"control_inst", ZF_SIG_CONTROL_INST},
-    {"alu0_alu1_cycles", ZF_SIG_ALU0_ALU1_CYCLES},
-    {"alu0_xmx_cycles", ZF_SIG_ALU0_XMX_CYCLES},
-    {"atomics", ZF_SIG_ATOMICS},
-    {"barriers", ZF_SIG_BARRIERS},
-    {"l3_read_bytes", ZF_SIG_L3_READ_BYTES},
-    {"l3_write_bytes", ZF_SIG_L3_WRITE_BYTES},
-    {"mem_read_bytes", ZF_SIG_MEM_READ_BYTES},
-    {"mem_write_bytes", ZF_SIG_MEM_WRITE_BYTES},
-    {"compute_engine_cycles", ZF_SIG_COMPUTE_ENGINE_CYCLES},
-    {"copy_engine_cycles", ZF_SIG_COPY_ENGINE_CYCLES},
+#define ZF_SIGNAL_ITEM(NAME, name) {name, ZF_SIG_##NAME},
+    ZF_METRIC_SIGNALS(ZF_SIGNAL_ITEM)
+#undef ZF_SIGNAL_ITEM
 };
 static const zf_names zf_signals = ZF_NAMES(zf_signal_items);
 _Static_assert(ZF_COUNT(zf_signal_items) == ZF_SIG_COUNT, "every signal has a name");

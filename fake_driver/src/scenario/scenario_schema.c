@@ -172,6 +172,130 @@ static const zf_field zf_performance_fields[] = {
 };
 static const zf_schema zf_performance_schema = ZF_SCHEMA(zf_performance_fields, NULL);
 
+/* The results of zes_diag_result_t a planted fault makes a diagnostics run answer. */
+static const zf_name zf_diag_result_items[] = {
+    {"no_errors", ZES_DIAG_RESULT_NO_ERRORS},
+    {"abort", ZES_DIAG_RESULT_ABORT},
+    {"fail_cant_repair", ZES_DIAG_RESULT_FAIL_CANT_REPAIR},
+    {"reboot_for_repair", ZES_DIAG_RESULT_REBOOT_FOR_REPAIR},
+};
+static const zf_names zf_diag_results = ZF_NAMES(zf_diag_result_items);
+
+static const zf_field zf_diag_test_fields[] = {
+    ZF_STRING(zf_scenario_diag_test, name, "name", ZF_OPT_REQUIRED | ZF_OPT_NONEMPTY),
+    ZF_ENUM(zf_scenario_diag_test, result, "result", &zf_diag_results, 0),
+};
+static const zf_schema zf_diag_test_schema = ZF_SCHEMA(zf_diag_test_fields, NULL);
+static const zf_list_spec zf_diag_test_list = {.item = &zf_diag_test_schema,
+                                               .elem_size = sizeof(zf_scenario_diag_test),
+                                               .count_offset = offsetof(zf_scenario_diag_suite, num_tests),
+                                               .min_items = 0,
+                                               .max_items = ZF_SCENARIO_MAX_DIAG_TESTS,
+                                               .init = NULL};
+
+/* A suite with tests answers their results: a result of its own would never be used. */
+static bool zf_diag_suite_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
+    (void)present;
+    const zf_scenario_diag_suite *suite = base;
+    if (suite->num_tests > 0 && zf_node_lookup(w, node, "result") != NULL)
+        return zf_walk_fail(w, zf_node_at(w, node, "result", NULL), "result",
+                            "a suite with tests answers the results of its tests: give each test its result");
+    return true;
+}
+
+static void zf_diag_suite_init(void *item, uint32_t index) {
+    (void)index;
+    zf_scenario_diag_suite *suite = item;
+    suite->duration_ms = 100;
+}
+
+typedef zf_scenario_diag_suite zf_suite;
+static const zf_field zf_diag_suite_fields[] = {
+    ZF_STRING(zf_suite, name, "name", ZF_OPT_REQUIRED | ZF_OPT_NONEMPTY),
+    ZF_UINT(zf_suite, duration_ms, "duration_ms", 0, 3600000, 0),
+    ZF_ENUM(zf_suite, result, "result", &zf_diag_results, 0),
+    ZF_LIST(zf_suite, tests, "tests", &zf_diag_test_list, 0),
+};
+static const zf_schema zf_diag_suite_schema = ZF_SCHEMA(zf_diag_suite_fields, zf_diag_suite_finish);
+static const zf_list_spec zf_diag_suite_list = {.item = &zf_diag_suite_schema,
+                                                .elem_size = sizeof(zf_scenario_diag_suite),
+                                                .count_offset = offsetof(zf_scenario_sysman, num_diag_suites),
+                                                .min_items = 0,
+                                                .max_items = ZF_SCENARIO_MAX_DIAG_SUITES,
+                                                .init = zf_diag_suite_init};
+
+static void zf_fan_init(void *item, uint32_t index) {
+    (void)index;
+    *(zf_scenario_fan *)item =
+        (zf_scenario_fan){.max_rpm = 3000, .min_percent = 25, .ramp_start_c = 40, .max_points = 8};
+}
+
+static const zf_field zf_fan_fields[] = {
+    ZF_UINT(zf_scenario_fan, max_rpm, "max_rpm", 1, 100000, 0),
+    ZF_UINT(zf_scenario_fan, min_percent, "min_percent", 0, 100, 0),
+    ZF_UINT(zf_scenario_fan, ramp_start_c, "ramp_start_c", 0, 300, 0),
+    ZF_UINT(zf_scenario_fan, max_points, "max_points", 0, ZES_FAN_TEMP_SPEED_PAIR_COUNT, 0),
+};
+static const zf_schema zf_fan_schema = ZF_SCHEMA(zf_fan_fields, NULL);
+static const zf_list_spec zf_fan_list = {.item = &zf_fan_schema,
+                                         .elem_size = sizeof(zf_scenario_fan),
+                                         .count_offset = offsetof(zf_scenario_sysman, num_fans),
+                                         .min_items = 0,
+                                         .max_items = ZF_SCENARIO_MAX_FANS,
+                                         .init = zf_fan_init};
+
+static const zf_field zf_led_fields[] = {
+    ZF_BOOL(zf_scenario_led, rgb, "rgb"),
+};
+static const zf_schema zf_led_schema = ZF_SCHEMA(zf_led_fields, NULL);
+static const zf_list_spec zf_led_list = {.item = &zf_led_schema,
+                                         .elem_size = sizeof(zf_scenario_led),
+                                         .count_offset = offsetof(zf_scenario_sysman, num_leds),
+                                         .min_items = 0,
+                                         .max_items = ZF_SCENARIO_MAX_LEDS,
+                                         .init = NULL};
+
+static void zf_psu_init(void *item, uint32_t index) {
+    (void)index;
+    *(zf_scenario_psu *)item = (zf_scenario_psu){.volts = 12};
+}
+
+static const zf_field zf_psu_fields[] = {
+    ZF_UINT(zf_scenario_psu, volts, "volts", 1, 1000, 0),
+    ZF_UINT(zf_scenario_psu, amp_limit_ma, "amp_limit_ma", 1, 10000000, 0),
+    ZF_BOOL(zf_scenario_psu, fan, "fan"),
+};
+static const zf_schema zf_psu_schema = ZF_SCHEMA(zf_psu_fields, NULL);
+static const zf_list_spec zf_psu_list = {.item = &zf_psu_schema,
+                                         .elem_size = sizeof(zf_scenario_psu),
+                                         .count_offset = offsetof(zf_scenario_sysman, num_psus),
+                                         .min_items = 0,
+                                         .max_items = ZF_SCENARIO_MAX_PSUS,
+                                         .init = zf_psu_init};
+
+static bool zf_overclock_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
+    (void)present;
+    const zf_scenario_overclock *oc = base;
+    if (oc->max_voltage_mv < oc->default_voltage_mv)
+        return zf_walk_fail(w, zf_node_at(w, node, "max_voltage_mv", NULL), "max_voltage_mv",
+                            "%u is below default_voltage_mv (%u)", oc->max_voltage_mv, oc->default_voltage_mv);
+    return true;
+}
+
+typedef zf_scenario_overclock zf_oc;
+static const zf_field zf_overclock_fields[] = {
+    ZF_BOOL(zf_oc, supported, "supported"),
+    ZF_UINT(zf_oc, max_frequency_mhz, "max_frequency_mhz", 1, 100000, 0),
+    ZF_UINT(zf_oc, default_voltage_mv, "default_voltage_mv", 1, 10000, 0),
+    ZF_UINT(zf_oc, max_voltage_mv, "max_voltage_mv", 1, 10000, 0),
+    ZF_UINT(zf_oc, voltage_offset_mv, "voltage_offset_mv", 0, 1000, 0),
+    ZF_BOOL(zf_oc, extended, "extended"),
+    ZF_BOOL(zf_oc, fixed_mode, "fixed_mode"),
+    ZF_UINT(zf_oc, icc_max_a, "icc_max_a", 0, 10000, 0),
+    ZF_BOOL(zf_oc, tjmax, "tjmax"),
+};
+static const zf_schema zf_overclock_schema = ZF_SCHEMA(zf_overclock_fields, zf_overclock_finish);
+
 typedef zf_scenario_sysman zf_sysman;
 static const zf_field zf_sysman_fields[] = {
     ZF_UINT(zf_sysman, tile_idle_w, "tile_idle_w", 0, 10000, 0),
@@ -187,6 +311,12 @@ static const zf_field zf_sysman_fields[] = {
     ZF_UINT(zf_sysman, millikelvin_per_w, "millikelvin_per_w", 1, 100000, 0),
     ZF_UINT(zf_sysman, thermal_tau_ms, "thermal_tau_ms", 1, 3600000, 0),
     ZF_UINT(zf_sysman, max_temperature_c, "max_temperature_c", 6, 300, 0),
+    ZF_LIST(zf_sysman, diag_suites, "diagnostics", &zf_diag_suite_list, 0),
+    ZF_LIST(zf_sysman, fans, "fans", &zf_fan_list, 0),
+    ZF_LIST(zf_sysman, leds, "leds", &zf_led_list, 0),
+    ZF_LIST(zf_sysman, psus, "psus", &zf_psu_list, 0),
+    ZF_MAP(zf_sysman, overclock, "overclock", &zf_overclock_schema),
+    ZF_UINT(zf_sysman, virtual_functions, "virtual_functions", 0, ZF_SCENARIO_MAX_VFS, 0),
 };
 static bool zf_sysman_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
     (void)present;
@@ -195,6 +325,16 @@ static bool zf_sysman_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t
         return zf_walk_fail(w, zf_node_at(w, node, "max_temperature_c", NULL), "max_temperature_c",
                             "%u is not above ambient_c + 5 (the critical temperature lies 5 K below it)",
                             s->max_temperature_c);
+    for (uint32_t i = 0; i < s->num_fans; i++) {
+        if (s->fans[i].ramp_start_c < s->max_temperature_c - 5)
+            continue;
+        char key[40];
+        snprintf(key, sizeof key, "fans[%u].ramp_start_c", i);
+        yaml_node_t *fan = zf_node_item(w, zf_node_lookup(w, node, "fans"), i);
+        return zf_walk_fail(w, zf_node_at(w, fan, "ramp_start_c", NULL), key,
+                            "%u is not below the critical temperature (max_temperature_c - 5 = %u)",
+                            s->fans[i].ramp_start_c, s->max_temperature_c - 5);
+    }
     return true;
 }
 static const zf_schema zf_sysman_schema = ZF_SCHEMA(zf_sysman_fields, zf_sysman_finish);
@@ -437,19 +577,21 @@ static void zf_device_init(void *item, uint32_t index) {
     d->performance = (zf_scenario_performance){
         .memory_bandwidth_gbps = 3276, .dispatch_latency_ns = 4000, .command_ns = 100, .kernel_launch_ns = 2000};
     /* PVC-like (docs/sysman.md): a 2-tile card idles near 110 W and draws about 600 W when both tiles compute. */
-    d->sysman = (zf_scenario_sysman){.tile_idle_w = 40,
-                                     .tile_compute_w = 220,
-                                     .tile_copy_w = 25,
-                                     .tile_awake_w = 20,
-                                     .card_uncore_w = 30,
-                                     .picojoules_per_byte = 20,
-                                     .power_limit_w = 600,
-                                     .min_frequency_mhz = 300,
-                                     .frequency_step_mhz = 50,
-                                     .ambient_c = 30,
-                                     .millikelvin_per_w = 100,
-                                     .thermal_tau_ms = 2000,
-                                     .max_temperature_c = 105};
+    d->sysman = (zf_scenario_sysman){
+        .tile_idle_w = 40,
+        .tile_compute_w = 220,
+        .tile_copy_w = 25,
+        .tile_awake_w = 20,
+        .card_uncore_w = 30,
+        .picojoules_per_byte = 20,
+        .power_limit_w = 600,
+        .min_frequency_mhz = 300,
+        .frequency_step_mhz = 50,
+        .ambient_c = 30,
+        .millikelvin_per_w = 100,
+        .thermal_tau_ms = 2000,
+        .max_temperature_c = 105,
+        .overclock = {.default_voltage_mv = 1050, .max_voltage_mv = 1200, .voltage_offset_mv = 100}};
     zf_device_defaults_compute(d);
     zf_device_defaults_memory(d, index);
     zf_device_defaults_engines(d);
@@ -522,11 +664,34 @@ static bool zf_device_check_engines(zf_walk *w, yaml_node_t *node, const zf_scen
                         "a gpu device needs at least one engine group with the compute flag");
 }
 
+/* The highest overclock frequency: a quarter above the core clock unless given, never below it. */
+static bool zf_device_check_overclock(zf_walk *w, yaml_node_t *node, zf_scenario_device *d) {
+    zf_scenario_overclock *oc = &d->sysman.overclock;
+    if (oc->max_frequency_mhz == 0)
+        oc->max_frequency_mhz = d->core_clock_rate_mhz + d->core_clock_rate_mhz / 4 / 50 * 50;
+    if (oc->max_frequency_mhz < d->core_clock_rate_mhz)
+        return zf_walk_fail(w, zf_node_at(w, zf_node_lookup(w, node, "sysman"), "overclock", "max_frequency_mhz"),
+                            "sysman.overclock.max_frequency_mhz", "%u is below core_clock_rate_mhz (%u)",
+                            oc->max_frequency_mhz, d->core_clock_rate_mhz);
+    return true;
+}
+
+/* The virtual functions take the PCI functions after the card's, of the same device number. */
+static bool zf_device_check_vfs(zf_walk *w, yaml_node_t *node, const zf_scenario_device *d) {
+    uint32_t vfs = d->sysman.virtual_functions;
+    if (d->pci.function + vfs <= 7)
+        return true;
+    return zf_walk_fail(w, zf_node_at(w, zf_node_lookup(w, node, "sysman"), "virtual_functions", NULL),
+                        "sysman.virtual_functions", "%u do not fit the PCI functions after pci.function %u (up to 7)",
+                        vfs, d->pci.function);
+}
+
 static bool zf_device_finish(zf_walk *w, yaml_node_t *node, void *base, uint64_t present) {
     (void)present;
     zf_scenario_device *d = base;
     return zf_device_check_division(w, node, d) && zf_device_check_alloc(w, node, d) &&
-           zf_device_check_engines(w, node, d) && zf_fabric_check_device(w, node, d);
+           zf_device_check_engines(w, node, d) && zf_fabric_check_device(w, node, d) &&
+           zf_device_check_overclock(w, node, d) && zf_device_check_vfs(w, node, d);
 }
 
 typedef zf_scenario_device zf_dev;

@@ -30,9 +30,8 @@ add_library(zf_spirv OBJECT
   "${ZF_SPIRV_DIR}/spirv_ops_ext.c"
   "${ZF_SPIRV_DIR}/spirv_ops_misc.c"
   "${ZF_SPIRV_DIR}/spirv_image.c"
-  "${ZF_SPIRV_DIR}/compiled/cx_emit.c"
-  "${ZF_SPIRV_DIR}/compiled/cx_emit_mem.c"
-  "${ZF_SPIRV_DIR}/compiled/cx_emit_ops.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_disk.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_elf.c"
   "${ZF_SPIRV_DIR}/compiled/cx_jit.c"
   "${ZF_SPIRV_DIR}/compiled/cx_run.c")
 set_target_properties(zf_spirv PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
@@ -40,11 +39,31 @@ target_include_directories(zf_spirv PUBLIC "${ZF_SPIRV_DIR}")
 # The SPIR-V Tools validator (Debian's spirv-tools ships it as a static C++ library with a C API).
 find_package(SPIRV-Tools CONFIG REQUIRED)
 target_link_libraries(zf_spirv PUBLIC Threads::Threads m SPIRV-Tools-static stdc++)
+target_compile_definitions(zf_spirv PUBLIC ZEFAKE_VERSION="${PROJECT_VERSION}")
 # The compiled tier (compiled/, docs/spirv-execution.md "Compiled tier") generates code with LLVM's C API: Debian's
-# llvm-14-dev, linked as its one shared library. LLVM's headers are system headers (no warnings of ours apply).
+# llvm-14-dev, linked as its one shared library, into a part of its own, libze_fake_cx.so, which the engine loads from
+# its own directory when it first compiles a kernel (compiled/cx_part.h): the driver itself does not link LLVM, so a
+# process that never compiles does not load it. The engine reads LLVM-free parts of cx_internal.h, whose LLVM headers
+# are system headers (no warnings of ours apply).
 find_package(LLVM 14 REQUIRED CONFIG HINTS /usr/lib/llvm-14/lib/cmake/llvm)
 target_include_directories(zf_spirv SYSTEM PUBLIC ${LLVM_INCLUDE_DIRS})
-target_link_libraries(zf_spirv PUBLIC LLVM)
+target_link_libraries(zf_spirv PUBLIC ${CMAKE_DL_LIBS})
+add_library(ze_fake_cx MODULE
+  "${ZF_SPIRV_DIR}/compiled/cx_part.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_emit.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_emit_mem.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_emit_ops.c")
+set_target_properties(ze_fake_cx PROPERTIES PREFIX "lib" OUTPUT_NAME ze_fake_cx C_VISIBILITY_PRESET hidden)
+target_include_directories(ze_fake_cx PRIVATE "${ZF_SPIRV_DIR}" "${ZF_SPIRV_DIR}/compiled")
+target_include_directories(ze_fake_cx SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(ze_fake_cx PRIVATE ZEFAKE_VERSION="${PROJECT_VERSION}")
+target_compile_options(ze_fake_cx PRIVATE -ffp-contract=off)
+# Every symbol it uses is LLVM's or the C library's: the driver's come through zf_cx_host.
+target_link_libraries(ze_fake_cx PRIVATE LLVM Threads::Threads ${CMAKE_DL_LIBS})
+target_link_options(ze_fake_cx PRIVATE "LINKER:--no-undefined" "LINKER:--build-id")
+# Whatever links the engine runs kernels compiled only with the part built beside it.
+add_dependencies(zf_spirv ze_fake_cx)
+install(TARGETS ze_fake_cx LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Kernels compute a * b + c as two roundings unless they ask for fma: the host compiler must not fuse them. The
 # handlers' lane loops are what the engine spends its time in: optimize them fully (not under coverage, which wants
 # -O0 line mapping).

@@ -150,8 +150,10 @@ zf_spirv_status zf_spirv_read(const void *data, size_t size, zf_spirv_module **o
 /* Step 1b. The SPIR-V Tools validator's rules for the module's SPIR-V version (what `spirv-val` checks): MALFORMED with
  * a log line naming the instruction's word offset, its opcode and the rule broken. Modules of extensions that validator
  * misjudges (SPV_INTEL_function_pointers) are left to the reader's and the decoder's own checks; debug information and
- * the order of blocks are left aside (spirv_validate.c). */
-zf_spirv_status zf_spirv_validate(const zf_spirv_module *module, zf_spirv_log *log);
+ * the order of blocks are left aside (spirv_validate.c). With `unlisted`, a SPIR-V 1.4 entry point that uses a
+ * module-scope UniformConstant variable without listing it in its interface is accepted (as Intel's compiler does) and
+ * *unlisted counts those variables; without it, such a module is refused as spirv-val refuses it. */
+zf_spirv_status zf_spirv_validate(const zf_spirv_module *module, uint32_t *unlisted, zf_spirv_log *log);
 
 /* Step 2. Sets the specialization constant with SpecId `spec_id` from `value` (1 byte for booleans, else its width
  * in bytes). ZF_SPIRV_UNKNOWN_SPEC_ID when the module has none with that id. */
@@ -165,6 +167,11 @@ void zf_spirv_free(zf_spirv_module *module);
 
 /* The module's words, in host byte order and with specializations applied. */
 const uint32_t *zf_spirv_words(const zf_spirv_module *module, size_t *count);
+
+/* FNV-1a over `size` bytes, from `hash` (the program UUID, the native binary checksum, the compiled tier's cache
+ * keys). */
+#define ZF_FNV1A_BASIS 0xcbf29ce484222325ull
+uint64_t zf_fnv1a(const void *data, size_t size, uint64_t hash);
 uint32_t zf_spirv_version(const zf_spirv_module *module); /* 0x00MMmm00 as in the header */
 
 uint32_t zf_spirv_spec_constant_count(const zf_spirv_module *module);
@@ -179,9 +186,12 @@ const zf_spirv_kernel *zf_spirv_find_kernel(const zf_spirv_module *module, const
 uint32_t zf_spirv_global_count(const zf_spirv_module *module);
 const zf_spirv_global *zf_spirv_global_at(const zf_spirv_module *module, uint32_t index);
 
-/* Writes the initial value of a global into dst (global->size bytes, already zeroed by the caller). */
+/* The address of the module-scope variable `variable_id` that an initializer points at; 0 when it has none yet. */
+typedef uint64_t (*zf_spirv_address_fn)(void *user, uint32_t variable_id);
+/* Writes the initial value of a global into dst (global->size bytes, already zeroed by the caller). A pointer in it
+ * (another variable's address, a cast or constant access chain of one) takes the address `address` gives. */
 zf_spirv_status zf_spirv_global_init(const zf_spirv_module *module, const zf_spirv_global *global, void *dst,
-                                     zf_spirv_log *log);
+                                     zf_spirv_address_fn address, void *user, zf_spirv_log *log);
 
 uint32_t zf_spirv_symbol_count(const zf_spirv_module *module);
 const zf_spirv_symbol *zf_spirv_symbol_at(const zf_spirv_module *module, uint32_t index);
@@ -199,7 +209,15 @@ bool zf_spirv_symbol_same_type(const zf_spirv_module *a, const zf_spirv_symbol *
 void zf_spirv_symbol_type_name(const zf_spirv_module *module, const zf_spirv_symbol *symbol, char *out, size_t size);
 
 /* Capabilities declared by OpCapability, in order. */
+/* Whether the module declares the capability (OpCapability). */
+bool zf_spirv_declares(const zf_spirv_module *module, uint32_t capability);
 uint32_t zf_spirv_capability_count(const zf_spirv_module *module);
 uint32_t zf_spirv_capability_at(const zf_spirv_module *module, uint32_t index);
+
+/* Opens a private part of the driver, a shared object installed next to it (the compiled tier's libze_fake_cx.so, the
+ * OpenCL face's libze_fake_clc.so), loaded when first needed so that a process that never needs LLVM never maps it
+ * (docs/spirv-execution.md, "Compiled tier"). Returns dlopen's handle with the part's `entry` in *symbol, or NULL with
+ * why; the caller keeps the handle for good (LLVM keeps state that unloading would not undo). */
+void *zf_spirv_part_open(const char *file, const char *entry, void **symbol, char *why, size_t why_size);
 
 #endif

@@ -115,8 +115,8 @@ uint32_t *zf_d_aux_at(zf_decoder *d, uint32_t index) {
 static uint32_t zf_etype_of(uint32_t opcode, uint32_t width) {
     if (opcode == SpvOpTypeBool)
         return ZF_T_BOOL;
-    if (opcode == SpvOpTypeInt)
-        return width == 8 ? ZF_T_I8 : width == 16 ? ZF_T_I16 : width == 32 ? ZF_T_I32 : ZF_T_I64;
+    if (opcode == SpvOpTypeInt) /* another width: the registers of the next one up (its layout, spirv_layout.c) */
+        return width <= 8 ? ZF_T_I8 : width <= 16 ? ZF_T_I16 : width <= 32 ? ZF_T_I32 : ZF_T_I64;
     if (opcode == SpvOpTypeFloat)
         return width == 16 ? ZF_T_F16 : width == 32 ? ZF_T_F32 : ZF_T_F64;
     return ZF_T_NONE;
@@ -671,6 +671,7 @@ static void zf_decoder_free(zf_decoder *d) {
     free(d->func_of);
     free(d->dec);
     free(d->builtin);
+    free(d->odd_at);
     zf_vec *vecs[] = {&d->insts,         &d->words,  &d->blocks, &d->edges,  &d->copies, &d->funcs,
                       &d->params,        &d->consts, &d->relocs, &d->waves,  &d->locals, &d->kernels,
                       &d->kernel_locals, &d->aux,    &d->bytes,  &d->strings};
@@ -790,6 +791,9 @@ zf_spirv_status zf_spirv_decode(const zf_spirv_module *m, const zf_decode_option
         s = zf_d_no_memory(&d);
     if (options->itt_enabled)
         d.flags |= ZF_PROG_ITT;
+    if (s == ZF_SPIRV_OK && zf_spirv_declares(m, SpvCapabilityArbitraryPrecisionIntegersINTEL) &&
+        (d.odd_at = zf_spirv_odd_integer_uses(m, log)) == NULL)
+        s = ZF_SPIRV_UNSUPPORTED;
     if (s == ZF_SPIRV_OK)
         s = zf_scan_module(&d);
     if (s == ZF_SPIRV_OK)

@@ -97,6 +97,7 @@ typedef struct zf_dfn_state {
 
 typedef struct zf_decoder {
     const zf_spirv_module *m;
+    uint8_t *odd_at; /* ArbitraryPrecisionIntegersINTEL: zf_spirv_odd_integer_uses, else NULL */
     zf_spirv_log *log;
     const zf_decode_options *options;
     zf_dval *vals;     /* [bound] */

@@ -3,6 +3,7 @@
  * refer forward), its blocks in execution order (spirv_cfg.c), phis turned into copies on the edges that reach
  * them, terminators, and the kernels' local-memory layouts. Also the wave-area entries of built-in and Workgroup
  * variables. */
+#include "spirv_builtins.h"
 #include "spirv_decode.h"
 
 #include <stdlib.h>
@@ -27,9 +28,16 @@ static zf_spirv_status zf_wave_entry(zf_decoder *d, uint32_t kind, uint32_t inde
     return ZF_SPIRV_OK;
 }
 
+/* The built-ins of the list (spirv_builtins.h): those both tiers compute. */
 static bool zf_builtin_known(uint32_t builtin) {
-    return (builtin >= SpvBuiltInNumWorkgroups && builtin <= SpvBuiltInGlobalLinearId) ||
-           (builtin >= SpvBuiltInSubgroupSize && builtin <= SpvBuiltInSubgroupLocalInvocationId);
+    switch (builtin) {
+#define ZF_BUILTIN_CASE(name, per_wave, value) case SpvBuiltIn##name:
+        ZF_BUILTINS(ZF_BUILTIN_CASE, ZF_BUILTIN_CASE)
+#undef ZF_BUILTIN_CASE
+        return true;
+    default:
+        return false;
+    }
 }
 
 zf_spirv_status zf_d_builtin_variable(zf_decoder *d, uint32_t id, uint32_t builtin, uint32_t pointee) {
@@ -592,7 +600,66 @@ static bool zf_skipped_in_body(uint32_t opcode) {
            opcode == SpvOpLifetimeStop;
 }
 
-static zf_spirv_status zf_decode_block(zf_decoder *d, zf_body *b, uint32_t src, zf_dfunc *df) {
+/* A parameter decorated FuncParamAttr ByVal is a pointer to a struct the caller passes by value: the callee gets a
+ * copy (the SPIR-V specification, FunctionParameterAttribute ByVal: "pointer to be passed by value"), so that its
+ * changes stay local. Decoded at the start of the entry block (the first block in execution order): each such
+ * parameter's pointee is copied into the function's private memory, and the parameter's uses read the copy. A
+ * parameter also decorated NoWrite needs no copy (nothing writes through it), nor does a kernel's entry function,
+ * whose by-value arguments are copies of the launch's already. */
+static zf_spirv_status zf_byval_copy(zf_decoder *d, uint32_t id) {
+    const zf_tinfo *pt = zf_d_type(d, d->vals[id].type);
+    const zf_tinfo *t = pt != NULL && pt->cls == ZF_TC_POINTER ? zf_d_type(d, pt->elem) : NULL;
+    if (t == NULL || t->size == 0)
+        return ZF_SPIRV_OK; /* not a pointer to a sized type: nothing to copy */
+    uint32_t align = t->align > 16 ? 16 : t->align ? t->align : 1;
+    uint64_t offset = ((uint64_t)d->fn.private_bytes + align - 1) / align * align;
+    if (offset + t->size > ZF_FORM_MAX_AREA_BYTES)
+        return zf_d_fail(d, ZF_SPIRV_UNSUPPORTED, "more than %u bytes of private memory per work-item",
+                         ZF_FORM_MAX_AREA_BYTES);
+    d->fn.private_bytes = (uint32_t)offset + t->size;
+    zf_ref copy = zf_d_frame_slot(d, 8, 8);
+    if (copy == ZF_REF_NONE)
+        return ZF_SPIRV_UNSUPPORTED;
+    zf_dinst *in = zf_d_emit(d, ZF_X_VAR);
+    if (in == NULL)
+        return ZF_SPIRV_NO_MEMORY;
+    in->dst = copy;
+    in->aux = (uint32_t)offset;
+    in->size = 8;
+    in->asize = (uint32_t)t->size;
+    in->b = id;
+    in->c = zf_d_string(d, zf_spirv_id_name(d->m, id));
+    if ((in = zf_d_emit(d, ZF_X_COPYMEM)) == NULL)
+        return ZF_SPIRV_NO_MEMORY;
+    in->a = copy;
+    in->b = d->vals[id].ref;
+    in->size = (uint32_t)t->size;
+    d->vals[id].ref = copy;
+    return ZF_SPIRV_OK;
+}
+
+static bool zf_is_entry_function(const zf_spirv_module *m, uint32_t id) {
+    for (uint32_t i = 0; i < m->entries.count; i++)
+        if (ZF_SPIRV_AT(m->entries, zf_spirv_entry, i)->function == id)
+            return true;
+    return false;
+}
+
+static zf_spirv_status zf_byval_copies(zf_decoder *d, const zf_spirv_function *fn) {
+    const zf_spirv_module *m = d->m;
+    zf_spirv_status s = ZF_SPIRV_OK;
+    if (zf_is_entry_function(m, fn->id))
+        return s;
+    for (uint32_t i = 0; s == ZF_SPIRV_OK && i < fn->num_params; i++) {
+        uint32_t id = *ZF_SPIRV_AT(m->params, uint32_t, fn->first_param + i);
+        if ((m->ids[id].flags & (ZF_ID_BYVAL | ZF_ID_NOWRITE)) == ZF_ID_BYVAL)
+            s = zf_byval_copy(d, id);
+    }
+    return s;
+}
+
+static zf_spirv_status zf_decode_block(zf_decoder *d, zf_body *b, uint32_t src, zf_dfunc *df,
+                                       const zf_spirv_function *fn) {
     const zf_spirv_module *m = d->m;
     const zf_src_block *blk = &b->blocks[src];
     zf_dblock *db = zf_vec_push(&d->blocks, sizeof *db);
@@ -614,6 +681,11 @@ static zf_spirv_status zf_decode_block(zf_decoder *d, zf_body *b, uint32_t src, 
         }
     }
     uint32_t commits = d->copies.count - ((zf_dblock *)d->blocks.items)[index].commit_first;
+    if (src == 0) { /* the entry block, which execution order puts first */
+        zf_spirv_status s = zf_byval_copies(d, fn);
+        if (s != ZF_SPIRV_OK)
+            return s;
+    }
     for (uint32_t at = blk->offset + zf_spirv_count_at(m, blk->offset); at < blk->terminator;
          at += zf_spirv_count_at(m, at)) {
         uint32_t opcode = zf_spirv_opcode_at(m, at);
@@ -675,7 +747,7 @@ static zf_spirv_status zf_decode_body(zf_decoder *d, const zf_spirv_function *fn
     df->block_first = d->blocks.count;
     df->block_count = b.num_blocks;
     for (uint32_t i = 0; s == ZF_SPIRV_OK && i < b.num_blocks; i++)
-        s = zf_decode_block(d, &b, b.order[i], df);
+        s = zf_decode_block(d, &b, b.order[i], df, fn);
     for (uint32_t i = 0; i < b.num_blocks; i++)
         if (b.blocks[i].label < d->m->bound)
             d->fn.label_to_block[b.blocks[i].label] = 0;

@@ -321,10 +321,22 @@ static zf_spirv_status zf_decode_other(zf_decoder *d, uint32_t opcode, const uin
     }
 }
 
+/* An instruction the engine cannot run on such an integer: a work-item that reaches it faults, naming it; the rest of
+ * the module runs (docs/spirv-execution.md, "What is refused"). */
+static zf_spirv_status zf_decode_trap(zf_decoder *d, uint32_t opcode, uint32_t bits) {
+    zf_dinst *in = zf_d_emit(d, ZF_X_TRAP);
+    if (in == NULL)
+        return ZF_SPIRV_NO_MEMORY;
+    in->aux = opcode | bits << 16;
+    return ZF_SPIRV_OK;
+}
+
 zf_spirv_status zf_d_instruction(zf_decoder *d, uint32_t at) {
     const uint32_t *w = &d->m->words[at];
     uint32_t opcode = w[0] & 0xFFFFu, count = w[0] >> 16;
     d->word = at;
+    if (d->odd_at != NULL && d->odd_at[at] != 0)
+        return zf_decode_trap(d, opcode, d->odd_at[at]);
     const zf_simple *simple = zf_find_simple(opcode);
     if (simple != NULL)
         return zf_decode_simple(d, simple, w, count);

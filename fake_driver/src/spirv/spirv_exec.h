@@ -17,6 +17,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Host mappings as /proc/self/maps lists them: how kernels decide that an address outside every allocation may be
+ * accessed, and commands (copies, fills, timestamps, indirect arguments) too. */
+typedef struct zf_host_mapping {
+    uintptr_t lo, hi;
+    bool readable, writable;
+    bool usm; /* a zefake allocation's memfd (docs/memory.md) */
+} zf_host_mapping;
+
+/* /proc/self/maps as a malloc'ed string (the caller frees it), or NULL. */
+char *zf_host_maps_read(void);
+/* The mapping of `maps` holding `addr`; false when none does. */
+bool zf_host_maps_find(const char *maps, uintptr_t addr, zf_host_mapping *out);
+/* NULL when every byte of [ptr, ptr + size) is mapped readable (and writable when `write`), in one mapping or in
+ * several that follow each other; otherwise why not ("not mapped", "mapped without write access"...). One system
+ * call per 64 pages (the kernel reads a byte of each page for the process, and fails instead of raising a signal);
+ * /proc/self/maps is read only to explain a refusal, or where a sandbox forbids that call. */
+const char *zf_host_range_unusable(const void *ptr, size_t size, bool write);
+
 /* SpecId of the ITT annotations constant (docs/spirv-execution.md, "Annotations"). */
 #define ZF_SPIRV_ITT_SPEC_ID 0xFF747469u
 
@@ -119,6 +137,13 @@ typedef struct zf_exec_env {
     bool system_memory;
     /* Receives the engine's debug-level messages (which tier runs a kernel, compile times). May be NULL. */
     void (*debug)(void *user, const char *text);
+    /* Receives its warnings (a damaged entry of the compiled-code cache). May be NULL: they go to debug. */
+    void (*warn)(void *user, const char *text);
+    /* When set, an access past the end of an allocation that stays inside its mapping (the rest of its last page,
+     * [base + size, guard_end)) is performed, as real GPUs do, and each thread running the launch calls this once,
+     * with the work-item, the access and its offset in the allocation; when NULL, such an access faults. Called on
+     * worker threads, concurrently. */
+    void (*padding)(void *user, const char *text);
 } zf_exec_env;
 
 typedef enum zf_xarg_kind {
@@ -142,6 +167,7 @@ typedef struct zf_xlaunch {
     uint32_t group_size[3];
     uint32_t groups[3];
     uint32_t offset[3];
+    uint32_t work_dim; /* get_work_dim(): the dimensions the application gave; 0: derived by zf_work_dim */
     uint32_t subgroup_size;
     const zf_exec_env *env;
     uint32_t max_threads;     /* 0: as many as the host has cores */

@@ -9,21 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const zf_xop_names[ZF_X_COUNT] = {
-    "nop",         "mov",      "splat",    "extract", "insert",   "vextract",  "vinsert",   "shuffle", "gather",
-    "select",      "selectv",  "iadd",     "isub",    "imul",     "udiv",      "sdiv",      "urem",    "srem",
-    "smod",        "shl",      "shr",      "sar",     "and",      "or",        "xor",       "inot",    "ineg",
-    "lnot",        "popcount", "bitrev",   "addc",    "subb",     "umulx",     "smulx",     "fadd",    "fsub",
-    "fmul",        "fdiv",     "frem",     "fmod",    "fneg",     "ieq",       "ine",       "ugt",     "uge",
-    "ult",         "ule",      "sgt",      "sge",     "slt",      "sle",       "foeq",      "fueq",    "fone",
-    "fune",        "folt",     "fult",     "fogt",    "fugt",     "fole",      "fule",      "foge",    "fuge",
-    "ford",        "funord",   "isnan",    "isinf",   "isfinite", "isnormal",  "signbit",   "any",     "all",
-    "conv",        "dot",      "access",   "ptrdiff", "gcast",    "getfence",  "var",       "load",    "store",
-    "storez",      "copymem",  "copymemn", "atomic",  "br",       "brc",       "switch",    "ret",     "retv",
-    "unreachable", "call",     "callp",    "barrier", "fence",    "itt",       "ext",       "extp",    "extv",
-    "vload",       "vstore",   "xshuffle", "printf",  "group",    "asynccopy", "sgshuffle", "image",   "sgblock",
-    "imgblock",
+static const char *const zf_xop_names[] = {
+#define ZF_XOP(NAME, name, handler) [ZF_X_##NAME] = name,
+#include "spirv_xops.def"
+#undef ZF_XOP
 };
+_Static_assert(sizeof zf_xop_names / sizeof zf_xop_names[0] == ZF_X_COUNT, "one name per operation");
 
 const char *zf_xop_name(uint32_t op) {
     return op < ZF_X_COUNT ? zf_xop_names[op] : "?";
@@ -94,6 +85,7 @@ static bool zf_sizes_data(const zf_dinst *in, zf_operand_sizes *o) {
     case ZF_X_UNREACHABLE:
     case ZF_X_BARRIER:
     case ZF_X_FENCE:
+    case ZF_X_TRAP:
         *o = (zf_operand_sizes){0, 0, 0, 0};
         return true;
     case ZF_X_MOV:

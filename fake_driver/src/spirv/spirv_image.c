@@ -438,7 +438,7 @@ static uint64_t zf_query(const zf_ximage *img, uint32_t kind, uint32_t c) {
     return c < 3 ? extent[c] : 0;
 }
 
-static void zf_h_image(zf_x *x, const zf_dinst *in) {
+void zf_h_image(zf_x *x, const zf_dinst *in) {
     const uint8_t *a = zf_reg(x, in->a);
     const uint8_t *coord = in->aux <= ZF_IMG_WRITE ? zf_reg(x, in->b) : NULL;
     const uint8_t *texel = in->aux == ZF_IMG_WRITE ? zf_reg(x, in->c) : NULL;
@@ -517,7 +517,7 @@ static void zf_block_element(const zf_ximage *img, int64_t x, int64_t y, uint8_t
 
 /* Lane i of a sub-group reads or writes, for component k, the element at byte x + i * e of row y + k: the block is
  * S elements wide (S the sub-group size) and one row per component high. */
-static void zf_h_imgblock(zf_x *x, const zf_dinst *in) {
+void zf_h_imgblock(zf_x *x, const zf_dinst *in) {
     const zf_ctx *ctx = x->ctx;
     bool write = in->aux == ZF_SGB_WRITE;
     uint32_t e = zf_etype_size(in->type), n = in->comps;
@@ -543,11 +543,6 @@ static void zf_h_imgblock(zf_x *x, const zf_dinst *in) {
             zf_block_element(img, bx, (int64_t)xy[1] + k, values + (size_t)l * stride + (size_t)k * e, e, write);
     });
 }
-
-zf_handler const zf_handlers_image[ZF_X_COUNT] = {
-    [ZF_X_IMAGE] = zf_h_image,
-    [ZF_X_IMGBLOCK] = zf_h_imgblock,
-};
 
 uint16_t zf_spirv_float_to_half(float f) {
     return zf_f2h_mode(f, ZF_ROUND_DEFAULT);

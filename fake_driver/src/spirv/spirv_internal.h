@@ -14,6 +14,7 @@ enum {
     ZF_ID_CPACKED = 1u << 2,
     ZF_ID_BYVAL = 1u << 3,
     ZF_ID_FORWARD_POINTER = 1u << 4,
+    ZF_ID_NOWRITE = 1u << 5, /* FuncParamAttr NoWrite: the function never writes through the parameter */
 };
 
 /* What the module knows about one id. Offsets are word offsets; 0 means "none" (offset 0 is the header). */
@@ -122,6 +123,12 @@ static inline const zf_spirv_idinfo *zf_spirv_id(const zf_spirv_module *m, uint3
 
 /* A name for an opcode in diagnostics ("OpTypeInt", or "opcode 1234"). buf must hold 24 bytes. */
 const char *zf_spirv_opcode_name(uint32_t opcode, char *buf, size_t size);
+
+/* For a module with integers of other widths than 8, 16, 32 and 64 bits (SPV_INTEL_arbitrary_precision_integers), a
+ * map of its words (spirv_validate.c): at the offset of each instruction that produces or reads such an integer,
+ * the integer's width, else 0. NULL, with a log line, when SPIR-V Tools cannot parse the module or out of memory;
+ * the caller frees it. */
+uint8_t *zf_spirv_odd_integer_uses(const zf_spirv_module *m, zf_spirv_log *log);
 
 /* Whether an extended instruction set of this name holds debug information only (OpenCL.DebugInfo.100, the legacy
  * SPIRV.debug, DebugInfo, every NonSemantic.* set): its instructions decode to nothing and are not validated. */

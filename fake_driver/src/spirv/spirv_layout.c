@@ -134,8 +134,9 @@ static zf_spirv_status zf_layout_type(const zf_spirv_module *m, zf_spirv_type *t
         return ZF_SPIRV_OK;
     case SpvOpTypeInt:
     case SpvOpTypeFloat:
-        type->size = w[2] / 8;
-        type->align = w[2] / 8;
+        /* an integer of another width (SPV_INTEL_arbitrary_precision_integers) takes the next of 1, 2, 4, 8 bytes */
+        type->size = w[2] <= 8 ? 1 : w[2] <= 16 ? 2 : w[2] <= 32 ? 4 : 8;
+        type->align = (uint32_t)type->size;
         return ZF_SPIRV_OK;
     case SpvOpTypeVector:
     case SpvOpTypeMatrix:
@@ -581,11 +582,18 @@ zf_spirv_status zf_spirv_finish(zf_spirv_module *m, zf_spirv_log *log) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Initial values of globals */
 
-static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, uint8_t *dst, uint64_t room,
-                                         unsigned depth, zf_spirv_log *log);
+/* How an initializer reaches the addresses of the module's variables. */
+typedef struct zf_init_env {
+    zf_spirv_address_fn address;
+    void *user;
+} zf_init_env;
 
-static zf_spirv_status zf_write_composite(const zf_spirv_module *m, const uint32_t *w, uint32_t offset, uint8_t *dst,
-                                          uint64_t room, unsigned depth, zf_spirv_log *log) {
+static zf_spirv_status zf_write_constant(const zf_spirv_module *m, const zf_init_env *env, uint32_t id, uint8_t *dst,
+                                         uint64_t room, unsigned depth, zf_spirv_log *log);
+
+static zf_spirv_status zf_write_composite(const zf_spirv_module *m, const zf_init_env *env, const uint32_t *w,
+                                          uint32_t offset, uint8_t *dst, uint64_t room, unsigned depth,
+                                          zf_spirv_log *log) {
     uint32_t type = w[1];
     const zf_spirv_idinfo *tinfo = &m->ids[type];
     const uint32_t *t = &m->words[tinfo->def];
@@ -615,7 +623,7 @@ static zf_spirv_status zf_write_composite(const zf_spirv_module *m, const uint32
             at = zf_round_up(at, align);
         if (at > room || size > room - at)
             return zf_fail_at(log, ZF_SPIRV_MALFORMED, offset, "constituent %u does not fit its type", i);
-        s = zf_write_constant(m, w[3 + i], dst + at, size, depth + 1, log);
+        s = zf_write_constant(m, env, w[3 + i], dst + at, size, depth + 1, log);
         if (s != ZF_SPIRV_OK)
             return s;
         at += size;
@@ -623,8 +631,111 @@ static zf_spirv_status zf_write_composite(const zf_spirv_module *m, const uint32
     return ZF_SPIRV_OK;
 }
 
-static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, uint8_t *dst, uint64_t room,
-                                         unsigned depth, zf_spirv_log *log) {
+/* The pointee type of pointer type `type`, 0 when it is not a pointer type. */
+static uint32_t zf_pointee_type(const zf_spirv_module *m, uint32_t type) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, type);
+    return info != NULL && info->def != 0 && info->opcode == SpvOpTypePointer ? m->words[info->def + 3] : 0;
+}
+
+/* The byte offset of member `index` of the struct type at word `def`, and the member's type. */
+static zf_spirv_status zf_member_offset(const zf_spirv_module *m, uint32_t type, uint64_t index, uint64_t *offset,
+                                        uint32_t *member, zf_spirv_log *log, uint32_t user) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, type);
+    const uint32_t *w = &m->words[info->def];
+    if (index >= (w[0] >> 16) - 2u)
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, user, "member %llu of a struct of %u members",
+                          (unsigned long long)index, (w[0] >> 16) - 2u);
+    uint64_t at = 0, size = 0;
+    uint32_t align = 1;
+    for (uint32_t i = 0; i <= index; i++) {
+        zf_spirv_status s = zf_layout_of(m, w[2 + i], &size, &align, log, user);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        at = (info->flags & ZF_ID_CPACKED) ? at : zf_round_up(at, align);
+        if (i < index)
+            at += size;
+    }
+    *offset = at;
+    *member = w[2 + index];
+    return ZF_SPIRV_OK;
+}
+
+/* Walks the constant indexes w[0..n) of an access chain from the pointee type *type, adding their offsets. */
+static zf_spirv_status zf_chain_offset(const zf_spirv_module *m, const uint32_t *w, uint32_t n, uint32_t *type,
+                                       uint64_t *value, zf_spirv_log *log, uint32_t user) {
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t index = 0, offset = 0, size = 0;
+        uint32_t align = 1;
+        const zf_spirv_idinfo *t = zf_spirv_id(m, *type);
+        zf_spirv_status s = zf_int_constant(m, w[i], &index, log, user);
+        if (s != ZF_SPIRV_OK)
+            return s;
+        if (t != NULL && t->opcode == SpvOpTypeStruct) {
+            s = zf_member_offset(m, *type, index, &offset, type, log, user);
+        } else if (t != NULL && (t->opcode == SpvOpTypeArray || t->opcode == SpvOpTypeVector)) {
+            *type = m->words[t->def + 2];
+            s = zf_layout_of(m, *type, &size, &align, log, user);
+            offset = index * size;
+        } else {
+            return zf_fail_at(log, ZF_SPIRV_MALFORMED, user, "an access chain index into a type without members");
+        }
+        if (s != ZF_SPIRV_OK)
+            return s;
+        *value += offset;
+    }
+    return ZF_SPIRV_OK;
+}
+
+/* The value of a pointer constant: a module-scope variable's address, a null pointer, or an OpSpecConstantOp cast or
+ * access chain of one (llvm-spirv-14's program-scope `constant T *constant p = &table[2]`). */
+static zf_spirv_status zf_pointer_constant(const zf_spirv_module *m, const zf_init_env *env, uint32_t id,
+                                           uint64_t *value, unsigned depth, zf_spirv_log *log) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, id);
+    if (info == NULL || info->def == 0)
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, 0, "initializer %%%u is not defined", id);
+    if (depth > ZF_SPIRV_MAX_NESTING)
+        return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def, "constants nested deeper than %u",
+                          ZF_SPIRV_MAX_NESTING);
+    const uint32_t *w = &m->words[info->def];
+    uint32_t n = w[0] >> 16;
+    if (info->opcode == SpvOpConstantNull) {
+        *value = 0;
+        return ZF_SPIRV_OK;
+    }
+    if (info->opcode == SpvOpVariable) {
+        *value = env->address != NULL ? env->address(env->user, id) : 0;
+        return *value != 0 ? ZF_SPIRV_OK
+                           : zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def,
+                                        "an initializer pointing at a variable another module defines");
+    }
+    if (info->opcode != SpvOpSpecConstantOp || n < 5)
+        return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def, "a pointer initializer that is no constant address");
+    uint32_t op = w[3];
+    zf_spirv_status s = zf_pointer_constant(m, env, w[4], value, depth + 1, log);
+    if (s != ZF_SPIRV_OK || op == SpvOpBitcast || op == SpvOpGenericCastToPtr || op == SpvOpPtrCastToGeneric)
+        return s;
+    uint32_t type = zf_pointee_type(m, m->ids[w[4]].def != 0 ? m->words[m->ids[w[4]].def + 1] : 0);
+    uint32_t first = 5;
+    if (type == 0)
+        return zf_fail_at(log, ZF_SPIRV_MALFORMED, info->def, "an access chain of a value that is no pointer");
+    if (op == SpvOpPtrAccessChain || op == SpvOpInBoundsPtrAccessChain) {
+        uint64_t element = 0, size = 0;
+        uint32_t align = 1;
+        if (n < 6 || (s = zf_int_constant(m, w[5], &element, log, info->def)) != ZF_SPIRV_OK ||
+            (s = zf_layout_of(m, type, &size, &align, log, info->def)) != ZF_SPIRV_OK)
+            return s != ZF_SPIRV_OK ? s : zf_fail_at(log, ZF_SPIRV_MALFORMED, info->def, "a chain without element");
+        *value += element * size;
+        first = 6;
+    } else if (op != SpvOpAccessChain && op != SpvOpInBoundsAccessChain) {
+        char buf[24];
+        return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def, "a pointer initializer computed by %s",
+                          zf_spirv_opcode_name(op, buf, sizeof buf));
+    }
+    return zf_chain_offset(m, &w[first], n - first, &type, value, log, info->def);
+}
+
+static zf_spirv_status zf_write_constant(const zf_spirv_module *m, const zf_init_env *env, uint32_t id, uint8_t *dst,
+                                         uint64_t room, unsigned depth, zf_spirv_log *log) {
     const zf_spirv_idinfo *info = zf_spirv_id(m, id);
     if (info == NULL || info->def == 0)
         return zf_fail_at(log, ZF_SPIRV_MALFORMED, 0, "initializer %%%u is not defined", id);
@@ -652,13 +763,21 @@ static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, 
         return ZF_SPIRV_OK; /* the destination is already zero */
     case SpvOpConstantComposite:
     case SpvOpSpecConstantComposite:
-        return zf_write_composite(m, w, info->def, dst, room, depth, log);
+        return zf_write_composite(m, env, w, info->def, dst, room, depth, log);
     case SpvOpConstantSampler: { /* a program-scope `constant sampler_t`: the value a kernel's sampler holds */
         uint64_t value;
         if (room < sizeof value || !zf_spirv_inline_sampler(w, zf_spirv_count_at(m, info->def), &value))
             return zf_fail_at(log, ZF_SPIRV_MALFORMED, info->def, "a malformed OpConstantSampler");
         memcpy(dst, &value, sizeof value);
         return ZF_SPIRV_OK;
+    }
+    case SpvOpVariable:
+    case SpvOpSpecConstantOp: {
+        uint64_t value = 0;
+        zf_spirv_status s = zf_pointer_constant(m, env, id, &value, depth, log);
+        if (s == ZF_SPIRV_OK)
+            memcpy(dst, &value, room < sizeof value ? room : sizeof value);
+        return s;
     }
     default:
         return zf_fail_at(log, ZF_SPIRV_UNSUPPORTED, info->def,
@@ -668,10 +787,11 @@ static zf_spirv_status zf_write_constant(const zf_spirv_module *m, uint32_t id, 
 }
 
 zf_spirv_status zf_spirv_global_init(const zf_spirv_module *m, const zf_spirv_global *global, void *dst,
-                                     zf_spirv_log *log) {
+                                     zf_spirv_address_fn address, void *user, zf_spirv_log *log) {
     if (global->initializer == 0)
         return ZF_SPIRV_OK;
-    return zf_write_constant(m, global->initializer, dst, global->size, 0, log);
+    zf_init_env env = {address, user};
+    return zf_write_constant(m, &env, global->initializer, dst, global->size, 0, log);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

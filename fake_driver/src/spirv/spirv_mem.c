@@ -12,11 +12,14 @@
  * and the address (zf_fault). */
 #include "spirv_run.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 bool zf_region_add(zf_ctx *ctx, const void *base, size_t size, zf_region_kind kind, void *hold, uintptr_t guard) {
@@ -54,12 +57,21 @@ void zf_regions_release(zf_ctx *ctx) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Faults */
 
+/* A fault is a slow path (a look-up of the host's mappings, at least a branch out of the block): each looks at the
+ * clock, and past the hang limit the next block looks at the deadline, so a launch whose every work-item faults at
+ * once is stopped as soon as one whose work-items run many blocks (docs/spirv-execution.md, "Hangs"). */
+static void zf_fault_timed(zf_ctx *ctx) {
+    if (ctx->deadline_ns != 0 && ctx->hang_countdown > 1 && zf_spirv_now_ns() >= ctx->deadline_ns)
+        ctx->hang_countdown = 1;
+}
+
 void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) {
     zf_ctx *ctx = x->ctx;
     if (ctx->dead[lane])
         return;
     ctx->dead[lane] = 1;
     x->killed = true;
+    zf_fault_timed(ctx);
     if (ctx->faults++ > 0)
         return;
     char what[192];
@@ -79,7 +91,7 @@ void zf_fault(zf_x *x, uint32_t lane, const char *format, ...) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Host mappings */
 
-static char *zf_read_maps(void) {
+char *zf_host_maps_read(void) {
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
@@ -107,13 +119,7 @@ static char *zf_read_maps(void) {
     return text;
 }
 
-typedef struct zf_mapping {
-    uintptr_t lo, hi;
-    bool readable, writable, usm;
-} zf_mapping;
-
-/* The mapping holding addr, from the cached copy of /proc/self/maps. */
-static bool zf_find_mapping(const char *maps, uintptr_t addr, zf_mapping *out) {
+bool zf_host_maps_find(const char *maps, uintptr_t addr, zf_host_mapping *out) {
     for (const char *line = maps; line != NULL && *line != '\0';) {
         unsigned long lo, hi;
         char perms[5] = "";
@@ -135,14 +141,87 @@ static bool zf_find_mapping(const char *maps, uintptr_t addr, zf_mapping *out) {
     return false;
 }
 
+/* Walks the mappings of [addr, addr + size), which may be several that follow each other. */
+static const char *zf_host_range_verdict(const char *maps, uintptr_t addr, size_t size, bool write) {
+    uintptr_t end = addr + size < addr ? UINTPTR_MAX : addr + size;
+    for (uintptr_t at = addr; at < end;) {
+        zf_host_mapping m;
+        if (!zf_host_maps_find(maps, at, &m))
+            return "not mapped";
+        if (!m.readable || (write && !m.writable))
+            return write ? "mapped without write access" : "mapped without read access";
+        at = m.hi;
+    }
+    return NULL;
+}
+
+/* The probe: one byte of every page of the range read by the kernel for the process itself (process_vm_readv), and
+ * for a write written back (process_vm_writev), in batches of ZF_PROBE_PAGES pages per system call. A page the
+ * process may not access fails the call with EFAULT instead of raising a signal: this costs a system call per batch
+ * where reading /proc/self/maps costs tens of microseconds with a few hundred mappings. */
+#define ZF_PROBE_PAGES 64u
+
+typedef enum zf_probe_verdict { ZF_PROBE_OK, ZF_PROBE_FAULT, ZF_PROBE_UNAVAILABLE } zf_probe_verdict;
+
+static zf_probe_verdict zf_probe_batch(struct iovec *remote, unsigned n, uint8_t *bytes, bool write) {
+    struct iovec local = {bytes, n};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, n, 0);
+    if (got < 0 && (errno == ENOSYS || errno == EPERM))
+        return ZF_PROBE_UNAVAILABLE; /* a sandbox forbids it (seccomp): the mappings decide */
+    if (got != (ssize_t)n)
+        return ZF_PROBE_FAULT;
+    if (write && process_vm_writev(getpid(), &local, 1, remote, n, 0) != (ssize_t)n)
+        return ZF_PROBE_FAULT; /* the same bytes written back: the command overwrites them anyway */
+    return ZF_PROBE_OK;
+}
+
+static zf_probe_verdict zf_probe_range(uintptr_t addr, size_t size, bool write) {
+    static _Atomic bool unavailable;
+    if (atomic_load_explicit(&unavailable, memory_order_relaxed))
+        return ZF_PROBE_UNAVAILABLE;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), last = addr + (size - 1);
+    if (last < addr)
+        return ZF_PROBE_FAULT; /* the range wraps around the address space */
+    struct iovec remote[ZF_PROBE_PAGES];
+    uint8_t bytes[ZF_PROBE_PAGES];
+    unsigned n = 0;
+    for (uintptr_t at = addr;; at = (at & ~(page - 1)) + page) {
+        remote[n++] = (struct iovec){(void *)at, 1};
+        bool done = (at & ~(page - 1)) == (last & ~(page - 1));
+        if (n == ZF_PROBE_PAGES || done) {
+            zf_probe_verdict verdict = zf_probe_batch(remote, n, bytes, write);
+            if (verdict == ZF_PROBE_UNAVAILABLE)
+                atomic_store_explicit(&unavailable, true, memory_order_relaxed);
+            if (verdict != ZF_PROBE_OK || done)
+                return verdict;
+            n = 0;
+        }
+    }
+}
+
+const char *zf_host_range_unusable(const void *ptr, size_t size, bool write) {
+    if (size == 0)
+        return NULL;
+    zf_probe_verdict probe = zf_probe_range((uintptr_t)ptr, size, write);
+    if (probe == ZF_PROBE_OK)
+        return NULL;
+    const char *fault = write ? "not writable by the process" : "not readable by the process";
+    char *maps = zf_host_maps_read(); /* to say why, or to decide without the probe */
+    if (maps == NULL)
+        return probe == ZF_PROBE_FAULT ? fault : NULL; /* neither can tell: access as before */
+    const char *verdict = zf_host_range_verdict(maps, (uintptr_t)ptr, size, write);
+    free(maps);
+    return verdict == NULL && probe == ZF_PROBE_FAULT ? fault : verdict;
+}
+
 static uint8_t *zf_host_access(zf_x *x, uint32_t lane, uint64_t addr, uint32_t size, bool write) {
     zf_ctx *ctx = x->ctx;
     if (!ctx->maps_read) {
-        ctx->maps = zf_read_maps();
+        ctx->maps = zf_host_maps_read();
         ctx->maps_read = true;
     }
-    zf_mapping m;
-    if (!zf_find_mapping(ctx->maps, (uintptr_t)addr, &m)) {
+    zf_host_mapping m;
+    if (!zf_host_maps_find(ctx->maps, (uintptr_t)addr, &m)) {
         zf_fault(x, lane, "%s of %u bytes at 0x%" PRIx64 ": the address is not mapped", write ? "store" : "load", size,
                  addr);
         return NULL;
@@ -174,8 +253,31 @@ static uint8_t *zf_host_access(zf_x *x, uint32_t lane, uint64_t addr, uint32_t s
 /* ------------------------------------------------------------------------------------------------------------------
  * The slow path */
 
+/* An access past the end of allocation `r` inside its padding, performed when the driver tolerates it: the driver
+ * hears of the first of this thread's launch. */
+static bool zf_padding_access(zf_x *x, uint32_t lane, const zf_region *r, uint64_t addr, uint32_t size, bool write) {
+    zf_ctx *ctx = x->ctx;
+    if (ctx->env->padding == NULL || addr < r->lo || addr + size > r->guard || (write && !r->writable))
+        return false;
+    if (!ctx->padding_told) {
+        ctx->padding_told = true;
+        uint64_t global[3], group[3], local[3];
+        zf_lane_ids(ctx, lane, global, group, local);
+        char text[ZF_FAULT_TEXT_MAX];
+        snprintf(text, sizeof text,
+                 "kernel '%s': work-item (%" PRIu64 ", %" PRIu64 ", %" PRIu64 ") %s %u bytes at offset %" PRIu64
+                 " of allocation [0x%" PRIxPTR ", +%zu), reaching %" PRIu64 " bytes past its end, into its padding",
+                 ctx->launch->name != NULL ? ctx->launch->name : "?", global[0], global[1], global[2],
+                 write ? "stores" : "loads", size, addr - r->lo, r->lo, (size_t)(r->hi - r->lo), addr + size - r->hi);
+        ctx->env->padding(ctx->env->user, text);
+    }
+    return true;
+}
+
 static uint8_t *zf_region_verdict(zf_x *x, uint32_t lane, const zf_region *r, uint64_t addr, uint32_t size,
                                   bool write) {
+    if (zf_padding_access(x, lane, r, addr, size, write))
+        return (uint8_t *)(uintptr_t)addr;
     const char *what = write ? "store" : "load";
     if (addr < r->lo) {
         zf_fault(x, lane,
@@ -228,6 +330,8 @@ static uint8_t *zf_ask_driver(zf_x *x, uint32_t lane, uint64_t addr, uint32_t si
             return NULL;
         }
         ctx->last_region = ctx->num_regions - 1;
+        if (addr < info.base || addr + size > info.base + info.size) /* into its padding */
+            return zf_region_verdict(x, lane, &ctx->regions[ctx->last_region], addr, size, write);
         return (uint8_t *)(uintptr_t)addr;
     case ZF_MEM_OVERRUN:
         zf_fault(x, lane, "out-of-bounds %s of %u bytes at 0x%" PRIx64 ": it overruns an allocation", what, size, addr);

@@ -18,11 +18,11 @@
 /* ------------------------------------------------------------------------------------------------------------------
  * Data movement */
 
-static void zf_h_mov(zf_x *x, const zf_dinst *in) {
+void zf_h_mov(zf_x *x, const zf_dinst *in) {
     zf_copy_lanes(x, zf_reg(x, in->dst), zf_reg(x, in->a), in->size);
 }
 
-static void zf_h_splat(zf_x *x, const zf_dinst *in) {
+void zf_h_splat(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a);
     size_t e = zf_etype_size(in->type), slot = zf_slot(in->comps);
@@ -32,7 +32,7 @@ static void zf_h_splat(zf_x *x, const zf_dinst *in) {
     });
 }
 
-static void zf_h_extract(zf_x *x, const zf_dinst *in) {
+void zf_h_extract(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a);
     size_t size = in->size, from = in->asize, at = in->aux;
@@ -44,7 +44,7 @@ static void zf_h_extract(zf_x *x, const zf_dinst *in) {
         ZF_LANES(x, memcpy(d + l * size, a + l * from + at, size));
 }
 
-static void zf_h_insert(zf_x *x, const zf_dinst *in) {
+void zf_h_insert(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a), *b = zf_reg(x, in->b);
     size_t size = in->size, whole = in->asize, at = in->aux;
@@ -60,7 +60,7 @@ static size_t zf_index_value(const uint8_t *base, uint32_t bytes, size_t l) {
     return v > SIZE_MAX ? SIZE_MAX : (size_t)v;
 }
 
-static void zf_h_vextract(zf_x *x, const zf_dinst *in) {
+void zf_h_vextract(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a), *b = zf_reg(x, in->b);
     size_t e = zf_etype_size(in->type), slot = zf_slot(in->comps);
@@ -73,7 +73,7 @@ static void zf_h_vextract(zf_x *x, const zf_dinst *in) {
     });
 }
 
-static void zf_h_vinsert(zf_x *x, const zf_dinst *in) {
+void zf_h_vinsert(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a), *b = zf_reg(x, in->b), *c = zf_reg(x, in->c);
     size_t e = zf_etype_size(in->type), slot = zf_slot(in->comps);
@@ -85,7 +85,7 @@ static void zf_h_vinsert(zf_x *x, const zf_dinst *in) {
     });
 }
 
-static void zf_h_shuffle(zf_x *x, const zf_dinst *in) {
+void zf_h_shuffle(zf_x *x, const zf_dinst *in) {
     const uint32_t *aux = x->code->aux + in->aux;
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a), *b = zf_reg(x, in->b);
@@ -105,7 +105,7 @@ static void zf_h_shuffle(zf_x *x, const zf_dinst *in) {
     });
 }
 
-static void zf_h_gather(zf_x *x, const zf_dinst *in) {
+void zf_h_gather(zf_x *x, const zf_dinst *in) {
     const uint32_t *aux = x->code->aux + in->aux;
     uint8_t *d = zf_reg(x, in->dst);
     size_t size = in->size;
@@ -126,7 +126,7 @@ static void zf_h_gather(zf_x *x, const zf_dinst *in) {
         ZF_EACH(x, 1, d[i] = cond[i] ? b[i] : cc[i]);                                                                  \
     } while (0)
 
-static void zf_h_select(zf_x *x, const zf_dinst *in) {
+void zf_h_select(zf_x *x, const zf_dinst *in) {
     const uint8_t *cond = zf_reg(x, in->a);
     switch (in->size) {
     case 1:
@@ -159,7 +159,7 @@ static void zf_h_select(zf_x *x, const zf_dinst *in) {
         ZF_EACH(x, slot, d[i] = cond[i] ? b[i] : cc[i]);                                                               \
     } while (0)
 
-static void zf_h_selectv(zf_x *x, const zf_dinst *in) {
+void zf_h_selectv(zf_x *x, const zf_dinst *in) {
     const uint8_t *cond = zf_reg(x, in->a);
     size_t slot = zf_slot(in->comps);
     switch (zf_etype_size(in->type)) {
@@ -222,7 +222,7 @@ static void zf_h_selectv(zf_x *x, const zf_dinst *in) {
     }
 
 #define ZF_INT_BINARY(name, EXPR)                                                                                      \
-    static void name(zf_x *x, const zf_dinst *in) {                                                                    \
+    void name(zf_x *x, const zf_dinst *in) {                                                                           \
         size_t per = zf_slot(in->comps);                                                                               \
         ZF_INT_SWITCH({                                                                                                \
             ZF_D(U);                                                                                                   \
@@ -233,7 +233,7 @@ static void zf_h_selectv(zf_x *x, const zf_dinst *in) {
     }
 
 #define ZF_INT_UNARY(name, EXPR)                                                                                       \
-    static void name(zf_x *x, const zf_dinst *in) {                                                                    \
+    void name(zf_x *x, const zf_dinst *in) {                                                                           \
         size_t per = zf_slot(in->comps);                                                                               \
         ZF_INT_SWITCH({                                                                                                \
             ZF_D(U);                                                                                                   \
@@ -285,7 +285,7 @@ static uint64_t zf_mul_high(uint64_t a, uint64_t b, unsigned bits, bool is_signe
     return (uint64_t)(p >> 64);
 }
 
-static void zf_h_extended(zf_x *x, const zf_dinst *in) {
+void zf_h_extended(zf_x *x, const zf_dinst *in) {
     size_t per = zf_slot(in->comps);
     uint32_t t = in->type, bits = 8 * zf_etype_size(t);
     uint8_t *d = zf_reg(x, in->dst);
@@ -348,7 +348,7 @@ static void zf_h_extended(zf_x *x, const zf_dinst *in) {
     }
 
 #define ZF_FLOAT_BINARY(name, EXPR)                                                                                    \
-    static void name(zf_x *x, const zf_dinst *in) {                                                                    \
+    void name(zf_x *x, const zf_dinst *in) {                                                                           \
         size_t per = zf_slot(in->comps);                                                                               \
         ZF_FLOAT_SWITCH(ZF_FLOAT_BINARY_BODY_##name)                                                                   \
     }
@@ -390,7 +390,7 @@ ZF_FLOAT_BINARY(zf_h_fmod, _)
         ZF_A(F);                                                                                                       \
         ZF_EACH(x, per, d[i] = STORE((T)-LOAD(a[i])));                                                                 \
     }
-static void zf_h_fneg(zf_x *x, const zf_dinst *in) {
+void zf_h_fneg(zf_x *x, const zf_dinst *in) {
     size_t per = zf_slot(in->comps);
     if (in->type == ZF_T_F16) { /* flip the sign bit: exact for NaNs too */
         ZF_D(uint16_t);
@@ -401,7 +401,7 @@ static void zf_h_fneg(zf_x *x, const zf_dinst *in) {
     ZF_FLOAT_SWITCH(ZF_FNEG_BODY)
 }
 
-static void zf_h_dot(zf_x *x, const zf_dinst *in) {
+void zf_h_dot(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a), *b = zf_reg(x, in->b);
     size_t slot = zf_slot(in->comps);
@@ -424,7 +424,7 @@ static void zf_h_dot(zf_x *x, const zf_dinst *in) {
  * Comparisons: boolean results (one byte per component). */
 
 #define ZF_INT_COMPARE(name, EXPR)                                                                                     \
-    static void name(zf_x *x, const zf_dinst *in) {                                                                    \
+    void name(zf_x *x, const zf_dinst *in) {                                                                           \
         size_t per = zf_slot(in->comps);                                                                               \
         uint8_t *d = zf_reg(x, in->dst);                                                                               \
         ZF_INT_SWITCH({                                                                                                \
@@ -446,7 +446,7 @@ ZF_INT_COMPARE(zf_h_slt, (S)a[i] < (S)b[i])
 ZF_INT_COMPARE(zf_h_sle, (S)a[i] <= (S)b[i])
 
 #define ZF_FLOAT_COMPARE(name, EXPR)                                                                                   \
-    static void name(zf_x *x, const zf_dinst *in) {                                                                    \
+    void name(zf_x *x, const zf_dinst *in) {                                                                           \
         size_t per = zf_slot(in->comps);                                                                               \
         uint8_t *out = zf_reg(x, in->dst);                                                                             \
         ZF_FLOAT_SWITCH(ZF_FLOAT_COMPARE_BODY_##name)                                                                  \
@@ -490,7 +490,7 @@ ZF_FLOAT_COMPARE(zf_h_fuge, _)
 ZF_FLOAT_COMPARE(zf_h_ford, _)
 ZF_FLOAT_COMPARE(zf_h_funord, _)
 
-static void zf_h_ftest(zf_x *x, const zf_dinst *in) {
+void zf_h_ftest(zf_x *x, const zf_dinst *in) {
     size_t per = zf_slot(in->comps);
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a);
@@ -518,7 +518,7 @@ static void zf_h_ftest(zf_x *x, const zf_dinst *in) {
     });
 }
 
-static void zf_h_any_all(zf_x *x, const zf_dinst *in) {
+void zf_h_any_all(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint8_t *a = zf_reg(x, in->a);
     size_t slot = zf_slot(in->comps);
@@ -652,7 +652,7 @@ static void zf_conv_element(const zf_dinst *in, uint8_t *d, const uint8_t *a, si
     }
 }
 
-static void zf_h_conv(zf_x *x, const zf_dinst *in) {
+void zf_h_conv(zf_x *x, const zf_dinst *in) {
     size_t per = zf_slot(in->comps);
     uint32_t src = in->aux & 0xFFu, mode = (in->aux >> ZF_CONV_ROUND_SHIFT) & 7u;
     bool saturate = (in->aux & ZF_CONV_SATURATE) != 0;
@@ -674,79 +674,3 @@ static void zf_h_conv(zf_x *x, const zf_dinst *in) {
 
 /* ------------------------------------------------------------------------------------------------------------------
  * The table */
-
-zf_handler const zf_handlers_arith[ZF_X_COUNT] = {
-    [ZF_X_MOV] = zf_h_mov,
-    [ZF_X_SPLAT] = zf_h_splat,
-    [ZF_X_EXTRACT] = zf_h_extract,
-    [ZF_X_INSERT] = zf_h_insert,
-    [ZF_X_VEXTRACT] = zf_h_vextract,
-    [ZF_X_VINSERT] = zf_h_vinsert,
-    [ZF_X_SHUFFLE] = zf_h_shuffle,
-    [ZF_X_GATHER] = zf_h_gather,
-    [ZF_X_SELECT] = zf_h_select,
-    [ZF_X_SELECTV] = zf_h_selectv,
-    [ZF_X_IADD] = zf_h_iadd,
-    [ZF_X_ISUB] = zf_h_isub,
-    [ZF_X_IMUL] = zf_h_imul,
-    [ZF_X_UDIV] = zf_h_udiv,
-    [ZF_X_SDIV] = zf_h_sdiv,
-    [ZF_X_UREM] = zf_h_urem,
-    [ZF_X_SREM] = zf_h_srem,
-    [ZF_X_SMOD] = zf_h_smod,
-    [ZF_X_SHL] = zf_h_shl,
-    [ZF_X_SHR] = zf_h_shr,
-    [ZF_X_SAR] = zf_h_sar,
-    [ZF_X_AND] = zf_h_and,
-    [ZF_X_OR] = zf_h_or,
-    [ZF_X_XOR] = zf_h_xor,
-    [ZF_X_INOT] = zf_h_inot,
-    [ZF_X_INEG] = zf_h_ineg,
-    [ZF_X_LNOT] = zf_h_lnot,
-    [ZF_X_POPCOUNT] = zf_h_popcount,
-    [ZF_X_BITREV] = zf_h_bitrev,
-    [ZF_X_ADDC] = zf_h_extended,
-    [ZF_X_SUBB] = zf_h_extended,
-    [ZF_X_UMULX] = zf_h_extended,
-    [ZF_X_SMULX] = zf_h_extended,
-    [ZF_X_FADD] = zf_h_fadd,
-    [ZF_X_FSUB] = zf_h_fsub,
-    [ZF_X_FMUL] = zf_h_fmul,
-    [ZF_X_FDIV] = zf_h_fdiv,
-    [ZF_X_FREM] = zf_h_frem,
-    [ZF_X_FMOD] = zf_h_fmod,
-    [ZF_X_FNEG] = zf_h_fneg,
-    [ZF_X_IEQ] = zf_h_ieq,
-    [ZF_X_INE] = zf_h_ine,
-    [ZF_X_UGT] = zf_h_ugt,
-    [ZF_X_UGE] = zf_h_uge,
-    [ZF_X_ULT] = zf_h_ult,
-    [ZF_X_ULE] = zf_h_ule,
-    [ZF_X_SGT] = zf_h_sgt,
-    [ZF_X_SGE] = zf_h_sge,
-    [ZF_X_SLT] = zf_h_slt,
-    [ZF_X_SLE] = zf_h_sle,
-    [ZF_X_FOEQ] = zf_h_foeq,
-    [ZF_X_FUEQ] = zf_h_fueq,
-    [ZF_X_FONE] = zf_h_fone,
-    [ZF_X_FUNE] = zf_h_fune,
-    [ZF_X_FOLT] = zf_h_folt,
-    [ZF_X_FULT] = zf_h_fult,
-    [ZF_X_FOGT] = zf_h_fogt,
-    [ZF_X_FUGT] = zf_h_fugt,
-    [ZF_X_FOLE] = zf_h_fole,
-    [ZF_X_FULE] = zf_h_fule,
-    [ZF_X_FOGE] = zf_h_foge,
-    [ZF_X_FUGE] = zf_h_fuge,
-    [ZF_X_FORD] = zf_h_ford,
-    [ZF_X_FUNORD] = zf_h_funord,
-    [ZF_X_ISNAN] = zf_h_ftest,
-    [ZF_X_ISINF] = zf_h_ftest,
-    [ZF_X_ISFINITE] = zf_h_ftest,
-    [ZF_X_ISNORMAL] = zf_h_ftest,
-    [ZF_X_SIGNBIT] = zf_h_ftest,
-    [ZF_X_ANY] = zf_h_any_all,
-    [ZF_X_ALL] = zf_h_any_all,
-    [ZF_X_CONV] = zf_h_conv,
-    [ZF_X_DOT] = zf_h_dot,
-};

@@ -3,160 +3,10 @@
  * halves are computed in float and rounded; half_* and native_* functions compute at full precision (within the
  * precision OpenCL requires of them). mad is a multiply then an add, never fused, as the built-in kernels compute. */
 #include "spirv_num.h"
+#include "spirv_opencl_std.h"
 #include "spirv_run.h"
 
 #include <float.h>
-
-/* OpenCL.std numbers (the SPIR-V OpenCL extended instruction set). */
-enum {
-    ZF_E_ACOS = 0,
-    ZF_E_ACOSH,
-    ZF_E_ACOSPI,
-    ZF_E_ASIN,
-    ZF_E_ASINH,
-    ZF_E_ASINPI,
-    ZF_E_ATAN,
-    ZF_E_ATAN2,
-    ZF_E_ATANH,
-    ZF_E_ATANPI,
-    ZF_E_ATAN2PI,
-    ZF_E_CBRT,
-    ZF_E_CEIL,
-    ZF_E_COPYSIGN,
-    ZF_E_COS,
-    ZF_E_COSH,
-    ZF_E_COSPI,
-    ZF_E_ERFC,
-    ZF_E_ERF,
-    ZF_E_EXP,
-    ZF_E_EXP2,
-    ZF_E_EXP10,
-    ZF_E_EXPM1,
-    ZF_E_FABS,
-    ZF_E_FDIM,
-    ZF_E_FLOOR,
-    ZF_E_FMA,
-    ZF_E_FMAX,
-    ZF_E_FMIN,
-    ZF_E_FMOD,
-    ZF_E_FRACT,
-    ZF_E_FREXP,
-    ZF_E_HYPOT,
-    ZF_E_ILOGB,
-    ZF_E_LDEXP,
-    ZF_E_LGAMMA,
-    ZF_E_LGAMMA_R,
-    ZF_E_LOG,
-    ZF_E_LOG2,
-    ZF_E_LOG10,
-    ZF_E_LOG1P,
-    ZF_E_LOGB,
-    ZF_E_MAD,
-    ZF_E_MAXMAG,
-    ZF_E_MINMAG,
-    ZF_E_MODF,
-    ZF_E_NAN,
-    ZF_E_NEXTAFTER,
-    ZF_E_POW,
-    ZF_E_POWN,
-    ZF_E_POWR,
-    ZF_E_REMAINDER,
-    ZF_E_REMQUO,
-    ZF_E_RINT,
-    ZF_E_ROOTN,
-    ZF_E_ROUND,
-    ZF_E_RSQRT,
-    ZF_E_SIN,
-    ZF_E_SINCOS,
-    ZF_E_SINH,
-    ZF_E_SINPI,
-    ZF_E_SQRT,
-    ZF_E_TAN,
-    ZF_E_TANH,
-    ZF_E_TANPI,
-    ZF_E_TGAMMA,
-    ZF_E_TRUNC,
-    ZF_E_HALF_COS,
-    ZF_E_HALF_DIVIDE,
-    ZF_E_HALF_EXP,
-    ZF_E_HALF_EXP2,
-    ZF_E_HALF_EXP10,
-    ZF_E_HALF_LOG,
-    ZF_E_HALF_LOG2,
-    ZF_E_HALF_LOG10,
-    ZF_E_HALF_POWR,
-    ZF_E_HALF_RECIP,
-    ZF_E_HALF_RSQRT,
-    ZF_E_HALF_SIN,
-    ZF_E_HALF_SQRT,
-    ZF_E_HALF_TAN,
-    ZF_E_NATIVE_COS,
-    ZF_E_NATIVE_DIVIDE,
-    ZF_E_NATIVE_EXP,
-    ZF_E_NATIVE_EXP2,
-    ZF_E_NATIVE_EXP10,
-    ZF_E_NATIVE_LOG,
-    ZF_E_NATIVE_LOG2,
-    ZF_E_NATIVE_LOG10,
-    ZF_E_NATIVE_POWR,
-    ZF_E_NATIVE_RECIP,
-    ZF_E_NATIVE_RSQRT,
-    ZF_E_NATIVE_SIN,
-    ZF_E_NATIVE_SQRT,
-    ZF_E_NATIVE_TAN,
-    ZF_E_FCLAMP,
-    ZF_E_DEGREES,
-    ZF_E_FMAX_COMMON,
-    ZF_E_FMIN_COMMON,
-    ZF_E_MIX,
-    ZF_E_RADIANS,
-    ZF_E_STEP,
-    ZF_E_SMOOTHSTEP,
-    ZF_E_SIGN,
-    ZF_E_CROSS,
-    ZF_E_DISTANCE,
-    ZF_E_LENGTH,
-    ZF_E_NORMALIZE,
-    ZF_E_FAST_DISTANCE,
-    ZF_E_FAST_LENGTH,
-    ZF_E_FAST_NORMALIZE,
-    ZF_E_S_ABS = 141,
-    ZF_E_S_ABS_DIFF,
-    ZF_E_S_ADD_SAT,
-    ZF_E_U_ADD_SAT,
-    ZF_E_S_HADD,
-    ZF_E_U_HADD,
-    ZF_E_S_RHADD,
-    ZF_E_U_RHADD,
-    ZF_E_S_CLAMP,
-    ZF_E_U_CLAMP,
-    ZF_E_CLZ,
-    ZF_E_CTZ,
-    ZF_E_S_MAD_HI,
-    ZF_E_U_MAD_SAT,
-    ZF_E_S_MAD_SAT,
-    ZF_E_S_MAX,
-    ZF_E_U_MAX,
-    ZF_E_S_MIN,
-    ZF_E_U_MIN,
-    ZF_E_S_MUL_HI,
-    ZF_E_ROTATE,
-    ZF_E_S_SUB_SAT,
-    ZF_E_U_SUB_SAT,
-    ZF_E_U_UPSAMPLE,
-    ZF_E_S_UPSAMPLE,
-    ZF_E_POPCOUNT,
-    ZF_E_S_MAD24,
-    ZF_E_U_MAD24,
-    ZF_E_S_MUL24,
-    ZF_E_U_MUL24,
-    ZF_E_BITSELECT = 186,
-    ZF_E_SELECT = 187,
-    ZF_E_U_ABS = 201,
-    ZF_E_U_ABS_DIFF,
-    ZF_E_U_MUL_HI,
-    ZF_E_U_MAD_HI,
-};
 
 #define ZF_PI 3.14159265358979323846
 
@@ -664,7 +514,7 @@ static bool zf_ext_fast(zf_x *x, const zf_dinst *in, size_t per) {
     }
 }
 
-static void zf_h_ext(zf_x *x, const zf_dinst *in) {
+void zf_h_ext(zf_x *x, const zf_dinst *in) {
     size_t per = zf_slot(in->comps);
     if (zf_ext_fast(x, in, per))
         return;
@@ -719,7 +569,7 @@ static double zf_extp_value(uint32_t fn, double a, double b, bool single, double
     }
 }
 
-static void zf_h_extp(zf_x *x, const zf_dinst *in) {
+void zf_h_extp(zf_x *x, const zf_dinst *in) {
     size_t slot = zf_slot(in->comps);
     uint32_t t = in->type, out = (in->asize >> 16) & 0xFFu, esize = zf_etype_size(out);
     uint8_t *d = zf_reg(x, in->dst);
@@ -746,7 +596,7 @@ static void zf_h_extp(zf_x *x, const zf_dinst *in) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Geometric functions: sums in double, results rounded to the element type. */
 
-static void zf_h_extv(zf_x *x, const zf_dinst *in) {
+void zf_h_extv(zf_x *x, const zf_dinst *in) {
     size_t slot = zf_slot(in->comps), n = in->comps;
     uint32_t t = in->type;
     uint8_t *d = zf_reg(x, in->dst);
@@ -788,7 +638,7 @@ static void zf_h_extv(zf_x *x, const zf_dinst *in) {
 }
 
 /* shuffle(x, mask) and shuffle2(x, y, mask): each mask element picks a component (its low bits only). */
-static void zf_h_xshuffle(zf_x *x, const zf_dinst *in) {
+void zf_h_xshuffle(zf_x *x, const zf_dinst *in) {
     size_t slot = zf_slot(in->comps), na = in->aux & 0xFFu, sa = zf_slot((uint32_t)na);
     uint32_t mask_type = (in->aux >> 8) & 0xFFu, e = zf_etype_size(in->type);
     bool two = (in->aux >> 16) & 1u;
@@ -803,10 +653,3 @@ static void zf_h_xshuffle(zf_x *x, const zf_dinst *in) {
         }
     });
 }
-
-zf_handler const zf_handlers_ext[ZF_X_COUNT] = {
-    [ZF_X_EXT] = zf_h_ext,
-    [ZF_X_EXTP] = zf_h_extp,
-    [ZF_X_EXTV] = zf_h_extv,
-    [ZF_X_XSHUFFLE] = zf_h_xshuffle,
-};

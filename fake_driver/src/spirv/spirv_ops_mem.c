@@ -33,7 +33,7 @@ static void zf_add_term(zf_x *x, uint64_t *d, const uint8_t *idx, uint32_t bytes
     }
 }
 
-static void zf_h_access(zf_x *x, const zf_dinst *in) {
+void zf_h_access(zf_x *x, const zf_dinst *in) {
     const uint32_t *aux = x->code->aux + in->aux;
     uint64_t *d = (uint64_t *)zf_reg(x, in->dst);
     const uint64_t *a = (const uint64_t *)zf_reg(x, in->a);
@@ -45,28 +45,28 @@ static void zf_h_access(zf_x *x, const zf_dinst *in) {
     }
 }
 
-static void zf_h_ptrdiff(zf_x *x, const zf_dinst *in) {
+void zf_h_ptrdiff(zf_x *x, const zf_dinst *in) {
     uint8_t *d = zf_reg(x, in->dst);
     const uint64_t *a = (const uint64_t *)zf_reg(x, in->a), *b = (const uint64_t *)zf_reg(x, in->b);
     int64_t stride = in->aux ? (int64_t)in->aux : 1;
     ZF_LANES(x, zf_put_u(d, in->type, l, (uint64_t)((int64_t)(a[l] - b[l]) / stride)));
 }
 
-static void zf_h_gcast(zf_x *x, const zf_dinst *in) {
+void zf_h_gcast(zf_x *x, const zf_dinst *in) {
     uint64_t *d = (uint64_t *)zf_reg(x, in->dst);
     const uint64_t *a = (const uint64_t *)zf_reg(x, in->a);
     ZF_LANES(x, d[l] = zf_mem_storage_of(x->ctx, a[l]) == in->aux ? a[l] : 0);
 }
 
 /* get_fence(): CLK_GLOBAL_MEM_FENCE (2) or CLK_LOCAL_MEM_FENCE (1) as SPIR-V memory semantics bits. */
-static void zf_h_getfence(zf_x *x, const zf_dinst *in) {
+void zf_h_getfence(zf_x *x, const zf_dinst *in) {
     uint32_t *d = (uint32_t *)zf_reg(x, in->dst);
     const uint64_t *a = (const uint64_t *)zf_reg(x, in->a);
     ZF_LANES(x, d[l] = zf_mem_storage_of(x->ctx, a[l]) == 4 ? 0x100u : 0x200u);
 }
 
 /* A Function-storage variable: a private slot of its own for this invocation, each lane pointing at its copy. */
-static void zf_h_var(zf_x *x, const zf_dinst *in) {
+void zf_h_var(zf_x *x, const zf_dinst *in) {
     uint64_t *d = (uint64_t *)zf_reg(x, in->dst);
     const char *name = in->c != ZF_REF_NONE ? x->code->strings + in->c : NULL;
     zf_pslot slot = {x->private_base + in->aux, in->asize, x->fn->private_bytes, in->b, 0, name};
@@ -147,7 +147,7 @@ static void zf_volatile_write(uint8_t *p, const void *from, uint32_t size) {
     }
 }
 
-static void zf_h_load(zf_x *x, const zf_dinst *in) {
+void zf_h_load(zf_x *x, const zf_dinst *in) {
     uint8_t *dst = zf_reg(x, in->dst);
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
     zf_count_access(x, ptr[x->lanes[0]], in->size, false);
@@ -196,7 +196,7 @@ static void zf_h_load(zf_x *x, const zf_dinst *in) {
         });                                                                                                            \
     } while (0)
 
-static void zf_h_store(zf_x *x, const zf_dinst *in) {
+void zf_h_store(zf_x *x, const zf_dinst *in) {
     const uint8_t *src = zf_reg(x, in->b);
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
     zf_count_access(x, ptr[x->lanes[0]], in->size, true);
@@ -234,7 +234,7 @@ static void zf_h_store(zf_x *x, const zf_dinst *in) {
     }
 }
 
-static void zf_h_storez(zf_x *x, const zf_dinst *in) {
+void zf_h_storez(zf_x *x, const zf_dinst *in) {
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
     bool indivisible = (in->aux & ZF_MEM_VOLATILE) != 0;
     zf_count_access(x, ptr[x->lanes[0]], in->size, true);
@@ -264,7 +264,7 @@ bool zf_copy_memory(zf_x *x, uint32_t l, uint64_t to, uint64_t from, uint64_t si
     return true;
 }
 
-static void zf_h_copymem(zf_x *x, const zf_dinst *in) {
+void zf_h_copymem(zf_x *x, const zf_dinst *in) {
     const uint64_t *to = (const uint64_t *)zf_reg(x, in->a), *from = (const uint64_t *)zf_reg(x, in->b);
     if (in->op == ZF_X_COPYMEM) {
         ZF_LANES(x, zf_copy_memory(x, l, to[l], from[l], in->size));
@@ -367,7 +367,7 @@ uint64_t zf_atomic_float(uint32_t kind, uint64_t old, uint64_t v, uint32_t bits)
 ZF_ATOMIC_RMW(uint32_t)
 ZF_ATOMIC_RMW(uint64_t)
 
-static void zf_h_atomic(zf_x *x, const zf_dinst *in) {
+void zf_h_atomic(zf_x *x, const zf_dinst *in) {
     uint32_t bytes = zf_etype_size(in->type), kind = in->aux;
     const uint64_t *ptr = (const uint64_t *)zf_reg(x, in->a);
     const uint8_t *v = in->b != ZF_REF_NONE ? zf_reg(x, in->b) : NULL;
@@ -405,7 +405,7 @@ static uint64_t zf_offset_at(const uint8_t *base, uint32_t bytes, uint32_t l) {
     return v;
 }
 
-static void zf_h_vload(zf_x *x, const zf_dinst *in) {
+void zf_h_vload(zf_x *x, const zf_dinst *in) {
     uint32_t kind = in->aux & 0xFFu, n = (in->aux >> 8) & 0xFFu, e = zf_etype_size(in->type);
     size_t slot = zf_slot(in->comps);
     const uint8_t *off = zf_reg(x, in->a);
@@ -431,7 +431,7 @@ static void zf_h_vload(zf_x *x, const zf_dinst *in) {
     });
 }
 
-static void zf_h_vstore(zf_x *x, const zf_dinst *in) {
+void zf_h_vstore(zf_x *x, const zf_dinst *in) {
     uint32_t kind = in->aux & 0xFFu, n = (in->aux >> 8) & 0xFFu, round = (in->aux >> 16) & 7u;
     uint32_t e = zf_etype_size(in->type);
     size_t slot = zf_slot(in->comps);
@@ -460,7 +460,7 @@ static void zf_h_vstore(zf_x *x, const zf_dinst *in) {
  * async_work_group_copy: made once per group (by its first active lane) when the instruction runs, so it is done
  * by the time any lane of the group waits for it. The stride applies to the side that is not local memory. */
 
-static void zf_h_asynccopy(zf_x *x, const zf_dinst *in) {
+void zf_h_asynccopy(zf_x *x, const zf_dinst *in) {
     const uint32_t *aux = x->code->aux + in->aux;
     const uint64_t *dst = (const uint64_t *)zf_reg(x, aux[0]), *src = (const uint64_t *)zf_reg(x, aux[1]);
     const uint8_t *count = zf_reg(x, aux[2]), *stride = zf_reg(x, aux[3]);
@@ -483,13 +483,3 @@ static void zf_h_asynccopy(zf_x *x, const zf_dinst *in) {
         }
     });
 }
-
-zf_handler const zf_handlers_memory[ZF_X_COUNT] = {
-    [ZF_X_ACCESS] = zf_h_access,   [ZF_X_PTRDIFF] = zf_h_ptrdiff,
-    [ZF_X_GCAST] = zf_h_gcast,     [ZF_X_GETFENCE] = zf_h_getfence,
-    [ZF_X_VAR] = zf_h_var,         [ZF_X_LOAD] = zf_h_load,
-    [ZF_X_STORE] = zf_h_store,     [ZF_X_STOREZ] = zf_h_storez,
-    [ZF_X_COPYMEM] = zf_h_copymem, [ZF_X_COPYMEMN] = zf_h_copymem,
-    [ZF_X_ATOMIC] = zf_h_atomic,   [ZF_X_VLOAD] = zf_h_vload,
-    [ZF_X_VSTORE] = zf_h_vstore,   [ZF_X_ASYNCCOPY] = zf_h_asynccopy,
-};

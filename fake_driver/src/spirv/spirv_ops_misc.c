@@ -189,7 +189,7 @@ static bool zf_format(zf_x *x, uint32_t lane, const char *fmt, const uint32_t *a
     return true;
 }
 
-static void zf_h_printf(zf_x *x, const zf_dinst *in) {
+void zf_h_printf(zf_x *x, const zf_dinst *in) {
     const uint32_t *aux = x->code->aux + in->aux;
     const uint64_t *fmt = (const uint64_t *)zf_reg(x, aux[0]);
     int32_t *d = (int32_t *)zf_reg(x, in->dst);
@@ -216,7 +216,7 @@ static void zf_h_printf(zf_x *x, const zf_dinst *in) {
 /* ------------------------------------------------------------------------------------------------------------------
  * ITT annotations */
 
-static void zf_h_itt(zf_x *x, const zf_dinst *in) {
+void zf_h_itt(zf_x *x, const zf_dinst *in) {
     zf_ctx *ctx = x->ctx;
     const zf_xlaunch *launch = ctx->launch;
     const uint64_t *object = in->a != ZF_REF_NONE ? (const uint64_t *)zf_reg(x, in->a) : NULL;
@@ -373,7 +373,7 @@ static void zf_group_run(zf_x *x, const zf_dinst *in, uint32_t from, uint32_t to
     }
 }
 
-static void zf_h_group(zf_x *x, const zf_dinst *in) {
+void zf_h_group(zf_x *x, const zf_dinst *in) {
     bool subgroup = ((in->aux >> 8) & 0xFu) == SpvScopeSubgroup;
     uint32_t from = 0;
     while (from < x->n) {
@@ -387,7 +387,7 @@ static void zf_h_group(zf_x *x, const zf_dinst *in) {
 }
 
 /* intel_sub_group_shuffle and its down, up and xor forms. */
-static void zf_h_sgshuffle(zf_x *x, const zf_dinst *in) {
+void zf_h_sgshuffle(zf_x *x, const zf_dinst *in) {
     const zf_ctx *ctx = x->ctx;
     size_t size = in->size;
     uint8_t *d = zf_reg(x, in->dst), *tmp = malloc(size * x->L);
@@ -427,7 +427,7 @@ static void zf_h_sgshuffle(zf_x *x, const zf_dinst *in) {
  * sub-group of a group may have fewer lanes; the stride stays S). Each lane accesses its own elements through its own
  * pointer (OpenCL requires the same one in every lane), and all of them are checked before any is made: a fault stops
  * the lane without a partial write, as for a store. */
-static void zf_h_sgblock(zf_x *x, const zf_dinst *in) {
+void zf_h_sgblock(zf_x *x, const zf_dinst *in) {
     const zf_ctx *ctx = x->ctx;
     bool write = in->aux == ZF_SGB_WRITE;
     uint32_t e = zf_etype_size(in->type), n = in->comps, sub = ctx->subgroup_size;
@@ -451,7 +451,7 @@ static void zf_h_sgblock(zf_x *x, const zf_dinst *in) {
     });
 }
 
-static void zf_h_barrier(zf_x *x, const zf_dinst *in) {
+void zf_h_barrier(zf_x *x, const zf_dinst *in) {
     (void)x;
     (void)in; /* the lanes that reach it are all here: the wave runs in lock-step */
 }
@@ -464,14 +464,8 @@ static unsigned zf_fence_word;
 #define ZF_FULL_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 
-static void zf_h_fence(zf_x *x, const zf_dinst *in) {
+void zf_h_fence(zf_x *x, const zf_dinst *in) {
     (void)x;
     (void)in;
     ZF_FULL_FENCE();
 }
-
-zf_handler const zf_handlers_misc[ZF_X_COUNT] = {
-    [ZF_X_PRINTF] = zf_h_printf,       [ZF_X_ITT] = zf_h_itt,         [ZF_X_GROUP] = zf_h_group,
-    [ZF_X_SGSHUFFLE] = zf_h_sgshuffle, [ZF_X_BARRIER] = zf_h_barrier, [ZF_X_FENCE] = zf_h_fence,
-    [ZF_X_SGBLOCK] = zf_h_sgblock,
-};

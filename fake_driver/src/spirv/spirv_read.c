@@ -135,9 +135,15 @@ static zf_spirv_status zf_read_type_scalar(zf_walk *k) {
     if (width == 0)
         return zf_r_bad(k, "width 0");
     bool is_int = k->opcode == SpvOpTypeInt;
-    if (is_int ? (width != 8 && width != 16 && width != 32 && width != 64)
-               : (width != 16 && width != 32 && width != 64))
-        return zf_r_unsupported(k, "%s width %u", is_int ? "integer" : "floating-point", width);
+    bool standard = is_int ? (width == 8 || width == 16 || width == 32 || width == 64)
+                           : (width == 16 || width == 32 || width == 64);
+    /* SPV_INTEL_arbitrary_precision_integers, which Intel's compiler accepts: any width up to 64 bits reads, and an
+     * instruction on such an integer faults when a work-item executes it (docs/spirv-execution.md). */
+    if (!standard && is_int && width < 64 && zf_spirv_declares(k->m, SpvCapabilityArbitraryPrecisionIntegersINTEL))
+        return zf_push_type(k);
+    if (!standard)
+        return zf_r_unsupported(k, "%s width %u%s", is_int ? "integer" : "floating-point", width,
+                                is_int && width > 64 ? " (more than 64 bits)" : "");
     return zf_push_type(k);
 }
 
@@ -794,10 +800,26 @@ const zf_spirv_spec_constant *zf_spirv_find_spec_constant(const zf_spirv_module 
     return NULL;
 }
 
+bool zf_spirv_declares(const zf_spirv_module *m, uint32_t capability) {
+    for (uint32_t i = 0; i < m->capabilities.count; i++)
+        if (*ZF_SPIRV_AT(m->capabilities, uint32_t, i) == capability)
+            return true;
+    return false;
+}
+
 uint32_t zf_spirv_capability_count(const zf_spirv_module *m) {
     return m->capabilities.count;
 }
 
 uint32_t zf_spirv_capability_at(const zf_spirv_module *m, uint32_t index) {
     return index < m->capabilities.count ? *ZF_SPIRV_AT(m->capabilities, uint32_t, index) : 0;
+}
+
+uint64_t zf_fnv1a(const void *data, size_t size, uint64_t hash) {
+    const uint8_t *bytes = data;
+    for (size_t i = 0; i < size; i++) {
+        hash ^= bytes[i];
+        hash *= 0x100000001b3ull;
+    }
+    return hash;
 }

@@ -182,6 +182,8 @@ static zf_spirv_status zf_read_decoration(zf_walk *k, zf_spirv_idinfo *target) {
             return s;
         if (k->w[3] == SpvFunctionParameterAttributeByVal)
             target->flags |= ZF_ID_BYVAL;
+        else if (k->w[3] == SpvFunctionParameterAttributeNoWrite)
+            target->flags |= ZF_ID_NOWRITE;
         return s;
     case SpvDecorationLinkageAttributes: {
         uint32_t next = 0;

@@ -7,7 +7,6 @@
 #include "spirv_run.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -345,11 +344,11 @@ static void zf_take_edge(zf_x *x, uint32_t edge) {
     }
 }
 
-static void zf_h_br(zf_x *x, const zf_dinst *in) {
+void zf_h_br(zf_x *x, const zf_dinst *in) {
     zf_take_edge(x, in->aux);
 }
 
-static void zf_h_brc(zf_x *x, const zf_dinst *in) {
+void zf_h_brc(zf_x *x, const zf_dinst *in) {
     const uint8_t *c = zf_reg(x, in->a);
     uint32_t taken = 0;
     ZF_LANES(x, taken += c[l] != 0);
@@ -401,7 +400,7 @@ static uint32_t zf_switch_edge(const zf_dprog *p, const zf_dinst *in, uint64_t v
     return aux[1];
 }
 
-static void zf_h_switch(zf_x *x, const zf_dinst *in) {
+void zf_h_switch(zf_x *x, const zf_dinst *in) {
     const uint8_t *sel = zf_reg(x, in->a);
     uint32_t bytes = zf_etype_size(in->type);
     uint32_t *edges = x->scratch, first = UINT32_MAX;
@@ -422,7 +421,7 @@ static void zf_h_switch(zf_x *x, const zf_dinst *in) {
     }
 }
 
-static void zf_h_ret(zf_x *x, const zf_dinst *in) {
+void zf_h_ret(zf_x *x, const zf_dinst *in) {
     (void)in;
     ZF_LANES(x, x->block_of[l] = ZF_LANE_DONE);
     x->live -= x->n;
@@ -430,14 +429,24 @@ static void zf_h_ret(zf_x *x, const zf_dinst *in) {
     x->next = -1;
 }
 
-static void zf_h_retv(zf_x *x, const zf_dinst *in) {
+void zf_h_retv(zf_x *x, const zf_dinst *in) {
     zf_copy_lanes(x, zf_reg(x, x->fn->ret), zf_reg(x, in->a), in->size);
     zf_h_ret(x, in);
 }
 
-static void zf_h_unreachable(zf_x *x, const zf_dinst *in) {
+void zf_h_unreachable(zf_x *x, const zf_dinst *in) {
     (void)in;
     ZF_LANES(x, zf_fault(x, l, "reached OpUnreachable"));
+}
+
+void zf_h_trap(zf_x *x, const zf_dinst *in) {
+    char buf[24];
+    const char *name = zf_spirv_opcode_name(in->aux & 0xFFFFu, buf, sizeof buf);
+    uint32_t word = x->code->inst_words != NULL ? x->code->inst_words[in - x->code->insts] : 0;
+    ZF_LANES(x, zf_fault(x, l,
+                         "SPIR-V word %u (%s): %s on a %u-bit integer is not supported by the execution engine "
+                         "(SPV_INTEL_arbitrary_precision_integers)",
+                         word, name, name, in->aux >> 16));
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -498,7 +507,7 @@ static void zf_call_function(zf_x *x, zf_pctx *prog, const zf_dfunc *fn, const u
             x->killed = true;
 }
 
-static void zf_h_call(zf_x *x, const zf_dinst *in) {
+void zf_h_call(zf_x *x, const zf_dinst *in) {
     const uint32_t *aux = x->code->aux + in->aux;
     const zf_dfunc *fn = &x->code->funcs[aux[0]];
     zf_call_function(x, x->prog, fn, x->lanes, x->n, aux + 2, in->dst, in->size);
@@ -539,7 +548,7 @@ static bool zf_signature_fits(const zf_pctx *prog, const zf_dfunc *fn, const uin
 }
 
 /* Lanes may call different functions: each distinct target is called once for the lanes that name it. */
-static void zf_h_callp(zf_x *x, const zf_dinst *in) {
+void zf_h_callp(zf_x *x, const zf_dinst *in) {
     const uint32_t *aux = x->code->aux + in->aux;
     const uint8_t *ptrs = zf_reg(x, in->a);
     uint32_t remaining = x->n, *todo = x->scratch;
@@ -585,37 +594,16 @@ static void zf_h_callp(zf_x *x, const zf_dinst *in) {
 /* ------------------------------------------------------------------------------------------------------------------
  * The handler table */
 
-static void zf_h_nop(zf_x *x, const zf_dinst *in) {
+void zf_h_nop(zf_x *x, const zf_dinst *in) {
     (void)x;
     (void)in;
 }
 
-static const zf_handler zf_handlers_control[ZF_X_COUNT] = {
-    [ZF_X_NOP] = zf_h_nop,
-    [ZF_X_BR] = zf_h_br,
-    [ZF_X_BRC] = zf_h_brc,
-    [ZF_X_SWITCH] = zf_h_switch,
-    [ZF_X_RET] = zf_h_ret,
-    [ZF_X_RETV] = zf_h_retv,
-    [ZF_X_UNREACHABLE] = zf_h_unreachable,
-    [ZF_X_CALL] = zf_h_call,
-    [ZF_X_CALLP] = zf_h_callp,
+/* Built by construction from the list: every operation has its entry, and an operation whose handler is missing
+ * leaves an undefined symbol, so the driver does not link. */
+zf_handler const zf_handlers[] = {
+#define ZF_XOP(NAME, name, handler) [ZF_X_##NAME] = handler,
+#include "spirv_xops.def"
+#undef ZF_XOP
 };
-
-zf_handler zf_handlers[ZF_X_COUNT];
-static pthread_once_t zf_handlers_once = PTHREAD_ONCE_INIT;
-
-static void zf_handlers_build(void) {
-    const zf_handler *tables[] = {zf_handlers_control, zf_handlers_arith, zf_handlers_memory,
-                                  zf_handlers_ext,     zf_handlers_misc,  zf_handlers_image};
-    for (uint32_t op = 0; op < ZF_X_COUNT; op++) {
-        zf_handlers[op] = zf_h_nop;
-        for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-            if (tables[t][op] != NULL)
-                zf_handlers[op] = tables[t][op];
-    }
-}
-
-void zf_handlers_init(void) {
-    pthread_once(&zf_handlers_once, zf_handlers_build);
-}
+_Static_assert(sizeof zf_handlers / sizeof zf_handlers[0] == ZF_X_COUNT, "one handler per operation");

@@ -135,6 +135,7 @@ typedef struct zf_ctx {
     uint32_t num_regions, cap_regions, last_region;
     char *maps; /* /proc/self/maps, read at the first access outside every known region */
     bool maps_read;
+    bool padding_told; /* env->padding was called for an access in an allocation's padding */
     /* The wave being run. */
     uint64_t wave_first_group; /* linear index of its first group */
     bool builtins_ready;       /* the wave-invariant built-ins of all L lanes are in the wave area */
@@ -181,9 +182,11 @@ typedef struct zf_x {
 
 typedef void (*zf_handler)(zf_x *x, const zf_dinst *in);
 
-/* The handlers, indexed by zf_xop: spirv_run.c assembles the table once from the files' own tables. */
-extern zf_handler zf_handlers[ZF_X_COUNT];
-void zf_handlers_init(void);
+/* The handlers, indexed by zf_xop (spirv_xops.def names each one; the files of its group define it). */
+#define ZF_XOP(NAME, name, handler) void handler(zf_x *x, const zf_dinst *in);
+#include "spirv_xops.def"
+#undef ZF_XOP
+extern zf_handler const zf_handlers[ZF_X_COUNT];
 
 static inline uint8_t *zf_reg(const zf_x *x, zf_ref r) {
     return x->area[r >> 30] + (size_t)(r & 0x3FFFFFFFu) * x->L;
@@ -356,12 +359,5 @@ void zf_output(zf_ctx *ctx, const char *text, size_t length);
 bool zf_copy_memory(zf_x *x, uint32_t l, uint64_t to, uint64_t from, uint64_t size);
 /* The value a float atomic (ZF_ATOM_FADD, FMIN, FMAX) of `bits` bits stores, from the old one and the operand. */
 uint64_t zf_atomic_float(uint32_t kind, uint64_t old, uint64_t v, uint32_t bits);
-
-/* ---- handler tables of the ops files (NULL where a file has no handler) ---- */
-extern zf_handler const zf_handlers_arith[ZF_X_COUNT];
-extern zf_handler const zf_handlers_memory[ZF_X_COUNT];
-extern zf_handler const zf_handlers_ext[ZF_X_COUNT];
-extern zf_handler const zf_handlers_misc[ZF_X_COUNT];
-extern zf_handler const zf_handlers_image[ZF_X_COUNT];
 
 #endif

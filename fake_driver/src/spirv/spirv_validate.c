@@ -8,7 +8,15 @@
  * the legacy set SPIRV.debug of llvm-spirv --spirv-debug-info-version=legacy and older translators, and llvm-spirv-14's
  * OpenCL.DebugInfo.100 breaks several of its rules), and the order of each function's blocks (llvm-spirv-14 with -g
  * may place a block before its dominator; the engine orders blocks itself, spirv_cfg.c): the copy has them in reverse
- * post-order. Every other rule, dominance of definitions over uses included, applies as to the module. */
+ * post-order. Every other rule, dominance of definitions over uses included, applies as to the module.
+ *
+ * One rule may be tolerated (docs/tolerances.md): SPIR-V 1.4 requires an OpEntryPoint to list every module-scope
+ * variable its call tree uses, and llvm-spirv-14 omits a UniformConstant variable reached only through another's
+ * initializer (a program-scope constant array of pointers to another). Intel's compiler accepts such modules; the copy
+ * then has the variable added to the entry point's interface, one validation at a time.
+ *
+ * SPIR-V Tools also parse a module with integers of other widths (SPV_INTEL_arbitrary_precision_integers) for the
+ * decoder: which instructions produce or read such an integer, by their operands' kinds (an id, not a literal). */
 #include "spirv_internal.h"
 
 #include <spirv-tools/libspirv.h>
@@ -16,9 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* SPIR-V Tools 2023.1 refuses OpConstantFunctionPointerINTEL naming a function defined later, which
- * SPV_INTEL_function_pointers allows and its producers emit: such modules are not validated by it. */
-#define ZF_UNVALIDATED_EXTENSION "SPV_INTEL_function_pointers"
+/* Extensions whose modules SPIR-V Tools 2023.1 refuses where Intel's compiler takes them, and which are therefore not
+ * validated by it: OpConstantFunctionPointerINTEL naming a function defined later (SPV_INTEL_function_pointers
+ * allows it and its producers emit it), integers of widths other than 8, 16, 32 and 64 bits
+ * (SPV_INTEL_arbitrary_precision_integers). The reader and the decoder still check them. */
+static const char *const zf_unvalidated_extensions[] = {"SPV_INTEL_function_pointers",
+                                                        "SPV_INTEL_arbitrary_precision_integers"};
 
 /* The word offset of instruction number `index` (1 for the first after the header), 0 when there is none. */
 static size_t zf_instruction_word(const uint32_t *words, size_t count, size_t index) {
@@ -296,19 +307,93 @@ static void zf_log_diagnostic(zf_spirv_log *log, const uint32_t *words, size_t c
                         zf_spirv_opcode_name(words[at] & 0xFFFFu, name, sizeof name), first_line, text);
 }
 
-zf_spirv_status zf_spirv_validate(const zf_spirv_module *m, zf_spirv_log *log) {
+/* The ids of the validator's "Interface variable id <V> is used by entry point '...' id <E>, but is not listed as an
+ * interface"; false for any other message. */
+static bool zf_unlisted_interface(const spv_diagnostic diagnostic, uint32_t *variable, uint32_t *entry) {
+    const char *text = diagnostic != NULL ? diagnostic->error : NULL;
+    const char *v = text != NULL ? strstr(text, "Interface variable id <") : NULL;
+    const char *tail = v != NULL ? strstr(v, "but is not listed as an interface") : NULL;
+    const char *e = tail != NULL ? strstr(v, "' id <") : NULL;
+    return e != NULL && e < tail && sscanf(v, "Interface variable id <%u>", variable) == 1 &&
+           sscanf(e, "' id <%u>", entry) == 1;
+}
+
+/* Whether `id` is a module-scope UniformConstant OpVariable of the copy. */
+static bool zf_is_uniform_constant(const zf_val_copy *c, uint32_t id) {
+    for (size_t at = 5; at < c->count; at += c->words[at] >> 16) {
+        const uint32_t *w = &c->words[at];
+        uint32_t opcode = w[0] & 0xFFFFu, n = w[0] >> 16;
+        if (n == 0 || opcode == SpvOpFunction)
+            return false;
+        if (opcode == SpvOpVariable && n >= 4 && w[2] == id)
+            return w[3] == SpvStorageClassUniformConstant;
+    }
+    return false;
+}
+
+/* Appends `variable` to the interface of the copy's OpEntryPoint of function `entry`; false when there is none or out
+ * of memory. */
+static bool zf_list_interface(zf_val_copy *c, uint32_t variable, uint32_t entry) {
+    for (size_t at = 5; at < c->count; at += c->words[at] >> 16) {
+        uint32_t opcode = c->words[at] & 0xFFFFu, n = c->words[at] >> 16;
+        if (n == 0 || n == 0xFFFFu || opcode == SpvOpFunction)
+            return false;
+        if (opcode != SpvOpEntryPoint || n < 3 || c->words[at + 2] != entry)
+            continue;
+        uint32_t *grown = realloc(c->words, (c->count + 1) * sizeof *grown);
+        if (grown == NULL)
+            return false;
+        c->words = grown;
+        memmove(&c->words[at + n + 1], &c->words[at + n], (c->count - at - n) * sizeof *c->words);
+        c->words[at + n] = variable;
+        c->words[at] = ((n + 1) << 16) | opcode;
+        c->count++;
+        return true;
+    }
+    return false;
+}
+
+/* Validates the copy; with `unlisted`, each failure of the tolerated rule lists the variable and validates again,
+ * counting the variables so listed. */
+static spv_result_t zf_validate_copy(spv_context context, spv_validator_options options, zf_val_copy *c,
+                                     uint32_t *unlisted, spv_diagnostic *diagnostic) {
+    for (;;) {
+        spv_const_binary_t binary = {c->words, c->count};
+        spv_result_t result = spvValidateWithOptions(context, options, &binary, diagnostic);
+        uint32_t variable = 0, entry = 0;
+        if (result == SPV_SUCCESS || unlisted == NULL || !zf_unlisted_interface(*diagnostic, &variable, &entry) ||
+            !zf_is_uniform_constant(c, variable) || !zf_list_interface(c, variable, entry))
+            return result;
+        ++*unlisted;
+        spvDiagnosticDestroy(*diagnostic);
+        *diagnostic = NULL;
+    }
+}
+
+zf_spirv_status zf_spirv_validate(const zf_spirv_module *m, uint32_t *unlisted, zf_spirv_log *log) {
     const uint32_t *words = m->words;
     size_t count = m->num_words;
-    if (zf_declares_extension(words, count, ZF_UNVALIDATED_EXTENSION))
-        return ZF_SPIRV_OK;
+    for (size_t i = 0; i < sizeof zf_unvalidated_extensions / sizeof zf_unvalidated_extensions[0]; i++)
+        if (zf_declares_extension(words, count, zf_unvalidated_extensions[i]))
+            return ZF_SPIRV_OK;
     spv_context context = spvContextCreate(zf_universal_env((m->version >> 8) & 0xFFu));
     if (context == NULL)
         return ZF_SPIRV_NO_MEMORY;
+    /* The SPIR-V specification's universal limits are what every implementation supports at least, not a rule of
+     * valid modules: a kernel's parameters are bounded by the device's maxArgumentsSize instead (module_build.c), so
+     * the validator's limit of 255 function parameters is raised to what an OpTypeFunction can hold. */
+    spv_validator_options options = spvValidatorOptionsCreate();
+    if (options == NULL) {
+        spvContextDestroy(context);
+        return ZF_SPIRV_NO_MEMORY;
+    }
+    spvValidatorOptionsSetUniversalLimit(options, spv_validator_limit_max_function_args, 0xFFFFu - 3u);
     zf_val_copy copy;
     bool copied = zf_validation_copy(words, count, m->bound, &copy);
-    spv_const_binary_t binary = {copied ? copy.words : words, copied ? copy.count : count};
+    spv_const_binary_t binary = {words, count};
     spv_diagnostic diagnostic = NULL;
-    spv_result_t result = spvValidate(context, &binary, &diagnostic);
+    spv_result_t result = copied ? zf_validate_copy(context, options, &copy, unlisted, &diagnostic)
+                                 : spvValidateWithOptions(context, options, &binary, &diagnostic);
     if (result != SPV_SUCCESS) {
         if (copied && diagnostic != NULL && diagnostic->position.index <= copy.kept)
             diagnostic->position.index = copy.index_of[diagnostic->position.index];
@@ -319,8 +404,67 @@ zf_spirv_status zf_spirv_validate(const zf_spirv_module *m, zf_spirv_log *log) {
         free(copy.index_of);
     }
     spvDiagnosticDestroy(diagnostic);
+    spvValidatorOptionsDestroy(options);
     spvContextDestroy(context);
     if (result == SPV_ERROR_OUT_OF_MEMORY)
         return ZF_SPIRV_NO_MEMORY;
     return result == SPV_SUCCESS ? ZF_SPIRV_OK : ZF_SPIRV_MALFORMED;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Instructions on integers of other widths */
+
+typedef struct zf_odd_scan {
+    const zf_spirv_module *m;
+    uint8_t *at;       /* [num_words]: at an instruction's offset, the width it produces or reads, else 0 */
+    uint8_t *width_of; /* [bound]: for a value, the width of its type when that is another width, else 0 */
+    size_t offset;     /* the next instruction's word offset */
+} zf_odd_scan;
+
+static uint8_t zf_odd_type_width(const zf_spirv_module *m, uint32_t type) {
+    const zf_spirv_idinfo *info = zf_spirv_id(m, type);
+    if (info == NULL || info->def == 0)
+        return 0;
+    const uint32_t *w = &m->words[info->def];
+    if (info->opcode == SpvOpTypeVector)
+        return zf_odd_type_width(m, w[2]);
+    if (info->opcode != SpvOpTypeInt || w[2] == 8 || w[2] == 16 || w[2] == 32 || w[2] >= 64)
+        return 0;
+    return (uint8_t)w[2];
+}
+
+static spv_result_t zf_odd_instruction(void *user, const spv_parsed_instruction_t *inst) {
+    zf_odd_scan *scan = user;
+    size_t at = scan->offset;
+    scan->offset += inst->num_words;
+    uint8_t width = inst->type_id != 0 ? zf_odd_type_width(scan->m, inst->type_id) : 0;
+    for (uint16_t i = 0; i < inst->num_operands && width == 0; i++) {
+        const spv_parsed_operand_t *operand = &inst->operands[i];
+        uint32_t id = inst->words[operand->offset];
+        if (operand->type == SPV_OPERAND_TYPE_ID && id < scan->m->bound)
+            width = scan->width_of[id];
+    }
+    if (inst->result_id != 0 && inst->result_id < scan->m->bound && inst->type_id != 0)
+        scan->width_of[inst->result_id] = zf_odd_type_width(scan->m, inst->type_id);
+    if (at < scan->m->num_words)
+        scan->at[at] = width;
+    return SPV_SUCCESS;
+}
+
+uint8_t *zf_spirv_odd_integer_uses(const zf_spirv_module *m, zf_spirv_log *log) {
+    zf_odd_scan scan = {.m = m, .at = calloc(m->num_words, 1), .width_of = calloc(m->bound, 1), .offset = 5};
+    spv_context context = spvContextCreate(zf_universal_env((m->version >> 8) & 0xFFu));
+    spv_result_t result = SPV_ERROR_OUT_OF_MEMORY;
+    if (scan.at != NULL && scan.width_of != NULL && context != NULL)
+        result = spvBinaryParse(context, &scan, m->words, m->num_words, NULL, zf_odd_instruction, NULL);
+    if (context != NULL)
+        spvContextDestroy(context);
+    free(scan.width_of);
+    if (result != SPV_SUCCESS) {
+        zf_spirv_log_printf(log, "SPIR-V: SPIR-V Tools cannot parse the module to find its instructions on integers "
+                                 "of other widths than 8, 16, 32 and 64 bits");
+        free(scan.at);
+        return NULL;
+    }
+    return scan.at;
 }

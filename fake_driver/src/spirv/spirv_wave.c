@@ -7,6 +7,7 @@
  * work-items. Waves are taken from a counter by whoever is free; results (faults, counts) are merged at the end,
  * keeping the first fault of the lowest wave so that the report is the same run after run. */
 #include "compiled/cx.h"
+#include "spirv_builtins.h"
 #include "spirv_run.h"
 
 #include <pthread.h>
@@ -123,78 +124,68 @@ static void zf_walk_next(const zf_ctx *ctx, zf_lane_walk *w) {
         w->global[d] = launch->offset[d] + w->group[d] * size[d] + w->local[d];
 }
 
+/* An OpenCL launch gives its work_dim; a Level Zero launch has none, so it is the highest dimension whose group
+ * count times group size exceeds 1, as Intel's driver derives it from zeKernelSetGroupSize and the group count. */
 uint32_t zf_work_dim(const zf_xlaunch *launch) {
+    if (launch->work_dim != 0)
+        return launch->work_dim;
     for (int d = 2; d > 0; d--)
         if ((uint64_t)launch->groups[d] * launch->group_size[d] > 1)
             return (uint32_t)d + 1;
     return 1;
 }
 
+/* The built-ins' formulas (spirv_builtins.h) over the lane at `w` of the launch, in 64-bit integers. */
+#define ZF_B_LID(d)    w->local[d]
+#define ZF_B_GRP(d)    w->group[d]
+#define ZF_B_GSIZE(d)  (uint64_t) launch->group_size[d]
+#define ZF_B_GROUPS(d) (uint64_t) launch->groups[d]
+#define ZF_B_OFFSET(d) (uint64_t) launch->offset[d]
+#define ZF_B_R         (uint64_t) w->r
+#define ZF_B_S         (uint64_t) ctx->subgroup_size
+#define ZF_B_G         (uint64_t) ctx->group_items
+#define ZF_B_WORKDIM   (uint64_t) zf_work_dim(launch)
+#define ZF_B_ADD(x, y) ((x) + (y))
+#define ZF_B_SUB(x, y) ((x) - (y))
+#define ZF_B_MUL(x, y) ((x) * (y))
+#define ZF_B_DIV(x, y) ((x) / (y))
+#define ZF_B_REM(x, y) ((x) % (y))
+#define ZF_B_MIN(x, y) ((x) < (y) ? (x) : (y))
+#define ZF_B_K(n)      (uint64_t)(n)
+
 /* The value(s) of a built-in for the lane at `w`. */
 static void zf_builtin_value(const zf_ctx *ctx, uint32_t builtin, const zf_lane_walk *w, uint64_t v[3]) {
     const zf_xlaunch *launch = ctx->launch;
-    uint32_t r = w->r, S = ctx->subgroup_size, G = ctx->group_items;
     v[0] = v[1] = v[2] = 0;
     switch (builtin) {
-    case SpvBuiltInGlobalInvocationId:
-        memcpy(v, w->global, sizeof w->global);
+#define ZF_BUILTIN3(name, per_wave, value)                                                                             \
+    case SpvBuiltIn##name:                                                                                             \
+        for (uint32_t d = 0; d < 3; d++)                                                                               \
+            v[d] = value;                                                                                              \
         break;
-    case SpvBuiltInLocalInvocationId:
-        memcpy(v, w->local, sizeof w->local);
+#define ZF_BUILTIN1(name, per_wave, value)                                                                             \
+    case SpvBuiltIn##name:                                                                                             \
+        v[0] = value;                                                                                                  \
         break;
-    case SpvBuiltInWorkgroupId:
-        memcpy(v, w->group, sizeof w->group);
-        break;
-    case SpvBuiltInNumWorkgroups:
-    case SpvBuiltInWorkgroupSize:
-    case SpvBuiltInEnqueuedWorkgroupSize:
-    case SpvBuiltInGlobalSize:
-    case SpvBuiltInGlobalOffset:
-        for (int d = 0; d < 3; d++)
-            v[d] = builtin == SpvBuiltInNumWorkgroups  ? launch->groups[d]
-                   : builtin == SpvBuiltInGlobalSize   ? (uint64_t)launch->groups[d] * launch->group_size[d]
-                   : builtin == SpvBuiltInGlobalOffset ? launch->offset[d]
-                                                       : launch->group_size[d];
-        break;
-    case SpvBuiltInLocalInvocationIndex:
-        v[0] = r;
-        break;
-    case SpvBuiltInWorkDim:
-        v[0] = zf_work_dim(launch);
-        break;
-    case SpvBuiltInGlobalLinearId: {
-        uint64_t gx = (uint64_t)launch->groups[0] * launch->group_size[0];
-        uint64_t gy = (uint64_t)launch->groups[1] * launch->group_size[1];
-        v[0] = (w->global[2] - launch->offset[2]) * gy * gx + (w->global[1] - launch->offset[1]) * gx +
-               (w->global[0] - launch->offset[0]);
-        break;
-    }
-    case SpvBuiltInSubgroupSize:
-        v[0] = G - (r / S) * S < S ? G - (r / S) * S : S;
-        break;
-    case SpvBuiltInSubgroupMaxSize:
-        v[0] = S;
-        break;
-    case SpvBuiltInNumSubgroups:
-    case SpvBuiltInNumEnqueuedSubgroups:
-        v[0] = (G + S - 1) / S;
-        break;
-    case SpvBuiltInSubgroupId:
-        v[0] = r / S;
-        break;
-    case SpvBuiltInSubgroupLocalInvocationId:
-        v[0] = r % S;
-        break;
+        ZF_BUILTINS(ZF_BUILTIN3, ZF_BUILTIN1)
+#undef ZF_BUILTIN3
+#undef ZF_BUILTIN1
     default:
         break;
     }
 }
 
-/* Whether a built-in differs between waves: a wave is whole work-groups, so a lane keeps its place in its group (local
- * ids, sub-group ids) and only the group it belongs to changes. */
+/* Whether a built-in differs between waves (the list says). */
 static bool zf_builtin_per_wave(uint32_t builtin) {
-    return builtin == SpvBuiltInGlobalInvocationId || builtin == SpvBuiltInWorkgroupId ||
-           builtin == SpvBuiltInGlobalLinearId;
+    switch (builtin) {
+#define ZF_BUILTIN_PER_WAVE(name, per_wave, value)                                                                     \
+    case SpvBuiltIn##name:                                                                                             \
+        return per_wave;
+        ZF_BUILTINS(ZF_BUILTIN_PER_WAVE, ZF_BUILTIN_PER_WAVE)
+#undef ZF_BUILTIN_PER_WAVE
+    default:
+        return false;
+    }
 }
 
 /* One built-in for `count` lanes from lane 0 on. The ids of a wave's lanes are walked once per entry: cheaper than
@@ -764,7 +755,6 @@ static uint64_t zf_deadline_ns(uint64_t timeout_ns) {
 
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     memset(result, 0, sizeof *result);
-    zf_handlers_init();
     const zf_dprog *code = launch->program.code;
     if (launch->kernel >= code->num_kernels)
         return;

@@ -28,6 +28,9 @@ static uint32_t zf_sm_ext_functions(zf_sm_ext_function out[ZF_SM_EXT_MAX]) {
     zesGetRasExpProcAddrTable(ZE_API_VERSION_CURRENT, &ras); /* ZES_extension_ras_state */
     out[n++] = (zf_sm_ext_function){"zesRasGetStateExp", (void *)ras.pfnGetStateExp};
     out[n++] = (zf_sm_ext_function){"zesRasClearStateExp", (void *)ras.pfnClearStateExp};
+    zes_engine_dditable_t engine = {0};
+    zesGetEngineProcAddrTable(ZE_API_VERSION_CURRENT, &engine); /* ZES_extension_engine_activity */
+    out[n++] = (zf_sm_ext_function){"zesEngineGetActivityExt", (void *)engine.pfnGetActivityExt};
 #if ZF_L0_AT_LEAST(9)
     zes_device_exp_dditable_t device = {0};
     zesGetDeviceExpProcAddrTable(ZE_API_VERSION_CURRENT, &device); /* ZES_experimental_sysman_device_mapping */
@@ -37,8 +40,8 @@ static uint32_t zf_sm_ext_functions(zf_sm_ext_function out[ZF_SM_EXT_MAX]) {
     out[n++] = (zf_sm_ext_function){"zesDriverGetDeviceByUuidExp", (void *)driver.pfnGetDeviceByUuidExp};
 #endif
 #if ZF_L0_AT_LEAST(10)
-    /* ZES_experimental_virtual_function_management: the cards have no virtual function, so the functions of a VF
-     * handle answer ZE_RESULT_ERROR_UNSUPPORTED_FEATURE as their slots do. */
+    /* ZES_experimental_virtual_function_management: the virtual functions of the scenario (docs/sysman.md); the
+     * functions the header deprecated answer ZE_RESULT_ERROR_UNSUPPORTED_FEATURE as their slots do. */
     zes_vf_management_exp_dditable_t vf = {0};
     zesGetVFManagementExpProcAddrTable(ZE_API_VERSION_CURRENT, &vf);
     out[n++] = (zf_sm_ext_function){"zesDeviceEnumActiveVFExp", (void *)device.pfnEnumActiveVFExp};

@@ -10,16 +10,16 @@ layers/zel_tracing_register_cb.h. From the headers this script writes, into the 
   ze_tracing_layer.map     the linker version script: only what the loader and tools look up is exported
   zl_registrations.h       for the conformance suite: ZL_REGISTRATION(function, callback type) per registration
 
-Header parsing is fake_driver/gen/zeheaders.py's (CMake puts that folder on PYTHONPATH; by hand:
-`PYTHONPATH=fake_driver/gen python3 layers/tracing/gen/zlgen.py --out DIR`); this script only emits.
+Header parsing is common/gen/zeheaders.py's (CMake puts that folder on PYTHONPATH; by hand:
+`PYTHONPATH=common/gen python3 layers/tracing/gen/zlgen.py --out DIR`); this script only emits.
 """
 
 import sys
 
 try:
-    import zeheaders  # on PYTHONPATH: fake_driver/gen (docs/generated-code.md)
+    import zeheaders  # on PYTHONPATH: common/gen (docs/generated-code.md)
 except ImportError:
-    sys.exit("zlgen: the header parser zeheaders.py is not on PYTHONPATH; run with PYTHONPATH=fake_driver/gen")
+    sys.exit("zlgen: the header parser zeheaders.py is not on PYTHONPATH; run with PYTHONPATH=common/gen")
 
 # Exported besides the generated getters and registration functions (hand-written in src/).
 HAND_WRITTEN_EXPORTS = ["zelGetTracerApiProcAddrTable", "zelTracerResetAllCallbacks", "zelLoaderGetVersion"]

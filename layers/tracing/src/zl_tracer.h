@@ -1,5 +1,5 @@
 /* The tracing layer's tracers and the hooks its generated wrappers call: a face over the driver tree's tracer core
- * (fake_driver/src/tracecore/zf_tracecore.h, which states the rules: snapshots, pairing, destroy). The layer's
+ * (common/tracecore/zf_tracecore.h, which states the rules: snapshots, pairing, destroy). The layer's
  * callback tables are arrays indexed by zl_api_id, covering the functions newer than the 1.0 set too. */
 #ifndef ZL_TRACER_H
 #define ZL_TRACER_H

@@ -148,3 +148,73 @@ void zx_vec_free(zx_vec *vec) {
     free(vec->items);
     *vec = (zx_vec){0};
 }
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The insert-only concurrent set */
+
+static zx_cset_table *zx_cset_table_new(size_t capacity) {
+    zx_cset_table *table = calloc(1, sizeof *table + capacity * sizeof(_Atomic uint64_t));
+    if (table != NULL)
+        table->mask = capacity - 1;
+    return table;
+}
+
+/* The slot holding key, or the empty slot where it goes; the table always has an empty slot. */
+static _Atomic uint64_t *zx_cset_slot(const zx_cset_table *table, uint64_t key) {
+    size_t i = (size_t)zx_mix64(key) & table->mask;
+    for (;;) {
+        _Atomic uint64_t *slot = (_Atomic uint64_t *)&table->slots[i];
+        uint64_t held = atomic_load_explicit(slot, memory_order_acquire);
+        if (held == key || held == 0)
+            return slot;
+        i = (i + 1) & table->mask;
+    }
+}
+
+bool zx_cset_contains(const zx_cset *set, uint64_t key) {
+    const zx_cset_table *table = atomic_load_explicit((_Atomic(zx_cset_table *) *)&set->table, memory_order_acquire);
+    if (table == NULL || key == 0)
+        return false;
+    return atomic_load_explicit(zx_cset_slot(table, key), memory_order_acquire) == key;
+}
+
+/* A twice bigger table holding every key, published once complete; the old one is kept (readers may be in it). */
+static zx_cset_table *zx_cset_grow(zx_cset *set, zx_cset_table *old) {
+    zx_cset_table *table = zx_cset_table_new(old != NULL ? 2 * (old->mask + 1) : 64);
+    if (table == NULL)
+        return NULL;
+    for (size_t i = 0; old != NULL && i <= old->mask; i++) {
+        uint64_t key = atomic_load_explicit(&old->slots[i], memory_order_relaxed);
+        if (key != 0)
+            atomic_store_explicit(zx_cset_slot(table, key), key, memory_order_relaxed);
+    }
+    table->older = old;
+    atomic_store_explicit(&set->table, table, memory_order_release);
+    return table;
+}
+
+bool zx_cset_add(zx_cset *set, uint64_t key) {
+    if (key == 0)
+        return false;
+    zx_cset_table *table = atomic_load_explicit(&set->table, memory_order_relaxed);
+    if (table != NULL && atomic_load_explicit(zx_cset_slot(table, key), memory_order_relaxed) == key)
+        return true;
+    if (table == NULL || 2 * (set->count + 1) > table->mask + 1)
+        table = zx_cset_grow(set, table);
+    if (table == NULL)
+        return false;
+    atomic_store_explicit(zx_cset_slot(table, key), key, memory_order_release);
+    set->count++;
+    return true;
+}
+
+void zx_cset_free(zx_cset *set) {
+    zx_cset_table *table = atomic_load_explicit(&set->table, memory_order_relaxed);
+    while (table != NULL) {
+        zx_cset_table *older = table->older;
+        free(table);
+        table = older;
+    }
+    atomic_store_explicit(&set->table, NULL, memory_order_relaxed);
+    set->count = 0;
+}

@@ -3,6 +3,7 @@
 #ifndef ZX_UTIL_H
 #define ZX_UTIL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,5 +52,28 @@ bool zx_vec_push(zx_vec *vec, void *item);
 void zx_vec_remove_at(zx_vec *vec, size_t index);
 
 void zx_vec_free(zx_vec *vec);
+
+/* An insert-only set of 64-bit keys (not 0) that readers query without a lock while writers, one at a time (under
+ * their own lock), add keys. A table more than half full is replaced by one twice its size; replaced tables stay
+ * until zx_cset_free, so a reader still probing one never meets freed memory (together they take less room than the
+ * current one). */
+typedef struct zx_cset_table {
+    size_t mask;
+    struct zx_cset_table *older;
+    _Atomic uint64_t slots[];
+} zx_cset_table;
+
+typedef struct zx_cset {
+    _Atomic(zx_cset_table *) table;
+    size_t count; /* the writers' */
+} zx_cset;
+
+/* Whether key was added; lock-free, safe against a concurrent zx_cset_add. */
+bool zx_cset_contains(const zx_cset *set, uint64_t key);
+
+/* Adds key (true when it was there already); false for 0 or out of memory. Writers serialise among themselves. */
+bool zx_cset_add(zx_cset *set, uint64_t key);
+
+void zx_cset_free(zx_cset *set);
 
 #endif

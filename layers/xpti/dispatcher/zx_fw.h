@@ -44,10 +44,13 @@ void zx_fw_each_stream(void (*fn)(const char *name, void *arg), void *arg);
  * registered on it, NOTFOUND otherwise. Takes the callbacks lock. */
 zx_xpti_result zx_fw_stream_unregister(const char *stream_name);
 
-/* xptiReset's part in the callbacks: all disabled. */
+/* xptiReset's part in the callbacks: all forgotten (registering one again is a first registration). */
 void zx_fw_callbacks_reset(void);
 
-/* xptiReset's part in the events: forgets every event (their memory stays until the library is unloaded). */
+/* xptiReset's part in the events: forgets every event and payload (their memory stays, to be made again). */
 void zx_fw_events_reset(void);
+
+/* xptiReset's part in the strings: ids start again at 1 (the copies stay valid). */
+void zx_fw_strings_reset(void);
 
 #endif

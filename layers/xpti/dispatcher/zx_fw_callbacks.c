@@ -7,6 +7,7 @@
  * which keeps the registration order stable. Counters of enabled callbacks per stream and per type answer
  * xptiCheckTraceEnabled with two loads. Writers (registration) serialise on zx_cb_lock. */
 #include "zx_fw.h"
+#include "zx_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,9 @@ typedef struct zx_slot {
 } zx_slot;
 
 typedef struct zx_stream {
-    _Atomic(const char *) name; /* interned; NULL for an id that only has callbacks */
+    _Atomic(const char *) name; /* our copy; NULL for an id that only has callbacks */
     atomic_uint listeners;      /* enabled callbacks of every type */
+    bool registered;            /* a callback was registered since the last xptiReset; under zx_cb_lock */
     _Atomic(zx_slot *) pages[ZX_PAGES];
 } zx_stream;
 
@@ -37,6 +39,7 @@ typedef struct zx_stream {
 static _Atomic(zx_stream *) zx_streams[256];
 static unsigned zx_stream_count; /* under zx_cb_lock */
 static pthread_mutex_t zx_cb_lock = PTHREAD_MUTEX_INITIALIZER;
+static zx_vec zx_cb_forgotten; /* callback lists xptiReset took out: a notification may still be walking one */
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Streams */
@@ -75,14 +78,17 @@ static zx_stream *zx_stream_slot(uint8_t id) {
     return stream;
 }
 
-/* Under zx_cb_lock: the next id for a new name; the invalid id when out of memory. */
+/* Under zx_cb_lock: the next id for a new name; the invalid id when out of memory. Names have their own copies, not
+ * string table entries: stream ids are a table of their own in the framework, which xptiReset keeps. */
 static uint8_t zx_stream_add(const char *name) {
     uint8_t id = (uint8_t)(zx_stream_count + 1);
-    const char *interned = zx_fw_intern(name, NULL);
-    zx_stream *stream = interned != NULL ? zx_stream_slot(id) : NULL;
-    if (stream == NULL)
+    char *copy = strdup(name);
+    zx_stream *stream = copy != NULL ? zx_stream_slot(id) : NULL;
+    if (stream == NULL) {
+        free(copy);
         return ZX_XPTI_INVALID_STREAM;
-    atomic_store_explicit(&stream->name, interned, memory_order_release);
+    }
+    atomic_store_explicit(&stream->name, copy, memory_order_release);
     zx_stream_count = id;
     return id;
 }
@@ -97,11 +103,15 @@ static uint8_t zx_stream_find(const char *name) {
     return ZX_XPTI_INVALID_STREAM;
 }
 
-/* The id of a stream name, registering it when new; the invalid id (255) for NULL or "" and when all are taken. */
+/* The id of a stream name, registering it when new; the invalid id (255) for NULL or "" and when all are taken. The
+ * framework's own stream is always the first (id 1, the default stream): the framework registers it when it is
+ * created, before any other call can. */
 ZX_FW_EXPORT uint8_t xptiRegisterStream(const char *stream_name) {
     if (stream_name == NULL || *stream_name == '\0')
         return ZX_XPTI_INVALID_STREAM;
     pthread_mutex_lock(&zx_cb_lock);
+    if (zx_stream_count == 0)
+        zx_stream_add(ZX_XPTI_FRAMEWORK_STREAM);
     uint8_t id = zx_stream_find(stream_name);
     if (id == ZX_XPTI_INVALID_STREAM && zx_stream_count < ZX_XPTI_INVALID_STREAM - 1)
         id = zx_stream_add(stream_name);
@@ -125,13 +135,9 @@ static void zx_stream_disable(zx_stream *stream) {
     atomic_store_explicit(&stream->listeners, 0, memory_order_relaxed);
 }
 
-/* Under zx_cb_lock: whether a callback was ever registered on the stream. */
+/* Under zx_cb_lock: whether a callback was registered on the stream (since the last xptiReset). */
 static bool zx_stream_had_callbacks(const zx_stream *stream) {
-    for (size_t p = 0; p < ZX_PAGES; p++) {
-        if (atomic_load_explicit(&stream->pages[p], memory_order_relaxed) != NULL)
-            return true;
-    }
-    return false;
+    return stream->registered;
 }
 
 /* xptiFinalize's and xptiUnregisterStream's part: disables every callback of the stream; its id stays reserved for
@@ -148,13 +154,30 @@ zx_xpti_result zx_fw_stream_unregister(const char *stream_name) {
     return result;
 }
 
-/* xptiReset's part: every callback of every stream disabled. */
+/* Under zx_cb_lock: a stream's callback lists emptied; the old nodes (disabled) stay for notifications in flight. */
+static void zx_stream_forget(zx_stream *stream) {
+    zx_stream_disable(stream);
+    for (size_t p = 0; p < ZX_PAGES; p++) {
+        zx_slot *page = atomic_load_explicit(&stream->pages[p], memory_order_relaxed);
+        for (size_t t = 0; page != NULL && t < ZX_TYPES_PER_PAGE; t++) {
+            zx_cb_node *head = atomic_load_explicit(&page[t].head, memory_order_relaxed);
+            if (head == NULL || !zx_vec_push(&zx_cb_forgotten, head))
+                continue; /* out of memory: the list stays, disabled, and is found again by a new registration */
+            atomic_store_explicit(&page[t].head, NULL, memory_order_release);
+            page[t].tail = NULL;
+        }
+    }
+    stream->registered = false;
+}
+
+/* xptiReset's part, as the framework clears its callbacks: every callback of every stream forgotten, so registering
+ * one again answers SUCCESS (not UNDELETE) and unregistering a stream NOTFOUND. */
 void zx_fw_callbacks_reset(void) {
     pthread_mutex_lock(&zx_cb_lock);
     for (unsigned id = 0; id < 256; id++) {
         zx_stream *stream = atomic_load_explicit(&zx_streams[id], memory_order_relaxed);
         if (stream != NULL)
-            zx_stream_disable(stream);
+            zx_stream_forget(stream);
     }
     pthread_mutex_unlock(&zx_cb_lock);
 }
@@ -206,6 +229,7 @@ static zx_xpti_result zx_node_append(zx_stream *stream, zx_slot *slot, zx_xpti_c
     else
         atomic_store_explicit(&slot->tail->next, node, memory_order_release);
     slot->tail = node;
+    stream->registered = true;
     zx_count(stream, slot, 1);
     return ZX_XPTI_SUCCESS;
 }
@@ -228,6 +252,7 @@ ZX_FW_EXPORT zx_xpti_result xptiRegisterCallback(uint8_t stream_id, uint16_t tra
         result = ZX_XPTI_DUPLICATE;
     } else {
         atomic_store_explicit(&node->enabled, true, memory_order_relaxed);
+        stream->registered = true;
         zx_count(stream, slot, 1);
         result = ZX_XPTI_UNDELETE;
     }

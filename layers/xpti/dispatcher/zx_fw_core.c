@@ -16,6 +16,7 @@ typedef struct zx_subscriber {
     void *handle;
     zx_xpti_trace_init_fn init;
     zx_xpti_trace_finish_fn finish;
+    zx_xpti_query_detail_fn query_detail; /* optional: xptiQuerySubscriberStreamDetailLevel */
 } zx_subscriber;
 
 atomic_bool zx_fw_trace_on;
@@ -35,7 +36,10 @@ static bool zx_initialized[256]; /* per stream id, under zx_init_lock */
 static unsigned zx_framework_users;
 
 static atomic_uint_least64_t zx_unique_id;
-static atomic_uchar zx_default_stream;
+static atomic_uchar zx_default_stream = 1; /* xpti.framework, always the first stream (zx_fw_callbacks.c) */
+
+/* Per stream id, the effective detail level + 1; 0 until the stream is initialised: NORMAL, as the framework. */
+static atomic_uchar zx_detail_levels[256];
 static atomic_ushort zx_default_event_type = ZX_ET_ALGORITHM; /* the framework's defaults */
 static atomic_ushort zx_default_trace_type = ZX_TP_FUNCTION_BEGIN;
 
@@ -86,9 +90,10 @@ static void zx_load_subscriber(const char *path) {
         zx_fw_diag("cannot load subscriber %s: %s", path, dlerror());
         return;
     }
-    zx_subscriber s = {handle, NULL, NULL};
+    zx_subscriber s = {handle, NULL, NULL, NULL};
     *(void **)&s.init = dlsym(handle, "xptiTraceInit");
     *(void **)&s.finish = dlsym(handle, "xptiTraceFinish");
+    *(void **)&s.query_detail = dlsym(handle, "xptiQuerySubscriberStreamDetailLevel");
     if (s.init == NULL || s.finish == NULL || zx_already_loaded(handle)) {
         if (s.init == NULL || s.finish == NULL)
             zx_fw_diag("subscriber %s does not export %s; not loaded", path,
@@ -163,13 +168,33 @@ ZX_FW_EXPORT void xptiFrameworkFinalize(void) {
     pthread_mutex_unlock(&zx_init_lock);
 }
 
+/* As the framework: the most detailed level any subscriber asks for the stream, each asking NORMAL unless its
+ * xptiQuerySubscriberStreamDetailLevel says otherwise; NONE without subscribers. */
+static uint8_t zx_detail_level_asked(const char *name) {
+    uint8_t level = ZX_DETAIL_NONE;
+    for (unsigned i = 0; i < zx_subscriber_count; i++) {
+        uint8_t asked = ZX_DETAIL_NORMAL;
+        if (zx_subscribers[i].query_detail != NULL)
+            zx_subscribers[i].query_detail(name, &asked);
+        level = asked > level ? asked : level;
+    }
+    return level;
+}
+
 /* Under zx_init_lock: calls every subscriber's xptiTraceInit for the stream, on every initialisation, as the
- * framework does. */
+ * framework does, then asks them the stream's detail level. */
 static void zx_initialize_stream(uint8_t id, uint32_t major, uint32_t minor, const char *version) {
     zx_initialized[id] = true;
     const char *name = zx_fw_stream_name(id);
     for (unsigned i = 0; i < zx_subscriber_count; i++)
         zx_subscribers[i].init(major, minor, version, name);
+    atomic_store_explicit(&zx_detail_levels[id], (uint8_t)(zx_detail_level_asked(name) + 1), memory_order_release);
+}
+
+/* The level stream emitters may consult before emitting optional data; NORMAL for a stream never initialised. */
+ZX_FW_EXPORT uint8_t xptiGetEffectiveStreamDetailLevel(uint8_t stream) {
+    uint8_t stored = atomic_load_explicit(&zx_detail_levels[stream], memory_order_acquire);
+    return stored == 0 ? ZX_DETAIL_NORMAL : (uint8_t)(stored - 1);
 }
 
 /* As the framework: INVALIDARG for a NULL stream or version, SUCCESS otherwise, with or without subscribers. Before
@@ -264,9 +289,10 @@ ZX_FW_EXPORT uint8_t xptiGetDefaultStreamID(void) {
     return atomic_load_explicit(&zx_default_stream, memory_order_relaxed);
 }
 
-/* INVALIDARG for an id no stream name has. */
+/* As the framework: INVALIDARG for an id that is negative as an int8_t (128..255, the invalid id among them); any
+ * other is taken, whether or not a stream has it yet. */
 ZX_FW_EXPORT zx_xpti_result xptiSetDefaultStreamID(uint8_t stream_id) {
-    if (zx_fw_stream_name(stream_id) == NULL)
+    if ((int8_t)stream_id < 0)
         return ZX_XPTI_INVALIDARG;
     atomic_store_explicit(&zx_default_stream, stream_id, memory_order_relaxed);
     return ZX_XPTI_SUCCESS;
@@ -330,10 +356,14 @@ ZX_FW_EXPORT uint16_t xptiRegisterUserDefinedEventType(const char *tool_name, ui
     return zx_user_defined(tool_name, user_defined_event);
 }
 
-/* As the framework: forgets the events and disables every callback (and this thread's stash). Strings, objects,
- * stream ids and subscribers stay, so that nothing a subscriber or emitter still holds points at freed memory. */
+/* As the framework: events, payloads (instance numbers start again at 1), callbacks and strings forgotten, unique ids
+ * and detail levels back to their start. Stream ids, objects, subscribers, the defaults and per-thread data stay; no
+ * memory a subscriber or emitter may still hold is freed. */
 ZX_FW_EXPORT void xptiReset(void) {
     zx_fw_events_reset();
     zx_fw_callbacks_reset();
-    zx_stash_depth = 0;
+    zx_fw_strings_reset();
+    atomic_store_explicit(&zx_unique_id, 0, memory_order_relaxed);
+    for (size_t id = 0; id < 256; id++)
+        atomic_store_explicit(&zx_detail_levels[id], 0, memory_order_relaxed);
 }

@@ -7,17 +7,19 @@
  * registered payload entry, which counts their instances and gives the payload's uid fields.
  *
  * Every function taking an event or a uid first looks it up among the live tracepoints, so a released, forgotten or
- * made-up pointer is answered with an error instead of being dereferenced. */
+ * made-up pointer is answered with an error instead of being dereferenced. That lookup takes no lock: tracepoint
+ * memory is never freed (a released one is made again later), every address ever allocated is in an insert-only
+ * concurrent set, and a tracepoint says itself whether it is live. */
 #include "zx_fw_tp.h"
 #include "zx_util.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A registered payload: the interned copy, and how many tracepoints were made of it. */
+/* A payload entry: the interned copy all tracepoints of the same payload share, and how many were made of it. */
 typedef struct zx_payload_entry {
     zx_xpti_payload payload;
-    uint64_t id; /* 1.. in registration order: what xptiRegisterPayload answers */
     uint64_t instances;
     uint64_t hash;
     struct zx_payload_entry *chain; /* next entry with the same hash */
@@ -25,21 +27,22 @@ typedef struct zx_payload_entry {
 
 static pthread_mutex_t zx_events_lock = PTHREAD_MUTEX_INITIALIZER;
 static zx_map zx_payloads_by_hash; /* hash -> chain of entries */
-static zx_map zx_payloads_by_id;   /* id -> entry */
-static zx_map zx_live;             /* tracepoint address (uid64, event address) -> tracepoint */
-static zx_vec zx_retired;          /* tracepoints forgotten by xptiReset, freed at unload */
-static uint64_t zx_payload_count;
+static zx_cset zx_ours;            /* the address of every tracepoint ever allocated: read without a lock */
+static zx_vec zx_every;            /* the same tracepoints, for xptiReset */
+static zx_vec zx_spare;            /* released tracepoints, made again before new ones are allocated */
 
 zx_tp *zx_fw_tp_live(uint64_t uid) {
-    return uid != 0 ? zx_map_get(&zx_live, uid) : NULL;
+    if (!zx_cset_contains(&zx_ours, uid))
+        return NULL;
+    zx_tp *tp = (zx_tp *)(uintptr_t)uid;
+    return atomic_load_explicit(&tp->live, memory_order_acquire) ? tp : NULL;
 }
 
-/* The tracepoint behind an event pointer, if live. Under zx_events_lock. */
+/* The live tracepoint whose event a pointer is, found from the address alone (nothing is read through it). */
 static zx_tp *zx_tp_of_event(const zx_xpti_event *event) {
     if (event == NULL)
         return NULL;
-    zx_tp *tp = zx_fw_tp_live(event->unique_id);
-    return tp != NULL && &tp->event == event ? tp : NULL;
+    return zx_fw_tp_live((uint64_t)((uintptr_t)event - offsetof(zx_tp, event)));
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -56,8 +59,9 @@ typedef struct zx_key {
 } zx_key;
 
 static bool zx_key_from(const char *name, const zx_xpti_payload *payload, zx_key *k) {
+    const char *given = payload->name != NULL ? payload->name : name;
     const char *source = payload->source_file != NULL && payload->source_file[0] != '\0' ? payload->source_file : NULL;
-    k->name = zx_fw_intern(payload->name != NULL ? payload->name : name, &k->name_id);
+    k->name = zx_fw_intern(given != NULL && given[0] != '\0' ? given : NULL, &k->name_id);
     k->source = zx_fw_intern(source, &k->file_id);
     k->line = k->source != NULL ? payload->line_no : 0;
     k->column = k->source != NULL ? payload->column_no : 0;
@@ -93,7 +97,6 @@ static zx_payload_entry *zx_payload_entry_of(const zx_key *k) {
     e = calloc(1, sizeof *e);
     if (e == NULL)
         return NULL;
-    e->id = zx_payload_count + 1;
     e->hash = hash;
     uint64_t file_id = k->file_id > 0 ? (uint64_t)k->file_id : 0;
     uint64_t name_id = k->name_id > 0 ? (uint64_t)k->name_id : 0;
@@ -101,63 +104,68 @@ static zx_payload_entry *zx_payload_entry_of(const zx_key *k) {
                                    .source_file = k->source,
                                    .line_no = k->line,
                                    .column_no = k->column,
-                                   .internal = e->id,
                                    .flags = zx_key_flags(k),
                                    .uid = {file_id << 32 | k->line, name_id, 1}};
     e->chain = zx_map_get(&zx_payloads_by_hash, hash);
-    if (!zx_map_put(&zx_payloads_by_id, e->id, e)) {
-        free(e);
-        return NULL;
-    }
     if (!zx_map_put(&zx_payloads_by_hash, hash, e)) {
-        zx_map_remove(&zx_payloads_by_id, e->id);
         free(e);
         return NULL;
     }
-    zx_payload_count = e->id;
     return e;
 }
 
-/* Interns the payload's strings and replaces the caller's pointers by the table's; 0 (invalid uid) for a payload
- * with neither name nor source file. */
+/* As the framework: a new tracepoint of the payload, whose uid (its address) is the answer, which xptiLookupPayload,
+ * xptiQueryPayloadByUID and xptiFindEvent accept; the caller's payload gets the table's strings, the flags
+ * (PayloadRegistered and what it carries), uid.p1/p2 and, in `internal`, that uid. 0 (invalid uid) for a payload with
+ * neither name nor source file. */
 ZX_FW_EXPORT uint64_t xptiRegisterPayload(zx_xpti_payload *payload) {
-    zx_key k;
-    if (payload == NULL || !zx_key_from(NULL, payload, &k))
+    zx_tp *tp = payload != NULL ? zx_fw_tp_make(NULL, payload, ZX_ET_ALGORITHM, ZX_ACTIVITY_ACTIVE) : NULL;
+    if (tp == NULL)
         return 0;
-    pthread_mutex_lock(&zx_events_lock);
-    zx_payload_entry *e = zx_payload_entry_of(&k);
-    if (e != NULL) {
-        payload->name = e->payload.name;
-        payload->source_file = e->payload.source_file;
-        payload->flags |= e->payload.flags;
-        payload->internal = e->id;
-        payload->uid.p1 = e->payload.uid.p1;
-        payload->uid.p2 = e->payload.uid.p2;
-    }
-    pthread_mutex_unlock(&zx_events_lock);
-    return e != NULL ? e->id : 0;
+    const zx_xpti_payload *registered = &tp->payload;
+    payload->name = registered->name;
+    payload->source_file = registered->source_file;
+    payload->flags |= registered->flags & ~(uint64_t)ZX_PAYLOAD_HASH;
+    payload->internal = registered->internal;
+    payload->uid.p1 = registered->uid.p1;
+    payload->uid.p2 = registered->uid.p2;
+    return registered->internal;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Tracepoints and events */
 
+/* Under zx_events_lock: a spare tracepoint, or a new one (known to zx_ours before it can be live). */
+static zx_tp *zx_tp_take(void) {
+    if (zx_spare.count > 0)
+        return zx_spare.items[--zx_spare.count];
+    zx_tp *tp = calloc(1, sizeof *tp);
+    if (tp == NULL)
+        return NULL;
+    if (!zx_vec_push(&zx_every, tp)) {
+        free(tp);
+        return NULL;
+    }
+    if (!zx_cset_add(&zx_ours, (uint64_t)(uintptr_t)tp)) {
+        zx_every.count--;
+        free(tp);
+        return NULL;
+    }
+    return tp;
+}
+
 zx_tp *zx_fw_tp_make(const char *name, const zx_xpti_payload *payload, uint16_t type, int32_t activity) {
     zx_key k;
     if (payload == NULL || !zx_key_from(name, payload, &k))
         return NULL;
-    zx_tp *tp = calloc(1, sizeof *tp);
-    if (tp == NULL)
-        return NULL;
     pthread_mutex_lock(&zx_events_lock);
     zx_payload_entry *e = zx_payload_entry_of(&k);
-    if (e == NULL || !zx_map_put(&zx_live, (uint64_t)(uintptr_t)tp, tp)) {
-        pthread_mutex_unlock(&zx_events_lock);
-        free(tp);
-        return NULL;
+    zx_tp *tp = e != NULL ? zx_tp_take() : NULL;
+    if (tp != NULL) {
+        zx_fw_tp_init(tp, &e->payload, ++e->instances, type, activity);
+        atomic_store_explicit(&tp->live, true, memory_order_release);
     }
-    uint64_t instance = ++e->instances;
     pthread_mutex_unlock(&zx_events_lock);
-    zx_fw_tp_init(tp, &e->payload, instance, type, activity);
     return tp;
 }
 
@@ -174,84 +182,84 @@ ZX_FW_EXPORT zx_xpti_event *xptiMakeEvent(const char *name, zx_xpti_payload *pay
     return &tp->event;
 }
 
+/* The lookups below take no lock (docs/xpti.md, "lock-free path"): a probe of zx_ours and an acquire load. */
 ZX_FW_EXPORT const zx_xpti_payload *xptiQueryPayload(zx_xpti_event *event) {
-    pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_tp_of_event(event);
-    pthread_mutex_unlock(&zx_events_lock);
     return tp != NULL ? &tp->payload : NULL;
 }
 
 ZX_FW_EXPORT const zx_xpti_event *xptiFindEvent(uint64_t uid) {
-    pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_fw_tp_live(uid);
-    pthread_mutex_unlock(&zx_events_lock);
     return tp != NULL ? &tp->event : NULL;
 }
 
-/* A tracepoint's uid, or the id xptiRegisterPayload answered (small numbers, never an address). */
+/* A tracepoint's uid, which is also what xptiRegisterPayload answered. */
 ZX_FW_EXPORT const zx_xpti_payload *xptiQueryPayloadByUID(uint64_t uid) {
-    pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_fw_tp_live(uid);
-    const zx_payload_entry *e = tp == NULL ? zx_map_get(&zx_payloads_by_id, uid) : NULL;
-    pthread_mutex_unlock(&zx_events_lock);
-    return tp != NULL ? &tp->payload : e != NULL ? &e->payload : NULL;
+    return tp != NULL ? &tp->payload : NULL;
 }
 
 ZX_FW_EXPORT const zx_xpti_payload_iface *xptiLookupPayload(uint64_t uid) {
-    pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_fw_tp_live(uid);
-    pthread_mutex_unlock(&zx_events_lock);
     return tp != NULL ? &tp->as_payload : NULL;
 }
 
 ZX_FW_EXPORT const zx_xpti_event_iface *xptiLookupEvent(uint64_t uid) {
-    pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_fw_tp_live(uid);
-    pthread_mutex_unlock(&zx_events_lock);
     return tp != NULL ? &tp->as_event : NULL;
 }
 
-/* Takes a tracepoint out of the live set; false when it is not live. */
+/* Under zx_events_lock: a live tracepoint made spare. */
+static void zx_tp_retire(zx_tp *tp) {
+    atomic_store_explicit(&tp->live, false, memory_order_release);
+    zx_fw_tp_clear(tp);
+    if (!zx_vec_push(&zx_spare, tp))
+        return; /* out of memory: it stays allocated and known (zx_every), just not made again */
+}
+
 bool zx_fw_tp_release(zx_tp *tp) {
     pthread_mutex_lock(&zx_events_lock);
     bool live = zx_fw_tp_live((uint64_t)(uintptr_t)tp) == tp;
     if (live)
-        zx_map_remove(&zx_live, (uint64_t)(uintptr_t)tp);
+        zx_tp_retire(tp);
     pthread_mutex_unlock(&zx_events_lock);
-    if (live)
-        zx_fw_tp_free(tp);
     return live;
 }
 
 ZX_FW_EXPORT void xptiReleaseEvent(zx_xpti_event *event) {
-    pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_tp_of_event(event);
-    pthread_mutex_unlock(&zx_events_lock);
     if (tp != NULL)
         zx_fw_tp_release(tp);
 }
 
+/* As the framework's reset: every tracepoint and every payload forgotten, so instance numbers start again at 1. */
 void zx_fw_events_reset(void) {
     pthread_mutex_lock(&zx_events_lock);
-    size_t first = zx_retired.count;
-    size_t pos = 0;
-    uint64_t key;
-    void *value;
-    while (zx_map_next(&zx_live, &pos, &key, &value)) {
-        if (!zx_vec_push(&zx_retired, value))
-            break; /* out of memory: the rest stay live rather than leak into unreachable memory */
+    for (size_t i = 0; i < zx_every.count; i++) {
+        zx_tp *tp = zx_every.items[i];
+        if (atomic_load_explicit(&tp->live, memory_order_relaxed))
+            zx_tp_retire(tp);
     }
-    for (size_t i = first; i < zx_retired.count; i++)
-        zx_map_remove(&zx_live, (uint64_t)(uintptr_t)zx_retired.items[i]);
+    size_t pos = 0;
+    uint64_t hash;
+    void *value;
+    while (zx_map_next(&zx_payloads_by_hash, &pos, &hash, &value)) {
+        for (zx_payload_entry *e = value, *next; e != NULL; e = next) {
+            next = e->chain;
+            free(e);
+        }
+    }
+    zx_map_clear(&zx_payloads_by_hash);
     pthread_mutex_unlock(&zx_events_lock);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Metadata */
 
-/* DUPLICATE when the event already has the key (the first value stays). */
+/* As the framework: DUPLICATE when the event already has the key, whose value is replaced; INVALIDARG for a NULL
+ * event or key and for an empty key (the string table refuses it). */
 ZX_FW_EXPORT zx_xpti_result xptiAddMetadata(zx_xpti_event *event, const char *key, zx_xpti_object_id value) {
-    if (event == NULL || key == NULL)
+    if (event == NULL || key == NULL || key[0] == '\0')
         return ZX_XPTI_INVALIDARG;
     zx_xpti_string_id key_id;
     if (zx_fw_intern(key, &key_id) == NULL)
@@ -264,9 +272,7 @@ ZX_FW_EXPORT zx_xpti_result xptiAddMetadata(zx_xpti_event *event, const char *ke
 }
 
 ZX_FW_EXPORT zx_xpti_metadata *xptiQueryMetadata(zx_xpti_event *event) {
-    pthread_mutex_lock(&zx_events_lock);
     zx_tp *tp = zx_tp_of_event(event);
-    pthread_mutex_unlock(&zx_events_lock);
     return tp != NULL ? &tp->event.metadata : NULL;
 }
 

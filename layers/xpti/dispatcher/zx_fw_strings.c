@@ -32,8 +32,10 @@ static zx_map zx_strings_by_hash;
 static _Atomic(_Atomic(zx_string *) *) zx_string_pages[ZX_STRING_PAGES];
 static int32_t zx_string_count;
 
+static zx_vec zx_strings_forgotten; /* strings of before xptiReset: their copies stay valid */
+
 static zx_map zx_objects_by_hash;
-static zx_vec zx_objects; /* index id - 1 */
+static zx_vec zx_objects; /* index = id */
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Strings */
@@ -99,9 +101,12 @@ const char *zx_fw_intern(const char *text, zx_xpti_string_id *id) {
     return s->text;
 }
 
-/* The invalid id for a NULL string or a NULL table_string, as the framework. */
+/* As the framework: the invalid id for a NULL string or table_string, and for "" (then *table_string is NULL). */
 ZX_FW_EXPORT zx_xpti_string_id xptiRegisterString(const char *string, char **table_string) {
     if (string == NULL || table_string == NULL)
+        return ZX_XPTI_INVALID_ID;
+    *table_string = NULL;
+    if (string[0] == '\0')
         return ZX_XPTI_INVALID_ID;
     zx_xpti_string_id id;
     const char *copy = zx_fw_intern(string, &id);
@@ -146,7 +151,7 @@ static zx_object *zx_object_add(const char *data, size_t size, uint8_t type, uin
         free(o);
         return NULL;
     }
-    o->id = (zx_xpti_object_id)zx_objects.count;
+    o->id = (zx_xpti_object_id)(zx_objects.count - 1); /* from 0, as the framework */
     if (!zx_map_put(&zx_objects_by_hash, hash, o)) {
         zx_objects.count--;
         free(o);
@@ -155,12 +160,11 @@ static zx_object *zx_object_add(const char *data, size_t size, uint8_t type, uin
     return o;
 }
 
-/* The id of a copy of the bytes; INVALID_ID for NULL data with a size, or out of memory. */
+/* The id of a copy of the bytes (0, 1, ... as the framework); INVALID_ID for NULL data (as the framework), or out of
+ * memory. */
 ZX_FW_EXPORT zx_xpti_object_id xptiRegisterObject(const char *data, size_t size, uint8_t type) {
-    if (data == NULL && size != 0)
-        return ZX_XPTI_INVALID_ID;
     if (data == NULL)
-        data = "";
+        return ZX_XPTI_INVALID_ID;
     uint64_t hash = zx_object_hash(data, size, type);
     pthread_mutex_lock(&zx_strings_lock);
     zx_object *o = zx_map_get(&zx_objects_by_hash, hash);
@@ -176,10 +180,25 @@ ZX_FW_EXPORT zx_xpti_object_id xptiRegisterObject(const char *data, size_t size,
 ZX_FW_EXPORT zx_xpti_object_data xptiLookupObject(zx_xpti_object_id id) {
     zx_xpti_object_data result = {0, NULL, 0};
     pthread_mutex_lock(&zx_strings_lock);
-    if (id > 0 && (size_t)id <= zx_objects.count) {
-        const zx_object *o = zx_objects.items[id - 1];
+    if (id >= 0 && (size_t)id < zx_objects.count) {
+        const zx_object *o = zx_objects.items[id];
         result = (zx_xpti_object_data){o->size, o->data, o->type};
     }
     pthread_mutex_unlock(&zx_strings_lock);
     return result;
+}
+
+/* As the framework's reset: ids start again at 1. The strings themselves stay allocated (a stream name or a string a
+ * subscriber holds stays readable) but are no longer found: the same text gets a new id and copy. */
+void zx_fw_strings_reset(void) {
+    pthread_mutex_lock(&zx_strings_lock);
+    for (zx_xpti_string_id id = 1; id <= zx_string_count; id++) {
+        _Atomic(zx_string *) *slot = zx_string_slot(id);
+        zx_string *s = atomic_exchange_explicit(slot, NULL, memory_order_acq_rel);
+        if (s != NULL)
+            (void)zx_vec_push(&zx_strings_forgotten, s); /* kept reachable; were memory short, simply never freed */
+    }
+    zx_map_clear(&zx_strings_by_hash);
+    zx_string_count = 0;
+    pthread_mutex_unlock(&zx_strings_lock);
 }

@@ -70,8 +70,10 @@ static bool zx_meta_rehash(zx_meta *meta, zx_xpti_metadata *map) {
 zx_xpti_result zx_fw_meta_add(zx_tp *tp, zx_xpti_string_id key, zx_xpti_object_id value) {
     zx_meta *meta = &tp->meta;
     for (uint32_t i = 0; i < meta->count; i++) {
-        if (meta->nodes[i]->key == key)
+        if (meta->nodes[i]->key == key) {
+            meta->nodes[i]->value = value;
             return ZX_XPTI_DUPLICATE;
+        }
     }
     if (meta->count == meta->capacity) {
         uint32_t capacity = meta->capacity != 0 ? 2 * meta->capacity : 8;
@@ -306,15 +308,28 @@ void zx_fw_tp_init(zx_tp *tp, const zx_xpti_payload *registered, uint64_t instan
                                 .flags = ZX_EVENT_UID | ZX_EVENT_TYPE | ZX_EVENT_ACTIVITY_TYPE | ZX_EVENT_PAYLOAD};
 }
 
-void zx_fw_tp_free(zx_tp *tp) {
+void zx_fw_tp_clear(zx_tp *tp) {
     zx_meta_free(&tp->meta, &tp->event.metadata);
-    free(tp);
+    tp->meta = (zx_meta){0};
+    tp->event.metadata = (zx_xpti_metadata){0};
+    tp->cursor = NULL;
 }
 
+/* The framework's stand-in for a tracepoint created with neither name nor file: "unknown" in "unknown-file", line
+ * and column 0. */
+static const zx_xpti_payload zx_unknown_payload = {.name = "unknown", .source_file = "unknown-file"};
+
+static bool zx_text_given(const char *text) {
+    return text != NULL && text[0] != '\0';
+}
+
+/* As the framework: a tracepoint with neither name nor file is made of the unknown payload, never refused. */
 ZX_FW_EXPORT zx_xpti_tracepoint *xptiCreateTracepoint(const char *function, const char *file, uint32_t line,
                                                       uint32_t column) {
     zx_xpti_payload payload = {.name = function, .source_file = file, .line_no = line, .column_no = column};
-    zx_tp *tp = zx_fw_tp_make(function, &payload, xptiGetDefaultEventType(), ZX_ACTIVITY_ACTIVE);
+    if (!zx_text_given(function) && !zx_text_given(file))
+        payload = zx_unknown_payload;
+    zx_tp *tp = zx_fw_tp_make(NULL, &payload, xptiGetDefaultEventType(), ZX_ACTIVITY_ACTIVE);
     return tp != NULL ? &tp->as_tracepoint : NULL;
 }
 

@@ -247,6 +247,19 @@ typedef void (*zx_xpti_callback)(uint16_t trace_type, zx_xpti_event *parent, zx_
 typedef void (*zx_xpti_trace_init_fn)(unsigned major, unsigned minor, const char *version_str, const char *stream_name);
 typedef void (*zx_xpti_trace_finish_fn)(const char *stream_name);
 
+/* Stream detail levels (stream_detail_level_t, uint8_t), ordered: a stream's effective level is the most detailed
+ * one its subscribers ask for. */
+enum {
+    ZX_DETAIL_NONE = 0,
+    ZX_DETAIL_BASIC = 1,
+    ZX_DETAIL_NORMAL = 2, /* a subscriber's when it does not say */
+    ZX_DETAIL_VERBOSE = 3,
+};
+
+/* The optional third subscriber entry point, xptiQuerySubscriberStreamDetailLevel: sets *level for the stream (true)
+ * or leaves it (false); asked when a stream is initialised. */
+typedef bool (*zx_xpti_query_detail_fn)(const char *stream_name, uint8_t *level);
+
 /* ------------------------------------------------------------------------------------------------------------------
  * The framework functions every generation has: X(return type, name, parameter list). The emitter requires all of
  * them, as the real proxy does; our dispatcher exports all of them. */
@@ -319,6 +332,10 @@ typedef zx_xpti_iface zx_xpti_event_iface;
     X(const zx_xpti_tracepoint *, xptiRegisterTracepointScope,                                                         \
       (const char *function, const char *file, uint32_t line, uint32_t column))
 
+/* Functions of later revisions of the current generation that its 48-function proxy does not resolve: look them up
+ * with dlsym. Our dispatcher exports them. */
+#define ZX_XPTI_FUNCTIONS_DETAIL(X) X(uint8_t, xptiGetEffectiveStreamDetailLevel, (uint8_t stream))
+
 /* Virtual function slots of xpti_tracepoint_t, after the two destructors. */
 enum {
     ZX_TP_SLOT_PAYLOAD = 2,
@@ -328,6 +345,20 @@ enum {
     ZX_TP_SLOT_INSTANCE,
     ZX_TP_SLOT_EVENT_REF,
     ZX_TP_SLOT_PAYLOAD_REF,
+};
+
+/* Virtual function slots of xpti_payload_t, after the two destructors. */
+enum {
+    ZX_PL_SLOT_NAME = 2,
+    ZX_PL_SLOT_SOURCE_FILE,
+    ZX_PL_SLOT_LINE_NO,
+    ZX_PL_SLOT_COLUMN_NO,
+    ZX_PL_SLOT_FLAGS,
+    ZX_PL_SLOT_NAME_ID,
+    ZX_PL_SLOT_FILE_ID,
+    ZX_PL_SLOT_UID64,
+    ZX_PL_SLOT_IS_VALID,
+    ZX_PL_SLOT_PAYLOAD_REF,
 };
 
 /* Virtual function slots of xpti_trace_event_t, after the two destructors. */
@@ -351,12 +382,14 @@ enum {
 #define ZX_XPTI_PFN(ret, name, params) typedef ret(*zx_pfn_##name) params;
 ZX_XPTI_FUNCTIONS(ZX_XPTI_PFN)
 ZX_XPTI_FUNCTIONS_CURRENT(ZX_XPTI_PFN)
+ZX_XPTI_FUNCTIONS_DETAIL(ZX_XPTI_PFN)
 #undef ZX_XPTI_PFN
 
 /* Prototypes, for our dispatcher and for subscribers that link a framework. */
 #define ZX_XPTI_PROTOTYPE(ret, name, params) ret name params;
 ZX_XPTI_FUNCTIONS(ZX_XPTI_PROTOTYPE)
 ZX_XPTI_FUNCTIONS_CURRENT(ZX_XPTI_PROTOTYPE)
+ZX_XPTI_FUNCTIONS_DETAIL(ZX_XPTI_PROTOTYPE)
 #undef ZX_XPTI_PROTOTYPE
 
 /* Our dispatcher's one addition (no generation of the real framework has it; look it up with dlsym): the index-th

@@ -2,7 +2,8 @@
  * (docs/xpti.md) and counts violations; zx_ts_print reports, as key=value lines:
  *
  * (ZX_TS_PUBLIC_METADATA=1: metadata read through xptiQueryMetadata only; ZX_TS_EVENT_FLAGS=1: the framework hands
- * out events of the current generation, whose flags word is checked)
+ * out events of the current generation, whose flags word is checked; ZX_TS_DETAIL=<0..3>: the stream detail level
+ * it asks for, through xptiQuerySubscriberStreamDetailLevel)
  *
  *   inits, finishes, callbacks                 xptiTraceInit/Finish calls (but those of the framework's own stream,
  *   framework_inits, framework_finishes        xpti.framework, counted apart), callbacks of any kind
@@ -586,6 +587,7 @@ static void zx_register(uint8_t stream, const uint16_t *types, size_t count, zx_
 
 ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *version_str, const char *stream_name);
 ZX_TS_EXPORT void xptiTraceFinish(const char *stream_name);
+ZX_TS_EXPORT bool xptiQuerySubscriberStreamDetailLevel(const char *stream_name, uint8_t *level);
 ZX_TS_EXPORT void zx_ts_print(FILE *out);
 ZX_TS_EXPORT bool zx_ts_last_call(uint32_t function_id, zx_ts_call_record *out);
 ZX_TS_EXPORT bool zx_ts_begin_at(uint32_t index, zx_ts_begin_record *out);
@@ -632,6 +634,16 @@ ZX_TS_EXPORT void xptiTraceInit(unsigned major, unsigned minor, const char *vers
 
 ZX_TS_EXPORT void xptiTraceFinish(const char *stream_name) {
     zx_count(strcmp(stream_name, ZX_XPTI_FRAMEWORK_STREAM) == 0 ? ZX_C_FRAMEWORK_FINISHES : ZX_C_FINISHES);
+}
+
+/* ZX_TS_DETAIL=<0..3>: the detail level asked for every stream; unset: none asked (the framework assumes NORMAL). */
+ZX_TS_EXPORT bool xptiQuerySubscriberStreamDetailLevel(const char *stream_name, uint8_t *level) {
+    (void)stream_name;
+    const char *asked = getenv("ZX_TS_DETAIL");
+    if (asked == NULL || asked[0] < '0' || asked[0] > '3' || asked[1] != '\0' || level == NULL)
+        return false;
+    *level = (uint8_t)(asked[0] - '0');
+    return true;
 }
 
 ZX_TS_EXPORT bool zx_ts_last_call(uint32_t function_id, zx_ts_call_record *out) {

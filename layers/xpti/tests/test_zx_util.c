@@ -1,8 +1,10 @@
 /* Unit test of the emitter's and dispatcher's containers (common/zx_util.c): random puts, replacements and removals
  * on the map, checked against a plain array after every step (removal shifts entries back, the part that is easy to
- * get wrong), with keys chosen to collide; and the vector's ordered removal. Exits non-zero at the first mismatch. */
+ * get wrong), with keys chosen to collide; the vector's ordered removal; and the concurrent set, added to by one
+ * thread while another finds every key published so far and none other. Exits non-zero at the first mismatch. */
 #include "zx_util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -81,8 +83,50 @@ static int test_vec(void) {
     return failed;
 }
 
+#define CSET_KEYS 20000
+
+static zx_cset cset;
+static atomic_ulong cset_published; /* keys 1..cset_published were added */
+
+/* Keys k * 4096 (colliding low bits); every published key is there, an odd key never is. */
+static void *cset_reader(void *arg) {
+    (void)arg;
+    uintptr_t failures = 0;
+    unsigned long upto = 0;
+    while (upto < CSET_KEYS) {
+        upto = atomic_load_explicit(&cset_published, memory_order_acquire);
+        for (unsigned long k = upto > 64 ? upto - 64 : 1; k <= upto; k++)
+            failures += !zx_cset_contains(&cset, k * 4096);
+        failures += zx_cset_contains(&cset, upto * 4096 + 1);
+    }
+    return (void *)failures;
+}
+
+static int test_cset(void) {
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, cset_reader, NULL) != 0)
+        return 1;
+    int failed = 0;
+    for (unsigned long k = 1; k <= CSET_KEYS; k++) {
+        failed |= !zx_cset_add(&cset, k * 4096);
+        atomic_store_explicit(&cset_published, k, memory_order_release);
+    }
+    void *reader_failures;
+    pthread_join(reader, &reader_failures);
+    failed |= reader_failures != NULL;
+    failed |= !zx_cset_add(&cset, 4096) || cset.count != CSET_KEYS; /* already there: no second copy */
+    failed |= zx_cset_add(&cset, 0) || zx_cset_contains(&cset, 0);
+    for (unsigned long k = 1; k <= CSET_KEYS; k++)
+        failed |= !zx_cset_contains(&cset, k * 4096);
+    zx_cset_free(&cset);
+    failed |= zx_cset_contains(&cset, 4096);
+    if (failed)
+        fprintf(stderr, "test_zx_util: the concurrent set lost or invented a key\n");
+    return failed;
+}
+
 int main(void) {
-    int failed = test_map() | test_vec();
-    puts(failed ? "test_zx_util: FAILED" : "test_zx_util: map and vector behave");
+    int failed = test_map() | test_vec() | test_cset();
+    puts(failed ? "test_zx_util: FAILED" : "test_zx_util: map, vector and concurrent set behave");
     return failed;
 }

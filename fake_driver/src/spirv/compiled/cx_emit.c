@@ -62,18 +62,6 @@ static bool zf_cx_is_lane_op(uint32_t op) {
            op == ZF_X_EXTP;
 }
 
-/* The operand sizes of an instruction, SHUFFLE's from its component counts. */
-bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_operand_sizes *s) {
-    if (!zf_form_operand_sizes(in, s))
-        return false;
-    if (in->op == ZF_X_SHUFFLE) {
-        uint32_t e = zf_etype_size(in->type);
-        s->a = e * zf_slot(code->aux[in->aux]);
-        s->b = e * zf_slot(code->aux[in->aux + 1]);
-    }
-    return true;
-}
-
 /* NULL when the tier compiles the instruction, else why not. */
 static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     switch (in->op) {
@@ -267,7 +255,7 @@ static void zf_cx_block_entry(zf_cx_em *e, uint32_t b, bool loop_head) {
         LLVMPositionBuilderAtEnd(B, poll);
         LLVMTypeRef params[2] = {e->p8, e->i64};
         LLVMValueRef args[2] = {e->rt, e->lane};
-        LLVMValueRef stop = zf_cx_call(e, (void (*)(void))zf_cx_poll, e->i32, params, 2, args);
+        LLVMValueRef stop = zf_cx_call(e, ZF_CX_HELPER(zf_cx_poll), e->i32, params, 2, args);
         LLVMBuildStore(B, zf_cx_load_ir(e, e->i64, zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, poll_period))), budget);
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, stop, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, go);
         LLVMPositionBuilderAtEnd(B, go);
@@ -339,7 +327,7 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     } else if (zf_cx_has_vars(e->code, fn)) {
         e->priv = zf_cx_alloca(e, fn->private_bytes);
         LLVMTypeRef p8 = e->p8;
-        e->mark = zf_cx_call(e, (void (*)(void))zf_cx_slots_mark, e->i64, &p8, 1, &e->rt);
+        e->mark = zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_mark), e->i64, &p8, 1, &e->rt);
     }
     /* Every kernel argument's window, copied after the state in env (the optimizer drops those no access uses). */
     LLVMValueRef wins = zf_cx_gep(e, e->env, sizeof(zf_cx_rt));
@@ -796,7 +784,7 @@ static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMVa
     LLVMPositionBuilderAtEnd(B, tell);
     LLVMTypeRef params[2] = {e->p8, e->i64};
     LLVMValueRef args[2] = {e->rt, group};
-    zf_cx_call(e, (void (*)(void))zf_cx_diverged, LLVMVoidTypeInContext(e->c), params, 2, args);
+    zf_cx_call(e, ZF_CX_HELPER(zf_cx_diverged), LLVMVoidTypeInContext(e->c), params, 2, args);
     LLVMBuildBr(B, go);
     LLVMPositionBuilderAtEnd(B, go);
     LLVMBuildStore(B, generic, g.generic);
@@ -805,7 +793,7 @@ static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMVa
     LLVMPositionBuilderAtEnd(B, done);
     if (e->vars) { /* the group's private slots */
         LLVMValueRef pop[2] = {e->rt, e->wave_mark};
-        zf_cx_call(e, (void (*)(void))zf_cx_slots_pop, LLVMVoidTypeInContext(e->c), params, 2, pop);
+        zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_pop), LLVMVoidTypeInContext(e->c), params, 2, pop);
     }
 }
 
@@ -855,7 +843,7 @@ static void zf_cx_wave(zf_cx_em *e) {
     LLVMValueRef base = LLVMBuildMul(e->b, slot.i, items, "");
     if (e->barriers && e->vars) {
         LLVMTypeRef p8 = e->p8;
-        e->wave_mark = zf_cx_call(e, (void (*)(void))zf_cx_slots_mark, e->i64, &p8, 1, &e->rt);
+        e->wave_mark = zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_mark), e->i64, &p8, 1, &e->rt);
     }
     if (e->barriers)
         zf_cx_group_regions(e, entry, gs, base, linear, arg_bytes);

@@ -159,7 +159,7 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
         LLVMBuildBr(b, slow);
     }
     LLVMPositionBuilderAtEnd(b, slow);
-    LLVMValueRef checked = zf_cx_call(e, (void (*)(void))zf_cx_mem, e->p8, params, 5, args);
+    LLVMValueRef checked = zf_cx_call(e, ZF_CX_HELPER(zf_cx_mem), e->p8, params, 5, args);
     LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
     LLVMBuildCondBr(b, LLVMBuildIsNull(b, checked, ""), e->fault_bb, done);
     LLVMPositionBuilderAtEnd(b, done);
@@ -189,7 +189,7 @@ void zf_cx_copy_inst(zf_cx_em *e, const zf_dinst *in) {
     }
     LLVMTypeRef params[5] = {e->p8, e->i64, e->i64, e->i64, e->i64};
     LLVMValueRef args[5] = {e->rt, e->lane, to, from, size};
-    LLVMValueRef ok = zf_cx_call(e, (void (*)(void))zf_cx_copy, e->i32, params, 5, args);
+    LLVMValueRef ok = zf_cx_call(e, ZF_CX_HELPER(zf_cx_copy), e->i32, params, 5, args);
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "copied");
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, ok, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, next);
     LLVMPositionBuilderAtEnd(e->b, next);
@@ -214,7 +214,7 @@ static LLVMValueRef zf_cx_atomic_minmax(zf_cx_em *e, const zf_dinst *in, LLVMVal
     LLVMTypeRef params[4] = {e->i64, e->i64, e->i64, e->i64};
     LLVMValueRef args[4] = {zf_cx_i64c(e, in->aux), LLVMBuildZExt(B, old, e->i64, ""), LLVMBuildZExt(B, v, e->i64, ""),
                             zf_cx_i64c(e, bits)};
-    LLVMValueRef next = zf_cx_call(e, (void (*)(void))zf_cx_atomic_float, e->i64, params, 4, args);
+    LLVMValueRef next = zf_cx_call(e, ZF_CX_HELPER(zf_cx_atomic_float), e->i64, params, 4, args);
     LLVMValueRef pair = LLVMBuildAtomicCmpXchg(B, tp, old, LLVMBuildTrunc(B, next, t, ""), sc, sc, false);
     LLVMValueRef seen = LLVMBuildExtractValue(B, pair, 0, "");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
@@ -290,7 +290,7 @@ void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in) {
     LLVMPositionBuilderAtEnd(e->b, bad);
     LLVMTypeRef params[4] = {e->p8, e->i64, e->i64, e->i64};
     LLVMValueRef args[4] = {e->rt, e->lane, addr, zf_cx_i64c(e, bytes)};
-    zf_cx_call(e, (void (*)(void))zf_cx_misaligned, LLVMVoidTypeInContext(e->c), params, 4, args);
+    zf_cx_call(e, ZF_CX_HELPER(zf_cx_misaligned), LLVMVoidTypeInContext(e->c), params, 4, args);
     LLVMBuildBr(e->b, e->fault_bb);
     LLVMPositionBuilderAtEnd(e->b, good);
     LLVMValueRef v = in->b != ZF_REF_NONE ? zf_cx_load_ir(e, t, zf_cx_reg(e, in->b, bytes)) : LLVMConstInt(t, 0, false);
@@ -679,7 +679,7 @@ void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
 void zf_cx_unreachable_inst(zf_cx_em *e) {
     LLVMTypeRef params[2] = {e->p8, e->i64};
     LLVMValueRef args[2] = {e->rt, e->lane};
-    zf_cx_call(e, (void (*)(void))zf_cx_unreachable, LLVMVoidTypeInContext(e->c), params, 2, args);
+    zf_cx_call(e, ZF_CX_HELPER(zf_cx_unreachable), LLVMVoidTypeInContext(e->c), params, 2, args);
     LLVMBuildBr(e->b, e->fault_bb);
 }
 
@@ -691,15 +691,15 @@ void zf_cx_return(zf_cx_em *e, bool faulted) {
     if (e->mark != NULL) {
         LLVMTypeRef params[2] = {e->p8, e->i64};
         LLVMValueRef args[2] = {e->rt, e->mark};
-        zf_cx_call(e, (void (*)(void))zf_cx_slots_pop, LLVMVoidTypeInContext(e->c), params, 2, args);
+        zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_pop), LLVMVoidTypeInContext(e->c), params, 2, args);
     }
     LLVMBuildRet(e->b, LLVMConstInt(e->i1, faulted, false));
 }
 
 void zf_cx_var(zf_cx_em *e, const zf_dinst *in) {
     LLVMTypeRef params[4] = {e->p8, e->i64, e->p8, e->p8};
-    LLVMValueRef args[4] = {e->rt, e->lane, LLVMConstIntToPtr(zf_cx_i64c(e, (uint64_t)(uintptr_t)in), e->p8), e->priv};
-    LLVMValueRef address = zf_cx_call(e, (void (*)(void))zf_cx_var_slot, e->i64, params, 4, args);
+    LLVMValueRef args[4] = {e->rt, e->lane, zf_cx_inst_ref(e, in), e->priv};
+    LLVMValueRef address = zf_cx_call(e, ZF_CX_HELPER(zf_cx_var_slot), e->i64, params, 4, args);
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "var");
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, address, zf_cx_i64c(e, 0), ""), e->fault_bb, next);
     LLVMPositionBuilderAtEnd(e->b, next);

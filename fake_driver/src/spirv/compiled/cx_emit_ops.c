@@ -5,6 +5,8 @@
  * gathers and the OpenCL.std math calls that map onto LLVM intrinsics. What is not hot enough to deserve inline code
  * runs the interpreter's handler on one work-item (zf_cx_pure_call). */
 #include "cx_internal.h"
+#include "spirv_builtins.h"
+#include "spirv_opencl_std.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,13 +64,21 @@ void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v) {
     LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, e->item, &index, 1, ""));
 }
 
-/* A call of a helper of cx_run.c, by address (the code runs in this process). */
-LLVMValueRef zf_cx_call(zf_cx_em *e, void (*helper)(void), LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
+/* A call of a helper of cx_run.c by name: the code may be cached and loaded by another process, so it holds no
+ * address of this one; the JIT binds the names (ZF_CX_HELPERS) when it loads the code. */
+LLVMValueRef zf_cx_call(zf_cx_em *e, const char *helper, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
                         LLVMValueRef *args) {
     LLVMTypeRef type = LLVMFunctionType(ret, params, n, false);
-    LLVMValueRef callee =
-        LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)helper, false), LLVMPointerType(type, 0));
+    LLVMValueRef callee = LLVMGetNamedFunction(e->m, helper);
+    if (callee == NULL)
+        callee = LLVMAddFunction(e->m, helper, type);
     return LLVMBuildCall2(e->b, type, callee, args, n, "");
+}
+
+/* The address of a decoded instruction for a helper, from the form's instruction table at run time (rt->insts). */
+LLVMValueRef zf_cx_inst_ref(zf_cx_em *e, const zf_dinst *in) {
+    LLVMValueRef insts = zf_cx_rt_field(e, offsetof(zf_cx_rt, insts), e->p8);
+    return zf_cx_gep(e, insts, (uint64_t)(in - e->code->insts) * sizeof *in);
 }
 
 static LLVMValueRef zf_cx_intrinsic(zf_cx_em *e, const char *name, LLVMTypeRef *types, unsigned ntypes,
@@ -107,72 +117,40 @@ static LLVMTypeRef zf_cx_vtype(zf_cx_em *e, uint32_t t, uint32_t comps) {
     return el == NULL || slot <= 1 ? el : LLVMVectorType(el, slot);
 }
 
+/* The built-ins' formulas (spirv_builtins.h) as LLVM IR over the work-item's ids and the launch's run-time fields. */
+#define ZF_B_LID(d)    zf_cx_item(e, ZF_CX_ITEM_LID + (uint32_t)(d))
+#define ZF_B_GRP(d)    zf_cx_item(e, ZF_CX_ITEM_GRP + (uint32_t)(d))
+#define ZF_B_GSIZE(d)  zf_cx_rt_field(e, offsetof(zf_cx_rt, group_size) + 8 * (size_t)(d), e->i64)
+#define ZF_B_GROUPS(d) zf_cx_rt_field(e, offsetof(zf_cx_rt, groups) + 8 * (size_t)(d), e->i64)
+#define ZF_B_OFFSET(d) zf_cx_rt_field(e, offsetof(zf_cx_rt, offset) + 8 * (size_t)(d), e->i64)
+#define ZF_B_R         LLVMBuildURem(e->b, zf_cx_item(e, ZF_CX_ITEM_LANE), ZF_B_G, "")
+#define ZF_B_S         zf_cx_rt_field(e, offsetof(zf_cx_rt, subgroup_size), e->i64)
+#define ZF_B_G         zf_cx_rt_field(e, offsetof(zf_cx_rt, group_items), e->i64)
+#define ZF_B_WORKDIM   zf_cx_rt_field(e, offsetof(zf_cx_rt, work_dim), e->i64)
+#define ZF_B_ADD(x, y) LLVMBuildAdd(e->b, x, y, "")
+#define ZF_B_SUB(x, y) LLVMBuildSub(e->b, x, y, "")
+#define ZF_B_MUL(x, y) LLVMBuildMul(e->b, x, y, "")
+#define ZF_B_DIV(x, y) LLVMBuildUDiv(e->b, x, y, "")
+#define ZF_B_REM(x, y) LLVMBuildURem(e->b, x, y, "")
+#define ZF_B_MIN(x, y) zf_cx_umin(e, x, y)
+#define ZF_B_K(n)      zf_cx_i64c(e, n)
+
+static LLVMValueRef zf_cx_umin(zf_cx_em *e, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntULT, a, b, ""), a, b, "");
+}
+
 /* A built-in value of the work-item, component d. */
 static LLVMValueRef zf_cx_builtin(zf_cx_em *e, uint32_t builtin, uint32_t d) {
-    LLVMBuilderRef b = e->b;
-    size_t gs = offsetof(zf_cx_rt, group_size) + 8 * d, gr = offsetof(zf_cx_rt, groups) + 8 * d,
-           off = offsetof(zf_cx_rt, offset) + 8 * d;
-    LLVMValueRef lid = zf_cx_item(e, ZF_CX_ITEM_LID + d), grp = zf_cx_item(e, ZF_CX_ITEM_GRP + d);
-    LLVMValueRef S = zf_cx_rt_field(e, offsetof(zf_cx_rt, subgroup_size), e->i64);
-    LLVMValueRef G = zf_cx_rt_field(e, offsetof(zf_cx_rt, group_items), e->i64);
-    LLVMValueRef r = zf_cx_item(e, ZF_CX_ITEM_LANE);
-    r = LLVMBuildURem(b, r, G, "");
     switch (builtin) {
-    case SpvBuiltInGlobalInvocationId:
-        return LLVMBuildAdd(b, zf_cx_rt_field(e, off, e->i64),
-                            LLVMBuildAdd(b, LLVMBuildMul(b, grp, zf_cx_rt_field(e, gs, e->i64), ""), lid, ""), "");
-    case SpvBuiltInLocalInvocationId:
-        return lid;
-    case SpvBuiltInWorkgroupId:
-        return grp;
-    case SpvBuiltInNumWorkgroups:
-        return zf_cx_rt_field(e, gr, e->i64);
-    case SpvBuiltInWorkgroupSize:
-    case SpvBuiltInEnqueuedWorkgroupSize:
-        return zf_cx_rt_field(e, gs, e->i64);
-    case SpvBuiltInGlobalSize:
-        return LLVMBuildMul(b, zf_cx_rt_field(e, gr, e->i64), zf_cx_rt_field(e, gs, e->i64), "");
-    case SpvBuiltInGlobalOffset:
-        return zf_cx_rt_field(e, off, e->i64);
-    case SpvBuiltInLocalInvocationIndex:
-        return d == 0 ? r : zf_cx_i64c(e, 0);
-    case SpvBuiltInWorkDim:
-        return d == 0 ? zf_cx_rt_field(e, offsetof(zf_cx_rt, work_dim), e->i64) : zf_cx_i64c(e, 0);
-    case SpvBuiltInGlobalLinearId: {
-        if (d != 0)
-            return zf_cx_i64c(e, 0);
-        LLVMValueRef v = zf_cx_i64c(e, 0);
-        for (int k = 2; k >= 0; k--) { /* ((g2 * gy) + g1) * gx + g0, g the id without the offset */
-            size_t kgs = offsetof(zf_cx_rt, group_size) + 8 * (size_t)k,
-                   kgr = offsetof(zf_cx_rt, groups) + 8 * (size_t)k;
-            LLVMValueRef size = zf_cx_rt_field(e, kgs, e->i64);
-            LLVMValueRef g = LLVMBuildAdd(b, LLVMBuildMul(b, zf_cx_item(e, ZF_CX_ITEM_GRP + (uint32_t)k), size, ""),
-                                          zf_cx_item(e, ZF_CX_ITEM_LID + (uint32_t)k), "");
-            v = LLVMBuildAdd(b, LLVMBuildMul(b, v, LLVMBuildMul(b, zf_cx_rt_field(e, kgr, e->i64), size, ""), ""), g,
-                             "");
-        }
-        return v;
-    }
-    default:
-        break;
-    }
-    if (d != 0)
-        return zf_cx_i64c(e, 0);
-    LLVMValueRef first = LLVMBuildMul(b, LLVMBuildUDiv(b, r, S, ""), S, "");
-    switch (builtin) {
-    case SpvBuiltInSubgroupSize: {
-        LLVMValueRef rest = LLVMBuildSub(b, G, first, "");
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, rest, S, ""), rest, S, "");
-    }
-    case SpvBuiltInSubgroupMaxSize:
-        return S;
-    case SpvBuiltInNumSubgroups:
-    case SpvBuiltInNumEnqueuedSubgroups:
-        return LLVMBuildUDiv(b, LLVMBuildSub(b, LLVMBuildAdd(b, G, S, ""), zf_cx_i64c(e, 1), ""), S, "");
-    case SpvBuiltInSubgroupId:
-        return LLVMBuildUDiv(b, r, S, "");
-    case SpvBuiltInSubgroupLocalInvocationId:
-        return LLVMBuildURem(b, r, S, "");
+#define ZF_CX_BUILTIN3(name, per_wave, value)                                                                          \
+    case SpvBuiltIn##name:                                                                                             \
+        return value;
+#define ZF_CX_BUILTIN1(name, per_wave, value)                                                                          \
+    case SpvBuiltIn##name:                                                                                             \
+        return d == 0 ? value : zf_cx_i64c(e, 0);
+        ZF_BUILTINS(ZF_CX_BUILTIN3, ZF_CX_BUILTIN1)
+#undef ZF_CX_BUILTIN3
+#undef ZF_CX_BUILTIN1
     default:
         return zf_cx_i64c(e, 0);
     }
@@ -349,7 +327,146 @@ static const LLVMRealPredicate zf_cx_fpred[] = {
     [ZF_X_FORD - ZF_X_FOEQ] = LLVMRealORD, [ZF_X_FUNORD - ZF_X_FOEQ] = LLVMRealUNO,
 };
 
-/* Float functions of OpenCL.std compiled inline: the others run the interpreter's code. */
+/* OpenCL.std functions compiled as calls of the C library's, each as the interpreter computes it (spirv_ops_ext.c):
+ * single precision through the float function where it uses one (f32), else through the double one and rounded;
+ * doubles through the double one. The generated code names them with ZF_CX_LIBM_PREFIX, which the loader of the code
+ * binds to the C library's function (cx_elf.c): LLVM sees an unknown function, so it neither folds a call with
+ * constant operands at compile time (with other rounding than the C library's) nor replaces it. */
+typedef struct zf_cx_libm {
+    uint32_t fn;
+    uint32_t args;
+    const char *f32, *f64;
+} zf_cx_libm;
+
+static const zf_cx_libm zf_cx_libm_table[] = {
+    {ZF_E_ACOS, 1, "acosf", "acos"},
+    {ZF_E_ACOSH, 1, NULL, "acosh"},
+    {ZF_E_ASIN, 1, "asinf", "asin"},
+    {ZF_E_ASINH, 1, NULL, "asinh"},
+    {ZF_E_ATAN, 1, "atanf", "atan"},
+    {ZF_E_ATANH, 1, NULL, "atanh"},
+    {ZF_E_CBRT, 1, NULL, "cbrt"},
+    {ZF_E_CEIL, 1, "ceilf", "ceil"},
+    {ZF_E_COS, 1, "cosf", "cos"},
+    {ZF_E_HALF_COS, 1, "cosf", "cos"},
+    {ZF_E_NATIVE_COS, 1, "cosf", "cos"},
+    {ZF_E_COSH, 1, NULL, "cosh"},
+    {ZF_E_ERFC, 1, NULL, "erfc"},
+    {ZF_E_ERF, 1, NULL, "erf"},
+    {ZF_E_EXP, 1, "expf", "exp"},
+    {ZF_E_HALF_EXP, 1, "expf", "exp"},
+    {ZF_E_NATIVE_EXP, 1, "expf", "exp"},
+    {ZF_E_EXP2, 1, "exp2f", "exp2"},
+    {ZF_E_HALF_EXP2, 1, "exp2f", "exp2"},
+    {ZF_E_NATIVE_EXP2, 1, "exp2f", "exp2"},
+    {ZF_E_EXP10, 1, NULL, "exp10"},
+    {ZF_E_HALF_EXP10, 1, NULL, "exp10"},
+    {ZF_E_NATIVE_EXP10, 1, NULL, "exp10"},
+    {ZF_E_EXPM1, 1, NULL, "expm1"},
+    {ZF_E_FLOOR, 1, "floorf", "floor"},
+    {ZF_E_LOG, 1, "logf", "log"},
+    {ZF_E_HALF_LOG, 1, "logf", "log"},
+    {ZF_E_NATIVE_LOG, 1, "logf", "log"},
+    {ZF_E_LOG2, 1, "log2f", "log2"},
+    {ZF_E_HALF_LOG2, 1, "log2f", "log2"},
+    {ZF_E_NATIVE_LOG2, 1, "log2f", "log2"},
+    {ZF_E_LOG10, 1, NULL, "log10"},
+    {ZF_E_HALF_LOG10, 1, NULL, "log10"},
+    {ZF_E_NATIVE_LOG10, 1, NULL, "log10"},
+    {ZF_E_LOG1P, 1, NULL, "log1p"},
+    {ZF_E_LOGB, 1, NULL, "logb"},
+    {ZF_E_RINT, 1, "rintf", "rint"},
+    {ZF_E_ROUND, 1, "roundf", "round"},
+    {ZF_E_SIN, 1, "sinf", "sin"},
+    {ZF_E_HALF_SIN, 1, "sinf", "sin"},
+    {ZF_E_NATIVE_SIN, 1, "sinf", "sin"},
+    {ZF_E_SINH, 1, NULL, "sinh"},
+    {ZF_E_TAN, 1, "tanf", "tan"},
+    {ZF_E_HALF_TAN, 1, "tanf", "tan"},
+    {ZF_E_NATIVE_TAN, 1, "tanf", "tan"},
+    {ZF_E_TANH, 1, NULL, "tanh"},
+    {ZF_E_TGAMMA, 1, NULL, "tgamma"},
+    {ZF_E_TRUNC, 1, "truncf", "trunc"},
+    {ZF_E_ATAN2, 2, NULL, "atan2"},
+    {ZF_E_COPYSIGN, 2, NULL, "copysign"},
+    {ZF_E_FDIM, 2, NULL, "fdim"},
+    {ZF_E_FMOD, 2, NULL, "fmod"},
+    {ZF_E_HYPOT, 2, NULL, "hypot"},
+    {ZF_E_NEXTAFTER, 2, "nextafterf", "nextafter"},
+    {ZF_E_POW, 2, NULL, "pow"},
+    {ZF_E_REMAINDER, 2, NULL, "remainder"},
+};
+
+static const zf_cx_libm *zf_cx_libm_of(uint32_t fn) {
+    for (size_t i = 0; i < sizeof zf_cx_libm_table / sizeof zf_cx_libm_table[0]; i++)
+        if (zf_cx_libm_table[i].fn == fn)
+            return &zf_cx_libm_table[i];
+    return NULL;
+}
+
+/* The declaration of a C library function of `args` operands of type t, without memory effects. */
+static LLVMValueRef zf_cx_libm_decl(zf_cx_em *e, const char *name, LLVMTypeRef t, unsigned args) {
+    char prefixed[64];
+    snprintf(prefixed, sizeof prefixed, "%s%s", ZF_CX_LIBM_PREFIX, name);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->m, prefixed);
+    if (fn != NULL)
+        return fn;
+    LLVMTypeRef params[2] = {t, t};
+    fn = LLVMAddFunction(e->m, prefixed, LLVMFunctionType(t, params, args, false));
+    static const char *const attrs[] = {"nounwind", "readnone", "willreturn"};
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+        LLVMAddAttributeAtIndex(
+            fn, LLVMAttributeFunctionIndex,
+            LLVMCreateEnumAttribute(e->c, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+    return fn;
+}
+
+/* One element: the float function, or the double one on the widened operands, rounded back. */
+static LLVMValueRef zf_cx_libm_scalar(zf_cx_em *e, const zf_cx_libm *m, bool single, LLVMValueRef *ops) {
+    bool widen = single && m->f32 == NULL;
+    LLVMTypeRef t = widen || !single ? e->f64 : e->f32;
+    LLVMValueRef fn = zf_cx_libm_decl(e, single && !widen ? m->f32 : m->f64, t, m->args), args[2];
+    for (uint32_t k = 0; k < m->args; k++)
+        args[k] = widen ? LLVMBuildFPExt(e->b, ops[k], e->f64, "") : ops[k];
+    LLVMValueRef r = LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args, m->args, "");
+    return widen ? LLVMBuildFPTrunc(e->b, r, e->f32, "") : r;
+}
+
+/* The function on each component of the operands (of vector or scalar type t). */
+static LLVMValueRef zf_cx_libm_call(zf_cx_em *e, const zf_cx_libm *m, const zf_dinst *in, LLVMTypeRef t, LLVMValueRef a,
+                                    LLVMValueRef b) {
+    bool single = in->type == ZF_T_F32;
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) {
+        LLVMValueRef ops[2] = {a, b};
+        return zf_cx_libm_scalar(e, m, single, ops);
+    }
+    LLVMValueRef r = LLVMGetUndef(t);
+    for (unsigned k = 0; k < LLVMGetVectorSize(t); k++) {
+        LLVMValueRef index = LLVMConstInt(e->i32, k, false);
+        LLVMValueRef ops[2] = {LLVMBuildExtractElement(e->b, a, index, ""),
+                               b != NULL ? LLVMBuildExtractElement(e->b, b, index, "") : NULL};
+        r = LLVMBuildInsertElement(e->b, r, zf_cx_libm_scalar(e, m, single, ops), index, "");
+    }
+    return r;
+}
+
+/* rsqrt as the interpreter computes it: 1 / sqrt in double, rounded once for floats. */
+static LLVMValueRef zf_cx_rsqrt(zf_cx_em *e, const zf_dinst *in, LLVMTypeRef t, LLVMValueRef a) {
+    bool single = in->type == ZF_T_F32;
+    LLVMTypeRef wide = single ? zf_cx_vtype(e, ZF_T_F64, in->comps) : t;
+    LLVMValueRef x = single ? LLVMBuildFPExt(e->b, a, wide, "") : a;
+    LLVMValueRef one = LLVMConstReal(e->f64, 1.0);
+    if (LLVMGetTypeKind(wide) == LLVMVectorTypeKind) {
+        LLVMValueRef ones[16];
+        for (unsigned k = 0; k < LLVMGetVectorSize(wide); k++)
+            ones[k] = one;
+        one = LLVMConstVector(ones, LLVMGetVectorSize(wide));
+    }
+    LLVMValueRef r = LLVMBuildFDiv(e->b, one, zf_cx_intrinsic(e, "llvm.sqrt", &wide, 1, &x, 1), "");
+    return single ? LLVMBuildFPTrunc(e->b, r, t, "") : r;
+}
+
+/* Float functions of OpenCL.std compiled inline or as calls of the C library: the others run the interpreter's code. */
 static LLVMValueRef zf_cx_ext(zf_cx_em *e, const zf_dinst *in, LLVMTypeRef t) {
     LLVMValueRef a = zf_cx_value(e, t, in->a), b = NULL, c = NULL;
     if (in->b != ZF_REF_NONE)
@@ -370,8 +487,14 @@ static LLVMValueRef zf_cx_ext(zf_cx_em *e, const zf_dinst *in, LLVMTypeRef t) {
     }
     case ZF_CX_E_SQRT:
         return zf_cx_intrinsic(e, "llvm.sqrt", &t, 1, &a, 1);
-    default:
+    case ZF_E_RSQRT:
+    case ZF_E_HALF_RSQRT:
+    case ZF_E_NATIVE_RSQRT:
+        return zf_cx_rsqrt(e, in, t, a);
+    case ZF_CX_E_FABS:
         return zf_cx_intrinsic(e, "llvm.fabs", &t, 1, &a, 1);
+    default:
+        return zf_cx_libm_call(e, zf_cx_libm_of(in->aux), in, t, a, b);
     }
 }
 
@@ -379,9 +502,11 @@ static bool zf_cx_ext_inline(const zf_dinst *in) {
     uint32_t f = in->aux, ta = in->asize & 0xFFu;
     bool args_of_type = ta == in->type && (in->b == ZF_REF_NONE || ((in->asize >> 8) & 0xFFu) == in->type) &&
                         (in->c == ZF_REF_NONE || ((in->asize >> 16) & 0xFFu) == in->type);
+    const zf_cx_libm *m = zf_cx_libm_of(f);
+    bool operands = m != NULL && (m->args == 2) == (in->b != ZF_REF_NONE) && in->c == ZF_REF_NONE;
     return (in->type == ZF_T_F32 || in->type == ZF_T_F64) && args_of_type &&
            (f == ZF_CX_E_MAD || f == ZF_CX_E_FMA || f == ZF_CX_E_FMAX || f == ZF_CX_E_FMIN || f == ZF_CX_E_SQRT ||
-            f == ZF_CX_E_FABS);
+            f == ZF_CX_E_FABS || f == ZF_E_RSQRT || f == ZF_E_HALF_RSQRT || f == ZF_E_NATIVE_RSQRT || operands);
 }
 
 /* Conversions compiled inline: integer widths, integers to and from floats, floats to floats, in the default
@@ -414,7 +539,6 @@ static LLVMValueRef zf_cx_conv(zf_cx_em *e, const zf_dinst *in) {
     return zf_cx_intrinsic(e, dst_signed ? "llvm.fptosi.sat" : "llvm.fptoui.sat", types, 2, &a, 1);
 }
 
-/* The interpreter's handler on one work-item, operands staged in the scratch area. */
 /* Runs the interpreter's handler of `in` through a helper, its operands and result in the scratch slots: zf_cx_pure
  * for an instruction that computes from its operands alone, zf_cx_lane_op (which may fault) for one that also
  * touches memory, images or the work-item's place in its sub-group. */
@@ -428,16 +552,16 @@ static void zf_cx_scratch_call(zf_cx_em *e, const zf_dinst *in, bool on_lane) {
             zf_cx_move(e, zf_cx_gep(e, e->scratch, ZF_CX_SCRATCH_SLOT * (k + 1u)), zf_cx_reg(e, refs[k], sizes[k]),
                        sizes[k]);
     LLVMTypeRef params[4] = {e->p8, e->p8, e->p8, e->i64};
-    LLVMValueRef inst = LLVMConstIntToPtr(zf_cx_i64c(e, (uint64_t)(uintptr_t)in), e->p8);
+    LLVMValueRef inst = zf_cx_inst_ref(e, in);
     LLVMValueRef args[4] = {e->rt, inst, e->scratch, e->lane};
     if (on_lane) {
-        LLVMValueRef killed = zf_cx_call(e, (void (*)(void))zf_cx_lane_op, e->i32, params, 4, args);
+        LLVMValueRef killed = zf_cx_call(e, ZF_CX_HELPER(zf_cx_lane_op), e->i32, params, 4, args);
         LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "lane op");
         LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, killed, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb,
                         next);
         LLVMPositionBuilderAtEnd(e->b, next);
     } else {
-        zf_cx_call(e, (void (*)(void))zf_cx_pure, LLVMVoidTypeInContext(e->c), params, 3, args);
+        zf_cx_call(e, ZF_CX_HELPER(zf_cx_pure), LLVMVoidTypeInContext(e->c), params, 3, args);
     }
     if (in->dst != ZF_REF_NONE && s.dst > 0)
         zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, s.dst);

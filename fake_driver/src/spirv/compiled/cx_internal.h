@@ -29,10 +29,11 @@ typedef struct zf_cx_rt {
     uint64_t first_group, wave_groups;
     uint64_t group_size[3], groups[3], offset[3];
     uint64_t group_items, subgroup_size, work_dim;
-    uint64_t poll_period; /* block entries at loop heads between two looks at the hang detector's clock */
-    uint8_t *spill;       /* kernels with barriers: each lane's record while it waits at a barrier */
-    uint64_t *states;     /* and whether each lane waits (1) or has finished (ZF_CX_DONE) */
-    uint64_t diverged;    /* a group of the launch stopped at different barriers (logged once per thread) */
+    uint64_t poll_period;  /* block entries at loop heads between two looks at the hang detector's clock */
+    uint8_t *spill;        /* kernels with barriers: each lane's record while it waits at a barrier */
+    uint64_t *states;      /* and whether each lane waits (1) or has finished (ZF_CX_DONE) */
+    const zf_dinst *insts; /* the form's instructions, which helpers receive (zf_cx_inst_ref) */
+    uint64_t diverged;     /* a group of the launch stopped at different barriers (logged once per thread) */
 } zf_cx_rt;
 
 #define ZF_CX_DONE UINT64_MAX
@@ -79,7 +80,40 @@ typedef struct zf_cx_unit {
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
                 uint32_t num_kinds, zf_cx_unit *out, char *why, size_t why_size);
 
-/* ---- helpers called by the generated code (cx_run.c) ---- */
+/* The operand sizes of an instruction, SHUFFLE's from its component counts: the emitter stages operands by them and
+ * zf_cx_lane_op lays them out by them. */
+static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_operand_sizes *s) {
+    if (!zf_form_operand_sizes(in, s))
+        return false;
+    if (in->op == ZF_X_SHUFFLE) {
+        uint32_t e = zf_etype_size(in->type);
+        s->a = e * zf_slot(code->aux[in->aux]);
+        s->b = e * zf_slot(code->aux[in->aux + 1]);
+    }
+    return true;
+}
+
+/* ---- helpers called by the generated code (cx_run.c) ----
+ * Generated code names them (ZF_CX_HELPER) and the JIT binds each name of ZF_CX_HELPERS to its address in the
+ * process that loads the code (cx_jit.c): a new helper must be listed there. */
+#define ZF_CX_HELPERS(X)                                                                                               \
+    X(zf_cx_mem)                                                                                                       \
+    X(zf_cx_pure)                                                                                                      \
+    X(zf_cx_lane_op)                                                                                                   \
+    X(zf_cx_var_slot)                                                                                                  \
+    X(zf_cx_slots_mark)                                                                                                \
+    X(zf_cx_slots_pop)                                                                                                 \
+    X(zf_cx_copy)                                                                                                      \
+    X(zf_cx_atomic_float)                                                                                              \
+    X(zf_cx_misaligned)                                                                                                \
+    X(zf_cx_unreachable)                                                                                               \
+    X(zf_cx_diverged)                                                                                                  \
+    X(zf_cx_poll)
+/* A helper's name for zf_cx_call; sizeof makes the compiler check that the helper is declared, without referencing
+ * it (the emitter lives in the compiled tier's own library, which has no helpers). */
+#define ZF_CX_HELPER(fn) (sizeof(&(fn)) ? #fn : #fn)
+/* The prefix of the C library's math functions as generated code names them (cx_emit_ops.c, bound by cx_elf.c). */
+#define ZF_CX_LIBM_PREFIX "zf_cx_libm_"
 
 /* Flags of zf_cx_mem. */
 enum { ZF_CX_WRITE = 1u, ZF_CX_COUNT = 2u, ZF_CX_COUNT_READ = 4u /* atomics: read and written */ };
@@ -117,7 +151,7 @@ uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane);
 
 /* ---- the emitter (cx_emit.c, cx_emit_ops.c, cx_emit_mem.c) ---- */
 
-/* OpenCL.std numbers compiled inline. */
+/* OpenCL.std numbers compiled inline (spirv_opencl_std.h names them all). */
 enum { ZF_CX_E_FABS = 23, ZF_CX_E_FMA = 26, ZF_CX_E_FMAX = 27, ZF_CX_E_FMIN = 28, ZF_CX_E_MAD = 42, ZF_CX_E_SQRT = 61 };
 
 #define ZF_CX_PROV_NONE  0u
@@ -198,9 +232,6 @@ typedef struct zf_cx_em {
 /* Refuses the kernel with a reason (the first one given wins); the emitter goes on but its module is dropped. */
 void zf_cx_fail(zf_cx_em *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
-/* cx_emit.c: the operand sizes of an instruction. */
-bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_operand_sizes *s);
-
 /* cx_emit_ops.c: IR helpers, registers, and the instructions computed from their operands. */
 LLVMValueRef zf_cx_i64c(zf_cx_em *e, uint64_t v);
 LLVMValueRef zf_cx_gep(zf_cx_em *e, LLVMValueRef p8, uint64_t offset);
@@ -211,8 +242,9 @@ LLVMValueRef zf_cx_alloca(zf_cx_em *e, uint64_t bytes);
 LLVMValueRef zf_cx_rt_field(zf_cx_em *e, size_t offset, LLVMTypeRef t);
 LLVMValueRef zf_cx_item(zf_cx_em *e, uint32_t k);
 void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v);
-LLVMValueRef zf_cx_call(zf_cx_em *e, void (*helper)(void), LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
+LLVMValueRef zf_cx_call(zf_cx_em *e, const char *helper, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
                         LLVMValueRef *args);
+LLVMValueRef zf_cx_inst_ref(zf_cx_em *e, const zf_dinst *in);
 LLVMValueRef zf_cx_reg(zf_cx_em *e, zf_ref ref, uint32_t size);
 LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref);
 void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);

@@ -131,7 +131,8 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
                      .work_dim = zf_work_dim(launch),
                      .poll_period = ZF_CX_POLL_PERIOD,
                      .spill = t->spill,
-                     .states = t->states};
+                     .states = t->states,
+                     .insts = code->insts};
     for (int d = 0; d < 3; d++) {
         rt->group_size[d] = launch->group_size[d];
         rt->groups[d] = launch->groups[d];

@@ -32,8 +32,13 @@ uint64_t zf_metric_ticks_to_ns(const zf_metric_device *mdev, uint64_t ticks) {
     return zf_sat64(scaled / hz + (scaled % hz != 0));
 }
 
+/* How long reports wait for a command another process of the card still executes: one stopped in a debugger, or
+ * stuck, must not stop this process's streamers for good (docs/metrics.md, "Which reports exist"). */
+#define ZF_METRIC_OTHERS_WAIT_NS 1000000000u
+
 /* A host clock: device time now, but never past a command still being executed on the card (its counters are not
- * known yet: zf_engines_hold_ns). A modelled clock: the later of its time and the end of the latest command. */
+ * known yet: zf_engines_hold_ns), for another process's command at most ZF_METRIC_OTHERS_WAIT_NS. A modelled clock:
+ * the later of its time and the end of the latest command. */
 uint64_t zf_metric_horizon_ns(zf_metric_device *mdev) {
     zf_clock *clock = zf_device_clock(mdev->device);
     uint64_t now = zf_clock_now_ns(clock);
@@ -45,7 +50,8 @@ uint64_t zf_metric_horizon_ns(zf_metric_device *mdev) {
     uint64_t hold = zf_engines_hold_ns(root);
     if (root->shared != NULL) {
         uint64_t others = zf_shared_hold_ns(root->shared);
-        hold = others < hold ? others : hold;
+        if (others < hold && now - others <= ZF_METRIC_OTHERS_WAIT_NS)
+            hold = others;
     }
     return now < hold ? now : hold;
 }

@@ -294,7 +294,8 @@ ze_result_t zf_metrics_init(void) {
         if (sys == NULL) {
             result = zf_fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the metric groups");
         } else {
-            zf_engine_set_observer(zf_metric_observe, sys);
+            if (!zf_engine_add_observer(zf_metric_observe, sys))
+                zf_log(ZF_LOG_ERROR, "metrics: no execution observer slot is free; counters stay at zero");
             __atomic_store_n(&zf_system, sys, __ATOMIC_RELEASE);
         }
     }
@@ -317,6 +318,6 @@ void zf_metrics_start_shared(zf_driver *driver) {
 void zf_metrics_shutdown(void) {
     if (__atomic_load_n(&zf_system, __ATOMIC_ACQUIRE) == NULL)
         return;
-    zf_engine_set_observer(NULL, NULL);
+    zf_engine_remove_observer(zf_metric_observe, zf_system);
     zf_streamers_shutdown();
 }

@@ -163,6 +163,7 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     sm->num_firmware = zf_device_reported_as_subdevice(device) ? 0 : 1;
     sm->freq.owner = sm;
     zf_sm_freq_limits(sm, &sm->freq.range.min, &sm->freq.range.max);
+    zf_sm_oc_start(&sm->freq);
     sm->temp.owner = sm;
     sm->ras[0] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_CORRECTABLE};
     sm->ras[1] = (zf_sm_ras){.owner = sm, .type = ZES_RAS_ERROR_TYPE_UNCORRECTABLE};
@@ -172,7 +173,10 @@ static bool zf_sm_build(zf_sm_device *sm, zf_device *device) {
     zf_sm_temp_start(&sm->temp);
     zf_sm_power_start(sm);
     zf_sm_control_start(sm);
-    return zf_sm_register_all(sm);
+    bool ok = zf_sm_register_all(sm);
+    ok &= zf_sm_diag_start(sm);
+    ok &= zf_sm_vf_start(sm);
+    return ok && zf_sm_board_start(sm);
 }
 
 /* Every device a handle can name, in any hierarchy mode: each card and each of its tiles. */

@@ -1,6 +1,7 @@
 /* Sysman device functions (zes_api.h, "Device management"): properties and state, reset, processes, PCI, firmware,
  * RAS error sets, ECC, fabric ports (sysman_fabric.c), and the enumerations of components zefake's cards do not have
- * (fans, LEDs, power supplies, diagnostics, overclock domains, virtual functions), which answer a count of 0.
+ * (overclock domains), which answer a count of 0; diagnostics are in sysman_diag.c, fans, LEDs and power supplies in
+ * sysman_board.c, virtual functions in sysman_vf.c.
  * docs/sysman.md. */
 #include "core/zf_chain.h"
 #include "core/zf_shared.h"
@@ -69,9 +70,13 @@ ze_result_t zfi_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_
     ze_result_t result = zf_sm_device_of(hDevice, &sm);
     if (result != ZE_RESULT_SUCCESS)
         return result;
-    /* A recorded execution fault leaves the device needing a reset, as a hung GPU is reported wedged. */
+    /* A recorded execution fault leaves the device needing a reset, as a hung GPU is reported wedged; a diagnostics
+     * run that set up a repair, until the reset performs it (sysman_diag.c). */
     pState->reset = atomic_load(&sm->device->faults) > 0 ? ZES_RESET_REASON_FLAG_WEDGED : 0;
-    pState->repaired = ZES_REPAIR_STATUS_NOT_PERFORMED;
+    zf_sm_lock();
+    pState->reset |= sm->repair_pending ? ZES_RESET_REASON_FLAG_REPAIR : 0;
+    pState->repaired = sm->repaired ? ZES_REPAIR_STATUS_PERFORMED : ZES_REPAIR_STATUS_NOT_PERFORMED;
+    zf_sm_unlock();
     return ZE_RESULT_SUCCESS;
 }
 
@@ -91,6 +96,8 @@ static ze_result_t zf_sm_reset(zf_sm_device *sm, ze_bool_t force) {
     uint32_t cleared = zf_device_clear_faults(sm->device);
     zf_sm_lock();
     sm->resets++;
+    sm->repaired |= sm->repair_pending; /* the reset completes the repair a diagnostics run set up */
+    sm->repair_pending = false;
     zf_sm_check_all();
     zf_sm_unlock();
     zf_log(ZF_LOG_INFO, "%s: reset %u (%u fault(s) cleared)", sm->device->desc->name, sm->resets, cleared);
@@ -253,6 +260,7 @@ ze_result_t zfi_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_
     return ZE_RESULT_SUCCESS;
 }
 
+#if ZF_L0_AT_LEAST(5)
 /* A component the card does not have: a count of 0, and no handle is written. */
 static ze_result_t zf_sm_enum_none(zes_device_handle_t hDevice, uint32_t *pCount) {
     zf_sm_device *sm;
@@ -262,7 +270,6 @@ static ze_result_t zf_sm_enum_none(zes_device_handle_t hDevice, uint32_t *pCount
     return result;
 }
 
-#if ZF_L0_AT_LEAST(5)
 /* Overclocking: the cards have no overclock domain (data-centre parts are not overclocked), so the queries answer the
  * header's "none": a count of 0 and no bit set. Intel's driver answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE instead;
  * the functions that read or change an overclock state do too here (fake_driver/gen/unsupported_reasons.txt). */
@@ -295,26 +302,9 @@ ze_result_t zfi_zesDeviceGetOverclockControls(zes_device_handle_t hDevice, zes_o
 }
 #endif
 
-#if ZF_L0_AT_LEAST(10)
-/* The cards run as physical functions without SR-IOV: no virtual function is enabled. */
-ze_result_t zfi_zesDeviceEnumEnabledVFExp(zes_device_handle_t hDevice, uint32_t *pCount, zes_vf_handle_t *phVFhandle) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
-#endif
-
-ze_result_t zfi_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount,
-                                                  zes_diag_handle_t *phDiagnostics) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
-
 ze_result_t zfi_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount,
                                          zes_fabric_port_handle_t *phPort) {
     return zf_sm_enum_fabric_ports(hDevice, pCount, phPort); /* the Xe Link ports of its tiles: sysman_fabric.c */
-}
-
-ze_result_t zfi_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan) {
-    (void)phFan; /* passively cooled, as data-centre cards are */
-    return zf_sm_enum_none(hDevice, pCount);
 }
 
 /* Firmware: the card's graphics firmware (GFX), on a device reported as a card; its version is not modelled
@@ -358,14 +348,6 @@ ze_result_t zfi_zesFirmwareGetSecurityVersionExp(zes_firmware_handle_t hFirmware
     return ZE_RESULT_SUCCESS;
 }
 #endif
-
-ze_result_t zfi_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
-
-ze_result_t zfi_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu) {
-    return zf_sm_enum_none(hDevice, pCount);
-}
 
 /* RAS: a correctable and an uncorrectable error set. Nothing is ever corrected; the uncorrectable set counts the
  * device's resets (ZES_RAS_ERROR_CAT_RESET), the commands that faulted (ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS: an

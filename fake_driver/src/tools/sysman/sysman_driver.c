@@ -67,11 +67,12 @@ ze_result_t zfi_zesDeviceGet(zes_driver_handle_t hDriver, uint32_t *pCount, zes_
 
 #if ZF_L0_AT_LEAST(8)
 
-/* The extensions of zes_api.h that work over the model (docs/sysman.md, "Extensions"). Left out: engine activity
- * per virtual function (zesEngineGetActivityExt: the cards have none), memory page offlining (not modelled) and the
- * firmware security version (the firmware cannot be written, so its version cannot be raised). */
+/* The extensions of zes_api.h that work over the model (docs/sysman.md, "Extensions"). Left out: memory page
+ * offlining (not modelled) and the firmware security version (the firmware cannot be written, so its version cannot
+ * be raised). */
 static const zes_driver_extension_properties_t zf_sm_extensions[] = {
     {ZES_POWER_LIMITS_EXT_NAME, ZES_POWER_LIMITS_EXT_VERSION_CURRENT},
+    {ZES_ENGINE_ACTIVITY_EXT_NAME, ZES_ENGINE_ACTIVITY_EXT_VERSION_CURRENT},
     {ZES_RAS_GET_STATE_EXP_NAME, ZES_RAS_STATE_EXP_VERSION_CURRENT},
     {ZES_MEMORY_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES_NAME, ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_CURRENT},
     {ZES_POWER_DOMAIN_PROPERTIES_EXP_NAME, ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_CURRENT},

@@ -28,7 +28,7 @@ ze_result_t zfi_zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_p
     pProperties->subdeviceId = zf_sm_subdevice_id(device);
     void *chain = zf_out_chain(pProperties, "pProperties", ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES);
 #if ZF_L0_AT_LEAST(7)
-    /* zes_engine_ext_properties_t: no virtual function uses the engine (the cards run without SR-IOV). */
+    /* zes_engine_ext_properties_t: no virtual function uses the engine actively (they run no work: sysman_vf.c). */
     zf_chain_foreach_out(ext, chain) {
         if ((uint32_t)ext->stype == ZES_STRUCTURE_TYPE_ENGINE_EXT_PROPERTIES)
             ((zes_engine_ext_properties_t *)ext)->countOfVirtualFunctionInstance = 0;
@@ -85,9 +85,8 @@ static uint64_t zf_sm_engine_busy(const zf_sm_engine *engine) {
     return members > 0 ? sum / members : 0;
 }
 
-ze_result_t zfi_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats) {
-    zf_sm_engine *engine = zf_sm_engine_from(hEngine);
-    zf_sm_lock();
+/* The activity zesEngineGetActivity answers (lock held). */
+static zes_engine_stats_t zf_sm_engine_stats(zf_sm_engine *engine) {
     if (engine->group)
         zf_sm_import_peers(zf_sm_card_of(engine->owner), false);
     uint64_t active_us = zf_sm_engine_busy(engine) / 1000u;
@@ -99,8 +98,29 @@ ze_result_t zfi_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_sta
     if (stamp_us < lifted)
         stamp_us = lifted;
     *lift = (zf_sm_lift){active_us, stamp_us};
+    return (zes_engine_stats_t){.activeTime = active_us, .timestamp = stamp_us};
+}
+
+ze_result_t zfi_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats) {
+    zf_sm_lock();
+    *pStats = zf_sm_engine_stats(zf_sm_engine_from(hEngine));
     zf_sm_unlock();
-    pStats->activeTime = active_us;
-    pStats->timestamp = stamp_us;
     return ZE_RESULT_SUCCESS;
 }
+
+#if ZF_L0_AT_LEAST(7)
+/* ZES_extension_engine_activity: the physical function's activity first, as zesEngineGetActivity answers it, then
+ * each virtual function of the card's (idle: they run no work, sysman_vf.c), with the same timestamp. */
+ze_result_t zfi_zesEngineGetActivityExt(zes_engine_handle_t hEngine, uint32_t *pCount, zes_engine_stats_t *pStats) {
+    zf_sm_engine *engine = zf_sm_engine_from(hEngine);
+    uint32_t n = zf_count_query(pCount, 1 + zf_sm_card_of(engine->owner)->num_vfs, pStats);
+    if (n == 0)
+        return ZE_RESULT_SUCCESS;
+    zf_sm_lock();
+    pStats[0] = zf_sm_engine_stats(engine);
+    zf_sm_unlock();
+    for (uint32_t i = 1; i < n; i++)
+        pStats[i] = (zes_engine_stats_t){.activeTime = 0, .timestamp = pStats[0].timestamp};
+    return ZE_RESULT_SUCCESS;
+}
+#endif

@@ -340,7 +340,10 @@ ze_result_t zfi_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_fre
 
 double zf_sm_busy_mhz(const zf_sm_device *sm) {
     zes_freq_range_t range = sm->freq.range;
-    double top = range.max;
+    bool locked = false;
+    double top = zf_sm_oc_top(&sm->freq, range.max, &locked);
+    if (locked) /* the fixed overclock mode disables throttling */
+        return top;
     if (sm->perf_factor < ZF_SM_PERF_NEUTRAL) /* a low factor trades speed for power (docs/sysman.md) */
         top = range.min + (top - range.min) * sm->perf_factor / ZF_SM_PERF_NEUTRAL;
     /* Throttled, the clock keeps the share of the range above its bottom that the limit leaves of the compute draw. */
@@ -365,13 +368,15 @@ ze_result_t zfi_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_stat
     zf_sm_lock();
     zes_freq_range_t range = freq->range;
     double busy_mhz = zf_sm_busy_mhz(freq->owner);
-    zes_freq_throttle_reason_flags_t reasons = zf_sm_throttle_reasons(freq->owner, max);
+    bool locked = false;
+    double request = zf_sm_oc_top(freq, range.max, &locked);
+    zes_freq_throttle_reason_flags_t reasons = locked ? 0 : zf_sm_throttle_reasons(freq->owner, max);
     zf_sm_unlock();
     pState->currentVoltage = -1.0; /* not known */
-    pState->request = range.max;
+    pState->request = request;
     pState->tdp = max;
     pState->efficient = min;
-    pState->actual = busy ? busy_mhz : range.min;
+    pState->actual = busy || locked ? busy_mhz : range.min;
     pState->throttleReasons = busy ? reasons : 0;
     return ZE_RESULT_SUCCESS;
 }
@@ -427,7 +432,7 @@ void zf_sm_temp_start(zf_sm_temp *temp) {
 }
 
 double zf_sm_max_temp_c(const zf_sm_device *sm) {
-    return zf_sm_model(sm)->max_temperature_c;
+    return sm->freq.oc.tj_max_c; /* the scenario's, unless zesFrequencyOcSetTjMax changed it */
 }
 
 /* The most a domain can draw: every tile computing and copying, and the card's uncore. */
@@ -452,6 +457,20 @@ void zf_sm_temp_update(zf_sm_temp *temp, uint64_t now_us) {
     temp->celsius += (target - temp->celsius) * (1.0 - exp(-dt / (m->thermal_tau_ms * 1000.0)));
     temp->energy_uj += (uint64_t)used;
     temp->updated_us = now_us;
+}
+
+double zf_sm_average_w(zf_sm_device *sm, uint64_t *since_uj, uint64_t *since_us, uint64_t now_us) {
+    const zf_sm_power *power = &sm->power[0];
+    uint64_t energy = zf_sm_energy_uj(power, now_us);
+    double dt = (double)(now_us > *since_us ? now_us - *since_us : 0);
+    double watts = dt > 0 && energy > *since_uj ? (double)(energy - *since_uj) / dt : 0.0;
+    *since_uj = energy;
+    *since_us = now_us;
+    return watts < zf_sm_full_draw_w(power) ? watts : zf_sm_full_draw_w(power);
+}
+
+double zf_sm_max_limit_w(const zf_sm_device *sm) {
+    return zf_sm_max_limit_mw(zf_sm_card_of((zf_sm_device *)sm)) / 1000.0;
 }
 
 ze_result_t zfi_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature) {

@@ -60,10 +60,21 @@ typedef struct zf_sm_simple {
     zf_sm_device *owner;
 } zf_sm_simple;
 
+/* The legacy overclock settings of a frequency domain (zesFrequencyOc*; sysman_oc.c), guarded by the sysman lock. */
+typedef struct zf_sm_oc {
+    zes_oc_mode_t mode;
+    double frequency_mhz; /* the target: the busy clock's top in an overclock mode */
+    double voltage_v;
+    double offset_v;
+    double icc_max_a;
+    double tj_max_c;
+} zf_sm_oc;
+
 typedef struct zf_sm_freq {
     zf_object header;
     zf_sm_device *owner;
     zes_freq_range_t range; /* guarded by the sysman lock */
+    zf_sm_oc oc;
 } zf_sm_freq;
 
 typedef struct zf_sm_temp {
@@ -105,6 +116,47 @@ typedef struct zf_sm_standby {
     zf_sm_device *owner;
     uint32_t tile; /* among the device's tiles */
 } zf_sm_standby;
+
+/* A diagnostics test suite of the scenario (zesDeviceEnumDiagnosticTestSuites; sysman_diag.c). */
+typedef struct zf_sm_diag {
+    zf_object header;
+    zf_sm_device *owner;
+    const zf_scenario_diag_suite *suite;
+} zf_sm_diag;
+
+/* A fan of the scenario (zesDeviceEnumFans; sysman_board.c): its mode and settings, guarded by the sysman lock. */
+typedef struct zf_sm_fan {
+    zf_object header;
+    zf_sm_device *owner;
+    const zf_scenario_fan *model;
+    zes_fan_speed_mode_t mode;
+    zes_fan_speed_t fixed;       /* FIXED mode's speed */
+    zes_fan_speed_table_t table; /* TABLE mode's points */
+} zf_sm_fan;
+
+typedef struct zf_sm_led {
+    zf_object header;
+    zf_sm_device *owner;
+    const zf_scenario_led *model;
+    bool on; /* guarded by the sysman lock */
+    zes_led_color_t color;
+} zf_sm_led;
+
+/* A power supply: the card's average power between two reads of its state gives its current (lock held). */
+typedef struct zf_sm_psu {
+    zf_object header;
+    zf_sm_device *owner;
+    const zf_scenario_psu *model;
+    uint64_t read_uj; /* the card's energy at the last read, and its host time */
+    uint64_t read_us;
+} zf_sm_psu;
+
+/* A virtual function of the card (zesDeviceEnumEnabledVFExp; sysman_vf.c): its ID, 1..N. */
+typedef struct zf_sm_vf {
+    zf_object header;
+    zf_sm_device *owner;
+    uint32_t id;
+} zf_sm_vf;
 
 /* Another process using the card, as last read from the card's shared state (zf_sm_import_peers). */
 typedef struct zf_sm_peer {
@@ -160,6 +212,22 @@ struct zf_sm_device {
     uint64_t others_ns[ZF_SHARED_MAX_TILES][ZF_SHARED_KINDS];
     uint32_t num_peers;
     zf_sm_peer peers[ZF_SHARED_MAX_PROCESSES];
+    /* Diagnostics: the suites of a device reported as a card, and the in-field repair a run set up (guarded by the
+     * sysman lock): pending until the next zesDeviceReset, which performs it. */
+    uint32_t num_diags;
+    zf_sm_diag diags[ZF_SCENARIO_MAX_DIAG_SUITES];
+    bool repair_pending;
+    bool repaired;
+    /* Fans, LEDs and power supplies of a device reported as a card (sysman_board.c). */
+    uint32_t num_fans;
+    zf_sm_fan fans[ZF_SCENARIO_MAX_FANS];
+    uint32_t num_leds;
+    zf_sm_led leds[ZF_SCENARIO_MAX_LEDS];
+    uint32_t num_psus;
+    zf_sm_psu psus[ZF_SCENARIO_MAX_PSUS];
+    /* The card's virtual functions, on a device reported as a card (sysman_vf.c). */
+    uint32_t num_vfs;
+    zf_sm_vf vfs[ZF_SCENARIO_MAX_VFS];
 };
 
 /* The performance factor that leaves the clock alone, and the default (docs/sysman.md, "Controls"). */
@@ -231,6 +299,29 @@ uint64_t zf_sm_awake_us(const zf_sm_device *sm, uint32_t t, uint64_t now_us);
 /* zesDeviceEnumFabricPorts: the Xe Link ports of the device's tiles, their handles made at the first call
  * (sysman_fabric.c). */
 ze_result_t zf_sm_enum_fabric_ports(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort);
+
+/* Builds and registers a device's diagnostics suites (sysman_diag.c); false when out of host memory. */
+bool zf_sm_diag_start(zf_sm_device *sm);
+
+/* Sets a frequency domain's overclock settings to the factory's (sysman_oc.c). */
+void zf_sm_oc_start(zf_sm_freq *freq);
+
+/* The clock, MHz, an overclock mode gives the domain while busy in place of `top` (its range's top), and whether
+ * the mode locks it there (FIXED: no throttling, idle too); lock held (sysman_oc.c). */
+double zf_sm_oc_top(const zf_sm_freq *freq, double top, bool *locked);
+
+/* Builds and registers the virtual functions of a device reported as a card (sysman_vf.c). */
+bool zf_sm_vf_start(zf_sm_device *sm);
+
+/* Builds and registers a device's fans, LEDs and power supplies (sysman_board.c); false when out of host memory. */
+bool zf_sm_board_start(zf_sm_device *sm);
+
+/* The average power, W, of a device's first power domain between host times *since_us and now_us, at most its full
+ * draw; *since_uj and *since_us move on to now (lock held; sysman_power.c). */
+double zf_sm_average_w(zf_sm_device *sm, uint64_t *since_uj, uint64_t *since_us, uint64_t now_us);
+
+/* The device's highest sustained power limit, W (sysman_power.c). */
+double zf_sm_max_limit_w(const zf_sm_device *sm);
 
 /* Builds a device's scheduler, standby and performance-factor handles (sysman_control.c). */
 void zf_sm_control_start(zf_sm_device *sm);

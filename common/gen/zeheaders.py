@@ -80,6 +80,7 @@ class Function:
     version: tuple = (1, 0)
     callback: Callback = None  # None when the headers declare no tracing callback for it
     registration: tuple = None  # (zelTracer<Name>RegisterCallback, its callback parameter's name) with a callback
+    exclusive: str = ""  # the command list parameter simultaneous threads must not share (the header's @details)
     implemented: bool = False  # set by zfgen.py from the driver's sources
     source: str = ""  # the file defining the implementation, relative to the repository (zfgen.py)
 
@@ -250,8 +251,21 @@ def parse_functions(text):
                 rule = Rule(result, expr, translate_rule(expr, names))
                 if rule.null_param not in mbz:
                     fn.rules.append(rule)
+        fn.exclusive = exclusive_param(doc_comment_before(text, m.start()), params)
         functions.append(fn)
     return functions
+
+
+EXCLUSIVE_RULE = "must **not** call this function from simultaneous threads with the same command list handle"
+
+
+def exclusive_param(comment_lines, params):
+    """The command list a call must not share with another thread, when the @details say so; the entry point detects
+    a second thread with it (docs/command-lists.md, "Threads")."""
+    details = re.sub(r"\s+", " ", " ".join(line[3:] for line in comment_lines))
+    if EXCLUSIVE_RULE not in details:
+        return ""
+    return next((p.name for p in params if p.ctype.endswith("_command_list_handle_t")), "")
 
 
 # ---- dispatch tables ----
@@ -415,7 +429,7 @@ def run(description, tool, add_arguments, generate, stdout_option=None):
     ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--headers", default=DEFAULT_HEADERS,
                     help=f"directory holding ze_api.h and layers/ (default {DEFAULT_HEADERS})")
-    ap.add_argument("--versions", default=DEFAULT_VERSIONS, help="api_versions.txt (default: fake_driver/gen's)")
+    ap.add_argument("--versions", default=DEFAULT_VERSIONS, help="api_versions.txt (default: the one beside this parser)")
     ap.add_argument("--out", help="output directory, into which the generated files are written")
     add_arguments(ap)
     args = ap.parse_args()

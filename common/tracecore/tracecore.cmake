@@ -1,4 +1,4 @@
-# The tracer core (fake_driver/src/tracecore): a leaf static library that the driver's zetTracerExp* tracers (zf_core)
+# The tracer core (common/tracecore): a leaf static library that the driver's zetTracerExp* tracers (zf_core)
 # and the tracing layer (layers/tracing) both link, so that the tracing rules are written once. Included from
 # fake_driver/CMakeLists.txt; paths come from this file's location. Built position-independent with hidden
 # visibility: each shared library that links it keeps its own private copy (its own tracers and thread state).

@@ -1,0 +1,30 @@
+/* The compiled tier's on-disk cache (docs/spirv-execution.md, "Compiled tier"; docs/environment.md): a kernel's
+ * object code and block table in one file per key, so that another process running the same module links the code
+ * instead of compiling it. */
+#ifndef ZF_SPIRV_CX_DISK_H
+#define ZF_SPIRV_CX_DISK_H
+
+#include "cx_part.h"
+
+/* 128 bits naming what the code was made from: the decoded form, the kernel, its argument kinds, zefake's version,
+ * the LLVM part's build and the host CPU. */
+typedef struct zf_cx_key {
+    uint64_t a, b;
+} zf_cx_key;
+
+/* The cache's directory ($ZEFAKE_CACHE_DIR, else $XDG_CACHE_HOME/zefake, else $HOME/.cache/zefake), or false when
+ * ZEFAKE_CACHE=0 turns it off or no directory is known. */
+bool zf_cx_disk_dir(char *out, size_t out_size);
+
+/* The entry of key in dir into out (bytes and blocks malloc'ed). False when there is none; a damaged one is reported
+ * in why (a warning for the caller to give) and ignored. */
+bool zf_cx_disk_read(const char *dir, zf_cx_key key, zf_cx_object *out, char *why, size_t why_size);
+
+/* Writes the entry through a temporary file renamed into place, so that concurrent processes see a whole entry or
+ * none; false with why when it could not (the code is used anyway). */
+bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object, char *why, size_t why_size);
+
+/* The entry's file name in dir. */
+void zf_cx_disk_path(const char *dir, zf_cx_key key, char *out, size_t out_size);
+
+#endif
