@@ -95,3 +95,50 @@ kernel void async_copy(global const float *in, global float *out, local float *t
     e = async_work_group_strided_copy(out + group, tile, n, get_num_groups(0), 0);
     wait_group_events(1, &e);
 }
+
+/* Barriers in uniform control flow: a loop whose trip count is an argument and a branch on an argument, each round
+ * reading a neighbour's value through local memory. */
+kernel void barrier_paths(global int *out, local int *tmp, uint rounds, int deep)
+{
+    size_t l = get_local_id(0), n = get_local_size(0);
+    int v = (int)get_global_id(0);
+    for (uint r = 0; r < rounds; r++) {
+        tmp[l] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        v += tmp[(l + 1) % n] * (int)(r + 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (deep) {
+        tmp[l] = v * 3;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        v -= tmp[n - 1 - l];
+    }
+    out[get_global_id(0)] = v;
+}
+
+/* A barrier only the even work-items reach (undefined in OpenCL): it runs to its end in both tiers. */
+kernel void barrier_divergent(global int *out, local int *tmp)
+{
+    size_t l = get_local_id(0);
+    tmp[l] = (int)l * 7;
+    if (l % 2 == 0)
+        barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tmp[l] + 1;
+}
+
+/* A private array indexed by values read from local memory, live across barriers. */
+kernel void private_across_barriers(global int *out, local int *tmp)
+{
+    size_t l = get_local_id(0), n = get_local_size(0);
+    int keep[16];
+    for (int k = 0; k < 16; k++)
+        keep[k] = (int)l * (k + 1);
+    tmp[l] = (int)(l * 5 % 16);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int at = tmp[(l + 1) % n];
+    keep[at] += keep[tmp[l]];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tmp[l] = keep[at];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = keep[tmp[(l + 3) % n] & 15] + keep[at];
+}

@@ -91,12 +91,13 @@ if(BUILD_TESTING)
   target_link_libraries(zf_test_spirv_engine PRIVATE zf_spirv zefake_cmocka)
   target_compile_definitions(zf_test_spirv_engine PRIVATE ZF_TEST_KERNEL_DIR="${CMAKE_BINARY_DIR}/conformance/kernels")
   add_dependencies(zf_test_spirv_engine zc_kernels)
+  # Both compile kernels with LLVM (no cache: each test run compiles them again), which a loaded runner slows down.
   add_test(NAME spirv_engine COMMAND zf_test_spirv_engine)
-  set_tests_properties(spirv_engine PROPERTIES LABELS "driver;unit;spirv" TIMEOUT 120
+  set_tests_properties(spirv_engine PROPERTIES LABELS "driver;unit;spirv" TIMEOUT 240
     ENVIRONMENT_MODIFICATION "ZEFAKE_EXEC=unset:")
   # The same launches in the compiled tier (compiled/): what it compiles must give the interpreter's results.
   add_test(NAME spirv_engine.compiled COMMAND zf_test_spirv_engine)
-  set_tests_properties(spirv_engine.compiled PROPERTIES LABELS "driver;unit;spirv;compiled" TIMEOUT 120
+  set_tests_properties(spirv_engine.compiled PROPERTIES LABELS "driver;unit;spirv;compiled" TIMEOUT 240
     ENVIRONMENT "ZEFAKE_EXEC=compiled")
 
   # The built-in kernels (src/module/builtins.c) on the reader's view of the test kernels, against a stand-in for the

@@ -44,8 +44,19 @@ static uint32_t zf_pixel_bytes(uint32_t layout) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Pixel codecs */
 
+/* Components of `width` bits at bit `offset` of a pixel of `bytes` bytes, lowest bits first. Those of the 8, 16 and
+ * 32-bit layouts are whole bytes (the fast path, a byte at a time); the packed layouts go bit by bit. */
+static bool zf_bytes_whole(uint32_t bytes, uint32_t offset, uint32_t width) {
+    return (offset | width) % 8 == 0 && (offset + width) / 8 <= bytes;
+}
+
 static uint64_t zf_bits_get(const uint8_t *p, uint32_t bytes, uint32_t offset, uint32_t width) {
     uint64_t v = 0;
+    if (zf_bytes_whole(bytes, offset, width)) {
+        for (uint32_t k = 0; k < width / 8; k++)
+            v |= (uint64_t)p[offset / 8 + k] << (8 * k);
+        return v;
+    }
     for (uint32_t b = 0; b < width; b++) {
         uint32_t bit = offset + b;
         if (bit / 8 < bytes)
@@ -55,6 +66,11 @@ static uint64_t zf_bits_get(const uint8_t *p, uint32_t bytes, uint32_t offset, u
 }
 
 static void zf_bits_put(uint8_t *p, uint32_t bytes, uint32_t offset, uint32_t width, uint64_t v) {
+    if (zf_bytes_whole(bytes, offset, width)) {
+        for (uint32_t k = 0; k < width / 8; k++)
+            p[offset / 8 + k] = (uint8_t)(v >> (8 * k));
+        return;
+    }
     for (uint32_t b = 0; b < width; b++) {
         uint32_t bit = offset + b;
         if (bit / 8 >= bytes)

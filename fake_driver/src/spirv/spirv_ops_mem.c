@@ -293,7 +293,7 @@ static bool zf_atomic_minmax(uint32_t kind, uint64_t old, uint64_t v, uint32_t b
     return replace;
 }
 
-static uint64_t zf_atomic_float(uint32_t kind, uint64_t old, uint64_t v, uint32_t bits) {
+uint64_t zf_atomic_float(uint32_t kind, uint64_t old, uint64_t v, uint32_t bits) {
     double a, b, r;
     if (bits == 32) {
         float fa, fb;

@@ -357,5 +357,7 @@ void zf_output(zf_ctx *ctx, const char *text, size_t length);
 
 /* OpCopyMemory(Sized) for lane l: the source is checked before the destination. False after a fault. */
 bool zf_copy_memory(zf_x *x, uint32_t l, uint64_t to, uint64_t from, uint64_t size);
+/* The value a float atomic (ZF_ATOM_FADD, FMIN, FMAX) of `bits` bits stores, from the old one and the operand. */
+uint64_t zf_atomic_float(uint32_t kind, uint64_t old, uint64_t v, uint32_t bits);
 
 #endif

@@ -1,8 +1,9 @@
 /* The compiled tier's on-disk cache (cx_disk.h). An entry is `<dir>/<32 hex digits of the key>.zfcx`: a header
- * (magic, key, block count, record size, flags, object size, FNV-1a of what follows), the block table and the object
- * file, in host byte order (the key names the host). A reader trusts nothing it has not checked: a short, damaged or
- * foreign file is reported and ignored, and the next compile replaces it. Writers never lock: each writes a file of
- * its own and renames it over the entry, which POSIX makes atomic, so readers see an old entry, a new one or none. */
+ * (magic with the format's version, key, block count, record size, region count, object size, FNV-1a of what
+ * follows), the block table and the object file, in host byte order (the key names the host). A reader trusts nothing
+ * it has not checked: a short, damaged or foreign file is reported and ignored, and the next compile replaces it.
+ * Writers never lock: each writes a file of its own and renames it over the entry, which POSIX makes atomic, so readers
+ * see an old entry, a new one or none. */
 #include "cx_disk.h"
 
 #include <errno.h>
@@ -13,14 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ZF_CX_DISK_MAGIC     "ZFCXOBJ1"
+/* The last digit is the format's version: an entry of another version is refused (version 1 had no region count). */
+#define ZF_CX_DISK_MAGIC     "ZFCXOBJ2"
 #define ZF_CX_DISK_MAX_BYTES (256u << 20) /* an entry larger than this is not one of ours */
 
 typedef struct zf_cx_disk_header {
     char magic[8];
     uint64_t key_a, key_b;
     uint32_t num_blocks, spill_bytes;
-    uint32_t flags, reserved;
+    uint32_t num_regions, reserved;
     uint64_t object_size;
     uint64_t checksum;
 } zf_cx_disk_header;
@@ -105,6 +107,10 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
     zf_cx_disk_header h;
     memcpy(&h, data, sizeof h);
     size_t body = size - sizeof h;
+    if (memcmp(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic - 1) == 0 && h.magic[7] != ZF_CX_DISK_MAGIC[7]) {
+        snprintf(why, why_size, "an entry of format version %c, not %c", h.magic[7], ZF_CX_DISK_MAGIC[7]);
+        return false;
+    }
     if (memcmp(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic) != 0 || h.key_a != key.a || h.key_b != key.b) {
         snprintf(why, why_size, "not an entry of this key");
         return false;
@@ -117,7 +123,7 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
     }
     out->num_blocks = h.num_blocks;
     out->spill_bytes = h.spill_bytes;
-    out->flags = h.flags;
+    out->num_regions = h.num_regions;
     out->size = (size_t)h.object_size;
     out->blocks = malloc(blocks_size ? (size_t)blocks_size : 1);
     out->bytes = malloc(out->size ? out->size : 1);
@@ -185,7 +191,7 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
                            .key_b = key.b,
                            .num_blocks = object->num_blocks,
                            .spill_bytes = object->spill_bytes,
-                           .flags = object->flags,
+                           .num_regions = object->num_regions,
                            .object_size = object->size,
                            .checksum = zf_cx_disk_checksum(object)};
     memcpy(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic);

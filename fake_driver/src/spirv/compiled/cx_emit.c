@@ -56,16 +56,10 @@ static bool zf_cx_is_pure(uint32_t op) {
     }
 }
 
-/* The operand sizes of an instruction, SHUFFLE's from its component counts. */
-bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_operand_sizes *s) {
-    if (!zf_form_operand_sizes(in, s))
-        return false;
-    if (in->op == ZF_X_SHUFFLE) {
-        uint32_t e = zf_etype_size(in->type);
-        s->a = e * zf_slot(code->aux[in->aux]);
-        s->b = e * zf_slot(code->aux[in->aux + 1]);
-    }
-    return true;
+/* Instructions run by the interpreter's handler on the one work-item (zf_cx_lane_op). */
+static bool zf_cx_is_lane_op(uint32_t op) {
+    return op == ZF_X_IMAGE || op == ZF_X_SGBLOCK || op == ZF_X_IMGBLOCK || op == ZF_X_VLOAD || op == ZF_X_VSTORE ||
+           op == ZF_X_EXTP;
 }
 
 /* NULL when the tier compiles the instruction, else why not. */
@@ -93,9 +87,7 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     case ZF_X_COPYMEM:
     case ZF_X_COPYMEMN:
         return NULL;
-    case ZF_X_ATOMIC: /* LLVM 14 has no atomic float minimum or maximum */
-        if (in->aux == ZF_ATOM_FMIN || in->aux == ZF_ATOM_FMAX)
-            return "atomic float min and max";
+    case ZF_X_ATOMIC:
         return in->aux < ZF_ATOM_COUNT &&
                        (in->dst == ZF_REF_NONE || in->size == 1 || in->size == zf_etype_size(in->type))
                    ? NULL
@@ -107,7 +99,7 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     default:
         break;
     }
-    if (zf_cx_is_pure(in->op)) {
+    if (zf_cx_is_pure(in->op) || zf_cx_is_lane_op(in->op)) {
         zf_operand_sizes s;
         if (!zf_cx_sizes(code, in, &s) || s.dst > ZF_CX_SCRATCH_SLOT || s.a > ZF_CX_SCRATCH_SLOT ||
             s.b > ZF_CX_SCRATCH_SLOT || s.c > ZF_CX_SCRATCH_SLOT)
@@ -241,7 +233,9 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
         zf_cx_call_inst(e, in);
         return;
     default:
-        if (!zf_cx_typed(e, in))
+        if (zf_cx_is_lane_op(in->op))
+            zf_cx_lane_call(e, in);
+        else if (!zf_cx_typed(e, in))
             zf_cx_pure_call(e, in);
         return;
     }
@@ -324,7 +318,13 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->scratch = zf_cx_alloca(e, 4 * ZF_CX_SCRATCH_SLOT);
     e->lane = zf_cx_item(e, ZF_CX_ITEM_LANE);
     e->priv = e->mark = NULL;
-    if (zf_cx_has_vars(e->code, fn)) {
+    bool resumable = e->barriers && e->resumable[fi];
+    e->record = resumable ? LLVMBuildIntToPtr(e->b, zf_cx_item(e, ZF_CX_ITEM_SPILL), e->p8, "") : NULL;
+    if (zf_cx_has_vars(e->code, fn) && resumable) {
+        /* A function that may wait keeps its variables in the work-item's record, and their slots until the end of
+         * the group (zf_cx_group_regions): other work-items run while it waits, so slots are not freed in call order */
+        e->priv = zf_cx_gep(e, e->record, e->private_at[fi]);
+    } else if (zf_cx_has_vars(e->code, fn)) {
         e->priv = zf_cx_alloca(e, fn->private_bytes);
         LLVMTypeRef p8 = e->p8;
         e->mark = zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_mark), e->i64, &p8, 1, &e->rt);
@@ -340,10 +340,12 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->dispatch = NULL;
     if (e->barriers && e->resumable[fi]) { /* a work-item resuming goes to its resume point */
         e->resumes = 0;
-        e->record = LLVMBuildIntToPtr(e->b, zf_cx_item(e, ZF_CX_ITEM_SPILL), e->p8, "");
         LLVMValueRef resuming = LLVMBuildICmp(e->b, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 1), "");
         LLVMValueRef point = zf_cx_load_ir(e, e->i32, zf_cx_gep(e, e->record, e->resume_at[fi]));
         point = LLVMBuildSelect(e->b, resuming, point, LLVMConstInt(e->i32, 0, false), "");
+        uint32_t sub = 0;
+        if (e->region != UINT32_MAX) /* a path's copy: the optimizer keeps only what its resume point reaches */
+            point = LLVMConstInt(e->i32, zf_cx_path_point(e, fi, e->region, &sub), false);
         LLVMBasicBlockRef fresh = LLVMAppendBasicBlockInContext(e->c, e->f, "fresh");
         e->dispatch = LLVMBuildSwitch(e->b, point, fresh, 4);
         LLVMPositionBuilderAtEnd(e->b, fresh);
@@ -357,7 +359,7 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     return start;
 }
 
-static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
+static void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     LLVMBasicBlockRef start = zf_cx_function_start(e, fi);
     const zf_dfunc *fn = e->fn;
     e->bbs = calloc(fn->block_count ? fn->block_count : 1, sizeof *e->bbs);
@@ -370,10 +372,14 @@ static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
     }
     zf_cx_provenance(e, fi);
     e->live_in = NULL;
+    e->written = NULL;
     if (e->barriers && e->resumable[fi] && !zf_cx_liveness(e)) {
         free(e->live_in);
         e->live_in = NULL;
     }
+    uint32_t sub = 0, point = e->region != UINT32_MAX ? zf_cx_path_point(e, fi, e->region, &sub) : 0;
+    if (e->live_in != NULL && point > 0)
+        zf_cx_region_writes(e, point);
     for (uint32_t b = 0; b < fn->block_count; b++)
         e->bbs[b] = LLVMAppendBasicBlockInContext(e->c, e->f, "block");
     e->fault_bb = LLVMAppendBasicBlockInContext(e->c, e->f, "fault");
@@ -396,6 +402,135 @@ static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
     free(heads);
     free(e->live_in);
     e->live_in = NULL;
+    free(e->written);
+    e->written = NULL;
+}
+
+/* A function as its generic form. */
+static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
+    e->region = UINT32_MAX;
+    e->counting = true;
+    zf_cx_function_body(e, fi);
+}
+
+LLVMValueRef zf_cx_copy_of(zf_cx_em *e, uint32_t f, uint32_t p) {
+    if (e->copies[f][p] != NULL)
+        return e->copies[f][p];
+    char name[48];
+    snprintf(name, sizeof name, "zf_cx_f%u_path%u", f, p);
+    LLVMValueRef fn = LLVMAddFunction(e->m, name, e->fn_type);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    e->copies[f][p] = fn;
+    e->pending[e->num_pending++] = (uint64_t)f << 32 | p;
+    return fn;
+}
+
+uint32_t zf_cx_path_point(const zf_cx_em *e, uint32_t f, uint32_t p, uint32_t *callee_path) {
+    *callee_path = 0;
+    uint32_t k = 0;
+    for (uint32_t j = 1; p > 0 && e->path_base[f][j] <= p; j++) /* the last point whose paths start at or before p */
+        k = j;
+    if (k > 0 && e->point_callee[f][k] != UINT32_MAX)
+        *callee_path = p - e->path_base[f][k] + 1;
+    return k;
+}
+
+/* The entry function's copy for every region, and the copies of callees those reach. */
+static void zf_cx_regions(zf_cx_em *e) {
+    uint32_t entry = e->kernel->function;
+    for (uint32_t p = 0; p < e->num_regions; p++)
+        zf_cx_copy_of(e, entry, p);
+    e->counting = false; /* the block table counted the generic functions' accesses */
+    while (e->num_pending > 0 && !e->failed) {
+        uint64_t job = e->pending[--e->num_pending];
+        uint32_t f = (uint32_t)(job >> 32);
+        LLVMValueRef generic = e->fns[f];
+        e->fns[f] = e->copies[f][(uint32_t)job];
+        e->region = (uint32_t)job;
+        zf_cx_function_body(e, f);
+        e->fns[f] = generic;
+    }
+    e->region = UINT32_MAX;
+    e->counting = true;
+}
+
+/* Counts the resume points of every resumable function as zf_cx_function_body numbers them (barriers and calls of
+ * resumable functions, in block and instruction order), and its paths; order: callees before callers. The copies
+ * are made when the entry function has at most ZF_CX_MAX_REGIONS paths (else groups run in rounds). */
+#define ZF_CX_MAX_REGIONS 256u
+
+static uint32_t zf_cx_count_points(const zf_cx_em *e, const zf_dfunc *fn) {
+    const zf_dprog *code = e->code;
+    uint32_t points = 0;
+    for (uint32_t i = 0; i < fn->block_count; i++) {
+        const zf_dblock *blk = &code->blocks[fn->block_first + i];
+        for (uint32_t x = 0; x < blk->count; x++) {
+            const zf_dinst *in = &code->insts[blk->first + x];
+            points += in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[code->aux[in->aux]]);
+        }
+    }
+    return points;
+}
+
+static bool zf_cx_function_paths(zf_cx_em *e, uint32_t f) {
+    const zf_dprog *code = e->code;
+    const zf_dfunc *fn = &code->funcs[f];
+    uint32_t points = zf_cx_count_points(e, fn);
+    e->path_base[f] = calloc(points + 2, sizeof **e->path_base);
+    e->point_callee[f] = calloc(points + 2, sizeof **e->point_callee);
+    if (e->path_base[f] == NULL || e->point_callee[f] == NULL)
+        return false;
+    uint64_t paths = 1;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < fn->block_count; i++) {
+        const zf_dblock *blk = &code->blocks[fn->block_first + i];
+        for (uint32_t x = 0; x < blk->count; x++) {
+            const zf_dinst *in = &code->insts[blk->first + x];
+            uint32_t callee = in->op == ZF_X_CALL ? code->aux[in->aux] : UINT32_MAX;
+            if (in->op != ZF_X_BARRIER && (callee == UINT32_MAX || !e->resumable[callee]))
+                continue;
+            e->path_base[f][++k] = (uint32_t)(paths < UINT32_MAX ? paths : UINT32_MAX - 1);
+            e->point_callee[f][k] = callee;
+            paths += callee == UINT32_MAX ? 1 : e->paths[callee] - 1;
+        }
+    }
+    e->path_base[f][k + 1] = UINT32_MAX; /* ends the search of zf_cx_path_point */
+    e->paths[f] = (uint32_t)(paths < UINT32_MAX ? paths : UINT32_MAX - 1);
+    e->copies[f] = calloc(e->paths[f] <= ZF_CX_MAX_REGIONS ? e->paths[f] : 1, sizeof **e->copies);
+    return e->copies[f] != NULL;
+}
+
+static bool zf_cx_paths(zf_cx_em *e, const uint32_t *order, uint32_t n) {
+    const zf_dprog *code = e->code;
+    e->paths = calloc(code->num_funcs, sizeof *e->paths);
+    e->path_base = calloc(code->num_funcs, sizeof *e->path_base);
+    e->point_callee = calloc(code->num_funcs, sizeof *e->point_callee);
+    e->copies = calloc(code->num_funcs, sizeof *e->copies);
+    if (e->paths == NULL || e->path_base == NULL || e->point_callee == NULL || e->copies == NULL)
+        return false;
+    uint64_t total = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (e->resumable[order[j]] && !zf_cx_function_paths(e, order[j]))
+            return false;
+        total += e->paths[order[j]];
+    }
+    uint32_t regions = e->paths[e->kernel->function];
+    e->num_regions = regions <= ZF_CX_MAX_REGIONS ? regions : 0;
+    e->pending = calloc(e->num_regions ? total : 1, sizeof *e->pending);
+    return e->pending != NULL;
+}
+
+static void zf_cx_paths_free(zf_cx_em *e) {
+    for (uint32_t f = 0; f < e->code->num_funcs; f++) {
+        free(e->path_base != NULL ? e->path_base[f] : NULL);
+        free(e->point_callee != NULL ? e->point_callee[f] : NULL);
+        free(e->copies != NULL ? e->copies[f] : NULL);
+    }
+    free(e->paths);
+    free(e->path_base);
+    free(e->point_callee);
+    free(e->copies);
+    free(e->pending);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -472,61 +607,194 @@ static void zf_cx_wave_args(zf_cx_em *e, const zf_dfunc *entry, zf_xarg_kind whi
     }
 }
 
-/* Kernels with barriers run a group in rounds: each round calls every work-item that has not finished, from its start
- * or its resume point, until it finishes or waits at a barrier; rounds repeat while some work-item waits. */
-typedef struct zf_cx_rounds {
-    LLVMBasicBlockRef head;
-    LLVMValueRef round, waiting; /* the round's number; a counter (in memory) of the work-items waiting */
-} zf_cx_rounds;
+/* Kernels with barriers run a group region by region (docs/spirv-execution.md, "How a work-group runs"). A region
+ * is the code from a resume point (the start, or right after a barrier) to the next barrier the work-items reach,
+ * compiled as a function of its own; the wave runs it as a loop over the group's work-items, each one saving the
+ * values it still needs in its record when it reaches the barrier. When every work-item of the group stopped at the
+ * same barrier (as OpenCL requires of a barrier in a kernel), that barrier's region runs next; when they stopped at
+ * different points (a barrier in divergent control flow, or a fault), the group goes on in rounds of the generic
+ * function, each waiting work-item resuming where it waits, until none waits. */
+typedef struct zf_cx_group {
+    LLVMValueRef next;    /* i64: the region to run next */
+    LLVMValueRef generic; /* i1: the group runs in rounds of the generic function */
+    LLVMValueRef exit;    /* i64: where the work-items run so far stopped (ZF_CX_UNSET before the first) */
+    LLVMValueRef mixed;   /* i1: they did not all stop at the same point */
+    LLVMValueRef waiting; /* i64: how many wait at a barrier */
+    LLVMValueRef started; /* i1: the work-items' states are set (a first round starts every work-item) */
+} zf_cx_group;
 
-static zf_cx_rounds zf_cx_rounds_begin(zf_cx_em *e) {
-    zf_cx_rounds r;
-    r.waiting = LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8), e->p64, "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(e->b);
-    r.head = LLVMAppendBasicBlockInContext(e->c, e->f, "round");
-    LLVMBuildBr(e->b, r.head);
-    LLVMPositionBuilderAtEnd(e->b, r.head);
-    r.round = LLVMBuildPhi(e->b, e->i64, "");
-    LLVMValueRef zero = zf_cx_i64c(e, 0);
-    LLVMAddIncoming(r.round, &zero, &pre, 1);
-    LLVMBuildStore(e->b, zero, r.waiting);
-    return r;
+/* Where a work-item stopped, besides a resume point of the entry function. */
+#define ZF_CX_UNSET  UINT64_MAX
+#define ZF_CX_ENDED  (UINT64_MAX - 1)
+#define ZF_CX_FAILED (UINT64_MAX - 2)
+
+static LLVMValueRef zf_cx_var_of(zf_cx_em *e, LLVMTypeRef t) {
+    return LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8), LLVMPointerType(t, 0), "");
 }
 
-static void zf_cx_rounds_end(zf_cx_em *e, zf_cx_rounds *r) {
-    LLVMValueRef next = LLVMBuildAdd(e->b, r->round, zf_cx_i64c(e, 1), "");
-    LLVMBasicBlockRef here = LLVMGetInsertBlock(e->b), done = LLVMAppendBasicBlockInContext(e->c, e->f, "rounds");
-    LLVMValueRef waiting = LLVMBuildLoad2(e->b, e->i64, r->waiting, "");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, waiting, zf_cx_i64c(e, 0), ""), r->head, done);
-    LLVMAddIncoming(r->round, &next, &here, 1);
-    LLVMPositionBuilderAtEnd(e->b, done);
-}
-
-/* One work-item's turn in a round. */
-static void zf_cx_wave_resumable(zf_cx_em *e, LLVMValueRef lane, const zf_cx_rounds *r) {
+/* One work-item's run of a region (region < num_regions) or its turn in a round of the generic function. */
+static void zf_cx_turn(zf_cx_em *e, LLVMValueRef lane, uint32_t region, const zf_cx_group *g) {
     LLVMBuilderRef B = e->b;
     LLVMValueRef states = zf_cx_rt_field(e, offsetof(zf_cx_rt, states), e->p64);
     LLVMValueRef at = LLVMBuildGEP2(B, e->i64, states, &lane, 1, "");
-    LLVMValueRef first = LLVMBuildICmp(B, LLVMIntEQ, r->round, zf_cx_i64c(e, 0), "");
-    LLVMValueRef state = LLVMBuildSelect(B, first, zf_cx_i64c(e, 0), LLVMBuildLoad2(B, e->i64, at, ""), "");
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->f, "turn");
+    LLVMValueRef state = zf_cx_i64c(e, region == 0 ? 0 : 1), callee = e->fns[e->kernel->function];
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "next");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, state, zf_cx_i64c(e, ZF_CX_DONE), ""), next, run);
-    LLVMPositionBuilderAtEnd(B, run);
+    if (region < e->num_regions) {
+        callee = e->copies[e->kernel->function][region];
+    } else { /* a round: a work-item that has finished stays so */
+        state = LLVMBuildSelect(B, LLVMBuildLoad2(B, e->i1, g->started, ""), LLVMBuildLoad2(B, e->i64, at, ""),
+                                zf_cx_i64c(e, 0), "");
+        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->f, "turn");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, state, zf_cx_i64c(e, ZF_CX_DONE), ""), next, run);
+        LLVMPositionBuilderAtEnd(B, run);
+    }
     LLVMValueRef spill = LLVMBuildPtrToInt(B, zf_cx_rt_field(e, offsetof(zf_cx_rt, spill), e->p8), e->i64, "");
+    LLVMValueRef record = LLVMBuildAdd(B, spill, LLVMBuildMul(B, lane, zf_cx_i64c(e, e->spill_bytes), ""), "");
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, state);
-    zf_cx_set_item(e, ZF_CX_ITEM_SPILL,
-                   LLVMBuildAdd(B, spill, LLVMBuildMul(B, lane, zf_cx_i64c(e, e->spill_bytes), ""), ""));
+    zf_cx_set_item(e, ZF_CX_ITEM_SPILL, record);
     LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
-    LLVMValueRef faulted = LLVMBuildCall2(B, e->fn_type, e->fns[e->kernel->function], call_args, 6, "");
+    LLVMValueRef faulted = LLVMBuildCall2(B, e->fn_type, callee, call_args, 6, "");
     LLVMValueRef waits =
         LLVMBuildAnd(B, LLVMBuildNot(B, faulted, ""),
                      LLVMBuildICmp(B, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 2), ""), "");
     LLVMBuildStore(B, LLVMBuildSelect(B, waits, zf_cx_i64c(e, 1), zf_cx_i64c(e, ZF_CX_DONE), ""), at);
-    LLVMValueRef count = LLVMBuildLoad2(B, e->i64, r->waiting, "");
-    LLVMBuildStore(B, LLVMBuildAdd(B, count, LLVMBuildZExt(B, waits, e->i64, ""), ""), r->waiting);
+    LLVMValueRef count = LLVMBuildLoad2(B, e->i64, g->waiting, "");
+    LLVMBuildStore(B, LLVMBuildAdd(B, count, LLVMBuildZExt(B, waits, e->i64, ""), ""), g->waiting);
+    LLVMValueRef stopped =
+        LLVMBuildSelect(B, waits, zf_cx_item(e, ZF_CX_ITEM_PATH),
+                        LLVMBuildSelect(B, faulted, zf_cx_i64c(e, ZF_CX_FAILED), zf_cx_i64c(e, ZF_CX_ENDED), ""), "");
+    LLVMValueRef before = LLVMBuildLoad2(B, e->i64, g->exit, "");
+    LLVMValueRef differs = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, before, zf_cx_i64c(e, ZF_CX_UNSET), ""),
+                                        LLVMBuildICmp(B, LLVMIntNE, before, stopped, ""), "");
+    LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, e->i1, g->mixed, ""), differs, ""), g->mixed);
+    LLVMBuildStore(B, stopped, g->exit);
     LLVMBuildBr(B, next);
     LLVMPositionBuilderAtEnd(B, next);
+}
+
+/* The loops over a group's local ids z, y, x, running `region` (or a round) for each work-item. */
+static void zf_cx_item_copy(zf_cx_em *e, LLVMValueRef to, LLVMValueRef from, uint32_t k) {
+    LLVMValueRef index = LLVMConstInt(e->i32, k, false);
+    LLVMValueRef v = LLVMBuildLoad2(e->b, e->i64, LLVMBuildGEP2(e->b, e->i64, from, &index, 1, ""), "");
+    LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, to, &index, 1, ""));
+}
+
+static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base, uint32_t region,
+                        const zf_cx_group *g) {
+    zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
+    zf_cx_loop y = zf_cx_loop_begin(e, gs[1]);
+    LLVMValueRef row = LLVMBuildMul(e->b, gs[0], LLVMBuildAdd(e->b, y.i, LLVMBuildMul(e->b, gs[1], z.i, ""), ""), "");
+    zf_cx_loop x = zf_cx_loop_begin(e, gs[0]);
+    LLVMValueRef lane = LLVMBuildAdd(e->b, base, LLVMBuildAdd(e->b, row, x.i, ""), "");
+    zf_cx_set_item(e, ZF_CX_ITEM_LANE, lane);
+    zf_cx_wave_args(e, entry, ZF_XARG_BYVAL, NULL, lane);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID, x.i);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y.i);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z.i);
+    if (g != NULL) {
+        zf_cx_turn(e, lane, region, g);
+    } else {
+        LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
+        LLVMBuildCall2(e->b, e->fn_type, e->fns[e->kernel->function], call_args, 6, "");
+    }
+    zf_cx_loop_end(e, &x);
+    zf_cx_loop_end(e, &y);
+    zf_cx_loop_end(e, &z);
+}
+
+/* A region's loop over the group's work-items with state of its own (the work-item, the block counters, the entry
+ * function's arguments and result), which the generic function does not see: nothing escapes, so the optimizer keeps
+ * it in registers. The hang detector's budget and the counters go back to the wave's after the loop. */
+static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                               uint32_t region, const zf_cx_group *g, uint64_t arg_bytes) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef item = e->item, counts = e->counts, args = e->args, ret = e->ret;
+    e->item = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (ZF_CX_ITEM_COUNT + 1)), e->p64, "");
+    e->counts = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (e->num_blocks ? e->num_blocks : 1)), e->p64, "");
+    e->args = zf_cx_alloca(e, arg_bytes);
+    e->ret = zf_cx_alloca(e, entry->ret_size);
+    LLVMBuildMemCpy(B, LLVMBuildBitCast(B, e->item, e->p8, ""), 8, LLVMBuildBitCast(B, item, e->p8, ""), 8,
+                    zf_cx_i64c(e, 8ull * (ZF_CX_ITEM_COUNT + 1)));
+    LLVMBuildMemSet(B, LLVMBuildBitCast(B, e->counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
+                    zf_cx_i64c(e, 8ull * e->num_blocks), 8);
+    if (arg_bytes > 0)
+        LLVMBuildMemCpy(B, e->args, 1, args, 1, zf_cx_i64c(e, arg_bytes));
+    zf_cx_items(e, entry, gs, base, region, g);
+    zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_COUNT);
+    zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_PATH);
+    zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_STATE);
+    for (uint32_t j = 0; j < e->num_blocks; j++) {
+        LLVMValueRef index = zf_cx_i64c(e, j);
+        LLVMValueRef to = LLVMBuildGEP2(B, e->i64, counts, &index, 1, "");
+        LLVMValueRef from = LLVMBuildGEP2(B, e->i64, e->counts, &index, 1, "");
+        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, e->i64, to, ""), LLVMBuildLoad2(B, e->i64, from, ""), ""),
+                       to);
+    }
+    e->item = item;
+    e->counts = counts;
+    e->args = args;
+    e->ret = ret;
+}
+
+/* A group of a kernel with barriers: its regions, or rounds once its work-items diverged, until none waits. */
+static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                                LLVMValueRef group, uint64_t arg_bytes) {
+    LLVMBuilderRef B = e->b;
+    zf_cx_group g = {zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1),  zf_cx_var_of(e, e->i64),
+                     zf_cx_var_of(e, e->i1),  zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1)};
+    LLVMBuildStore(B, zf_cx_i64c(e, 0), g.next);
+    LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), g.generic);
+    LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), g.started);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(e->c, e->f, "regions");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->c, e->f, "stopped");
+    LLVMBasicBlockRef rounds = LLVMAppendBasicBlockInContext(e->c, e->f, "rounds");
+    LLVMBasicBlockRef pick = LLVMAppendBasicBlockInContext(e->c, e->f, "pick");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "group done");
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, head);
+    LLVMBuildStore(B, zf_cx_i64c(e, ZF_CX_UNSET), g.exit);
+    LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), g.mixed);
+    LLVMBuildStore(B, zf_cx_i64c(e, 0), g.waiting);
+    LLVMBuildCondBr(B, LLVMBuildLoad2(B, e->i1, g.generic, ""), rounds, pick);
+    LLVMPositionBuilderAtEnd(B, pick);
+    LLVMValueRef sw = LLVMBuildSwitch(B, LLVMBuildLoad2(B, e->i64, g.next, ""), rounds, e->num_regions);
+    for (uint32_t k = 0; k < e->num_regions; k++) {
+        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(e->c, e->f, "region");
+        LLVMAddCase(sw, zf_cx_i64c(e, k), bb);
+        LLVMPositionBuilderAtEnd(B, bb);
+        zf_cx_region_items(e, entry, gs, base, k, &g, arg_bytes);
+        LLVMBuildBr(B, join);
+    }
+    LLVMPositionBuilderAtEnd(B, rounds);
+    LLVMBuildStore(B, LLVMConstInt(e->i1, 1, false), g.generic);
+    zf_cx_items(e, entry, gs, base, UINT32_MAX, &g);
+    LLVMBuildBr(B, join);
+    /* None waits: the group is done. Else the common barrier's region runs next, or rounds once they diverged. */
+    LLVMPositionBuilderAtEnd(B, join);
+    LLVMBuildStore(B, LLVMConstInt(e->i1, 1, false), g.started);
+    LLVMBasicBlockRef again = LLVMAppendBasicBlockInContext(e->c, e->f, "again");
+    LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildLoad2(B, e->i64, g.waiting, ""), zf_cx_i64c(e, 0), "");
+    LLVMBuildCondBr(B, none, done, again);
+    LLVMPositionBuilderAtEnd(B, again);
+    LLVMValueRef was = LLVMBuildLoad2(B, e->i1, g.generic, "");
+    LLVMValueRef generic = LLVMBuildOr(B, was, LLVMBuildLoad2(B, e->i1, g.mixed, ""), "");
+    LLVMBasicBlockRef tell = LLVMAppendBasicBlockInContext(e->c, e->f, "diverged");
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(e->c, e->f, "go on");
+    LLVMBuildCondBr(B, LLVMBuildAnd(B, generic, LLVMBuildNot(B, was, ""), ""), tell, go);
+    LLVMPositionBuilderAtEnd(B, tell);
+    LLVMTypeRef params[2] = {e->p8, e->i64};
+    LLVMValueRef args[2] = {e->rt, group};
+    zf_cx_call(e, ZF_CX_HELPER(zf_cx_diverged), LLVMVoidTypeInContext(e->c), params, 2, args);
+    LLVMBuildBr(B, go);
+    LLVMPositionBuilderAtEnd(B, go);
+    LLVMBuildStore(B, generic, g.generic);
+    LLVMBuildStore(B, LLVMBuildLoad2(B, e->i64, g.exit, ""), g.next);
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, done);
+    if (e->vars) { /* the group's private slots */
+        LLVMValueRef pop[2] = {e->rt, e->wave_mark};
+        zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_pop), LLVMVoidTypeInContext(e->c), params, 2, pop);
+    }
 }
 
 static void zf_cx_wave(zf_cx_em *e) {
@@ -573,29 +841,14 @@ static void zf_cx_wave(zf_cx_em *e) {
     zf_cx_set_item(e, ZF_CX_ITEM_GRP + 2, LLVMBuildUDiv(e->b, rest, groups[1], ""));
     zf_cx_wave_args(e, entry, ZF_XARG_LOCAL, slot.i, NULL);
     LLVMValueRef base = LLVMBuildMul(e->b, slot.i, items, "");
-    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
-    zf_cx_rounds rounds = {0};
+    if (e->barriers && e->vars) {
+        LLVMTypeRef p8 = e->p8;
+        e->wave_mark = zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_mark), e->i64, &p8, 1, &e->rt);
+    }
     if (e->barriers)
-        rounds = zf_cx_rounds_begin(e);
-    zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
-    zf_cx_loop y = zf_cx_loop_begin(e, gs[1]);
-    LLVMValueRef row = LLVMBuildMul(e->b, gs[0], LLVMBuildAdd(e->b, y.i, LLVMBuildMul(e->b, gs[1], z.i, ""), ""), "");
-    zf_cx_loop x = zf_cx_loop_begin(e, gs[0]);
-    LLVMValueRef lane = LLVMBuildAdd(e->b, base, LLVMBuildAdd(e->b, row, x.i, ""), "");
-    zf_cx_set_item(e, ZF_CX_ITEM_LANE, lane);
-    zf_cx_wave_args(e, entry, ZF_XARG_BYVAL, NULL, lane);
-    zf_cx_set_item(e, ZF_CX_ITEM_LID, x.i);
-    zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y.i);
-    zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z.i);
-    if (e->barriers)
-        zf_cx_wave_resumable(e, lane, &rounds);
+        zf_cx_group_regions(e, entry, gs, base, linear, arg_bytes);
     else
-        LLVMBuildCall2(e->b, e->fn_type, e->fns[e->kernel->function], call_args, 6, "");
-    zf_cx_loop_end(e, &x);
-    zf_cx_loop_end(e, &y);
-    zf_cx_loop_end(e, &z);
-    if (e->barriers)
-        zf_cx_rounds_end(e, &rounds);
+        zf_cx_items(e, entry, gs, base, 0, NULL);
     zf_cx_loop_end(e, &slot);
     LLVMValueRef totals = zf_cx_rt_field(e, offsetof(zf_cx_rt, counts), LLVMPointerType(e->i64, 0));
     for (uint32_t j = 0; j < e->num_blocks; j++) {
@@ -676,8 +929,7 @@ static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
         zf_cx_fail(e, "out of host memory");
         return false;
     }
-    if (e->barriers && c.vars) /* private slots live in call order, which waiting at barriers breaks */
-        zf_cx_fail(e, "private variables in a kernel with barriers");
+    e->vars = c.vars;
     return !e->failed;
 }
 
@@ -708,22 +960,6 @@ static uint32_t zf_cx_post_order(zf_cx_em *e, uint32_t f, uint8_t *done, uint32_
     return height;
 }
 
-static bool zf_cx_barrier_visit(void *state, const zf_dprog *code, uint32_t func, uint32_t at) {
-    (void)func;
-    bool *found = state;
-    *found = at != UINT32_MAX && code->insts[at].op == ZF_X_BARRIER;
-    return !*found;
-}
-
-bool zf_cx_has_barriers(const zf_dprog *code, uint32_t kernel) {
-    uint8_t *seen = calloc(code->num_funcs ? code->num_funcs : 1, 1);
-    bool found = false;
-    if (seen != NULL) /* out of memory: found stays false, as it is before the walk finds a barrier */
-        zf_cx_walk(code, code->kernels[kernel].function, seen, zf_cx_barrier_visit, &found);
-    free(seen);
-    return found;
-}
-
 /* Which functions are resumable, and their places in the record (order: callees before callers). */
 static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
     const zf_dprog *code = e->code;
@@ -748,12 +984,24 @@ static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
             bytes += (fn->frame_bytes + 7u) & ~7u;
         }
     }
+    e->private_at = calloc(code->num_funcs, sizeof *e->private_at);
+    if (e->private_at == NULL)
+        return false;
+    for (uint32_t j = 0; j < n; j++) {
+        const zf_dfunc *fn = &code->funcs[order[j]];
+        if (e->resumable[order[j]] && zf_cx_has_vars(code, fn)) {
+            bytes = (bytes + 15u) & ~15ull; /* as aligned as a frame's alloca */
+            e->private_at[order[j]] = (uint32_t)bytes;
+            bytes += fn->private_bytes;
+        }
+    }
     for (uint32_t j = 0; j < n; j++) {
         if (e->resumable[order[j]]) {
             e->resume_at[order[j]] = (uint32_t)bytes;
             bytes += 4;
         }
     }
+    bytes = (bytes + 15u) & ~15ull; /* every work-item's record as aligned as the first */
     if (bytes > ZF_CX_MAX_FRAME)
         zf_cx_fail(e, "the frames of functions waiting at barriers need more than %u bytes", ZF_CX_MAX_FRAME);
     e->spill_bytes = (uint32_t)bytes;
@@ -858,18 +1106,23 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
             zf_cx_fail(&e, "out of host memory");
         else if (zf_cx_post_order(&e, e.kernel->function, done, order, &n) > ZF_MAX_CALL_DEPTH)
             zf_cx_fail(&e, "calls nested deeper than %u", ZF_MAX_CALL_DEPTH);
-        else if (e.barriers && !zf_cx_resumables(&e, order, n))
+        else if (e.barriers && (!zf_cx_resumables(&e, order, n) || !zf_cx_paths(&e, order, n)))
             zf_cx_fail(&e, "out of host memory");
         free(e.heights);
         for (uint32_t k = n; k > 0 && !e.failed; k--)
             zf_cx_function(&e, order[k - 1]);
         free(order);
         free(done);
+        if (!e.failed && e.barriers)
+            zf_cx_regions(&e);
         if (!e.failed)
             zf_cx_wave(&e);
+        if (e.barriers)
+            zf_cx_paths_free(&e);
         free(e.resumable);
         free(e.spill_off);
         free(e.resume_at);
+        free(e.private_at);
         LLVMDisposeBuilder(e.b);
         LLVMDisposeBuilder(e.eb);
     }
@@ -892,5 +1145,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->blocks = e.blocks;
     out->num_blocks = e.num_blocks;
     out->spill_bytes = e.spill_bytes;
+    out->num_regions = e.num_regions;
     return true;
 }

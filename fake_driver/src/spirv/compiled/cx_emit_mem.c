@@ -142,8 +142,9 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     if (windowed) {
         uint32_t k = local ? e->num_kinds : prov - 1u; /* the local window follows the arguments' */
         zf_cx_block *blk = &e->blocks[e->cur];
-        *(write ? (local ? &blk->written_local : &blk->written) : (local ? &blk->read_local : &blk->read)) += size;
-        *(local ? &blk->read_local : &blk->read) += read_too ? size : 0;
+        uint32_t counted = e->counting ? size : 0; /* once, whatever the copies of the block */
+        *(write ? (local ? &blk->written_local : &blk->written) : (local ? &blk->read_local : &blk->read)) += counted;
+        *(local ? &blk->read_local : &blk->read) += read_too ? counted : 0;
         /* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the
          * optimizer hoists, an index it can reason about (range-check elimination). */
         LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
@@ -194,6 +195,37 @@ void zf_cx_copy_inst(zf_cx_em *e, const zf_dinst *in) {
     LLVMPositionBuilderAtEnd(e->b, next);
 }
 
+/* Atomic float minimum and maximum, which LLVM 14's atomicrmw lacks: a compare-exchange loop around the
+ * interpreter's own computation of the new value, as the interpreter makes it. */
+static LLVMValueRef zf_cx_atomic_minmax(zf_cx_em *e, const zf_dinst *in, LLVMValueRef tp, LLVMTypeRef t,
+                                        LLVMValueRef v) {
+    LLVMBuilderRef B = e->b;
+    LLVMAtomicOrdering sc = LLVMAtomicOrderingSequentiallyConsistent;
+    uint32_t bits = LLVMGetIntTypeWidth(t);
+    LLVMValueRef first = LLVMBuildLoad2(B, t, tp, "");
+    LLVMSetOrdering(first, sc);
+    LLVMSetAlignment(first, bits / 8);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(e->c, e->f, "cas");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "cas done");
+    LLVMBuildBr(B, loop);
+    LLVMPositionBuilderAtEnd(B, loop);
+    LLVMValueRef old = LLVMBuildPhi(B, t, "");
+    LLVMTypeRef params[4] = {e->i64, e->i64, e->i64, e->i64};
+    LLVMValueRef args[4] = {zf_cx_i64c(e, in->aux), LLVMBuildZExt(B, old, e->i64, ""), LLVMBuildZExt(B, v, e->i64, ""),
+                            zf_cx_i64c(e, bits)};
+    LLVMValueRef next = zf_cx_call(e, ZF_CX_HELPER(zf_cx_atomic_float), e->i64, params, 4, args);
+    LLVMValueRef pair = LLVMBuildAtomicCmpXchg(B, tp, old, LLVMBuildTrunc(B, next, t, ""), sc, sc, false);
+    LLVMValueRef seen = LLVMBuildExtractValue(B, pair, 0, "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBuildCondBr(B, LLVMBuildExtractValue(B, pair, 1, ""), done, loop);
+    LLVMValueRef values[2] = {first, seen};
+    LLVMBasicBlockRef from[2] = {pre, here};
+    LLVMAddIncoming(old, values, from, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    return old;
+}
+
 /* The operation of an atomic on its (checked, aligned) host address, sequentially consistent as the interpreter's. */
 static LLVMValueRef zf_cx_atomic_op(zf_cx_em *e, const zf_dinst *in, LLVMValueRef p, LLVMTypeRef t, LLVMValueRef v,
                                     LLVMValueRef c) {
@@ -226,6 +258,9 @@ static LLVMValueRef zf_cx_atomic_op(zf_cx_em *e, const zf_dinst *in, LLVMValueRe
         r = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpFAdd, fp, LLVMBuildBitCast(B, v, ft, ""), sc, false);
         return LLVMBuildBitCast(B, r, t, "");
     }
+    case ZF_ATOM_FMIN:
+    case ZF_ATOM_FMAX:
+        return zf_cx_atomic_minmax(e, in, tp, t, v);
     default:
         break;
     }
@@ -426,6 +461,84 @@ bool zf_cx_liveness(zf_cx_em *e) {
     return true;
 }
 
+/* Whether frame byte o goes to or comes from the record: the bytes live at the point; those a region's copy saves,
+ * only if its code may have written them (the record holds the others since they were saved last). */
+static bool zf_cx_spilled(const zf_cx_em *e, uint32_t o, bool save) {
+    bool live = e->point[o >> 6] >> (o & 63) & 1;
+    return live && (!save || e->written == NULL || (e->written[o >> 6] >> (o & 63) & 1));
+}
+
+static void zf_cx_mark_written(zf_cx_em *e, const zf_dinst *in) {
+    zf_operand_sizes s = {0, 0, 0, 0};
+    zf_cx_sizes(e->code, in, &s);
+    zf_cx_bits(e->written, in->dst, s.dst, true);
+}
+
+static void zf_cx_mark_copies(zf_cx_em *e, uint32_t first, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++)
+        zf_cx_bits(e->written, e->code->copies[first + i].dst, e->code->copies[first + i].size, true);
+}
+
+/* Marks what block b writes from instruction `from` up to a barrier (false) or to its end, edges included (true);
+ * the blocks its edges reach go on the stack. */
+static bool zf_cx_block_writes(zf_cx_em *e, uint32_t b, uint32_t from, uint8_t *seen, uint32_t *stack, uint32_t *top) {
+    const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
+    for (uint32_t i = from; i < blk->count; i++) {
+        const zf_dinst *in = &e->code->insts[blk->first + i];
+        if (in->op == ZF_X_BARRIER)
+            return false;
+        zf_cx_mark_written(e, in);
+    }
+    const zf_dinst *term = &e->code->insts[blk->first + blk->count - 1];
+    uint32_t edges[2] = {term->aux, term->aux + 1}, n = term->op == ZF_X_BR ? 1 : term->op == ZF_X_BRC ? 2 : 0;
+    const uint32_t *aux = term->op == ZF_X_SWITCH ? e->code->aux + term->aux : NULL;
+    for (uint32_t k = 0; k < n + (aux != NULL ? aux[0] + 1 : 0); k++) {
+        uint32_t edge = k < n ? edges[k] : k - n == aux[0] ? aux[1] : aux[2 + 3 * (k - n) + 2];
+        const zf_dedge *ed = &e->code->edges[edge];
+        zf_cx_mark_copies(e, ed->copy_first, ed->copy_count);
+        if (!seen[ed->target]) {
+            seen[ed->target] = 1;
+            stack[(*top)++] = ed->target;
+        }
+    }
+    return true;
+}
+
+/* The frame bytes the code from resume point k (k >= 1) can write before it waits again: instructions, phi commits
+ * and edge copies of the blocks reached without crossing a barrier. Left NULL (everything saved) without memory. */
+void zf_cx_region_writes(zf_cx_em *e, uint32_t k) {
+    const zf_dfunc *fn = e->fn;
+    uint32_t blocks = fn->block_count ? fn->block_count : 1, at_block = 0, at = 0, seen_points = 0;
+    for (uint32_t b = 0; b < fn->block_count && seen_points < k; b++) {
+        const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+        for (uint32_t i = 0; i < blk->count && seen_points < k; i++) {
+            const zf_dinst *in = &e->code->insts[blk->first + i];
+            bool point = in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
+            if (point && ++seen_points == k) {
+                at_block = b;
+                at = in->op == ZF_X_BARRIER ? i + 1 : i; /* a call runs again when it resumes */
+            }
+        }
+    }
+    e->written = calloc(e->words ? e->words : 1, 8);
+    uint8_t *seen = calloc(blocks, 1);
+    uint32_t *stack = malloc(blocks * sizeof *stack), top = 0;
+    if (e->written == NULL || seen == NULL || stack == NULL || seen_points < k) {
+        free(e->written);
+        e->written = NULL;
+    } else {
+        zf_cx_block_writes(e, at_block, at, seen, stack, &top);
+        while (top > 0) {
+            uint32_t b = stack[--top];
+            const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+            zf_cx_mark_copies(e, blk->commit_first, blk->commit_count);
+            zf_cx_block_writes(e, b, 0, seen, stack, &top);
+        }
+    }
+    free(seen);
+    free(stack);
+}
+
 /* Copies the bytes of the current point between the frame and the function's place in the record, in runs. */
 static void zf_cx_spill(zf_cx_em *e, bool save) {
     uint32_t f = (uint32_t)(e->fn - e->code->funcs);
@@ -439,12 +552,12 @@ static void zf_cx_spill(zf_cx_em *e, bool save) {
         return;
     }
     for (uint32_t o = 0; o < e->fn->frame_bytes;) {
-        if (!(e->point[o >> 6] >> (o & 63) & 1)) {
+        if (!zf_cx_spilled(e, o, save)) {
             o++;
             continue;
         }
         uint32_t end = o;
-        while (end < e->fn->frame_bytes && (e->point[end >> 6] >> (end & 63) & 1))
+        while (end < e->fn->frame_bytes && zf_cx_spilled(e, end, save))
             end++;
         LLVMValueRef in_frame = zf_cx_gep(e, e->frame, o), in_record = zf_cx_gep(e, record, o);
         if (save)
@@ -461,6 +574,11 @@ static void zf_cx_suspend(zf_cx_em *e, uint32_t k) {
     zf_cx_spill(e, true);
     zf_cx_store(e, LLVMConstInt(e->i32, k, false), zf_cx_gep(e, e->record, e->resume_at[f]));
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 2));
+    /* Its path: a barrier's, or the call's first plus the callee's (which is at least 1: the callee waits). */
+    LLVMValueRef path = zf_cx_i64c(e, e->path_base[f][k]);
+    if (e->point_callee[f][k] != UINT32_MAX)
+        path = LLVMBuildAdd(e->b, path, LLVMBuildSub(e->b, zf_cx_item(e, ZF_CX_ITEM_PATH), zf_cx_i64c(e, 1), ""), "");
+    zf_cx_set_item(e, ZF_CX_ITEM_PATH, path);
     LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
 }
 
@@ -490,6 +608,22 @@ void zf_cx_barrier(zf_cx_em *e) {
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 0));
 }
 
+/* The call of `fn` with the call's arguments. */
+static LLVMValueRef zf_cx_call_site(zf_cx_em *e, const zf_dinst *in, LLVMValueRef fn, LLVMValueRef args,
+                                    LLVMValueRef ret) {
+    const uint32_t *aux = e->code->aux + in->aux;
+    const zf_dfunc *callee = &e->code->funcs[aux[0]];
+    const zf_dparam *params = e->code->params + callee->param_first;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < aux[1] && i < callee->param_count; i++) {
+        uint32_t bytes = aux[2 + 2 * i + 1] < params[i].size ? aux[2 + 2 * i + 1] : params[i].size;
+        zf_cx_move(e, zf_cx_gep(e, args, at), zf_cx_reg(e, aux[2 + 2 * i], bytes), bytes);
+        at += params[i].size;
+    }
+    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, args, ret};
+    return LLVMBuildCall2(e->b, e->fn_type, fn, call_args, 6, "");
+}
+
 void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
     const uint32_t *aux = e->code->aux + in->aux;
     const zf_dfunc *callee = &e->code->funcs[aux[0]];
@@ -500,22 +634,32 @@ void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
     LLVMValueRef args = zf_cx_alloca(e, total), ret = zf_cx_alloca(e, callee->ret_size);
     bool resumable = e->barriers && e->resumable[aux[0]];
     uint32_t k = 0;
-    if (resumable) { /* resuming here calls the callee again, which resumes where it waits */
-        LLVMBasicBlockRef site = LLVMAppendBasicBlockInContext(e->c, e->f, "call");
+    LLVMValueRef faulted;
+    if (!resumable) {
+        faulted = zf_cx_call_site(e, in, e->fns[aux[0]], args, ret);
+    } else { /* resuming here calls the callee again, which resumes where it waits */
+        LLVMValueRef fresh = e->fns[aux[0]], again = e->fns[aux[0]];
+        uint32_t sub = 0, f = (uint32_t)(e->fn - e->code->funcs);
+        if (e->region != UINT32_MAX) { /* a copy: the callee's copies for its start and for the path resumed */
+            fresh = zf_cx_copy_of(e, aux[0], 0);
+            if (zf_cx_path_point(e, f, e->region, &sub) == e->resumes + 1)
+                again = zf_cx_copy_of(e, aux[0], sub);
+        }
         LLVMBasicBlockRef resume = zf_cx_resume_point(e, &k);
-        LLVMBuildBr(e->b, site);
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->c, e->f, "called");
+        LLVMValueRef results[2];
+        LLVMBasicBlockRef from[2];
+        results[0] = zf_cx_call_site(e, in, fresh, args, ret);
+        from[0] = LLVMGetInsertBlock(e->b);
+        LLVMBuildBr(e->b, join);
         LLVMPositionBuilderAtEnd(e->b, resume);
-        LLVMBuildBr(e->b, site);
-        LLVMPositionBuilderAtEnd(e->b, site);
+        results[1] = zf_cx_call_site(e, in, again, args, ret);
+        from[1] = LLVMGetInsertBlock(e->b);
+        LLVMBuildBr(e->b, join);
+        LLVMPositionBuilderAtEnd(e->b, join);
+        faulted = LLVMBuildPhi(e->b, e->i1, "");
+        LLVMAddIncoming(faulted, results, from, 2);
     }
-    uint64_t at = 0;
-    for (uint32_t i = 0; i < aux[1] && i < callee->param_count; i++) {
-        uint32_t bytes = aux[2 + 2 * i + 1] < params[i].size ? aux[2 + 2 * i + 1] : params[i].size;
-        zf_cx_move(e, zf_cx_gep(e, args, at), zf_cx_reg(e, aux[2 + 2 * i], bytes), bytes);
-        at += params[i].size;
-    }
-    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, args, ret};
-    LLVMValueRef faulted = LLVMBuildCall2(e->b, e->fn_type, e->fns[aux[0]], call_args, 6, "");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "returned");
     LLVMBuildCondBr(e->b, faulted, e->fault_bb, next);
     LLVMPositionBuilderAtEnd(e->b, next);

@@ -539,8 +539,10 @@ static LLVMValueRef zf_cx_conv(zf_cx_em *e, const zf_dinst *in) {
     return zf_cx_intrinsic(e, dst_signed ? "llvm.fptosi.sat" : "llvm.fptoui.sat", types, 2, &a, 1);
 }
 
-/* The interpreter's handler on one work-item, operands staged in the scratch area. */
-void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in) {
+/* Runs the interpreter's handler of `in` through a helper, its operands and result in the scratch slots: zf_cx_pure
+ * for an instruction that computes from its operands alone, zf_cx_lane_op (which may fault) for one that also
+ * touches memory, images or the work-item's place in its sub-group. */
+static void zf_cx_scratch_call(zf_cx_em *e, const zf_dinst *in, bool on_lane) {
     zf_operand_sizes s;
     zf_cx_sizes(e->code, in, &s);
     const zf_ref refs[3] = {in->a, in->b, in->c};
@@ -549,12 +551,28 @@ void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in) {
         if (refs[k] != ZF_REF_NONE && sizes[k] > 0)
             zf_cx_move(e, zf_cx_gep(e, e->scratch, ZF_CX_SCRATCH_SLOT * (k + 1u)), zf_cx_reg(e, refs[k], sizes[k]),
                        sizes[k]);
-    LLVMTypeRef params[3] = {e->p8, e->p8, e->p8};
+    LLVMTypeRef params[4] = {e->p8, e->p8, e->p8, e->i64};
     LLVMValueRef inst = zf_cx_inst_ref(e, in);
-    LLVMValueRef args[3] = {e->rt, inst, e->scratch};
-    zf_cx_call(e, ZF_CX_HELPER(zf_cx_pure), LLVMVoidTypeInContext(e->c), params, 3, args);
+    LLVMValueRef args[4] = {e->rt, inst, e->scratch, e->lane};
+    if (on_lane) {
+        LLVMValueRef killed = zf_cx_call(e, ZF_CX_HELPER(zf_cx_lane_op), e->i32, params, 4, args);
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "lane op");
+        LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, killed, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb,
+                        next);
+        LLVMPositionBuilderAtEnd(e->b, next);
+    } else {
+        zf_cx_call(e, ZF_CX_HELPER(zf_cx_pure), LLVMVoidTypeInContext(e->c), params, 3, args);
+    }
     if (in->dst != ZF_REF_NONE && s.dst > 0)
         zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, s.dst);
+}
+
+void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in) {
+    zf_cx_scratch_call(e, in, false);
+}
+
+void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in) {
+    zf_cx_scratch_call(e, in, true);
 }
 
 /* Typed operations compiled inline; false when the operation runs the interpreter's code. */

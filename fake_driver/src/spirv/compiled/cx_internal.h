@@ -33,6 +33,7 @@ typedef struct zf_cx_rt {
     uint8_t *spill;        /* kernels with barriers: each lane's record while it waits at a barrier */
     uint64_t *states;      /* and whether each lane waits (1) or has finished (ZF_CX_DONE) */
     const zf_dinst *insts; /* the form's instructions, which helpers receive (zf_cx_inst_ref) */
+    uint64_t diverged;     /* a group of the launch stopped at different barriers (logged once per thread) */
 } zf_cx_rt;
 
 #define ZF_CX_DONE UINT64_MAX
@@ -45,6 +46,7 @@ enum {
     ZF_CX_ITEM_GRP = ZF_CX_ITEM_LID + 3,
     ZF_CX_ITEM_STATE = ZF_CX_ITEM_GRP + 3, /* in: 0 to start, 1 to resume; out: 2 when it waits at a barrier */
     ZF_CX_ITEM_SPILL, /* its record: the frames of the functions it waits in, their resume points */
+    ZF_CX_ITEM_PATH,  /* out, when it waits: the path (region) of the function it waits in */
     ZF_CX_ITEM_COUNT
 };
 
@@ -62,6 +64,7 @@ struct zf_cx_kernel {
     zf_cx_block *blocks;
     uint32_t num_params;
     uint32_t spill_bytes; /* per work-item: the record of a kernel with barriers, else 0 */
+    uint32_t num_regions; /* kernels with barriers: the stretches of code between them */
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when
@@ -71,13 +74,24 @@ typedef struct zf_cx_unit {
     zf_cx_block *blocks;
     uint32_t num_blocks;
     uint32_t spill_bytes;
+    uint32_t num_regions;
 } zf_cx_unit;
-
-/* Whether the kernel (or a function it calls) has a work-group barrier. */
-bool zf_cx_has_barriers(const zf_dprog *code, uint32_t kernel);
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
                 uint32_t num_kinds, zf_cx_unit *out, char *why, size_t why_size);
+
+/* The operand sizes of an instruction, SHUFFLE's from its component counts: the emitter stages operands by them and
+ * zf_cx_lane_op lays them out by them. */
+static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_operand_sizes *s) {
+    if (!zf_form_operand_sizes(in, s))
+        return false;
+    if (in->op == ZF_X_SHUFFLE) {
+        uint32_t e = zf_etype_size(in->type);
+        s->a = e * zf_slot(code->aux[in->aux]);
+        s->b = e * zf_slot(code->aux[in->aux + 1]);
+    }
+    return true;
+}
 
 /* ---- helpers called by the generated code (cx_run.c) ----
  * Generated code names them (ZF_CX_HELPER) and the JIT binds each name of ZF_CX_HELPERS to its address in the
@@ -85,8 +99,16 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
 #define ZF_CX_HELPERS(X)                                                                                               \
     X(zf_cx_mem)                                                                                                       \
     X(zf_cx_pure)                                                                                                      \
+    X(zf_cx_lane_op)                                                                                                   \
     X(zf_cx_var_slot)                                                                                                  \
-    X(zf_cx_slots_mark) X(zf_cx_slots_pop) X(zf_cx_copy) X(zf_cx_misaligned) X(zf_cx_unreachable) X(zf_cx_poll)
+    X(zf_cx_slots_mark)                                                                                                \
+    X(zf_cx_slots_pop)                                                                                                 \
+    X(zf_cx_copy)                                                                                                      \
+    X(zf_cx_atomic_float)                                                                                              \
+    X(zf_cx_misaligned)                                                                                                \
+    X(zf_cx_unreachable)                                                                                               \
+    X(zf_cx_diverged)                                                                                                  \
+    X(zf_cx_poll)
 /* A helper's name for zf_cx_call; sizeof makes the compiler check that the helper is declared, without referencing
  * it (the emitter lives in the compiled tier's own library, which has no helpers). */
 #define ZF_CX_HELPER(fn) (sizeof(&(fn)) ? #fn : #fn)
@@ -102,6 +124,11 @@ uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, ui
  * interpreter's handler: operands a, b, c at scratch + 256, 512, 768, the result at scratch. */
 void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch);
 #define ZF_CX_SCRATCH_SLOT 256u
+/* Runs one decoded instruction that works on one work-item alone but may touch memory or images, or depend on the
+ * work-item's place in its sub-group (images, vector loads and stores, sub-group block accesses, math functions with
+ * output pointers), with the interpreter's handler on work-item `lane`, operands and result as for zf_cx_pure;
+ * nonzero when the work-item faulted. */
+uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane);
 /* Private variables: a new slot for the work-item's copy at base + in->aux (its private address, 0 after a fault),
  * the slots in use, and dropping those above a mark. */
 uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base);
@@ -110,10 +137,15 @@ void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark);
 /* A memory copy of `size` bytes, checked, counted and made as the interpreter makes it; 0 when the work-item faulted.
  */
 uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uint64_t size);
+/* The interpreter's float minimum and maximum of an atomic (LLVM 14 has no atomic float min or max): the new value. */
+uint64_t zf_cx_atomic_float(uint64_t kind, uint64_t old, uint64_t v, uint64_t bits);
 /* Stops the work-item with the fault of an atomic on an address not aligned to its size. */
 void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes);
 /* Stops the work-item at OpUnreachable. */
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane);
+/* Logs that the work-items of a group stopped at different barriers or ended apart (once per thread and launch, and
+ * not after a fault). */
+void zf_cx_diverged(zf_cx_rt *rt, uint64_t group);
 /* The hang detector: nonzero when the launch must stop (the work-item was stopped with the hang fault). */
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane);
 
@@ -158,17 +190,36 @@ typedef struct zf_cx_em {
      * work-item waiting (item state 2) after saving its frame and resume point in the work-item's record, and is
      * called again later (state 1) to restore them and go on; no function is on a call chain twice (no recursion),
      * so each has one place in the record. */
-    bool barriers;         /* the kernel has barriers */
-    uint8_t *resumable;    /* per form function */
-    uint32_t *spill_off;   /* per form function: its frame's offset in the record */
-    uint32_t *resume_at;   /* per form function: its resume point's offset in the record */
-    uint32_t spill_bytes;  /* the record's size */
-    LLVMValueRef dispatch; /* the current (resumable) function's switch to its resume points */
+    bool barriers;          /* the kernel has barriers */
+    uint8_t *resumable;     /* per form function */
+    uint32_t *spill_off;    /* per form function: its frame's offset in the record */
+    uint32_t *resume_at;    /* per form function: its resume point's offset in the record */
+    uint32_t *private_at;   /* per form function: its private variables' offset in the record (resumable ones) */
+    bool vars;              /* a function the kernel reaches declares private variables */
+    LLVMValueRef wave_mark; /* kernels with barriers and private variables: the private slots in use at wave start */
+    uint32_t spill_bytes;   /* the record's size */
+    LLVMValueRef dispatch;  /* the current (resumable) function's switch to its resume points */
     LLVMValueRef record;
     uint32_t resumes;
+    /* Regions (docs/spirv-execution.md, "How a work-group runs"). A path of a resumable function is where a work-item
+     * can be in it: 0 its start, or one of its resume points, a barrier (one path) or the call of a resumable function
+     * (one path for each of the callee's paths but its start); a path of the entry function is a region of the kernel.
+     * Each function is emitted once generic (it reads its resume point from the record) and once per path reached
+     * (a copy that enters at that path without looking at the record: the optimizer keeps only the code that runs
+     * from there to the next barrier). */
+    uint32_t region;         /* the path of the copy being emitted, UINT32_MAX for the generic function */
+    uint32_t num_regions;    /* the entry function's paths; 0 when there are too many to compile them apart */
+    uint32_t *paths;         /* per function: its paths */
+    uint32_t **path_base;    /* per function, per resume point k >= 1: its first path */
+    uint32_t **point_callee; /* per function, per resume point: the function it calls, UINT32_MAX for a barrier */
+    LLVMValueRef **copies;   /* per function, per path */
+    uint64_t *pending;       /* copies declared and not yet emitted: function << 32 | path */
+    uint32_t num_pending;
+    bool counting;     /* the block table's bytes are added in the first emission of a function only */
     uint32_t blk, idx; /* the instruction being emitted: its block in the function, its place in the block */
     uint64_t *live_in; /* liveness of the frame's bytes at each block's entry (NULL: the whole frame is live) */
     uint64_t *point;   /* the bytes to keep at the current resume point */
+    uint64_t *written; /* a region's copy: the frame bytes its code can write before it waits (NULL: any) */
     uint32_t words;    /* 64-bit words of a frame's byte set */
     LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
     LLVMBasicBlockRef *bbs, fault_bb;
@@ -180,9 +231,6 @@ typedef struct zf_cx_em {
 
 /* Refuses the kernel with a reason (the first one given wins); the emitter goes on but its module is dropped. */
 void zf_cx_fail(zf_cx_em *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
-
-/* cx_emit.c: the operand sizes of an instruction. */
-bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_operand_sizes *s);
 
 /* cx_emit_ops.c: IR helpers, registers, and the instructions computed from their operands. */
 LLVMValueRef zf_cx_i64c(zf_cx_em *e, uint64_t v);
@@ -200,6 +248,7 @@ LLVMValueRef zf_cx_inst_ref(zf_cx_em *e, const zf_dinst *in);
 LLVMValueRef zf_cx_reg(zf_cx_em *e, zf_ref ref, uint32_t size);
 LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref);
 void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);
@@ -211,7 +260,12 @@ void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_memory(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_address(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_liveness(zf_cx_em *e);
+void zf_cx_region_writes(zf_cx_em *e, uint32_t resume_point);
 void zf_cx_barrier(zf_cx_em *e);
+/* The copy of function f that enters at path p (declared now and emitted later when new). */
+LLVMValueRef zf_cx_copy_of(zf_cx_em *e, uint32_t f, uint32_t p);
+/* The resume point of a path of function f, and for a call's point the callee's path (else 0). */
+uint32_t zf_cx_path_point(const zf_cx_em *e, uint32_t f, uint32_t p, uint32_t *callee_path);
 void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_unreachable_inst(zf_cx_em *e);
 void zf_cx_return(zf_cx_em *e, bool faulted);

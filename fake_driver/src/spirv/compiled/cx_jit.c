@@ -287,6 +287,7 @@ static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_entry 
     entry->kernel.blocks = object->blocks;
     entry->kernel.num_blocks = object->num_blocks;
     entry->kernel.spill_bytes = object->spill_bytes;
+    entry->kernel.num_regions = object->num_regions;
     object->blocks = NULL;
     return true;
 }
@@ -301,19 +302,14 @@ static bool zf_cx_keep_kinds(zf_cx_entry *entry, const zf_xlaunch *launch) {
     return true;
 }
 
-static const char zf_cx_barriers_why[] = "barriers (ZEFAKE_EXEC=auto interprets kernels with barriers)";
-
 /* The kernel's code from the disk cache (the part is not loaded), ZF_CX_UNTRIED when it holds none. */
-static uint8_t zf_cx_try_disk(const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_key key, const char *dir,
-                              const char *symbol, zf_cx_entry *entry, char *why, size_t why_size) {
+static uint8_t zf_cx_try_disk(const zf_xlaunch *launch, zf_cx_key key, const char *dir, const char *symbol,
+                              zf_cx_entry *entry, char *why, size_t why_size) {
     zf_cx_object object = {0};
     uint8_t state = ZF_CX_UNTRIED;
     if (!zf_cx_from_disk(launch, dir, key, &object))
         return state;
-    if (mode == ZF_CX_AUTO && (object.flags & ZF_CX_OBJECT_BARRIERS)) {
-        snprintf(why, why_size, "%s", zf_cx_barriers_why);
-        state = ZF_CX_INTERPRETED;
-    } else if (zf_cx_install(symbol, &object, entry, why, why_size)) {
+    if (zf_cx_install(symbol, &object, entry, why, why_size)) {
         state = ZF_CX_COMPILED;
     } else {
         zf_cx_warn(launch, "kernel '%s': ignoring an entry of the compiled-code cache: %s", launch->name, why);
@@ -323,16 +319,11 @@ static uint8_t zf_cx_try_disk(const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_k
 }
 
 /* The kernel compiled by the part, and written to the disk cache when there is one. */
-static uint8_t zf_cx_try_part(const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_key key, const char *dir,
-                              const char *symbol, zf_cx_entry *entry, char *why, size_t why_size) {
+static uint8_t zf_cx_try_part(const zf_xlaunch *launch, zf_cx_key key, const char *dir, const char *symbol,
+                              zf_cx_entry *entry, char *why, size_t why_size) {
     const zf_cx_part *part = zf_cx_part_get(why, why_size);
     if (part == NULL)
         return ZF_CX_INTERPRETED;
-    /* Work-items that wait at barriers resume one by one: the interpreter's lock-step is faster for them. */
-    if (mode == ZF_CX_AUTO && part->has_barriers(launch->program.code, launch->kernel)) {
-        snprintf(why, why_size, "%s", zf_cx_barriers_why);
-        return ZF_CX_INTERPRETED;
-    }
     zf_cx_object object = {0};
     if (!part->compile(launch->program.code, launch->kernel, entry->kinds, launch->num_args, symbol, &object, why,
                        why_size))
@@ -346,7 +337,7 @@ static uint8_t zf_cx_try_part(const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_k
 }
 
 /* The kernel's code from the disk cache, else compiled; where it came from in *source. */
-static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_entry *entry,
+static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_entry *entry,
                             const char **source, char *why, size_t why_size) {
     const char *identity = zf_cx_identity(why, why_size);
     if (identity == NULL)
@@ -359,10 +350,10 @@ static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch,
     char symbol[64], dir[4096];
     snprintf(symbol, sizeof symbol, "zf_cx_wave_%016llx%016llx", (unsigned long long)key.a, (unsigned long long)key.b);
     bool disk = (cache->form.a | cache->form.b) != 0 && zf_cx_disk_dir(dir, sizeof dir);
-    uint8_t state = disk ? zf_cx_try_disk(launch, mode, key, dir, symbol, entry, why, why_size) : ZF_CX_UNTRIED;
+    uint8_t state = disk ? zf_cx_try_disk(launch, key, dir, symbol, entry, why, why_size) : ZF_CX_UNTRIED;
     *source = state == ZF_CX_COMPILED ? "from the cache" : "";
     if (state == ZF_CX_UNTRIED)
-        state = zf_cx_try_part(launch, mode, key, disk ? dir : NULL, symbol, entry, why, why_size);
+        state = zf_cx_try_part(launch, key, disk ? dir : NULL, symbol, entry, why, why_size);
     return state;
 }
 
@@ -412,15 +403,19 @@ static bool zf_cx_decided(const zf_dprog *code, const zf_xlaunch *launch, const 
 }
 
 /* Decides the launch's kernel when it is untried (its lock held). */
-static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_mode mode, zf_cx_entry *entry) {
+static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_entry *entry) {
     char why[4500] = "";
     const char *source = "";
     uint64_t start = zf_cx_now_us();
-    uint8_t state = zf_cx_decide(cache, launch, mode, entry, &source, why, sizeof why);
+    uint8_t state = zf_cx_decide(cache, launch, entry, &source, why, sizeof why);
     atomic_store_explicit(&entry->state, state, memory_order_release);
+    char regions[48] = "";
+    if (state == ZF_CX_COMPILED && entry->kernel.num_regions > 0)
+        snprintf(regions, sizeof regions, ", barriers: %u regions", entry->kernel.num_regions);
     if (state == ZF_CX_COMPILED)
-        zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks%s%s)", launch->name,
-                    (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks, source[0] ? ", " : "", source);
+        zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks%s%s%s)", launch->name,
+                    (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks, source[0] ? ", " : "", source,
+                    regions);
     else
         zf_cx_debug(launch, "kernel '%s': runs in the interpreter: %s", launch->name, why);
 }
@@ -444,7 +439,7 @@ const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch) {
     zf_cx_entry *entry = &cache->entries[launch->kernel];
     pthread_mutex_lock(&entry->lock);
     if (atomic_load_explicit(&entry->state, memory_order_relaxed) == ZF_CX_UNTRIED)
-        zf_cx_try(cache, launch, mode, entry);
+        zf_cx_try(cache, launch, entry);
     pthread_mutex_unlock(&entry->lock);
     zf_cx_decided(code, launch, &result);
     return result;

@@ -124,7 +124,7 @@ static bool zf_cx_part_compile(const zf_dprog *code, uint32_t kernel, const zf_x
         out->blocks = unit.blocks;
         out->num_blocks = unit.num_blocks;
         out->spill_bytes = unit.spill_bytes;
-        out->flags = zf_cx_has_barriers(code, kernel) ? ZF_CX_OBJECT_BARRIERS : 0;
+        out->num_regions = unit.num_regions;
         LLVMValueRef wave = LLVMGetNamedFunction(unit.module, "zf_cx_wave");
         LLVMSetValueName2(wave, symbol, strlen(symbol));
         LLVMSetTarget(unit.module, zf_cx_part_state.triple);
@@ -145,10 +145,7 @@ static bool zf_cx_part_compile(const zf_dprog *code, uint32_t kernel, const zf_x
 
 __attribute__((visibility("default"))) const zf_cx_part *zf_cx_part_entry(void);
 const zf_cx_part *zf_cx_part_entry(void) {
-    static const zf_cx_part part = {.abi = ZF_CX_PART_ABI,
-                                    .version = ZEFAKE_VERSION,
-                                    .start = zf_cx_part_start,
-                                    .has_barriers = zf_cx_has_barriers,
-                                    .compile = zf_cx_part_compile};
+    static const zf_cx_part part = {
+        .abi = ZF_CX_PART_ABI, .version = ZEFAKE_VERSION, .start = zf_cx_part_start, .compile = zf_cx_part_compile};
     return &part;
 }

@@ -8,7 +8,7 @@
 
 #include "cx_internal.h"
 
-#define ZF_CX_PART_ABI   1u
+#define ZF_CX_PART_ABI   2u
 #define ZF_CX_PART_FILE  "libze_fake_cx.so"
 #define ZF_CX_PART_ENTRY "zf_cx_part_entry"
 
@@ -27,17 +27,14 @@ typedef struct zf_cx_object {
     zf_cx_block *blocks;
     uint32_t num_blocks;
     uint32_t spill_bytes;
-    uint32_t flags; /* ZF_CX_OBJECT_* */
+    uint32_t num_regions; /* kernels with barriers: the stretches of code between them (zf_cx_kernel's) */
 } zf_cx_object;
-
-enum { ZF_CX_OBJECT_BARRIERS = 1u /* the kernel has work-group barriers (zf_cx_has_barriers) */ };
 
 typedef struct zf_cx_part {
     uint32_t abi;
     const char *version; /* zefake's version it was built with */
     /* Initializes LLVM (once; later calls answer the first outcome). */
     bool (*start)(const zf_cx_host *host, char *why, size_t why_size);
-    bool (*has_barriers)(const zf_dprog *code, uint32_t kernel);
     /* Emits, optimizes and compiles a kernel to an object; false with why when it runs in the interpreter. Compiles
      * of different kernels may run at once on different threads. */
     bool (*compile)(const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds, uint32_t num_kinds,

@@ -27,6 +27,7 @@ typedef struct zf_cx_thread {
     uint64_t *counts;
     uint8_t *spill;
     uint64_t *states;
+    uint8_t *lane_area; /* zf_cx_lane_op: the operands in the interpreter's layout, and its per-lane arrays */
 } zf_cx_thread;
 
 void zf_cx_ctx_release(zf_ctx *ctx) {
@@ -40,6 +41,7 @@ void zf_cx_ctx_release(zf_ctx *ctx) {
     free(t->counts);
     free(t->spill);
     free(t->states);
+    free(t->lane_area);
     free(t);
     ctx->cx = NULL;
 }
@@ -233,6 +235,48 @@ void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch) {
     zf_handlers[in->op](&x, &one);
 }
 
+uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane) {
+    zf_cx_thread *t = (zf_cx_thread *)rt; /* rt is the thread's first member */
+    uint32_t L = rt->x->L, l = (uint32_t)lane;
+    size_t area_bytes = 4u * ZF_CX_SCRATCH_SLOT * (size_t)L;
+    if (t->lane_area == NULL && (t->lane_area = calloc(area_bytes + 2u * sizeof(uint32_t) * L, 1)) == NULL) {
+        zf_fault(rt->x, l, "out of host memory for a wave");
+        return 1;
+    }
+    /* Each operand at its scratch slot's offset in the layout the handler reads: offset x L + lane x size. */
+    zf_operand_sizes s;
+    zf_cx_sizes(rt->x->code, in, &s);
+    const uint32_t sizes[4] = {s.dst, s.a, s.b, s.c};
+    for (uint32_t k = 1; k < 4; k++)
+        memcpy(t->lane_area + (size_t)k * ZF_CX_SCRATCH_SLOT * L + (size_t)l * sizes[k],
+               scratch + k * ZF_CX_SCRATCH_SLOT, sizes[k]);
+    zf_dinst one = *in;
+    one.dst = in->dst != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 0) : ZF_REF_NONE;
+    one.a = in->a != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    one.b = in->b != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 2 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    one.c = in->c != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 3 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    uint32_t *block_of = (uint32_t *)(t->lane_area + area_bytes), *spare = block_of + L;
+    zf_x x = {.ctx = rt->x->ctx,
+              .prog = rt->x->prog,
+              .code = rt->x->code,
+              .fn = rt->x->fn,
+              .area = {t->lane_area, rt->x->area[ZF_AREA_CONST], rt->x->area[ZF_AREA_WAVE]},
+              .L = L,
+              .n = 1,
+              .full = false,
+              .lanes = &l,
+              .members = &l,
+              .num_members = 1,
+              .live = 1,
+              .block_of = block_of,
+              .scratch = spare};
+    zf_handlers[in->op](&x, &one);
+    if (x.killed)
+        return 1;
+    memcpy(scratch, t->lane_area + (size_t)l * s.dst, s.dst);
+    return 0;
+}
+
 uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base) {
     zf_x *x = rt->x;
     const char *name = in->c != ZF_REF_NONE ? x->code->strings + in->c : NULL;
@@ -259,6 +303,10 @@ uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uin
     return zf_copy_memory(rt->x, (uint32_t)lane, to, from, size) ? 1u : 0u;
 }
 
+uint64_t zf_cx_atomic_float(uint64_t kind, uint64_t old, uint64_t v, uint64_t bits) {
+    return zf_atomic_float((uint32_t)kind, old, v, (uint32_t)bits);
+}
+
 void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes) {
     zf_fault(rt->x, (uint32_t)lane, "atomic operation on 0x%llx, which is not %u-byte aligned",
              (unsigned long long)addr, (unsigned)bytes);
@@ -266,6 +314,19 @@ void zf_cx_misaligned(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t bytes
 
 void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane) {
     zf_fault(rt->x, (uint32_t)lane, "reached OpUnreachable");
+}
+
+void zf_cx_diverged(zf_cx_rt *rt, uint64_t group) {
+    const zf_xlaunch *launch = rt->x->ctx->launch;
+    /* A work-item that faulted stops apart from the others too: that is no divergence to report. */
+    if (rt->x->ctx->faults > 0 || rt->diverged++ > 0 || launch->env == NULL || launch->env->debug == NULL)
+        return;
+    char text[320];
+    snprintf(text, sizeof text,
+             "kernel '%s': the work-items of work-group %" PRIu64 " did not all reach the same barrier (OpenCL "
+             "requires it of a work-group barrier): the group runs on work-item by work-item",
+             launch->name, group);
+    launch->env->debug(launch->env->user, text);
 }
 
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane) {
