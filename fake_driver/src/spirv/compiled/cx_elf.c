@@ -22,6 +22,7 @@
 struct zf_cx_image {
     uint8_t *base;
     size_t size;
+    size_t code_size; /* the executable part, from base */
 };
 
 typedef struct zf_cx_elf {
@@ -283,7 +284,7 @@ zf_cx_image *zf_cx_elf_load(const uint8_t *bytes, size_t size, const char *symbo
     ok = ok && mprotect(map, text ? text : total, PROT_READ | PROT_EXEC) == 0 &&
          (total <= text || mprotect((uint8_t *)map + text, total - text, data) == 0);
     if (ok && (image = malloc(sizeof *image)) != NULL)
-        *image = (zf_cx_image){map, total};
+        *image = (zf_cx_image){map, total, text};
     if (image == NULL) {
         if (ok)
             zf_cx_elf_fail(&l, "out of host memory");
@@ -298,6 +299,11 @@ void zf_cx_elf_unload(zf_cx_image *image) {
         return;
     munmap(image->base, image->size);
     free(image);
+}
+
+const uint8_t *zf_cx_elf_code(const zf_cx_image *image, size_t *size) {
+    *size = image->code_size;
+    return image->base;
 }
 
 /* The NT_GNU_BUILD_ID note among the notes of [p, end), in hex. */
