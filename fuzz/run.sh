@@ -9,7 +9,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${ZEFAKE_FUZZ_BUILD:-$root/build-fuzz}"
-targets=(zz_spirv zz_native zz_scenario zz_metrics zz_metric_export zz_ipc zz_pnext zz_chain_garbage zz_command_addresses)
+targets=(zz_spirv zz_native zz_scenario zz_metrics zz_metric_export zz_ipc zz_pnext zz_chain_garbage zz_command_addresses
+         zz_cx_entry)
 seconds="${2:-45}"
 
 usage() {

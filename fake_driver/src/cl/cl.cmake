@@ -39,6 +39,6 @@ target_include_directories(ze_fake_clc SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
 target_compile_definitions(ze_fake_clc PRIVATE ZEFAKE_VERSION="${PROJECT_VERSION}")
 # Every symbol it uses is LLVM's or the C library's.
 target_link_libraries(ze_fake_clc PRIVATE LLVM)
-target_link_options(ze_fake_clc PRIVATE "LINKER:--no-undefined")
+target_link_options(ze_fake_clc PRIVATE ${ZEFAKE_NO_UNDEFINED})
 add_dependencies(ze_fake_clc zf_generate zf_cl_generate)
 install(TARGETS ze_fake_clc LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

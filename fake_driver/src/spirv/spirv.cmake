@@ -60,7 +60,7 @@ target_compile_definitions(ze_fake_cx PRIVATE ZEFAKE_VERSION="${PROJECT_VERSION}
 target_compile_options(ze_fake_cx PRIVATE -ffp-contract=off)
 # Every symbol it uses is LLVM's or the C library's: the driver's come through zf_cx_host.
 target_link_libraries(ze_fake_cx PRIVATE LLVM Threads::Threads ${CMAKE_DL_LIBS})
-target_link_options(ze_fake_cx PRIVATE "LINKER:--no-undefined" "LINKER:--build-id")
+target_link_options(ze_fake_cx PRIVATE ${ZEFAKE_NO_UNDEFINED} "LINKER:--build-id")
 # Whatever links the engine runs kernels compiled only with the part built beside it.
 add_dependencies(zf_spirv ze_fake_cx)
 install(TARGETS ze_fake_cx LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -14,18 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The last digit is the format's version: an entry of another version is refused (version 1 had no region count). */
-#define ZF_CX_DISK_MAGIC     "ZFCXOBJ2"
 #define ZF_CX_DISK_MAX_BYTES (256u << 20) /* an entry larger than this is not one of ours */
-
-typedef struct zf_cx_disk_header {
-    char magic[8];
-    uint64_t key_a, key_b;
-    uint32_t num_blocks, spill_bytes;
-    uint32_t num_regions, reserved;
-    uint64_t object_size;
-    uint64_t checksum;
-} zf_cx_disk_header;
 
 /* Makes each directory of path that does not exist (mode 0700: the code of the user's kernels). */
 static bool zf_cx_mkdirs(const char *path) {
@@ -62,6 +51,10 @@ bool zf_cx_disk_dir(char *out, size_t out_size) {
 
 void zf_cx_disk_path(const char *dir, zf_cx_key key, char *out, size_t out_size) {
     snprintf(out, out_size, "%s/%016llx%016llx.zfcx", dir, (unsigned long long)key.a, (unsigned long long)key.b);
+}
+
+void zf_cx_disk_symbol(zf_cx_key key, char *out, size_t out_size) {
+    snprintf(out, out_size, "zf_cx_wave_%016llx%016llx", (unsigned long long)key.a, (unsigned long long)key.b);
 }
 
 static uint64_t zf_cx_disk_checksum(const zf_cx_object *object) {

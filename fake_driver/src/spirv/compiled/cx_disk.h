@@ -12,6 +12,22 @@ typedef struct zf_cx_key {
     uint64_t a, b;
 } zf_cx_key;
 
+/* An entry is this header, the block table (num_blocks zf_cx_block) and the object file (object_size bytes), in host
+ * byte order; checksum is the FNV-1a of the table and the object. */
+/* The last digit is the format's version: an entry of another version is refused (version 1 had no region count). */
+#define ZF_CX_DISK_MAGIC "ZFCXOBJ2"
+typedef struct zf_cx_disk_header {
+    char magic[8];
+    uint64_t key_a, key_b;
+    uint32_t num_blocks, spill_bytes;
+    uint32_t num_regions, reserved;
+    uint64_t object_size;
+    uint64_t checksum;
+} zf_cx_disk_header;
+
+/* The name of the wave function that the object of key's entry defines. */
+void zf_cx_disk_symbol(zf_cx_key key, char *out, size_t out_size);
+
 /* The cache's directory ($ZEFAKE_CACHE_DIR, else $XDG_CACHE_HOME/zefake, else $HOME/.cache/zefake), or false when
  * ZEFAKE_CACHE=0 turns it off or no directory is known. */
 bool zf_cx_disk_dir(char *out, size_t out_size);

@@ -18,10 +18,13 @@
 #include <unistd.h>
 
 #define ZF_CX_STUB_BYTES 16u
+/* An image larger than this is not code the part wrote (a section without bytes in the file may announce any size). */
+#define ZF_CX_MAX_IMAGE (256ull << 20)
 
 struct zf_cx_image {
     uint8_t *base;
     size_t size;
+    size_t code_size; /* the executable part, from base */
 };
 
 typedef struct zf_cx_elf {
@@ -34,6 +37,7 @@ typedef struct zf_cx_elf {
     size_t strtab_size;
     uint64_t *place; /* per section: its offset in the image, UINT64_MAX when not loaded */
     size_t stubs_at; /* offset of the stub area */
+    size_t text;     /* the executable part (code and stubs, whole pages) */
     bool writable;   /* a loaded section is written by the code */
     uint32_t stubs;  /* stubs used */
     uint32_t max_stubs;
@@ -55,7 +59,7 @@ static bool zf_cx_elf_range(const zf_cx_elf *l, uint64_t offset, uint64_t size) 
 
 static const char *zf_cx_section_name(const zf_cx_elf *l, const Elf64_Shdr *s) {
     const Elf64_Shdr *names = &l->sh[l->eh->e_shstrndx];
-    if (s->sh_name >= names->sh_size)
+    if (names->sh_type != SHT_STRTAB || s->sh_name >= names->sh_size) /* only a string table's bytes were checked */
         return "";
     const char *name = (const char *)l->bytes + names->sh_offset + s->sh_name;
     return memchr(name, '\0', names->sh_size - s->sh_name) != NULL ? name : "";
@@ -65,6 +69,8 @@ static const char *zf_cx_section_name(const zf_cx_elf *l, const Elf64_Shdr *s) {
 static bool zf_cx_elf_headers(zf_cx_elf *l) {
     if (l->size < sizeof(Elf64_Ehdr))
         return zf_cx_elf_fail(l, "shorter than an ELF header");
+    if ((uintptr_t)l->bytes % 8 != 0)
+        return zf_cx_elf_fail(l, "not in memory aligned to 8 bytes"); /* the tables are read in place */
     l->eh = (const Elf64_Ehdr *)l->bytes;
     const Elf64_Ehdr *eh = l->eh;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -76,8 +82,10 @@ static bool zf_cx_elf_headers(zf_cx_elf *l) {
     l->sh = (const Elf64_Shdr *)(l->bytes + eh->e_shoff);
     for (uint32_t i = 0; i < eh->e_shnum; i++) {
         const Elf64_Shdr *s = &l->sh[i];
-        if (s->sh_type != SHT_NOBITS && s->sh_type != SHT_NULL && !zf_cx_elf_range(l, s->sh_offset, s->sh_size))
+        if (s->sh_type != SHT_NOBITS && !zf_cx_elf_range(l, s->sh_offset, s->sh_size))
             return zf_cx_elf_fail(l, "a section lies outside the object");
+        if (s->sh_type == SHT_NOBITS && s->sh_size > ZF_CX_MAX_IMAGE)
+            return zf_cx_elf_fail(l, "a section without bytes is too large");
         if (s->sh_addralign > 4096 || (s->sh_addralign & (s->sh_addralign - 1)) != 0)
             return zf_cx_elf_fail(l, "a section's alignment is not a power of two up to 4096");
         if (s->sh_type == SHT_SYMTAB) {
@@ -99,36 +107,51 @@ static bool zf_cx_elf_headers(zf_cx_elf *l) {
 }
 
 static bool zf_cx_loaded_section(const zf_cx_elf *l, const Elf64_Shdr *s) {
-    return (s->sh_flags & SHF_ALLOC) != 0 && strcmp(zf_cx_section_name(l, s), ".eh_frame") != 0;
+    return s->sh_type != SHT_NULL && (s->sh_flags & SHF_ALLOC) != 0 &&
+           strcmp(zf_cx_section_name(l, s), ".eh_frame") != 0;
 }
 
-/* Places the sections (executable ones first) and counts the stubs; the image's size. */
+/* The stubs the relocations may need: one per relocation (none when the image would be too large). */
+static bool zf_cx_elf_count_stubs(zf_cx_elf *l) {
+    uint64_t count = 0;
+    for (uint32_t i = 0; i < l->eh->e_shnum; i++)
+        if (l->sh[i].sh_type == SHT_RELA)
+            count += l->sh[i].sh_size / sizeof(Elf64_Rela); /* sections lie in the object: no overflow */
+    if (count > ZF_CX_MAX_IMAGE / ZF_CX_STUB_BYTES)
+        return false;
+    l->max_stubs = (uint32_t)count;
+    return true;
+}
+
+/* Places the sections (executable ones first) and the stubs; the image's size, 0 when it would be too large. Sizes
+ * add up in 64 bits: each section is at most ZF_CX_MAX_IMAGE and there are fewer than 2^16. */
 static size_t zf_cx_elf_layout(zf_cx_elf *l) {
-    size_t at = 0;
+    if (!zf_cx_elf_count_stubs(l))
+        return 0;
+    uint64_t at = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < l->eh->e_shnum; i++) {
             const Elf64_Shdr *s = &l->sh[i];
             bool exec = (s->sh_flags & SHF_EXECINSTR) != 0;
             if (!zf_cx_loaded_section(l, s) || exec != (pass == 0))
                 continue;
-            size_t align = s->sh_addralign ? s->sh_addralign : 1;
+            uint64_t align = s->sh_addralign ? s->sh_addralign : 1;
             at = (at + align - 1) & ~(align - 1);
             l->place[i] = at;
             at += s->sh_size;
             l->writable |= (s->sh_flags & SHF_WRITE) != 0;
         }
         if (pass == 0) {
-            for (uint32_t i = 0; i < l->eh->e_shnum; i++)
-                if (l->sh[i].sh_type == SHT_RELA)
-                    l->max_stubs += (uint32_t)(l->sh[i].sh_size / sizeof(Elf64_Rela));
-            at = (at + 15u) & ~(size_t)15u;
-            l->stubs_at = at;
-            at += (size_t)l->max_stubs * ZF_CX_STUB_BYTES;
-            long page = sysconf(_SC_PAGESIZE);
-            at = (at + (size_t)page - 1) & ~((size_t)page - 1);
+            at = (at + 15u) & ~(uint64_t)15u;
+            l->stubs_at = (size_t)at;
+            at += (uint64_t)l->max_stubs * ZF_CX_STUB_BYTES;
+            at = (at + page - 1) & ~(page - 1);
+            l->text = (size_t)at;
         }
+        if (at > ZF_CX_MAX_IMAGE)
+            return 0;
     }
-    return at ? at : 1;
+    return at ? (size_t)at : 1;
 }
 
 static const char *zf_cx_symbol_name(const zf_cx_elf *l, const Elf64_Sym *sym) {
@@ -237,16 +260,26 @@ static bool zf_cx_elf_link(zf_cx_elf *l) {
     return true;
 }
 
-/* The address of the defined global function `symbol`, or 0. */
+/* Whether a symbol lies inside a loaded executable section: what the process may jump to. */
+static bool zf_cx_elf_in_code(const zf_cx_elf *l, const Elf64_Sym *sym) {
+    if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= l->eh->e_shnum || l->place[sym->st_shndx] == UINT64_MAX)
+        return false;
+    const Elf64_Shdr *s = &l->sh[sym->st_shndx];
+    return (s->sh_flags & SHF_EXECINSTR) != 0 && sym->st_value < s->sh_size;
+}
+
+/* The address of the defined global function `symbol`, or 0 (with why when it is not code). */
 static uint64_t zf_cx_elf_find(zf_cx_elf *l, const char *symbol) {
     const Elf64_Sym *syms = (const Elf64_Sym *)(l->bytes + l->symtab->sh_offset);
     for (size_t k = 0; k < l->symtab->sh_size / sizeof *syms; k++) {
         const char *name = zf_cx_symbol_name(l, &syms[k]);
-        uint64_t address = 0;
-        bool external = false;
-        if (name != NULL && strcmp(name, symbol) == 0 && ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC &&
-            syms[k].st_shndx != SHN_UNDEF && zf_cx_elf_symbol(l, k, &address, &external) && !external)
-            return address;
+        if (name == NULL || strcmp(name, symbol) != 0 || ELF64_ST_TYPE(syms[k].st_info) != STT_FUNC)
+            continue;
+        if (!zf_cx_elf_in_code(l, &syms[k])) {
+            zf_cx_elf_fail(l, "the wave function is not in an executable section");
+            return 0;
+        }
+        return (uint64_t)(uintptr_t)l->image + l->place[syms[k].st_shndx] + syms[k].st_value;
     }
     return 0;
 }
@@ -266,6 +299,11 @@ zf_cx_image *zf_cx_elf_load(const uint8_t *bytes, size_t size, const char *symbo
     }
     memset(l.place, 0xff, l.eh->e_shnum * sizeof *l.place);
     size_t total = zf_cx_elf_layout(&l);
+    if (total == 0) {
+        zf_cx_elf_fail(&l, "its sections and relocations would take more than 256 MiB");
+        free(l.place);
+        return NULL;
+    }
     void *map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED) {
         zf_cx_elf_fail(&l, "no memory for the code");
@@ -273,17 +311,16 @@ zf_cx_image *zf_cx_elf_load(const uint8_t *bytes, size_t size, const char *symbo
         return NULL;
     }
     l.image = map;
-    long page = sysconf(_SC_PAGESIZE);
-    size_t text = (l.stubs_at + (size_t)l.max_stubs * ZF_CX_STUB_BYTES + (size_t)page - 1) & ~((size_t)page - 1);
+    size_t text = l.text;
     bool ok = zf_cx_elf_link(&l) && (*address = zf_cx_elf_find(&l, symbol)) != 0;
     if (!ok && why[0] == '\0')
         zf_cx_elf_fail(&l, "no wave function in the object");
     /* Code executable and read-only, the rest read-only unless the code writes a section of its own. */
     int data = l.writable ? PROT_READ | PROT_WRITE : PROT_READ;
-    ok = ok && mprotect(map, text ? text : total, PROT_READ | PROT_EXEC) == 0 &&
+    ok = ok && mprotect(map, text, PROT_READ | PROT_EXEC) == 0 && /* text > 0: the wave function is code */
          (total <= text || mprotect((uint8_t *)map + text, total - text, data) == 0);
     if (ok && (image = malloc(sizeof *image)) != NULL)
-        *image = (zf_cx_image){map, total};
+        *image = (zf_cx_image){map, total, text};
     if (image == NULL) {
         if (ok)
             zf_cx_elf_fail(&l, "out of host memory");
@@ -298,6 +335,11 @@ void zf_cx_elf_unload(zf_cx_image *image) {
         return;
     munmap(image->base, image->size);
     free(image);
+}
+
+const uint8_t *zf_cx_elf_code(const zf_cx_image *image, size_t *size) {
+    *size = image->code_size;
+    return image->base;
 }
 
 /* The NT_GNU_BUILD_ID note among the notes of [p, end), in hex. */

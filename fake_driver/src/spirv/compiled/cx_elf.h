@@ -19,6 +19,9 @@ zf_cx_image *zf_cx_elf_load(const uint8_t *bytes, size_t size, const char *symbo
                             uint32_t num_helpers, uint64_t *address, char *why, size_t why_size);
 void zf_cx_elf_unload(zf_cx_image *image);
 
+/* The image's executable part (the code and the stubs), where the address zf_cx_elf_load gave lies. */
+const uint8_t *zf_cx_elf_code(const zf_cx_image *image, size_t *size);
+
 /* The GNU build id of an ELF file's bytes (program headers' notes), in hex; false without one. */
 bool zf_cx_elf_build_id(const uint8_t *bytes, size_t size, char *hex, size_t hex_size);
 

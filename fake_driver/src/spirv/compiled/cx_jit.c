@@ -348,7 +348,7 @@ static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch,
     }
     zf_cx_key key = zf_cx_kernel_key(cache, identity, launch);
     char symbol[64], dir[4096];
-    snprintf(symbol, sizeof symbol, "zf_cx_wave_%016llx%016llx", (unsigned long long)key.a, (unsigned long long)key.b);
+    zf_cx_disk_symbol(key, symbol, sizeof symbol);
     bool disk = (cache->form.a | cache->form.b) != 0 && zf_cx_disk_dir(dir, sizeof dir);
     uint8_t state = disk ? zf_cx_try_disk(launch, key, dir, symbol, entry, why, why_size) : ZF_CX_UNTRIED;
     *source = state == ZF_CX_COMPILED ? "from the cache" : "";
