@@ -32,9 +32,12 @@ typedef struct zc_probe {
     ze_context_handle_t context;
     ze_command_queue_handle_t queue;
     ze_command_list_handle_t list;
+    ze_module_handle_t module; /* a kernel the list launches, NULL without one */
+    ze_kernel_handle_t kernel;
 } zc_probe;
 
 static bool zc_probe_start(zc_probe *p) {
+    *p = (zc_probe){0};
     uint32_t count = 1;
     ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
     ze_command_queue_desc_t queue_desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
@@ -44,6 +47,18 @@ static bool zc_probe_start(zc_probe *p) {
            zeContextCreate(p->driver, &context_desc, &p->context) == ZE_RESULT_SUCCESS &&
            zeCommandQueueCreate(p->context, p->device, &queue_desc, &p->queue) == ZE_RESULT_SUCCESS &&
            zeCommandListCreate(p->context, p->device, &list_desc, &p->list) == ZE_RESULT_SUCCESS;
+}
+
+/* Destroys what zc_probe_start made (whatever the device's state), so that a child ends with nothing of its own left:
+ * the sanitizer builds count what a process leaves as leaks. */
+static void zc_probe_end(zc_probe *p) {
+    zeCommandListDestroy(p->list);
+    if (p->kernel != NULL)
+        zeKernelDestroy(p->kernel);
+    if (p->module != NULL)
+        zeModuleDestroy(p->module);
+    zeCommandQueueDestroy(p->queue);
+    zeContextDestroy(p->context);
 }
 
 static void zc_print_result(const char *key, ze_result_t result) {
@@ -77,28 +92,26 @@ static void *zc_readonly_page(void) {
 }
 
 /* An indirect launch of the empty kernel whose group count is read at `groups`. */
-static ze_result_t zc_append_indirect(const zc_probe *p, const ze_group_count_t *groups) {
+static ze_result_t zc_append_indirect(zc_probe *p, const ze_group_count_t *groups) {
     zc_spirv spirv = zc_load_spirv("empty");
-    ze_module_handle_t module = NULL;
-    ze_kernel_handle_t kernel = NULL;
     ze_kernel_desc_t kernel_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "empty"};
     ze_result_t result = zc_module_from(p->context, p->device, ZE_MODULE_FORMAT_IL_SPIRV, spirv.data, spirv.size, NULL,
-                                        NULL, &module, NULL);
+                                        NULL, &p->module, NULL);
     free(spirv.data);
     if (result == ZE_RESULT_SUCCESS)
-        result = zeKernelCreate(module, &kernel_desc, &kernel);
+        result = zeKernelCreate(p->module, &kernel_desc, &p->kernel);
     void *unused = NULL;
     if (result == ZE_RESULT_SUCCESS)
-        result = zeKernelSetArgumentValue(kernel, 0, sizeof unused, &unused);
+        result = zeKernelSetArgumentValue(p->kernel, 0, sizeof unused, &unused);
     if (result == ZE_RESULT_SUCCESS)
-        result = zeKernelSetGroupSize(kernel, 1, 1, 1);
+        result = zeKernelSetGroupSize(p->kernel, 1, 1, 1);
     if (result == ZE_RESULT_SUCCESS)
-        result = zeCommandListAppendLaunchKernelIndirect(p->list, kernel, groups, NULL, 0, NULL);
-    return result; /* the module and kernel live until the process ends: the list uses them */
+        result = zeCommandListAppendLaunchKernelIndirect(p->list, p->kernel, groups, NULL, 0, NULL);
+    return result; /* the module and kernel live as long as the list: zc_probe_end */
 }
 
 /* Appends the command `which` names with its target at `bad`; `good` is 64 bytes of ordinary host memory. */
-static ze_result_t zc_append_at(const zc_probe *p, const char *which, void *bad, void *good) {
+static ze_result_t zc_append_at(zc_probe *p, const char *which, void *bad, void *good) {
     static const uint8_t pattern[4] = {1, 2, 3, 4};
     if (strcmp(which, "copy-to") == 0)
         return zeCommandListAppendMemoryCopy(p->list, bad, good, 64, NULL, 0, NULL);
@@ -131,6 +144,7 @@ static int zc_child_command_at(int argc, char **argv) {
     zc_print_result("execute", zeCommandQueueExecuteCommandLists(p.queue, 1, &p.list, NULL));
     zc_print_result("sync", zeCommandQueueSynchronize(p.queue, UINT64_MAX));
     zc_print_result("status", zeDeviceGetStatus(p.device));
+    zc_probe_end(&p);
     return 0;
 }
 
@@ -203,6 +217,10 @@ static int zc_child_wait_forever(int argc, char **argv) {
     printf("ms=%llu\n", (unsigned long long)(zc_now_ms() - start));
     zc_print_result("status", zeDeviceGetStatus(p.device));
     zc_print_result("signalled0", zeEventQueryStatus(events[0]));
+    for (uint32_t i = 0; i < 2; i++)
+        zeEventDestroy(events[i]);
+    zeEventPoolDestroy(pool);
+    zc_probe_end(&p);
     return 0;
 }
 
@@ -299,6 +317,7 @@ static int zc_child_threads(int argc, char **argv) {
     zc_print_result("sync", zeCommandQueueSynchronize(p.queue, UINT64_MAX));
     zc_appenders_report(appenders);
     fflush(stdout);
+    zc_probe_end(&p);
     return 0;
 }
 
@@ -378,6 +397,7 @@ static int zc_child_ipc_import(int argc, char **argv) {
     zc_print_result("open", result);
     if (result == ZE_RESULT_SUCCESS)
         zc_print_result("close", zeMemCloseIpcHandle(p.context, ptr));
+    zc_probe_end(&p);
     return 0;
 }
 
