@@ -466,10 +466,13 @@ static void zero_stype_warned_once(void **state) {
 int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
 #define ZC_FIXTURE chains
-        ZC_T(getters_answer_garbage_output_structs), ZC_T(bad_pnext_pointers_stop_the_walk),
+        ZC_T(getters_answer_garbage_output_structs),
+        ZC_T(bad_pnext_pointers_stop_the_walk),
         ZC_T(output_chain_followed_only_under_expected_stype),
-        ZC_T(output_chain_cycle_filled_up_to_bound), ZC_T(input_descriptor_cycles_refused),
-        ZC_T(input_chain_bound_is_32_structures),    ZC_T(refused_exports_leak_no_descriptor),
+        ZC_T(output_chain_cycle_filled_up_to_bound),
+        ZC_T(input_descriptor_cycles_refused),
+        ZC_T(input_chain_bound_is_32_structures),
+        ZC_T(refused_exports_leak_no_descriptor),
         cmocka_unit_test(zero_stype_warned_once),
 #undef ZC_FIXTURE
     };
