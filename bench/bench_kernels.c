@@ -19,8 +19,7 @@
 #include "zb_kernels.h"
 
 #ifdef ZB_OPENCL
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "zb_opencl.h"
 #endif
 
 enum { ZB_ARG_BUF, ZB_ARG_U32, ZB_ARG_IMAGE, ZB_ARG_SAMPLER };
@@ -417,28 +416,6 @@ typedef struct zb_cl {
     cl_device_id device;
 } zb_cl;
 
-static void zb_cl_check(cl_int err, const char *what) {
-    if (err != CL_SUCCESS) {
-        char code[32];
-        snprintf(code, sizeof code, "error %d", err);
-        zb_fail(what, code);
-    }
-}
-
-static cl_platform_id zb_cl_platform(const char *name) {
-    cl_platform_id list[8];
-    cl_uint n = 0;
-    if (clGetPlatformIDs(8, list, &n) != CL_SUCCESS)
-        return NULL;
-    for (cl_uint i = 0; i < n && i < 8; i++) {
-        char text[128] = "";
-        clGetPlatformInfo(list[i], CL_PLATFORM_NAME, sizeof text, text, NULL);
-        if (strstr(text, name) != NULL)
-            return list[i];
-    }
-    return NULL;
-}
-
 static char *zb_cl_source(void) {
     const char *path = getenv("ZB_KERNEL_SOURCE");
     FILE *f = path != NULL ? fopen(path, "rb") : NULL;
@@ -452,7 +429,7 @@ static char *zb_cl_source(void) {
 }
 
 static bool zb_cl_open(zb_cl *o, const char *platform_name) {
-    cl_platform_id platform = zb_cl_platform(platform_name);
+    cl_platform_id platform = zb_cl_platform(platform_name, false);
     cl_int err;
     if (platform == NULL || clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &o->device, NULL) != CL_SUCCESS)
         return false;

@@ -5,8 +5,7 @@
 #define ZB_PROGRAM "zefake-bench-opencl"
 #include "zb_bench.h"
 
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "zb_opencl.h"
 #include <string.h>
 
 #define ZB_ITEMS 1024
@@ -20,28 +19,6 @@ typedef struct zb_cl {
     cl_mem a, b, c;
     cl_kernel kernel;
 } zb_cl;
-
-static void zb_cl_check(cl_int err, const char *what) {
-    if (err != CL_SUCCESS) {
-        char code[32];
-        snprintf(code, sizeof code, "%d", err);
-        zb_fail(what, code);
-    }
-}
-
-static cl_platform_id zb_platform(const char *name) {
-    cl_platform_id list[8];
-    cl_uint n = 0;
-    if (clGetPlatformIDs(8, list, &n) != CL_SUCCESS)
-        return NULL;
-    for (cl_uint i = 0; i < n && i < 8; i++) {
-        char text[128] = "";
-        clGetPlatformInfo(list[i], CL_PLATFORM_NAME, sizeof text, text, NULL);
-        if (strcmp(text, name) == 0)
-            return list[i];
-    }
-    return NULL;
-}
 
 static void zb_setup(zb_cl *b, cl_platform_id platform) {
     cl_device_id device;
@@ -96,7 +73,7 @@ static void zb_vadd(void *state, uint64_t iterations) {
 
 /* ns per enqueue+finish of both commands on one platform; false when the platform is not installed. */
 static bool zb_run(const char *name, uint64_t iterations, double out[2]) {
-    cl_platform_id platform = zb_platform(name);
+    cl_platform_id platform = zb_cl_platform(name, true);
     if (platform == NULL)
         return false;
     zb_cl b;
