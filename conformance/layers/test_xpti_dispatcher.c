@@ -6,9 +6,8 @@
  * dlopen'ed (as the proxy does) and all 48 functions of the proxy's list looked up by name. Tests that depend on the
  * environment run in child processes. No test asserts anything about time. */
 #include "zc_harness.h"
-#include "zc_xpti.h"
+#include "zc_xpti_fw.h"
 #include "zx_test_subscriber.h"
-#include "zx_xpti.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -18,15 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The framework's functions, looked up once. */
-typedef struct zc_fw {
-#define ZC_FW_MEMBER(ret, name, params) zx_pfn_##name name;
-    ZX_XPTI_FUNCTIONS(ZC_FW_MEMBER)
-    ZX_XPTI_FUNCTIONS_CURRENT(ZC_FW_MEMBER)
-#undef ZC_FW_MEMBER
-    zx_pfn_xpti_metadata_at metadata_at; /* ours only: NULL with another framework */
-} zc_fw;
-
 static zc_fw zc_x;
 static uint64_t zc_instance; /* xptiMakeEvent's instance_no, where a test does not look at it */
 
@@ -35,18 +25,7 @@ static bool zc_ours(void) {
 }
 
 static bool zc_load_framework(void) {
-    void *lib = dlopen(zc_xpti_framework(), RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL)
-        return false;
-#define ZC_FW_LOOKUP(ret, name, params)                                                                                \
-    *(void **)&zc_x.name = dlsym(lib, #name);                                                                          \
-    if (zc_x.name == NULL)                                                                                             \
-        return false;
-    ZX_XPTI_FUNCTIONS(ZC_FW_LOOKUP)
-    ZX_XPTI_FUNCTIONS_CURRENT(ZC_FW_LOOKUP)
-#undef ZC_FW_LOOKUP
-    *(void **)&zc_x.metadata_at = dlsym(lib, ZX_XPTI_METADATA_AT);
-    return true;
+    return zc_fw_load(&zc_x);
 }
 
 static int zc_setup(void **state) {

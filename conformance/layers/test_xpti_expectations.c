@@ -6,8 +6,7 @@
  * ZC_XPTI_FRAMEWORK names it (default ours). The library is dlopen'ed and its functions looked up by name; the order
  * of the tests matters where one needs a first call (the default stream, the first object). */
 #include "zc_harness.h"
-#include "zc_xpti.h"
-#include "zx_xpti.h"
+#include "zc_xpti_fw.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -15,33 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct zc_fw {
-#define ZC_FW_MEMBER(ret, name, params) zx_pfn_##name name;
-    ZX_XPTI_FUNCTIONS(ZC_FW_MEMBER)
-    ZX_XPTI_FUNCTIONS_CURRENT(ZC_FW_MEMBER)
-    ZX_XPTI_FUNCTIONS_DETAIL(ZC_FW_MEMBER)
-#undef ZC_FW_MEMBER
-    bool ours; /* it has our one addition, zx_xpti_metadata_at */
-} zc_fw;
-
 static zc_fw zc_x;
 
-/* The 48 functions of the proxy are required; the later ones (ZX_XPTI_FUNCTIONS_DETAIL) are looked up, and the test
- * that needs one fails without it. */
 static bool zc_load(void) {
-    void *lib = dlopen(zc_xpti_framework(), RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL)
-        return false;
-#define ZC_FW_LOOKUP(ret, name, params)                                                                                \
-    *(void **)&zc_x.name = dlsym(lib, #name);                                                                          \
-    if (zc_x.name == NULL)                                                                                             \
-        return false;
-    ZX_XPTI_FUNCTIONS(ZC_FW_LOOKUP)
-    ZX_XPTI_FUNCTIONS_CURRENT(ZC_FW_LOOKUP)
-#undef ZC_FW_LOOKUP
-    *(void **)&zc_x.xptiGetEffectiveStreamDetailLevel = dlsym(lib, "xptiGetEffectiveStreamDetailLevel");
-    zc_x.ours = dlsym(lib, ZX_XPTI_METADATA_AT) != NULL;
-    return true;
+    return zc_fw_load(&zc_x);
 }
 
 static int zc_setup(void **state) {
@@ -80,7 +56,7 @@ static uint64_t zc_universal_id(const zx_xpti_payload *payload) {
 static void default_stream_is_the_framework_stream(void **state) {
     (void)state;
     uint8_t first = zc_x.xptiGetDefaultStreamID(); /* the very first call this process makes into it */
-    if (zc_x.ours)
+    if (zc_x.metadata_at != NULL)
         assert_int_equal(first, 1);
     char *copy;
     zc_x.xptiRegisterString("zc.up", &copy); /* any call creates the framework */
