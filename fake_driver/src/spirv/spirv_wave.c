@@ -780,8 +780,8 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     plan.byval_stride = zf_byval_layout(launch, plan.byval_offsets);
     uint32_t stop = 0;
     plan.stop = &stop;
+    plan.compiled = zf_cx_for_launch(launch); /* a compilation is not execution: the hang limit starts after it */
     plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
-    plan.compiled = zf_cx_for_launch(launch);
     zf_job job = {.plan = &plan, .merged = result, .first_fault_wave = UINT64_MAX};
     zf_run_job(&job, launch->max_threads);
     result->hung |= stop != 0;
