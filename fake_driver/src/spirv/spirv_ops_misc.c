@@ -452,8 +452,11 @@ void zf_h_sgblock(zf_x *x, const zf_dinst *in) {
 }
 
 void zf_h_barrier(zf_x *x, const zf_dinst *in) {
-    (void)x;
     (void)in; /* the lanes that reach it are all here: the wave runs in lock-step */
+    if (x->ctx->lone_call)
+        ZF_LANES(x, zf_fault(x, l,
+                             "a work-group barrier in a function called through a function pointer from "
+                             "compiled code, which runs the call for one work-item (ZEFAKE_EXEC=interp runs it)"));
 }
 
 #if defined(__SANITIZE_THREAD__)

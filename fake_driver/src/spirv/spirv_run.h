@@ -131,6 +131,9 @@ typedef struct zf_ctx {
     size_t cap_wave, cap_local, cap_byval;
     uint8_t *local_store, *byval_store;
     uint32_t depth;
+    /* A work-item of compiled code calls through a function pointer alone (zf_cx_callp): a barrier the callee
+     * reaches cannot wait for the rest of its group there. */
+    bool lone_call;
     zf_region *regions;
     uint32_t num_regions, cap_regions, last_region;
     char *maps; /* /proc/self/maps, read at the first access outside every known region */

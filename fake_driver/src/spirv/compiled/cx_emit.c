@@ -62,6 +62,15 @@ static bool zf_cx_is_lane_op(uint32_t op) {
            op == ZF_X_EXTP;
 }
 
+/* Whether a function of the program waits at a work-group barrier: a call through a function pointer runs its callee
+ * for one work-item (zf_cx_callp), which cannot wait for the others there. */
+static bool zf_cx_has_barrier(const zf_dprog *code) {
+    for (uint32_t i = 0; i < code->num_insts; i++)
+        if (code->insts[i].op == ZF_X_BARRIER)
+            return true;
+    return false;
+}
+
 /* NULL when the tier compiles the instruction, else why not. */
 static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     switch (in->op) {
@@ -96,6 +105,11 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
         const zf_dfunc *callee = &code->funcs[code->aux[in->aux]];
         return (callee->flags & ZF_FUNC_HAS_BODY) ? NULL : "a call of a function without a body";
     }
+    case ZF_X_CALLP:
+        if (in->size > ZF_CX_SCRATCH_SLOT)
+            return "a call through a function pointer with a result larger than 256 bytes";
+        return zf_cx_has_barrier(code) ? "a call through a function pointer in a program with work-group barriers"
+                                       : NULL;
     default:
         break;
     }
@@ -231,6 +245,9 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
         return;
     case ZF_X_CALL:
         zf_cx_call_inst(e, in);
+        return;
+    case ZF_X_CALLP:
+        zf_cx_callp_inst(e, in);
         return;
     default:
         if (zf_cx_is_lane_op(in->op))

@@ -100,6 +100,7 @@ static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_oper
     X(zf_cx_mem)                                                                                                       \
     X(zf_cx_pure)                                                                                                      \
     X(zf_cx_lane_op)                                                                                                   \
+    X(zf_cx_callp)                                                                                                     \
     X(zf_cx_var_slot)                                                                                                  \
     X(zf_cx_slots_mark)                                                                                                \
     X(zf_cx_slots_pop)                                                                                                 \
@@ -129,6 +130,10 @@ void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch);
  * output pointers), with the interpreter's handler on work-item `lane`, operands and result as for zf_cx_pure;
  * nonzero when the work-item faulted. */
 uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane);
+/* A call through a function pointer (CALLP) for work-item `lane` alone, with the interpreter's handler: the pointer at
+ * scratch + 256, the arguments the frame holds packed in their order at `args`, the result at scratch; nonzero when
+ * the work-item faulted. */
+uint32_t zf_cx_callp(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args);
 /* Private variables: a new slot for the work-item's copy at base + in->aux (its private address, 0 after a fault),
  * the slots in use, and dropping those above a mark. */
 uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base);
@@ -249,6 +254,7 @@ LLVMValueRef zf_cx_reg(zf_cx_em *e, zf_ref ref, uint32_t size);
 LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref);
 void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_callp_inst(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);

@@ -28,6 +28,8 @@ typedef struct zf_cx_thread {
     uint8_t *spill;
     uint64_t *states;
     uint8_t *lane_area; /* zf_cx_lane_op: the operands in the interpreter's layout, and its per-lane arrays */
+    uint8_t *call_area; /* zf_cx_callp: the frame bytes a call reads and writes, in the interpreter's layout */
+    size_t call_bytes;
 } zf_cx_thread;
 
 void zf_cx_ctx_release(zf_ctx *ctx) {
@@ -42,6 +44,7 @@ void zf_cx_ctx_release(zf_ctx *ctx) {
     free(t->spill);
     free(t->states);
     free(t->lane_area);
+    free(t->call_area);
     free(t);
     ctx->cx = NULL;
 }
@@ -235,6 +238,25 @@ void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch) {
     zf_handlers[in->op](&x, &one);
 }
 
+/* The interpreter's invocation of the wave's work-item *lane alone, its frame at `frame` in the interpreter's layout;
+ * block_of: 2 x L words, the second half its scratch. */
+static zf_x zf_cx_lone(zf_cx_rt *rt, uint8_t *frame, uint32_t *lane, uint32_t *block_of) {
+    return (zf_x){.ctx = rt->x->ctx,
+                  .prog = rt->x->prog,
+                  .code = rt->x->code,
+                  .fn = rt->x->fn,
+                  .area = {frame, rt->x->area[ZF_AREA_CONST], rt->x->area[ZF_AREA_WAVE]},
+                  .L = rt->x->L,
+                  .n = 1,
+                  .full = false,
+                  .lanes = lane,
+                  .members = lane,
+                  .num_members = 1,
+                  .live = 1,
+                  .block_of = block_of,
+                  .scratch = block_of + rt->x->L};
+}
+
 uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane) {
     zf_cx_thread *t = (zf_cx_thread *)rt; /* rt is the thread's first member */
     uint32_t L = rt->x->L, l = (uint32_t)lane;
@@ -255,25 +277,63 @@ uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint6
     one.a = in->a != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
     one.b = in->b != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 2 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
     one.c = in->c != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 3 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
-    uint32_t *block_of = (uint32_t *)(t->lane_area + area_bytes), *spare = block_of + L;
-    zf_x x = {.ctx = rt->x->ctx,
-              .prog = rt->x->prog,
-              .code = rt->x->code,
-              .fn = rt->x->fn,
-              .area = {t->lane_area, rt->x->area[ZF_AREA_CONST], rt->x->area[ZF_AREA_WAVE]},
-              .L = L,
-              .n = 1,
-              .full = false,
-              .lanes = &l,
-              .members = &l,
-              .num_members = 1,
-              .live = 1,
-              .block_of = block_of,
-              .scratch = spare};
+    uint32_t *block_of = (uint32_t *)(t->lane_area + area_bytes);
+    zf_x x = zf_cx_lone(rt, t->lane_area, &l, block_of);
     zf_handlers[in->op](&x, &one);
     if (x.killed)
         return 1;
     memcpy(scratch, t->lane_area + (size_t)l * s.dst, s.dst);
+    return 0;
+}
+
+/* The frame bytes a call through a function pointer reads and writes: its pointer, arguments and result where they
+ * are frame registers. */
+static size_t zf_cx_call_frame(const zf_dinst *in, const uint32_t *aux) {
+    size_t need = ZF_REF_AREA(in->a) == ZF_AREA_FRAME ? ZF_REF_OFFSET(in->a) + 8u : 0;
+    if (in->dst != ZF_REF_NONE && ZF_REF_AREA(in->dst) == ZF_AREA_FRAME && ZF_REF_OFFSET(in->dst) + in->size > need)
+        need = ZF_REF_OFFSET(in->dst) + in->size;
+    for (uint32_t i = 0; i < aux[0]; i++)
+        if (ZF_REF_AREA(aux[1 + 2 * i]) == ZF_AREA_FRAME && ZF_REF_OFFSET(aux[1 + 2 * i]) + aux[2 + 2 * i] > need)
+            need = ZF_REF_OFFSET(aux[1 + 2 * i]) + aux[2 + 2 * i];
+    return need;
+}
+
+/* Places `bytes` bytes of work-item l's register `ref` (a frame register) in the interpreter's layout. */
+static void zf_cx_call_put(uint8_t *frame, uint32_t L, uint32_t l, zf_ref ref, const uint8_t *from, uint32_t bytes) {
+    memcpy(frame + (size_t)ZF_REF_OFFSET(ref) * L + (size_t)l * bytes, from, bytes);
+}
+
+uint32_t zf_cx_callp(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args) {
+    zf_cx_thread *t = (zf_cx_thread *)rt; /* rt is the thread's first member */
+    uint32_t L = rt->x->L, l = (uint32_t)lane;
+    const uint32_t *aux = rt->x->code->aux + in->aux;
+    size_t frame_bytes = zf_cx_call_frame(in, aux) * L, bytes = frame_bytes + 2u * sizeof(uint32_t) * L;
+    if (bytes > t->call_bytes) {
+        uint8_t *grown = realloc(t->call_area, bytes);
+        if (grown == NULL) {
+            zf_fault(rt->x, l, "out of host memory for an indirect call");
+            return 1;
+        }
+        t->call_area = grown;
+        t->call_bytes = bytes;
+    }
+    if (ZF_REF_AREA(in->a) == ZF_AREA_FRAME)
+        zf_cx_call_put(t->call_area, L, l, in->a, scratch + ZF_CX_SCRATCH_SLOT, 8);
+    for (uint32_t i = 0; i < aux[0]; i++) {
+        if (ZF_REF_AREA(aux[1 + 2 * i]) != ZF_AREA_FRAME)
+            continue;
+        zf_cx_call_put(t->call_area, L, l, aux[1 + 2 * i], args, aux[2 + 2 * i]);
+        args += aux[2 + 2 * i];
+    }
+    zf_x x = zf_cx_lone(rt, t->call_area, &l, (uint32_t *)(t->call_area + frame_bytes));
+    zf_ctx *ctx = rt->x->ctx;
+    ctx->lone_call = true;
+    zf_handlers[ZF_X_CALLP](&x, in);
+    ctx->lone_call = false;
+    if (x.killed)
+        return 1;
+    if (in->dst != ZF_REF_NONE && in->size > 0)
+        memcpy(scratch, zf_reg(&x, in->dst) + (size_t)l * in->size, in->size);
     return 0;
 }
 
