@@ -59,7 +59,7 @@ static bool zf_cx_is_pure(uint32_t op) {
 /* Instructions run by the interpreter's handler on the one work-item (zf_cx_lane_op). */
 static bool zf_cx_is_lane_op(uint32_t op) {
     return op == ZF_X_IMAGE || op == ZF_X_SGBLOCK || op == ZF_X_IMGBLOCK || op == ZF_X_VLOAD || op == ZF_X_VSTORE ||
-           op == ZF_X_EXTP;
+           op == ZF_X_EXTP || op == ZF_X_ITT;
 }
 
 /* Whether a function of the program waits at a work-group barrier: a call through a function pointer runs its callee
