@@ -2,7 +2,7 @@
  * when specialization constant 0xFF747469 is non-zero), function pointers across work-items and modules, kernels of
  * dynamically linked modules, native binaries that reload with their decoded form, the program-instrumentation
  * queries, the build failure of an instruction the engine does not run, and a tiled GEMM against the host.
- * Kernels: conformance/kernels/spirv_{printf,itt,fptr,gemm,unsupported}, export, import, gemm. */
+ * Kernels: conformance/kernels/spirv_{printf,itt,fptr,fptr_barrier,gemm,unsupported}, export, import, gemm. */
 #include "zc_spirv.h"
 
 #include <elf.h>
@@ -254,6 +254,28 @@ static void spirv_function_pointers(void **state) {
             if (p[i] != zc_fptr_expected((int32_t)(i * 5 % 97), pass))
                 zc_fail("pass %d, element %u: %d, expected %d", pass, i, p[i],
                         zc_fptr_expected((int32_t)(i * 5 % 97), pass));
+    }
+    zc_free(&s->x, p);
+}
+
+/* Calls through a function pointer of functions that wait at a work-group barrier: the compiled tier leaves such a
+ * program to the interpreter (docs/spirv-execution.md, "Compiled tier"), whose results are the host loop's here. */
+static void spirv_function_pointers_to_functions_with_barriers(void **state) {
+    zc_sx *s = *state;
+    const uint32_t n = 256, group = 64;
+    int32_t *p = zc_spirv_buffer(s, n * 4), want[256];
+    for (uint32_t left = 0; left < 2; left++) {
+        for (uint32_t i = 0; i < n; i++)
+            p[i] = (int32_t)(i * 7 % 31) - 9;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t l = i % group, other = left ? (l + group - 1) % group : (l + 1) % group;
+            want[i] = p[i] * 10 + p[i - l + other];
+        }
+        zc_arg args[] = {ZC_PTR(p), ZC_VAL(left)};
+        zc_spirv_run(s, "spirv_fptr_barrier", "neighbour", n, group, args, 2);
+        for (uint32_t i = 0; i < n; i++)
+            if (p[i] != want[i])
+                zc_fail("left = %u, element %u: %d, expected %d", left, i, p[i], want[i]);
     }
     zc_free(&s->x, p);
 }
@@ -576,6 +598,7 @@ int main(int argc, char **argv) {
         ZC_T(spirv_itt_annotations_follow_the_specialization_constant),
         cmocka_unit_test(spirv_itt_environment_variable_enables_annotations),
         ZC_T(spirv_function_pointers),
+        ZC_T(spirv_function_pointers_to_functions_with_barriers),
         ZC_T(spirv_kernel_of_linked_module),
         ZC_T(spirv_gemm_tiled_and_naive),
         ZC_T(spirv_native_binary_carries_the_decoded_form),

@@ -24,14 +24,15 @@ set(ZC_OPENCL_KERNELS copy fill vadd saxpy gemm spec_constant globals export imp
 # function defined later: SPV_INTEL_function_pointers allows it).
 list(APPEND ZC_OPENCL_KERNELS spirv_arith spirv_convert spirv_control spirv_math spirv_data spirv_local spirv_atomics
                               spirv_globals spirv_image spirv_printf spirv_itt spirv_gemm spirv_fptr spirv_pointers
-                              spirv_generic spirv_faults spirv_padding)
+                              spirv_generic spirv_faults spirv_padding spirv_fptr_barrier)
 # OpenCL C 1.2 for one kernel; -fwrapv drops the in-bounds promise of pointer arithmetic (OpPtrAccessChain).
 set(ZC_CL_STD_spirv_pointers CL1.2)
 set(ZC_CLANG_FLAGS_spirv_pointers -fwrapv)
 set(ZC_CLANG_FLAGS_spirv_local -Xclang -cl-ext=+cl_khr_subgroups)
 set(ZC_LLVM_SPIRV_FLAGS_spirv_local --spirv-ext=+SPV_INTEL_subgroups)
 set(ZC_LLVM_SPIRV_FLAGS_spirv_fptr --spirv-ext=+SPV_INTEL_function_pointers)
-set(ZC_UNVALIDATED_KERNELS spirv_fptr)
+set(ZC_LLVM_SPIRV_FLAGS_spirv_fptr_barrier --spirv-ext=+SPV_INTEL_function_pointers)
+set(ZC_UNVALIDATED_KERNELS spirv_fptr spirv_fptr_barrier)
 # An entry point that leaves out a UniformConstant variable it uses (test_tolerances.c): spirv-val refuses it.
 list(APPEND ZC_OPENCL_KERNELS spirv_unlisted)
 list(APPEND ZC_UNVALIDATED_KERNELS spirv_unlisted)

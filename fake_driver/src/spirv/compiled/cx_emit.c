@@ -62,15 +62,6 @@ static bool zf_cx_is_lane_op(uint32_t op) {
            op == ZF_X_EXTP || op == ZF_X_ITT;
 }
 
-/* Whether a function of the program waits at a work-group barrier: a call through a function pointer runs its callee
- * for one work-item (zf_cx_callp), which cannot wait for the others there. */
-static bool zf_cx_has_barrier(const zf_dprog *code) {
-    for (uint32_t i = 0; i < code->num_insts; i++)
-        if (code->insts[i].op == ZF_X_BARRIER)
-            return true;
-    return false;
-}
-
 /* NULL when the tier compiles the instruction, else why not. */
 static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     switch (in->op) {
@@ -105,11 +96,9 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
         const zf_dfunc *callee = &code->funcs[code->aux[in->aux]];
         return (callee->flags & ZF_FUNC_HAS_BODY) ? NULL : "a call of a function without a body";
     }
-    case ZF_X_CALLP:
-        if (in->size > ZF_CX_SCRATCH_SLOT)
-            return "a call through a function pointer with a result larger than 256 bytes";
-        return zf_cx_has_barrier(code) ? "a call through a function pointer in a program with work-group barriers"
-                                       : NULL;
+    case ZF_X_CALLP: /* and no function of the program it may call waits at a barrier: zf_cx_check_visit */
+        return in->size > ZF_CX_SCRATCH_SLOT ? "a call through a function pointer with a result larger than 256 bytes"
+                                             : NULL;
     default:
         break;
     }
@@ -917,9 +906,31 @@ static bool zf_cx_walk(const zf_dprog *code, uint32_t entry, uint8_t *seen, zf_c
     return true;
 }
 
+static bool zf_cx_barrier_visit(void *state, const zf_dprog *code, uint32_t func, uint32_t at) {
+    (void)func;
+    bool *found = state;
+    *found |= at != UINT32_MAX && code->insts[at].op == ZF_X_BARRIER;
+    return !*found;
+}
+
+/* Whether a function whose pointer the program takes, or one it calls, waits at a work-group barrier: a call through
+ * a function pointer runs its callee for one work-item (zf_cx_callp), which cannot wait for the others there. */
+static bool zf_cx_pointer_targets_wait(const zf_dprog *code) {
+    uint8_t *seen = calloc(code->num_funcs ? code->num_funcs : 1, 1);
+    bool found = seen == NULL; /* out of memory: as if they did, the interpreter runs the kernel */
+    for (uint32_t i = 0; i < code->num_relocs && !found; i++) {
+        const zf_dreloc *r = &code->relocs[i];
+        if (r->kind == ZF_RELOC_FUNCTION && r->index < code->num_funcs && !seen[r->index])
+            found = !zf_cx_walk(code, r->index, seen, zf_cx_barrier_visit, &found) || found;
+    }
+    free(seen);
+    return found;
+}
+
 typedef struct zf_cx_checking {
     zf_cx_em *e;
-    bool vars; /* a function reached declares private variables */
+    bool vars;        /* a function reached declares private variables */
+    int targets_wait; /* zf_cx_pointer_targets_wait, -1 until a call through a function pointer asks */
 } zf_cx_checking;
 
 static bool zf_cx_check_visit(void *state, const zf_dprog *code, uint32_t func, uint32_t at) {
@@ -932,6 +943,13 @@ static bool zf_cx_check_visit(void *state, const zf_dprog *code, uint32_t func, 
     }
     const zf_dinst *in = &code->insts[at];
     const char *why = zf_cx_check_inst(code, in);
+    if (why == NULL && in->op == ZF_X_CALLP) {
+        if (c->targets_wait < 0)
+            c->targets_wait = zf_cx_pointer_targets_wait(code);
+        if (c->targets_wait)
+            why =
+                "a call through a function pointer in a program whose pointed-to functions wait at work-group barriers";
+    }
     if (why != NULL)
         zf_cx_fail(e, "%s (SPIR-V word %u)", why, code->inst_words[at]);
     e->barriers |= in->op == ZF_X_BARRIER;
@@ -941,7 +959,7 @@ static bool zf_cx_check_visit(void *state, const zf_dprog *code, uint32_t func, 
 
 /* Marks the functions the kernel reaches and checks their instructions. */
 static bool zf_cx_reach(zf_cx_em *e, uint8_t *seen) {
-    zf_cx_checking c = {e, false};
+    zf_cx_checking c = {e, false, -1};
     if (!zf_cx_walk(e->code, e->kernel->function, seen, zf_cx_check_visit, &c)) {
         zf_cx_fail(e, "out of host memory");
         return false;
