@@ -4,7 +4,8 @@
  * struct of its own whose stype (4 bytes) and fill byte come from its record. A link is NULL, the start of a slot, any
  * byte inside a slot (misaligned ones included), or a value of the record made impossible for a structure: below
  * 64 KiB, or with its top bit set (kernel and non-canonical addresses, 0xA5A5... among them). Every pointer the target
- * makes is mapped or refused by the walker's rule, so a crash is the driver's. The head itself is well formed (its
+ * makes, and every word of a slot a walk can read as a pNext (ZZ_PAD), is mapped or refused by the walker's rule, so
+ * a crash is the driver's. The head itself is well formed (its
  * stype the call expects, its other fields valid), so the calls reach the walk. Whatever a call creates is destroyed
  * again. */
 #include "zz_common.h"
@@ -15,6 +16,11 @@
 #define ZZ_SLOT_BYTES 2048u /* larger than any structure of the headers */
 #define ZZ_RECORD     16u
 #define ZZ_CALLS      24u
+
+/* A structure linked at 8 bytes before a slot's end reads the next slot's stype and padding as its pNext: padding with
+ * the top bit set makes that word a kernel address, which the walker refuses, whatever the stype. (So do the fill
+ * bytes, read as a pointer: 8 equal bytes are 0 or above user space.) */
+#define ZZ_PAD 0xA5A5A5A5u
 
 typedef struct zz_header {
     uint32_t stype;
@@ -62,6 +68,7 @@ static void *zz_build_chain(const uint8_t *data, size_t size) {
         const uint8_t *r = zz_record(data, size, i + 1);
         memset(zz_arena[i], r[6], ZZ_SLOT_BYTES);
         zz_header header = {.stype = (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 | (uint32_t)r[3] << 24,
+                            .pad = ZZ_PAD,
                             .pNext = zz_link(r)};
         memcpy(zz_arena[i], &header, sizeof header);
     }
