@@ -276,6 +276,66 @@ static void all_faulting_launch_stopped_within_the_limit(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
+ * Calls through bad function pointers */
+
+/* Child: `apply` of spirv_fptr calling through `external`: "bogus" an address that names no function, "kernel" the
+ * pointer of the kernel use_export of module export (no int(int) function). Prints status=1 once the device is lost. */
+static int zc_child_bad_pointer(int argc, char **argv) {
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL || argc < 1)
+        return 2;
+    ze_module_handle_t fptr = zc_module_create(x->context, x->device, "spirv_fptr");
+    ze_module_handle_t other = zc_module_create(x->context, x->device, "export");
+    void *external = (void *)(uintptr_t)0x5a5a0;
+    if (strcmp(argv[0], "kernel") == 0)
+        zc_assert_success(zeModuleGetFunctionPointer(other, "use_export", &external));
+    int32_t *p = zc_host_alloc(x, ZC_ITEMS * 4);
+    memset(p, 0, ZC_ITEMS * 4);
+    ze_kernel_handle_t apply = zc_kernel_create(fptr, "apply");
+    zc_assert_success(zeKernelSetArgumentValue(apply, 0, sizeof p, &p));
+    zc_assert_success(zeKernelSetArgumentValue(apply, 1, sizeof external, &external));
+    ze_event_pool_handle_t pool = zc_event_pool(x, 1, 0);
+    ze_event_handle_t done = zc_event(pool, 0);
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zc_launch(list, apply, done);
+    zc_assert_success(zeEventHostSynchronize(done, UINT64_MAX));
+    printf("status=%d\n", zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST);
+    printf("pointer=%llu\n", (unsigned long long)(uintptr_t)external);
+    fflush(stdout);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeEventDestroy(done));
+    zc_assert_success(zeEventPoolDestroy(pool));
+    zc_assert_success(zeKernelDestroy(apply));
+    zc_assert_success(zeModuleDestroy(fptr));
+    zc_assert_success(zeModuleDestroy(other));
+    zc_free(x, p);
+    return zc_child_exec_end(x);
+}
+
+/* A call through a pointer that names no function, or a function of another signature, faults the work-items that
+ * make it, naming the pointer, in whichever tier runs the kernel (the compiled tier's call is the interpreter's). */
+static void bad_function_pointers_fault_naming_the_pointer(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* the fault's text is zefake's */
+    static const struct {
+        const char *mode, *why;
+    } cases[] = {{"bogus", ", which names no function"}, {"kernel", " with arguments that do not fit it"}};
+    for (size_t i = 0; i < ZC_COUNT(cases); i++) {
+        const char *const args[] = {cases[i].mode, NULL};
+        zc_child child;
+        assert_true(zc_run_child_mode("bad-pointer", args, NULL, ZC_CHILD_TIMEOUT_MS, &child));
+        zc_assert_child_ok(&child, cases[i].mode);
+        assert_int_equal(zc_child_number(&child, "status"), 1);
+        char want[128];
+        snprintf(want, sizeof want, "call through function pointer 0x%llx%s",
+                 (unsigned long long)zc_child_number(&child, "pointer"), cases[i].why);
+        if (strstr(child.err, want) == NULL)
+            zc_fail("%s: expected '%s' in the log:\n%s", cases[i].mode, want, child.err);
+        zc_child_free(&child);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
  * Modules spirv-val refuses (kernels/invalid_*.spvasm): the build fails naming the instruction and the rule */
 
 static void modules_spirv_val_refuses_fail_the_build(void **state) {
@@ -419,6 +479,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(private_arrays_out_of_bounds_fault),
         cmocka_unit_test(hung_kernel_is_stopped_and_the_queue_stays_usable),
         cmocka_unit_test(all_faulting_launch_stopped_within_the_limit),
+        cmocka_unit_test(bad_function_pointers_fault_naming_the_pointer),
         cmocka_unit_test_setup_teardown(modules_spirv_val_refuses_fail_the_build, zc_setup_spirv, zc_teardown_spirv),
         cmocka_unit_test(arbitrary_precision_integers_build_and_fault_where_used),
         cmocka_unit_test_setup_teardown(stray_operand_fails_the_build, zc_setup_spirv, zc_teardown_spirv),
@@ -428,7 +489,8 @@ int main(int argc, char **argv) {
     static const zc_child_mode modes[] = {{"private", zc_child_private},
                                           {"hang", zc_child_hang},
                                           {"all-fault", zc_child_all_fault},
-                                          {"arbitrary", zc_child_arbitrary}};
+                                          {"arbitrary", zc_child_arbitrary},
+                                          {"bad-pointer", zc_child_bad_pointer}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);
