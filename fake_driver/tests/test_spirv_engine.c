@@ -13,7 +13,10 @@
 #include "spirv_exec.h"
 #include "zt_spirv_files.h"
 
+#include <level_zero/ze_api.h>
+
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +31,12 @@
 static const char *const zt_corpus[] = {
     "copy", "fill", "vadd", "saxpy", "gemm", "spec_constant", "globals", "export", "import", "local_memory",
     "reqd_group_size", "empty", "image", "spec_global", "spirv_arith", "spirv_convert", "spirv_control", "spirv_math",
-    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_printf", "spirv_itt",
+    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_image_reads", "spirv_printf", "spirv_itt",
     "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics",
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 /* How many of the corpus's kernels the compiled tier takes at least (compiled_tier_takes_the_corpus). */
-#define ZT_CORPUS_COMPILED 88u
+#define ZT_CORPUS_COMPILED 93u
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -120,6 +123,26 @@ static void zt_warn(void *user, const char *text) {
     snprintf(zt_warn_text, sizeof zt_warn_text, "%s", text);
 }
 
+/* The image and sampler of the image tests, named by the handles ZT_IMAGE and ZT_SAMPLER. */
+#define ZT_IMAGE   0x51000u
+#define ZT_SAMPLER 0x52000u
+static zf_ximage zt_image_now;
+static zf_xsampler zt_sampler_now;
+
+static bool zt_image(void *user, uint64_t handle, zf_ximage *out) {
+    (void)user;
+    if (handle == ZT_IMAGE)
+        *out = zt_image_now;
+    return handle == ZT_IMAGE;
+}
+
+static bool zt_sampler(void *user, uint64_t handle, zf_xsampler *out) {
+    (void)user;
+    if (handle == ZT_SAMPLER)
+        *out = zt_sampler_now;
+    return handle == ZT_SAMPLER;
+}
+
 static void zt_run(const zt_launch *l, zf_xresult *result) {
     const zf_spirv_kernel *k = zf_spirv_find_kernel(l->module, l->kernel);
     assert_non_null(k);
@@ -134,7 +157,12 @@ static void zt_run(const zt_launch *l, zf_xresult *result) {
     }
     uint64_t *relocs = calloc(l->code->num_relocs + 1, 8);
     assert_non_null(relocs);
-    zf_exec_env env = {.user = l->mem, .lookup = zt_lookup, .debug = zt_debug, .warn = zt_warn};
+    zf_exec_env env = {.user = l->mem,
+                       .lookup = zt_lookup,
+                       .debug = zt_debug,
+                       .warn = zt_warn,
+                       .image = zt_image,
+                       .sampler = zt_sampler};
     zf_xlaunch launch = {.program = {l->code, relocs, l->code, NULL, 0},
                          .kernel = index,
                          .name = l->kernel,
@@ -753,6 +781,132 @@ static uint64_t zt_next(uint64_t *state) {
     return *state = x;
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * Image reads: the compiled tier's inline reads of plain formats, and its handler path for the rest */
+
+enum { ZT_READERS = 48, ZT_TEXEL_BYTES = 4096 };
+
+/* An image of 5 x 4 pixels, 3 deep or 3 layers where its type has them, over `texels`, its rows and slices padded;
+ * with `cut` its memory ends a byte before its last texel does. */
+static zf_ximage zt_image_of(uint8_t *texels, ze_image_type_t type, uint32_t layout, uint32_t channel,
+                             const uint8_t swizzle[4], bool srgb, bool cut) {
+    static const uint8_t pixel_bytes[14] = {1, 2, 4, 2, 4, 4, 8, 8, 16, 4, 4, 2, 2, 2};
+    bool layered = type == ZE_IMAGE_TYPE_1DARRAY || type == ZE_IMAGE_TYPE_2DARRAY;
+    zf_ximage img = {.base = texels,
+                     .type = type,
+                     .layout = layout,
+                     .channel_type = channel,
+                     .srgb = srgb,
+                     .width = 5,
+                     .height = type == ZE_IMAGE_TYPE_1D || type == ZE_IMAGE_TYPE_1DARRAY ? 1 : 4,
+                     .depth = type == ZE_IMAGE_TYPE_3D ? 3 : 1,
+                     .layers = layered ? 3 : 1};
+    memcpy(img.swizzle, swizzle, 4);
+    img.row_pitch = img.width * pixel_bytes[layout] + 3;
+    img.slice_pitch = img.row_pitch * img.height + 5;
+    uint64_t slices = img.depth * img.layers;
+    img.size = (slices - 1) * img.slice_pitch + (img.height - 1) * img.row_pitch + img.width * pixel_bytes[layout];
+    img.size -= cut ? 1 : 0;
+    assert_true(img.size <= ZT_TEXEL_BYTES);
+    return img;
+}
+
+/* Coordinates inside, at and beyond the edges, in pixels (even work-items) or normalized (odd ones), and floats
+ * that round to no pixel. */
+static void zt_coordinates(uint64_t *rng, int32_t *ic, float *fc) {
+    for (uint32_t i = 0; i < ZT_READERS * 4; i++) {
+        ic[i] = (int32_t)(zt_next(rng) % 11) - 3;
+        float unit = (float)(zt_next(rng) % 1000) / 1000.0f;
+        fc[i] = (i / 4) % 2 == 0 ? unit * 10.0f - 3.0f : unit * 2.0f - 0.5f;
+    }
+    const float odd[4] = {NAN, INFINITY, -INFINITY, 1e30f};
+    for (uint32_t i = 0; i < 4; i++)
+        fc[4 * (ZT_READERS - 1 - i)] = odd[i];
+}
+
+/* A sampler of the 20 combinations (5 addressing modes, 2 filters, normalized or not), as a handle (even k) or an
+ * inline sampler's value (odd k). */
+static uint64_t zt_sampler_of(uint32_t k) {
+    zt_sampler_now = (zf_xsampler){.address_mode = k % 5, .filter_mode = (k / 5) % 2, .normalized = (k / 10) % 2};
+    if (k % 2 == 0)
+        return ZT_SAMPLER;
+    return ZF_INLINE_SAMPLER | zt_sampler_now.address_mode | zt_sampler_now.filter_mode << 8 |
+           (uint64_t)zt_sampler_now.normalized << 16;
+}
+
+typedef struct zt_image_case {
+    ze_image_type_t type;
+    uint32_t layout, channel, sampler, swizzle;
+    bool srgb, cut;
+} zt_image_case;
+
+/* Runs the reads of one image in both tiers (zt_both_tiers: the same bits, work, faults). */
+static void zt_image_reads(zt_launch *l, uint64_t *rng, const zt_image_case *c, uint8_t *texels, uint32_t *out,
+                           bool *compiled) {
+    static const char *const kernels[5] = {"reads_1d", "reads_1d_array", "reads_2d", "reads_2d_array", "reads_3d"};
+    static const uint8_t swizzles[4][4] = {{0, 1, 2, 3}, {0, 4, 4, 5}, {2, 1, 0, 3}, {0, 6, 5, 4}}; /* R,0,0,1 ... */
+    for (uint32_t b = 0; b < ZT_TEXEL_BYTES; b++)
+        texels[b] = (uint8_t)zt_next(rng);
+    zt_image_now = zt_image_of(texels, c->type, c->layout, c->channel, swizzles[c->swizzle], c->srgb, c->cut);
+    uint64_t *sampler = (uint64_t *)(uintptr_t)l->values[1];
+    *sampler = zt_sampler_of(c->sampler);
+    l->kernel = kernels[c->type];
+    char logged[64] = "";
+    if (!compiled[c->type])
+        snprintf(logged, sizeof logged, "kernel '%s': compiled in", l->kernel);
+    compiled[c->type] = true;
+    zt_both_tiers(l, out, (size_t)ZT_READERS * 6 * 16, logged);
+}
+
+static void compiled_image_reads_match_the_interpreter(void **state) {
+    (void)state;
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("spirv_image_reads");
+    zf_dprog *code = zt_decode(m, false, "spirv_image_reads");
+    uint8_t *texels = zt_buffer(&mem, ZT_TEXEL_BYTES);
+    int32_t *ic = zt_buffer(&mem, ZT_READERS * 16);
+    float *fc = zt_buffer(&mem, ZT_READERS * 16);
+    uint32_t *out = zt_buffer(&mem, ZT_READERS * 6 * 16);
+    uint64_t image = ZT_IMAGE, sampler = 0, rng = 0x1234567u;
+    const void *values[] = {&image, &sampler, &ic, &fc, &out};
+    const uint64_t sizes[] = {8, 8, 8, 8, 8};
+    zt_launch l = {m, code, "reads_2d", values, sizes, ZT_READERS, 16, 0, &mem, 0, 0};
+    bool compiled[5] = {false};
+    zt_coordinates(&rng, ic, fc);
+    /* Every layout and channel type (the packed ones and sRGB take the handler), image type, sampler and swizzle. */
+    for (uint32_t layout = 0; layout < 14; layout++)
+        for (uint32_t channel = 0; channel < 5; channel++) {
+            uint64_t pick = zt_next(&rng);
+            zt_image_case c = {(ze_image_type_t)(pick % 5),
+                               layout,
+                               channel,
+                               (uint32_t)(pick >> 8) % 20,
+                               (pick >> 16) % 8 < 4 ? 0 : (uint32_t)(pick >> 16) % 4,
+                               (pick >> 24) % 7 == 0,
+                               (pick >> 32) % 3 == 0};
+            zt_image_reads(&l, &rng, &c, texels, out, compiled);
+        }
+    /* Every sampler on the two most common formats, in 2D and 3D. */
+    for (uint32_t k = 0; k < 20; k++) {
+        zt_image_case rgba_float = {ZE_IMAGE_TYPE_2D, 8, ZE_IMAGE_FORMAT_TYPE_FLOAT, k, 0, false, k % 4 == 0};
+        zt_image_case r8_unorm = {ZE_IMAGE_TYPE_3D, 0, ZE_IMAGE_FORMAT_TYPE_UNORM, k, 1, false, k % 3 == 0};
+        zt_image_reads(&l, &rng, &rgba_float, texels, out, compiled);
+        zt_image_reads(&l, &rng, &r8_unorm, texels, out, compiled);
+    }
+    /* Handles that name no image or sampler fault alike in both tiers. */
+    zt_image_case plain = {ZE_IMAGE_TYPE_2D, 4, ZE_IMAGE_FORMAT_TYPE_UNORM, 2, 0, false, false};
+    image = 0x999;
+    zt_image_reads(&l, &rng, &plain, texels, out, compiled);
+    image = ZT_IMAGE;
+    zt_sampler_of(0);
+    sampler = 0x777;
+    l.kernel = "reads_2d";
+    zt_both_tiers(&l, out, (size_t)ZT_READERS * 6 * 16, "");
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
 /* The reader tests' mutations: random words, bit flips, id-like values, word counts and opcodes. */
 static void zt_mutate(uint32_t *words, size_t count, uint32_t bound, uint64_t *rng) {
     unsigned edits = 1 + (unsigned)(zt_next(rng) % 3);
@@ -1094,8 +1248,8 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
-    zt_cache_set_version(entry, '1');
-    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", "format version 1, not 2");
+    zt_cache_set_version(entry, '2');
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", "format version 2, not 3");
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
     /* ZEFAKE_CACHE=0: nothing read, nothing written. */
     zt_cache_clear(dir);
@@ -1119,6 +1273,7 @@ int main(void) {
         cmocka_unit_test(block_accesses_fault_like_loads_and_stores),
         cmocka_unit_test(compiled_tier_matches_the_interpreter),
         cmocka_unit_test(compiled_tier_runs_barriers_region_by_region),
+        cmocka_unit_test(compiled_image_reads_match_the_interpreter),
         cmocka_unit_test(compiled_tier_takes_the_corpus),
         cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),

@@ -8,7 +8,6 @@
 
 #include <inttypes.h>
 
-enum { ZF_CH_UINT = 0, ZF_CH_SINT, ZF_CH_UNORM, ZF_CH_SNORM, ZF_CH_FLOAT };
 enum { ZF_SW_R = 0, ZF_SW_G, ZF_SW_B, ZF_SW_A, ZF_SW_0, ZF_SW_1, ZF_SW_X };
 enum { ZF_IT_1D = 0, ZF_IT_1DARRAY, ZF_IT_2D, ZF_IT_2DARRAY, ZF_IT_3D, ZF_IT_BUFFER };
 enum { ZF_AM_NONE = 0, ZF_AM_REPEAT, ZF_AM_CLAMP, ZF_AM_BORDER, ZF_AM_MIRROR };
@@ -370,14 +369,13 @@ static const zf_ximage *zf_image_get(zf_x *x, uint32_t lane, uint64_t handle, zf
     return cache;
 }
 
-static bool zf_sampler_get(zf_x *x, uint64_t handle, zf_xsampler *out) {
+static bool zf_sampler_get(const zf_exec_env *env, uint64_t handle, zf_xsampler *out) {
     if (handle & ZF_INLINE_SAMPLER) {
         out->address_mode = handle & 0xFFu;
         out->filter_mode = (handle >> 8) & 0xFFu;
         out->normalized = (handle >> 16) & 1u;
         return true;
     }
-    const zf_exec_env *env = x->ctx->env;
     return handle != 0 && env->sampler != NULL && env->sampler(env->user, handle, out);
 }
 
@@ -477,7 +475,7 @@ void zf_h_image(zf_x *x, const zf_dinst *in) {
             zf_xsampler s;
             uint64_t sampler;
             memcpy(&sampler, a + l * stride + 8, 8);
-            if (!zf_sampler_get(x, sampler, &s)) {
+            if (!zf_sampler_get(x->ctx->env, sampler, &s)) {
                 zf_fault(x, l, "sampler argument 0x%" PRIx64 " is not a sampler", sampler);
                 break;
             }
@@ -498,6 +496,68 @@ void zf_h_image(zf_x *x, const zf_dinst *in) {
             break;
         }
     });
+}
+
+/* The texel channels of a plain image: its component of the same place, or the constant the codec gives (a missing
+ * component reads as 0, or 1 for alpha); false for a swizzle that moves components (BGRA, say). */
+static bool zf_plain_channels(const zf_ximage *img, uint8_t channel[4]) {
+    uint32_t comps = zf_layouts[img->layout].comps;
+    for (uint32_t k = 0; k < 4; k++) {
+        uint8_t s = img->swizzle[k];
+        if (s <= ZF_SW_A && s != k)
+            return false;
+        if (s <= ZF_SW_A)
+            channel[k] = k < comps ? ZF_PLAIN_COMP : k == 3 ? ZF_PLAIN_ONE : ZF_PLAIN_ZERO;
+        else
+            channel[k] = s == ZF_SW_1 ? ZF_PLAIN_ONE : ZF_PLAIN_ZERO;
+    }
+    return true;
+}
+
+/* A sampled read takes the plain path with nearest filtering (or integer coordinates) and the addressing modes that
+ * keep coordinates as they are or clamp them; the array layer's rounding, repeat and mirror take the handler. */
+static bool zf_plain_sampler(const zf_exec_env *env, const zf_dinst *in, const zf_ximage *img, uint64_t sampler,
+                             zf_image_plain *out) {
+    zf_xsampler s;
+    uint32_t extent[3];
+    int layer;
+    zf_image_dims(img, extent, &layer);
+    bool float_coords = zf_etype_is_float(in->asize & 0xFFu);
+    if (layer >= 0 || !zf_sampler_get(env, sampler, &s) || (float_coords && s.filter_mode == 1))
+        return false;
+    if (s.address_mode == ZF_AM_REPEAT || s.address_mode == ZF_AM_MIRROR)
+        return false;
+    out->clamp = s.address_mode == ZF_AM_CLAMP;
+    out->normalized = float_coords && s.normalized;
+    out->border_alpha = !zf_has_alpha(img);
+    return true;
+}
+
+bool zf_image_plain_of(const zf_exec_env *env, const zf_dinst *in, uint64_t image, uint64_t sampler,
+                       zf_image_plain *out) {
+    zf_ximage img;
+    *out = (zf_image_plain){0};
+    if (in->aux != ZF_IMG_READ && in->aux != ZF_IMG_SAMPLE)
+        return false;
+    if (image == 0 || env->image == NULL || !env->image(env->user, image, &img) || img.layout > 8 || img.srgb ||
+        !zf_plain_channels(&img, out->channel))
+        return false;
+    if (in->aux == ZF_IMG_SAMPLE && !zf_plain_sampler(env, in, &img, sampler, out))
+        return false;
+    uint32_t extent[3] = {1, 1, 1};
+    int layer;
+    uint32_t dims = zf_image_dims(&img, extent, &layer);
+    const uint64_t pitch[3] = {zf_pixel_bytes(img.layout), img.type == ZF_IT_1DARRAY ? img.slice_pitch : img.row_pitch,
+                               img.slice_pitch};
+    for (uint32_t d = 0; d < 3; d++) {
+        out->kept[d] = d < dims;
+        out->extent[d] = d < dims ? extent[d] : 1;
+        out->pitch[d] = d < dims ? pitch[d] : 0;
+    }
+    out->base = img.base;
+    out->size = img.size;
+    out->format = ZF_PLAIN_FORMAT(zf_layouts[img.layout].comps, zf_layouts[img.layout].bits[0] / 8u, img.channel_type);
+    return true;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

@@ -356,6 +356,36 @@ zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program);
 /* Appends printf output for the wave. */
 void zf_output(zf_ctx *ctx, const char *text, size_t length);
 
+/* ---- spirv_image.c ---- */
+
+/* Channel types of an image (ze_image_format_type_t). */
+enum { ZF_CH_UINT = 0, ZF_CH_SINT, ZF_CH_UNORM, ZF_CH_SNORM, ZF_CH_FLOAT };
+/* A format of whole-byte components as one number: component count, bytes per component, channel type. */
+#define ZF_PLAIN_FORMAT(comps, bytes, channel)                                                                         \
+    ((uint32_t)(comps) | (uint32_t)(bytes) << 4 | ((uint32_t)(channel) + 1u) << 8)
+enum { ZF_PLAIN_ZERO = 0, ZF_PLAIN_ONE, ZF_PLAIN_COMP };
+
+/* What a read of an image needs when its format is plain: whole-byte components of the layout's order, no sRGB. A
+ * texel at coordinates x (each kept one inside its extent; clamped to it first with `clamp`) is at base + sum of x[d]
+ * * pitch[d], when its pitch[0] bytes lie within size; outside, a read gives zeros and alpha border_alpha. Channel k of
+ * the texel is its component k (ZF_PLAIN_COMP) or a constant. Float coordinates are multiplied by the extent first
+ * when normalized, then rounded down. */
+typedef struct zf_image_plain {
+    uint8_t *base;
+    uint64_t size;
+    uint64_t extent[3], pitch[3];
+    bool kept[3];
+    uint32_t format;
+    uint8_t channel[4];
+    bool clamp, normalized, border_alpha;
+} zf_image_plain;
+
+/* The description of a read (ZF_IMG_READ) or sampled read (ZF_IMG_SAMPLE) of `image` (with `sampler`) when it reads
+ * the plain way (nearest filtering, no repeat or mirror, no array layer for a sampled read), as zf_h_image reads it;
+ * false when the read needs the handler: another format or sampler, or a handle that names no image or sampler. */
+bool zf_image_plain_of(const zf_exec_env *env, const zf_dinst *in, uint64_t image, uint64_t sampler,
+                       zf_image_plain *out);
+
 /* ---- spirv_ops_mem.c ---- */
 
 /* OpCopyMemory(Sized) for lane l: the source is checked before the destination. False after a fault. */

@@ -1,9 +1,9 @@
 /* The compiled tier's on-disk cache (cx_disk.h). An entry is `<dir>/<32 hex digits of the key>.zfcx`: a header
- * (magic with the format's version, key, block count, record size, region count, object size, FNV-1a of what
- * follows), the block table and the object file, in host byte order (the key names the host). A reader trusts nothing
- * it has not checked: a short, damaged or foreign file is reported and ignored, and the next compile replaces it.
- * Writers never lock: each writes a file of its own and renames it over the entry, which POSIX makes atomic, so readers
- * see an old entry, a new one or none. */
+ * (magic with the format's version, key, block count, record size, region count, image read count, object size, FNV-1a
+ * of what follows), the block table and the object file, in host byte order (the key names the host). A reader trusts
+ * nothing it has not checked: a short, damaged or foreign file is reported and ignored, and the next compile replaces
+ * it. Writers never lock: each writes a file of its own and renames it over the entry, which POSIX makes atomic, so
+ * readers see an old entry, a new one or none. */
 #include "cx_disk.h"
 
 #include <errno.h>
@@ -114,9 +114,14 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
                  (unsigned long long)(sizeof h + blocks_size + h.object_size));
         return false;
     }
+    if (h.num_texsites > ZF_CX_MAX_TEXSITES) {
+        snprintf(why, why_size, "an entry announcing %u image reads (at most %u)", h.num_texsites, ZF_CX_MAX_TEXSITES);
+        return false;
+    }
     out->num_blocks = h.num_blocks;
     out->spill_bytes = h.spill_bytes;
     out->num_regions = h.num_regions;
+    out->num_texsites = h.num_texsites;
     out->size = (size_t)h.object_size;
     out->blocks = malloc(blocks_size ? (size_t)blocks_size : 1);
     out->bytes = malloc(out->size ? out->size : 1);
@@ -185,6 +190,7 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
                            .num_blocks = object->num_blocks,
                            .spill_bytes = object->spill_bytes,
                            .num_regions = object->num_regions,
+                           .num_texsites = object->num_texsites,
                            .object_size = object->size,
                            .checksum = zf_cx_disk_checksum(object)};
     memcpy(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic);

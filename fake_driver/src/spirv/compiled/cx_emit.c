@@ -238,6 +238,9 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
     case ZF_X_CALLP:
         zf_cx_callp_inst(e, in);
         return;
+    case ZF_X_IMAGE:
+        zf_cx_image_read(e, in);
+        return;
     default:
         if (zf_cx_is_lane_op(in->op))
             zf_cx_lane_call(e, in);
@@ -390,6 +393,7 @@ static void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
         e->bbs[b] = LLVMAppendBasicBlockInContext(e->c, e->f, "block");
     e->fault_bb = LLVMAppendBasicBlockInContext(e->c, e->f, "fault");
     LLVMBuildBr(e->b, e->bbs[0]);
+    zf_cx_fault_edges_close(e); /* a fault before the first block moved nothing the table counts */
     for (uint32_t b = 0; b < fn->block_count && !e->failed; b++) {
         e->cur = e->block_base[fi] + b;
         LLVMPositionBuilderAtEnd(e->b, e->bbs[b]);
@@ -400,6 +404,7 @@ static void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
             e->idx = i;
             zf_cx_inst(e, &e->code->insts[blk->first + i]);
         }
+        zf_cx_fault_edges_close(e);
     }
     LLVMPositionBuilderAtEnd(e->b, e->fault_bb);
     zf_cx_return(e, true);
@@ -1163,6 +1168,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     }
     free(seen);
     free(e.fns);
+    free(e.edges);
     free(e.block_base);
     free(e.prov);
     free(e.win_lo);
@@ -1181,5 +1187,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->num_blocks = e.num_blocks;
     out->spill_bytes = e.spill_bytes;
     out->num_regions = e.num_regions;
+    out->num_texsites = e.num_texsites;
     return true;
 }

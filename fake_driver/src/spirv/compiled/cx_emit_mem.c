@@ -124,6 +124,47 @@ static void zf_cx_likely(zf_cx_em *e, LLVMValueRef br) {
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(e->c, "prof", 4), node);
 }
 
+typedef struct zf_cx_edge_note {
+    LLVMValueRef add;   /* its add of the bytes not moved, whose constant operand is set when the block ends */
+    zf_cx_block so_far; /* the block's bytes counted before the edge */
+} zf_cx_edge_note;
+
+LLVMBasicBlockRef zf_cx_fault_edge(zf_cx_em *e) {
+    if (e->num_edges == e->cap_edges) {
+        uint32_t cap = e->cap_edges ? 2 * e->cap_edges : 16;
+        zf_cx_edge_note *grown = realloc(e->edges, cap * sizeof *grown);
+        if (grown == NULL) {
+            zf_cx_fail(e, "out of host memory");
+            return e->fault_bb;
+        }
+        e->edges = grown;
+        e->cap_edges = cap;
+    }
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(e->b), edge = LLVMAppendBasicBlockInContext(e->c, e->f, "faulted");
+    LLVMPositionBuilderAtEnd(e->b, edge);
+    LLVMTypeRef v4 = LLVMVectorType(e->i64, 4);
+    LLVMValueRef at = zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, unrun));
+    LLVMValueRef add = LLVMBuildAdd(e->b, zf_cx_load_ir(e, v4, at), LLVMConstNull(v4), "");
+    zf_cx_store(e, add, at);
+    LLVMBuildBr(e->b, e->fault_bb);
+    LLVMPositionBuilderAtEnd(e->b, from);
+    e->edges[e->num_edges++] = (zf_cx_edge_note){add, e->so_far};
+    return edge;
+}
+
+void zf_cx_fault_edges_close(zf_cx_em *e) {
+    const zf_cx_block *end = &e->so_far;
+    for (uint32_t k = 0; k < e->num_edges; k++) {
+        const zf_cx_block *at = &e->edges[k].so_far;
+        LLVMValueRef rest[4] = {zf_cx_i64c(e, end->read - at->read), zf_cx_i64c(e, end->written - at->written),
+                                zf_cx_i64c(e, end->read_local - at->read_local),
+                                zf_cx_i64c(e, end->written_local - at->written_local)};
+        LLVMSetOperand(e->edges[k].add, 1, LLVMConstVector(rest, 4));
+    }
+    e->num_edges = 0;
+    e->so_far = (zf_cx_block){0};
+}
+
 /* The host address of an access of `size` bytes at `addr` (an i64), checked; a fault leaves the function. */
 static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uint32_t size, bool write,
                                          bool read_too) {
@@ -145,6 +186,9 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
         uint32_t counted = e->counting ? size : 0; /* once, whatever the copies of the block */
         *(write ? (local ? &blk->written_local : &blk->written) : (local ? &blk->read_local : &blk->read)) += counted;
         *(local ? &blk->read_local : &blk->read) += read_too ? counted : 0;
+        zf_cx_block *now = &e->so_far;
+        *(write ? (local ? &now->written_local : &now->written) : (local ? &now->read_local : &now->read)) += size;
+        *(local ? &now->read_local : &now->read) += read_too ? size : 0;
         /* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the
          * optimizer hoists, an index it can reason about (range-check elimination). */
         LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
@@ -161,7 +205,7 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     LLVMPositionBuilderAtEnd(b, slow);
     LLVMValueRef checked = zf_cx_call(e, ZF_CX_HELPER(zf_cx_mem), e->p8, params, 5, args);
     LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
-    LLVMBuildCondBr(b, LLVMBuildIsNull(b, checked, ""), e->fault_bb, done);
+    LLVMBuildCondBr(b, LLVMBuildIsNull(b, checked, ""), zf_cx_fault_edge(e), done);
     LLVMPositionBuilderAtEnd(b, done);
     if (!windowed)
         return checked;
@@ -191,7 +235,8 @@ void zf_cx_copy_inst(zf_cx_em *e, const zf_dinst *in) {
     LLVMValueRef args[5] = {e->rt, e->lane, to, from, size};
     LLVMValueRef ok = zf_cx_call(e, ZF_CX_HELPER(zf_cx_copy), e->i32, params, 5, args);
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "copied");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, ok, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, next);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, ok, LLVMConstInt(e->i32, 0, false), ""), zf_cx_fault_edge(e),
+                    next);
     LLVMPositionBuilderAtEnd(e->b, next);
 }
 
@@ -291,7 +336,7 @@ void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in) {
     LLVMTypeRef params[4] = {e->p8, e->i64, e->i64, e->i64};
     LLVMValueRef args[4] = {e->rt, e->lane, addr, zf_cx_i64c(e, bytes)};
     zf_cx_call(e, ZF_CX_HELPER(zf_cx_misaligned), LLVMVoidTypeInContext(e->c), params, 4, args);
-    LLVMBuildBr(e->b, e->fault_bb);
+    LLVMBuildBr(e->b, zf_cx_fault_edge(e));
     LLVMPositionBuilderAtEnd(e->b, good);
     LLVMValueRef v = in->b != ZF_REF_NONE ? zf_cx_load_ir(e, t, zf_cx_reg(e, in->b, bytes)) : LLVMConstInt(t, 0, false);
     LLVMValueRef c = in->c != ZF_REF_NONE ? zf_cx_load_ir(e, t, zf_cx_reg(e, in->c, bytes)) : LLVMConstInt(t, 0, false);
@@ -661,7 +706,7 @@ void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
         LLVMAddIncoming(faulted, results, from, 2);
     }
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "returned");
-    LLVMBuildCondBr(e->b, faulted, e->fault_bb, next);
+    LLVMBuildCondBr(e->b, faulted, zf_cx_fault_edge(e), next);
     LLVMPositionBuilderAtEnd(e->b, next);
     if (resumable) {
         LLVMBasicBlockRef waits = LLVMAppendBasicBlockInContext(e->c, e->f, "waits");
@@ -680,7 +725,7 @@ void zf_cx_unreachable_inst(zf_cx_em *e) {
     LLVMTypeRef params[2] = {e->p8, e->i64};
     LLVMValueRef args[2] = {e->rt, e->lane};
     zf_cx_call(e, ZF_CX_HELPER(zf_cx_unreachable), LLVMVoidTypeInContext(e->c), params, 2, args);
-    LLVMBuildBr(e->b, e->fault_bb);
+    LLVMBuildBr(e->b, zf_cx_fault_edge(e));
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -701,7 +746,7 @@ void zf_cx_var(zf_cx_em *e, const zf_dinst *in) {
     LLVMValueRef args[4] = {e->rt, e->lane, zf_cx_inst_ref(e, in), e->priv};
     LLVMValueRef address = zf_cx_call(e, ZF_CX_HELPER(zf_cx_var_slot), e->i64, params, 4, args);
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "var");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, address, zf_cx_i64c(e, 0), ""), e->fault_bb, next);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, address, zf_cx_i64c(e, 0), ""), zf_cx_fault_edge(e), next);
     LLVMPositionBuilderAtEnd(e->b, next);
     zf_cx_store(e, address, zf_cx_dst(e, in->dst));
 }

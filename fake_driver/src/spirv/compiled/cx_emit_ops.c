@@ -81,8 +81,8 @@ LLVMValueRef zf_cx_inst_ref(zf_cx_em *e, const zf_dinst *in) {
     return zf_cx_gep(e, insts, (uint64_t)(in - e->code->insts) * sizeof *in);
 }
 
-static LLVMValueRef zf_cx_intrinsic(zf_cx_em *e, const char *name, LLVMTypeRef *types, unsigned ntypes,
-                                    LLVMValueRef *args, unsigned nargs) {
+LLVMValueRef zf_cx_intrinsic(zf_cx_em *e, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
+                             unsigned nargs) {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, types, ntypes);
     return LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->c, id, types, ntypes), fn, args, nargs, "");
@@ -557,8 +557,8 @@ static void zf_cx_scratch_call(zf_cx_em *e, const zf_dinst *in, bool on_lane) {
     if (on_lane) {
         LLVMValueRef killed = zf_cx_call(e, ZF_CX_HELPER(zf_cx_lane_op), e->i32, params, 4, args);
         LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "lane op");
-        LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, killed, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb,
-                        next);
+        LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, killed, LLVMConstInt(e->i32, 0, false), ""),
+                        zf_cx_fault_edge(e), next);
         LLVMPositionBuilderAtEnd(e->b, next);
     } else {
         zf_cx_call(e, ZF_CX_HELPER(zf_cx_pure), LLVMVoidTypeInContext(e->c), params, 3, args);
@@ -589,8 +589,8 @@ void zf_cx_callp_inst(zf_cx_em *e, const zf_dinst *in) {
     LLVMValueRef call[5] = {e->rt, zf_cx_inst_ref(e, in), e->scratch, e->lane, args};
     LLVMValueRef killed = zf_cx_call(e, ZF_CX_HELPER(zf_cx_callp), e->i32, params, 5, call);
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "called");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, killed, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb,
-                    next);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, killed, LLVMConstInt(e->i32, 0, false), ""),
+                    zf_cx_fault_edge(e), next);
     LLVMPositionBuilderAtEnd(e->b, next);
     if (in->dst != ZF_REF_NONE && in->size > 0)
         zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, in->size);

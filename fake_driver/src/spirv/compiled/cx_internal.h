@@ -15,6 +15,21 @@ typedef struct zf_cx_window {
     uint64_t span;
 } zf_cx_window;
 
+/* An image read's place in the code (one per emitted read): the image and sampler handles it last looked up for the
+ * thread in this launch and what its inline code needs of them (zf_image_plain, masks for the result's type);
+ * format 0 sends the read to the interpreter's handler. */
+#define ZF_CX_MAX_TEXSITES 65536u /* a kernel with more takes the interpreter */
+typedef struct zf_cx_texsite {
+    uint64_t image, sampler, filled;
+    uint8_t *base;
+    uint64_t size;
+    uint64_t extent[3], pitch[3], keep[3]; /* keep: all ones for the coordinates the image has */
+    uint32_t and_mask[4], or_mask[4];      /* per channel of the result: its component kept, or a constant */
+    uint32_t border[4];                    /* the result outside the image */
+    uint32_t format;                       /* ZF_PLAIN_FORMAT */
+    uint32_t clamp, normalized, spare;
+} zf_cx_texsite;
+
 /* What the generated wave function reads (and the helpers it calls receive). */
 typedef struct zf_cx_rt {
     zf_x *x;                  /* the wave's invocation, for zf_mem and zf_fault */
@@ -29,11 +44,15 @@ typedef struct zf_cx_rt {
     uint64_t first_group, wave_groups;
     uint64_t group_size[3], groups[3], offset[3];
     uint64_t group_items, subgroup_size, work_dim;
-    uint64_t poll_period;  /* block entries at loop heads between two looks at the hang detector's clock */
-    uint8_t *spill;        /* kernels with barriers: each lane's record while it waits at a barrier */
-    uint64_t *states;      /* and whether each lane waits (1) or has finished (ZF_CX_DONE) */
-    const zf_dinst *insts; /* the form's instructions, which helpers receive (zf_cx_inst_ref) */
-    uint64_t diverged;     /* a group of the launch stopped at different barriers (logged once per thread) */
+    uint64_t poll_period;    /* block entries at loop heads between two looks at the hang detector's clock */
+    uint8_t *spill;          /* kernels with barriers: each lane's record while it waits at a barrier */
+    uint64_t *states;        /* and whether each lane waits (1) or has finished (ZF_CX_DONE) */
+    const zf_dinst *insts;   /* the form's instructions, which helpers receive (zf_cx_inst_ref) */
+    uint64_t diverged;       /* a group of the launch stopped at different barriers (logged once per thread) */
+    zf_cx_texsite *texsites; /* the kernel's image reads */
+    /* Bytes the block table counts that faulted work-items did not move (the rest of the block they faulted in):
+     * global read, written, local read, written, taken off by the wave's account. */
+    uint64_t unrun[4];
 } zf_cx_rt;
 
 #define ZF_CX_DONE UINT64_MAX
@@ -65,6 +84,7 @@ struct zf_cx_kernel {
     uint32_t num_params;
     uint32_t spill_bytes; /* per work-item: the record of a kernel with barriers, else 0 */
     uint32_t num_regions; /* kernels with barriers: the stretches of code between them */
+    uint32_t num_texsites;
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when
@@ -75,6 +95,7 @@ typedef struct zf_cx_unit {
     uint32_t num_blocks;
     uint32_t spill_bytes;
     uint32_t num_regions;
+    uint32_t num_texsites;
 } zf_cx_unit;
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
@@ -105,6 +126,7 @@ static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_oper
     X(zf_cx_slots_mark)                                                                                                \
     X(zf_cx_slots_pop)                                                                                                 \
     X(zf_cx_copy)                                                                                                      \
+    X(zf_cx_texsite_fill)                                                                                              \
     X(zf_cx_atomic_float)                                                                                              \
     X(zf_cx_misaligned)                                                                                                \
     X(zf_cx_unreachable)                                                                                               \
@@ -142,6 +164,17 @@ void zf_cx_slots_pop(zf_cx_rt *rt, uint64_t mark);
 /* A memory copy of `size` bytes, checked, counted and made as the interpreter makes it; 0 when the work-item faulted.
  */
 uint32_t zf_cx_copy(zf_cx_rt *rt, uint64_t lane, uint64_t to, uint64_t from, uint64_t size);
+/* Looks up an image read's image and sampler for its site (zf_image_plain_of) and records them there. */
+void zf_cx_texsite_fill(zf_cx_rt *rt, const zf_dinst *in, zf_cx_texsite *site, uint64_t image, uint64_t sampler);
+/* The plain formats the inline image reads decode into a result of type `type` (floats from normalized and 32-bit
+ * float components, 32-bit integers from integer ones); others take the handler. */
+static inline bool zf_cx_texel_decodes(uint32_t format, uint32_t type) {
+    uint32_t bytes = (format >> 4) & 0xFu, channel = (format >> 8) - 1u;
+    if (type == ZF_T_F32)
+        return ((channel == ZF_CH_UNORM || channel == ZF_CH_SNORM) && bytes <= 2) ||
+               (channel == ZF_CH_FLOAT && bytes == 4);
+    return type == ZF_T_I32 && (channel == ZF_CH_UINT || channel == ZF_CH_SINT);
+}
 /* The interpreter's float minimum and maximum of an atomic (LLVM 14 has no atomic float min or max): the new value. */
 uint64_t zf_cx_atomic_float(uint64_t kind, uint64_t old, uint64_t v, uint64_t bits);
 /* Stops the work-item with the fault of an atomic on an address not aligned to its size. */
@@ -232,6 +265,12 @@ typedef struct zf_cx_em {
     uint32_t *heights;     /* per form function: zf_cx_post_order's */
     uint16_t **param_prov; /* per form function: each parameter's provenance over the calls that reach it */
     uint32_t cur;          /* unit index of the block being emitted */
+    uint32_t num_texsites; /* image reads emitted */
+    /* The current block's windowed bytes emitted so far (in every emission), and its fault edges: each one's add of
+     * the bytes the rest of the block counts, completed when the block ends (zf_cx_fault_edges_close). */
+    zf_cx_block so_far;
+    struct zf_cx_edge_note *edges;
+    uint32_t num_edges, cap_edges;
 } zf_cx_em;
 
 /* Refuses the kernel with a reason (the first one given wins); the emitter goes on but its module is dropped. */
@@ -258,6 +297,11 @@ void zf_cx_callp_inst(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);
+LLVMValueRef zf_cx_intrinsic(zf_cx_em *e, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
+                             unsigned nargs);
+
+/* cx_emit_image.c: image reads of plain formats inline, the rest through the handler. */
+void zf_cx_image_read(zf_cx_em *e, const zf_dinst *in);
 
 /* cx_emit_mem.c: provenance, checked memory, barriers (liveness, suspension), calls, returns, private variables. */
 void zf_cx_provenance(zf_cx_em *e, uint32_t fi);
@@ -268,6 +312,11 @@ void zf_cx_address(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_liveness(zf_cx_em *e);
 void zf_cx_region_writes(zf_cx_em *e, uint32_t resume_point);
 void zf_cx_barrier(zf_cx_em *e);
+/* The block a check that fails in the current block branches to: it takes the bytes of the rest of the block off the
+ * count, then leaves the function faulted. */
+LLVMBasicBlockRef zf_cx_fault_edge(zf_cx_em *e);
+/* The current block ends: its fault edges get their byte counts, and the next block starts from nothing. */
+void zf_cx_fault_edges_close(zf_cx_em *e);
 /* The copy of function f that enters at path p (declared now and emitted later when new). */
 LLVMValueRef zf_cx_copy_of(zf_cx_em *e, uint32_t f, uint32_t p);
 /* The resume point of a path of function f, and for a call's point the callee's path (else 0). */

@@ -288,6 +288,7 @@ static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_entry 
     entry->kernel.num_blocks = object->num_blocks;
     entry->kernel.spill_bytes = object->spill_bytes;
     entry->kernel.num_regions = object->num_regions;
+    entry->kernel.num_texsites = object->num_texsites;
     object->blocks = NULL;
     return true;
 }

@@ -27,7 +27,8 @@ typedef struct zf_cx_object {
     zf_cx_block *blocks;
     uint32_t num_blocks;
     uint32_t spill_bytes;
-    uint32_t num_regions; /* kernels with barriers: the stretches of code between them (zf_cx_kernel's) */
+    uint32_t num_regions;  /* kernels with barriers: the stretches of code between them (zf_cx_kernel's) */
+    uint32_t num_texsites; /* image reads (zf_cx_kernel's) */
 } zf_cx_object;
 
 typedef struct zf_cx_part {

@@ -29,6 +29,7 @@ typedef struct zf_cx_thread {
     uint64_t *states;
     uint8_t *lane_area; /* zf_cx_lane_op: the operands in the interpreter's layout, and its per-lane arrays */
     uint8_t *call_area; /* zf_cx_callp: the frame bytes a call reads and writes, in the interpreter's layout */
+    zf_cx_texsite *texsites;
     size_t call_bytes;
 } zf_cx_thread;
 
@@ -45,6 +46,7 @@ void zf_cx_ctx_release(zf_ctx *ctx) {
     free(t->states);
     free(t->lane_area);
     free(t->call_area);
+    free(t->texsites);
     free(t);
     ctx->cx = NULL;
 }
@@ -102,13 +104,14 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
     t->win = calloc(n ? n : 1, sizeof *t->win);
     t->local_at = calloc(n ? n : 1, sizeof *t->local_at);
     t->counts = calloc(kernel->num_blocks ? kernel->num_blocks : 1, sizeof *t->counts);
+    t->texsites = calloc(kernel->num_texsites ? kernel->num_texsites : 1, sizeof *t->texsites);
     if (kernel->spill_bytes > 0) {
         t->spill = malloc((size_t)ctx->L * kernel->spill_bytes);
         t->states = malloc((size_t)ctx->L * sizeof *t->states);
     }
     bool spills = kernel->spill_bytes == 0 || (t->spill != NULL && t->states != NULL);
-    if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL || !spills ||
-        !zf_cx_values(t, launch, entry)) {
+    if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL || t->texsites == NULL ||
+        !spills || !zf_cx_values(t, launch, entry)) {
         zf_cx_ctx_release(ctx);
         return NULL;
     }
@@ -135,7 +138,8 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
                      .poll_period = ZF_CX_POLL_PERIOD,
                      .spill = t->spill,
                      .states = t->states,
-                     .insts = code->insts};
+                     .insts = code->insts,
+                     .texsites = t->texsites};
     for (int d = 0; d < 3; d++) {
         rt->group_size[d] = launch->group_size[d];
         rt->groups[d] = launch->groups[d];
@@ -162,6 +166,11 @@ static void zf_cx_account(zf_ctx *ctx, const zf_cx_thread *t) {
         ctx->work.read[ZF_SPACE_LOCAL] += entries * blk->read_local;
         ctx->work.written[ZF_SPACE_LOCAL] += entries * blk->written_local;
     }
+    const uint64_t *unrun = t->rt.unrun;
+    ctx->work.read[ZF_SPACE_GLOBAL] -= unrun[0];
+    ctx->work.written[ZF_SPACE_GLOBAL] -= unrun[1];
+    ctx->work.read[ZF_SPACE_LOCAL] -= unrun[2];
+    ctx->work.written[ZF_SPACE_LOCAL] -= unrun[3];
 }
 
 /* Each work-item's copies of the by-value arguments, as the interpreter makes them for every wave. */
@@ -196,6 +205,7 @@ void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local
     t->rt.first_group = ctx->wave_first_group;
     t->rt.wave_groups = ctx->wave_groups;
     memset(t->counts, 0, kernel->num_blocks * sizeof *t->counts);
+    memset(t->rt.unrun, 0, sizeof t->rt.unrun);
     if (ctx->byval != NULL)
         zf_cx_byval_copies(ctx, byval_offsets);
     kernel->wave(&t->rt);
@@ -236,6 +246,29 @@ void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch) {
               .block_of = &block,
               .scratch = &spare};
     zf_handlers[in->op](&x, &one);
+}
+
+void zf_cx_texsite_fill(zf_cx_rt *rt, const zf_dinst *in, zf_cx_texsite *site, uint64_t image, uint64_t sampler) {
+    zf_image_plain plain;
+    *site = (zf_cx_texsite){.image = image, .sampler = sampler, .filled = 1};
+    if (!zf_image_plain_of(rt->x->ctx->env, in, image, sampler, &plain) || !zf_cx_texel_decodes(plain.format, in->type))
+        return;
+    uint32_t one = in->type == ZF_T_F32 ? 0x3F800000u : 1u; /* 1.0f or 1 */
+    site->base = plain.base;
+    site->size = plain.size;
+    for (int d = 0; d < 3; d++) {
+        site->extent[d] = plain.extent[d];
+        site->pitch[d] = plain.pitch[d];
+        site->keep[d] = plain.kept[d] ? UINT64_MAX : 0;
+    }
+    for (int k = 0; k < 4; k++) {
+        site->and_mask[k] = plain.channel[k] == ZF_PLAIN_COMP ? UINT32_MAX : 0;
+        site->or_mask[k] = plain.channel[k] == ZF_PLAIN_ONE ? one : 0;
+    }
+    site->border[3] = plain.border_alpha ? one : 0;
+    site->clamp = plain.clamp;
+    site->normalized = plain.normalized;
+    site->format = plain.format;
 }
 
 /* The interpreter's invocation of the wave's work-item *lane alone, its frame at `frame` in the interpreter's layout;
