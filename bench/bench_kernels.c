@@ -5,7 +5,8 @@
  * is checked against its C twin. Prints, per kernel and face, the tier that ran under ZEFAKE_EXEC (default auto: the
  * engine's debug log says, which this program reads from its own stderr), the fastest launch and its ratio to the C
  * twin's time (one host thread; the engine uses every core).
- * Usage: zefake-bench-kernels [--quick] (ZB_KERNEL_DIR names the SPIR-V, ZB_KERNEL_SOURCE the .cl file). */
+ * Usage: zefake-bench-kernels [--quick] [kernel...] (only the kernels named, e.g. zb_blur; ZB_KERNEL_DIR names the
+ * SPIR-V, ZB_KERNEL_SOURCE the .cl file). */
 #include <level_zero/ze_api.h>
 #include <math.h>
 #include <stdint.h>
@@ -552,8 +553,17 @@ static void zb_report(const zb_case *c, const char *face, bool ok, double ns, do
     printf("  %-16s %-12s %10.2f ms  ratio %7.2f to native C\n", face, tier, ns / 1e6, ns / native);
 }
 
+/* Whether the command line names the kernel, or names none. */
+static bool zb_chosen(const char *name, int count, char **names) {
+    for (int i = 0; i < count; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return count <= 0;
+}
+
 int main(int argc, char **argv) {
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int first = quick ? 2 : 1;
     int repeats = quick ? 1 : 3;
     setenv("ZEFAKE_BUILTINS", "0", 1);
     zb_log_start();
@@ -570,6 +580,8 @@ int main(int argc, char **argv) {
     zb_cases(quick, cases);
     for (int k = 0; k < 7; k++) {
         zb_case *c = &cases[k];
+        if (!zb_chosen(c->name, argc - first, argv + first))
+            continue;
         zb_case_prepare(c);
         double native = zb_twin_ns(c, repeats), ns;
         const char *tier = "";
