@@ -31,12 +31,12 @@
 static const char *const zt_corpus[] = {
     "copy", "fill", "vadd", "saxpy", "gemm", "spec_constant", "globals", "export", "import", "local_memory",
     "reqd_group_size", "empty", "image", "spec_global", "spirv_arith", "spirv_convert", "spirv_control", "spirv_math",
-    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_image_reads", "spirv_printf", "spirv_itt",
+    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_image_plain", "spirv_printf", "spirv_itt",
     "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics",
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 /* How many of the corpus's kernels the compiled tier takes at least (compiled_tier_takes_the_corpus). */
-#define ZT_CORPUS_COMPILED 93u
+#define ZT_CORPUS_COMPILED 101u
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -858,11 +858,96 @@ static void zt_image_reads(zt_launch *l, uint64_t *rng, const zt_image_case *c, 
     zt_both_tiers(l, out, (size_t)ZT_READERS * 6 * 16, logged);
 }
 
-static void compiled_image_reads_match_the_interpreter(void **state) {
+/* Texel bits a write takes: floats at and beyond the edges of every range (ties of the 8 and 16-bit steps, NaNs,
+ * infinities), and integers beyond every width. */
+static uint32_t zt_texel_bits(uint64_t *rng, bool as_float) {
+    static const float floats[] = {NAN,        INFINITY,     -INFINITY,  -2.0f,      -1.0f,      -0.5f,
+                                   -0.0f,      0.0f,         1e-40f,     0.25f,      0.5f,       1.0f,
+                                   1.5f,       1e30f,        0.5f / 255, 1.5f / 255, 0.5f / 127, 0.5f / 65535,
+                                   2.5f / 255, 127.5f / 255, -0.5f / 127};
+    static const int32_t ints[] = {0,     1,     -1,     127,    128,   -128,  -129,      255,      256,
+                                   32767, 32768, -32768, -32769, 65535, 65536, INT32_MAX, INT32_MIN};
+    uint64_t pick = zt_next(rng);
+    uint32_t bits;
+    if (as_float) {
+        memcpy(&bits, &floats[pick % (sizeof floats / sizeof floats[0])], 4);
+        return pick % 11 == 0 ? 0x7FA00001u : bits; /* a signalling NaN now and then */
+    }
+    if (pick % 5 == 0)
+        return (uint32_t)(pick >> 8);
+    return (uint32_t)ints[pick % (sizeof ints / sizeof ints[0])];
+}
+
+/* Each work-item's own texel of the image (in a shuffled order), or coordinates outside it once all are taken. */
+static void zt_write_coordinates(uint64_t *rng, const zf_ximage *img, uint32_t slot, int32_t *ic) {
+    uint32_t dims[3] = {img->width, img->type == ZE_IMAGE_TYPE_1DARRAY ? img->layers : img->height,
+                        img->type == ZE_IMAGE_TYPE_3D ? img->depth : img->layers};
+    uint32_t total = dims[0] * dims[1] * (img->type == ZE_IMAGE_TYPE_1DARRAY ? 1 : dims[2]);
+    uint32_t order[64];
+    for (uint32_t k = 0; k < total && k < 64; k++)
+        order[k] = k;
+    for (uint32_t k = total < 64 ? total : 64; k > 1; k--) {
+        uint32_t j = (uint32_t)(zt_next(rng) % k), t = order[k - 1];
+        order[k - 1] = order[j];
+        order[j] = t;
+    }
+    for (uint32_t i = 0; i < ZT_READERS; i++) {
+        int32_t xyz[4] = {-1 - (int32_t)i, 0, 0, 0};
+        if (i < total && i < 64)
+            xyz[0] = (int32_t)(order[i] % dims[0]), xyz[1] = (int32_t)(order[i] / dims[0] % dims[1]),
+            xyz[2] = (int32_t)(order[i] / dims[0] / dims[1]);
+        else if (i % 3 == 1)
+            xyz[0] = (int32_t)dims[0] + (int32_t)i;
+        memcpy(ic + (size_t)i * slot, xyz, (size_t)slot * 4);
+    }
+}
+
+/* Runs the writes of one image in both tiers; the image's memory is the output compared. */
+static void zt_image_writes(zt_launch *l, uint64_t *rng, const zt_image_case *c, uint8_t *texels, int32_t *ic,
+                            uint32_t *texel, bool *compiled) {
+    static const char *const kernels[5] = {"writes_1d", "writes_1d_array", "writes_2d", "writes_2d_array", "writes_3d"};
+    static const uint8_t slots[5] = {1, 2, 2, 4, 4};
+    static const uint8_t swizzles[2][4] = {{0, 1, 2, 3}, {0, 4, 4, 5}};
+    for (uint32_t b = 0; b < ZT_TEXEL_BYTES; b++)
+        texels[b] = (uint8_t)zt_next(rng);
+    zt_image_now = zt_image_of(texels, c->type, c->layout, c->channel, swizzles[c->swizzle % 2], c->srgb, c->cut);
+    zt_write_coordinates(rng, &zt_image_now, slots[c->type], ic);
+    for (uint32_t i = 0; i < ZT_READERS * 4; i++)
+        texel[i] = zt_texel_bits(rng, (i / 4) % 2 == 0);
+    l->kernel = kernels[c->type];
+    char logged[64] = "";
+    if (!compiled[c->type])
+        snprintf(logged, sizeof logged, "kernel '%s': compiled in", l->kernel);
+    compiled[c->type] = true;
+    zt_both_tiers(l, texels, ZT_TEXEL_BYTES, logged);
+}
+
+/* Writes of every layout and channel type, image type and swizzle, by floats and integers at every edge of their
+ * encodings, each work-item at a texel of its own or outside the image. */
+static void zt_image_writes_all(zt_mem *mem, zf_spirv_module *m, zf_dprog *code, uint8_t *texels, uint64_t *rng) {
+    int32_t *ic = zt_buffer(mem, ZT_READERS * 16);
+    uint32_t *texel = zt_buffer(mem, ZT_READERS * 16);
+    uint64_t image = ZT_IMAGE;
+    const void *values[] = {&image, &ic, &texel};
+    const uint64_t sizes[] = {8, 8, 8};
+    zt_launch l = {m, code, "writes_2d", values, sizes, ZT_READERS, 16, 0, mem, 0, 0};
+    bool compiled[5] = {false};
+    for (uint32_t layout = 0; layout < 14; layout++)
+        for (uint32_t channel = 0; channel < 5; channel++)
+            for (uint32_t type = 0; type < 5; type += 2 + (layout + channel) % 2) {
+                uint64_t pick = zt_next(rng);
+                zt_image_case c = {
+                    (ze_image_type_t)type, layout, channel, 0, (uint32_t)(pick % 2), (pick >> 8) % 7 == 0,
+                    (pick >> 16) % 3 == 0};
+                zt_image_writes(&l, rng, &c, texels, ic, texel, compiled);
+            }
+}
+
+static void compiled_image_accesses_match_the_interpreter(void **state) {
     (void)state;
     zt_mem mem = {0};
-    zf_spirv_module *m = zt_read_ok("spirv_image_reads");
-    zf_dprog *code = zt_decode(m, false, "spirv_image_reads");
+    zf_spirv_module *m = zt_read_ok("spirv_image_plain");
+    zf_dprog *code = zt_decode(m, false, "spirv_image_plain");
     uint8_t *texels = zt_buffer(&mem, ZT_TEXEL_BYTES);
     int32_t *ic = zt_buffer(&mem, ZT_READERS * 16);
     float *fc = zt_buffer(&mem, ZT_READERS * 16);
@@ -902,6 +987,7 @@ static void compiled_image_reads_match_the_interpreter(void **state) {
     sampler = 0x777;
     l.kernel = "reads_2d";
     zt_both_tiers(&l, out, (size_t)ZT_READERS * 6 * 16, "");
+    zt_image_writes_all(&mem, m, code, texels, &rng);
     zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
@@ -1273,7 +1359,7 @@ int main(void) {
         cmocka_unit_test(block_accesses_fault_like_loads_and_stores),
         cmocka_unit_test(compiled_tier_matches_the_interpreter),
         cmocka_unit_test(compiled_tier_runs_barriers_region_by_region),
-        cmocka_unit_test(compiled_image_reads_match_the_interpreter),
+        cmocka_unit_test(compiled_image_accesses_match_the_interpreter),
         cmocka_unit_test(compiled_tier_takes_the_corpus),
         cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),

@@ -537,7 +537,7 @@ bool zf_image_plain_of(const zf_exec_env *env, const zf_dinst *in, uint64_t imag
                        zf_image_plain *out) {
     zf_ximage img;
     *out = (zf_image_plain){0};
-    if (in->aux != ZF_IMG_READ && in->aux != ZF_IMG_SAMPLE)
+    if (in->aux != ZF_IMG_READ && in->aux != ZF_IMG_SAMPLE && in->aux != ZF_IMG_WRITE)
         return false;
     if (image == 0 || env->image == NULL || !env->image(env->user, image, &img) || img.layout > 8 || img.srgb ||
         !zf_plain_channels(&img, out->channel))

@@ -380,9 +380,10 @@ typedef struct zf_image_plain {
     bool clamp, normalized, border_alpha;
 } zf_image_plain;
 
-/* The description of a read (ZF_IMG_READ) or sampled read (ZF_IMG_SAMPLE) of `image` (with `sampler`) when it reads
- * the plain way (nearest filtering, no repeat or mirror, no array layer for a sampled read), as zf_h_image reads it;
- * false when the read needs the handler: another format or sampler, or a handle that names no image or sampler. */
+/* The description of a read (ZF_IMG_READ), sampled read (ZF_IMG_SAMPLE) or write (ZF_IMG_WRITE) of `image` (with
+ * `sampler`) when it accesses it the plain way (nearest filtering, no repeat or mirror, no array layer for a sampled
+ * read), as zf_h_image does; false when the access needs the handler: another format or sampler, or a handle that
+ * names no image or sampler. A write ignores the border and clamp: a texel outside the image is not written. */
 bool zf_image_plain_of(const zf_exec_env *env, const zf_dinst *in, uint64_t image, uint64_t sampler,
                        zf_image_plain *out);
 

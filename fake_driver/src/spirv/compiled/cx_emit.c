@@ -239,7 +239,7 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
         zf_cx_callp_inst(e, in);
         return;
     case ZF_X_IMAGE:
-        zf_cx_image_read(e, in);
+        zf_cx_image_access(e, in);
         return;
     default:
         if (zf_cx_is_lane_op(in->op))

@@ -1,8 +1,8 @@
-/* Image reads of the compiled tier (docs/spirv-execution.md, "Compiled tier"). A read or sampled read of a plain
- * image (whole-byte components, zf_image_plain_of) with nearest filtering is compiled inline: its coordinates rounded
- * and checked, its texel loaded and converted as the interpreter's codec converts it. Each read has a site in the
- * thread's run-time state (zf_cx_texsite) that remembers the image and sampler it last looked up; any other image,
- * format or sampler, and every fault, goes to the interpreter's handler (zf_cx_lane_call). */
+/* Image accesses of the compiled tier (docs/spirv-execution.md, "Compiled tier"). A read, sampled read or write of a
+ * plain image (whole-byte components, zf_image_plain_of; nearest filtering) is compiled inline: its coordinates
+ * rounded and checked, its texel loaded or stored and converted as the interpreter's codec converts it. Each access
+ * has a site in the thread's run-time state (zf_cx_texsite) that remembers the image and sampler it last looked up;
+ * any other image, format or sampler, and every fault, goes to the interpreter's handler (zf_cx_lane_call). */
 #include "cx_internal.h"
 
 #include <math.h>
@@ -93,18 +93,22 @@ static LLVMValueRef zf_cx_texel_offset(zf_cx_em *e, const zf_dinst *in, LLVMValu
     return offset;
 }
 
+/* The bits of a float after the codec's trip through a double, which quiets a signalling NaN. */
+static LLVMValueRef zf_cx_quiet(zf_cx_em *e, LLVMValueRef v) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef magnitude = LLVMBuildAnd(B, v, LLVMConstInt(e->i32, 0x7FFFFFFFu, 0), "");
+    LLVMValueRef nan = LLVMBuildICmp(B, LLVMIntUGT, magnitude, LLVMConstInt(e->i32, 0x7F800000u, 0), "");
+    LLVMValueRef quiet = LLVMBuildSelect(B, nan, LLVMConstInt(e->i32, 0x00400000u, 0), LLVMConstInt(e->i32, 0, 0), "");
+    return LLVMBuildOr(B, v, quiet, "");
+}
+
 /* Component c of a plain format at p, as the 32 bits of the result's channel (zf_decode_pixel, then zf_put_f). */
 static LLVMValueRef zf_cx_component(zf_cx_em *e, uint32_t format, LLVMValueRef p, uint32_t c) {
     LLVMBuilderRef B = e->b;
     uint32_t bytes = (format >> 4) & 0xFu, channel = (format >> 8) - 1u, bits = 8u * bytes;
     LLVMValueRef v = zf_cx_load_ir(e, LLVMIntTypeInContext(e->c, bits), zf_cx_gep(e, p, (uint64_t)c * bytes));
-    if (channel == ZF_CH_FLOAT) { /* the codec's trip through a double quiets a signalling NaN */
-        LLVMValueRef magnitude = LLVMBuildAnd(B, v, LLVMConstInt(e->i32, 0x7FFFFFFFu, 0), "");
-        LLVMValueRef nan = LLVMBuildICmp(B, LLVMIntUGT, magnitude, LLVMConstInt(e->i32, 0x7F800000u, 0), "");
-        LLVMValueRef quiet =
-            LLVMBuildSelect(B, nan, LLVMConstInt(e->i32, 0x00400000u, 0), LLVMConstInt(e->i32, 0, 0), "");
-        return LLVMBuildOr(B, v, quiet, "");
-    }
+    if (channel == ZF_CH_FLOAT)
+        return zf_cx_quiet(e, v);
     if (channel == ZF_CH_UINT || channel == ZF_CH_SINT)
         return bits == 32              ? v
                : channel == ZF_CH_SINT ? LLVMBuildSExt(B, v, e->i32, "")
@@ -172,11 +176,71 @@ static void zf_cx_plain_read(zf_cx_em *e, const zf_dinst *in, LLVMValueRef site,
     LLVMBuildBr(B, join);
 }
 
-void zf_cx_image_read(zf_cx_em *e, const zf_dinst *in) {
+/* A channel of the texel (its 32 bits) as component bits of a plain format, rounded and saturated as the codec does
+ * it (zf_get_texel, then zf_encode_component). */
+static LLVMValueRef zf_cx_encode(zf_cx_em *e, uint32_t format, LLVMValueRef v) {
+    LLVMBuilderRef B = e->b;
+    uint32_t bytes = (format >> 4) & 0xFu, channel = (format >> 8) - 1u, bits = 8u * bytes;
+    LLVMTypeRef t = LLVMIntTypeInContext(e->c, bits);
+    if (channel == ZF_CH_FLOAT)
+        return zf_cx_quiet(e, v);
+    if (channel == ZF_CH_UINT || channel == ZF_CH_SINT) {
+        int64_t hi = channel == ZF_CH_UINT ? (int64_t)((1ull << bits) - 1) : (int64_t)((1ull << (bits - 1)) - 1);
+        int64_t lo = channel == ZF_CH_UINT ? 0 : -hi - 1;
+        LLVMValueRef i = LLVMBuildSExt(B, v, e->i64, ""), hic = zf_cx_i64c(e, (uint64_t)hi),
+                     loc = zf_cx_i64c(e, (uint64_t)lo);
+        i = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, i, loc, ""), loc, i, "");
+        i = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, i, hic, ""), hic, i, "");
+        return LLVMBuildTrunc(B, i, t, "");
+    }
+    bool snorm = channel == ZF_CH_SNORM;
+    LLVMValueRef f = LLVMBuildFPExt(B, LLVMBuildBitCast(B, v, e->f32, ""), e->f64, "");
+    LLVMValueRef low = LLVMConstReal(e->f64, snorm ? -1.0 : 0.0), one = LLVMConstReal(e->f64, 1.0);
+    LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, f, f, "");
+    f = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, f, low, ""), low, f, "");
+    f = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, f, one, ""), one, f, "");
+    f = LLVMBuildSelect(B, nan, LLVMConstReal(e->f64, 0.0), f, "");
+    double scale = snorm ? ldexp(1, (int)bits - 1) - 1 : ldexp(1, (int)bits) - 1;
+    LLVMValueRef scaled = LLVMBuildFMul(B, f, LLVMConstReal(e->f64, scale), "");
+    LLVMValueRef r = zf_cx_intrinsic(e, "llvm.rint", &e->f64, 1, &scaled, 1); /* nearbyint: to nearest, even */
+    return LLVMBuildTrunc(B, LLVMBuildFPToSI(B, r, e->i64, ""), t, "");
+}
+
+/* The inline write: the texel's channels encoded into the pixel, when it is inside the image (else dropped). */
+static void zf_cx_plain_write(zf_cx_em *e, const zf_dinst *in, LLVMValueRef site, LLVMBasicBlockRef join) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef inside, offset = zf_cx_texel_offset(e, in, site, &inside);
+    LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(e->c, e->f, "texel write");
+    LLVMBuildCondBr(B, inside, store, join);
+    LLVMPositionBuilderAtEnd(B, store);
+    LLVMValueRef p =
+        LLVMBuildGEP2(B, e->i8, zf_cx_load_ir(e, e->p8, zf_cx_gep(e, site, ZF_CX_SITE(base))), &offset, 1, "");
+    LLVMValueRef texel = zf_cx_load_ir(e, LLVMVectorType(e->i32, 4), zf_cx_reg(e, in->c, 16));
+    texel = LLVMBuildAnd(B, texel, zf_cx_site_vec(e, site, ZF_CX_SITE(and_mask)), ""); /* 0 encodes to 0 */
+    LLVMValueRef sw = LLVMBuildSwitch(B, zf_cx_site_u32(e, site, ZF_CX_SITE(format)), join, 18);
+    static const uint32_t counts[3] = {1, 2, 4}, sizes[3] = {1, 2, 4};
+    for (uint32_t k = 0; k < 3; k++)
+        for (uint32_t s = 0; s < 3; s++)
+            for (uint32_t channel = ZF_CH_UINT; channel <= ZF_CH_FLOAT; channel++) {
+                uint32_t format = ZF_PLAIN_FORMAT(counts[k], sizes[s], channel);
+                if (!zf_cx_texel_decodes(format, in->type))
+                    continue;
+                LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(e->c, e->f, "encode");
+                LLVMAddCase(sw, LLVMConstInt(e->i32, format, 0), bb);
+                LLVMPositionBuilderAtEnd(B, bb);
+                for (uint32_t c = 0; c < counts[k]; c++) {
+                    LLVMValueRef v = LLVMBuildExtractElement(B, texel, LLVMConstInt(e->i32, c, 0), "");
+                    zf_cx_store(e, zf_cx_encode(e, format, v), zf_cx_gep(e, p, (uint64_t)c * sizes[s]));
+                }
+                LLVMBuildBr(B, join);
+            }
+}
+
+void zf_cx_image_access(zf_cx_em *e, const zf_dinst *in) {
     uint32_t type = in->asize & 0xFFu, count = (in->asize >> 8) & 0xFFu;
-    bool read = in->aux == ZF_IMG_READ || in->aux == ZF_IMG_SAMPLE;
+    bool read = in->aux == ZF_IMG_READ || in->aux == ZF_IMG_SAMPLE, write = in->aux == ZF_IMG_WRITE;
     bool result = in->comps == 4 && (in->type == ZF_T_F32 || in->type == ZF_T_I32);
-    if (!read || !result || (type != ZF_T_I32 && type != ZF_T_F32) || count == 0 || count > 4 ||
+    if (!(read || write) || !result || (type != ZF_T_I32 && type != ZF_T_F32) || count == 0 || count > 4 ||
         e->num_texsites >= ZF_CX_MAX_TEXSITES) {
         zf_cx_lane_call(e, in);
         return;
@@ -196,7 +260,10 @@ void zf_cx_image_read(zf_cx_em *e, const zf_dinst *in) {
         LLVMBuildICmp(B, LLVMIntNE, zf_cx_site_u32(e, site, ZF_CX_SITE(format)), LLVMConstInt(e->i32, 0, 0), "");
     LLVMBuildCondBr(B, plain, fast, slow);
     LLVMPositionBuilderAtEnd(B, fast);
-    zf_cx_plain_read(e, in, site, join);
+    if (write)
+        zf_cx_plain_write(e, in, site, join);
+    else
+        zf_cx_plain_read(e, in, site, join);
     LLVMPositionBuilderAtEnd(B, slow);
     zf_cx_lane_call(e, in);
     LLVMBuildBr(B, join);

@@ -300,8 +300,8 @@ void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);
 LLVMValueRef zf_cx_intrinsic(zf_cx_em *e, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
                              unsigned nargs);
 
-/* cx_emit_image.c: image reads of plain formats inline, the rest through the handler. */
-void zf_cx_image_read(zf_cx_em *e, const zf_dinst *in);
+/* cx_emit_image.c: image reads and writes of plain formats inline, the rest through the handler. */
+void zf_cx_image_access(zf_cx_em *e, const zf_dinst *in);
 
 /* cx_emit_mem.c: provenance, checked memory, barriers (liveness, suspension), calls, returns, private variables. */
 void zf_cx_provenance(zf_cx_em *e, uint32_t fi);

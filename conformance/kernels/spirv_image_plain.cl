@@ -1,6 +1,7 @@
-/* Image reads of every kind (test_spirv_engine.c, compiled_image_reads_match_the_interpreter): each work-item reads
- * at its integer and float coordinates, without a sampler and with one, as floats, integers and unsigned integers;
- * the results' bits are stored. */
+/* Image reads and writes of every kind (test_spirv_engine.c, compiled_image_accesses_match_the_interpreter): each
+ * work-item reads at its integer and float coordinates, without a sampler and with one, as floats, integers and
+ * unsigned integers, and the results' bits are stored; or writes floats (even work-items) or integers (odd ones) at
+ * coordinates of its own. */
 #define ZC_READS()                                                                                                     \
     size_t i = get_global_id(0);                                                                                       \
     out[6 * i + 0] = as_uint4(read_imagef(image, ic[i]));                                                              \
@@ -38,4 +39,36 @@ kernel void reads_2d_array(read_only image2d_array_t image, sampler_t sampler, g
                            global const float4 *fc, global uint4 *out)
 {
     ZC_READS()
+}
+
+#define ZC_WRITES()                                                                                                    \
+    size_t i = get_global_id(0);                                                                                       \
+    if (i % 2 == 0)                                                                                                    \
+        write_imagef(image, ic[i], as_float4(texel[i]));                                                               \
+    else                                                                                                               \
+        write_imagei(image, ic[i], as_int4(texel[i]));
+
+kernel void writes_1d(write_only image1d_t image, global const int *ic, global const uint4 *texel)
+{
+    ZC_WRITES()
+}
+
+kernel void writes_2d(write_only image2d_t image, global const int2 *ic, global const uint4 *texel)
+{
+    ZC_WRITES()
+}
+
+kernel void writes_3d(write_only image3d_t image, global const int4 *ic, global const uint4 *texel)
+{
+    ZC_WRITES()
+}
+
+kernel void writes_1d_array(write_only image1d_array_t image, global const int2 *ic, global const uint4 *texel)
+{
+    ZC_WRITES()
+}
+
+kernel void writes_2d_array(write_only image2d_array_t image, global const int4 *ic, global const uint4 *texel)
+{
+    ZC_WRITES()
 }
