@@ -102,6 +102,27 @@ static LLVMValueRef zf_cx_quiet(zf_cx_em *e, LLVMValueRef v) {
     return LLVMBuildOr(B, v, quiet, "");
 }
 
+/* The plain formats the inline code decodes and encodes for texels of type `type`, into out; how many. */
+#define ZF_CX_PLAIN_FORMATS 27u
+static uint32_t zf_cx_plain_formats(uint32_t type, uint32_t out[ZF_CX_PLAIN_FORMATS]) {
+    static const uint32_t widths[3] = {1, 2, 4}; /* components per pixel, and bytes per component */
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < 3; k++)
+        for (uint32_t s = 0; s < 3; s++)
+            for (uint32_t channel = ZF_CH_UINT; channel <= ZF_CH_FLOAT; channel++)
+                if (zf_cx_texel_decodes(ZF_PLAIN_FORMAT(widths[k], widths[s], channel), type) &&
+                    n < ZF_CX_PLAIN_FORMATS)
+                    out[n++] = ZF_PLAIN_FORMAT(widths[k], widths[s], channel);
+    return n;
+}
+
+/* A case of the switch on the site's format, the builder at its block. */
+static void zf_cx_format_case(zf_cx_em *e, LLVMValueRef sw, uint32_t format) {
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(e->c, e->f, "format");
+    LLVMAddCase(sw, LLVMConstInt(e->i32, format, 0), bb);
+    LLVMPositionBuilderAtEnd(e->b, bb);
+}
+
 /* Component c of a plain format at p, as the 32 bits of the result's channel (zf_decode_pixel, then zf_put_f). */
 static LLVMValueRef zf_cx_component(zf_cx_em *e, uint32_t format, LLVMValueRef p, uint32_t c) {
     LLVMBuilderRef B = e->b;
@@ -148,23 +169,15 @@ static void zf_cx_plain_read(zf_cx_em *e, const zf_dinst *in, LLVMValueRef site,
         LLVMBuildGEP2(B, e->i8, zf_cx_load_ir(e, e->p8, zf_cx_gep(e, site, ZF_CX_SITE(base))), &offset, 1, "");
     LLVMValueRef sw = LLVMBuildSwitch(B, zf_cx_site_u32(e, site, ZF_CX_SITE(format)), border, 18);
     LLVMTypeRef v4 = LLVMVectorType(e->i32, 4);
-    LLVMValueRef values[40];
-    LLVMBasicBlockRef from[40];
-    uint32_t n = 0;
-    static const uint32_t counts[3] = {1, 2, 4}, sizes[3] = {1, 2, 4};
-    for (uint32_t k = 0; k < 3; k++)
-        for (uint32_t s = 0; s < 3; s++)
-            for (uint32_t channel = ZF_CH_UINT; channel <= ZF_CH_FLOAT; channel++) {
-                uint32_t format = ZF_PLAIN_FORMAT(counts[k], sizes[s], channel);
-                if (!zf_cx_texel_decodes(format, in->type))
-                    continue;
-                LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(e->c, e->f, "decode");
-                LLVMAddCase(sw, LLVMConstInt(e->i32, format, 0), bb);
-                LLVMPositionBuilderAtEnd(B, bb);
-                values[n] = zf_cx_decode(e, format, p, site);
-                from[n++] = LLVMGetInsertBlock(B);
-                LLVMBuildBr(B, done);
-            }
+    uint32_t formats[ZF_CX_PLAIN_FORMATS], n = zf_cx_plain_formats(in->type, formats);
+    LLVMValueRef values[ZF_CX_PLAIN_FORMATS + 1];
+    LLVMBasicBlockRef from[ZF_CX_PLAIN_FORMATS + 1];
+    for (uint32_t k = 0; k < n; k++) {
+        zf_cx_format_case(e, sw, formats[k]);
+        values[k] = zf_cx_decode(e, formats[k], p, site);
+        from[k] = LLVMGetInsertBlock(B);
+        LLVMBuildBr(B, done);
+    }
     LLVMPositionBuilderAtEnd(B, border);
     values[n] = zf_cx_site_vec(e, site, ZF_CX_SITE(border));
     from[n++] = LLVMGetInsertBlock(B);
@@ -218,22 +231,16 @@ static void zf_cx_plain_write(zf_cx_em *e, const zf_dinst *in, LLVMValueRef site
     LLVMValueRef texel = zf_cx_load_ir(e, LLVMVectorType(e->i32, 4), zf_cx_reg(e, in->c, 16));
     texel = LLVMBuildAnd(B, texel, zf_cx_site_vec(e, site, ZF_CX_SITE(and_mask)), ""); /* 0 encodes to 0 */
     LLVMValueRef sw = LLVMBuildSwitch(B, zf_cx_site_u32(e, site, ZF_CX_SITE(format)), join, 18);
-    static const uint32_t counts[3] = {1, 2, 4}, sizes[3] = {1, 2, 4};
-    for (uint32_t k = 0; k < 3; k++)
-        for (uint32_t s = 0; s < 3; s++)
-            for (uint32_t channel = ZF_CH_UINT; channel <= ZF_CH_FLOAT; channel++) {
-                uint32_t format = ZF_PLAIN_FORMAT(counts[k], sizes[s], channel);
-                if (!zf_cx_texel_decodes(format, in->type))
-                    continue;
-                LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(e->c, e->f, "encode");
-                LLVMAddCase(sw, LLVMConstInt(e->i32, format, 0), bb);
-                LLVMPositionBuilderAtEnd(B, bb);
-                for (uint32_t c = 0; c < counts[k]; c++) {
-                    LLVMValueRef v = LLVMBuildExtractElement(B, texel, LLVMConstInt(e->i32, c, 0), "");
-                    zf_cx_store(e, zf_cx_encode(e, format, v), zf_cx_gep(e, p, (uint64_t)c * sizes[s]));
-                }
-                LLVMBuildBr(B, join);
-            }
+    uint32_t formats[ZF_CX_PLAIN_FORMATS], n = zf_cx_plain_formats(in->type, formats);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t comps = formats[k] & 0xFu, bytes = (formats[k] >> 4) & 0xFu;
+        zf_cx_format_case(e, sw, formats[k]);
+        for (uint32_t c = 0; c < comps; c++) {
+            LLVMValueRef v = LLVMBuildExtractElement(B, texel, LLVMConstInt(e->i32, c, 0), "");
+            zf_cx_store(e, zf_cx_encode(e, formats[k], v), zf_cx_gep(e, p, (uint64_t)c * bytes));
+        }
+        LLVMBuildBr(B, join);
+    }
 }
 
 void zf_cx_image_access(zf_cx_em *e, const zf_dinst *in) {

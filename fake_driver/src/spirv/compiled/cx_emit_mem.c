@@ -124,6 +124,12 @@ static void zf_cx_likely(zf_cx_em *e, LLVMValueRef br) {
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(e->c, "prof", 4), node);
 }
 
+/* Adds an access's bytes to a block's counts (an atomic's read_too: read and written). */
+static void zf_cx_add_bytes(zf_cx_block *b, uint32_t size, bool write, bool local, bool read_too) {
+    *(write ? (local ? &b->written_local : &b->written) : (local ? &b->read_local : &b->read)) += size;
+    *(local ? &b->read_local : &b->read) += read_too ? size : 0;
+}
+
 typedef struct zf_cx_edge_note {
     LLVMValueRef add;   /* its add of the bytes not moved, whose constant operand is set when the block ends */
     zf_cx_block so_far; /* the block's bytes counted before the edge */
@@ -183,12 +189,8 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     if (windowed) {
         uint32_t k = local ? e->num_kinds : prov - 1u; /* the local window follows the arguments' */
         zf_cx_block *blk = &e->blocks[e->cur];
-        uint32_t counted = e->counting ? size : 0; /* once, whatever the copies of the block */
-        *(write ? (local ? &blk->written_local : &blk->written) : (local ? &blk->read_local : &blk->read)) += counted;
-        *(local ? &blk->read_local : &blk->read) += read_too ? counted : 0;
-        zf_cx_block *now = &e->so_far;
-        *(write ? (local ? &now->written_local : &now->written) : (local ? &now->read_local : &now->read)) += size;
-        *(local ? &now->read_local : &now->read) += read_too ? size : 0;
+        zf_cx_add_bytes(blk, e->counting ? size : 0, write, local, read_too); /* once, whatever the block's copies */
+        zf_cx_add_bytes(&e->so_far, size, write, local, read_too);
         /* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the
          * optimizer hoists, an index it can reason about (range-check elimination). */
         LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
