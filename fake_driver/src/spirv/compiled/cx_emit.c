@@ -1005,8 +1005,9 @@ static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
     const zf_dprog *code = e->code;
     e->resumable = calloc(code->num_funcs, 1);
     e->spill_off = calloc(code->num_funcs, sizeof *e->spill_off);
+    e->packed = calloc(code->num_funcs, sizeof *e->packed);
     e->resume_at = calloc(code->num_funcs, sizeof *e->resume_at);
-    if (e->resumable == NULL || e->spill_off == NULL || e->resume_at == NULL)
+    if (e->resumable == NULL || e->spill_off == NULL || e->packed == NULL || e->resume_at == NULL)
         return false;
     uint64_t bytes = 0;
     for (uint32_t j = 0; j < n; j++) {
@@ -1021,7 +1022,7 @@ static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
         }
         if (e->resumable[order[j]]) {
             e->spill_off[order[j]] = (uint32_t)bytes;
-            bytes += (fn->frame_bytes + 7u) & ~7u;
+            bytes += (zf_cx_pack_record(e, order[j]) + 7u) & ~7u;
         }
     }
     e->private_at = calloc(code->num_funcs, sizeof *e->private_at);
@@ -1161,6 +1162,9 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
             zf_cx_paths_free(&e);
         free(e.resumable);
         free(e.spill_off);
+        for (uint32_t f = 0; e.packed != NULL && f < code->num_funcs; f++)
+            free(e.packed[f]);
+        free(e.packed);
         free(e.resume_at);
         free(e.private_at);
         LLVMDisposeBuilder(e.b);

@@ -508,6 +508,11 @@ bool zf_cx_liveness(zf_cx_em *e) {
     return true;
 }
 
+/* A barrier, or the call of a function that may wait at one. */
+static bool zf_cx_is_resume_point(const zf_cx_em *e, const zf_dinst *in) {
+    return in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
+}
+
 /* Whether frame byte o goes to or comes from the record: the bytes live at the point; those a region's copy saves,
  * only if its code may have written them (the record holds the others since they were saved last). */
 static bool zf_cx_spilled(const zf_cx_em *e, uint32_t o, bool save) {
@@ -560,8 +565,7 @@ void zf_cx_region_writes(zf_cx_em *e, uint32_t k) {
         const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
         for (uint32_t i = 0; i < blk->count && seen_points < k; i++) {
             const zf_dinst *in = &e->code->insts[blk->first + i];
-            bool point = in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
-            if (point && ++seen_points == k) {
+            if (zf_cx_is_resume_point(e, in) && ++seen_points == k) {
                 at_block = b;
                 at = in->op == ZF_X_BARRIER ? i + 1 : i; /* a call runs again when it resumes */
             }
@@ -586,10 +590,47 @@ void zf_cx_region_writes(zf_cx_em *e, uint32_t k) {
     free(stack);
 }
 
+/* The frame bytes function f keeps in the record, packed: those live at any of its resume points, in frame order, so
+ * that a group's records stay small (the bytes a region saves and restores share cache lines). packed[o] is byte o's
+ * place, UINT32_MAX for a byte never kept; NULL with the whole frame (liveness too large or no memory). Returns the
+ * bytes of f's place in the record. */
+uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f) {
+    e->fn = &e->code->funcs[f];
+    uint32_t frame = e->fn->frame_bytes, size = 0;
+    uint32_t *packed = malloc((frame ? frame : 1) * sizeof *packed);
+    uint64_t *any = NULL;
+    if (packed == NULL || !zf_cx_liveness(e) || (any = calloc(e->words + 1, 8)) == NULL)
+        goto whole;
+    uint64_t *point = e->point, *tmp = e->live_in + (size_t)e->words * (e->fn->block_count + 1);
+    for (uint32_t b = 0; b < e->fn->block_count; b++) {
+        const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
+        for (uint32_t i = 0; i < blk->count; i++) {
+            if (!zf_cx_is_resume_point(e, &e->code->insts[blk->first + i]))
+                continue;
+            zf_cx_live_before(e, b, i, false, point, tmp);
+            for (uint32_t w = 0; w < e->words; w++)
+                any[w] |= point[w];
+        }
+    }
+    for (uint32_t o = 0; o < frame; o++)
+        packed[o] = any[o >> 6] >> (o & 63) & 1 ? size++ : UINT32_MAX;
+    free(any);
+    free(e->live_in);
+    e->live_in = NULL;
+    e->packed[f] = packed;
+    return size;
+whole:
+    free(packed);
+    free(e->live_in);
+    e->live_in = NULL;
+    return frame;
+}
+
 /* Copies the bytes of the current point between the frame and the function's place in the record, in runs. */
 static void zf_cx_spill(zf_cx_em *e, bool save) {
     uint32_t f = (uint32_t)(e->fn - e->code->funcs);
     LLVMValueRef record = zf_cx_gep(e, e->record, e->spill_off[f]);
+    const uint32_t *packed = e->packed[f];
     if (e->live_in == NULL) {
         LLVMValueRef bytes = zf_cx_i64c(e, e->fn->frame_bytes);
         if (save)
@@ -606,7 +647,8 @@ static void zf_cx_spill(zf_cx_em *e, bool save) {
         uint32_t end = o;
         while (end < e->fn->frame_bytes && zf_cx_spilled(e, end, save))
             end++;
-        LLVMValueRef in_frame = zf_cx_gep(e, e->frame, o), in_record = zf_cx_gep(e, record, o);
+        LLVMValueRef in_frame = zf_cx_gep(e, e->frame, o);
+        LLVMValueRef in_record = zf_cx_gep(e, record, packed != NULL ? packed[o] : o); /* a run stays a run */
         if (save)
             LLVMBuildMemCpy(e->b, in_record, 1, in_frame, 1, zf_cx_i64c(e, end - o));
         else

@@ -231,6 +231,7 @@ typedef struct zf_cx_em {
     bool barriers;          /* the kernel has barriers */
     uint8_t *resumable;     /* per form function */
     uint32_t *spill_off;    /* per form function: its frame's offset in the record */
+    uint32_t **packed;      /* per form function: its frame bytes' places there (zf_cx_pack_record) */
     uint32_t *resume_at;    /* per form function: its resume point's offset in the record */
     uint32_t *private_at;   /* per form function: its private variables' offset in the record (resumable ones) */
     bool vars;              /* a function the kernel reaches declares private variables */
@@ -310,6 +311,7 @@ void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_memory(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_address(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_liveness(zf_cx_em *e);
+uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f);
 void zf_cx_region_writes(zf_cx_em *e, uint32_t resume_point);
 void zf_cx_barrier(zf_cx_em *e);
 /* The block a check that fails in the current block branches to: it takes the bytes of the rest of the block off the
