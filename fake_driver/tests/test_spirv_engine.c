@@ -31,12 +31,12 @@
 static const char *const zt_corpus[] = {
     "copy", "fill", "vadd", "saxpy", "gemm", "spec_constant", "globals", "export", "import", "local_memory",
     "reqd_group_size", "empty", "image", "spec_global", "spirv_arith", "spirv_convert", "spirv_control", "spirv_math",
-    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_image_plain", "spirv_printf", "spirv_itt",
+    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_image_plain", "spirv_hoist", "spirv_printf", "spirv_itt",
     "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics",
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 /* How many of the corpus's kernels the compiled tier takes at least (compiled_tier_takes_the_corpus). */
-#define ZT_CORPUS_COMPILED 101u
+#define ZT_CORPUS_COMPILED 106u
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -604,6 +604,62 @@ static void compiled_tier_matches_the_interpreter(void **state) {
     const uint64_t fptr_sizes[] = {8, 8};
     zt_launch f = {m, code, "apply", fptr_values, fptr_sizes, 64, 16, 0, &mem, 0, 0};
     zt_both_tiers(&f, p32, 64 * 4, "kernel 'apply': compiled in");
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+/* Checks made once per group (docs/spirv-execution.md, "Checks made per group"): the stencil's borders and interior,
+ * a last group past the end of its buffers, a 32-bit index that wraps inside a group, a signed index below a
+ * buffer, local memory in a 2-dimensional group beside an access at a loaded index; in both tiers, each compiled with
+ * its count of accesses checked per group. */
+static void compiled_checks_per_group_match_the_interpreter(void **state) {
+    (void)state;
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("spirv_hoist");
+    zf_dprog *code = zt_decode(m, false, "spirv_hoist");
+    const uint32_t n = 48;
+    float *in = zt_buffer(&mem, n * n * 4), *out = zt_buffer(&mem, n * n * 4);
+    for (uint32_t i = 0; i < n * n; i++)
+        in[i] = (float)(i * 7 % 13) - 6.0f;
+    const void *stencil_values[] = {&in, &out, &n};
+    const uint64_t stencil_sizes[] = {8, 8, 4};
+    zt_launch stencil = {m, code, "hoist_stencil", stencil_values, stencil_sizes, n, 16, 0, &mem, n, 8};
+    zt_both_tiers(&stencil, out, n * n * 4, "7 accesses checked per group");
+    for (uint32_t y = 1; y + 1 < n; y++)
+        for (uint32_t x = 1; x + 1 < n; x++) {
+            uint32_t i = y * n + x;
+            assert_true(out[i] == 4.0f * in[i] - in[i - 1] - in[i + 1] - in[i - n] - in[i + n]);
+        }
+    const uint32_t items = 200;
+    float *short_in = zt_buffer(&mem, items * 4), *short_out = zt_buffer(&mem, items * 4);
+    const float k = 3.0f;
+    const void *scale_values[] = {&short_in, &short_out, &k};
+    const uint64_t scale_sizes[] = {8, 8, 4};
+    zt_launch scale = {m, code, "hoist_scale", scale_values, scale_sizes, 256, 64, 0, &mem, 0, 0};
+    zt_both_tiers(&scale, short_out, items * 4, "2 accesses checked per group");
+    uint32_t *u_in = zt_buffer(&mem, 256 * 4), *u_out = zt_buffer(&mem, 255 * 4);
+    for (uint32_t i = 0; i < 256; i++)
+        u_in[i] = i * 2654435761u;
+    /* i = x * 2^24 wraps to 0 at the last work-item of a group of 257: the origin, the step and the corner are inside
+     * the buffer of 2^24 + 1 elements, the work-items between them are not; only the exact check of the widened
+     * index sees it. */
+    const uint32_t multiplier = 1u << 24, big = (1u << 24) + 1;
+    uint32_t *big_in = zt_buffer(&mem, (size_t)big * 4), *wrap_out = zt_buffer(&mem, 257 * 4);
+    const void *wrap_values[] = {&big_in, &wrap_out, &multiplier};
+    const uint64_t wrap_sizes[] = {8, 8, 4};
+    zt_launch wrap = {m, code, "hoist_wrap", wrap_values, wrap_sizes, 257, 257, 0, &mem, 0, 0};
+    zt_both_tiers(&wrap, wrap_out, 257 * 4, "2 accesses checked per group");
+    const int32_t shift = 5;
+    const void *signed_values[] = {&u_in, &u_out, &shift};
+    const uint64_t signed_sizes[] = {8, 8, 4};
+    zt_launch below = {m, code, "hoist_signed", signed_values, signed_sizes, 255, 51, 0, &mem, 0, 0};
+    zt_both_tiers(&below, u_out, 255 * 4, "2 accesses checked per group");
+    const uint32_t width = 16;
+    const void *local_values[] = {&u_in, &u_out, &width};
+    const uint64_t local_sizes[] = {8, 8, 4};
+    zt_launch local = {m, code, "hoist_local", local_values, local_sizes, width, 8, 0, &mem, 15, 5};
+    zt_both_tiers(&local, u_out, 240 * 4, "accesses checked per group");
     zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
@@ -1294,23 +1350,23 @@ static void zt_cache_damage(const char *path, bool truncate_it) {
 }
 
 /* The entry with its object's section table moved out of the file, the checksum made right again: what the loader of
- * object code must refuse by itself (cx_disk.c's layout: a 56-byte header, 40 bytes per block, the object). */
+ * object code must refuse by itself (cx_disk.c's layout: a 64-byte header, 40 bytes per block, the object). */
 static void zt_cache_damage_object(const char *path) {
     FILE *f = fopen(path, "r+b");
     assert_non_null(f);
     static uint8_t data[1 << 20];
     size_t size = fread(data, 1, sizeof data, f);
-    assert_true(size > 56 && size < sizeof data);
+    assert_true(size > 64 && size < sizeof data);
     uint32_t blocks;
     uint64_t object_size, shoff = 0xffffffff00ull;
     memcpy(&blocks, data + 24, 4);
-    memcpy(&object_size, data + 40, 8);
-    uint8_t *object = data + 56 + (size_t)blocks * 40;
-    assert_int_equal(56 + (size_t)blocks * 40 + object_size, size);
+    memcpy(&object_size, data + 48, 8);
+    uint8_t *object = data + 64 + (size_t)blocks * 40;
+    assert_int_equal(64 + (size_t)blocks * 40 + object_size, size);
     memcpy(object + 0x28, &shoff, 8); /* e_shoff of the ELF header */
-    uint64_t sum = zf_fnv1a(data + 56, (size_t)blocks * 40, ZF_FNV1A_BASIS);
+    uint64_t sum = zf_fnv1a(data + 64, (size_t)blocks * 40, ZF_FNV1A_BASIS);
     sum = zf_fnv1a(object, object_size, sum);
-    memcpy(data + 48, &sum, 8);
+    memcpy(data + 56, &sum, 8);
     rewind(f);
     assert_int_equal(fwrite(data, 1, size, f), size);
     fclose(f);
@@ -1347,8 +1403,8 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
-    zt_cache_set_version(entry, '2');
-    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", "format version 2, not 3");
+    zt_cache_set_version(entry, '3');
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", "format version 3, not 4");
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
     /* An entry announcing more image accesses than a kernel may have (its count follows the region count: magic, key,
      * block count, record size, region count) is refused rather than sized into the run-time state. */
@@ -1380,6 +1436,7 @@ int main(void) {
         cmocka_unit_test(compiled_tier_matches_the_interpreter),
         cmocka_unit_test(compiled_tier_runs_barriers_region_by_region),
         cmocka_unit_test(compiled_image_accesses_match_the_interpreter),
+        cmocka_unit_test(compiled_checks_per_group_match_the_interpreter),
         cmocka_unit_test(compiled_tier_takes_the_corpus),
         cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),

@@ -122,6 +122,7 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
     out->spill_bytes = h.spill_bytes;
     out->num_regions = h.num_regions;
     out->num_texsites = h.num_texsites;
+    out->num_proven = h.num_proven;
     out->size = (size_t)h.object_size;
     out->blocks = malloc(blocks_size ? (size_t)blocks_size : 1);
     out->bytes = malloc(out->size ? out->size : 1);
@@ -191,6 +192,7 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
                            .spill_bytes = object->spill_bytes,
                            .num_regions = object->num_regions,
                            .num_texsites = object->num_texsites,
+                           .num_proven = object->num_proven,
                            .object_size = object->size,
                            .checksum = zf_cx_disk_checksum(object)};
     memcpy(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic);

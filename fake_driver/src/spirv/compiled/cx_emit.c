@@ -161,6 +161,8 @@ static void zf_cx_switch(zf_cx_em *e, const zf_dinst *in) {
  * Instructions and blocks */
 
 static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
+    if (e->mode == ZF_CX_PROBE && !zf_cx_probe_inst(e, in))
+        return;
     switch (in->op) {
     case ZF_X_NOP:
         return;
@@ -253,6 +255,11 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
 /* Block entry: the hang detector at loop heads, the block's counter, the phi commits. */
 static void zf_cx_block_entry(zf_cx_em *e, uint32_t b, bool loop_head) {
     LLVMBuilderRef B = e->b;
+    if (e->mode == ZF_CX_PROBE) { /* it counts no block, and makes only the phi copies of one value */
+        const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
+        zf_cx_probe_copies(e, blk->commit_first, blk->commit_count);
+        return;
+    }
     if (loop_head) {
         LLVMValueRef index = LLVMConstInt(e->i32, ZF_CX_ITEM_COUNT, false);
         LLVMValueRef budget = LLVMBuildGEP2(B, e->i64, e->item, &index, 1, "");
@@ -327,6 +334,10 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->scratch = zf_cx_alloca(e, 4 * ZF_CX_SCRATCH_SLOT);
     e->lane = zf_cx_item(e, ZF_CX_ITEM_LANE);
     e->priv = e->mark = NULL;
+    if (e->mode == ZF_CX_PROBE) {
+        e->probe_bad = LLVMBuildAlloca(e->eb, e->i1, "");
+        LLVMBuildStore(e->b, LLVMConstInt(e->i1, 0, false), e->probe_bad);
+    }
     bool resumable = e->barriers && e->resumable[fi];
     e->record = resumable ? LLVMBuildIntToPtr(e->b, zf_cx_item(e, ZF_CX_ITEM_SPILL), e->p8, "") : NULL;
     if (zf_cx_has_vars(e->code, fn) && resumable) {
@@ -368,7 +379,7 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     return start;
 }
 
-static void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
+void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     LLVMBasicBlockRef start = zf_cx_function_start(e, fi);
     const zf_dfunc *fn = e->fn;
     e->bbs = calloc(fn->block_count ? fn->block_count : 1, sizeof *e->bbs);
@@ -547,7 +558,7 @@ static void zf_cx_paths_free(zf_cx_em *e) {
 /* ------------------------------------------------------------------------------------------------------------------
  * The wave function */
 
-static zf_cx_loop zf_cx_loop_begin(zf_cx_em *e, LLVMValueRef n) {
+zf_cx_loop zf_cx_loop_begin(zf_cx_em *e, LLVMValueRef n) {
     zf_cx_loop l;
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(e->b);
     l.head = LLVMAppendBasicBlockInContext(e->c, e->f, "head");
@@ -563,12 +574,14 @@ static zf_cx_loop zf_cx_loop_begin(zf_cx_em *e, LLVMValueRef n) {
     return l;
 }
 
-static void zf_cx_loop_end(zf_cx_em *e, zf_cx_loop *l) {
+/* Returns the loop's back edge. */
+LLVMValueRef zf_cx_loop_end(zf_cx_em *e, zf_cx_loop *l) {
     LLVMValueRef next = LLVMBuildAdd(e->b, l->i, zf_cx_i64c(e, 1), "");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(e->b);
-    LLVMBuildBr(e->b, l->head);
+    LLVMValueRef back = LLVMBuildBr(e->b, l->head);
     LLVMAddIncoming(l->i, &next, &here, 1);
     LLVMPositionBuilderAtEnd(e->b, l->exit);
+    return back;
 }
 
 static LLVMValueRef zf_cx_rt_u64(zf_cx_em *e, size_t offset) {
@@ -690,8 +703,8 @@ static void zf_cx_item_copy(zf_cx_em *e, LLVMValueRef to, LLVMValueRef from, uin
     LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, to, &index, 1, ""));
 }
 
-static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base, uint32_t region,
-                        const zf_cx_group *g) {
+static void zf_cx_item_loops(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                             uint32_t region, const zf_cx_group *g, LLVMValueRef callee) {
     zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
     zf_cx_loop y = zf_cx_loop_begin(e, gs[1]);
     LLVMValueRef row = LLVMBuildMul(e->b, gs[0], LLVMBuildAdd(e->b, y.i, LLVMBuildMul(e->b, gs[1], z.i, ""), ""), "");
@@ -706,11 +719,36 @@ static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *
         zf_cx_turn(e, lane, region, g);
     } else {
         LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
-        LLVMBuildCall2(e->b, e->fn_type, e->fns[e->kernel->function], call_args, 6, "");
+        LLVMBuildCall2(e->b, e->fn_type, callee, call_args, 6, "");
     }
-    zf_cx_loop_end(e, &x);
+    LLVMValueRef back = zf_cx_loop_end(e, &x);
+    if (callee == e->unchecked_fn) /* its proven accesses do not depend on each other's (cx_emit_hoist.c) */
+        LLVMSetMetadata(back, LLVMGetMDKindIDInContext(e->c, "llvm.loop", 9), e->parallel_loop);
     zf_cx_loop_end(e, &y);
     zf_cx_loop_end(e, &z);
+}
+
+/* The loops over a group's work-items; for a kernel whose checks can be made per group, the unchecked copy's
+ * loops when the group's proof holds, else the checked function's. */
+static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base, uint32_t region,
+                        const zf_cx_group *g) {
+    LLVMValueRef checked = e->fns[e->kernel->function];
+    if (g != NULL || e->unchecked_fn == NULL) {
+        zf_cx_item_loops(e, entry, gs, base, region, g, checked);
+        return;
+    }
+    LLVMValueRef proven = zf_cx_hoist_proof(e, gs, base);
+    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(e->c, e->f, "proven");
+    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->c, e->f, "checked group");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->c, e->f, "group done");
+    LLVMBuildCondBr(e->b, proven, fast, slow);
+    LLVMPositionBuilderAtEnd(e->b, fast);
+    zf_cx_item_loops(e, entry, gs, base, region, g, e->unchecked_fn);
+    LLVMBuildBr(e->b, join);
+    LLVMPositionBuilderAtEnd(e->b, slow);
+    zf_cx_item_loops(e, entry, gs, base, region, g, checked);
+    LLVMBuildBr(e->b, join);
+    LLVMPositionBuilderAtEnd(e->b, join);
 }
 
 /* A region's loop over the group's work-items with state of its own (the work-item, the block counters, the entry
@@ -1157,6 +1195,8 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         if (!e.failed && e.barriers)
             zf_cx_regions(&e);
         if (!e.failed)
+            zf_cx_hoist(&e);
+        if (!e.failed)
             zf_cx_wave(&e);
         if (e.barriers)
             zf_cx_paths_free(&e);
@@ -1170,6 +1210,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         LLVMDisposeBuilder(e.b);
         LLVMDisposeBuilder(e.eb);
     }
+    zf_cx_hoist_free(&e);
     free(seen);
     free(e.fns);
     free(e.edges);
@@ -1192,5 +1233,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->spill_bytes = e.spill_bytes;
     out->num_regions = e.num_regions;
     out->num_texsites = e.num_texsites;
+    out->num_proven = e.num_proven;
     return true;
 }

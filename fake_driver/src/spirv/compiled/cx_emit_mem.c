@@ -171,33 +171,51 @@ void zf_cx_fault_edges_close(zf_cx_em *e) {
     e->so_far = (zf_cx_block){0};
 }
 
-/* The host address of an access of `size` bytes at `addr` (an i64), checked; a fault leaves the function. */
+uint32_t zf_cx_window_of(const zf_cx_em *e, zf_ref ptr) {
+    uint16_t prov = zf_cx_prov_of(e, ptr);
+    if (prov == ZF_CX_PROV_LOCAL)
+        return e->num_kinds; /* the local window follows the arguments' */
+    return prov != ZF_CX_PROV_NONE && prov != ZF_CX_PROV_OTHER && prov - 1u < e->num_kinds ? prov - 1u : UINT32_MAX;
+}
+
+/* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the
+ * optimizer hoists, an index it can reason about (range-check elimination). */
+LLVMValueRef zf_cx_window_has(zf_cx_em *e, uint32_t k, LLVMValueRef addr, uint32_t size) {
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
+    LLVMValueRef limit =
+        LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, span, sz, ""),
+                        LLVMBuildAdd(b, LLVMBuildSub(b, span, sz, ""), zf_cx_i64c(e, 1), ""), zf_cx_i64c(e, 0), "");
+    return LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, addr, e->win_lo[k], ""), limit, "");
+}
+
+/* The host address of an access of `size` bytes at `addr` (an i64), checked; a fault leaves the function. In the
+ * unchecked copy of a kernel whose checks the wave made for the whole group (cx_emit_hoist.c), an access it covered
+ * is the window's base plus an offset, which the loop vectoriser follows. */
 static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uint32_t size, bool write,
                                          bool read_too) {
     LLVMBuilderRef b = e->b;
     LLVMTypeRef params[5] = {e->p8, e->i64, e->i64, e->i64, e->i64};
-    uint16_t prov = zf_cx_prov_of(e, ptr);
-    bool local = prov == ZF_CX_PROV_LOCAL;
-    bool windowed = local || (prov != ZF_CX_PROV_NONE && prov != ZF_CX_PROV_OTHER && prov - 1u < e->num_kinds);
+    uint32_t k = zf_cx_window_of(e, ptr);
+    bool windowed = k != UINT32_MAX, local = k == e->num_kinds;
     uint32_t count = windowed ? 0 : ZF_CX_COUNT | (read_too ? ZF_CX_COUNT_READ : 0);
     LLVMValueRef args[5] = {e->rt, e->lane, addr, zf_cx_i64c(e, size),
                             zf_cx_i64c(e, (write ? ZF_CX_WRITE : 0) | count)};
+    if (windowed) {
+        zf_cx_block *blk = &e->blocks[e->cur];
+        zf_cx_add_bytes(blk, e->counting ? size : 0, write, local, read_too); /* once, whatever the block's copies */
+        zf_cx_add_bytes(&e->so_far, size, write, local, read_too);
+        if (zf_cx_hoisted(e)) {
+            LLVMValueRef offset = LLVMBuildSub(b, addr, e->win_lo[k], "");
+            return LLVMBuildGEP2(b, e->i8, LLVMBuildIntToPtr(b, e->win_lo[k], e->p8, ""), &offset, 1, "");
+        }
+    }
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->c, e->f, "slow");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "checked");
     LLVMBasicBlockRef fast = NULL;
     LLVMValueRef direct = NULL;
     if (windowed) {
-        uint32_t k = local ? e->num_kinds : prov - 1u; /* the local window follows the arguments' */
-        zf_cx_block *blk = &e->blocks[e->cur];
-        zf_cx_add_bytes(blk, e->counting ? size : 0, write, local, read_too); /* once, whatever the block's copies */
-        zf_cx_add_bytes(&e->so_far, size, write, local, read_too);
-        /* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the
-         * optimizer hoists, an index it can reason about (range-check elimination). */
-        LLVMValueRef span = e->win_span[k], sz = zf_cx_i64c(e, size);
-        LLVMValueRef limit =
-            LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, span, sz, ""),
-                            LLVMBuildAdd(b, LLVMBuildSub(b, span, sz, ""), zf_cx_i64c(e, 1), ""), zf_cx_i64c(e, 0), "");
-        LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, addr, e->win_lo[k], ""), limit, "");
+        LLVMValueRef in = zf_cx_window_has(e, k, addr, size);
         fast = LLVMGetInsertBlock(b);
         direct = LLVMBuildIntToPtr(b, addr, e->p8, "");
         zf_cx_likely(e, LLVMBuildCondBr(b, in, done, slow));
@@ -390,6 +408,10 @@ void zf_cx_memory(zf_cx_em *e, const zf_dinst *in) {
     uint32_t size = in->size;
     if ((in->aux & ZF_MEM_VOLATILE) && (size == 1 || size == 2 || size == 4 || size == 8)) {
         zf_cx_volatile(e, in, host);
+        return;
+    }
+    if (zf_cx_hoisted(e) && (size == 1 || size == 2 || size == 4 || size == 8)) {
+        zf_cx_parallel_access(e, in, host);
         return;
     }
     if (in->op == ZF_X_LOAD) {

@@ -85,6 +85,7 @@ struct zf_cx_kernel {
     uint32_t spill_bytes; /* per work-item: the record of a kernel with barriers, else 0 */
     uint32_t num_regions; /* kernels with barriers: the stretches of code between them */
     uint32_t num_texsites;
+    uint32_t num_proven; /* accesses checked once per group rather than per work-item (cx_emit_hoist.c) */
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when
@@ -96,6 +97,7 @@ typedef struct zf_cx_unit {
     uint32_t spill_bytes;
     uint32_t num_regions;
     uint32_t num_texsites;
+    uint32_t num_proven;
 } zf_cx_unit;
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
@@ -272,7 +274,21 @@ typedef struct zf_cx_em {
     zf_cx_block so_far;
     struct zf_cx_edge_note *edges;
     uint32_t num_edges, cap_edges;
+    /* Checks made per group (cx_emit_hoist.c): which copy is being emitted, the sites of the plan (per form
+     * instruction: its first value the probe records, their kind, whether the probe computes it; NULL when the
+     * kernel does not qualify), the two copies and the metadata of the unchecked one's accesses and loop. */
+    uint8_t mode;
+    uint32_t *site;
+    uint8_t *site_kind, *computed, *copy_good;
+    uint32_t num_sites, num_proven; /* values the probe records; accesses it covers */
+    uint64_t slot_vn[64];           /* per site: the value number it records (ZF_CX_MAX_SITES) */
+    uint8_t slot_kind[64];
+    LLVMValueRef probe_fn, unchecked_fn, probe_bad, access_group, parallel_loop;
 } zf_cx_em;
+
+enum { ZF_CX_CHECKED = 0, ZF_CX_PROBE, ZF_CX_UNCHECKED };
+enum { ZF_CX_SITE_NONE = 0, ZF_CX_SITE_ADDRESS, ZF_CX_SITE_ZEXT, ZF_CX_SITE_SEXT };
+#define ZF_CX_HOIST_MIN_ITEMS 16u /* smaller groups keep their checks: the proof would cost more */
 
 /* Refuses the kernel with a reason (the first one given wins); the emitter goes on but its module is dropped. */
 void zf_cx_fail(zf_cx_em *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -301,6 +317,20 @@ void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);
 LLVMValueRef zf_cx_intrinsic(zf_cx_em *e, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
                              unsigned nargs);
 
+/* cx_emit.c: a function's body in the current mode, and the loops of the wave function. */
+void zf_cx_function_body(zf_cx_em *e, uint32_t fi);
+zf_cx_loop zf_cx_loop_begin(zf_cx_em *e, LLVMValueRef n);
+LLVMValueRef zf_cx_loop_end(zf_cx_em *e, zf_cx_loop *l);
+
+/* cx_emit_hoist.c: checks made once per group for accesses at affine addresses. */
+void zf_cx_hoist(zf_cx_em *e);
+void zf_cx_hoist_free(zf_cx_em *e);
+bool zf_cx_hoisted(const zf_cx_em *e);
+void zf_cx_parallel_access(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host);
+bool zf_cx_probe_inst(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_probe_copies(zf_cx_em *e, uint32_t first, uint32_t count);
+LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base);
+
 /* cx_emit_image.c: image reads and writes of plain formats inline, the rest through the handler. */
 void zf_cx_image_access(zf_cx_em *e, const zf_dinst *in);
 
@@ -309,6 +339,10 @@ void zf_cx_provenance(zf_cx_em *e, uint32_t fi);
 void zf_cx_copy_inst(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_atomic(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_memory(zf_cx_em *e, const zf_dinst *in);
+/* The window a pointer register's provenance names (the local one is num_kinds), UINT32_MAX for none; whether an
+ * access of `size` bytes at addr is inside window k. */
+uint32_t zf_cx_window_of(const zf_cx_em *e, zf_ref ptr);
+LLVMValueRef zf_cx_window_has(zf_cx_em *e, uint32_t k, LLVMValueRef addr, uint32_t size);
 void zf_cx_address(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_liveness(zf_cx_em *e);
 uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f);

@@ -289,6 +289,7 @@ static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_entry 
     entry->kernel.spill_bytes = object->spill_bytes;
     entry->kernel.num_regions = object->num_regions;
     entry->kernel.num_texsites = object->num_texsites;
+    entry->kernel.num_proven = object->num_proven;
     object->blocks = NULL;
     return true;
 }
@@ -410,9 +411,12 @@ static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx
     uint64_t start = zf_cx_now_us();
     uint8_t state = zf_cx_decide(cache, launch, entry, &source, why, sizeof why);
     atomic_store_explicit(&entry->state, state, memory_order_release);
-    char regions[48] = "";
+    char regions[96] = "";
     if (state == ZF_CX_COMPILED && entry->kernel.num_regions > 0)
         snprintf(regions, sizeof regions, ", barriers: %u regions", entry->kernel.num_regions);
+    else if (state == ZF_CX_COMPILED && entry->kernel.num_proven > 0)
+        snprintf(regions, sizeof regions, ", %u access%s checked per group", entry->kernel.num_proven,
+                 entry->kernel.num_proven == 1 ? "" : "es");
     if (state == ZF_CX_COMPILED)
         zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks%s%s%s)", launch->name,
                     (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks, source[0] ? ", " : "", source,

@@ -1,0 +1,46 @@
+// Kernels whose accesses the compiled tier checks once per work-group (docs/spirv-execution.md, "Checks made per
+// group"), and kernels that look like them but must keep their per-work-item checks (test_spirv_engine.c).
+
+// A 5-point stencil whose border copies: the stored index is a phi of the same value from both branches.
+kernel void hoist_stencil(global const float *in, global float *out, uint n)
+{
+    uint x = get_global_id(0), y = get_global_id(1), i = y * n + x;
+    if (x == 0 || y == 0 || x == n - 1 || y == n - 1) {
+        out[i] = in[i];
+        return;
+    }
+    out[i] = 4.0f * in[i] - in[i - 1] - in[i + 1] - in[i - n] - in[i + n];
+}
+
+// Straight-line code: the last group runs past `n` elements and faults where the interpreter faults.
+kernel void hoist_scale(global const float *in, global float *out, float k)
+{
+    size_t i = get_global_id(0);
+    out[i] = k * in[i] + 1.0f;
+}
+
+// A 32-bit index that wraps inside a group (the test makes the first, second and last work-item's element the only
+// ones inside the buffer).
+kernel void hoist_wrap(global const uint *in, global uint *out, uint m)
+{
+    uint g = (uint)get_global_id(0);
+    out[g] = in[g * m];
+}
+
+// A signed index below the start of the buffer in the first group only.
+kernel void hoist_signed(global const int *in, global int *out, int shift)
+{
+    int g = (int)get_global_id(0);
+    out[g] = in[g - shift] + 1;
+}
+
+// Local memory without a barrier (each work-item its own element), a 2-dimensional group, and an index that depends
+// on a loaded value (that access stays checked per work-item).
+kernel void hoist_local(global const uint *in, global uint *out, uint width)
+{
+    local uint tmp[128];
+    uint l = get_local_id(1) * get_local_size(0) + get_local_id(0);
+    uint g = get_global_id(1) * width + get_global_id(0);
+    tmp[l] = in[g] * 3u;
+    out[g] = tmp[l] + in[in[g] % width];
+}

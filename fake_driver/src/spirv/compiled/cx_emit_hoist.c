@@ -1,0 +1,791 @@
+/* Checks made once per work-group (docs/spirv-execution.md, "Checks made per group"). A check of an access that can
+ * branch to the interpreter's slow path keeps LLVM from vectorising the loop over a group's work-items. When the
+ * address of an access through an argument's (or the local) window is an affine function of the work-item's local
+ * id, the whole group's accesses at that place lie between those of the group's corners, so one look at the corners
+ * proves that none of them leaves its window. The kernel then gets two more copies of its entry function: a probe,
+ * which computes only such addresses (and the integers widened on the way to them) for one work-item, and an
+ * unchecked copy, which makes the proven accesses without checks, marked as independent between work-items (OpenCL
+ * orders no access of one work-item after another's without a barrier). Before a group, the wave runs the probe at
+ * the group's 8 corners and one step along each dimension: when every recorded value is the same affine function of
+ * the local id at all corners (so no 32-bit index wrapped inside the group) and every address is inside its window,
+ * the group runs the unchecked copy; otherwise the checked one, so that a fault and its text are the interpreter's.
+ * Both copies count the same blocks, so the executed-work record is the same.
+ *
+ * Which values are affine: the local and global ids (and linear ids), then integer additions, subtractions,
+ * negations, products by a value the same for the whole group, shifts left by such a value, moves, component
+ * extractions and insertions, integer conversions without saturation and ANDs with a mask of low bits (both widen
+ * what they keep: sites the probe records); a value the same for the whole group (arguments, constants, sizes, group
+ * ids, and what is computed from them with the integer operations above or bit operations, comparisons and
+ * selections) is affine too, and so is a phi of one computation on every path. Anything loaded, another phi, or any
+ * other operation of a value that depends on the local id is not, and an access whose address is not stays checked
+ * in both copies. The kernel qualifies when the functions it reaches have no barrier, loop, private variable, call
+ * through a pointer or by-value argument, and each but the entry is called from one place. */
+#include "cx_internal.h"
+
+#include <llvm-c/IRReader.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZF_CX_MAX_SITES  64u /* values recorded by a probe */
+#define ZF_CX_PROBE_PTS  11u /* 8 corners and a step along each dimension */
+#define ZF_CX_SITE_UNSET UINT32_MAX
+
+/* How a value depends on the work-item: `dep` on its local id, `bad` not as an affine function of it (or not
+ * computed by the probe at all). */
+typedef struct zf_cx_class {
+    bool dep, bad;
+} zf_cx_class;
+
+/* The plan of one function. A phi is affine when every value it takes is the same computation (the same operation of
+ * the same operands), as when both branches of an `if` compute the index they then access at: value numbers find
+ * that (a register's number is the first instruction that computed the same). */
+#define ZF_CX_VN_UNKNOWN UINT64_MAX
+#define ZF_CX_VN_SCAN    256u /* instructions looked back at for the same computation */
+typedef struct zf_cx_plan {
+    const zf_cx_em *e;
+    const zf_dfunc *fn;
+    uint8_t *dep, *bad, *written; /* per frame byte */
+    uint64_t *vn;                 /* per frame byte where a register starts: its value number */
+    uint32_t *vn_size;            /* and its size */
+    uint32_t *seen, num_seen;     /* the instructions numbered so far */
+} zf_cx_plan;
+
+static bool zf_cx_builtin_affine(uint32_t builtin) {
+    return builtin == SpvBuiltInGlobalInvocationId || builtin == SpvBuiltInLocalInvocationId ||
+           builtin == SpvBuiltInLocalInvocationIndex || builtin == SpvBuiltInGlobalLinearId;
+}
+
+static bool zf_cx_builtin_per_item(uint32_t builtin) { /* a function of the local id, not affine */
+    return builtin == SpvBuiltInSubgroupSize || builtin == SpvBuiltInSubgroupId ||
+           builtin == SpvBuiltInSubgroupLocalInvocationId;
+}
+
+static zf_cx_class zf_cx_class_of(const zf_cx_plan *p, zf_ref r, uint32_t size) {
+    zf_cx_class c = {false, false};
+    if (r == ZF_REF_NONE || size == 0)
+        return c;
+    uint32_t area = ZF_REF_AREA(r), o = ZF_REF_OFFSET(r);
+    if (area == ZF_AREA_FRAME) {
+        for (uint32_t k = o; k < o + size; k++) {
+            bool inside = k < p->fn->frame_bytes;
+            c.dep |= inside && p->dep[k];
+            c.bad |= !inside || p->bad[k];
+        }
+        return c;
+    }
+    if (area != ZF_AREA_WAVE)
+        return c; /* constants, relocations */
+    const zf_dprog *code = p->e->code;
+    for (uint32_t i = 0; i < code->num_waves; i++) {
+        const zf_dwave *w = &code->waves[i];
+        if (o < w->offset || (w->kind == ZF_WAVE_BUILTIN && o >= w->offset + zf_etype_size(w->type) * 4u) ||
+            (w->kind != ZF_WAVE_BUILTIN && o >= w->offset + 8u))
+            continue;
+        if (w->kind == ZF_WAVE_LOCALVAR)
+            return c;
+        c.dep = w->kind != ZF_WAVE_BUILTIN || zf_cx_builtin_affine(w->index) || zf_cx_builtin_per_item(w->index);
+        c.bad = w->kind != ZF_WAVE_BUILTIN || zf_cx_builtin_per_item(w->index);
+        return c;
+    }
+    return (zf_cx_class){true, true};
+}
+
+static void zf_cx_class_add(zf_cx_class *to, zf_cx_class c) {
+    to->dep |= c.dep;
+    to->bad |= c.bad;
+}
+
+static void zf_cx_class_set(zf_cx_plan *p, zf_ref r, uint32_t size, zf_cx_class c) {
+    if (r == ZF_REF_NONE || ZF_REF_AREA(r) != ZF_AREA_FRAME)
+        return;
+    for (uint32_t k = ZF_REF_OFFSET(r); k < ZF_REF_OFFSET(r) + size && k < p->fn->frame_bytes; k++) {
+        p->dep[k] = c.dep;
+        p->bad[k] = c.bad || p->written[k]; /* a register written twice: its value depends on the path */
+        p->written[k] = 1;
+    }
+    if (ZF_REF_OFFSET(r) < p->fn->frame_bytes)
+        p->vn_size[ZF_REF_OFFSET(r)] = 0; /* numbered by the caller, if at all */
+}
+
+/* A register's value number: constants and built-ins by their place, a parameter by its own, results by their
+ * computation's; ZF_CX_VN_UNKNOWN matches nothing. */
+static uint64_t zf_cx_vn_of(const zf_cx_plan *p, zf_ref r, uint32_t size) {
+    if (r == ZF_REF_NONE)
+        return 1ull << 40;
+    if (ZF_REF_AREA(r) != ZF_AREA_FRAME)
+        return 2ull << 40 | r;
+    uint32_t o = ZF_REF_OFFSET(r);
+    return o < p->fn->frame_bytes && p->vn_size[o] == size ? p->vn[o] : ZF_CX_VN_UNKNOWN;
+}
+
+static void zf_cx_vn_set(zf_cx_plan *p, zf_ref r, uint32_t size, uint64_t vn) {
+    if (r == ZF_REF_NONE || ZF_REF_AREA(r) != ZF_AREA_FRAME || ZF_REF_OFFSET(r) >= p->fn->frame_bytes)
+        return;
+    p->vn[ZF_REF_OFFSET(r)] = vn;
+    p->vn_size[ZF_REF_OFFSET(r)] = size;
+}
+
+/* Whether two instructions compute the same from the same values. */
+static bool zf_cx_same_computation(const zf_cx_plan *p, const zf_dinst *x, const zf_dinst *y) {
+    const zf_dprog *code = p->e->code;
+    zf_operand_sizes s = {0, 0, 0, 0};
+    if (x->op != y->op || x->type != y->type || x->comps != y->comps || x->size != y->size || x->asize != y->asize ||
+        !zf_cx_sizes(code, x, &s))
+        return false;
+    const zf_ref xr[3] = {x->a, x->b, x->c}, yr[3] = {y->a, y->b, y->c};
+    const uint32_t sizes[3] = {s.a, s.b, s.c};
+    for (int k = 0; k < 3; k++) {
+        uint64_t a = zf_cx_vn_of(p, xr[k], sizes[k]), b = zf_cx_vn_of(p, yr[k], sizes[k]);
+        if (a == ZF_CX_VN_UNKNOWN || a != b)
+            return false;
+    }
+    if (x->op != ZF_X_ACCESS)
+        return x->aux == y->aux;
+    const uint32_t *xa = code->aux + x->aux, *ya = code->aux + y->aux;
+    if (xa[0] != ya[0] || xa[1] != ya[1] || xa[2] != ya[2])
+        return false;
+    for (uint32_t t = 0; t < xa[2]; t++) {
+        const uint32_t *xt = xa + 3 + 4 * t, *yt = ya + 3 + 4 * t;
+        uint64_t a = zf_cx_vn_of(p, xt[0], xt[1]), b = zf_cx_vn_of(p, yt[0], yt[1]);
+        if (a == ZF_CX_VN_UNKNOWN || a != b || xt[1] != yt[1] || xt[2] != yt[2] || xt[3] != yt[3])
+            return false;
+    }
+    return true;
+}
+
+/* The value number of instruction `at`'s result: an earlier instruction's that computed the same, else its own. */
+static uint64_t zf_cx_vn_number(zf_cx_plan *p, uint32_t at) {
+    const zf_dinst *in = &p->e->code->insts[at];
+    bool numbered = in->op == ZF_X_ACCESS || in->op == ZF_X_MOV || in->op == ZF_X_EXTRACT || in->op == ZF_X_INSERT ||
+                    in->op == ZF_X_CONV || in->op == ZF_X_SELECT || in->op == ZF_X_SPLAT ||
+                    (in->op >= ZF_X_IADD && in->op <= ZF_X_LNOT) || (in->op >= ZF_X_IEQ && in->op <= ZF_X_SLE);
+    if (!numbered)
+        return 3ull << 40 | at;
+    for (uint32_t k = p->num_seen, n = 0; k > 0 && n < ZF_CX_VN_SCAN; k--, n++)
+        if (zf_cx_same_computation(p, in, &p->e->code->insts[p->seen[k - 1]]))
+            return 3ull << 40 | p->seen[k - 1];
+    p->seen[p->num_seen++] = at;
+    return 3ull << 40 | at;
+}
+
+/* Phi copies (of an edge, or a block's commits): a register they write takes the class of what they copy while
+ * every copy into it copies the same value number; the probe makes those copies (e->copy_good). */
+static void zf_cx_plan_copies(zf_cx_plan *p, uint32_t first, uint32_t count) {
+    zf_cx_em *e = (zf_cx_em *)p->e;
+    for (uint32_t i = 0; i < count; i++) {
+        const zf_dcopy *c = &e->code->copies[first + i];
+        if (c->dst == ZF_REF_NONE || ZF_REF_AREA(c->dst) != ZF_AREA_FRAME)
+            continue;
+        uint32_t o = ZF_REF_OFFSET(c->dst);
+        zf_cx_class cls = zf_cx_class_of(p, c->src, c->size);
+        uint64_t vn = zf_cx_vn_of(p, c->src, c->size);
+        bool again = o < p->fn->frame_bytes && p->written[o];
+        bool same = again && vn != ZF_CX_VN_UNKNOWN && zf_cx_vn_of(p, c->dst, c->size) == vn;
+        if (again && !same)
+            cls = (zf_cx_class){true, true};
+        for (uint32_t k = o; k < o + c->size && k < p->fn->frame_bytes; k++) {
+            p->dep[k] = cls.dep || (same && p->dep[k]);
+            p->bad[k] = cls.bad || (same && p->bad[k]);
+            p->written[k] = 1;
+        }
+        zf_cx_vn_set(p, c->dst, c->size, again && !same ? ZF_CX_VN_UNKNOWN : vn);
+        e->copy_good[first + i] = !cls.bad;
+    }
+}
+
+static bool zf_cx_int_conv(const zf_dinst *in) {
+    uint32_t src = in->aux & 0xFFu;
+    return zf_etype_is_int(src) && zf_etype_is_int(in->type) && !(in->aux & ZF_CONV_SATURATE);
+}
+
+/* The bits k of an AND that keeps the low k bits (a mask 2^k - 1 in the constant area, 8 <= k < 64, of an integer
+ * of 4 or 8 bytes): the widening of the value's low k bits, affine like a conversion. 0 for any other AND. */
+static uint32_t zf_cx_mask_bits(const zf_dprog *code, const zf_dinst *in) {
+    if (in->op != ZF_X_AND || in->comps != 1 || (in->size != 4 && in->size != 8))
+        return 0;
+    const zf_ref refs[2] = {in->a, in->b};
+    for (int k = 0; k < 2; k++) {
+        if (ZF_REF_AREA(refs[k]) != ZF_AREA_CONST)
+            continue;
+        for (uint32_t i = 0; i < code->num_consts; i++) {
+            const zf_dconst *c = &code->consts[i];
+            if (ZF_REF_OFFSET(refs[k]) < c->offset || ZF_REF_OFFSET(refs[k]) + in->size > c->offset + c->size)
+                continue;
+            uint64_t mask = 0;
+            memcpy(&mask, code->bytes + c->data + (ZF_REF_OFFSET(refs[k]) - c->offset), in->size);
+            for (uint32_t bits = 8; bits < 8 * in->size; bits *= 2)
+                if (mask == (1ull << bits) - 1)
+                    return bits;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Whether the probe may compute the operation (integer work without memory, helpers or traps), and whether its
+ * result is affine in its operands when one of them depends on the local id. */
+static void zf_cx_op_kind(const zf_dinst *in, zf_cx_class b, zf_cx_class c, bool *computable, bool *affine) {
+    *computable = true;
+    switch (in->op) {
+    case ZF_X_MOV:
+    case ZF_X_EXTRACT:
+    case ZF_X_INSERT:
+    case ZF_X_GATHER:
+    case ZF_X_SPLAT:
+    case ZF_X_SHUFFLE:
+    case ZF_X_IADD:
+    case ZF_X_ISUB:
+    case ZF_X_INEG:
+    case ZF_X_ACCESS:
+        *affine = true;
+        return;
+    case ZF_X_IMUL:
+        *affine = true; /* with both factors depending on the id, the operation is refused by the caller */
+        return;
+    case ZF_X_SHL:
+        *affine = !b.dep;
+        return;
+    case ZF_X_VEXTRACT:
+        *affine = !b.dep;
+        return;
+    case ZF_X_VINSERT:
+        *affine = !c.dep;
+        return;
+    case ZF_X_CONV:
+        *computable = zf_cx_int_conv(in);
+        *affine = *computable && (in->comps == 1 || zf_etype_size(in->aux & 0xFFu) >= zf_etype_size(in->type));
+        return;
+    case ZF_X_AND:
+    case ZF_X_OR:
+    case ZF_X_XOR:
+    case ZF_X_INOT:
+    case ZF_X_LNOT:
+    case ZF_X_SHR:
+    case ZF_X_SAR:
+    case ZF_X_SELECT:
+    case ZF_X_SELECTV:
+        *affine = false;
+        return;
+    default:
+        *computable = in->op >= ZF_X_IEQ && in->op <= ZF_X_SLE;
+        *affine = false;
+        return;
+    }
+}
+
+/* Gives instruction `at` its sites: `count` new ones, or for one value the site already recording the same value
+ * (the same kind and value number: the access twice at one address, the index widened twice). */
+static void zf_cx_site_add(zf_cx_em *e, uint32_t at, uint32_t count, uint8_t kind, uint64_t vn) {
+    e->site_kind[at] = kind;
+    for (uint32_t k = 0; count == 1 && vn != ZF_CX_VN_UNKNOWN && k < e->num_sites && k < ZF_CX_MAX_SITES; k++) {
+        if (e->slot_vn[k] == vn && e->slot_kind[k] == kind) {
+            e->site[at] = k;
+            return;
+        }
+    }
+    e->site[at] = e->num_sites;
+    for (uint32_t k = 0; k < count; k++, e->num_sites++) {
+        if (e->num_sites < ZF_CX_MAX_SITES) {
+            e->slot_vn[e->num_sites] = count == 1 ? vn : ZF_CX_VN_UNKNOWN;
+            e->slot_kind[e->num_sites] = kind;
+        }
+    }
+}
+
+/* An access the unchecked copy makes without its check: through a window, not volatile, at an affine address. */
+static void zf_cx_plan_access(zf_cx_plan *p, uint32_t at) {
+    zf_cx_em *e = (zf_cx_em *)p->e;
+    const zf_dinst *in = &e->code->insts[at];
+    if (in->op == ZF_X_LOAD)
+        zf_cx_class_set(p, in->dst, in->size, (zf_cx_class){true, true});
+    if (!(in->aux & ZF_MEM_VOLATILE) && zf_cx_window_of(e, in->a) != UINT32_MAX && in->size > 0 &&
+        !zf_cx_class_of(p, in->a, 8).bad)
+        zf_cx_site_add(e, at, 1, ZF_CX_SITE_ADDRESS, zf_cx_vn_of(p, in->a, 8));
+}
+
+/* The class of an instruction's result; the integers it widens from values depending on the id become sites. */
+static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
+    zf_cx_em *e = (zf_cx_em *)p->e;
+    const zf_dinst *in = &e->code->insts[at];
+    if (in->op == ZF_X_LOAD || in->op == ZF_X_STORE || in->op == ZF_X_STOREZ) {
+        zf_cx_plan_access(p, at);
+        return;
+    }
+    zf_operand_sizes s = {0, 0, 0, 0};
+    if (in->dst == ZF_REF_NONE)
+        return;
+    if (!zf_cx_sizes(e->code, in, &s)) {
+        zf_cx_class_set(p, in->dst, in->size, (zf_cx_class){true, true});
+        return;
+    }
+    zf_cx_class a = zf_cx_class_of(p, in->a, s.a), b = zf_cx_class_of(p, in->b, s.b), c = zf_cx_class_of(p, in->c, s.c),
+                all = a;
+    zf_cx_class_add(&all, b);
+    zf_cx_class_add(&all, c);
+    const uint32_t *aux = e->code->aux + in->aux;
+    uint32_t widened = 0;
+    for (uint32_t t = 0; in->op == ZF_X_ACCESS && t < aux[2]; t++) {
+        uint32_t bytes =
+            aux[3 + 4 * t + 1] == 8 || aux[3 + 4 * t + 1] == 4 || aux[3 + 4 * t + 1] == 2 ? aux[3 + 4 * t + 1] : 1;
+        zf_cx_class index = zf_cx_class_of(p, aux[3 + 4 * t], bytes);
+        zf_cx_class_add(&all, index);
+        widened += bytes < 8; /* each, whatever it depends on: the probe records them all */
+    }
+    for (uint32_t k = 0; in->op == ZF_X_GATHER && k < aux[0]; k++)
+        zf_cx_class_add(&all, zf_cx_class_of(p, aux[1 + 3 * k], aux[1 + 3 * k + 1]));
+    bool computable, affine;
+    zf_cx_op_kind(in, b, c, &computable, &affine);
+    affine &= in->op != ZF_X_IMUL || !(a.dep && b.dep);
+    uint32_t mask_bits = zf_cx_mask_bits(e->code, in);
+    affine |= mask_bits != 0;
+    zf_cx_class out = {all.dep, all.bad || !computable || (all.dep && !affine)};
+    uint64_t vn = zf_cx_vn_number(p, at);
+    zf_cx_class_set(p, in->dst, s.dst, out);
+    zf_cx_vn_set(p, in->dst, s.dst, vn);
+    if (out.bad)
+        return;
+    e->computed[at] = 1;
+    bool widens = in->op == ZF_X_CONV && a.dep && zf_etype_size(in->aux & 0xFFu) < zf_etype_size(in->type);
+    if (widens)
+        zf_cx_site_add(e, at, 1, (in->aux & ZF_CONV_SRC_SIGNED) ? ZF_CX_SITE_SEXT : ZF_CX_SITE_ZEXT,
+                       zf_cx_vn_of(p, in->a, s.a));
+    else if (mask_bits != 0 && all.dep)
+        zf_cx_site_add(e, at, 1, ZF_CX_SITE_ZEXT, vn);
+    else if (widened > 0)
+        zf_cx_site_add(e, at, widened, ZF_CX_SITE_SEXT, ZF_CX_VN_UNKNOWN);
+}
+
+/* Whether a function has the shape the probe needs: no loop, barrier, private variable or call through a pointer. */
+static bool zf_cx_plan_shape(const zf_cx_em *e, const zf_dfunc *fn) {
+    for (uint32_t b = 0; b < fn->block_count; b++) {
+        const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+        for (uint32_t i = 0; i < blk->count; i++) {
+            const zf_dinst *in = &e->code->insts[blk->first + i];
+            if (in->op == ZF_X_CALLP || in->op == ZF_X_BARRIER || in->op == ZF_X_VAR)
+                return false;
+            uint32_t edges[2] = {in->aux, in->aux + 1}, n = in->op == ZF_X_BR ? 1 : in->op == ZF_X_BRC ? 2 : 0;
+            for (uint32_t k = 0; k < n; k++)
+                if (e->code->edges[edges[k]].target <= b)
+                    return false;
+            const uint32_t *aux = in->op == ZF_X_SWITCH ? e->code->aux + in->aux : NULL;
+            for (uint32_t k = 0; aux != NULL && k <= aux[0]; k++)
+                if (e->code->edges[k == aux[0] ? aux[1] : aux[2 + 3 * k + 2]].target <= b)
+                    return false;
+        }
+    }
+    return true;
+}
+
+/* Whether the kernel qualifies: no by-value argument (its private copy's address is the work-item's), every function
+ * it reaches of the probe's shape, and each one but the entry called from one place only, so that one run of the
+ * probe records each site once. `calls`: per form function, the calls of it. */
+static bool zf_cx_plan_kernel(const zf_cx_em *e, uint32_t *calls) {
+    const zf_dprog *code = e->code;
+    for (uint32_t k = 0; k < e->num_kinds; k++)
+        if (e->kinds[k] == ZF_XARG_BYVAL)
+            return false;
+    for (uint32_t f = 0; f < code->num_funcs; f++) {
+        if (e->fns[f] == NULL)
+            continue;
+        const zf_dfunc *fn = &code->funcs[f];
+        if (!zf_cx_plan_shape(e, fn))
+            return false;
+        for (uint32_t b = 0; b < fn->block_count; b++) {
+            const zf_dblock *blk = &code->blocks[fn->block_first + b];
+            for (uint32_t i = blk->first; i < blk->first + blk->count; i++)
+                if (code->insts[i].op == ZF_X_CALL)
+                    calls[code->aux[code->insts[i].aux]]++;
+        }
+    }
+    for (uint32_t f = 0; f < code->num_funcs; f++)
+        if (e->fns[f] != NULL && calls[f] != (f == e->kernel->function ? 0u : 1u))
+            return false;
+    return true;
+}
+
+/* The classes of one function's registers, from its parameters' (set by its one caller); its calls set their
+ * callees' and go on the stack. */
+static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_class, uint32_t *stack, uint32_t *top) {
+    const zf_dfunc *fn = &e->code->funcs[f];
+    zf_cx_plan p = {e,
+                    fn,
+                    calloc(fn->frame_bytes + 1, 1),
+                    calloc(fn->frame_bytes + 1, 1),
+                    calloc(fn->frame_bytes + 1, 1),
+                    calloc(fn->frame_bytes + 1, sizeof *p.vn),
+                    calloc(fn->frame_bytes + 1, sizeof *p.vn_size),
+                    malloc((e->code->num_insts + 1) * sizeof *p.seen),
+                    0};
+    bool ok =
+        p.dep != NULL && p.bad != NULL && p.written != NULL && p.vn != NULL && p.vn_size != NULL && p.seen != NULL;
+    if (ok) {
+        e->fn = fn;
+        zf_cx_provenance(e, f);
+        for (uint32_t k = 0; k < fn->param_count; k++) {
+            const zf_dparam *param = &e->code->params[fn->param_first + k];
+            zf_cx_class_set(&p, param->ref, param->size, param_class[f] ? param_class[f][k] : (zf_cx_class){0, 0});
+            zf_cx_vn_set(&p, param->ref, param->size, 4ull << 56 | (uint64_t)f << 32 | param->ref);
+        }
+    }
+    for (uint32_t b = 0; ok && b < fn->block_count; b++) {
+        const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+        zf_cx_plan_copies(&p, blk->commit_first, blk->commit_count);
+        for (uint32_t i = 0; ok && i < blk->count; i++) {
+            const zf_dinst *in = &e->code->insts[blk->first + i];
+            if (in->op != ZF_X_CALL) {
+                zf_cx_plan_inst(&p, blk->first + i);
+                continue;
+            }
+            const uint32_t *aux = e->code->aux + in->aux;
+            const zf_dfunc *callee = &e->code->funcs[aux[0]];
+            param_class[aux[0]] = calloc(callee->param_count + 1, sizeof **param_class);
+            ok = param_class[aux[0]] != NULL;
+            for (uint32_t k = 0; ok && k < callee->param_count; k++)
+                param_class[aux[0]][k] =
+                    k < aux[1] ? zf_cx_class_of(&p, aux[2 + 2 * k], aux[3 + 2 * k]) : (zf_cx_class){true, true};
+            e->computed[blk->first + i] = 1; /* the probe runs the callee's probe */
+            zf_cx_class_set(&p, in->dst, in->size, (zf_cx_class){true, true});
+            stack[(*top)++] = aux[0];
+        }
+        const zf_dinst *term = &e->code->insts[blk->first + blk->count - 1];
+        uint32_t edges[2] = {term->aux, term->aux + 1};
+        uint32_t n = term->op == ZF_X_BR ? 1 : term->op == ZF_X_BRC ? 2 : 0;
+        for (uint32_t k = 0; k < n; k++)
+            zf_cx_plan_copies(&p, e->code->edges[edges[k]].copy_first, e->code->edges[edges[k]].copy_count);
+        const uint32_t *aux = term->op == ZF_X_SWITCH ? e->code->aux + term->aux : NULL;
+        for (uint32_t k = 0; aux != NULL && k <= aux[0]; k++) {
+            const zf_dedge *ed = &e->code->edges[k == aux[0] ? aux[1] : aux[2 + 3 * k + 2]];
+            zf_cx_plan_copies(&p, ed->copy_first, ed->copy_count);
+        }
+    }
+    free(p.dep);
+    free(p.bad);
+    free(p.written);
+    free(p.vn);
+    free(p.vn_size);
+    free(p.seen);
+    return ok;
+}
+
+static void zf_cx_plan_drop(zf_cx_em *e) {
+    free(e->copy_good);
+    e->copy_good = NULL;
+    free(e->site);
+    free(e->site_kind);
+    free(e->computed);
+    e->site = NULL;
+    e->site_kind = e->computed = NULL;
+    e->num_sites = 0;
+}
+
+/* Which accesses the wave can check per group (e->site), leaving e->site NULL when none or when the kernel does not
+ * qualify. The functions are planned callers first. */
+static void zf_cx_plan_sites(zf_cx_em *e) {
+    const zf_dprog *code = e->code;
+    if (e->barriers)
+        return;
+    uint32_t *calls = calloc(code->num_funcs, sizeof *calls), *stack = malloc(code->num_funcs * sizeof *stack);
+    zf_cx_class **param_class = calloc(code->num_funcs, sizeof *param_class);
+    e->site = malloc(code->num_insts * sizeof *e->site);
+    e->site_kind = calloc(code->num_insts, 1);
+    e->computed = calloc(code->num_insts, 1);
+    e->copy_good = calloc(code->num_copies + 1, 1);
+    bool ok = e->copy_good != NULL && calls != NULL && stack != NULL && param_class != NULL && e->site != NULL &&
+              e->site_kind != NULL && e->computed != NULL && zf_cx_plan_kernel(e, calls);
+    uint32_t top = 0;
+    if (ok) {
+        memset(e->site, 0xFF, code->num_insts * sizeof *e->site);
+        stack[top++] = e->kernel->function;
+    }
+    while (ok && top > 0) {
+        uint32_t f = stack[--top];
+        ok = zf_cx_plan_function(e, f, param_class, stack, &top);
+    }
+    bool any_access = false;
+    for (uint32_t i = 0; ok && i < code->num_insts; i++)
+        any_access |= e->site_kind[i] == ZF_CX_SITE_ADDRESS;
+    if (!ok || !any_access || e->num_sites > ZF_CX_MAX_SITES)
+        zf_cx_plan_drop(e);
+    for (uint32_t f = 0; param_class != NULL && f < code->num_funcs; f++)
+        free(param_class[f]);
+    free(param_class);
+    free(calls);
+    free(stack);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The copies */
+
+static uint32_t zf_cx_current(const zf_cx_em *e) {
+    return e->code->blocks[e->fn->block_first + e->blk].first + e->idx;
+}
+
+bool zf_cx_hoisted(const zf_cx_em *e) {
+    return e->mode == ZF_CX_UNCHECKED && e->site_kind[zf_cx_current(e)] == ZF_CX_SITE_ADDRESS;
+}
+
+/* A proven access as one load or store of its size, in the access group the work-item loop declares parallel. */
+void zf_cx_parallel_access(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host) {
+    LLVMTypeRef t = LLVMIntTypeInContext(e->c, 8 * in->size);
+    LLVMValueRef p = LLVMBuildBitCast(e->b, host, LLVMPointerType(t, 0), ""), access;
+    if (in->op == ZF_X_LOAD) {
+        access = LLVMBuildLoad2(e->b, t, p, "");
+        zf_cx_store(e, access, zf_cx_dst(e, in->dst));
+    } else {
+        LLVMValueRef v = in->op == ZF_X_STORE ? zf_cx_load_ir(e, t, zf_cx_reg(e, in->b, in->size)) : LLVMConstNull(t);
+        access = LLVMBuildStore(e->b, v, p);
+    }
+    LLVMSetAlignment(access, 1);
+    LLVMSetMetadata(access, LLVMGetMDKindIDInContext(e->c, "llvm.access.group", 17), e->access_group);
+}
+
+static void zf_cx_probe_record(zf_cx_em *e, uint32_t slot, LLVMValueRef v, bool is_signed) {
+    LLVMTypeRef i128 = LLVMInt128TypeInContext(e->c);
+    LLVMValueRef wide = is_signed ? LLVMBuildSExt(e->b, v, i128, "") : LLVMBuildZExt(e->b, v, i128, "");
+    LLVMValueRef sink = LLVMBuildBitCast(e->b, e->counts, e->p8, ""); /* a probe counts nothing */
+    LLVMBuildStore(e->b, wide, LLVMBuildBitCast(e->b, zf_cx_gep(e, sink, 16ull * slot), LLVMPointerType(i128, 0), ""));
+}
+
+/* The phi copies the probe makes: those of the same value on every path. */
+void zf_cx_probe_copies(zf_cx_em *e, uint32_t first, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++) {
+        const zf_dcopy *c = &e->code->copies[first + i];
+        if (e->copy_good[first + i])
+            zf_cx_move(e, zf_cx_dst(e, c->dst), zf_cx_reg(e, c->src, c->size), c->size);
+    }
+}
+
+static void zf_cx_probe_edge(zf_cx_em *e, uint32_t edge) {
+    zf_cx_probe_copies(e, e->code->edges[edge].copy_first, e->code->edges[edge].copy_count);
+}
+
+/* The probe leaves each block for the next one whatever its terminator: it computes what every path would. */
+static void zf_cx_probe_next(zf_cx_em *e, const zf_dinst *term) {
+    if (term->op == ZF_X_BR || term->op == ZF_X_BRC)
+        zf_cx_probe_edge(e, term->aux);
+    if (term->op == ZF_X_BRC)
+        zf_cx_probe_edge(e, term->aux + 1);
+    const uint32_t *aux = term->op == ZF_X_SWITCH ? e->code->aux + term->aux : NULL;
+    for (uint32_t k = 0; aux != NULL && k <= aux[0]; k++)
+        zf_cx_probe_edge(e, k == aux[0] ? aux[1] : aux[2 + 3 * k + 2]);
+    if (e->blk + 1 < e->fn->block_count) {
+        LLVMBuildBr(e->b, e->bbs[e->blk + 1]);
+        return;
+    }
+    LLVMBuildRet(e->b, LLVMBuildLoad2(e->b, e->i1, e->probe_bad, ""));
+}
+
+bool zf_cx_probe_inst(zf_cx_em *e, const zf_dinst *in) {
+    uint32_t at = zf_cx_current(e), site = e->site[at];
+    switch (in->op) {
+    case ZF_X_BR:
+    case ZF_X_BRC:
+    case ZF_X_SWITCH:
+    case ZF_X_RET:
+    case ZF_X_RETV:
+    case ZF_X_UNREACHABLE:
+        zf_cx_probe_next(e, in);
+        return false;
+    case ZF_X_LOAD:
+    case ZF_X_STORE:
+    case ZF_X_STOREZ: {
+        if (site == ZF_CX_SITE_UNSET)
+            return false;
+        LLVMValueRef addr = zf_cx_load_ir(e, e->i64, zf_cx_reg(e, in->a, 8));
+        LLVMValueRef inside = zf_cx_window_has(e, zf_cx_window_of(e, in->a), addr, in->size);
+        LLVMValueRef bad = LLVMBuildLoad2(e->b, e->i1, e->probe_bad, "");
+        LLVMBuildStore(e->b, LLVMBuildOr(e->b, bad, LLVMBuildNot(e->b, inside, ""), ""), e->probe_bad);
+        zf_cx_probe_record(e, site, addr, false);
+        return false;
+    }
+    default:
+        break;
+    }
+    if (!e->computed[at]) /* and a call's: its callee's probe runs */
+        return false;
+    uint32_t mask_bits = zf_cx_mask_bits(e->code, in);
+    if (site != ZF_CX_SITE_UNSET && mask_bits != 0) {
+        zf_ref value = ZF_REF_AREA(in->a) == ZF_AREA_CONST ? in->b : in->a;
+        LLVMValueRef v = zf_cx_load_ir(e, LLVMIntTypeInContext(e->c, 8 * in->size), zf_cx_reg(e, value, in->size));
+        zf_cx_probe_record(e, site, LLVMBuildTrunc(e->b, v, LLVMIntTypeInContext(e->c, mask_bits), ""), false);
+    }
+    if (site != ZF_CX_SITE_UNSET && in->op == ZF_X_CONV) {
+        uint32_t bytes = zf_etype_size(in->aux & 0xFFu);
+        LLVMValueRef v = zf_cx_load_ir(e, LLVMIntTypeInContext(e->c, 8 * bytes), zf_cx_reg(e, in->a, bytes));
+        zf_cx_probe_record(e, site, v, e->site_kind[at] == ZF_CX_SITE_SEXT);
+    }
+    const uint32_t *aux = e->code->aux + in->aux;
+    for (uint32_t t = 0; site != ZF_CX_SITE_UNSET && in->op == ZF_X_ACCESS && t < aux[2]; t++) {
+        uint32_t bytes = aux[3 + 4 * t + 1] == 4 || aux[3 + 4 * t + 1] == 2 ? aux[3 + 4 * t + 1] : 1;
+        if (aux[3 + 4 * t + 1] == 8)
+            continue;
+        zf_ref index = aux[3 + 4 * t];
+        LLVMValueRef v = zf_cx_load_ir(e, LLVMIntTypeInContext(e->c, 8 * bytes), zf_cx_reg(e, index, bytes));
+        zf_cx_probe_record(e, site++, v, true);
+    }
+    return true;
+}
+
+/* Distinct metadata nodes (an access group, and a loop that declares it parallel), which LLVM's C interface cannot
+ * make: parsed from IR text into the kernel's context, which owns them. */
+static bool zf_cx_parallel_metadata(zf_cx_em *e) {
+    static const char text[] = "define void @zf_cx_md() {\n  ret void, !zf.group !0, !zf.loop !1\n}\n"
+                               "!0 = distinct !{}\n!1 = distinct !{!1, !2}\n"
+                               "!2 = !{!\"llvm.loop.parallel_accesses\", !0}\n";
+    LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, sizeof text - 1, "zf_cx_md");
+    LLVMModuleRef m = NULL;
+    char *message = NULL;
+    if (buffer == NULL || LLVMParseIRInContext(e->c, buffer, &m, &message)) {
+        LLVMDisposeMessage(message);
+        return false;
+    }
+    LLVMValueRef ret = LLVMGetLastInstruction(LLVMGetEntryBasicBlock(LLVMGetNamedFunction(m, "zf_cx_md")));
+    e->access_group = LLVMGetMetadata(ret, LLVMGetMDKindIDInContext(e->c, "zf.group", 8));
+    e->parallel_loop = LLVMGetMetadata(ret, LLVMGetMDKindIDInContext(e->c, "zf.loop", 7));
+    LLVMDisposeModule(m);
+    return e->access_group != NULL && e->parallel_loop != NULL;
+}
+
+/* One more emission of every function the kernel reaches, in `mode`, calling each other's copies; the block table
+ * keeps the first emission's bytes. Returns the entry function's copy. */
+static LLVMValueRef zf_cx_mode_copies(zf_cx_em *e, uint8_t mode, const char *name) {
+    const zf_dprog *code = e->code;
+    LLVMValueRef *generic = malloc(code->num_funcs * sizeof *generic);
+    if (generic == NULL) {
+        zf_cx_fail(e, "out of host memory");
+        return NULL;
+    }
+    memcpy(generic, e->fns, code->num_funcs * sizeof *generic);
+    for (uint32_t f = 0; f < code->num_funcs; f++) {
+        if (generic[f] == NULL)
+            continue;
+        char fn_name[48];
+        snprintf(fn_name, sizeof fn_name, "%s_f%u", name, f);
+        e->fns[f] = LLVMAddFunction(e->m, fn_name, e->fn_type);
+        LLVMSetLinkage(e->fns[f], LLVMInternalLinkage);
+    }
+    e->mode = mode;
+    e->region = UINT32_MAX;
+    e->counting = false;
+    for (uint32_t f = 0; f < code->num_funcs && !e->failed; f++)
+        if (generic[f] != NULL)
+            zf_cx_function_body(e, f);
+    e->mode = ZF_CX_CHECKED;
+    e->counting = true;
+    LLVMValueRef entry = e->fns[e->kernel->function];
+    memcpy(e->fns, generic, code->num_funcs * sizeof *generic);
+    free(generic);
+    return entry;
+}
+
+void zf_cx_hoist(zf_cx_em *e) {
+    zf_cx_plan_sites(e);
+    if (e->site == NULL)
+        return;
+    if (!zf_cx_parallel_metadata(e)) {
+        zf_cx_plan_drop(e);
+        return;
+    }
+    for (uint32_t i = 0; i < e->code->num_insts; i++)
+        e->num_proven += e->site_kind[i] == ZF_CX_SITE_ADDRESS;
+    e->probe_fn = zf_cx_mode_copies(e, ZF_CX_PROBE, "zf_cx_probe");
+    e->unchecked_fn = zf_cx_mode_copies(e, ZF_CX_UNCHECKED, "zf_cx_unchecked");
+}
+
+void zf_cx_hoist_free(zf_cx_em *e) {
+    zf_cx_plan_drop(e);
+}
+
+/* The probe at point p of the group (p < 8: corner p, bit d of p for the last id of dimension d; else one step
+ * along dimension p - 8), its values into the sink's row p; true when an address is outside its window. */
+static LLVMValueRef zf_cx_probe_at(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base, LLVMValueRef p,
+                                   LLVMValueRef sink) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef corner = LLVMBuildICmp(B, LLVMIntULT, p, zf_cx_i64c(e, 8), ""), lid[3];
+    for (uint32_t d = 0; d < 3; d++) {
+        LLVMValueRef last = LLVMBuildSub(B, gs[d], zf_cx_i64c(e, 1), "");
+        LLVMValueRef bit = LLVMBuildAnd(B, LLVMBuildLShr(B, p, zf_cx_i64c(e, d), ""), zf_cx_i64c(e, 1), "");
+        LLVMValueRef at_corner = LLVMBuildMul(B, bit, last, "");
+        LLVMValueRef one = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, last, zf_cx_i64c(e, 1), ""),
+                                           zf_cx_i64c(e, 1), zf_cx_i64c(e, 0), "");
+        LLVMValueRef step =
+            LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, p, zf_cx_i64c(e, 8 + d), ""), one, zf_cx_i64c(e, 0), "");
+        lid[d] = LLVMBuildSelect(B, corner, at_corner, step, "");
+        zf_cx_set_item(e, ZF_CX_ITEM_LID + d, lid[d]);
+    }
+    LLVMValueRef linear = LLVMBuildAdd(
+        B, lid[0], LLVMBuildMul(B, gs[0], LLVMBuildAdd(B, lid[1], LLVMBuildMul(B, gs[1], lid[2], ""), ""), ""), "");
+    zf_cx_set_item(e, ZF_CX_ITEM_LANE, LLVMBuildAdd(B, base, linear, ""));
+    LLVMValueRef row = LLVMBuildMul(B, p, zf_cx_i64c(e, 16ull * e->num_sites), "");
+    LLVMValueRef at = LLVMBuildBitCast(B, LLVMBuildGEP2(B, e->i8, sink, &row, 1, ""), e->p64, "");
+    LLVMValueRef args[6] = {e->rt, e->env, at, e->item, e->args, e->ret}; /* the sink as the counters */
+    return LLVMBuildCall2(B, e->fn_type, e->probe_fn, args, 6, "");
+}
+
+static LLVMValueRef zf_cx_sink_value(zf_cx_em *e, LLVMValueRef sink, uint32_t p, LLVMValueRef j) {
+    LLVMTypeRef i128 = LLVMInt128TypeInContext(e->c);
+    LLVMValueRef at =
+        LLVMBuildAdd(e->b, zf_cx_i64c(e, 16ull * e->num_sites * p), LLVMBuildMul(e->b, j, zf_cx_i64c(e, 16), ""), "");
+    LLVMValueRef ptr =
+        LLVMBuildBitCast(e->b, LLVMBuildGEP2(e->b, e->i8, sink, &at, 1, ""), LLVMPointerType(i128, 0), "");
+    return LLVMBuildLoad2(e->b, i128, ptr, "");
+}
+
+/* Whether the group may run the unchecked copy: every address inside its window at the probe's points, and every
+ * recorded value at each corner what the origin and the steps predict, computed exactly (in 128 bits). */
+LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base) {
+    LLVMBuilderRef B = e->b;
+    LLVMTypeRef i128 = LLVMInt128TypeInContext(e->c);
+    LLVMValueRef sink = zf_cx_alloca(e, 16ull * e->num_sites * ZF_CX_PROBE_PTS);
+    LLVMValueRef ok = LLVMBuildAlloca(e->eb, e->i1, "");
+    LLVMBuildStore(B, LLVMConstInt(e->i1, 1, false), ok);
+    /* The dimensions of one work-item: their corners are the origin's, they take no step. */
+    LLVMValueRef flat = zf_cx_i64c(e, 0);
+    for (uint32_t d = 0; d < 3; d++) {
+        LLVMValueRef one = LLVMBuildICmp(B, LLVMIntULE, gs[d], zf_cx_i64c(e, 1), "");
+        flat = LLVMBuildOr(B, flat, LLVMBuildShl(B, LLVMBuildZExt(B, one, e->i64, ""), zf_cx_i64c(e, d), ""), "");
+    }
+    zf_cx_loop points = zf_cx_loop_begin(e, zf_cx_i64c(e, ZF_CX_PROBE_PTS));
+    LLVMValueRef at_corner = LLVMBuildAnd(B, points.i, flat, "");
+    LLVMValueRef at_step = LLVMBuildAnd(B, LLVMBuildLShr(B, flat, LLVMBuildSub(B, points.i, zf_cx_i64c(e, 8), ""), ""),
+                                        zf_cx_i64c(e, 1), "");
+    LLVMValueRef again = LLVMBuildICmp(
+        B, LLVMIntNE,
+        LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, points.i, zf_cx_i64c(e, 8), ""), at_corner, at_step, ""),
+        zf_cx_i64c(e, 0), "");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->f, "probe");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "probed");
+    LLVMBuildCondBr(B, again, next, run);
+    LLVMPositionBuilderAtEnd(B, run);
+    LLVMValueRef outside = zf_cx_probe_at(e, gs, base, points.i, sink);
+    LLVMBuildStore(B, LLVMBuildAnd(B, LLVMBuildLoad2(B, e->i1, ok, ""), LLVMBuildNot(B, outside, ""), ""), ok);
+    LLVMBuildBr(B, next);
+    LLVMPositionBuilderAtEnd(B, next);
+    zf_cx_loop_end(e, &points);
+    zf_cx_loop sites = zf_cx_loop_begin(e, zf_cx_i64c(e, e->num_sites));
+    LLVMValueRef v0 = zf_cx_sink_value(e, sink, 0, sites.i), step[3], last[3];
+    for (uint32_t d = 0; d < 3; d++) { /* a flat dimension's step is never read: its row was not probed */
+        LLVMValueRef is_flat = LLVMBuildTrunc(B, LLVMBuildLShr(B, flat, zf_cx_i64c(e, d), ""), e->i1, "");
+        LLVMValueRef taken = LLVMBuildSub(B, zf_cx_sink_value(e, sink, 8 + d, sites.i), v0, "");
+        step[d] = LLVMBuildSelect(B, is_flat, LLVMConstInt(i128, 0, false), taken, "");
+        last[d] = LLVMBuildZExt(B, LLVMBuildSub(B, gs[d], zf_cx_i64c(e, 1), ""), i128, "");
+        last[d] = LLVMBuildMul(B, last[d], step[d], "");
+    }
+    LLVMValueRef fits = LLVMBuildLoad2(B, e->i1, ok, "");
+    for (uint32_t c = 1; c < 8; c++) {
+        LLVMValueRef predicted = v0;
+        for (uint32_t d = 0; d < 3; d++)
+            if (c >> d & 1)
+                predicted = LLVMBuildAdd(B, predicted, last[d], "");
+        LLVMValueRef same = LLVMBuildICmp(B, LLVMIntEQ, predicted, zf_cx_sink_value(e, sink, c, sites.i), "");
+        LLVMValueRef probed =
+            LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildAnd(B, flat, zf_cx_i64c(e, c), ""), zf_cx_i64c(e, 0), "");
+        fits = LLVMBuildAnd(B, fits, LLVMBuildOr(B, same, LLVMBuildNot(B, probed, ""), ""), "");
+    }
+    LLVMBuildStore(B, fits, ok);
+    zf_cx_loop_end(e, &sites);
+    LLVMValueRef items = zf_cx_rt_field(e, offsetof(zf_cx_rt, group_items), e->i64);
+    LLVMValueRef worth = LLVMBuildICmp(B, LLVMIntUGE, items, zf_cx_i64c(e, ZF_CX_HOIST_MIN_ITEMS), "");
+    return LLVMBuildAnd(B, worth, LLVMBuildLoad2(B, e->i1, ok, ""), "");
+}
