@@ -115,10 +115,19 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Control flow */
 
+/* Whether the unchecked copy computes register r before the phi copies would write it (zf_cx_remat_phis). */
+static bool zf_cx_remade(const zf_cx_em *e, zf_ref r) {
+    for (uint32_t k = 0; e->mode == ZF_CX_UNCHECKED && k < e->num_remat; k++)
+        if (e->remat[k].dst == r)
+            return true;
+    return false;
+}
+
 static void zf_cx_copies(zf_cx_em *e, uint32_t first, uint32_t count) {
     for (uint32_t i = 0; i < count; i++) {
         const zf_dcopy *c = &e->code->copies[first + i];
-        zf_cx_move(e, zf_cx_dst(e, c->dst), zf_cx_reg(e, c->src, c->size), c->size);
+        if (!zf_cx_remade(e, c->dst)) /* the same value, made where it dominates: no phi for LLVM to merge */
+            zf_cx_move(e, zf_cx_dst(e, c->dst), zf_cx_reg(e, c->src, c->size), c->size);
     }
 }
 
@@ -249,6 +258,18 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
         else if (!zf_cx_typed(e, in))
             zf_cx_pure_call(e, in);
         return;
+    }
+}
+
+/* The unchecked copy's phis of one computation (cx_emit_hoist.c): computed again into the phi's register before the
+ * terminator of the block that dominates where they land. */
+static void zf_cx_remat_phis(zf_cx_em *e, uint32_t block) {
+    for (uint32_t r = 0; e->mode == ZF_CX_UNCHECKED && r < e->num_remat; r++) {
+        if (e->remat[r].block != block)
+            continue;
+        zf_dinst again = e->code->insts[e->remat[r].inst];
+        again.dst = e->remat[r].dst;
+        zf_cx_inst(e, &again);
     }
 }
 
@@ -413,6 +434,8 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
         e->blk = b;
         for (uint32_t i = 0; i < blk->count && !e->failed; i++) {
             e->idx = i;
+            if (i + 1 == blk->count)
+                zf_cx_remat_phis(e, fn->block_first + b);
             zf_cx_inst(e, &e->code->insts[blk->first + i]);
         }
         zf_cx_fault_edges_close(e);

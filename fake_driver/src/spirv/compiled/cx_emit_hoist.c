@@ -49,6 +49,11 @@ typedef struct zf_cx_plan {
     uint64_t *vn;                 /* per frame byte where a register starts: its value number */
     uint32_t *vn_size;            /* and its size */
     uint32_t *seen, num_seen;     /* the instructions numbered so far */
+    uint32_t *def_block;          /* per frame byte where a register starts: the block of the one instruction that
+                                     writes it (0 for a parameter), UINT32_MAX for one a copy writes */
+    uint32_t *idom;               /* per block: its immediate dominator */
+    uint32_t block;               /* the block being planned */
+    uint32_t *phi_block, *phi_copy, num_phis; /* copies of edges and commits: where they land */
 } zf_cx_plan;
 
 static bool zf_cx_builtin_affine(uint32_t builtin) {
@@ -154,13 +159,17 @@ static bool zf_cx_same_computation(const zf_cx_plan *p, const zf_dinst *x, const
     return true;
 }
 
+/* Operations that compute from their operands alone (value numbers find two of the same). */
+static bool zf_cx_numbered(uint32_t op) {
+    return op == ZF_X_ACCESS || op == ZF_X_MOV || op == ZF_X_EXTRACT || op == ZF_X_INSERT || op == ZF_X_CONV ||
+           op == ZF_X_SELECT || op == ZF_X_SPLAT || (op >= ZF_X_IADD && op <= ZF_X_LNOT) ||
+           (op >= ZF_X_IEQ && op <= ZF_X_SLE);
+}
+
 /* The value number of instruction `at`'s result: an earlier instruction's that computed the same, else its own. */
 static uint64_t zf_cx_vn_number(zf_cx_plan *p, uint32_t at) {
     const zf_dinst *in = &p->e->code->insts[at];
-    bool numbered = in->op == ZF_X_ACCESS || in->op == ZF_X_MOV || in->op == ZF_X_EXTRACT || in->op == ZF_X_INSERT ||
-                    in->op == ZF_X_CONV || in->op == ZF_X_SELECT || in->op == ZF_X_SPLAT ||
-                    (in->op >= ZF_X_IADD && in->op <= ZF_X_LNOT) || (in->op >= ZF_X_IEQ && in->op <= ZF_X_SLE);
-    if (!numbered)
+    if (!zf_cx_numbered(in->op))
         return 3ull << 40 | at;
     for (uint32_t k = p->num_seen, n = 0; k > 0 && n < ZF_CX_VN_SCAN; k--, n++)
         if (zf_cx_same_computation(p, in, &p->e->code->insts[p->seen[k - 1]]))
@@ -171,7 +180,7 @@ static uint64_t zf_cx_vn_number(zf_cx_plan *p, uint32_t at) {
 
 /* Phi copies (of an edge, or a block's commits): a register they write takes the class of what they copy while
  * every copy into it copies the same value number; the probe makes those copies (e->copy_good). */
-static void zf_cx_plan_copies(zf_cx_plan *p, uint32_t first, uint32_t count) {
+static void zf_cx_plan_copies(zf_cx_plan *p, uint32_t first, uint32_t count, uint32_t target) {
     zf_cx_em *e = (zf_cx_em *)p->e;
     for (uint32_t i = 0; i < count; i++) {
         const zf_dcopy *c = &e->code->copies[first + i];
@@ -191,6 +200,10 @@ static void zf_cx_plan_copies(zf_cx_plan *p, uint32_t first, uint32_t count) {
         }
         zf_cx_vn_set(p, c->dst, c->size, again && !same ? ZF_CX_VN_UNKNOWN : vn);
         e->copy_good[first + i] = !cls.bad;
+        if (o < p->fn->frame_bytes)
+            p->def_block[o] = UINT32_MAX;
+        p->phi_block[p->num_phis] = target;
+        p->phi_copy[p->num_phis++] = first + i;
     }
 }
 
@@ -343,6 +356,8 @@ static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
     uint64_t vn = zf_cx_vn_number(p, at);
     zf_cx_class_set(p, in->dst, s.dst, out);
     zf_cx_vn_set(p, in->dst, s.dst, vn);
+    if (ZF_REF_AREA(in->dst) == ZF_AREA_FRAME && ZF_REF_OFFSET(in->dst) < p->fn->frame_bytes)
+        p->def_block[ZF_REF_OFFSET(in->dst)] = p->block;
     if (out.bad)
         return;
     e->computed[at] = 1;
@@ -404,33 +419,147 @@ static bool zf_cx_plan_kernel(const zf_cx_em *e, uint32_t *calls) {
     return true;
 }
 
+/* The edges of a block's terminator, each as its index in code->edges. */
+static uint32_t zf_cx_term_edges(const zf_dprog *code, const zf_dinst *term, uint32_t k) {
+    if (term->op == ZF_X_BR || term->op == ZF_X_BRC)
+        return term->aux + k;
+    const uint32_t *aux = code->aux + term->aux;
+    return k == aux[0] ? aux[1] : aux[2 + 3 * k + 2];
+}
+
+static uint32_t zf_cx_term_edge_count(const zf_dprog *code, const zf_dinst *term) {
+    return term->op == ZF_X_BR ? 1 : term->op == ZF_X_BRC ? 2 : term->op == ZF_X_SWITCH ? code->aux[term->aux] + 1 : 0;
+}
+
+/* Immediate dominators of a function without loops, whose edges all go forward (zf_cx_plan_shape). */
+static void zf_cx_dominators(const zf_dprog *code, const zf_dfunc *fn, uint32_t *idom) {
+    for (uint32_t b = 0; b < fn->block_count; b++)
+        idom[b] = b == 0 ? 0 : UINT32_MAX;
+    for (uint32_t b = 0; b < fn->block_count; b++) {
+        if (idom[b] == UINT32_MAX)
+            continue; /* not reached */
+        const zf_dblock *blk = &code->blocks[fn->block_first + b];
+        const zf_dinst *term = &code->insts[blk->first + blk->count - 1];
+        for (uint32_t k = 0; k < zf_cx_term_edge_count(code, term); k++) {
+            uint32_t t = code->edges[zf_cx_term_edges(code, term, k)].target, x = b;
+            uint32_t y = idom[t];
+            while (y != UINT32_MAX && x != y)
+                if (x > y)
+                    x = idom[x];
+                else
+                    y = idom[y];
+            idom[t] = x;
+        }
+    }
+}
+
+static bool zf_cx_dominates(const uint32_t *idom, uint32_t a, uint32_t b) {
+    while (b > a && b != UINT32_MAX)
+        b = idom[b];
+    return b == a;
+}
+
+static bool zf_cx_available_ref(const zf_cx_plan *p, zf_ref r, uint32_t t) {
+    if (r == ZF_REF_NONE || ZF_REF_AREA(r) != ZF_AREA_FRAME)
+        return true;
+    uint32_t o = ZF_REF_OFFSET(r);
+    return o < p->fn->frame_bytes && p->def_block[o] != UINT32_MAX && zf_cx_dominates(p->idom, p->def_block[o], t);
+}
+
+/* Whether instruction `at` computes from its operands alone, and those are written once, in blocks that dominate
+ * block t (or made there again): it computes the same at the end of t. */
+static bool zf_cx_available(const zf_cx_plan *p, uint32_t at, uint32_t t) {
+    const zf_dinst *in = &p->e->code->insts[at];
+    if (!zf_cx_numbered(in->op) || in->dst == ZF_REF_NONE)
+        return false;
+    bool ok = zf_cx_available_ref(p, in->a, t) && zf_cx_available_ref(p, in->b, t) && zf_cx_available_ref(p, in->c, t);
+    const uint32_t *aux = p->e->code->aux + in->aux;
+    for (uint32_t k = 0; ok && in->op == ZF_X_ACCESS && k < aux[2]; k++)
+        ok = zf_cx_available_ref(p, aux[3 + 4 * k], t);
+    return ok;
+}
+
+static void zf_cx_remat_add(zf_cx_plan *p, uint32_t before, uint32_t at, zf_ref dst) {
+    zf_cx_em *e = (zf_cx_em *)p->e;
+    uint32_t block = p->fn->block_first + before;
+    for (uint32_t r = 0; r < e->num_remat; r++)
+        if (e->remat[r].block == block && e->remat[r].dst == dst)
+            return;
+    if (e->num_remat < e->cap_remat)
+        e->remat[e->num_remat++] = (zf_cx_remat){block, at, dst};
+    if (ZF_REF_OFFSET(dst) < p->fn->frame_bytes)
+        p->def_block[ZF_REF_OFFSET(dst)] = before;
+}
+
+/* The instructions of block t that can be made at the end of its immediate dominator `before`, in order (the
+ * address a store makes from a phi's index, above all): made there too, they dominate the other paths' computations
+ * of the same, which LLVM's partial redundancy elimination would otherwise merge into a phi again. */
+static void zf_cx_plan_hoists(zf_cx_plan *p, uint32_t t, uint32_t before) {
+    const zf_dblock *blk = &p->e->code->blocks[p->fn->block_first + t];
+    for (uint32_t i = 0; i < blk->count; i++) {
+        const zf_dinst *in = &p->e->code->insts[blk->first + i];
+        if (ZF_REF_AREA(in->dst) == ZF_AREA_FRAME && zf_cx_available(p, blk->first + i, before))
+            zf_cx_remat_add(p, before, blk->first + i, in->dst);
+    }
+}
+
+/* Phis of one value on every path whose computation can be made again at the end of the immediate dominator of the
+ * block they land in: the unchecked copy makes it there (e->remat), where it dominates each path's computation, so
+ * that LLVM replaces those by it and sees the address the phi gives as one function of the id (else its vectoriser
+ * takes a phi of two addresses for a scatter). */
+static void zf_cx_plan_remat(zf_cx_plan *p) {
+    zf_cx_em *e = (zf_cx_em *)p->e;
+    for (uint32_t k = 0; k < p->num_phis; k++) {
+        const zf_dcopy *c = &e->code->copies[p->phi_copy[k]];
+        uint64_t vn = zf_cx_vn_of(p, c->dst, c->size);
+        if (vn == ZF_CX_VN_UNKNOWN || vn >> 40 != 3)
+            continue;
+        uint32_t at = (uint32_t)(vn & 0xFFFFFFFFu), t = p->phi_block[k];
+        if (t == 0 || p->idom[t] == UINT32_MAX || ZF_REF_AREA(c->dst) != ZF_AREA_FRAME ||
+            !zf_cx_available(p, at, p->idom[t]))
+            continue;
+        zf_cx_remat_add(p, p->idom[t], at, c->dst); /* made where it dominates every path's own */
+        zf_cx_plan_hoists(p, t, p->idom[t]);
+    }
+    (void)e;
+}
+
 /* The classes of one function's registers, from its parameters' (set by its one caller); its calls set their
  * callees' and go on the stack. */
 static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_class, uint32_t *stack, uint32_t *top) {
     const zf_dfunc *fn = &e->code->funcs[f];
-    zf_cx_plan p = {e,
-                    fn,
-                    calloc(fn->frame_bytes + 1, 1),
-                    calloc(fn->frame_bytes + 1, 1),
-                    calloc(fn->frame_bytes + 1, 1),
-                    calloc(fn->frame_bytes + 1, sizeof *p.vn),
-                    calloc(fn->frame_bytes + 1, sizeof *p.vn_size),
-                    malloc((e->code->num_insts + 1) * sizeof *p.seen),
-                    0};
-    bool ok =
-        p.dep != NULL && p.bad != NULL && p.written != NULL && p.vn != NULL && p.vn_size != NULL && p.seen != NULL;
+    uint32_t frame = fn->frame_bytes + 1, copies = e->code->num_copies + 1;
+    zf_cx_plan p = {.e = e,
+                    .fn = fn,
+                    .dep = calloc(frame, 1),
+                    .bad = calloc(frame, 1),
+                    .written = calloc(frame, 1),
+                    .vn = calloc(frame, sizeof *p.vn),
+                    .vn_size = calloc(frame, sizeof *p.vn_size),
+                    .seen = malloc((e->code->num_insts + 1) * sizeof *p.seen),
+                    .def_block = malloc(frame * sizeof *p.def_block),
+                    .idom = malloc((fn->block_count + 1) * sizeof *p.idom),
+                    .phi_block = malloc(copies * sizeof *p.phi_block),
+                    .phi_copy = malloc(copies * sizeof *p.phi_copy)};
+    bool ok = p.dep != NULL && p.bad != NULL && p.written != NULL && p.vn != NULL && p.vn_size != NULL &&
+              p.seen != NULL && p.def_block != NULL && p.idom != NULL && p.phi_block != NULL && p.phi_copy != NULL;
     if (ok) {
+        memset(p.def_block, 0xFF, frame * sizeof *p.def_block);
+        zf_cx_dominators(e->code, fn, p.idom);
         e->fn = fn;
         zf_cx_provenance(e, f);
         for (uint32_t k = 0; k < fn->param_count; k++) {
             const zf_dparam *param = &e->code->params[fn->param_first + k];
             zf_cx_class_set(&p, param->ref, param->size, param_class[f] ? param_class[f][k] : (zf_cx_class){0, 0});
             zf_cx_vn_set(&p, param->ref, param->size, 4ull << 56 | (uint64_t)f << 32 | param->ref);
+            if (ZF_REF_OFFSET(param->ref) < fn->frame_bytes)
+                p.def_block[ZF_REF_OFFSET(param->ref)] = 0;
         }
     }
     for (uint32_t b = 0; ok && b < fn->block_count; b++) {
         const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
-        zf_cx_plan_copies(&p, blk->commit_first, blk->commit_count);
+        p.block = b;
+        zf_cx_plan_copies(&p, blk->commit_first, blk->commit_count, b);
         for (uint32_t i = 0; ok && i < blk->count; i++) {
             const zf_dinst *in = &e->code->insts[blk->first + i];
             if (in->op != ZF_X_CALL) {
@@ -449,28 +578,32 @@ static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_cla
             stack[(*top)++] = aux[0];
         }
         const zf_dinst *term = &e->code->insts[blk->first + blk->count - 1];
-        uint32_t edges[2] = {term->aux, term->aux + 1};
-        uint32_t n = term->op == ZF_X_BR ? 1 : term->op == ZF_X_BRC ? 2 : 0;
-        for (uint32_t k = 0; k < n; k++)
-            zf_cx_plan_copies(&p, e->code->edges[edges[k]].copy_first, e->code->edges[edges[k]].copy_count);
-        const uint32_t *aux = term->op == ZF_X_SWITCH ? e->code->aux + term->aux : NULL;
-        for (uint32_t k = 0; aux != NULL && k <= aux[0]; k++) {
-            const zf_dedge *ed = &e->code->edges[k == aux[0] ? aux[1] : aux[2 + 3 * k + 2]];
-            zf_cx_plan_copies(&p, ed->copy_first, ed->copy_count);
+        for (uint32_t k = 0; k < zf_cx_term_edge_count(e->code, term); k++) {
+            const zf_dedge *ed = &e->code->edges[zf_cx_term_edges(e->code, term, k)];
+            zf_cx_plan_copies(&p, ed->copy_first, ed->copy_count, ed->target);
         }
     }
+    if (ok)
+        zf_cx_plan_remat(&p);
     free(p.dep);
     free(p.bad);
     free(p.written);
     free(p.vn);
     free(p.vn_size);
     free(p.seen);
+    free(p.def_block);
+    free(p.idom);
+    free(p.phi_block);
+    free(p.phi_copy);
     return ok;
 }
 
 static void zf_cx_plan_drop(zf_cx_em *e) {
     free(e->copy_good);
     e->copy_good = NULL;
+    free(e->remat);
+    e->remat = NULL;
+    e->num_remat = 0;
     free(e->site);
     free(e->site_kind);
     free(e->computed);
@@ -491,8 +624,10 @@ static void zf_cx_plan_sites(zf_cx_em *e) {
     e->site_kind = calloc(code->num_insts, 1);
     e->computed = calloc(code->num_insts, 1);
     e->copy_good = calloc(code->num_copies + 1, 1);
-    bool ok = e->copy_good != NULL && calls != NULL && stack != NULL && param_class != NULL && e->site != NULL &&
-              e->site_kind != NULL && e->computed != NULL && zf_cx_plan_kernel(e, calls);
+    e->cap_remat = code->num_copies + code->num_insts + 1;
+    e->remat = malloc(e->cap_remat * sizeof *e->remat);
+    bool ok = e->copy_good != NULL && e->remat != NULL && calls != NULL && stack != NULL && param_class != NULL &&
+              e->site != NULL && e->site_kind != NULL && e->computed != NULL && zf_cx_plan_kernel(e, calls);
     uint32_t top = 0;
     if (ok) {
         memset(e->site, 0xFF, code->num_insts * sizeof *e->site);
@@ -562,13 +697,8 @@ static void zf_cx_probe_edge(zf_cx_em *e, uint32_t edge) {
 
 /* The probe leaves each block for the next one whatever its terminator: it computes what every path would. */
 static void zf_cx_probe_next(zf_cx_em *e, const zf_dinst *term) {
-    if (term->op == ZF_X_BR || term->op == ZF_X_BRC)
-        zf_cx_probe_edge(e, term->aux);
-    if (term->op == ZF_X_BRC)
-        zf_cx_probe_edge(e, term->aux + 1);
-    const uint32_t *aux = term->op == ZF_X_SWITCH ? e->code->aux + term->aux : NULL;
-    for (uint32_t k = 0; aux != NULL && k <= aux[0]; k++)
-        zf_cx_probe_edge(e, k == aux[0] ? aux[1] : aux[2 + 3 * k + 2]);
+    for (uint32_t k = 0; k < zf_cx_term_edge_count(e->code, term); k++)
+        zf_cx_probe_edge(e, zf_cx_term_edges(e->code, term, k));
     if (e->blk + 1 < e->fn->block_count) {
         LLVMBuildBr(e->b, e->bbs[e->blk + 1]);
         return;
@@ -630,9 +760,10 @@ bool zf_cx_probe_inst(zf_cx_em *e, const zf_dinst *in) {
 /* Distinct metadata nodes (an access group, and a loop that declares it parallel), which LLVM's C interface cannot
  * make: parsed from IR text into the kernel's context, which owns them. */
 static bool zf_cx_parallel_metadata(zf_cx_em *e) {
-    static const char text[] = "define void @zf_cx_md() {\n  ret void, !zf.group !0, !zf.loop !1\n}\n"
-                               "!0 = distinct !{}\n!1 = distinct !{!1, !2}\n"
-                               "!2 = !{!\"llvm.loop.parallel_accesses\", !0}\n";
+    static const char text[] =
+        "define void @zf_cx_md() {\n  ret void, !zf.group !0, !zf.loop !1\n}\n"
+        "!0 = distinct !{}\n!1 = distinct !{!1, !2, !3}\n!3 = !{!\"llvm.loop.unroll.runtime.disable\"}\n"
+        "!2 = !{!\"llvm.loop.parallel_accesses\", !0}\n";
     LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, sizeof text - 1, "zf_cx_md");
     LLVMModuleRef m = NULL;
     char *message = NULL;

@@ -204,6 +204,12 @@ typedef struct zf_cx_loop {
     LLVMValueRef i;
 } zf_cx_loop;
 
+/* A phi of one computation on every path, made again at the start of the block it lands in (a form block index). */
+typedef struct zf_cx_remat {
+    uint32_t block, inst;
+    zf_ref dst;
+} zf_cx_remat;
+
 typedef struct zf_cx_em {
     LLVMContextRef c;
     LLVMModuleRef m;
@@ -280,6 +286,8 @@ typedef struct zf_cx_em {
     uint8_t mode;
     uint32_t *site;
     uint8_t *site_kind, *computed, *copy_good;
+    struct zf_cx_remat *remat; /* phis the unchecked copy computes again where they land */
+    uint32_t num_remat, cap_remat;
     uint32_t num_sites, num_proven; /* values the probe records; accesses it covers */
     uint64_t slot_vn[64];           /* per site: the value number it records (ZF_CX_MAX_SITES) */
     uint8_t slot_kind[64];
