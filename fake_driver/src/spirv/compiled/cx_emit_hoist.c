@@ -12,8 +12,8 @@
  * Both copies count the same blocks, so the executed-work record is the same.
  *
  * Which values are affine: the local and global ids (and linear ids), then integer additions, subtractions,
- * negations, products by a value the same for the whole group, shifts left by such a value, moves, component
- * extractions and insertions, integer conversions without saturation and ANDs with a mask of low bits (both widen
+ * negations, products by a value the same for the whole group, shifts left by such a value, moves, members
+ * extracted from composites, integer conversions without saturation and ANDs with a mask of low bits (both widen
  * what they keep: sites the probe records); a value the same for the whole group (arguments, constants, sizes, group
  * ids, and what is computed from them with the integer operations above or bit operations, comparisons and
  * selections) is affine too, and so is a phi of one computation on every path. Anything loaded, another phi, or any
@@ -238,15 +238,12 @@ static uint32_t zf_cx_mask_bits(const zf_dprog *code, const zf_dinst *in) {
 
 /* Whether the probe may compute the operation (integer work without memory, helpers or traps), and whether its
  * result is affine in its operands when one of them depends on the local id. */
-static void zf_cx_op_kind(const zf_dinst *in, zf_cx_class b, zf_cx_class c, bool *computable, bool *affine) {
+static void zf_cx_op_kind(const zf_dinst *in, zf_cx_class b, bool *computable, bool *affine) {
     *computable = true;
     switch (in->op) {
     case ZF_X_MOV:
-    case ZF_X_EXTRACT:
-    case ZF_X_INSERT:
-    case ZF_X_GATHER:
+    case ZF_X_EXTRACT: /* a member of a composite (an id's component) */
     case ZF_X_SPLAT:
-    case ZF_X_SHUFFLE:
     case ZF_X_IADD:
     case ZF_X_ISUB:
     case ZF_X_INEG:
@@ -262,13 +259,14 @@ static void zf_cx_op_kind(const zf_dinst *in, zf_cx_class b, zf_cx_class c, bool
     case ZF_X_VEXTRACT:
         *affine = !b.dep;
         return;
-    case ZF_X_VINSERT:
-        *affine = !c.dep;
-        return;
     case ZF_X_CONV:
         *computable = zf_cx_int_conv(in);
         *affine = *computable && (in->comps == 1 || zf_etype_size(in->aux & 0xFFu) >= zf_etype_size(in->type));
         return;
+    case ZF_X_INSERT: /* composites built of values of the id: taken apart again, or bit-cast, not affine */
+    case ZF_X_VINSERT:
+    case ZF_X_GATHER:
+    case ZF_X_SHUFFLE:
     case ZF_X_AND:
     case ZF_X_OR:
     case ZF_X_XOR:
@@ -348,7 +346,7 @@ static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
     for (uint32_t k = 0; in->op == ZF_X_GATHER && k < aux[0]; k++)
         zf_cx_class_add(&all, zf_cx_class_of(p, aux[1 + 3 * k], aux[1 + 3 * k + 1]));
     bool computable, affine;
-    zf_cx_op_kind(in, b, c, &computable, &affine);
+    zf_cx_op_kind(in, b, &computable, &affine);
     affine &= in->op != ZF_X_IMUL || !(a.dep && b.dep);
     uint32_t mask_bits = zf_cx_mask_bits(e->code, in);
     affine |= mask_bits != 0;
