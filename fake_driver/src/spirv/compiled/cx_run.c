@@ -215,8 +215,22 @@ void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local
 /* ------------------------------------------------------------------------------------------------------------------
  * Helpers of the generated code */
 
+/* Whether the launch is past its hang limit as far as this thread knows: another thread saw it, or a fault here
+ * did (zf_fault_timed leaves the countdown at 1; a countdown at 1 by chance costs one look at the clock). */
+static bool zf_cx_overdue(zf_ctx *ctx) {
+    return ctx->deadline_ns != 0 &&
+           (__atomic_load_n(ctx->stop, __ATOMIC_RELAXED) || (ctx->hang_countdown == 1 && zf_past_deadline(ctx)));
+}
+
 uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, uint64_t flags) {
     bool write = (flags & ZF_CX_WRITE) != 0;
+    zf_ctx *ctx = rt->x->ctx;
+    if (zf_cx_overdue(ctx)) { /* stopped as the detector stops it, without the look-up a fault makes */
+        zf_past_deadline(ctx);
+        zf_fault(rt->x, (uint32_t)lane, "still running after %" PRIu64 " ms: stopped by the hang detector",
+                 ctx->launch->hang_timeout_ns / 1000000u);
+        return NULL;
+    }
     if (flags & ZF_CX_COUNT_READ)
         zf_count_lane(rt->x, addr, size, false);
     if (flags & ZF_CX_COUNT)
