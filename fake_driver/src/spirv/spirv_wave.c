@@ -16,9 +16,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define ZF_WAVE_LANES  128u
-#define ZF_MAX_WORKERS 15u
-#define ZF_LOCAL_ALIGN 16u
+#define ZF_WAVE_LANES 128u
+/* The compiled tier runs a group's work-items in loops of their own, so its waves can hold more groups: what a wave
+ * costs beyond its work (the thread's look at the wave counter, the accounting of its blocks) is shared by more
+ * work-items, and each thread runs neighbouring groups, which share cache lines. Up to this many work-items a wave,
+ * while each thread still gets this many waves to balance the load. */
+#define ZF_COMPILED_WAVE_ITEMS 2048u
+#define ZF_WAVES_PER_THREAD    8u
+#define ZF_MAX_WORKERS         15u
+#define ZF_LOCAL_ALIGN         16u
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Program contexts */
@@ -753,6 +759,21 @@ static uint64_t zf_deadline_ns(uint64_t timeout_ns) {
     return at + timeout_ns < at ? UINT64_MAX : at + timeout_ns;
 }
 
+/* Waves of more groups for the compiled tier (ZF_COMPILED_WAVE_ITEMS). */
+static void zf_compiled_waves(zf_launch_plan *plan, uint32_t max_threads) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t threads = cores > 1 ? (uint64_t)cores : 1;
+    if (max_threads != 0 && max_threads < threads)
+        threads = max_threads;
+    uint64_t by_size = ZF_COMPILED_WAVE_ITEMS / plan->group_items;
+    uint64_t by_balance = plan->total_groups / (threads * ZF_WAVES_PER_THREAD);
+    uint64_t per_wave = by_size < by_balance ? by_size : by_balance;
+    if (per_wave <= plan->groups_per_wave)
+        return;
+    plan->groups_per_wave = (uint32_t)per_wave;
+    plan->waves = (plan->total_groups + per_wave - 1) / per_wave;
+}
+
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     memset(result, 0, sizeof *result);
     const zf_dprog *code = launch->program.code;
@@ -781,6 +802,8 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     uint32_t stop = 0;
     plan.stop = &stop;
     plan.compiled = zf_cx_for_launch(launch); /* a compilation is not execution: the hang limit starts after it */
+    if (plan.compiled != NULL)
+        zf_compiled_waves(&plan, launch->max_threads);
     plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
     zf_job job = {.plan = &plan, .merged = result, .first_fault_wave = UINT64_MAX};
     zf_run_job(&job, launch->max_threads);
