@@ -665,6 +665,54 @@ static void compiled_checks_per_group_match_the_interpreter(void **state) {
     zf_spirv_free(m);
 }
 
+/* Checks made once per wave (docs/spirv-execution.md, "Checks made per group"): on one thread, waves of several
+ * groups, a run of groups whose wave box is proved at once, the waves of a row of groups that end past the buffers or
+ * start below them (the stencil's first and last rows, the scale's last wave: proved group by group, the faults the
+ * interpreter's), waves that span two rows of groups, and addresses of local ids and local memory, which only a
+ * group's proof covers. */
+static void compiled_checks_per_wave_match_the_interpreter(void **state) {
+    (void)state;
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("spirv_hoist");
+    zf_dprog *code = zt_decode(m, false, "spirv_hoist");
+    const uint32_t items = 4096, kept = 4000;
+    float *in = zt_buffer(&mem, kept * 4), *out = zt_buffer(&mem, kept * 4);
+    for (uint32_t i = 0; i < kept; i++)
+        in[i] = (float)(i % 11);
+    const float k = 0.5f;
+    const void *scale_values[] = {&in, &out, &k};
+    const uint64_t scale_sizes[] = {8, 8, 4};
+    zt_launch scale = {m, code, "hoist_scale", scale_values, scale_sizes, items, 16, 1, &mem, 0, 0};
+    zt_both_tiers(&scale, out, kept * 4, "2 accesses checked per group");
+    for (uint32_t i = 0; i < kept; i++)
+        assert_true(out[i] == 0.5f * in[i] + 1.0f);
+    const uint32_t sides[2] = {256, 128}; /* one row of 16 groups a wave; a wave of 16 over two rows of 8 */
+    for (int s = 0; s < 2; s++) {
+        const uint32_t n = sides[s];
+        float *grid = zt_buffer(&mem, n * n * 4), *next = zt_buffer(&mem, n * n * 4);
+        for (uint32_t i = 0; i < n * n; i++)
+            grid[i] = (float)(i * 5 % 17) - 8.0f;
+        const void *stencil_values[] = {&grid, &next, &n};
+        const uint64_t stencil_sizes[] = {8, 8, 4};
+        zt_launch stencil = {m, code, "hoist_stencil", stencil_values, stencil_sizes, n, 16, 1, &mem, n, 8};
+        zt_both_tiers(&stencil, next, n * n * 4, s == 0 ? "7 accesses checked per group" : "");
+        for (uint32_t i = n + 1; i < n * n - n - 1; i++)
+            if (i % n != 0 && i % n != n - 1)
+                assert_true(next[i] == 4.0f * grid[i] - grid[i - 1] - grid[i + 1] - grid[i - n] - grid[i + n]);
+    }
+    const uint32_t width = 16, rows = 256;
+    uint32_t *u_in = zt_buffer(&mem, width * rows * 4), *u_out = zt_buffer(&mem, width * rows * 4);
+    for (uint32_t i = 0; i < width * rows; i++)
+        u_in[i] = i * 2654435761u;
+    const void *local_values[] = {&u_in, &u_out, &width};
+    const uint64_t local_sizes[] = {8, 8, 4};
+    zt_launch local = {m, code, "hoist_local", local_values, local_sizes, width, 16, 1, &mem, rows, 8};
+    zt_both_tiers(&local, u_out, width * rows * 4, "accesses checked per group");
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
 /* Runs `kernel` of spirv_local with the given arguments in both tiers and expects the compiled run's log to say
  * `logged`. */
 static void zt_local_both(const char *kernel, const void *const *values, const uint64_t *sizes, uint32_t global,
@@ -1437,6 +1485,7 @@ int main(void) {
         cmocka_unit_test(compiled_tier_runs_barriers_region_by_region),
         cmocka_unit_test(compiled_image_accesses_match_the_interpreter),
         cmocka_unit_test(compiled_checks_per_group_match_the_interpreter),
+        cmocka_unit_test(compiled_checks_per_wave_match_the_interpreter),
         cmocka_unit_test(compiled_tier_takes_the_corpus),
         cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),

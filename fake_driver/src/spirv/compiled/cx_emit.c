@@ -754,17 +754,20 @@ static void zf_cx_item_loops(zf_cx_em *e, const zf_dfunc *entry, const LLVMValue
 /* The loops over a group's work-items; for a kernel whose checks can be made per group, the unchecked copy's
  * loops when the group's proof holds, else the checked function's. */
 static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base, uint32_t region,
-                        const zf_cx_group *g) {
+                        const zf_cx_group *g, LLVMValueRef wave_proven) {
     LLVMValueRef checked = e->fns[e->kernel->function];
     if (g != NULL || e->unchecked_fn == NULL) {
         zf_cx_item_loops(e, entry, gs, base, region, g, checked);
         return;
     }
-    LLVMValueRef proven = zf_cx_hoist_proof(e, gs, base);
+    LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(e->c, e->f, "group proof");
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(e->c, e->f, "proven");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->c, e->f, "checked group");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->c, e->f, "group done");
-    LLVMBuildCondBr(e->b, proven, fast, slow);
+    LLVMBuildCondBr(e->b, wave_proven, fast, own);
+    LLVMPositionBuilderAtEnd(e->b, own);
+    LLVMValueRef items = zf_cx_rt_u64(e, offsetof(zf_cx_rt, group_items));
+    LLVMBuildCondBr(e->b, zf_cx_hoist_proof(e, gs, base, items), fast, slow);
     LLVMPositionBuilderAtEnd(e->b, fast);
     zf_cx_item_loops(e, entry, gs, base, region, g, e->unchecked_fn);
     LLVMBuildBr(e->b, join);
@@ -791,7 +794,7 @@ static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMVal
                     zf_cx_i64c(e, 8ull * e->num_blocks), 8);
     if (arg_bytes > 0)
         LLVMBuildMemCpy(B, e->args, 1, args, 1, zf_cx_i64c(e, arg_bytes));
-    zf_cx_items(e, entry, gs, base, region, g);
+    zf_cx_items(e, entry, gs, base, region, g, NULL);
     zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_COUNT);
     zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_PATH);
     zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_STATE);
@@ -839,7 +842,7 @@ static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMVa
     }
     LLVMPositionBuilderAtEnd(B, rounds);
     LLVMBuildStore(B, LLVMConstInt(e->i1, 1, false), g.generic);
-    zf_cx_items(e, entry, gs, base, UINT32_MAX, &g);
+    zf_cx_items(e, entry, gs, base, UINT32_MAX, &g, NULL);
     LLVMBuildBr(B, join);
     /* None waits: the group is done. Else the common barrier's region runs next, or rounds once they diverged. */
     LLVMPositionBuilderAtEnd(B, join);
@@ -904,6 +907,7 @@ static void zf_cx_wave(zf_cx_em *e) {
         groups[d] = zf_cx_rt_u64(e, offsetof(zf_cx_rt, groups) + 8 * (size_t)d);
     }
     LLVMValueRef items = zf_cx_rt_u64(e, offsetof(zf_cx_rt, group_items));
+    LLVMValueRef wave_proven = e->unchecked_fn != NULL ? zf_cx_wave_proof(e, gs, groups) : NULL;
     zf_cx_loop slot = zf_cx_loop_begin(e, zf_cx_rt_u64(e, offsetof(zf_cx_rt, wave_groups)));
     LLVMValueRef linear = LLVMBuildAdd(e->b, zf_cx_rt_u64(e, offsetof(zf_cx_rt, first_group)), slot.i, "");
     LLVMValueRef rest = LLVMBuildUDiv(e->b, linear, groups[0], "");
@@ -920,7 +924,7 @@ static void zf_cx_wave(zf_cx_em *e) {
     if (e->barriers)
         zf_cx_group_regions(e, entry, gs, base, linear, arg_bytes);
     else
-        zf_cx_items(e, entry, gs, base, 0, NULL);
+        zf_cx_items(e, entry, gs, base, 0, NULL, wave_proven);
     zf_cx_loop_end(e, &slot);
     LLVMValueRef totals = zf_cx_rt_field(e, offsetof(zf_cx_rt, counts), LLVMPointerType(e->i64, 0));
     for (uint32_t j = 0; j < e->num_blocks; j++) {

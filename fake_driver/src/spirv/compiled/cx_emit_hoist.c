@@ -9,7 +9,9 @@
  * the group's 8 corners and one step along each dimension: when every recorded value is the same affine function of
  * the local id at all corners (so no 32-bit index wrapped inside the group) and every address is inside its window,
  * the group runs the unchecked copy; otherwise the checked one, so that a fault and its text are the interpreter's.
- * Both copies count the same blocks, so the executed-work record is the same.
+ * Both copies count the same blocks, so the executed-work record is the same. When the recorded values depend on the
+ * work-item through its global id alone, a wave whose groups form a box of global ids is proved once, at the box's
+ * corners (zf_cx_wave_proof), and only a wave that is not proves its groups one by one.
  *
  * Which values are affine: the local and global ids (and linear ids), then integer additions, subtractions,
  * negations, products by a value the same for the whole group, shifts left by such a value, moves, members
@@ -32,9 +34,10 @@
 #define ZF_CX_SITE_UNSET UINT32_MAX
 
 /* How a value depends on the work-item: `dep` on its local id, `bad` not as an affine function of it (or not
- * computed by the probe at all). */
+ * computed by the probe at all), `local` on its group or local id otherwise than through its global id (so that
+ * one proof cannot cover the groups of a wave: zf_cx_wave_proof). */
 typedef struct zf_cx_class {
-    bool dep, bad;
+    bool dep, bad, local;
 } zf_cx_class;
 
 /* The plan of one function. A phi is affine when every value it takes is the same computation (the same operation of
@@ -45,14 +48,14 @@ typedef struct zf_cx_class {
 typedef struct zf_cx_plan {
     const zf_cx_em *e;
     const zf_dfunc *fn;
-    uint8_t *dep, *bad, *written; /* per frame byte */
-    uint64_t *vn;                 /* per frame byte where a register starts: its value number */
-    uint32_t *vn_size;            /* and its size */
-    uint32_t *seen, num_seen;     /* the instructions numbered so far */
-    uint32_t *def_block;          /* per frame byte where a register starts: the block of the one instruction that
-                                     writes it (0 for a parameter), UINT32_MAX for one a copy writes */
-    uint32_t *idom;               /* per block: its immediate dominator */
-    uint32_t block;               /* the block being planned */
+    uint8_t *dep, *bad, *local, *written; /* per frame byte */
+    uint64_t *vn;                         /* per frame byte where a register starts: its value number */
+    uint32_t *vn_size;                    /* and its size */
+    uint32_t *seen, num_seen;             /* the instructions numbered so far */
+    uint32_t *def_block; /* per frame byte where a register starts: the block of the one instruction that
+                            writes it (0 for a parameter), UINT32_MAX for one a copy writes */
+    uint32_t *idom;      /* per block: its immediate dominator */
+    uint32_t block;      /* the block being planned */
     uint32_t *phi_block, *phi_copy, num_phis; /* copies of edges and commits: where they land */
 } zf_cx_plan;
 
@@ -66,8 +69,13 @@ static bool zf_cx_builtin_per_item(uint32_t builtin) { /* a function of the loca
            builtin == SpvBuiltInSubgroupLocalInvocationId;
 }
 
+static bool zf_cx_builtin_local(uint32_t builtin) { /* the group's or the local id, not the global one */
+    return builtin == SpvBuiltInLocalInvocationId || builtin == SpvBuiltInLocalInvocationIndex ||
+           builtin == SpvBuiltInWorkgroupId || zf_cx_builtin_per_item(builtin);
+}
+
 static zf_cx_class zf_cx_class_of(const zf_cx_plan *p, zf_ref r, uint32_t size) {
-    zf_cx_class c = {false, false};
+    zf_cx_class c = {false, false, false};
     if (r == ZF_REF_NONE || size == 0)
         return c;
     uint32_t area = ZF_REF_AREA(r), o = ZF_REF_OFFSET(r);
@@ -76,6 +84,7 @@ static zf_cx_class zf_cx_class_of(const zf_cx_plan *p, zf_ref r, uint32_t size) 
             bool inside = k < p->fn->frame_bytes;
             c.dep |= inside && p->dep[k];
             c.bad |= !inside || p->bad[k];
+            c.local |= !inside || p->local[k];
         }
         return c;
     }
@@ -87,18 +96,20 @@ static zf_cx_class zf_cx_class_of(const zf_cx_plan *p, zf_ref r, uint32_t size) 
         if (o < w->offset || (w->kind == ZF_WAVE_BUILTIN && o >= w->offset + zf_etype_size(w->type) * 4u) ||
             (w->kind != ZF_WAVE_BUILTIN && o >= w->offset + 8u))
             continue;
+        c.local = w->kind != ZF_WAVE_BUILTIN || zf_cx_builtin_local(w->index); /* a local variable: the group's */
         if (w->kind == ZF_WAVE_LOCALVAR)
             return c;
         c.dep = w->kind != ZF_WAVE_BUILTIN || zf_cx_builtin_affine(w->index) || zf_cx_builtin_per_item(w->index);
         c.bad = w->kind != ZF_WAVE_BUILTIN || zf_cx_builtin_per_item(w->index);
         return c;
     }
-    return (zf_cx_class){true, true};
+    return (zf_cx_class){true, true, true};
 }
 
 static void zf_cx_class_add(zf_cx_class *to, zf_cx_class c) {
     to->dep |= c.dep;
     to->bad |= c.bad;
+    to->local |= c.local;
 }
 
 static void zf_cx_class_set(zf_cx_plan *p, zf_ref r, uint32_t size, zf_cx_class c) {
@@ -107,6 +118,7 @@ static void zf_cx_class_set(zf_cx_plan *p, zf_ref r, uint32_t size, zf_cx_class 
     for (uint32_t k = ZF_REF_OFFSET(r); k < ZF_REF_OFFSET(r) + size && k < p->fn->frame_bytes; k++) {
         p->dep[k] = c.dep;
         p->bad[k] = c.bad || p->written[k]; /* a register written twice: its value depends on the path */
+        p->local[k] = c.local;
         p->written[k] = 1;
     }
     if (ZF_REF_OFFSET(r) < p->fn->frame_bytes)
@@ -192,10 +204,11 @@ static void zf_cx_plan_copies(zf_cx_plan *p, uint32_t first, uint32_t count, uin
         bool again = o < p->fn->frame_bytes && p->written[o];
         bool same = again && vn != ZF_CX_VN_UNKNOWN && zf_cx_vn_of(p, c->dst, c->size) == vn;
         if (again && !same)
-            cls = (zf_cx_class){true, true};
+            cls = (zf_cx_class){true, true, true};
         for (uint32_t k = o; k < o + c->size && k < p->fn->frame_bytes; k++) {
             p->dep[k] = cls.dep || (same && p->dep[k]);
             p->bad[k] = cls.bad || (same && p->bad[k]);
+            p->local[k] = cls.local || (same && p->local[k]);
             p->written[k] = 1;
         }
         zf_cx_vn_set(p, c->dst, c->size, again && !same ? ZF_CX_VN_UNKNOWN : vn);
@@ -287,8 +300,9 @@ static void zf_cx_op_kind(const zf_dinst *in, zf_cx_class b, bool *computable, b
 
 /* Gives instruction `at` its sites: `count` new ones, or for one value the site already recording the same value
  * (the same kind and value number: the access twice at one address, the index widened twice). */
-static void zf_cx_site_add(zf_cx_em *e, uint32_t at, uint32_t count, uint8_t kind, uint64_t vn) {
+static void zf_cx_site_add(zf_cx_em *e, uint32_t at, uint32_t count, uint8_t kind, uint64_t vn, bool local) {
     e->site_kind[at] = kind;
+    e->sites_local |= local;
     for (uint32_t k = 0; count == 1 && vn != ZF_CX_VN_UNKNOWN && k < e->num_sites && k < ZF_CX_MAX_SITES; k++) {
         if (e->slot_vn[k] == vn && e->slot_kind[k] == kind) {
             e->site[at] = k;
@@ -309,10 +323,11 @@ static void zf_cx_plan_access(zf_cx_plan *p, uint32_t at) {
     zf_cx_em *e = (zf_cx_em *)p->e;
     const zf_dinst *in = &e->code->insts[at];
     if (in->op == ZF_X_LOAD)
-        zf_cx_class_set(p, in->dst, in->size, (zf_cx_class){true, true});
+        zf_cx_class_set(p, in->dst, in->size, (zf_cx_class){true, true, true});
     if (!(in->aux & ZF_MEM_VOLATILE) && zf_cx_window_of(e, in->a) != UINT32_MAX && in->size > 0 &&
         !zf_cx_class_of(p, in->a, 8).bad)
-        zf_cx_site_add(e, at, 1, ZF_CX_SITE_ADDRESS, zf_cx_vn_of(p, in->a, 8));
+        zf_cx_site_add(e, at, 1, ZF_CX_SITE_ADDRESS, zf_cx_vn_of(p, in->a, 8),
+                       zf_cx_class_of(p, in->a, 8).local || zf_cx_window_of(e, in->a) == e->num_kinds);
 }
 
 /* The class of an instruction's result; the integers it widens from values depending on the id become sites. */
@@ -327,7 +342,7 @@ static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
     if (in->dst == ZF_REF_NONE)
         return;
     if (!zf_cx_sizes(e->code, in, &s)) {
-        zf_cx_class_set(p, in->dst, in->size, (zf_cx_class){true, true});
+        zf_cx_class_set(p, in->dst, in->size, (zf_cx_class){true, true, true});
         return;
     }
     zf_cx_class a = zf_cx_class_of(p, in->a, s.a), b = zf_cx_class_of(p, in->b, s.b), c = zf_cx_class_of(p, in->c, s.c),
@@ -350,7 +365,7 @@ static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
     affine &= in->op != ZF_X_IMUL || !(a.dep && b.dep);
     uint32_t mask_bits = zf_cx_mask_bits(e->code, in);
     affine |= mask_bits != 0;
-    zf_cx_class out = {all.dep, all.bad || !computable || (all.dep && !affine)};
+    zf_cx_class out = {all.dep, all.bad || !computable || (all.dep && !affine), all.local};
     uint64_t vn = zf_cx_vn_number(p, at);
     zf_cx_class_set(p, in->dst, s.dst, out);
     zf_cx_vn_set(p, in->dst, s.dst, vn);
@@ -362,11 +377,11 @@ static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
     bool widens = in->op == ZF_X_CONV && a.dep && zf_etype_size(in->aux & 0xFFu) < zf_etype_size(in->type);
     if (widens)
         zf_cx_site_add(e, at, 1, (in->aux & ZF_CONV_SRC_SIGNED) ? ZF_CX_SITE_SEXT : ZF_CX_SITE_ZEXT,
-                       zf_cx_vn_of(p, in->a, s.a));
+                       zf_cx_vn_of(p, in->a, s.a), all.local);
     else if (mask_bits != 0 && all.dep)
-        zf_cx_site_add(e, at, 1, ZF_CX_SITE_ZEXT, vn);
+        zf_cx_site_add(e, at, 1, ZF_CX_SITE_ZEXT, vn, all.local);
     else if (widened > 0)
-        zf_cx_site_add(e, at, widened, ZF_CX_SITE_SEXT, ZF_CX_VN_UNKNOWN);
+        zf_cx_site_add(e, at, widened, ZF_CX_SITE_SEXT, ZF_CX_VN_UNKNOWN, all.local);
 }
 
 /* Whether a function has the shape the probe needs: no loop, barrier, private variable or call through a pointer. */
@@ -531,6 +546,7 @@ static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_cla
                     .fn = fn,
                     .dep = calloc(frame, 1),
                     .bad = calloc(frame, 1),
+                    .local = calloc(frame, 1),
                     .written = calloc(frame, 1),
                     .vn = calloc(frame, sizeof *p.vn),
                     .vn_size = calloc(frame, sizeof *p.vn_size),
@@ -539,8 +555,9 @@ static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_cla
                     .idom = malloc((fn->block_count + 1) * sizeof *p.idom),
                     .phi_block = malloc(copies * sizeof *p.phi_block),
                     .phi_copy = malloc(copies * sizeof *p.phi_copy)};
-    bool ok = p.dep != NULL && p.bad != NULL && p.written != NULL && p.vn != NULL && p.vn_size != NULL &&
-              p.seen != NULL && p.def_block != NULL && p.idom != NULL && p.phi_block != NULL && p.phi_copy != NULL;
+    bool ok = p.dep != NULL && p.bad != NULL && p.local != NULL && p.written != NULL && p.vn != NULL &&
+              p.vn_size != NULL && p.seen != NULL && p.def_block != NULL && p.idom != NULL && p.phi_block != NULL &&
+              p.phi_copy != NULL;
     if (ok) {
         memset(p.def_block, 0xFF, frame * sizeof *p.def_block);
         zf_cx_dominators(e->code, fn, p.idom);
@@ -548,7 +565,9 @@ static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_cla
         zf_cx_provenance(e, f);
         for (uint32_t k = 0; k < fn->param_count; k++) {
             const zf_dparam *param = &e->code->params[fn->param_first + k];
-            zf_cx_class_set(&p, param->ref, param->size, param_class[f] ? param_class[f][k] : (zf_cx_class){0, 0});
+            bool local = f == e->kernel->function && k < e->num_kinds && e->kinds[k] == ZF_XARG_LOCAL;
+            zf_cx_class_set(&p, param->ref, param->size,
+                            param_class[f] ? param_class[f][k] : (zf_cx_class){false, false, local});
             zf_cx_vn_set(&p, param->ref, param->size, 4ull << 56 | (uint64_t)f << 32 | param->ref);
             if (ZF_REF_OFFSET(param->ref) < fn->frame_bytes)
                 p.def_block[ZF_REF_OFFSET(param->ref)] = 0;
@@ -570,9 +589,9 @@ static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_cla
             ok = param_class[aux[0]] != NULL;
             for (uint32_t k = 0; ok && k < callee->param_count; k++)
                 param_class[aux[0]][k] =
-                    k < aux[1] ? zf_cx_class_of(&p, aux[2 + 2 * k], aux[3 + 2 * k]) : (zf_cx_class){true, true};
+                    k < aux[1] ? zf_cx_class_of(&p, aux[2 + 2 * k], aux[3 + 2 * k]) : (zf_cx_class){true, true, true};
             e->computed[blk->first + i] = 1; /* the probe runs the callee's probe */
-            zf_cx_class_set(&p, in->dst, in->size, (zf_cx_class){true, true});
+            zf_cx_class_set(&p, in->dst, in->size, (zf_cx_class){true, true, true});
             stack[(*top)++] = aux[0];
         }
         const zf_dinst *term = &e->code->insts[blk->first + blk->count - 1];
@@ -585,6 +604,7 @@ static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_cla
         zf_cx_plan_remat(&p);
     free(p.dep);
     free(p.bad);
+    free(p.local);
     free(p.written);
     free(p.vn);
     free(p.vn_size);
@@ -608,6 +628,7 @@ static void zf_cx_plan_drop(zf_cx_em *e) {
     e->site = NULL;
     e->site_kind = e->computed = NULL;
     e->num_sites = 0;
+    e->sites_local = false;
 }
 
 /* Which accesses the wave can check per group (e->site), leaving e->site NULL when none or when the kernel does not
@@ -863,7 +884,7 @@ static LLVMValueRef zf_cx_sink_value(zf_cx_em *e, LLVMValueRef sink, uint32_t p,
 
 /* Whether the group may run the unchecked copy: every address inside its window at the probe's points, and every
  * recorded value at each corner what the origin and the steps predict, computed exactly (in 128 bits). */
-LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base) {
+LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base, LLVMValueRef items) {
     LLVMBuilderRef B = e->b;
     LLVMTypeRef i128 = LLVMInt128TypeInContext(e->c);
     LLVMValueRef sink = zf_cx_alloca(e, 16ull * e->num_sites * ZF_CX_PROBE_PTS);
@@ -914,7 +935,35 @@ LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef
     }
     LLVMBuildStore(B, fits, ok);
     zf_cx_loop_end(e, &sites);
-    LLVMValueRef items = zf_cx_rt_field(e, offsetof(zf_cx_rt, group_items), e->i64);
     LLVMValueRef worth = LLVMBuildICmp(B, LLVMIntUGE, items, zf_cx_i64c(e, ZF_CX_HOIST_MIN_ITEMS), "");
     return LLVMBuildAnd(B, worth, LLVMBuildLoad2(B, e->i1, ok, ""), "");
+}
+
+/* The proof for the whole wave, when no recorded value depends on more than the global id and the wave's groups are
+ * one run along dimension 0 (a box of global ids): the probe at the box's corners, its work-items taking local ids
+ * beyond the group's (their global ids are the box's). False when it does not apply. Sets the first group's ids. */
+LLVMValueRef zf_cx_wave_proof(zf_cx_em *e, const LLVMValueRef *gs, const LLVMValueRef *groups) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef first = zf_cx_rt_field(e, offsetof(zf_cx_rt, first_group), e->i64);
+    LLVMValueRef count = zf_cx_rt_field(e, offsetof(zf_cx_rt, wave_groups), e->i64);
+    LLVMValueRef x = LLVMBuildURem(B, first, groups[0], ""), rest = LLVMBuildUDiv(B, first, groups[0], "");
+    zf_cx_set_item(e, ZF_CX_ITEM_GRP, x);
+    zf_cx_set_item(e, ZF_CX_ITEM_GRP + 1, LLVMBuildURem(B, rest, groups[1], ""));
+    zf_cx_set_item(e, ZF_CX_ITEM_GRP + 2, LLVMBuildUDiv(B, rest, groups[1], ""));
+    LLVMValueRef one_run = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntUGE, count, zf_cx_i64c(e, 2), ""),
+                                        LLVMBuildICmp(B, LLVMIntULE, LLVMBuildAdd(B, x, count, ""), groups[0], ""), "");
+    LLVMValueRef result = LLVMBuildAlloca(e->eb, e->i1, "");
+    LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), result);
+    if (e->sites_local)
+        return LLVMBuildLoad2(B, e->i1, result, "");
+    LLVMBasicBlockRef probe = LLVMAppendBasicBlockInContext(e->c, e->f, "wave proof");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "wave proved");
+    LLVMBuildCondBr(B, one_run, probe, done);
+    LLVMPositionBuilderAtEnd(B, probe);
+    LLVMValueRef box[3] = {LLVMBuildMul(B, gs[0], count, ""), gs[1], gs[2]};
+    LLVMValueRef items = LLVMBuildMul(B, zf_cx_rt_field(e, offsetof(zf_cx_rt, group_items), e->i64), count, "");
+    LLVMBuildStore(B, zf_cx_hoist_proof(e, box, zf_cx_i64c(e, 0), items), result);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    return LLVMBuildLoad2(B, e->i1, result, "");
 }

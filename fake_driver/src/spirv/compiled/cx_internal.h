@@ -289,6 +289,7 @@ typedef struct zf_cx_em {
     struct zf_cx_remat *remat; /* phis the unchecked copy computes again where they land */
     uint32_t num_remat, cap_remat;
     uint32_t num_sites, num_proven; /* values the probe records; accesses it covers */
+    bool sites_local;               /* a value the probe records depends on more than the global id */
     uint64_t slot_vn[64];           /* per site: the value number it records (ZF_CX_MAX_SITES) */
     uint8_t slot_kind[64];
     LLVMValueRef probe_fn, unchecked_fn, probe_bad, access_group, parallel_loop;
@@ -337,7 +338,8 @@ bool zf_cx_hoisted(const zf_cx_em *e);
 void zf_cx_parallel_access(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host);
 bool zf_cx_probe_inst(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_probe_copies(zf_cx_em *e, uint32_t first, uint32_t count);
-LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base);
+LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base, LLVMValueRef items);
+LLVMValueRef zf_cx_wave_proof(zf_cx_em *e, const LLVMValueRef *gs, const LLVMValueRef *groups);
 
 /* cx_emit_image.c: image reads and writes of plain formats inline, the rest through the handler. */
 void zf_cx_image_access(zf_cx_em *e, const zf_dinst *in);
