@@ -142,3 +142,17 @@ kernel void private_across_barriers(global int *out, local int *tmp)
     barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = keep[tmp[(l + 3) % n] & 15] + keep[at];
 }
+
+/* Two work-items in the middle of their group access past their memory: one past its buffer before the first barrier,
+ * one past local memory between the barriers. Each leaves its region's copy there, the generic function faults where
+ * the interpreter faults, and the work-items after it in the group go on (docs/spirv-execution.md, "Bail points"). */
+kernel void barrier_bails(global int *out, local int *tmp, uint bad_global, uint bad_local)
+{
+    size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);
+    tmp[l] = (int)g;
+    out[g == bad_global ? g + 100000 : g] = 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int v = tmp[g == bad_local ? l + 4096 : n - 1 - l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g] = v * 2 + tmp[(l + 1) % n];
+}

@@ -784,6 +784,13 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     const void *private_values[] = {&out, NULL};
     const uint64_t private_sizes[] = {8, 32 * 4};
     zt_local_both("private_across_barriers", private_values, private_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
+    /* Bail points: faults in the middle of a group's regions, and no fault (every access inside its window). */
+    const uint32_t bails[3][2] = {{45, 70}, {13, 13}, {1000, 1000}};
+    for (int k = 0; k < 3; k++) {
+        const void *bail_values[] = {&out, NULL, &bails[k][0], &bails[k][1]};
+        const uint64_t bail_sizes[] = {8, 32 * 4, 4, 4};
+        zt_local_both("barrier_bails", bail_values, bail_sizes, 96, 32, &mem, out, 96 * 4, "");
+    }
     /* ZEFAKE_EXEC=auto compiles a launch of 65536 work-items with barriers. */
     float *big = zt_buffer(&mem, 65536 * 4), *partial = zt_buffer(&mem, 256 * 4);
     const uint32_t big_n = 65536;

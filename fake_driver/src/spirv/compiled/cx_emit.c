@@ -426,6 +426,11 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     e->fault_bb = LLVMAppendBasicBlockInContext(e->c, e->f, "fault");
     LLVMBuildBr(e->b, e->bbs[0]);
     zf_cx_fault_edges_close(e); /* a fault before the first block moved nothing the table counts */
+    /* Bail points in the functions that may wait of a kernel run region by region: their regions' copies leave at
+     * them, their generic functions resume there (zf_cx_bail). */
+    bool regions = e->barriers && e->num_regions > 0 && e->resumable[fi] && e->mode == ZF_CX_CHECKED;
+    e->bails = regions && e->region != UINT32_MAX;
+    e->bail_resumes = regions && e->region == UINT32_MAX;
     for (uint32_t b = 0; b < fn->block_count && !e->failed; b++) {
         e->cur = e->block_base[fi] + b;
         LLVMPositionBuilderAtEnd(e->b, e->bbs[b]);
@@ -436,10 +441,13 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
             e->idx = i;
             if (i + 1 == blk->count)
                 zf_cx_remat_phis(e, fn->block_first + b);
+            if (e->bail_resumes && zf_cx_bail_point(e, &e->code->insts[blk->first + i]))
+                zf_cx_bail_resume(e);
             zf_cx_inst(e, &e->code->insts[blk->first + i]);
         }
         zf_cx_fault_edges_close(e);
     }
+    e->bails = e->bail_resumes = false;
     LLVMPositionBuilderAtEnd(e->b, e->fault_bb);
     zf_cx_return(e, true);
     LLVMBuildBr(e->eb, start);
@@ -662,12 +670,14 @@ static void zf_cx_wave_args(zf_cx_em *e, const zf_dfunc *entry, zf_xarg_kind whi
  * different points (a barrier in divergent control flow, or a fault), the group goes on in rounds of the generic
  * function, each waiting work-item resuming where it waits, until none waits. */
 typedef struct zf_cx_group {
-    LLVMValueRef next;    /* i64: the region to run next */
-    LLVMValueRef generic; /* i1: the group runs in rounds of the generic function */
-    LLVMValueRef exit;    /* i64: where the work-items run so far stopped (ZF_CX_UNSET before the first) */
-    LLVMValueRef mixed;   /* i1: they did not all stop at the same point */
-    LLVMValueRef waiting; /* i64: how many wait at a barrier */
-    LLVMValueRef started; /* i1: the work-items' states are set (a first round starts every work-item) */
+    LLVMValueRef next;      /* i64: the region to run next */
+    LLVMValueRef generic;   /* i1: the group runs in rounds of the generic function */
+    LLVMValueRef exit;      /* i64: where the work-items run so far stopped (ZF_CX_UNSET before the first) */
+    LLVMValueRef mixed;     /* i1: they did not all stop at the same point */
+    LLVMValueRef waiting;   /* i64: how many wait at a barrier */
+    LLVMValueRef started;   /* i1: the work-items' states are set (a first round starts every work-item) */
+    LLVMValueRef bailed;    /* i64: the work-item of a region's loop that bailed */
+    LLVMBasicBlockRef tail; /* where a region's loop goes when one bails (NULL outside them) */
 } zf_cx_group;
 
 /* Where a work-item stopped, besides a resume point of the entry function. */
@@ -679,28 +689,10 @@ static LLVMValueRef zf_cx_var_of(zf_cx_em *e, LLVMTypeRef t) {
     return LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8), LLVMPointerType(t, 0), "");
 }
 
-/* One work-item's run of a region (region < num_regions) or its turn in a round of the generic function. */
-static void zf_cx_turn(zf_cx_em *e, LLVMValueRef lane, uint32_t region, const zf_cx_group *g) {
+/* What a work-item's run leaves for its group: its state (waiting, or done), the count of those waiting, and where it
+ * stopped. */
+static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
     LLVMBuilderRef B = e->b;
-    LLVMValueRef states = zf_cx_rt_field(e, offsetof(zf_cx_rt, states), e->p64);
-    LLVMValueRef at = LLVMBuildGEP2(B, e->i64, states, &lane, 1, "");
-    LLVMValueRef state = zf_cx_i64c(e, region == 0 ? 0 : 1), callee = e->fns[e->kernel->function];
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "next");
-    if (region < e->num_regions) {
-        callee = e->copies[e->kernel->function][region];
-    } else { /* a round: a work-item that has finished stays so */
-        state = LLVMBuildSelect(B, LLVMBuildLoad2(B, e->i1, g->started, ""), LLVMBuildLoad2(B, e->i64, at, ""),
-                                zf_cx_i64c(e, 0), "");
-        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->f, "turn");
-        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, state, zf_cx_i64c(e, ZF_CX_DONE), ""), next, run);
-        LLVMPositionBuilderAtEnd(B, run);
-    }
-    LLVMValueRef spill = LLVMBuildPtrToInt(B, zf_cx_rt_field(e, offsetof(zf_cx_rt, spill), e->p8), e->i64, "");
-    LLVMValueRef record = LLVMBuildAdd(B, spill, LLVMBuildMul(B, lane, zf_cx_i64c(e, e->spill_bytes), ""), "");
-    zf_cx_set_item(e, ZF_CX_ITEM_STATE, state);
-    zf_cx_set_item(e, ZF_CX_ITEM_SPILL, record);
-    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
-    LLVMValueRef faulted = LLVMBuildCall2(B, e->fn_type, callee, call_args, 6, "");
     LLVMValueRef waits =
         LLVMBuildAnd(B, LLVMBuildNot(B, faulted, ""),
                      LLVMBuildICmp(B, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 2), ""), "");
@@ -715,8 +707,76 @@ static void zf_cx_turn(zf_cx_em *e, LLVMValueRef lane, uint32_t region, const zf
                                         LLVMBuildICmp(B, LLVMIntNE, before, stopped, ""), "");
     LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, e->i1, g->mixed, ""), differs, ""), g->mixed);
     LLVMBuildStore(B, stopped, g->exit);
+}
+
+/* Runs `callee` for work-item `lane` in `state` (0 to start, 1 to resume); whether it faulted. */
+static LLVMValueRef zf_cx_turn_call(zf_cx_em *e, LLVMValueRef lane, LLVMValueRef callee, LLVMValueRef state) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef spill = LLVMBuildPtrToInt(B, zf_cx_rt_field(e, offsetof(zf_cx_rt, spill), e->p8), e->i64, "");
+    LLVMValueRef record = LLVMBuildAdd(B, spill, LLVMBuildMul(B, lane, zf_cx_i64c(e, e->spill_bytes), ""), "");
+    zf_cx_set_item(e, ZF_CX_ITEM_STATE, state);
+    zf_cx_set_item(e, ZF_CX_ITEM_SPILL, record);
+    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
+    return LLVMBuildCall2(B, e->fn_type, callee, call_args, 6, "");
+}
+
+static LLVMValueRef zf_cx_state_at(zf_cx_em *e, LLVMValueRef lane) {
+    LLVMValueRef states = zf_cx_rt_field(e, offsetof(zf_cx_rt, states), e->p64);
+    return LLVMBuildGEP2(e->b, e->i64, states, &lane, 1, "");
+}
+
+/* One work-item's run of a region (region < num_regions) or its turn in a round of the generic function. A work-item
+ * that bails in a region's copy sends the rest of the group's loop to g->tail. */
+static void zf_cx_turn(zf_cx_em *e, LLVMValueRef lane, uint32_t region, const zf_cx_group *g) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef at = zf_cx_state_at(e, lane);
+    LLVMValueRef state = zf_cx_i64c(e, region == 0 ? 0 : 1), callee = e->fns[e->kernel->function];
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "next");
+    if (region < e->num_regions) {
+        callee = e->copies[e->kernel->function][region];
+    } else { /* a round: a work-item that has finished stays so */
+        state = LLVMBuildSelect(B, LLVMBuildLoad2(B, e->i1, g->started, ""), LLVMBuildLoad2(B, e->i64, at, ""),
+                                zf_cx_i64c(e, 0), "");
+        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->f, "turn");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, state, zf_cx_i64c(e, ZF_CX_DONE), ""), next, run);
+        LLVMPositionBuilderAtEnd(B, run);
+    }
+    LLVMValueRef faulted = zf_cx_turn_call(e, lane, callee, state);
+    if (region < e->num_regions && g->tail != NULL) {
+        LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(e->c, e->f, "ran");
+        LLVMValueRef bailed = LLVMBuildAnd(
+            B, LLVMBuildNot(B, faulted, ""),
+            LLVMBuildICmp(B, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, ZF_CX_BAILED), ""), "");
+        LLVMBuildStore(B, lane, g->bailed);
+        zf_cx_likely(e, LLVMBuildCondBr(B, LLVMBuildNot(B, bailed, ""), ran, g->tail));
+        LLVMPositionBuilderAtEnd(B, ran);
+    }
+    zf_cx_turn_end(e, at, faulted, g);
     LLVMBuildBr(B, next);
     LLVMPositionBuilderAtEnd(B, next);
+}
+
+/* The rest of a region's loop after work-item `g->bailed` bailed: it and the work-items after it in the generic
+ * function (it resumes at its bail point, the others where the region starts), each up to the next barrier. */
+static void zf_cx_bailed_rest(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                              uint32_t region, const zf_cx_group *g) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef from = LLVMBuildLoad2(B, e->i64, g->bailed, "");
+    LLVMValueRef items = zf_cx_rt_u64(e, offsetof(zf_cx_rt, group_items));
+    LLVMValueRef count = LLVMBuildSub(B, LLVMBuildAdd(B, base, items, ""), from, "");
+    zf_cx_loop l = zf_cx_loop_begin(e, count);
+    LLVMValueRef lane = LLVMBuildAdd(B, from, l.i, ""), r = LLVMBuildSub(B, lane, base, "");
+    LLVMValueRef row = LLVMBuildUDiv(B, r, gs[0], "");
+    zf_cx_set_item(e, ZF_CX_ITEM_LANE, lane);
+    zf_cx_wave_args(e, entry, ZF_XARG_BYVAL, NULL, lane);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID, LLVMBuildURem(B, r, gs[0], ""));
+    zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, LLVMBuildURem(B, row, gs[1], ""));
+    zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, LLVMBuildUDiv(B, row, gs[1], ""));
+    LLVMValueRef resumes = LLVMBuildICmp(B, LLVMIntEQ, l.i, zf_cx_i64c(e, 0), "");
+    LLVMValueRef state = LLVMBuildSelect(B, resumes, zf_cx_i64c(e, 1), zf_cx_i64c(e, region == 0 ? 0 : 1), "");
+    LLVMValueRef faulted = zf_cx_turn_call(e, lane, e->fns[e->kernel->function], state);
+    zf_cx_turn_end(e, zf_cx_state_at(e, lane), faulted, g);
+    zf_cx_loop_end(e, &l);
 }
 
 /* The loops over a group's local ids z, y, x, running `region` (or a round) for each work-item. */
@@ -777,24 +837,9 @@ static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *
     LLVMPositionBuilderAtEnd(e->b, join);
 }
 
-/* A region's loop over the group's work-items with state of its own (the work-item, the block counters, the entry
- * function's arguments and result), which the generic function does not see: nothing escapes, so the optimizer keeps
- * it in registers. The hang detector's budget and the counters go back to the wave's after the loop. */
-static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
-                               uint32_t region, const zf_cx_group *g, uint64_t arg_bytes) {
+/* A region's own work-item and counters (e->item, e->counts) back into the wave's. */
+static void zf_cx_region_state_back(zf_cx_em *e, LLVMValueRef item, LLVMValueRef counts) {
     LLVMBuilderRef B = e->b;
-    LLVMValueRef item = e->item, counts = e->counts, args = e->args, ret = e->ret;
-    e->item = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (ZF_CX_ITEM_COUNT + 1)), e->p64, "");
-    e->counts = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (e->num_blocks ? e->num_blocks : 1)), e->p64, "");
-    e->args = zf_cx_alloca(e, arg_bytes);
-    e->ret = zf_cx_alloca(e, entry->ret_size);
-    LLVMBuildMemCpy(B, LLVMBuildBitCast(B, e->item, e->p8, ""), 8, LLVMBuildBitCast(B, item, e->p8, ""), 8,
-                    zf_cx_i64c(e, 8ull * (ZF_CX_ITEM_COUNT + 1)));
-    LLVMBuildMemSet(B, LLVMBuildBitCast(B, e->counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
-                    zf_cx_i64c(e, 8ull * e->num_blocks), 8);
-    if (arg_bytes > 0)
-        LLVMBuildMemCpy(B, e->args, 1, args, 1, zf_cx_i64c(e, arg_bytes));
-    zf_cx_items(e, entry, gs, base, region, g, NULL);
     zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_COUNT);
     zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_PATH);
     zf_cx_item_copy(e, item, e->item, ZF_CX_ITEM_STATE);
@@ -805,6 +850,44 @@ static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMVal
         LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, e->i64, to, ""), LLVMBuildLoad2(B, e->i64, from, ""), ""),
                        to);
     }
+}
+
+/* A region's loop over the group's work-items with state of its own (the work-item, the block counters, the entry
+ * function's arguments and result), which the generic function does not see: nothing escapes, so the optimizer keeps
+ * it in registers. The hang detector's budget and the counters go back to the wave's after the loop. */
+static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                               uint32_t region, const zf_cx_group *g, uint64_t arg_bytes) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef item = e->item, counts = e->counts, args = e->args, ret = e->ret;
+    LLVMValueRef own_item = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (ZF_CX_ITEM_COUNT + 1)), e->p64, "");
+    LLVMValueRef own_counts =
+        LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (e->num_blocks ? e->num_blocks : 1)), e->p64, "");
+    e->item = own_item;
+    e->counts = own_counts;
+    e->args = zf_cx_alloca(e, arg_bytes);
+    e->ret = zf_cx_alloca(e, entry->ret_size);
+    LLVMBuildMemCpy(B, LLVMBuildBitCast(B, e->item, e->p8, ""), 8, LLVMBuildBitCast(B, item, e->p8, ""), 8,
+                    zf_cx_i64c(e, 8ull * (ZF_CX_ITEM_COUNT + 1)));
+    LLVMBuildMemSet(B, LLVMBuildBitCast(B, e->counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
+                    zf_cx_i64c(e, 8ull * e->num_blocks), 8);
+    if (arg_bytes > 0)
+        LLVMBuildMemCpy(B, e->args, 1, args, 1, zf_cx_i64c(e, arg_bytes));
+    zf_cx_group loop = *g;
+    loop.tail = LLVMAppendBasicBlockInContext(e->c, e->f, "bailed");
+    zf_cx_items(e, entry, gs, base, region, &loop, NULL);
+    LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(e->c, e->f, "region ran");
+    zf_cx_region_state_back(e, item, counts);
+    LLVMBuildBr(B, ran);
+    /* A work-item bailed: the region's state goes back to the wave's, which the generic function sees, first. */
+    LLVMPositionBuilderAtEnd(B, loop.tail);
+    zf_cx_region_state_back(e, item, counts);
+    e->item = item;
+    e->counts = counts;
+    e->args = args;
+    e->ret = ret;
+    zf_cx_bailed_rest(e, entry, gs, base, region, &loop);
+    LLVMBuildBr(B, ran);
+    LLVMPositionBuilderAtEnd(B, ran);
     e->item = item;
     e->counts = counts;
     e->args = args;
@@ -815,8 +898,8 @@ static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMVal
 static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
                                 LLVMValueRef group, uint64_t arg_bytes) {
     LLVMBuilderRef B = e->b;
-    zf_cx_group g = {zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1),  zf_cx_var_of(e, e->i64),
-                     zf_cx_var_of(e, e->i1),  zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1)};
+    zf_cx_group g = {zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1), zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1),
+                     zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1), zf_cx_var_of(e, e->i64), NULL};
     LLVMBuildStore(B, zf_cx_i64c(e, 0), g.next);
     LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), g.generic);
     LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), g.started);

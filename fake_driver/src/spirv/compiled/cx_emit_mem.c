@@ -116,7 +116,7 @@ void zf_cx_provenance(zf_cx_em *e, uint32_t fi) {
 
 /* Marks a conditional branch whose first successor is (almost) always taken: range checks that pass, so that the
  * optimizer lays out and transforms loops for the checked fast path. */
-static void zf_cx_likely(zf_cx_em *e, LLVMValueRef br) {
+void zf_cx_likely(zf_cx_em *e, LLVMValueRef br) {
     LLVMMetadataRef parts[3] = {LLVMMDStringInContext2(e->c, "branch_weights", 14),
                                 LLVMValueAsMetadata(LLVMConstInt(e->i32, 1u << 20, false)),
                                 LLVMValueAsMetadata(LLVMConstInt(e->i32, 1, false))};
@@ -214,6 +214,15 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "checked");
     LLVMBasicBlockRef fast = NULL;
     LLVMValueRef direct = NULL;
+    if (windowed && e->bail_here) { /* a region's copy: outside the window, the generic function takes over */
+        LLVMValueRef in = zf_cx_window_has(e, k, addr, size);
+        direct = LLVMBuildIntToPtr(b, addr, e->p8, "");
+        zf_cx_likely(e, LLVMBuildCondBr(b, in, done, slow));
+        LLVMPositionBuilderAtEnd(b, slow);
+        zf_cx_bail(e);
+        LLVMPositionBuilderAtEnd(b, done);
+        return direct;
+    }
     if (windowed) {
         LLVMValueRef in = zf_cx_window_has(e, k, addr, size);
         fast = LLVMGetInsertBlock(b);
@@ -404,7 +413,9 @@ static void zf_cx_volatile(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host) {
 void zf_cx_memory(zf_cx_em *e, const zf_dinst *in) {
     LLVMValueRef addr = zf_cx_load_ir(e, e->i64, zf_cx_reg(e, in->a, 8));
     bool write = in->op != ZF_X_LOAD;
+    e->bail_here = e->bails && zf_cx_bail_point(e, in);
     LLVMValueRef host = zf_cx_access(e, in->a, addr, in->size, write);
+    e->bail_here = false;
     uint32_t size = in->size;
     if ((in->aux & ZF_MEM_VOLATILE) && (size == 1 || size == 2 || size == 4 || size == 8)) {
         zf_cx_volatile(e, in, host);
@@ -624,18 +635,28 @@ uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f) {
     if (packed == NULL || !zf_cx_liveness(e) || (any = calloc(e->words + 1, 8)) == NULL)
         goto whole;
     uint64_t *point = e->point, *tmp = e->live_in + (size_t)e->words * (e->fn->block_count + 1);
-    for (uint32_t b = 0; b < e->fn->block_count; b++) {
-        const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
-        for (uint32_t i = 0; i < blk->count; i++) {
-            if (!zf_cx_is_resume_point(e, &e->code->insts[blk->first + i]))
-                continue;
-            zf_cx_live_before(e, b, i, false, point, tmp);
-            for (uint32_t w = 0; w < e->words; w++)
-                any[w] |= point[w];
-        }
-    }
     for (uint32_t o = 0; o < frame; o++)
-        packed[o] = any[o >> 6] >> (o & 63) & 1 ? size++ : UINT32_MAX;
+        packed[o] = UINT32_MAX;
+    /* The bytes live at resume points first, then those live only at accesses (any may be a bail point,
+     * zf_cx_bail_point; the regions are not known yet): the bytes regions save and restore stay together. */
+    for (int pass = 0; pass < 2; pass++) {
+        memset(any, 0, (e->words + 1) * 8);
+        for (uint32_t b = 0; b < e->fn->block_count; b++) {
+            const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
+            for (uint32_t i = 0; i < blk->count; i++) {
+                const zf_dinst *in = &e->code->insts[blk->first + i];
+                bool access = in->op == ZF_X_LOAD || in->op == ZF_X_STORE || in->op == ZF_X_STOREZ;
+                if (pass == 0 ? !zf_cx_is_resume_point(e, in) : !access)
+                    continue;
+                zf_cx_live_before(e, b, i, false, point, tmp);
+                for (uint32_t w = 0; w < e->words; w++)
+                    any[w] |= point[w];
+            }
+        }
+        for (uint32_t o = 0; o < frame; o++)
+            if (packed[o] == UINT32_MAX && (any[o >> 6] >> (o & 63) & 1))
+                packed[o] = size++;
+    }
     free(any);
     free(e->live_in);
     e->live_in = NULL;
@@ -707,6 +728,51 @@ static LLVMBasicBlockRef zf_cx_resume_point(zf_cx_em *e, uint32_t *k) {
     zf_cx_spill(e, false);
     LLVMPositionBuilderAtEnd(e->b, here);
     return resume;
+}
+
+/* Bail points (docs/spirv-execution.md, "How a work-group runs"): an access of a function that may wait (resumable)
+ * that goes through a window, made without a slow path in the regions' copies. */
+bool zf_cx_bail_point(const zf_cx_em *e, const zf_dinst *in) {
+    return (in->op == ZF_X_LOAD || in->op == ZF_X_STORE || in->op == ZF_X_STOREZ) && !(in->aux & ZF_MEM_VOLATILE) &&
+           in->size > 0 && zf_cx_window_of(e, in->a) != UINT32_MAX;
+}
+
+static uint32_t zf_cx_bail_resume_id(const zf_cx_em *e) {
+    return ZF_CX_BAIL_BASE + e->code->blocks[e->fn->block_first + e->blk].first + e->idx;
+}
+
+/* The point before the current instruction (live registers, or the whole frame without liveness). */
+static void zf_cx_point_here(zf_cx_em *e) {
+    if (e->live_in == NULL)
+        return;
+    uint64_t *tmp = e->live_in + (size_t)e->words * (e->fn->block_count + 1);
+    zf_cx_live_before(e, e->blk, e->idx, false, e->point, tmp);
+}
+
+/* In a region's copy, the current access is outside its window: the work-item leaves with its live registers and the
+ * access as its resume point in its record, state 3, for the generic function to make the access with its checks and
+ * go on (zf_cx_bail_resume). */
+void zf_cx_bail(zf_cx_em *e) {
+    uint32_t f = (uint32_t)(e->fn - e->code->funcs);
+    zf_cx_point_here(e);
+    zf_cx_spill(e, true);
+    zf_cx_store(e, LLVMConstInt(e->i32, zf_cx_bail_resume_id(e), false), zf_cx_gep(e, e->record, e->resume_at[f]));
+    zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, ZF_CX_BAILED));
+    LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
+}
+
+/* In the generic function, before an access that is a bail point: the resume point of a work-item that bailed
+ * there, which restores its live registers and makes the access. */
+void zf_cx_bail_resume(zf_cx_em *e) {
+    LLVMBasicBlockRef access = LLVMAppendBasicBlockInContext(e->c, e->f, "access");
+    LLVMBasicBlockRef resume = LLVMAppendBasicBlockInContext(e->c, e->f, "bailed");
+    LLVMBuildBr(e->b, access);
+    LLVMAddCase(e->dispatch, LLVMConstInt(e->i32, zf_cx_bail_resume_id(e), false), resume);
+    LLVMPositionBuilderAtEnd(e->b, resume);
+    zf_cx_point_here(e);
+    zf_cx_spill(e, false);
+    LLVMBuildBr(e->b, access);
+    LLVMPositionBuilderAtEnd(e->b, access);
 }
 
 /* A work-group barrier: the work-item waits (the wave function runs the group's other work-items up to it), then
@@ -782,6 +848,19 @@ void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
         LLVMPositionBuilderAtEnd(e->b, waits);
         zf_cx_suspend(e, k);
         LLVMPositionBuilderAtEnd(e->b, goes);
+        if (e->bails) { /* the callee bailed: so does this copy, the generic function resuming at the call */
+            LLVMBasicBlockRef bailed = LLVMAppendBasicBlockInContext(e->c, e->f, "callee bailed");
+            LLVMBasicBlockRef on = LLVMAppendBasicBlockInContext(e->c, e->f, "callee returned");
+            LLVMValueRef left =
+                LLVMBuildICmp(e->b, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, ZF_CX_BAILED), "");
+            zf_cx_likely(e, LLVMBuildCondBr(e->b, LLVMBuildNot(e->b, left, ""), on, bailed));
+            LLVMPositionBuilderAtEnd(e->b, bailed);
+            uint32_t f = (uint32_t)(e->fn - e->code->funcs);
+            zf_cx_spill(e, true);
+            zf_cx_store(e, LLVMConstInt(e->i32, k, false), zf_cx_gep(e, e->record, e->resume_at[f]));
+            LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
+            LLVMPositionBuilderAtEnd(e->b, on);
+        }
     }
     if (in->dst != ZF_REF_NONE && in->size > 0)
         zf_cx_move(e, zf_cx_dst(e, in->dst), ret, in->size < callee->ret_size ? in->size : callee->ret_size);

@@ -55,7 +55,9 @@ typedef struct zf_cx_rt {
     uint64_t unrun[4];
 } zf_cx_rt;
 
-#define ZF_CX_DONE UINT64_MAX
+#define ZF_CX_DONE      UINT64_MAX
+#define ZF_CX_BAILED    3u
+#define ZF_CX_BAIL_BASE 0x40000000u /* resume points of bail points: this plus the access's instruction index */
 
 /* A work-item as the generated functions receive it (an array of i64). */
 enum {
@@ -63,7 +65,8 @@ enum {
     ZF_CX_ITEM_SLOT, /* its group's place in the wave */
     ZF_CX_ITEM_LID,  /* 3 local ids */
     ZF_CX_ITEM_GRP = ZF_CX_ITEM_LID + 3,
-    ZF_CX_ITEM_STATE = ZF_CX_ITEM_GRP + 3, /* in: 0 to start, 1 to resume; out: 2 when it waits at a barrier */
+    ZF_CX_ITEM_STATE = ZF_CX_ITEM_GRP + 3, /* in: 0 to start, 1 to resume; out: 2 when it waits at a barrier,
+                                              ZF_CX_BAILED when it left a region's copy at a bail point */
     ZF_CX_ITEM_SPILL, /* its record: the frames of the functions it waits in, their resume points */
     ZF_CX_ITEM_PATH,  /* out, when it waits: the path (region) of the function it waits in */
     ZF_CX_ITEM_COUNT
@@ -254,7 +257,10 @@ typedef struct zf_cx_em {
      * Each function is emitted once generic (it reads its resume point from the record) and once per path reached
      * (a copy that enters at that path without looking at the record: the optimizer keeps only the code that runs
      * from there to the next barrier). */
-    uint32_t region;         /* the path of the copy being emitted, UINT32_MAX for the generic function */
+    uint32_t region; /* the path of the copy being emitted, UINT32_MAX for the generic function */
+    /* Bail points: the copy being emitted leaves at an access outside its window (bails), the generic entry function
+     * resumes there (bail_resumes); the access being emitted is one (bail_here). */
+    bool bails, bail_resumes, bail_here;
     uint32_t num_regions;    /* the entry function's paths; 0 when there are too many to compile them apart */
     uint32_t *paths;         /* per function: its paths */
     uint32_t **path_base;    /* per function, per resume point k >= 1: its first path */
@@ -344,6 +350,9 @@ LLVMValueRef zf_cx_wave_proof(zf_cx_em *e, const LLVMValueRef *gs, const LLVMVal
 /* cx_emit_image.c: image reads and writes of plain formats inline, the rest through the handler. */
 void zf_cx_image_access(zf_cx_em *e, const zf_dinst *in);
 
+/* A conditional branch whose first successor is taken almost always (cx_emit_mem.c). */
+void zf_cx_likely(zf_cx_em *e, LLVMValueRef br);
+
 /* cx_emit_mem.c: provenance, checked memory, barriers (liveness, suspension), calls, returns, private variables. */
 void zf_cx_provenance(zf_cx_em *e, uint32_t fi);
 void zf_cx_copy_inst(zf_cx_em *e, const zf_dinst *in);
@@ -358,6 +367,9 @@ bool zf_cx_liveness(zf_cx_em *e);
 uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f);
 void zf_cx_region_writes(zf_cx_em *e, uint32_t resume_point);
 void zf_cx_barrier(zf_cx_em *e);
+bool zf_cx_bail_point(const zf_cx_em *e, const zf_dinst *in);
+void zf_cx_bail(zf_cx_em *e);
+void zf_cx_bail_resume(zf_cx_em *e);
 /* The block a check that fails in the current block branches to: it takes the bytes of the rest of the block off the
  * count, then leaves the function faulted. */
 LLVMBasicBlockRef zf_cx_fault_edge(zf_cx_em *e);
