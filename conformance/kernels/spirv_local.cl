@@ -153,6 +153,15 @@ kernel void barrier_bails(global int *out, local int *tmp, uint bad_global, uint
     out[g == bad_global ? g + 100000 : g] = 1;
     barrier(CLK_LOCAL_MEM_FENCE);
     int v = tmp[g == bad_local ? l + 4096 : n - 1 - l];
+    /* enough accesses between the barriers for bail points to pay (cx_emit.c) */
+    v += tmp[(l + 1) % n] + tmp[(l + 2) % n] + tmp[(l + 3) % n] + tmp[(l + 4) % n] + tmp[(l + 5) % n];
+    v += tmp[(l + 6) % n] + tmp[(l + 7) % n] + tmp[(l + 8) % n] + tmp[(l + 9) % n] + tmp[(l + 10) % n];
+    v += tmp[(l + 11) % n] + tmp[(l + 12) % n] + tmp[(l + 13) % n] + tmp[(l + 14) % n] + tmp[(l + 15) % n];
+    v += tmp[(l + 16) % n] + tmp[(l + 17) % n] + tmp[(l + 18) % n] + tmp[(l + 19) % n] + tmp[(l + 20) % n];
+    v ^= tmp[(l + 21) % n] + tmp[(l + 22) % n] + tmp[(l + 23) % n] + tmp[(l + 24) % n] + tmp[(l + 25) % n];
+    v ^= tmp[(l + 26) % n] + tmp[(l + 27) % n] + tmp[(l + 28) % n] + tmp[(l + 29) % n] + tmp[(l + 30) % n];
+    v ^= tmp[(l + 31) % n] + tmp[(l + 32) % n] + tmp[(l + 33) % n] + tmp[(l + 34) % n] + tmp[(l + 35) % n];
+    v ^= tmp[(l + 36) % n] + tmp[(l + 37) % n] + tmp[(l + 38) % n] + tmp[(l + 39) % n] + tmp[(l + 40) % n];
     barrier(CLK_LOCAL_MEM_FENCE);
     out[g] = v * 2 + tmp[(l + 1) % n];
 }

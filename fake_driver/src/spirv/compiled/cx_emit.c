@@ -400,6 +400,26 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     return start;
 }
 
+/* Whether bail points pay in the kernel's regions: where the accesses of its functions that may wait are many (at
+ * least 8 for each barrier or call that may wait, on average), a region's code then runs without slow paths to merge
+ * back; in a few instructions between barriers the saves cost more than the merges they spare. One choice for the
+ * kernel, as a caller must pass on its callee's bailing. */
+static bool zf_cx_bails_pay(const zf_cx_em *e) {
+    uint32_t accesses = 0, waits = 0;
+    for (uint32_t f = 0; f < e->code->num_funcs; f++) {
+        const zf_dfunc *fn = &e->code->funcs[f];
+        for (uint32_t b = 0; e->fns[f] != NULL && e->resumable[f] && b < fn->block_count; b++) {
+            const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+            for (uint32_t i = blk->first; i < blk->first + blk->count; i++) {
+                const zf_dinst *in = &e->code->insts[i];
+                accesses += in->op == ZF_X_LOAD || in->op == ZF_X_STORE || in->op == ZF_X_STOREZ;
+                waits += in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
+            }
+        }
+    }
+    return accesses >= 8u * (waits + 1u);
+}
+
 void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     LLVMBasicBlockRef start = zf_cx_function_start(e, fi);
     const zf_dfunc *fn = e->fn;
@@ -428,7 +448,8 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     zf_cx_fault_edges_close(e); /* a fault before the first block moved nothing the table counts */
     /* Bail points in the functions that may wait of a kernel run region by region: their regions' copies leave at
      * them, their generic functions resume there (zf_cx_bail). */
-    bool regions = e->barriers && e->num_regions > 0 && e->resumable[fi] && e->mode == ZF_CX_CHECKED;
+    bool regions =
+        e->barriers && e->num_regions > 0 && e->resumable[fi] && e->mode == ZF_CX_CHECKED && zf_cx_bails_pay(e);
     e->bails = regions && e->region != UINT32_MAX;
     e->bail_resumes = regions && e->region == UINT32_MAX;
     for (uint32_t b = 0; b < fn->block_count && !e->failed; b++) {

@@ -635,28 +635,18 @@ uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f) {
     if (packed == NULL || !zf_cx_liveness(e) || (any = calloc(e->words + 1, 8)) == NULL)
         goto whole;
     uint64_t *point = e->point, *tmp = e->live_in + (size_t)e->words * (e->fn->block_count + 1);
-    for (uint32_t o = 0; o < frame; o++)
-        packed[o] = UINT32_MAX;
-    /* The bytes live at resume points first, then those live only at accesses (any may be a bail point,
-     * zf_cx_bail_point; the regions are not known yet): the bytes regions save and restore stay together. */
-    for (int pass = 0; pass < 2; pass++) {
-        memset(any, 0, (e->words + 1) * 8);
-        for (uint32_t b = 0; b < e->fn->block_count; b++) {
-            const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
-            for (uint32_t i = 0; i < blk->count; i++) {
-                const zf_dinst *in = &e->code->insts[blk->first + i];
-                bool access = in->op == ZF_X_LOAD || in->op == ZF_X_STORE || in->op == ZF_X_STOREZ;
-                if (pass == 0 ? !zf_cx_is_resume_point(e, in) : !access)
-                    continue;
-                zf_cx_live_before(e, b, i, false, point, tmp);
-                for (uint32_t w = 0; w < e->words; w++)
-                    any[w] |= point[w];
-            }
+    for (uint32_t b = 0; b < e->fn->block_count; b++) {
+        const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
+        for (uint32_t i = 0; i < blk->count; i++) {
+            if (!zf_cx_is_resume_point(e, &e->code->insts[blk->first + i]))
+                continue;
+            zf_cx_live_before(e, b, i, false, point, tmp);
+            for (uint32_t w = 0; w < e->words; w++)
+                any[w] |= point[w];
         }
-        for (uint32_t o = 0; o < frame; o++)
-            if (packed[o] == UINT32_MAX && (any[o >> 6] >> (o & 63) & 1))
-                packed[o] = size++;
     }
+    for (uint32_t o = 0; o < frame; o++)
+        packed[o] = any[o >> 6] >> (o & 63) & 1 ? size++ : UINT32_MAX;
     free(any);
     free(e->live_in);
     e->live_in = NULL;
@@ -669,11 +659,22 @@ whole:
     return frame;
 }
 
-/* Copies the bytes of the current point between the frame and the function's place in the record, in runs. */
+/* Where frame byte o of function f goes: its place in the record, or at a bail point, for a byte live only at
+ * accesses, its place in the bail area (zf_cx_bail_area); UINT64_MAX for none. */
+static uint64_t zf_cx_spill_at(const zf_cx_em *e, uint32_t f, uint32_t o) {
+    const uint32_t *packed = e->packed[f];
+    if (packed == NULL)
+        return o;
+    if (packed[o] != UINT32_MAX)
+        return packed[o];
+    return e->bail_spill ? (1ull << 62) + zf_cx_bail_area(e->code, f) + o : UINT64_MAX;
+}
+
+/* Copies the bytes of the current point between the frame and the function's place in the record (or the bail
+ * area), in runs. */
 static void zf_cx_spill(zf_cx_em *e, bool save) {
     uint32_t f = (uint32_t)(e->fn - e->code->funcs);
     LLVMValueRef record = zf_cx_gep(e, e->record, e->spill_off[f]);
-    const uint32_t *packed = e->packed[f];
     if (e->live_in == NULL) {
         LLVMValueRef bytes = zf_cx_i64c(e, e->fn->frame_bytes);
         if (save)
@@ -682,20 +683,22 @@ static void zf_cx_spill(zf_cx_em *e, bool save) {
             LLVMBuildMemCpy(e->b, e->frame, 1, record, 1, bytes);
         return;
     }
+    LLVMValueRef bail = zf_cx_rt_field(e, offsetof(zf_cx_rt, bail), e->p8);
     for (uint32_t o = 0; o < e->fn->frame_bytes;) {
-        if (!zf_cx_spilled(e, o, save)) {
+        uint64_t at = zf_cx_spilled(e, o, save) ? zf_cx_spill_at(e, f, o) : UINT64_MAX;
+        if (at == UINT64_MAX) {
             o++;
             continue;
         }
-        uint32_t end = o;
-        while (end < e->fn->frame_bytes && zf_cx_spilled(e, end, save))
+        uint32_t end = o + 1;
+        while (end < e->fn->frame_bytes && zf_cx_spilled(e, end, save) && zf_cx_spill_at(e, f, end) == at + (end - o))
             end++;
         LLVMValueRef in_frame = zf_cx_gep(e, e->frame, o);
-        LLVMValueRef in_record = zf_cx_gep(e, record, packed != NULL ? packed[o] : o); /* a run stays a run */
+        LLVMValueRef away = at >= 1ull << 62 ? zf_cx_gep(e, bail, at - (1ull << 62)) : zf_cx_gep(e, record, at);
         if (save)
-            LLVMBuildMemCpy(e->b, in_record, 1, in_frame, 1, zf_cx_i64c(e, end - o));
+            LLVMBuildMemCpy(e->b, away, 1, in_frame, 1, zf_cx_i64c(e, end - o));
         else
-            LLVMBuildMemCpy(e->b, in_frame, 1, in_record, 1, zf_cx_i64c(e, end - o));
+            LLVMBuildMemCpy(e->b, in_frame, 1, away, 1, zf_cx_i64c(e, end - o));
         o = end;
     }
 }
@@ -755,7 +758,9 @@ static void zf_cx_point_here(zf_cx_em *e) {
 void zf_cx_bail(zf_cx_em *e) {
     uint32_t f = (uint32_t)(e->fn - e->code->funcs);
     zf_cx_point_here(e);
+    e->bail_spill = true;
     zf_cx_spill(e, true);
+    e->bail_spill = false;
     zf_cx_store(e, LLVMConstInt(e->i32, zf_cx_bail_resume_id(e), false), zf_cx_gep(e, e->record, e->resume_at[f]));
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, ZF_CX_BAILED));
     LLVMBuildRet(e->b, LLVMConstInt(e->i1, 0, false));
@@ -770,7 +775,9 @@ void zf_cx_bail_resume(zf_cx_em *e) {
     LLVMAddCase(e->dispatch, LLVMConstInt(e->i32, zf_cx_bail_resume_id(e), false), resume);
     LLVMPositionBuilderAtEnd(e->b, resume);
     zf_cx_point_here(e);
+    e->bail_spill = true;
     zf_cx_spill(e, false);
+    e->bail_spill = false;
     LLVMBuildBr(e->b, access);
     LLVMPositionBuilderAtEnd(e->b, access);
 }

@@ -46,6 +46,7 @@ typedef struct zf_cx_rt {
     uint64_t group_items, subgroup_size, work_dim;
     uint64_t poll_period;    /* block entries at loop heads between two looks at the hang detector's clock */
     uint8_t *spill;          /* kernels with barriers: each lane's record while it waits at a barrier */
+    uint8_t *bail;           /* and the frame bytes of a work-item that bailed that its record has no place for */
     uint64_t *states;        /* and whether each lane waits (1) or has finished (ZF_CX_DONE) */
     const zf_dinst *insts;   /* the form's instructions, which helpers receive (zf_cx_inst_ref) */
     uint64_t diverged;       /* a group of the launch stopped at different barriers (logged once per thread) */
@@ -58,6 +59,14 @@ typedef struct zf_cx_rt {
 #define ZF_CX_DONE      UINT64_MAX
 #define ZF_CX_BAILED    3u
 #define ZF_CX_BAIL_BASE 0x40000000u /* resume points of bail points: this plus the access's instruction index */
+/* Function f's place in the bail area (zf_cx_rt.bail): the frames of the functions before it; f = num_funcs gives the
+ * area's size. */
+static inline size_t zf_cx_bail_area(const zf_dprog *code, uint32_t f) {
+    size_t at = 0;
+    for (uint32_t g = 0; g < f && g < code->num_funcs; g++)
+        at += code->funcs[g].frame_bytes;
+    return at;
+}
 
 /* A work-item as the generated functions receive it (an array of i64). */
 enum {
@@ -260,7 +269,7 @@ typedef struct zf_cx_em {
     uint32_t region; /* the path of the copy being emitted, UINT32_MAX for the generic function */
     /* Bail points: the copy being emitted leaves at an access outside its window (bails), the generic entry function
      * resumes there (bail_resumes); the access being emitted is one (bail_here). */
-    bool bails, bail_resumes, bail_here;
+    bool bails, bail_resumes, bail_here, bail_spill;
     uint32_t num_regions;    /* the entry function's paths; 0 when there are too many to compile them apart */
     uint32_t *paths;         /* per function: its paths */
     uint32_t **path_base;    /* per function, per resume point k >= 1: its first path */

@@ -26,6 +26,7 @@ typedef struct zf_cx_thread {
     uint64_t *local_at;
     uint64_t *counts;
     uint8_t *spill;
+    uint8_t *bail; /* the frames of a work-item that bailed, as zf_cx_bail_area lays them out */
     uint64_t *states;
     uint8_t *lane_area; /* zf_cx_lane_op: the operands in the interpreter's layout, and its per-lane arrays */
     uint8_t *call_area; /* zf_cx_callp: the frame bytes a call reads and writes, in the interpreter's layout */
@@ -43,6 +44,7 @@ void zf_cx_ctx_release(zf_ctx *ctx) {
     free(t->local_at);
     free(t->counts);
     free(t->spill);
+    free(t->bail);
     free(t->states);
     free(t->lane_area);
     free(t->call_area);
@@ -108,8 +110,9 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
     if (kernel->spill_bytes > 0) {
         t->spill = malloc((size_t)ctx->L * kernel->spill_bytes);
         t->states = malloc((size_t)ctx->L * sizeof *t->states);
+        t->bail = malloc(zf_cx_bail_area(code, code->num_funcs) + 1);
     }
-    bool spills = kernel->spill_bytes == 0 || (t->spill != NULL && t->states != NULL);
+    bool spills = kernel->spill_bytes == 0 || (t->spill != NULL && t->states != NULL && t->bail != NULL);
     if (t->argv == NULL || t->win == NULL || t->local_at == NULL || t->counts == NULL || t->texsites == NULL ||
         !spills || !zf_cx_values(t, launch, entry)) {
         zf_cx_ctx_release(ctx);
@@ -137,6 +140,7 @@ static zf_cx_thread *zf_cx_thread_create(zf_ctx *ctx, const zf_cx_kernel *kernel
                      .work_dim = zf_work_dim(launch),
                      .poll_period = ZF_CX_POLL_PERIOD,
                      .spill = t->spill,
+                     .bail = t->bail,
                      .states = t->states,
                      .insts = code->insts,
                      .texsites = t->texsites};
