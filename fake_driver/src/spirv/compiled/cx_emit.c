@@ -405,6 +405,8 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
  * back; in a few instructions between barriers the saves cost more than the merges they spare. One choice for the
  * kernel, as a caller must pass on its callee's bailing. */
 static bool zf_cx_bails_pay(const zf_cx_em *e) {
+    if (!e->barriers || e->num_regions == 0)
+        return false;
     uint32_t accesses = 0, waits = 0;
     for (uint32_t f = 0; f < e->code->num_funcs; f++) {
         const zf_dfunc *fn = &e->code->funcs[f];
@@ -448,8 +450,7 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     zf_cx_fault_edges_close(e); /* a fault before the first block moved nothing the table counts */
     /* Bail points in the functions that may wait of a kernel run region by region: their regions' copies leave at
      * them, their generic functions resume there (zf_cx_bail). */
-    bool regions =
-        e->barriers && e->num_regions > 0 && e->resumable[fi] && e->mode == ZF_CX_CHECKED && zf_cx_bails_pay(e);
+    bool regions = e->bails_pay && e->resumable[fi] && e->mode == ZF_CX_CHECKED;
     e->bails = regions && e->region != UINT32_MAX;
     e->bail_resumes = regions && e->region == UINT32_MAX;
     for (uint32_t b = 0; b < fn->block_count && !e->failed; b++) {
@@ -880,11 +881,8 @@ static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMVal
                                uint32_t region, const zf_cx_group *g, uint64_t arg_bytes) {
     LLVMBuilderRef B = e->b;
     LLVMValueRef item = e->item, counts = e->counts, args = e->args, ret = e->ret;
-    LLVMValueRef own_item = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (ZF_CX_ITEM_COUNT + 1)), e->p64, "");
-    LLVMValueRef own_counts =
-        LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (e->num_blocks ? e->num_blocks : 1)), e->p64, "");
-    e->item = own_item;
-    e->counts = own_counts;
+    e->item = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (ZF_CX_ITEM_COUNT + 1)), e->p64, "");
+    e->counts = LLVMBuildBitCast(B, zf_cx_alloca(e, 8ull * (e->num_blocks ? e->num_blocks : 1)), e->p64, "");
     e->args = zf_cx_alloca(e, arg_bytes);
     e->ret = zf_cx_alloca(e, entry->ret_size);
     LLVMBuildMemCpy(B, LLVMBuildBitCast(B, e->item, e->p8, ""), 8, LLVMBuildBitCast(B, item, e->p8, ""), 8,
@@ -909,10 +907,6 @@ static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMVal
     zf_cx_bailed_rest(e, entry, gs, base, region, &loop);
     LLVMBuildBr(B, ran);
     LLVMPositionBuilderAtEnd(B, ran);
-    e->item = item;
-    e->counts = counts;
-    e->args = args;
-    e->ret = ret;
 }
 
 /* A group of a kernel with barriers: its regions, or rounds once its work-items diverged, until none waits. */
@@ -1318,6 +1312,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
             zf_cx_fail(&e, "calls nested deeper than %u", ZF_MAX_CALL_DEPTH);
         else if (e.barriers && (!zf_cx_resumables(&e, order, n) || !zf_cx_paths(&e, order, n)))
             zf_cx_fail(&e, "out of host memory");
+        e.bails_pay = !e.failed && zf_cx_bails_pay(&e);
         free(e.heights);
         for (uint32_t k = n; k > 0 && !e.failed; k--)
             zf_cx_function(&e, order[k - 1]);

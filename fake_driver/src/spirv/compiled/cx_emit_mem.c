@@ -660,14 +660,14 @@ whole:
 }
 
 /* Where frame byte o of function f goes: its place in the record, or at a bail point, for a byte live only at
- * accesses, its place in the bail area (zf_cx_bail_area); UINT64_MAX for none. */
-static uint64_t zf_cx_spill_at(const zf_cx_em *e, uint32_t f, uint32_t o) {
+ * accesses, its place in the bail area (f's at bail_at, zf_cx_bail_area); UINT64_MAX for none. */
+static uint64_t zf_cx_spill_at(const zf_cx_em *e, uint32_t f, uint32_t o, size_t bail_at) {
     const uint32_t *packed = e->packed[f];
     if (packed == NULL)
         return o;
     if (packed[o] != UINT32_MAX)
         return packed[o];
-    return e->bail_spill ? (1ull << 62) + zf_cx_bail_area(e->code, f) + o : UINT64_MAX;
+    return e->bail_spill ? (1ull << 62) + bail_at + o : UINT64_MAX;
 }
 
 /* Copies the bytes of the current point between the frame and the function's place in the record (or the bail
@@ -684,14 +684,16 @@ static void zf_cx_spill(zf_cx_em *e, bool save) {
         return;
     }
     LLVMValueRef bail = zf_cx_rt_field(e, offsetof(zf_cx_rt, bail), e->p8);
+    size_t bail_at = e->bail_spill ? zf_cx_bail_area(e->code, f) : 0;
     for (uint32_t o = 0; o < e->fn->frame_bytes;) {
-        uint64_t at = zf_cx_spilled(e, o, save) ? zf_cx_spill_at(e, f, o) : UINT64_MAX;
+        uint64_t at = zf_cx_spilled(e, o, save) ? zf_cx_spill_at(e, f, o, bail_at) : UINT64_MAX;
         if (at == UINT64_MAX) {
             o++;
             continue;
         }
         uint32_t end = o + 1;
-        while (end < e->fn->frame_bytes && zf_cx_spilled(e, end, save) && zf_cx_spill_at(e, f, end) == at + (end - o))
+        while (end < e->fn->frame_bytes && zf_cx_spilled(e, end, save) &&
+               zf_cx_spill_at(e, f, end, bail_at) == at + (end - o))
             end++;
         LLVMValueRef in_frame = zf_cx_gep(e, e->frame, o);
         LLVMValueRef away = at >= 1ull << 62 ? zf_cx_gep(e, bail, at - (1ull << 62)) : zf_cx_gep(e, record, at);

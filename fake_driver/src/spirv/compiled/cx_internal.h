@@ -269,6 +269,7 @@ typedef struct zf_cx_em {
     uint32_t region; /* the path of the copy being emitted, UINT32_MAX for the generic function */
     /* Bail points: the copy being emitted leaves at an access outside its window (bails), the generic entry function
      * resumes there (bail_resumes); the access being emitted is one (bail_here). */
+    bool bails_pay; /* the kernel uses bail points (zf_cx_bails_pay) */
     bool bails, bail_resumes, bail_here, bail_spill;
     uint32_t num_regions;    /* the entry function's paths; 0 when there are too many to compile them apart */
     uint32_t *paths;         /* per function: its paths */
