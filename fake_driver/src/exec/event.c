@@ -193,9 +193,9 @@ ze_result_t zfi_zeEventHostSignal(ze_event_handle_t hEvent) {
     event->end_ns = now;
     event->timestamp_device = device;
     event->signaled = true; /* last: see zf_event */
+    zf_event_ipc_host_changed(event);
     zf_sync_broadcast();
     zf_sync_unlock();
-    zf_event_ipc_host_changed(event);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -240,11 +240,12 @@ bool zf_event_failed(ze_event_handle_t hEvent) {
 }
 
 ze_result_t zfi_zeEventHostReset(ze_event_handle_t hEvent) {
+    zf_event *event = zf_event_from(hEvent);
     zf_sync_lock();
-    zf_event_from(hEvent)->signaled = false;
-    zf_event_from(hEvent)->faulted = false;
+    event->signaled = false;
+    event->faulted = false;
+    zf_event_ipc_host_changed(event);
     zf_sync_unlock();
-    zf_event_ipc_host_changed(zf_event_from(hEvent));
     return ZE_RESULT_SUCCESS;
 }
 

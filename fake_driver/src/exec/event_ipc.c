@@ -403,17 +403,18 @@ ze_result_t zf_event_ipc_pool_destroy(zf_event_pool *pool) {
 void zf_event_ipc_event_created(zf_event *event) {
     if (atomic_load_explicit(&zf_ipc_pool_count, memory_order_relaxed) == 0)
         return;
-    zf_ipc_pool *p = zf_ipc_lookup(event->pool);
-    if (p == NULL)
-        return;
-    zf_shared_lock(p->shared);
-    const zf_shared_slot *slot = &p->shared->slots[event->index];
-    zf_event_state state = {slot->generation, slot->signaled != 0, slot->signal_ns, slot->start_ns, slot->end_ns};
-    zf_shared_unlock(p->shared);
     zf_sync_lock();
-    if (state.generation >= p->known[event->index].generation)
+    zf_ipc_pool *p = zf_ipc_find(event->pool);
+    if (p != NULL) {
+        /* Read under the execution lock too: the slot is then at least as new as what the watcher last applied,
+         * also when it applied that before the event was in its pool's table. */
+        zf_shared_lock(p->shared);
+        const zf_shared_slot *slot = &p->shared->slots[event->index];
+        zf_event_state state = {slot->generation, slot->signaled != 0, slot->signal_ns, slot->start_ns, slot->end_ns};
+        zf_shared_unlock(p->shared);
         zf_apply(p, event->index, &state);
-    p->attached[event->index] = event; /* from now on its changes are published */
+        p->attached[event->index] = event; /* from now on its changes are published */
+    }
     zf_sync_unlock();
 }
 
@@ -430,11 +431,9 @@ void zf_event_ipc_event_destroyed(zf_event *event) {
 void zf_event_ipc_host_changed(zf_event *event) {
     if (atomic_load_explicit(&zf_ipc_pool_count, memory_order_relaxed) == 0)
         return;
-    zf_sync_lock();
     zf_ipc_pool *p = zf_ipc_find(event->pool);
     if (p != NULL)
         zf_publish(p, event->index, zf_local_state(event));
-    zf_sync_unlock();
 }
 
 /* ------------------------------------------------------------------------------------------------------------------

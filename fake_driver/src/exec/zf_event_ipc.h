@@ -15,8 +15,10 @@ void zf_event_ipc_event_created(zf_event *event);
 /* zeEventDestroy: the event stops being mirrored. */
 void zf_event_ipc_event_destroyed(zf_event *event);
 
-/* zeEventHostSignal, zeEventHostReset: the new state is published to the other processes at once. (Commands change
- * events on engine workers; those changes are published by the pool's agent, event_ipc.c.) */
+/* zeEventHostSignal, zeEventHostReset, with the execution lock held since the change: the new state is published to
+ * the other processes at once, under a generation issued after every slot state this process may still apply, so no
+ * older state undoes it. (Commands change events on engine workers; those changes are published by the pool's agent,
+ * event_ipc.c.) */
 void zf_event_ipc_host_changed(zf_event *event);
 
 #endif
