@@ -342,11 +342,10 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->is_entry = fi == e->kernel->function;
     e->f = e->fns[fi];
     e->rt = LLVMGetParam(e->f, 0);
-    e->env = LLVMGetParam(e->f, 1);
-    e->counts = LLVMGetParam(e->f, 2);
-    e->item = LLVMGetParam(e->f, 3);
-    e->args = LLVMGetParam(e->f, 4);
-    e->ret = LLVMGetParam(e->f, 5);
+    e->counts = LLVMGetParam(e->f, 1);
+    e->item = LLVMGetParam(e->f, 2);
+    e->args = LLVMGetParam(e->f, 3);
+    e->ret = LLVMGetParam(e->f, 4);
     LLVMBasicBlockRef allocas = LLVMAppendBasicBlockInContext(e->c, e->f, "allocas");
     LLVMPositionBuilderAtEnd(e->eb, allocas);
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(e->c, e->f, "start");
@@ -360,7 +359,11 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
         LLVMBuildStore(e->b, LLVMConstInt(e->i1, 0, false), e->probe_bad);
     }
     bool resumable = e->barriers && e->resumable[fi];
-    e->record = resumable ? LLVMBuildIntToPtr(e->b, zf_cx_item(e, ZF_CX_ITEM_SPILL), e->p8, "") : NULL;
+    e->record = NULL;
+    if (resumable) { /* based on a loaded pointer rather than made of an integer: LLVM tells it from other memory */
+        LLVMValueRef at = zf_cx_item(e, ZF_CX_ITEM_SPILL);
+        e->record = LLVMBuildGEP2(e->b, e->i8, zf_cx_rt_field(e, offsetof(zf_cx_rt, spill), e->p8), &at, 1, "");
+    }
     if (zf_cx_has_vars(e->code, fn) && resumable) {
         /* A function that may wait keeps its variables in the work-item's record, and their slots until the end of
          * the group (zf_cx_group_regions): other work-items run while it waits, so slots are not freed in call order */
@@ -370,13 +373,15 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
         LLVMTypeRef p8 = e->p8;
         e->mark = zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_mark), e->i64, &p8, 1, &e->rt);
     }
-    /* Every kernel argument's window, copied after the state in env (the optimizer drops those no access uses). */
-    LLVMValueRef wins = zf_cx_gep(e, e->env, sizeof(zf_cx_rt));
+    /* Every kernel argument's window (the optimizer drops those no access uses). */
+    LLVMValueRef wins = zf_cx_rt_field(e, offsetof(zf_cx_rt, win), e->p8);
     for (uint32_t k = 0; k < e->num_kinds; k++) {
-        e->win_lo[k] = zf_cx_load_ir(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k));
-        e->win_span[k] = zf_cx_load_ir(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k + 8));
+        e->win_base[k] = zf_cx_load_invariant(e, e->p8, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k));
+        e->win_lo[k] = LLVMBuildPtrToInt(e->b, e->win_base[k], e->i64, "");
+        e->win_span[k] = zf_cx_load_invariant(e, e->i64, zf_cx_gep(e, wins, sizeof(zf_cx_window) * k + 8));
     }
-    e->win_lo[e->num_kinds] = LLVMBuildPtrToInt(e->b, zf_cx_rt_field(e, offsetof(zf_cx_rt, local), e->p8), e->i64, "");
+    e->win_base[e->num_kinds] = zf_cx_rt_field(e, offsetof(zf_cx_rt, local), e->p8);
+    e->win_lo[e->num_kinds] = LLVMBuildPtrToInt(e->b, e->win_base[e->num_kinds], e->i64, "");
     e->win_span[e->num_kinds] = zf_cx_rt_field(e, offsetof(zf_cx_rt, local_span), e->i64);
     e->dispatch = NULL;
     if (e->barriers && e->resumable[fi]) { /* a work-item resuming goes to its resume point */
@@ -488,13 +493,26 @@ static void zf_cx_function(zf_cx_em *e, uint32_t fi) {
     zf_cx_function_body(e, fi);
 }
 
+/* The state's parameters are whole states: reads of its fields may then be hoisted out of conditional code too. */
+static void zf_cx_state_param(zf_cx_em *e, LLVMValueRef fn, unsigned index) {
+    unsigned kind = LLVMGetEnumAttributeKindForName("dereferenceable", 15);
+    LLVMAddAttributeAtIndex(fn, index, LLVMCreateEnumAttribute(e->c, kind, sizeof(zf_cx_rt)));
+}
+
+/* A generated function of the kernel, internal to its module. */
+LLVMValueRef zf_cx_new_function(zf_cx_em *e, const char *name) {
+    LLVMValueRef fn = LLVMAddFunction(e->m, name, e->fn_type);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    zf_cx_state_param(e, fn, 1);
+    return fn;
+}
+
 LLVMValueRef zf_cx_copy_of(zf_cx_em *e, uint32_t f, uint32_t p) {
     if (e->copies[f][p] != NULL)
         return e->copies[f][p];
     char name[48];
     snprintf(name, sizeof name, "zf_cx_f%u_path%u", f, p);
-    LLVMValueRef fn = LLVMAddFunction(e->m, name, e->fn_type);
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMValueRef fn = zf_cx_new_function(e, name);
     e->copies[f][p] = fn;
     e->pending[e->num_pending++] = (uint64_t)f << 32 | p;
     return fn;
@@ -734,12 +752,10 @@ static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, c
 /* Runs `callee` for work-item `lane` in `state` (0 to start, 1 to resume); whether it faulted. */
 static LLVMValueRef zf_cx_turn_call(zf_cx_em *e, LLVMValueRef lane, LLVMValueRef callee, LLVMValueRef state) {
     LLVMBuilderRef B = e->b;
-    LLVMValueRef spill = LLVMBuildPtrToInt(B, zf_cx_rt_field(e, offsetof(zf_cx_rt, spill), e->p8), e->i64, "");
-    LLVMValueRef record = LLVMBuildAdd(B, spill, LLVMBuildMul(B, lane, zf_cx_i64c(e, e->spill_bytes), ""), "");
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, state);
-    zf_cx_set_item(e, ZF_CX_ITEM_SPILL, record);
-    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
-    return LLVMBuildCall2(B, e->fn_type, callee, call_args, 6, "");
+    zf_cx_set_item(e, ZF_CX_ITEM_SPILL, LLVMBuildMul(B, lane, zf_cx_i64c(e, e->spill_bytes), ""));
+    LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, e->args, e->ret};
+    return LLVMBuildCall2(B, e->fn_type, callee, call_args, 5, "");
 }
 
 static LLVMValueRef zf_cx_state_at(zf_cx_em *e, LLVMValueRef lane) {
@@ -823,8 +839,8 @@ static void zf_cx_item_loops(zf_cx_em *e, const zf_dfunc *entry, const LLVMValue
     if (g != NULL) {
         zf_cx_turn(e, lane, region, g);
     } else {
-        LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, e->args, e->ret};
-        LLVMBuildCall2(e->b, e->fn_type, callee, call_args, 6, "");
+        LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, e->args, e->ret};
+        LLVMBuildCall2(e->b, e->fn_type, callee, call_args, 5, "");
     }
     LLVMValueRef back = zf_cx_loop_end(e, &x);
     if (callee == e->unchecked_fn) /* its proven accesses do not depend on each other's (cx_emit_hoist.c) */
@@ -976,17 +992,11 @@ static void zf_cx_wave(zf_cx_em *e) {
     e->f = LLVMAddFunction(e->m, "zf_cx_wave", wave_type);
     e->rt = LLVMGetParam(e->f, 0);
     LLVMAddAttributeAtIndex(e->f, 1, LLVMCreateEnumAttribute(e->c, LLVMGetEnumAttributeKindForName("noalias", 7), 0));
+    zf_cx_state_param(e, e->f, 1);
     LLVMBasicBlockRef allocas = LLVMAppendBasicBlockInContext(e->c, e->f, "allocas");
     LLVMPositionBuilderAtEnd(e->eb, allocas);
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(e->c, e->f, "start");
     LLVMPositionBuilderAtEnd(e->b, start);
-    e->env = zf_cx_alloca(e, sizeof(zf_cx_rt) + sizeof(zf_cx_window) * e->num_kinds);
-    LLVMBuildMemCpy(e->b, e->env, 8, e->rt, 8, zf_cx_i64c(e, sizeof(zf_cx_rt)));
-    if (e->num_kinds > 0) {
-        LLVMValueRef wins = zf_cx_load_ir(e, e->p8, zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, win)));
-        LLVMBuildMemCpy(e->b, zf_cx_gep(e, e->env, sizeof(zf_cx_rt)), 8, wins, 8,
-                        zf_cx_i64c(e, sizeof(zf_cx_window) * e->num_kinds));
-    }
     uint64_t arg_bytes = 0;
     for (uint32_t k = 0; k < entry->param_count; k++)
         arg_bytes += e->code->params[entry->param_first + k].size;
@@ -1222,8 +1232,8 @@ static void zf_cx_types(zf_cx_em *e) {
     e->f64 = LLVMDoubleTypeInContext(e->c);
     e->p8 = LLVMPointerType(e->i8, 0);
     e->p64 = LLVMPointerType(e->i64, 0);
-    LLVMTypeRef params[6] = {e->p8, e->p8, e->p64, e->p64, e->p8, e->p8};
-    e->fn_type = LLVMFunctionType(e->i1, params, 6, false);
+    LLVMTypeRef params[5] = {e->p8, e->p64, e->p64, e->p8, e->p8};
+    e->fn_type = LLVMFunctionType(e->i1, params, 5, false);
 }
 
 /* The form's constant area as a constant global. */
@@ -1254,8 +1264,7 @@ static bool zf_cx_declare(zf_cx_em *e, const uint8_t *seen) {
         const zf_dfunc *fn = &code->funcs[f];
         char name[32];
         snprintf(name, sizeof name, "zf_cx_f%u", f);
-        e->fns[f] = LLVMAddFunction(e->m, name, e->fn_type);
-        LLVMSetLinkage(e->fns[f], LLVMInternalLinkage);
+        e->fns[f] = zf_cx_new_function(e, name);
         e->block_base[f] = e->num_blocks;
         for (uint32_t b = 0; b < fn->block_count; b++)
             e->blocks[e->num_blocks++] = (zf_cx_block){fn->block_first + b, 0, 0, 0, 0};
@@ -1263,10 +1272,11 @@ static bool zf_cx_declare(zf_cx_em *e, const uint8_t *seen) {
         max_params = fn->param_count > max_params ? fn->param_count : max_params;
     }
     e->prov = malloc((max_frame ? max_frame : 1) * sizeof *e->prov);
+    e->win_base = calloc(e->num_kinds + 1, sizeof *e->win_base);
     e->win_lo = calloc(e->num_kinds + 1, sizeof *e->win_lo);
     e->win_span = calloc(e->num_kinds + 1, sizeof *e->win_span);
     e->param_prov = calloc(code->num_funcs, sizeof *e->param_prov);
-    if (e->prov == NULL || e->win_lo == NULL || e->win_span == NULL || e->param_prov == NULL)
+    if (e->prov == NULL || e->win_base == NULL || e->win_lo == NULL || e->win_span == NULL || e->param_prov == NULL)
         return false;
     for (uint32_t f = 0; f < code->num_funcs; f++)
         if (seen[f] && (e->param_prov[f] = calloc(max_params ? max_params : 1, sizeof **e->param_prov)) == NULL)
@@ -1342,6 +1352,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     free(e.edges);
     free(e.block_base);
     free(e.prov);
+    free(e.win_base);
     free(e.win_lo);
     free(e.win_span);
     for (uint32_t f = 0; e.param_prov != NULL && f < code->num_funcs; f++)

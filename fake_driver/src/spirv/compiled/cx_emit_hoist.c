@@ -812,8 +812,7 @@ static LLVMValueRef zf_cx_mode_copies(zf_cx_em *e, uint8_t mode, const char *nam
             continue;
         char fn_name[48];
         snprintf(fn_name, sizeof fn_name, "%s_f%u", name, f);
-        e->fns[f] = LLVMAddFunction(e->m, fn_name, e->fn_type);
-        LLVMSetLinkage(e->fns[f], LLVMInternalLinkage);
+        e->fns[f] = zf_cx_new_function(e, fn_name);
     }
     e->mode = mode;
     e->region = UINT32_MAX;
@@ -869,8 +868,8 @@ static LLVMValueRef zf_cx_probe_at(zf_cx_em *e, const LLVMValueRef *gs, LLVMValu
     zf_cx_set_item(e, ZF_CX_ITEM_LANE, LLVMBuildAdd(B, base, linear, ""));
     LLVMValueRef row = LLVMBuildMul(B, p, zf_cx_i64c(e, 16ull * e->num_sites), "");
     LLVMValueRef at = LLVMBuildBitCast(B, LLVMBuildGEP2(B, e->i8, sink, &row, 1, ""), e->p64, "");
-    LLVMValueRef args[6] = {e->rt, e->env, at, e->item, e->args, e->ret}; /* the sink as the counters */
-    return LLVMBuildCall2(B, e->fn_type, e->probe_fn, args, 6, "");
+    LLVMValueRef args[5] = {e->rt, at, e->item, e->args, e->ret}; /* the sink as the counters */
+    return LLVMBuildCall2(B, e->fn_type, e->probe_fn, args, 5, "");
 }
 
 static LLVMValueRef zf_cx_sink_value(zf_cx_em *e, LLVMValueRef sink, uint32_t p, LLVMValueRef j) {

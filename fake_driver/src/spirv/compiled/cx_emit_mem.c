@@ -189,6 +189,12 @@ LLVMValueRef zf_cx_window_has(zf_cx_em *e, uint32_t k, LLVMValueRef addr, uint32
     return LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, addr, e->win_lo[k], ""), limit, "");
 }
 
+/* The pointer to addr inside window k, based on the window's pointer. */
+static LLVMValueRef zf_cx_window_ptr(zf_cx_em *e, uint32_t k, LLVMValueRef addr) {
+    LLVMValueRef offset = LLVMBuildSub(e->b, addr, e->win_lo[k], "");
+    return LLVMBuildGEP2(e->b, e->i8, e->win_base[k], &offset, 1, "");
+}
+
 /* The host address of an access of `size` bytes at `addr` (an i64), checked; a fault leaves the function. In the
  * unchecked copy of a kernel whose checks the wave made for the whole group (cx_emit_hoist.c), an access it covered
  * is the window's base plus an offset, which the loop vectoriser follows. */
@@ -206,8 +212,7 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
         zf_cx_add_bytes(blk, e->counting ? size : 0, write, local, read_too); /* once, whatever the block's copies */
         zf_cx_add_bytes(&e->so_far, size, write, local, read_too);
         if (zf_cx_hoisted(e)) {
-            LLVMValueRef offset = LLVMBuildSub(b, addr, e->win_lo[k], "");
-            return LLVMBuildGEP2(b, e->i8, LLVMBuildIntToPtr(b, e->win_lo[k], e->p8, ""), &offset, 1, "");
+            return zf_cx_window_ptr(e, k, addr);
         }
     }
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->c, e->f, "slow");
@@ -216,7 +221,7 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     LLVMValueRef direct = NULL;
     if (windowed && e->bail_here) { /* a region's copy: outside the window, the generic function takes over */
         LLVMValueRef in = zf_cx_window_has(e, k, addr, size);
-        direct = LLVMBuildIntToPtr(b, addr, e->p8, "");
+        direct = zf_cx_window_ptr(e, k, addr);
         zf_cx_likely(e, LLVMBuildCondBr(b, in, done, slow));
         LLVMPositionBuilderAtEnd(b, slow);
         zf_cx_bail(e);
@@ -226,7 +231,7 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     if (windowed) {
         LLVMValueRef in = zf_cx_window_has(e, k, addr, size);
         fast = LLVMGetInsertBlock(b);
-        direct = LLVMBuildIntToPtr(b, addr, e->p8, "");
+        direct = zf_cx_window_ptr(e, k, addr);
         zf_cx_likely(e, LLVMBuildCondBr(b, in, done, slow));
     } else {
         LLVMBuildBr(b, slow);
@@ -806,8 +811,8 @@ static LLVMValueRef zf_cx_call_site(zf_cx_em *e, const zf_dinst *in, LLVMValueRe
         zf_cx_move(e, zf_cx_gep(e, args, at), zf_cx_reg(e, aux[2 + 2 * i], bytes), bytes);
         at += params[i].size;
     }
-    LLVMValueRef call_args[6] = {e->rt, e->env, e->counts, e->item, args, ret};
-    return LLVMBuildCall2(e->b, e->fn_type, fn, call_args, 6, "");
+    LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, args, ret};
+    return LLVMBuildCall2(e->b, e->fn_type, fn, call_args, 5, "");
 }
 
 void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {

@@ -48,10 +48,21 @@ LLVMValueRef zf_cx_alloca(zf_cx_em *e, uint64_t bytes) {
     return LLVMBuildBitCast(e->eb, a, e->p8, "");
 }
 
-/* A field of the run-time state, from the wave function's copy of it (env): a local copy that no call can change,
- * so the optimizer keeps its fields in registers across the helper calls of cold paths. */
+/* A load of what the wave's caller set before the wave and nothing changes while it runs (the state's fields but
+ * poll_period, the windows): marked invariant, so that LLVM keeps it in a register across the helper calls of cold
+ * paths, which receive the state, and hoists it out of the loops over work-items. */
+LLVMValueRef zf_cx_load_invariant(zf_cx_em *e, LLVMTypeRef t, LLVMValueRef p8) {
+    LLVMValueRef v = zf_cx_load_ir(e, t, p8);
+    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(e->c, "invariant.load", 14), LLVMMDNodeInContext(e->c, NULL, 0));
+    return v;
+}
+
+/* A field of the run-time state. */
 LLVMValueRef zf_cx_rt_field(zf_cx_em *e, size_t offset, LLVMTypeRef t) {
-    return zf_cx_load_ir(e, t, zf_cx_gep(e, e->env, offset));
+    LLVMValueRef at = zf_cx_gep(e, e->rt, offset);
+    if (offset == offsetof(zf_cx_rt, poll_period)) /* the hang detector shortens it while the wave runs */
+        return zf_cx_load_ir(e, t, at);
+    return zf_cx_load_invariant(e, t, at);
 }
 
 LLVMValueRef zf_cx_item(zf_cx_em *e, uint32_t k) {

@@ -76,7 +76,8 @@ enum {
     ZF_CX_ITEM_GRP = ZF_CX_ITEM_LID + 3,
     ZF_CX_ITEM_STATE = ZF_CX_ITEM_GRP + 3, /* in: 0 to start, 1 to resume; out: 2 when it waits at a barrier,
                                               ZF_CX_BAILED when it left a region's copy at a bail point */
-    ZF_CX_ITEM_SPILL, /* its record: the frames of the functions it waits in, their resume points */
+    ZF_CX_ITEM_SPILL, /* its record's offset in rt->spill: the frames of the functions it waits in, their resume
+                         points */
     ZF_CX_ITEM_PATH,  /* out, when it waits: the path (region) of the function it waits in */
     ZF_CX_ITEM_COUNT
 };
@@ -242,7 +243,7 @@ typedef struct zf_cx_em {
     /* The function being emitted. */
     const zf_dfunc *fn;
     bool is_entry;
-    LLVMValueRef f, rt, env, counts, item, args, ret, frame, scratch, lane;
+    LLVMValueRef f, rt, counts, item, args, ret, frame, scratch, lane;
     LLVMValueRef priv, mark; /* functions with private variables: their memory, the private slots in use at entry */
     /* Barriers. A function that waits at a barrier, or calls one that may, is resumable: it can return with the
      * work-item waiting (item state 2) after saving its frame and resume point in the work-item's record, and is
@@ -284,7 +285,9 @@ typedef struct zf_cx_em {
     uint64_t *point;   /* the bytes to keep at the current resume point */
     uint64_t *written; /* a region's copy: the frame bytes its code can write before it waits (NULL: any) */
     uint32_t words;    /* 64-bit words of a frame's byte set */
-    LLVMValueRef *win_lo, *win_span; /* per parameter of the entry function */
+    /* per parameter of the entry function: its window's base (a loaded pointer: LLVM tells the accesses based on it
+     * from the function's own memory, which an address made from an integer it does not), as an integer, its span */
+    LLVMValueRef *win_base, *win_lo, *win_span;
     LLVMBasicBlockRef *bbs, fault_bb;
     uint16_t *prov;
     uint32_t *heights;     /* per form function: zf_cx_post_order's */
@@ -325,6 +328,7 @@ LLVMValueRef zf_cx_load_ir(zf_cx_em *e, LLVMTypeRef t, LLVMValueRef p8);
 void zf_cx_store(zf_cx_em *e, LLVMValueRef v, LLVMValueRef p8);
 void zf_cx_move(zf_cx_em *e, LLVMValueRef dst, LLVMValueRef src, uint64_t size);
 LLVMValueRef zf_cx_alloca(zf_cx_em *e, uint64_t bytes);
+LLVMValueRef zf_cx_load_invariant(zf_cx_em *e, LLVMTypeRef t, LLVMValueRef p8);
 LLVMValueRef zf_cx_rt_field(zf_cx_em *e, size_t offset, LLVMTypeRef t);
 LLVMValueRef zf_cx_item(zf_cx_em *e, uint32_t k);
 void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v);
@@ -386,6 +390,7 @@ LLVMBasicBlockRef zf_cx_fault_edge(zf_cx_em *e);
 /* The current block ends: its fault edges get their byte counts, and the next block starts from nothing. */
 void zf_cx_fault_edges_close(zf_cx_em *e);
 /* The copy of function f that enters at path p (declared now and emitted later when new). */
+LLVMValueRef zf_cx_new_function(zf_cx_em *e, const char *name);
 LLVMValueRef zf_cx_copy_of(zf_cx_em *e, uint32_t f, uint32_t p);
 /* The resume point of a path of function f, and for a call's point the callee's path (else 0). */
 uint32_t zf_cx_path_point(const zf_cx_em *e, uint32_t f, uint32_t p, uint32_t *callee_path);
