@@ -665,6 +665,39 @@ static void compiled_checks_per_group_match_the_interpreter(void **state) {
     zf_spirv_free(m);
 }
 
+/* Variants per group size (docs/spirv-execution.md, "Group size"): the first compile is specialized to its launch's
+ * group size, a launch of another size gets the variant of any size, compiled once; every launch matches the
+ * interpreter, whichever variant runs it. */
+static void compiled_variants_per_group_size_match_the_interpreter(void **state) {
+    (void)state;
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("spirv_hoist");
+    zf_dprog *code = zt_decode(m, false, "spirv_hoist");
+    const uint32_t n = 48;
+    float *in = zt_buffer(&mem, n * n * 4), *out = zt_buffer(&mem, n * n * 4);
+    for (uint32_t i = 0; i < n * n; i++)
+        in[i] = (float)(i * 5 % 11) - 4.0f;
+    const void *values[] = {&in, &out, &n};
+    const uint64_t sizes[] = {8, 8, 4};
+    zt_launch first = {m, code, "hoist_stencil", values, sizes, n, 16, 0, &mem, n, 8};
+    zt_both_tiers(&first, out, n * n * 4, "groups of 16x8x1");
+    zt_launch other = {m, code, "hoist_stencil", values, sizes, n, 8, 0, &mem, n, 16};
+    zt_both_tiers(&other, out, n * n * 4, "any group size");
+    zt_launch third = {m, code, "hoist_stencil", values, sizes, n, 12, 0, &mem, n, 4};
+    zt_both_tiers(&third, out, n * n * 4, ""); /* the variant of any size again: nothing compiled */
+    assert_string_equal(zt_debug_text, "");
+    zt_both_tiers(&first, out, n * n * 4, "");
+    assert_string_equal(zt_debug_text, "");
+    for (uint32_t y = 1; y + 1 < n; y++)
+        for (uint32_t x = 1; x + 1 < n; x++) {
+            uint32_t i = y * n + x;
+            assert_true(out[i] == 4.0f * in[i] - in[i - 1] - in[i + 1] - in[i - n] - in[i + n]);
+        }
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
 /* Checks made once per wave (docs/spirv-execution.md, "Checks made per group"): on one thread, waves of several
  * groups, a run of groups whose wave box is proved at once, the waves of a row of groups that end past the buffers or
  * start below them (the stencil's first and last rows, the scale's last wave: proved group by group, the faults the
@@ -1493,6 +1526,7 @@ int main(void) {
         cmocka_unit_test(compiled_image_accesses_match_the_interpreter),
         cmocka_unit_test(compiled_checks_per_group_match_the_interpreter),
         cmocka_unit_test(compiled_checks_per_wave_match_the_interpreter),
+        cmocka_unit_test(compiled_variants_per_group_size_match_the_interpreter),
         cmocka_unit_test(compiled_tier_takes_the_corpus),
         cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),

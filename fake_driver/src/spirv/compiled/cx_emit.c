@@ -1291,7 +1291,7 @@ static bool zf_cx_declare(zf_cx_em *e, const uint8_t *seen) {
 }
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
-                uint32_t num_kinds, zf_cx_unit *out, char *why, size_t why_size) {
+                uint32_t num_kinds, const uint32_t *group_size, zf_cx_unit *out, char *why, size_t why_size) {
     zf_cx_em e = {.c = llvm,
                   .code = code,
                   .kernel = &code->kernels[kernel],
@@ -1299,6 +1299,8 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
                   .num_kinds = num_kinds,
                   .why = why,
                   .why_size = why_size};
+    for (int d = 0; group_size != NULL && d < 3; d++)
+        e.fixed_size[d] = group_size[d];
     memset(out, 0, sizeof *out);
     uint8_t *seen = calloc(code->num_funcs ? code->num_funcs : 1, 1);
     e.fns = calloc(code->num_funcs ? code->num_funcs : 1, sizeof *e.fns);

@@ -57,8 +57,23 @@ LLVMValueRef zf_cx_load_invariant(zf_cx_em *e, LLVMTypeRef t, LLVMValueRef p8) {
     return v;
 }
 
+/* The group's size in dimension d (3: its work-items) when the code is specialized to it, else 0. */
+static uint64_t zf_cx_fixed_size(const zf_cx_em *e, size_t offset) {
+    if (e->fixed_size[0] == 0)
+        return 0;
+    if (offset == offsetof(zf_cx_rt, group_items))
+        return e->fixed_size[0] * e->fixed_size[1] * e->fixed_size[2];
+    for (size_t d = 0; d < 3; d++)
+        if (offset == offsetof(zf_cx_rt, group_size) + 8 * d)
+            return e->fixed_size[d];
+    return 0;
+}
+
 /* A field of the run-time state. */
 LLVMValueRef zf_cx_rt_field(zf_cx_em *e, size_t offset, LLVMTypeRef t) {
+    uint64_t fixed = zf_cx_fixed_size(e, offset);
+    if (fixed != 0)
+        return LLVMConstInt(t, fixed, false);
     LLVMValueRef at = zf_cx_gep(e, e->rt, offset);
     if (offset == offsetof(zf_cx_rt, poll_period)) /* the hang detector shortens it while the wave runs */
         return zf_cx_load_ir(e, t, at);

@@ -102,7 +102,9 @@ struct zf_cx_kernel {
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when
- * the kernel uses something the tier does not compile, NULL and the reason. kinds: each parameter's zf_xarg_kind. */
+ * the kernel uses something the tier does not compile, NULL and the reason. kinds: each parameter's zf_xarg_kind;
+ * group_size: the only group size the code will run with (constants LLVM unrolls and vectorises with), or NULL for
+ * code that reads it at run time. */
 typedef struct zf_cx_unit {
     LLVMModuleRef module;
     zf_cx_block *blocks;
@@ -114,7 +116,7 @@ typedef struct zf_cx_unit {
 } zf_cx_unit;
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
-                uint32_t num_kinds, zf_cx_unit *out, char *why, size_t why_size);
+                uint32_t num_kinds, const uint32_t *group_size, zf_cx_unit *out, char *why, size_t why_size);
 
 /* The operand sizes of an instruction, SHUFFLE's from its component counts: the emitter stages operands by them and
  * zf_cx_lane_op lays them out by them. */
@@ -231,6 +233,7 @@ typedef struct zf_cx_em {
     const zf_dkernel *kernel;
     const zf_xarg_kind *kinds;
     uint32_t num_kinds;
+    uint64_t fixed_size[3]; /* the group size the code is specialized to; 0s: read from the state at run time */
     char *why;
     size_t why_size;
     bool failed;

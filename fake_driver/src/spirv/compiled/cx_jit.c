@@ -2,9 +2,12 @@
  *
  * ZEFAKE_EXEC picks the tier per launch: `interp` never compiles, `compiled` compiles every kernel the tier handles
  * at its first launch, `auto` (the default) compiles a kernel at its first launch of at least ZF_CX_AUTO_ITEMS
- * work-items and then runs every later launch compiled. Each kernel of a decoded form is compiled at most once: the
- * outcome (code, or the reason it runs in the interpreter) is kept with the form (zf_dprog.compiled), which belongs to
- * one module and device, and logged at debug level with the compile time.
+ * work-items and then runs every later launch compiled. The first compile of a kernel is specialized to that launch's
+ * group size (the sizes are constants in its code, as a GPU compiler or PoCL makes them, so that LLVM unrolls and
+ * vectorises the loops over a group's work-items); a launch with another group size gets a second variant that reads
+ * the size at run time, compiled once too. The outcome of each variant (code, or the reason it runs in the
+ * interpreter) is kept with the form (zf_dprog.compiled), which belongs to one module and device, and logged at debug
+ * level with the compile time.
  *
  * LLVM lives in a part of its own (cx_part.h), loaded at the first compile from the driver's directory: a process
  * that never compiles a kernel does not pay for loading LLVM. Without the part, kernels run in the interpreter. The
@@ -34,12 +37,20 @@
 
 enum { ZF_CX_UNTRIED = 0, ZF_CX_COMPILED, ZF_CX_INTERPRETED };
 
-typedef struct zf_cx_entry {
-    pthread_mutex_t lock;  /* held while the kernel is tried */
-    _Atomic uint8_t state; /* set under lock, read by launches without it */
+/* A kernel's code for one group size (or any). */
+typedef struct zf_cx_variant {
+    _Atomic uint8_t state; /* set under the entry's lock, read by launches without it */
     zf_cx_kernel kernel;
     zf_xarg_kind *kinds; /* the argument kinds it was compiled for */
     zf_cx_image *image;  /* the linked code */
+} zf_cx_variant;
+
+enum { ZF_CX_SPECIALIZED = 0, ZF_CX_GENERIC, ZF_CX_VARIANTS };
+
+typedef struct zf_cx_entry {
+    pthread_mutex_t lock; /* held while a variant is tried */
+    zf_cx_variant variants[ZF_CX_VARIANTS];
+    uint32_t group_size[3]; /* the specialized variant's, set before its state */
 } zf_cx_entry;
 
 struct zf_cx_cache {
@@ -236,13 +247,16 @@ static zf_cx_key zf_cx_form_key(const zf_dprog *code) {
     return key;
 }
 
-/* A kernel's key: the form's, the kernel, its argument kinds and the identity (zefake's version, the part's build,
- * the host CPU). */
-static zf_cx_key zf_cx_kernel_key(const struct zf_cx_cache *cache, const char *identity, const zf_xlaunch *launch) {
+/* A kernel's key: the form's, the kernel, the group size it is specialized to (0s for any), its argument kinds and
+ * the identity (zefake's version, the part's build, the host CPU). */
+static zf_cx_key zf_cx_kernel_key(const struct zf_cx_cache *cache, const char *identity, const zf_xlaunch *launch,
+                                  const uint32_t *group_size) {
+    static const uint32_t any[3] = {0, 0, 0};
     zf_cx_key key = cache->form;
     for (int half = 0; half < 2; half++) {
         uint64_t *h = half == 0 ? &key.a : &key.b;
         *h = zf_fnv1a(&launch->kernel, sizeof launch->kernel, *h);
+        *h = zf_fnv1a(group_size != NULL ? group_size : any, sizeof any, *h);
         for (uint32_t k = 0; k < launch->num_args; k++)
             *h = zf_fnv1a(&launch->args[k].kind, sizeof launch->args[k].kind, *h);
         *h = zf_fnv1a(identity, strlen(identity), *h);
@@ -276,8 +290,8 @@ static bool zf_cx_from_disk(const zf_xlaunch *launch, const char *dir, zf_cx_key
     return true;
 }
 
-/* Links the object and makes it the entry's code. */
-static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_entry *entry, char *why, size_t why_size) {
+/* Links the object and makes it the variant's code. */
+static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_variant *entry, char *why, size_t why_size) {
     uint64_t address = 0;
     entry->image = zf_cx_elf_load(object->bytes, object->size, symbol, zf_cx_helper_table,
                                   sizeof zf_cx_helper_table / sizeof zf_cx_helper_table[0], &address, why, why_size);
@@ -294,7 +308,7 @@ static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_entry 
     return true;
 }
 
-static bool zf_cx_keep_kinds(zf_cx_entry *entry, const zf_xlaunch *launch) {
+static bool zf_cx_keep_kinds(zf_cx_variant *entry, const zf_xlaunch *launch) {
     entry->kinds = calloc(launch->num_args ? launch->num_args : 1, sizeof *entry->kinds);
     if (entry->kinds == NULL)
         return false;
@@ -306,7 +320,7 @@ static bool zf_cx_keep_kinds(zf_cx_entry *entry, const zf_xlaunch *launch) {
 
 /* The kernel's code from the disk cache (the part is not loaded), ZF_CX_UNTRIED when it holds none. */
 static uint8_t zf_cx_try_disk(const zf_xlaunch *launch, zf_cx_key key, const char *dir, const char *symbol,
-                              zf_cx_entry *entry, char *why, size_t why_size) {
+                              zf_cx_variant *entry, char *why, size_t why_size) {
     zf_cx_object object = {0};
     uint8_t state = ZF_CX_UNTRIED;
     if (!zf_cx_from_disk(launch, dir, key, &object))
@@ -321,14 +335,14 @@ static uint8_t zf_cx_try_disk(const zf_xlaunch *launch, zf_cx_key key, const cha
 }
 
 /* The kernel compiled by the part, and written to the disk cache when there is one. */
-static uint8_t zf_cx_try_part(const zf_xlaunch *launch, zf_cx_key key, const char *dir, const char *symbol,
-                              zf_cx_entry *entry, char *why, size_t why_size) {
+static uint8_t zf_cx_try_part(const zf_xlaunch *launch, const uint32_t *group_size, zf_cx_key key, const char *dir,
+                              const char *symbol, zf_cx_variant *entry, char *why, size_t why_size) {
     const zf_cx_part *part = zf_cx_part_get(why, why_size);
     if (part == NULL)
         return ZF_CX_INTERPRETED;
     zf_cx_object object = {0};
-    if (!part->compile(launch->program.code, launch->kernel, entry->kinds, launch->num_args, symbol, &object, why,
-                       why_size))
+    if (!part->compile(launch->program.code, launch->kernel, entry->kinds, launch->num_args, group_size, symbol,
+                       &object, why, why_size))
         return ZF_CX_INTERPRETED;
     char failed[4400];
     if (dir != NULL && !zf_cx_disk_write(dir, key, &object, failed, sizeof failed))
@@ -338,9 +352,9 @@ static uint8_t zf_cx_try_part(const zf_xlaunch *launch, zf_cx_key key, const cha
     return ok ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
 }
 
-/* The kernel's code from the disk cache, else compiled; where it came from in *source. */
-static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_entry *entry,
-                            const char **source, char *why, size_t why_size) {
+/* A variant's code from the disk cache, else compiled; where it came from in *source. */
+static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch, const uint32_t *group_size,
+                            zf_cx_variant *entry, const char **source, char *why, size_t why_size) {
     const char *identity = zf_cx_identity(why, why_size);
     if (identity == NULL)
         return ZF_CX_INTERPRETED;
@@ -348,14 +362,14 @@ static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch,
         snprintf(why, why_size, "out of host memory");
         return ZF_CX_INTERPRETED;
     }
-    zf_cx_key key = zf_cx_kernel_key(cache, identity, launch);
+    zf_cx_key key = zf_cx_kernel_key(cache, identity, launch, group_size);
     char symbol[64], dir[4096];
     zf_cx_disk_symbol(key, symbol, sizeof symbol);
     bool disk = (cache->form.a | cache->form.b) != 0 && zf_cx_disk_dir(dir, sizeof dir);
     uint8_t state = disk ? zf_cx_try_disk(launch, key, dir, symbol, entry, why, why_size) : ZF_CX_UNTRIED;
     *source = state == ZF_CX_COMPILED ? "from the cache" : "";
     if (state == ZF_CX_UNTRIED)
-        state = zf_cx_try_part(launch, key, disk ? dir : NULL, symbol, entry, why, why_size);
+        state = zf_cx_try_part(launch, group_size, key, disk ? dir : NULL, symbol, entry, why, why_size);
     return state;
 }
 
@@ -381,7 +395,7 @@ static struct zf_cx_cache *zf_cx_cache_of(zf_dprog *code) {
     return cache;
 }
 
-static bool zf_cx_kinds_match(const zf_cx_entry *entry, const zf_xlaunch *launch) {
+static bool zf_cx_kinds_match(const zf_cx_variant *entry, const zf_xlaunch *launch) {
     if (entry->kernel.num_params != launch->num_args)
         return false;
     for (uint32_t k = 0; k < launch->num_args; k++)
@@ -390,37 +404,57 @@ static bool zf_cx_kinds_match(const zf_cx_entry *entry, const zf_xlaunch *launch
     return true;
 }
 
-/* A decided kernel's code (NULL: it runs in the interpreter), read without the lock; false while undecided. */
+static bool zf_cx_size_matches(const zf_cx_entry *entry, const zf_xlaunch *launch) {
+    return memcmp(entry->group_size, launch->group_size, sizeof entry->group_size) == 0;
+}
+
+/* The variant a launch runs with: the specialized one while it is undecided, failed or of the launch's group size. */
+static uint32_t zf_cx_variant_for(const zf_cx_entry *entry, const zf_xlaunch *launch) {
+    /* acquire: a variant seen decided is seen with its code, argument kinds and group size */
+    uint8_t first = atomic_load_explicit(&entry->variants[ZF_CX_SPECIALIZED].state, memory_order_acquire);
+    return first != ZF_CX_COMPILED || zf_cx_size_matches(entry, launch) ? ZF_CX_SPECIALIZED : ZF_CX_GENERIC;
+}
+
+/* A decided variant's code for the launch (NULL: it runs in the interpreter), read without the lock; false while the
+ * variant it needs is undecided. */
 static bool zf_cx_decided(const zf_dprog *code, const zf_xlaunch *launch, const zf_cx_kernel **out) {
     struct zf_cx_cache *cache = __atomic_load_n(&code->compiled, __ATOMIC_ACQUIRE);
     if (cache == NULL || launch->kernel >= cache->num_kernels)
         return false;
     zf_cx_entry *entry = &cache->entries[launch->kernel];
-    /* acquire: a kernel seen COMPILED is seen with its code and argument kinds */
-    uint8_t state = atomic_load_explicit(&entry->state, memory_order_acquire);
+    zf_cx_variant *variant = &entry->variants[zf_cx_variant_for(entry, launch)];
+    uint8_t state = atomic_load_explicit(&variant->state, memory_order_acquire);
     if (state == ZF_CX_UNTRIED)
         return false;
-    *out = state == ZF_CX_COMPILED && zf_cx_kinds_match(entry, launch) ? &entry->kernel : NULL;
+    *out = state == ZF_CX_COMPILED && zf_cx_kinds_match(variant, launch) ? &variant->kernel : NULL;
     return true;
 }
 
-/* Decides the launch's kernel when it is untried (its lock held). */
-static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_entry *entry) {
+/* Decides the launch's variant when it is untried (the entry's lock held). */
+static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_entry *entry, uint32_t which) {
     char why[4500] = "";
     const char *source = "";
     uint64_t start = zf_cx_now_us();
-    uint8_t state = zf_cx_decide(cache, launch, entry, &source, why, sizeof why);
-    atomic_store_explicit(&entry->state, state, memory_order_release);
+    zf_cx_variant *variant = &entry->variants[which];
+    if (which == ZF_CX_SPECIALIZED)
+        memcpy(entry->group_size, launch->group_size, sizeof entry->group_size);
+    uint8_t state = zf_cx_decide(cache, launch, which == ZF_CX_SPECIALIZED ? entry->group_size : NULL, variant, &source,
+                                 why, sizeof why);
+    atomic_store_explicit(&variant->state, state, memory_order_release);
+    char size[96] = "any group size";
+    if (which == ZF_CX_SPECIALIZED)
+        snprintf(size, sizeof size, "groups of %ux%ux%u", entry->group_size[0], entry->group_size[1],
+                 entry->group_size[2]);
     char regions[96] = "";
-    if (state == ZF_CX_COMPILED && entry->kernel.num_regions > 0)
-        snprintf(regions, sizeof regions, ", barriers: %u regions", entry->kernel.num_regions);
-    else if (state == ZF_CX_COMPILED && entry->kernel.num_proven > 0)
-        snprintf(regions, sizeof regions, ", %u access%s checked per group", entry->kernel.num_proven,
-                 entry->kernel.num_proven == 1 ? "" : "es");
+    if (state == ZF_CX_COMPILED && variant->kernel.num_regions > 0)
+        snprintf(regions, sizeof regions, ", barriers: %u regions", variant->kernel.num_regions);
+    else if (state == ZF_CX_COMPILED && variant->kernel.num_proven > 0)
+        snprintf(regions, sizeof regions, ", %u access%s checked per group", variant->kernel.num_proven,
+                 variant->kernel.num_proven == 1 ? "" : "es");
     if (state == ZF_CX_COMPILED)
-        zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%u blocks%s%s%s)", launch->name,
-                    (double)(zf_cx_now_us() - start) / 1000.0, entry->kernel.num_blocks, source[0] ? ", " : "", source,
-                    regions);
+        zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%s, %u blocks%s%s%s)", launch->name,
+                    (double)(zf_cx_now_us() - start) / 1000.0, size, variant->kernel.num_blocks, source[0] ? ", " : "",
+                    source, regions);
     else
         zf_cx_debug(launch, "kernel '%s': runs in the interpreter: %s", launch->name, why);
 }
@@ -437,14 +471,15 @@ const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch) {
     uint64_t items = (uint64_t)launch->group_size[0] * launch->group_size[1] * launch->group_size[2] *
                      launch->groups[0] * launch->groups[1] * launch->groups[2];
     if (mode == ZF_CX_AUTO && items < ZF_CX_AUTO_ITEMS)
-        return NULL; /* small launches of an untried kernel do not compile it */
+        return NULL; /* small launches of an untried variant do not compile it */
     struct zf_cx_cache *cache = zf_cx_cache_of(code);
     if (cache == NULL || launch->kernel >= cache->num_kernels)
         return NULL;
     zf_cx_entry *entry = &cache->entries[launch->kernel];
     pthread_mutex_lock(&entry->lock);
-    if (atomic_load_explicit(&entry->state, memory_order_relaxed) == ZF_CX_UNTRIED)
-        zf_cx_try(cache, launch, entry);
+    uint32_t which = zf_cx_variant_for(entry, launch);
+    if (atomic_load_explicit(&entry->variants[which].state, memory_order_relaxed) == ZF_CX_UNTRIED)
+        zf_cx_try(cache, launch, entry, which);
     pthread_mutex_unlock(&entry->lock);
     zf_cx_decided(code, launch, &result);
     return result;
@@ -455,9 +490,11 @@ void zf_cx_cache_free(struct zf_cx_cache *cache) {
         return;
     for (uint32_t k = 0; k < cache->num_kernels; k++) {
         zf_cx_entry *entry = &cache->entries[k];
-        zf_cx_elf_unload(entry->image);
-        free(entry->kernel.blocks);
-        free(entry->kinds);
+        for (uint32_t v = 0; v < ZF_CX_VARIANTS; v++) {
+            zf_cx_elf_unload(entry->variants[v].image);
+            free(entry->variants[v].kernel.blocks);
+            free(entry->variants[v].kinds);
+        }
         pthread_mutex_destroy(&entry->lock);
     }
     free(cache->entries);

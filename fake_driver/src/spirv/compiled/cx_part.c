@@ -112,14 +112,15 @@ static bool zf_cx_codegen(LLVMModuleRef module, LLVMTargetMachineRef tm, zf_cx_o
 }
 
 static bool zf_cx_part_compile(const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds, uint32_t num_kinds,
-                               const char *symbol, zf_cx_object *out, char *why, size_t why_size) {
+                               const uint32_t *group_size, const char *symbol, zf_cx_object *out, char *why,
+                               size_t why_size) {
     *out = (zf_cx_object){0};
     LLVMTargetMachineRef tm = zf_cx_target_machine(why, why_size);
     if (tm == NULL)
         return false;
     LLVMContextRef llvm = LLVMContextCreate();
     zf_cx_unit unit;
-    bool ok = zf_cx_emit(llvm, code, kernel, kinds, num_kinds, &unit, why, why_size);
+    bool ok = zf_cx_emit(llvm, code, kernel, kinds, num_kinds, group_size, &unit, why, why_size);
     if (ok) {
         out->blocks = unit.blocks;
         out->num_blocks = unit.num_blocks;

@@ -8,7 +8,7 @@
 
 #include "cx_internal.h"
 
-#define ZF_CX_PART_ABI   2u
+#define ZF_CX_PART_ABI   3u
 #define ZF_CX_PART_FILE  "libze_fake_cx.so"
 #define ZF_CX_PART_ENTRY "zf_cx_part_entry"
 
@@ -37,10 +37,11 @@ typedef struct zf_cx_part {
     const char *version; /* zefake's version it was built with */
     /* Initializes LLVM (once; later calls answer the first outcome). */
     bool (*start)(const zf_cx_host *host, char *why, size_t why_size);
-    /* Emits, optimizes and compiles a kernel to an object; false with why when it runs in the interpreter. Compiles
-     * of different kernels may run at once on different threads. */
+    /* Emits, optimizes and compiles a kernel to an object, specialized to group_size unless NULL (zf_cx_emit);
+     * false with why when it runs in the interpreter. Compiles of different kernels may run at once on different
+     * threads. */
     bool (*compile)(const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds, uint32_t num_kinds,
-                    const char *symbol, zf_cx_object *out, char *why, size_t why_size);
+                    const uint32_t *group_size, const char *symbol, zf_cx_object *out, char *why, size_t why_size);
 } zf_cx_part;
 
 typedef const zf_cx_part *(*zf_cx_part_entry_fn)(void);
