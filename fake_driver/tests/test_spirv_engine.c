@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -62,6 +63,7 @@ static uint8_t *zt_serialize(const zf_dprog *prog, size_t *size) {
 typedef struct zt_mem {
     uintptr_t base[8];
     size_t size[8];
+    size_t mapped[8]; /* bytes mapped with mmap (a guarded buffer), 0 for the heap */
     unsigned count;
 } zt_mem;
 
@@ -85,13 +87,34 @@ static void *zt_buffer(zt_mem *mem, size_t size) {
     assert_non_null(p);
     memset(p, 0, (size + 63) / 64 * 64 + 64);
     mem->base[mem->count] = (uintptr_t)p;
+    mem->mapped[mem->count] = 0;
+    mem->size[mem->count++] = size;
+    return p;
+}
+
+/* A buffer followed by `guard` bytes mapped without access: a stray access there meets the same mapping in every run,
+ * whatever the heap did in between (a heap address past a buffer may be unmapped in one run and mapped in the next,
+ * and the fault names which). */
+static void *zt_guarded_buffer(zt_mem *mem, size_t size, size_t guard) {
+    assert_true(mem->count < 8);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), body = (size + page - 1) / page * page;
+    guard = (guard + page - 1) / page * page;
+    uint8_t *p = mmap(NULL, body + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    assert_int_equal(mprotect(p + body, guard, PROT_NONE), 0);
+    mem->base[mem->count] = (uintptr_t)p;
+    mem->mapped[mem->count] = body + guard;
     mem->size[mem->count++] = size;
     return p;
 }
 
 static void zt_mem_free(zt_mem *mem) {
-    for (unsigned i = 0; i < mem->count; i++)
-        free((void *)mem->base[i]);
+    for (unsigned i = 0; i < mem->count; i++) {
+        if (mem->mapped[i] != 0)
+            munmap((void *)mem->base[i], mem->mapped[i]);
+        else
+            free((void *)mem->base[i]);
+    }
     mem->count = 0;
 }
 
@@ -817,12 +840,14 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     const void *private_values[] = {&out, NULL};
     const uint64_t private_sizes[] = {8, 32 * 4};
     zt_local_both("private_across_barriers", private_values, private_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
-    /* Bail points: faults in the middle of a group's regions, and no fault (every access inside its window). */
+    /* Bail points: faults in the middle of a group's regions, and no fault (every access inside its window). The stray
+     * store lands 100000 elements past `bailed`, in its guard. */
+    int32_t *bailed = zt_guarded_buffer(&mem, 96 * 4, (100000 + 96) * 4);
     const uint32_t bails[3][2] = {{45, 70}, {13, 13}, {1000, 1000}};
     for (int k = 0; k < 3; k++) {
-        const void *bail_values[] = {&out, NULL, &bails[k][0], &bails[k][1]};
+        const void *bail_values[] = {&bailed, NULL, &bails[k][0], &bails[k][1]};
         const uint64_t bail_sizes[] = {8, 32 * 4, 4, 4};
-        zt_local_both("barrier_bails", bail_values, bail_sizes, 96, 32, &mem, out, 96 * 4, "");
+        zt_local_both("barrier_bails", bail_values, bail_sizes, 96, 32, &mem, bailed, 96 * 4, "");
     }
     /* ZEFAKE_EXEC=auto compiles a launch of 65536 work-items with barriers. */
     float *big = zt_buffer(&mem, 65536 * 4), *partial = zt_buffer(&mem, 256 * 4);
