@@ -56,7 +56,7 @@ static void spirv_printf_writes_to_stdout(void **state) {
         if (at == NULL || strstr(at + 1, want) != NULL)
             zc_fail("work-item %d did not print \"%s\" once; stdout:\n%s", i, want, child.out);
     }
-    snprintf(want, sizeof want, "%%done %ld %e %g %.3f,%.3f\n", -5L, 1234.5, 0.125, 1.0, -2.5);
+    snprintf(want, sizeof want, "%%done %ld %e %g %.3f,%.3f %.2f\n", -5L, 1234.5, 0.125, 1.0, -2.5, 1.5);
     if (strstr(child.out, want) == NULL)
         zc_fail("work-item 0 did not print \"%s\"; stdout:\n%s", want, child.out);
     zc_child_free(&child);

@@ -6,5 +6,5 @@ kernel void printer(global const int *values, float scale)
     printf("item %d: %5.2f %#x [%-4s] %c %v4hhd|%03u\n", i, scale * i, values[i], "ok", 'A' + i,
            (char4)((char)i, -1, 2, 3), (uint)i * 7);
     if (i == 0)
-        printf("%%done %ld %e %g %.3v2hlf\n", (long)-5, 1234.5, 0.125, (float2)(1.0f, -2.5f));
+        printf("%%done %ld %e %g %.3v2hlf %.2f\n", (long)-5, 1234.5, 0.125, (float2)(1.0f, -2.5f), scale);
 }

@@ -37,7 +37,7 @@ static const char *const zt_corpus[] = {
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 /* How many of the corpus's kernels the compiled tier takes at least (compiled_tier_takes_the_corpus). */
-#define ZT_CORPUS_COMPILED 106u
+#define ZT_CORPUS_COMPILED 109u
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -797,7 +797,8 @@ static void zt_cache_set_version(const char *path, char version) {
 
 /* Kernels with barriers run compiled region by region (docs/spirv-execution.md, "How a work-group runs"): barriers
  * in loops and branches of uniform control flow, in a function the kernel calls, a tiled GEMM in two dimensions, a
- * private array live across barriers, and a barrier only some work-items reach, which the log reports. */
+ * private array live across barriers, async_work_group_copy (its operands live across barriers too), and a barrier
+ * only some work-items reach, which the log reports. */
 static void compiled_tier_runs_barriers_region_by_region(void **state) {
     (void)state;
     zt_mem mem = {0};
@@ -837,6 +838,14 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
         const uint64_t paths_sizes[] = {8, 32 * 4, 4, 4};
         zt_local_both("barrier_paths", paths_values, paths_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
     }
+    /* async_work_group_copy in and strided out, around a barrier: made by the group's first work-item. */
+    float *copied = zt_buffer(&mem, 96 * 4), *strided = zt_buffer(&mem, 96 * 4);
+    for (uint32_t i = 0; i < 96; i++)
+        copied[i] = (float)i * 0.25f;
+    const void *copy_values[] = {&copied, &strided, NULL};
+    const uint64_t copy_sizes[] = {8, 8, 32 * 4};
+    zt_local_both("async_copy", copy_values, copy_sizes, 96, 32, &mem, strided, 96 * 4, "regions)");
+    assert_true(strided[1 * 3] == copied[1] * 2.0f + 1.0f); /* element 1 of group 0 lands at 1 x 3 groups */
     const void *private_values[] = {&out, NULL};
     const uint64_t private_sizes[] = {8, 32 * 4};
     zt_local_both("private_across_barriers", private_values, private_sizes, 96, 32, &mem, out, 96 * 4, "regions)");

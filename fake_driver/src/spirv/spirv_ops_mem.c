@@ -469,7 +469,7 @@ void zf_h_asynccopy(zf_x *x, const zf_dinst *in) {
     uint32_t size = in->size, items = x->ctx->group_items, sub = x->ctx->subgroup_size;
     uint64_t last = UINT64_MAX;
     ZF_LANES(x, {
-        event[l] = given[l] != 0 ? given[l] : 1;
+        event[l] = zf_async_event(given[l]);
         /* The group (or sub-group) of the lane: lanes of one are contiguous and come in order. */
         uint64_t key = in->type ? (uint64_t)(l / items) << 32 | (l % items) / sub : l / items;
         if (key == last)

@@ -553,7 +553,7 @@ void zf_h_callp(zf_x *x, const zf_dinst *in) {
     const uint8_t *ptrs = zf_reg(x, in->a);
     uint32_t remaining = x->n, *todo = x->scratch;
     memcpy(todo, x->lanes, x->n * sizeof *todo);
-    /* the compiled tier calls for one work-item at a time (zf_cx_callp): no allocation for so few */
+    /* the compiled tier calls for one work-item at a time (zf_cx_list_op): no allocation for so few */
     uint32_t few[64], *group = x->n <= 64 ? few : malloc(x->n * sizeof *group);
     if (group == NULL) {
         ZF_LANES(x, zf_fault(x, l, "out of host memory for an indirect call"));

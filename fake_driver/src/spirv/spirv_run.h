@@ -95,6 +95,11 @@ static inline uint64_t zf_private_offset(uint64_t addr) {
     return addr & ((1u << ZF_PRIVATE_OFFSET_BITS) - 1);
 }
 
+/* The event an async_work_group_copy returns: the one it was given, else a new one (never 0, the null event). */
+static inline uint64_t zf_async_event(uint64_t given) {
+    return given != 0 ? given : 1;
+}
+
 /* A function pointer resolved on this thread. */
 typedef struct zf_resolved {
     uint64_t address;
@@ -131,7 +136,7 @@ typedef struct zf_ctx {
     size_t cap_wave, cap_local, cap_byval;
     uint8_t *local_store, *byval_store;
     uint32_t depth;
-    /* A work-item of compiled code calls through a function pointer alone (zf_cx_callp): a barrier the callee
+    /* A work-item of compiled code calls through a function pointer alone (zf_cx_list_op): a barrier the callee
      * reaches cannot wait for the rest of its group there. */
     bool lone_call;
     zf_region *regions;

@@ -577,6 +577,7 @@ static void zf_run_wave(zf_ctx *ctx, const zf_launch_plan *plan, uint64_t wave) 
         memset(ctx->local, 0, ctx->local_stride * ctx->groups_per_wave);
     if (plan->compiled != NULL) {
         zf_cx_run_wave(ctx, plan->compiled, plan->local_offsets, plan->byval_offsets);
+        zf_flush_output(ctx);
         return;
     }
     zf_fill_builtins(ctx, code, lanes);

@@ -99,6 +99,9 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     case ZF_X_CALLP: /* and no function of the program it may call waits at a barrier: zf_cx_check_visit */
         return in->size > ZF_CX_SCRATCH_SLOT ? "a call through a function pointer with a result larger than 256 bytes"
                                              : NULL;
+    case ZF_X_PRINTF:
+    case ZF_X_ASYNCCOPY:
+        return NULL;
     default:
         break;
     }
@@ -247,7 +250,9 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
         zf_cx_call_inst(e, in);
         return;
     case ZF_X_CALLP:
-        zf_cx_callp_inst(e, in);
+    case ZF_X_PRINTF:
+    case ZF_X_ASYNCCOPY:
+        zf_cx_list_inst(e, in);
         return;
     case ZF_X_IMAGE:
         zf_cx_image_access(e, in);
@@ -1092,7 +1097,7 @@ static bool zf_cx_barrier_visit(void *state, const zf_dprog *code, uint32_t func
 }
 
 /* Whether a function whose pointer the program takes, or one it calls, waits at a work-group barrier: a call through
- * a function pointer runs its callee for one work-item (zf_cx_callp), which cannot wait for the others there. */
+ * a function pointer runs its callee for one work-item (zf_cx_list_op), which cannot wait for the others there. */
 static bool zf_cx_pointer_targets_wait(const zf_dprog *code) {
     uint8_t *seen = calloc(code->num_funcs ? code->num_funcs : 1, 1);
     bool found = seen == NULL; /* out of memory: as if they did, the interpreter runs the kernel */

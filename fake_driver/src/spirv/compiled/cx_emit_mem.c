@@ -494,6 +494,10 @@ static void zf_cx_live_inst(const zf_cx_em *e, const zf_dinst *in, uint64_t *set
         uint32_t bytes = aux[3 + 4 * t + 1];
         zf_cx_bits(set, aux[3 + 4 * t], bytes == 8 || bytes == 4 || bytes == 2 ? bytes : 1, true);
     }
+    zf_ref ref;
+    uint32_t bytes;
+    for (uint32_t k = 0; zf_cx_list_operand(e->code, in, k, &ref, &bytes); k++)
+        zf_cx_bits(set, ref, bytes, true);
 }
 
 /* What the block's successors need, through the copies of its edges. */

@@ -593,33 +593,36 @@ static void zf_cx_scratch_call(zf_cx_em *e, const zf_dinst *in, bool on_lane) {
         zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, s.dst);
 }
 
-/* A call through a function pointer: the pointer at the scratch's operand a, the arguments held in the frame packed
- * in their order, the result at the scratch (zf_cx_callp). */
-void zf_cx_callp_inst(zf_cx_em *e, const zf_dinst *in) {
-    const uint32_t *aux = e->code->aux + in->aux;
+/* An instruction with a list of operands (a call through a function pointer, printf, async_work_group_copy): those
+ * in the frame or the wave area (which compiled code does not fill) packed in their order, the result at the scratch
+ * (zf_cx_list_op). */
+static bool zf_cx_packed(zf_ref ref) {
+    return ref != ZF_REF_NONE && (ZF_REF_AREA(ref) == ZF_AREA_FRAME || ZF_REF_AREA(ref) == ZF_AREA_WAVE);
+}
+
+void zf_cx_list_inst(zf_cx_em *e, const zf_dinst *in) {
+    zf_ref ref;
+    uint32_t bytes;
     uint64_t packed = 0;
-    for (uint32_t i = 0; i < aux[0]; i++)
-        packed += ZF_REF_AREA(aux[1 + 2 * i]) == ZF_AREA_FRAME ? aux[2 + 2 * i] : 0;
+    for (uint32_t k = 0; zf_cx_list_operand(e->code, in, k, &ref, &bytes); k++)
+        packed += zf_cx_packed(ref) ? bytes : 0;
     LLVMValueRef args = zf_cx_alloca(e, packed ? packed : 1);
     packed = 0;
-    for (uint32_t i = 0; i < aux[0]; i++) {
-        zf_ref ref = aux[1 + 2 * i];
-        uint32_t bytes = aux[2 + 2 * i];
-        if (ZF_REF_AREA(ref) != ZF_AREA_FRAME)
+    for (uint32_t k = 0; zf_cx_list_operand(e->code, in, k, &ref, &bytes); k++) {
+        if (!zf_cx_packed(ref))
             continue;
         zf_cx_move(e, zf_cx_gep(e, args, packed), zf_cx_reg(e, ref, bytes), bytes);
         packed += bytes;
     }
-    zf_cx_move(e, zf_cx_gep(e, e->scratch, ZF_CX_SCRATCH_SLOT), zf_cx_reg(e, in->a, 8), 8);
     LLVMTypeRef params[5] = {e->p8, e->p8, e->p8, e->i64, e->p8};
     LLVMValueRef call[5] = {e->rt, zf_cx_inst_ref(e, in), e->scratch, e->lane, args};
-    LLVMValueRef killed = zf_cx_call(e, ZF_CX_HELPER(zf_cx_callp), e->i32, params, 5, call);
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "called");
+    LLVMValueRef killed = zf_cx_call(e, ZF_CX_HELPER(zf_cx_list_op), e->i32, params, 5, call);
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "listed");
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, killed, LLVMConstInt(e->i32, 0, false), ""),
                     zf_cx_fault_edge(e), next);
     LLVMPositionBuilderAtEnd(e->b, next);
-    if (in->dst != ZF_REF_NONE && in->size > 0)
-        zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, in->size);
+    if (in->dst != ZF_REF_NONE && zf_cx_list_result(in) > 0)
+        zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, zf_cx_list_result(in));
 }
 
 void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in) {

@@ -131,6 +131,53 @@ static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_oper
     return true;
 }
 
+/* The registers an instruction with a list of operands reads (a call through a function pointer, printf,
+ * async_work_group_copy: zf_cx_list_op): operand k, 0 being its operand a and then those its aux names, and its size;
+ * false past the last. The aux was checked with the form (spirv_form.c). */
+static inline bool zf_cx_is_list_op(uint32_t op) {
+    return op == ZF_X_CALLP || op == ZF_X_PRINTF || op == ZF_X_ASYNCCOPY;
+}
+
+static inline bool zf_cx_list_operand(const zf_dprog *code, const zf_dinst *in, uint32_t k, zf_ref *ref,
+                                      uint32_t *bytes) {
+    const uint32_t *aux = code->aux + in->aux;
+    if (!zf_cx_is_list_op(in->op))
+        return false;
+    if (k == 0) {
+        *ref = in->op == ZF_X_PRINTF ? ZF_REF_NONE : in->a;
+        *bytes = 8; /* the function pointer; the event the copy is given */
+        return true;
+    }
+    k--;
+    switch (in->op) {
+    case ZF_X_CALLP:
+        if (k >= aux[0])
+            return false;
+        *ref = aux[1 + 2 * k];
+        *bytes = aux[2 + 2 * k];
+        return true;
+    case ZF_X_PRINTF:
+        if (k > aux[1])
+            return false;
+        *ref = k == 0 ? aux[0] : aux[2 + 4 * (k - 1)];
+        *bytes = k == 0 ? 8 : aux[2 + 4 * (k - 1) + 3];
+        return true;
+    case ZF_X_ASYNCCOPY:
+        if (k >= 4)
+            return false;
+        *ref = aux[k];
+        *bytes = k < 2 ? 8 : aux[2 + k];
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The size of the result of such an instruction. */
+static inline uint32_t zf_cx_list_result(const zf_dinst *in) {
+    return in->op == ZF_X_CALLP ? in->size : in->op == ZF_X_PRINTF ? 4 : 8;
+}
+
 /* ---- helpers called by the generated code (cx_run.c) ----
  * Generated code names them (ZF_CX_HELPER) and the JIT binds each name of ZF_CX_HELPERS to its address in the
  * process that loads the code (cx_jit.c): a new helper must be listed there. */
@@ -138,7 +185,7 @@ static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_oper
     X(zf_cx_mem)                                                                                                       \
     X(zf_cx_pure)                                                                                                      \
     X(zf_cx_lane_op)                                                                                                   \
-    X(zf_cx_callp)                                                                                                     \
+    X(zf_cx_list_op)                                                                                                   \
     X(zf_cx_var_slot)                                                                                                  \
     X(zf_cx_slots_mark)                                                                                                \
     X(zf_cx_slots_pop)                                                                                                 \
@@ -169,10 +216,11 @@ void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch);
  * output pointers), with the interpreter's handler on work-item `lane`, operands and result as for zf_cx_pure;
  * nonzero when the work-item faulted. */
 uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane);
-/* A call through a function pointer (CALLP) for work-item `lane` alone, with the interpreter's handler: the pointer at
- * scratch + 256, the arguments the frame holds packed in their order at `args`, the result at scratch; nonzero when
- * the work-item faulted. */
-uint32_t zf_cx_callp(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args);
+/* An instruction with a list of operands (zf_cx_list_operand) for work-item `lane` alone, with the interpreter's
+ * handler: the operands the frame holds packed in their order at `args`, the result at scratch; nonzero when the
+ * work-item faulted. An async_work_group_copy is made by the first work-item of its group (or sub-group), which runs
+ * first; the others only take its event. */
+uint32_t zf_cx_list_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args);
 /* Private variables: a new slot for the work-item's copy at base + in->aux (its private address, 0 after a fault),
  * the slots in use, and dropping those above a mark. */
 uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base);
@@ -342,7 +390,7 @@ LLVMValueRef zf_cx_reg(zf_cx_em *e, zf_ref ref, uint32_t size);
 LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref);
 void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in);
-void zf_cx_callp_inst(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_list_inst(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);

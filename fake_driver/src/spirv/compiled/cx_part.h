@@ -8,7 +8,7 @@
 
 #include "cx_internal.h"
 
-#define ZF_CX_PART_ABI   3u
+#define ZF_CX_PART_ABI   4u
 #define ZF_CX_PART_FILE  "libze_fake_cx.so"
 #define ZF_CX_PART_ENTRY "zf_cx_part_entry"
 

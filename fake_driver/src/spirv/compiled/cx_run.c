@@ -29,7 +29,8 @@ typedef struct zf_cx_thread {
     uint8_t *bail; /* the frames of a work-item that bailed, as zf_cx_bail_area lays them out */
     uint64_t *states;
     uint8_t *lane_area; /* zf_cx_lane_op: the operands in the interpreter's layout, and its per-lane arrays */
-    uint8_t *call_area; /* zf_cx_callp: the frame bytes a call reads and writes, in the interpreter's layout */
+    uint8_t
+        *call_area; /* zf_cx_list_op: the frame bytes an instruction reads and writes, in the interpreter's layout */
     zf_cx_texsite *texsites;
     size_t call_bytes;
 } zf_cx_thread;
@@ -337,54 +338,69 @@ uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint6
     return 0;
 }
 
-/* The frame bytes a call through a function pointer reads and writes: its pointer, arguments and result where they
- * are frame registers. */
-static size_t zf_cx_call_frame(const zf_dinst *in, const uint32_t *aux) {
-    size_t need = ZF_REF_AREA(in->a) == ZF_AREA_FRAME ? ZF_REF_OFFSET(in->a) + 8u : 0;
-    if (in->dst != ZF_REF_NONE && ZF_REF_AREA(in->dst) == ZF_AREA_FRAME && ZF_REF_OFFSET(in->dst) + in->size > need)
-        need = ZF_REF_OFFSET(in->dst) + in->size;
-    for (uint32_t i = 0; i < aux[0]; i++)
-        if (ZF_REF_AREA(aux[1 + 2 * i]) == ZF_AREA_FRAME && ZF_REF_OFFSET(aux[1 + 2 * i]) + aux[2 + 2 * i] > need)
-            need = ZF_REF_OFFSET(aux[1 + 2 * i]) + aux[2 + 2 * i];
+/* The frame bytes an instruction with a list of operands reads and writes: its operands and result where they are
+ * frame registers. */
+static size_t zf_cx_list_frame(const zf_dprog *code, const zf_dinst *in) {
+    size_t need = 0;
+    zf_ref ref;
+    uint32_t bytes;
+    for (uint32_t k = 0; zf_cx_list_operand(code, in, k, &ref, &bytes); k++)
+        if (ref != ZF_REF_NONE && ZF_REF_AREA(ref) == ZF_AREA_FRAME && ZF_REF_OFFSET(ref) + (size_t)bytes > need)
+            need = ZF_REF_OFFSET(ref) + (size_t)bytes;
+    if (in->dst != ZF_REF_NONE && ZF_REF_AREA(in->dst) == ZF_AREA_FRAME &&
+        ZF_REF_OFFSET(in->dst) + (size_t)zf_cx_list_result(in) > need)
+        need = ZF_REF_OFFSET(in->dst) + (size_t)zf_cx_list_result(in);
     return need;
 }
 
-/* Places `bytes` bytes of work-item l's register `ref` (a frame register) in the interpreter's layout. */
-static void zf_cx_call_put(uint8_t *frame, uint32_t L, uint32_t l, zf_ref ref, const uint8_t *from, uint32_t bytes) {
-    memcpy(frame + (size_t)ZF_REF_OFFSET(ref) * L + (size_t)l * bytes, from, bytes);
+/* Whether work-item l makes the async_work_group_copy of its group (or sub-group): the first of them, which runs
+ * before the others (zf_h_asynccopy makes it with the group's first active lane). */
+static bool zf_cx_makes_group_copy(const zf_ctx *ctx, const zf_dinst *in, uint32_t l) {
+    uint32_t at = l % ctx->group_items;
+    return in->type ? at % ctx->subgroup_size == 0 : at == 0;
 }
 
-uint32_t zf_cx_callp(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args) {
+uint32_t zf_cx_list_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args) {
     zf_cx_thread *t = (zf_cx_thread *)rt; /* rt is the thread's first member */
     uint32_t L = rt->x->L, l = (uint32_t)lane;
-    const uint32_t *aux = rt->x->code->aux + in->aux;
-    size_t frame_bytes = zf_cx_call_frame(in, aux) * L, bytes = frame_bytes + 2u * sizeof(uint32_t) * L;
+    const zf_dprog *code = rt->x->code;
+    size_t frame_bytes = zf_cx_list_frame(code, in) * L, bytes = frame_bytes + 2u * sizeof(uint32_t) * L;
     if (bytes > t->call_bytes) {
         uint8_t *grown = realloc(t->call_area, bytes);
         if (grown == NULL) {
-            zf_fault(rt->x, l, "out of host memory for an indirect call");
+            zf_fault(rt->x, l, "out of host memory for %s", zf_xop_name(in->op));
             return 1;
         }
         t->call_area = grown;
         t->call_bytes = bytes;
     }
-    if (ZF_REF_AREA(in->a) == ZF_AREA_FRAME)
-        zf_cx_call_put(t->call_area, L, l, in->a, scratch + ZF_CX_SCRATCH_SLOT, 8);
-    for (uint32_t i = 0; i < aux[0]; i++) {
-        if (ZF_REF_AREA(aux[1 + 2 * i]) != ZF_AREA_FRAME)
-            continue;
-        zf_cx_call_put(t->call_area, L, l, aux[1 + 2 * i], args, aux[2 + 2 * i]);
-        args += aux[2 + 2 * i];
-    }
+    /* Each operand of the frame or the wave area (which compiled code does not fill, and this thread alone uses) in
+     * the interpreter's layout: offset x L + lane x size. */
     zf_x x = zf_cx_lone(rt, t->call_area, &l, (uint32_t *)(t->call_area + frame_bytes));
+    zf_ref ref;
+    uint32_t size;
+    for (uint32_t k = 0; zf_cx_list_operand(code, in, k, &ref, &size); k++) {
+        if (ref == ZF_REF_NONE || (ZF_REF_AREA(ref) != ZF_AREA_FRAME && ZF_REF_AREA(ref) != ZF_AREA_WAVE))
+            continue;
+        memcpy(zf_reg(&x, ref) + (size_t)l * size, args, size);
+        args += size;
+    }
     zf_ctx *ctx = rt->x->ctx;
-    ctx->lone_call = true;
-    zf_handlers[ZF_X_CALLP](&x, in);
+    uint32_t result = zf_cx_list_result(in);
+    if (in->op == ZF_X_ASYNCCOPY && !zf_cx_makes_group_copy(ctx, in, l)) {
+        uint64_t given, event;
+        memcpy(&given, zf_reg(&x, in->a) + (size_t)l * 8, 8);
+        event = zf_async_event(given);
+        memcpy(scratch, &event, 8);
+        return 0;
+    }
+    ctx->lone_call = in->op == ZF_X_CALLP;
+    zf_handlers[in->op](&x, in);
     ctx->lone_call = false;
     if (x.killed)
         return 1;
-    if (in->dst != ZF_REF_NONE && in->size > 0)
-        memcpy(scratch, zf_reg(&x, in->dst) + (size_t)l * in->size, in->size);
+    if (in->dst != ZF_REF_NONE && result > 0)
+        memcpy(scratch, zf_reg(&x, in->dst) + (size_t)l * result, result);
     return 0;
 }
 
