@@ -83,6 +83,26 @@ kernel void shuffles(global const int *in, global int *out)
     out[g * 3 + 2] = intel_sub_group_shuffle_xor(v, 1);
 }
 
+/* A sub-group collective and a shuffle that only the second sub-group of each group reaches (sub-group uniform
+ * control flow, as OpenCL requires of them), then a work-group reduction all reach. */
+kernel void subgroup_branch(global const int *in, global int *out)
+{
+    size_t g = get_global_id(0);
+    int v = in[g], r = -1;
+    if (get_sub_group_id() == 1)
+        r = sub_group_reduce_add(v) + intel_sub_group_shuffle_xor(v, 2);
+    out[g] = r + work_group_reduce_max(v);
+}
+
+/* Work-group collectives in divergent control flow (undefined in OpenCL): half of each group reaches one, the other
+ * half another. Nothing hangs; each is computed over the work-items that reached it, as in lock-step. */
+kernel void collectives_diverged(global const int *in, global int *out)
+{
+    size_t g = get_global_id(0);
+    int v = in[g];
+    out[g] = get_local_id(0) < 16 ? work_group_reduce_add(v) : work_group_reduce_max(v);
+}
+
 /* async_work_group_copy into local memory, a transform there, and the copy back (strided). */
 kernel void async_copy(global const float *in, global float *out, local float *tile)
 {

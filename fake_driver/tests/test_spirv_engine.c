@@ -37,7 +37,7 @@ static const char *const zt_corpus[] = {
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 /* How many of the corpus's kernels the compiled tier takes at least (compiled_tier_takes_the_corpus). */
-#define ZT_CORPUS_COMPILED 109u
+#define ZT_CORPUS_COMPILED 113u
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -60,10 +60,11 @@ static uint8_t *zt_serialize(const zf_dprog *prog, size_t *size) {
 /* ------------------------------------------------------------------------------------------------------------------
  * A stand-in for the driver: a few buffers are the allocations; nothing else is reachable. */
 
+#define ZT_MAX_BUFFERS 16u
 typedef struct zt_mem {
-    uintptr_t base[8];
-    size_t size[8];
-    size_t mapped[8]; /* bytes mapped with mmap (a guarded buffer), 0 for the heap */
+    uintptr_t base[ZT_MAX_BUFFERS];
+    size_t size[ZT_MAX_BUFFERS];
+    size_t mapped[ZT_MAX_BUFFERS]; /* bytes mapped with mmap (a guarded buffer), 0 for the heap */
     unsigned count;
 } zt_mem;
 
@@ -82,7 +83,7 @@ static zf_mem_kind zt_lookup(void *user, uintptr_t ptr, size_t size, zf_mem_info
 }
 
 static void *zt_buffer(zt_mem *mem, size_t size) {
-    assert_true(mem->count < 8);
+    assert_true(mem->count < ZT_MAX_BUFFERS);
     void *p = aligned_alloc(64, (size + 63) / 64 * 64 + 64);
     assert_non_null(p);
     memset(p, 0, (size + 63) / 64 * 64 + 64);
@@ -96,7 +97,7 @@ static void *zt_buffer(zt_mem *mem, size_t size) {
  * whatever the heap did in between (a heap address past a buffer may be unmapped in one run and mapped in the next,
  * and the fault names which). */
 static void *zt_guarded_buffer(zt_mem *mem, size_t size, size_t guard) {
-    assert_true(mem->count < 8);
+    assert_true(mem->count < ZT_MAX_BUFFERS);
     size_t page = (size_t)sysconf(_SC_PAGESIZE), body = (size + page - 1) / page * page;
     guard = (guard + page - 1) / page * page;
     uint8_t *p = mmap(NULL, body + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -838,6 +839,24 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
         const uint64_t paths_sizes[] = {8, 32 * 4, 4, 4};
         zt_local_both("barrier_paths", paths_values, paths_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
     }
+    /* Collectives and shuffles: the work-items wait at each for their group (or sub-group); one that only some
+     * sub-groups reach. */
+    int32_t *values = zt_buffer(&mem, 96 * 4), *results = zt_buffer(&mem, 96 * 10 * 4);
+    float *fvalues = zt_buffer(&mem, 96 * 4), *fresults = zt_buffer(&mem, 96 * 2 * 4);
+    for (uint32_t i = 0; i < 96; i++) {
+        values[i] = (int32_t)(i * 7919 % 101) - 50;
+        fvalues[i] = (float)values[i] * 0.37f;
+    }
+    const void *collective_values[] = {&values, &fvalues, &results, &fresults};
+    const uint64_t collective_sizes[] = {8, 8, 8, 8};
+    zt_local_both("collectives", collective_values, collective_sizes, 96, 32, &mem, results, 96 * 10 * 4, "regions)");
+    assert_int_equal(results[0], results[10 * 31]); /* one reduction for the whole group */
+    const void *shuffle_values[] = {&values, &results};
+    zt_local_both("shuffles", shuffle_values, collective_sizes, 96, 32, &mem, results, 96 * 3 * 4, "regions)");
+    zt_local_both("subgroup_branch", shuffle_values, collective_sizes, 96, 32, &mem, results, 96 * 4,
+                  "did not all reach the same barrier or collective");
+    zt_local_both("collectives_diverged", shuffle_values, collective_sizes, 96, 32, &mem, results, 96 * 4,
+                  "did not all reach the same barrier or collective");
     /* async_work_group_copy in and strided out, around a barrier: made by the group's first work-item. */
     float *copied = zt_buffer(&mem, 96 * 4), *strided = zt_buffer(&mem, 96 * 4);
     for (uint32_t i = 0; i < 96; i++)

@@ -374,7 +374,7 @@ static void zf_group_run(zf_x *x, const zf_dinst *in, uint32_t from, uint32_t to
 }
 
 void zf_h_group(zf_x *x, const zf_dinst *in) {
-    bool subgroup = ((in->aux >> 8) & 0xFu) == SpvScopeSubgroup;
+    bool subgroup = zf_group_scope_is_subgroup(in);
     uint32_t from = 0;
     while (from < x->n) {
         uint64_t key = zf_group_key(x->ctx, x->lanes[from], subgroup);

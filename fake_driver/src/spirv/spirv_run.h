@@ -95,6 +95,11 @@ static inline uint64_t zf_private_offset(uint64_t addr) {
     return addr & ((1u << ZF_PRIVATE_OFFSET_BITS) - 1);
 }
 
+/* Whether a collective (or a shuffle) is the sub-group's rather than the work-group's. */
+static inline bool zf_group_scope_is_subgroup(const zf_dinst *in) {
+    return in->op == ZF_X_SGSHUFFLE || ((in->aux >> 8) & 0xFu) == SpvScopeSubgroup;
+}
+
 /* The event an async_work_group_copy returns: the one it was given, else a new one (never 0, the null event). */
 static inline uint64_t zf_async_event(uint64_t given) {
     return given != 0 ? given : 1;

@@ -105,7 +105,7 @@ static const char *zf_cx_check_inst(const zf_dprog *code, const zf_dinst *in) {
     default:
         break;
     }
-    if (zf_cx_is_pure(in->op) || zf_cx_is_lane_op(in->op)) {
+    if (zf_cx_is_pure(in->op) || zf_cx_is_lane_op(in->op) || zf_cx_exchanges(in->op)) {
         zf_operand_sizes s;
         if (!zf_cx_sizes(code, in, &s) || s.dst > ZF_CX_SCRATCH_SLOT || s.a > ZF_CX_SCRATCH_SLOT ||
             s.b > ZF_CX_SCRATCH_SLOT || s.c > ZF_CX_SCRATCH_SLOT)
@@ -253,6 +253,10 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
     case ZF_X_PRINTF:
     case ZF_X_ASYNCCOPY:
         zf_cx_list_inst(e, in);
+        return;
+    case ZF_X_GROUP:
+    case ZF_X_SGSHUFFLE:
+        zf_cx_exchange_inst(e, in);
         return;
     case ZF_X_IMAGE:
         zf_cx_image_access(e, in);
@@ -425,7 +429,7 @@ static bool zf_cx_bails_pay(const zf_cx_em *e) {
             for (uint32_t i = blk->first; i < blk->first + blk->count; i++) {
                 const zf_dinst *in = &e->code->insts[i];
                 accesses += in->op == ZF_X_LOAD || in->op == ZF_X_STORE || in->op == ZF_X_STOREZ;
-                waits += in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
+                waits += zf_cx_waits(in->op) || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
             }
         }
     }
@@ -564,7 +568,7 @@ static uint32_t zf_cx_count_points(const zf_cx_em *e, const zf_dfunc *fn) {
         const zf_dblock *blk = &code->blocks[fn->block_first + i];
         for (uint32_t x = 0; x < blk->count; x++) {
             const zf_dinst *in = &code->insts[blk->first + x];
-            points += in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[code->aux[in->aux]]);
+            points += zf_cx_waits(in->op) || (in->op == ZF_X_CALL && e->resumable[code->aux[in->aux]]);
         }
     }
     return points;
@@ -585,7 +589,7 @@ static bool zf_cx_function_paths(zf_cx_em *e, uint32_t f) {
         for (uint32_t x = 0; x < blk->count; x++) {
             const zf_dinst *in = &code->insts[blk->first + x];
             uint32_t callee = in->op == ZF_X_CALL ? code->aux[in->aux] : UINT32_MAX;
-            if (in->op != ZF_X_BARRIER && (callee == UINT32_MAX || !e->resumable[callee]))
+            if (!zf_cx_waits(in->op) && (callee == UINT32_MAX || !e->resumable[callee]))
                 continue;
             e->path_base[f][++k] = (uint32_t)(paths < UINT32_MAX ? paths : UINT32_MAX - 1);
             e->point_callee[f][k] = callee;
@@ -1092,7 +1096,7 @@ static bool zf_cx_walk(const zf_dprog *code, uint32_t entry, uint8_t *seen, zf_c
 static bool zf_cx_barrier_visit(void *state, const zf_dprog *code, uint32_t func, uint32_t at) {
     (void)func;
     bool *found = state;
-    *found |= at != UINT32_MAX && code->insts[at].op == ZF_X_BARRIER;
+    *found |= at != UINT32_MAX && zf_cx_waits(code->insts[at].op);
     return !*found;
 }
 
@@ -1135,7 +1139,7 @@ static bool zf_cx_check_visit(void *state, const zf_dprog *code, uint32_t func, 
     }
     if (why != NULL)
         zf_cx_fail(e, "%s (SPIR-V word %u)", why, code->inst_words[at]);
-    e->barriers |= in->op == ZF_X_BARRIER;
+    e->barriers |= zf_cx_waits(in->op);
     c->vars |= in->op == ZF_X_VAR;
     return !e->failed;
 }
@@ -1194,7 +1198,7 @@ static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
             const zf_dblock *blk = &code->blocks[fn->block_first + b];
             for (uint32_t i = 0; i < blk->count; i++) {
                 const zf_dinst *in = &code->insts[blk->first + i];
-                if (in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[code->aux[in->aux]]))
+                if (zf_cx_waits(in->op) || (in->op == ZF_X_CALL && e->resumable[code->aux[in->aux]]))
                     e->resumable[order[j]] = 1;
             }
         }

@@ -384,14 +384,14 @@ static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
         zf_cx_site_add(e, at, widened, ZF_CX_SITE_SEXT, ZF_CX_VN_UNKNOWN, all.local);
 }
 
-/* Whether a function has the shape the probe needs: no loop, barrier, private variable or call through a pointer,
- * and no async_work_group_copy (the group's copy is made by its first work-item before the others run). */
+/* Whether a function has the shape the probe needs: no loop, barrier (or collective), private variable or call through
+ * a pointer, and no async_work_group_copy (the group's copy is made by its first work-item before the others run). */
 static bool zf_cx_plan_shape(const zf_cx_em *e, const zf_dfunc *fn) {
     for (uint32_t b = 0; b < fn->block_count; b++) {
         const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
         for (uint32_t i = 0; i < blk->count; i++) {
             const zf_dinst *in = &e->code->insts[blk->first + i];
-            if (in->op == ZF_X_CALLP || in->op == ZF_X_BARRIER || in->op == ZF_X_VAR || in->op == ZF_X_ASYNCCOPY)
+            if (in->op == ZF_X_CALLP || zf_cx_waits(in->op) || in->op == ZF_X_VAR || in->op == ZF_X_ASYNCCOPY)
                 return false;
             uint32_t edges[2] = {in->aux, in->aux + 1}, n = in->op == ZF_X_BR ? 1 : in->op == ZF_X_BRC ? 2 : 0;
             for (uint32_t k = 0; k < n; k++)

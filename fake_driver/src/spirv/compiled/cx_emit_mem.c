@@ -550,9 +550,9 @@ bool zf_cx_liveness(zf_cx_em *e) {
     return true;
 }
 
-/* A barrier, or the call of a function that may wait at one. */
+/* A barrier, a collective, or the call of a function that may wait at one. */
 static bool zf_cx_is_resume_point(const zf_cx_em *e, const zf_dinst *in) {
-    return in->op == ZF_X_BARRIER || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
+    return zf_cx_waits(in->op) || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
 }
 
 /* Whether frame byte o goes to or comes from the record: the bytes live at the point; those a region's copy saves,
@@ -609,7 +609,7 @@ void zf_cx_region_writes(zf_cx_em *e, uint32_t k) {
             const zf_dinst *in = &e->code->insts[blk->first + i];
             if (zf_cx_is_resume_point(e, in) && ++seen_points == k) {
                 at_block = b;
-                at = in->op == ZF_X_BARRIER ? i + 1 : i; /* a call runs again when it resumes */
+                at = in->op == ZF_X_BARRIER ? i + 1 : i; /* a call runs again, a collective takes its result */
             }
         }
     }
@@ -801,6 +801,39 @@ void zf_cx_barrier(zf_cx_em *e) {
     zf_cx_suspend(e, k);
     LLVMPositionBuilderAtEnd(e->b, resume);
     zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 0));
+}
+
+/* A collective or a sub-group shuffle: the work-item leaves its operands, waits as at a barrier, and takes its
+ * result when it resumes (zf_cx_xchg_get), or waits again while its group (or sub-group) is not all there. */
+void zf_cx_exchange_inst(zf_cx_em *e, const zf_dinst *in) {
+    zf_operand_sizes s;
+    zf_cx_sizes(e->code, in, &s);
+    const zf_ref refs[3] = {in->a, in->b, in->c};
+    const uint32_t sizes[3] = {s.a, s.b, s.c};
+    for (int k = 0; k < 3; k++)
+        if (refs[k] != ZF_REF_NONE && sizes[k] > 0)
+            zf_cx_move(e, zf_cx_gep(e, e->scratch, ZF_CX_SCRATCH_SLOT * (k + 1u)), zf_cx_reg(e, refs[k], sizes[k]),
+                       sizes[k]);
+    LLVMTypeRef params[4] = {e->p8, e->p8, e->p8, e->i64};
+    LLVMValueRef args[4] = {e->rt, zf_cx_inst_ref(e, in), e->scratch, e->lane};
+    zf_cx_call(e, ZF_CX_HELPER(zf_cx_xchg_put), LLVMVoidTypeInContext(e->c), params, 4, args);
+    uint32_t k;
+    LLVMBasicBlockRef resume = zf_cx_resume_point(e, &k);
+    zf_cx_suspend(e, k);
+    LLVMPositionBuilderAtEnd(e->b, resume);
+    zf_cx_set_item(e, ZF_CX_ITEM_STATE, zf_cx_i64c(e, 0));
+    args[1] = zf_cx_inst_ref(e, in); /* the resume block is another path to the instruction's reference */
+    LLVMValueRef got = zf_cx_call(e, ZF_CX_HELPER(zf_cx_xchg_get), e->i32, params, 4, args);
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "exchanged");
+    LLVMBasicBlockRef again = LLVMAppendBasicBlockInContext(e->c, e->f, "waits again");
+    LLVMValueRef sw = LLVMBuildSwitch(e->b, got, zf_cx_fault_edge(e), 2);
+    LLVMAddCase(sw, LLVMConstInt(e->i32, 0, false), next);
+    LLVMAddCase(sw, LLVMConstInt(e->i32, 2, false), again);
+    LLVMPositionBuilderAtEnd(e->b, again); /* its group is not all there yet: it waits at the same place */
+    zf_cx_suspend(e, k);
+    LLVMPositionBuilderAtEnd(e->b, next);
+    if (in->dst != ZF_REF_NONE && s.dst > 0)
+        zf_cx_move(e, zf_cx_dst(e, in->dst), e->scratch, s.dst);
 }
 
 /* The call of `fn` with the call's arguments. */

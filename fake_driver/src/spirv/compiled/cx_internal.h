@@ -134,6 +134,15 @@ static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_oper
 /* The registers an instruction with a list of operands reads (a call through a function pointer, printf,
  * async_work_group_copy: zf_cx_list_op): operand k, 0 being its operand a and then those its aux names, and its size;
  * false past the last. The aux was checked with the form (spirv_form.c). */
+/* Instructions that exchange values between work-items (zf_cx_xchg_get), and those the work-item waits at for the
+ * rest of its group: work-group barriers and those. */
+static inline bool zf_cx_exchanges(uint32_t op) {
+    return op == ZF_X_GROUP || op == ZF_X_SGSHUFFLE;
+}
+static inline bool zf_cx_waits(uint32_t op) {
+    return op == ZF_X_BARRIER || zf_cx_exchanges(op);
+}
+
 static inline bool zf_cx_is_list_op(uint32_t op) {
     return op == ZF_X_CALLP || op == ZF_X_PRINTF || op == ZF_X_ASYNCCOPY;
 }
@@ -186,6 +195,8 @@ static inline uint32_t zf_cx_list_result(const zf_dinst *in) {
     X(zf_cx_pure)                                                                                                      \
     X(zf_cx_lane_op)                                                                                                   \
     X(zf_cx_list_op)                                                                                                   \
+    X(zf_cx_xchg_put)                                                                                                  \
+    X(zf_cx_xchg_get)                                                                                                  \
     X(zf_cx_var_slot)                                                                                                  \
     X(zf_cx_slots_mark)                                                                                                \
     X(zf_cx_slots_pop)                                                                                                 \
@@ -221,6 +232,13 @@ uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint6
  * work-item faulted. An async_work_group_copy is made by the first work-item of its group (or sub-group), which runs
  * first; the others only take its event. */
 uint32_t zf_cx_list_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args);
+/* A collective or a sub-group shuffle, in two halves around a wait (the kernel's regions run the group's other
+ * work-items in between): the work-item's operands (at the scratch as for zf_cx_lane_op) into the exchange area;
+ * then its result at the scratch, computed by the interpreter's handler for the whole group (or sub-group) when it is
+ * the first of them to resume: 0, or 1 when the work-item faulted, 2 when it must wait again (others of its group
+ * have yet to come). */
+void zf_cx_xchg_put(zf_cx_rt *rt, const zf_dinst *in, const uint8_t *scratch, uint64_t lane);
+uint32_t zf_cx_xchg_get(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane);
 /* Private variables: a new slot for the work-item's copy at base + in->aux (its private address, 0 after a fault),
  * the slots in use, and dropping those above a mark. */
 uint64_t zf_cx_var_slot(zf_cx_rt *rt, uint64_t lane, const zf_dinst *in, uint8_t *base);
@@ -391,6 +409,7 @@ LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref);
 void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_list_inst(zf_cx_em *e, const zf_dinst *in);
+void zf_cx_exchange_inst(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);

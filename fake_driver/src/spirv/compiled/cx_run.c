@@ -16,6 +16,15 @@
 #define ZF_CX_POLL_PERIOD (1u << 16)
 #define ZF_CX_WAVE_POLL   64u
 
+/* The exchange area of collectives and sub-group shuffles (zf_cx_xchg_get): the operands and results of the wave's
+ * work-items, which of them left their operands, and the lanes that run the handler. */
+typedef struct zf_cx_exchange {
+    uint8_t *area;
+    uint32_t *left; /* per lane: 1 + the index of the instruction it left its operands for, 0 when taken */
+    uint32_t *lanes;
+    uint32_t stalled; /* work-items that found their group incomplete since one last took its result */
+} zf_cx_exchange;
+
 typedef struct zf_cx_thread {
     zf_cx_rt rt;
     zf_x x;
@@ -33,6 +42,7 @@ typedef struct zf_cx_thread {
         *call_area; /* zf_cx_list_op: the frame bytes an instruction reads and writes, in the interpreter's layout */
     zf_cx_texsite *texsites;
     size_t call_bytes;
+    zf_cx_exchange xchg; /* zf_cx_xchg_put and zf_cx_xchg_get */
 } zf_cx_thread;
 
 void zf_cx_ctx_release(zf_ctx *ctx) {
@@ -50,6 +60,7 @@ void zf_cx_ctx_release(zf_ctx *ctx) {
     free(t->lane_area);
     free(t->call_area);
     free(t->texsites);
+    free(t->xchg.area);
     free(t);
     ctx->cx = NULL;
 }
@@ -243,12 +254,18 @@ uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, ui
     return zf_mem(rt->x, (uint32_t)lane, addr, (uint32_t)size, write);
 }
 
-void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch) {
+/* The instruction with its operands and result at the scratch slots' offsets of a frame (zf_cx_lane_op). */
+static zf_dinst zf_cx_scratch_inst(const zf_dinst *in) {
     zf_dinst one = *in;
     one.dst = in->dst != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 0) : ZF_REF_NONE;
     one.a = in->a != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
     one.b = in->b != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 2 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
     one.c = in->c != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 3 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    return one;
+}
+
+void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch) {
+    zf_dinst one = zf_cx_scratch_inst(in);
     uint32_t lane = 0, block = 0, spare = 0;
     zf_x x = {.ctx = rt->x->ctx,
               .prog = rt->x->prog,
@@ -324,17 +341,105 @@ uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint6
     for (uint32_t k = 1; k < 4; k++)
         memcpy(t->lane_area + (size_t)k * ZF_CX_SCRATCH_SLOT * L + (size_t)l * sizes[k],
                scratch + k * ZF_CX_SCRATCH_SLOT, sizes[k]);
-    zf_dinst one = *in;
-    one.dst = in->dst != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 0) : ZF_REF_NONE;
-    one.a = in->a != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
-    one.b = in->b != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 2 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
-    one.c = in->c != ZF_REF_NONE ? ZF_REF_MAKE(ZF_AREA_FRAME, 3 * ZF_CX_SCRATCH_SLOT) : ZF_REF_NONE;
+    zf_dinst one = zf_cx_scratch_inst(in);
     uint32_t *block_of = (uint32_t *)(t->lane_area + area_bytes);
     zf_x x = zf_cx_lone(rt, t->lane_area, &l, block_of);
     zf_handlers[in->op](&x, &one);
     if (x.killed)
         return 1;
     memcpy(scratch, t->lane_area + (size_t)l * s.dst, s.dst);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Collectives and sub-group shuffles: each work-item leaves its operands in the exchange area (in the interpreter's
+ * layout, at the scratch slots' offsets as for zf_cx_lane_op) and waits; the first of its group (or sub-group) to
+ * resume once all of them have left theirs runs the interpreter's handler for all, and each takes its result. */
+
+static bool zf_cx_xchg_ready(zf_cx_rt *rt, zf_cx_exchange *xc) {
+    uint32_t L = rt->x->L;
+    if (xc->area != NULL)
+        return true;
+    size_t slots = 4u * ZF_CX_SCRATCH_SLOT * (size_t)L;
+    xc->area = calloc(slots + 4u * sizeof(uint32_t) * L, 1);
+    if (xc->area == NULL)
+        return false;
+    xc->left = (uint32_t *)(xc->area + slots);
+    xc->lanes = xc->left + L;
+    return true;
+}
+
+static uint32_t zf_cx_xchg_mark(const zf_cx_rt *rt, const zf_dinst *in) {
+    return (uint32_t)(in - rt->x->code->insts) + 1u;
+}
+
+void zf_cx_xchg_put(zf_cx_rt *rt, const zf_dinst *in, const uint8_t *scratch, uint64_t lane) {
+    zf_cx_thread *t = (zf_cx_thread *)rt; /* rt is the thread's first member */
+    uint32_t L = rt->x->L, l = (uint32_t)lane;
+    if (!zf_cx_xchg_ready(rt, &t->xchg))
+        return; /* zf_cx_xchg_get faults the work-item */
+    zf_operand_sizes s;
+    zf_cx_sizes(rt->x->code, in, &s);
+    const uint32_t sizes[4] = {s.dst, s.a, s.b, s.c};
+    for (uint32_t k = 1; k < 4; k++)
+        memcpy(t->xchg.area + (size_t)k * ZF_CX_SCRATCH_SLOT * L + (size_t)l * sizes[k],
+               scratch + k * ZF_CX_SCRATCH_SLOT, sizes[k]);
+    t->xchg.left[l] = zf_cx_xchg_mark(rt, in);
+}
+
+/* The lanes [*first, *end) of lane l's group, or sub-group for a sub-group's instruction. */
+static void zf_cx_xchg_range(const zf_ctx *ctx, const zf_dinst *in, uint32_t l, uint32_t *first, uint32_t *end) {
+    uint32_t r = l % ctx->group_items;
+    *first = l - r;
+    *end = *first + ctx->group_items;
+    if (zf_group_scope_is_subgroup(in)) {
+        *first += r - r % ctx->subgroup_size;
+        *end = *first + ctx->subgroup_size < *end ? *first + ctx->subgroup_size : *end;
+    }
+}
+
+/* Whether every work-item of the range that has not finished left its operands for the instruction (one waiting
+ * elsewhere, as when only some sub-groups reach a sub-group's collective before a work-group's, has yet to come). */
+static bool zf_cx_xchg_complete(const zf_cx_thread *t, const zf_ctx *ctx, uint32_t first, uint32_t end, uint32_t mark) {
+    for (uint32_t k = first; k < end; k++)
+        if (!ctx->dead[k] && t->states[k] != ZF_CX_DONE && t->xchg.left[k] != mark)
+            return false;
+    return true;
+}
+
+uint32_t zf_cx_xchg_get(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane) {
+    zf_cx_thread *t = (zf_cx_thread *)rt;
+    zf_ctx *ctx = rt->x->ctx;
+    uint32_t L = rt->x->L, l = (uint32_t)lane, mark = zf_cx_xchg_mark(rt, in);
+    zf_cx_exchange *xc = &t->xchg;
+    if (xc->area == NULL) {
+        zf_fault(rt->x, l, "out of host memory for a wave");
+        return 1;
+    }
+    if (xc->left[l] == mark) { /* the first to resume: the results of all, once all are there */
+        uint32_t first, end, n = 0;
+        zf_cx_xchg_range(ctx, in, l, &first, &end);
+        /* A group whose work-items all found it incomplete for a whole round can only wait at different places
+         * (undefined in OpenCL): it goes on with those that are there, so that nothing hangs. */
+        if (!zf_cx_xchg_complete(t, ctx, first, end, mark) && xc->stalled++ <= ctx->group_items)
+            return 2;
+        for (uint32_t k = first; k < end; k++) {
+            if (xc->left[k] == mark)
+                xc->lanes[n++] = k;
+            xc->left[k] = xc->left[k] == mark ? 0 : xc->left[k];
+        }
+        zf_dinst one = zf_cx_scratch_inst(in);
+        zf_x x = zf_cx_lone(rt, xc->area, &l, xc->lanes + L);
+        x.n = x.num_members = n;
+        x.lanes = x.members = xc->lanes;
+        zf_handlers[in->op](&x, &one);
+    }
+    xc->stalled = 0;
+    if (ctx->dead[l]) /* the handler faulted it */
+        return 1;
+    zf_operand_sizes s;
+    zf_cx_sizes(rt->x->code, in, &s);
+    memcpy(scratch, xc->area + (size_t)l * s.dst, s.dst);
     return 0;
 }
 
@@ -450,8 +555,9 @@ void zf_cx_diverged(zf_cx_rt *rt, uint64_t group) {
         return;
     char text[320];
     snprintf(text, sizeof text,
-             "kernel '%s': the work-items of work-group %" PRIu64 " did not all reach the same barrier (OpenCL "
-             "requires it of a work-group barrier): the group runs on work-item by work-item",
+             "kernel '%s': the work-items of work-group %" PRIu64 " did not all reach the same barrier or "
+             "collective (OpenCL requires it of work-group ones; a sub-group's need only its sub-group): the group "
+             "runs on work-item by work-item",
              launch->name, group);
     launch->env->debug(launch->env->user, text);
 }
