@@ -22,7 +22,7 @@ typedef struct zf_cx_exchange {
     uint8_t *area;
     uint32_t *left; /* per lane: 1 + the index of the instruction it left its operands for, 0 when taken */
     uint32_t *lanes;
-    uint32_t stalled; /* work-items that found their group incomplete since one last took its result */
+    uint32_t stalled; /* work-items that found their group incomplete since one last came or took its result */
 } zf_cx_exchange;
 
 typedef struct zf_cx_thread {
@@ -38,8 +38,7 @@ typedef struct zf_cx_thread {
     uint8_t *bail; /* the frames of a work-item that bailed, as zf_cx_bail_area lays them out */
     uint64_t *states;
     uint8_t *lane_area; /* zf_cx_lane_op: the operands in the interpreter's layout, and its per-lane arrays */
-    uint8_t
-        *call_area; /* zf_cx_list_op: the frame bytes an instruction reads and writes, in the interpreter's layout */
+    uint8_t *call_area; /* zf_cx_list_op: the frame bytes an instruction uses, in the interpreter's layout */
     zf_cx_texsite *texsites;
     size_t call_bytes;
     zf_cx_exchange xchg; /* zf_cx_xchg_put and zf_cx_xchg_get */
@@ -385,6 +384,7 @@ void zf_cx_xchg_put(zf_cx_rt *rt, const zf_dinst *in, const uint8_t *scratch, ui
         memcpy(t->xchg.area + (size_t)k * ZF_CX_SCRATCH_SLOT * L + (size_t)l * sizes[k],
                scratch + k * ZF_CX_SCRATCH_SLOT, sizes[k]);
     t->xchg.left[l] = zf_cx_xchg_mark(rt, in);
+    t->xchg.stalled = 0; /* a work-item came: the group moves */
 }
 
 /* The lanes [*first, *end) of lane l's group, or sub-group for a sub-group's instruction. */
@@ -419,8 +419,9 @@ uint32_t zf_cx_xchg_get(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint
     if (xc->left[l] == mark) { /* the first to resume: the results of all, once all are there */
         uint32_t first, end, n = 0;
         zf_cx_xchg_range(ctx, in, l, &first, &end);
-        /* A group whose work-items all found it incomplete for a whole round can only wait at different places
-         * (undefined in OpenCL): it goes on with those that are there, so that nothing hangs. */
+        /* When a whole round of a group's turns has passed with no work-item coming to a collective or taking a
+         * result, they wait at different places (undefined in OpenCL): it goes on with those that are there, so that
+         * nothing hangs. */
         if (!zf_cx_xchg_complete(t, ctx, first, end, mark) && xc->stalled++ <= ctx->group_items)
             return 2;
         for (uint32_t k = first; k < end; k++) {
