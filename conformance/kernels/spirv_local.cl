@@ -83,14 +83,15 @@ kernel void shuffles(global const int *in, global int *out)
     out[g * 3 + 2] = intel_sub_group_shuffle_xor(v, 1);
 }
 
-/* A sub-group barrier, a sub-group collective and a shuffle that only the second sub-group of each group reaches
+/* Sub-group barriers, a sub-group collective and a shuffle that only the second sub-group of each group reaches
  * (sub-group uniform control flow, as OpenCL requires of them), then a work-group reduction all reach. */
 kernel void subgroup_branch(global const int *in, global int *out)
 {
     size_t g = get_global_id(0);
     int v = in[g], r = -1;
     if (get_sub_group_id() == 1) {
-        sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < 4; k++) /* rounds in which only this sub-group moves */
+            sub_group_barrier(CLK_LOCAL_MEM_FENCE);
         r = sub_group_reduce_add(v) + intel_sub_group_shuffle_xor(v, 2);
     }
     out[g] = r + work_group_reduce_max(v);

@@ -407,6 +407,24 @@ static bool zf_cx_xchg_complete(const zf_cx_thread *t, const zf_ctx *ctx, uint32
     return true;
 }
 
+/* Whether lane l's group can go on without forcing a collective: one of its work-items that has not finished is not
+ * waiting with its operands left (it waits at a barrier, or has its result to take), or waits at a collective all of
+ * whose group (or sub-group) is there. */
+static bool zf_cx_xchg_can_move(const zf_cx_thread *t, const zf_ctx *ctx, const zf_dprog *code, uint32_t l) {
+    uint32_t first = l - l % ctx->group_items;
+    for (uint32_t k = first; k < first + ctx->group_items; k++) {
+        uint32_t mark = t->xchg.left[k], from, end;
+        if (ctx->dead[k] || t->states[k] == ZF_CX_DONE)
+            continue;
+        if (mark == 0)
+            return true;
+        zf_cx_xchg_range(ctx, &code->insts[mark - 1], k, &from, &end);
+        if (zf_cx_xchg_complete(t, ctx, from, end, mark))
+            return true;
+    }
+    return false;
+}
+
 uint32_t zf_cx_xchg_get(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane) {
     zf_cx_thread *t = (zf_cx_thread *)rt;
     zf_ctx *ctx = rt->x->ctx;
@@ -419,10 +437,11 @@ uint32_t zf_cx_xchg_get(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint
     if (xc->left[l] == mark) { /* the first to resume: the results of all, once all are there */
         uint32_t first, end, n = 0;
         zf_cx_xchg_range(ctx, in, l, &first, &end);
-        /* When a whole round of a group's turns has passed with no work-item coming to a collective or taking a
-         * result, they wait at different places (undefined in OpenCL): it goes on with those that are there, so that
-         * nothing hangs. */
-        if (!zf_cx_xchg_complete(t, ctx, first, end, mark) && xc->stalled++ <= ctx->group_items)
+        /* Incomplete: it waits again. After a round of the group's turns with no work-item coming to a collective or
+         * taking a result, one that finds that no work-item of the group can go on (they wait at different
+         * collectives, undefined in OpenCL) goes on with those that are there, so that nothing hangs. */
+        if (!zf_cx_xchg_complete(t, ctx, first, end, mark) &&
+            (++xc->stalled <= ctx->group_items || zf_cx_xchg_can_move(t, ctx, rt->x->code, l)))
             return 2;
         for (uint32_t k = first; k < end; k++) {
             if (xc->left[k] == mark)
