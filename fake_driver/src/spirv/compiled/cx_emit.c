@@ -261,6 +261,11 @@ static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
     case ZF_X_IMAGE:
         zf_cx_image_access(e, in);
         return;
+    case ZF_X_VLOAD:
+    case ZF_X_VSTORE:
+        if (!zf_cx_vector_memory(e, in))
+            zf_cx_lane_call(e, in);
+        return;
     default:
         if (zf_cx_is_lane_op(in->op))
             zf_cx_lane_call(e, in);

@@ -439,6 +439,27 @@ void zf_cx_memory(zf_cx_em *e, const zf_dinst *in) {
     }
 }
 
+/* vloadn and vstoren of whole elements: n elements at the pointer plus the offset times n elements, checked and
+ * counted as one load or store of n elements (as zf_h_vload and zf_h_vstore make them); false for the half forms,
+ * which the interpreter's handler makes. A 3-element load leaves its register's fourth element as it was. */
+bool zf_cx_vector_memory(zf_cx_em *e, const zf_dinst *in) {
+    uint32_t kind = in->aux & 0xFFu, n = (in->aux >> 8) & 0xFFu, bytes = n * zf_etype_size(in->type);
+    if (kind != ZF_VL_PLAIN || bytes == 0)
+        return false;
+    bool store = in->op == ZF_X_VSTORE;
+    zf_ref ptr = store ? in->c : in->b, off = store ? in->b : in->a;
+    LLVMValueRef offset = zf_cx_load_ir(e, LLVMIntTypeInContext(e->c, 8 * in->asize), zf_cx_reg(e, off, in->asize));
+    offset = LLVMBuildZExt(e->b, offset, e->i64, "");
+    LLVMValueRef addr = LLVMBuildAdd(e->b, zf_cx_load_ir(e, e->i64, zf_cx_reg(e, ptr, 8)),
+                                     LLVMBuildMul(e->b, offset, zf_cx_i64c(e, bytes), ""), "");
+    LLVMValueRef host = zf_cx_access(e, ptr, addr, bytes, store);
+    if (store)
+        LLVMBuildMemCpy(e->b, host, 1, zf_cx_reg(e, in->a, bytes), 1, zf_cx_i64c(e, bytes));
+    else
+        LLVMBuildMemCpy(e->b, zf_cx_dst(e, in->dst), 1, host, 1, zf_cx_i64c(e, bytes));
+    return true;
+}
+
 void zf_cx_address(zf_cx_em *e, const zf_dinst *in) {
     const uint32_t *aux = e->code->aux + in->aux;
     LLVMBuilderRef b = e->b;

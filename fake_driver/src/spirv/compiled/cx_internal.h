@@ -410,6 +410,7 @@ void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_list_inst(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_exchange_inst(zf_cx_em *e, const zf_dinst *in);
+bool zf_cx_vector_memory(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);
