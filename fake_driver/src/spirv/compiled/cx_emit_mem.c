@@ -444,9 +444,12 @@ void zf_cx_memory(zf_cx_em *e, const zf_dinst *in) {
  * which the interpreter's handler makes. A 3-element load leaves its register's fourth element as it was. */
 bool zf_cx_vector_memory(zf_cx_em *e, const zf_dinst *in) {
     uint32_t kind = in->aux & 0xFFu, n = (in->aux >> 8) & 0xFFu, bytes = n * zf_etype_size(in->type);
-    if (kind != ZF_VL_PLAIN || bytes == 0)
-        return false;
     bool store = in->op == ZF_X_VSTORE;
+    zf_operand_sizes sizes;
+    zf_cx_sizes(e->code, in, &sizes);
+    if (kind != ZF_VL_PLAIN || bytes == 0 ||
+        bytes > (store ? sizes.a : sizes.dst)) /* an edited form's: the handler's */
+        return false;
     zf_ref ptr = store ? in->c : in->b, off = store ? in->b : in->a;
     LLVMValueRef offset = zf_cx_load_ir(e, LLVMIntTypeInContext(e->c, 8 * in->asize), zf_cx_reg(e, off, in->asize));
     offset = LLVMBuildZExt(e->b, offset, e->i64, "");
