@@ -731,7 +731,9 @@ typedef struct zf_cx_group {
     LLVMValueRef waiting;   /* i64: how many wait at a barrier */
     LLVMValueRef started;   /* i1: the work-items' states are set (a first round starts every work-item) */
     LLVMValueRef bailed;    /* i64: the work-item of a region's loop that bailed */
+    LLVMValueRef ran;       /* i64: how many a region's loop ran (with `single`) */
     LLVMBasicBlockRef tail; /* where a region's loop goes when one bails (NULL outside them) */
+    uint64_t single;        /* a region's loop: the one place its work-items can wait at, else ZF_CX_UNSET */
 } zf_cx_group;
 
 /* Where a work-item stopped, besides a resume point of the entry function. */
@@ -761,6 +763,144 @@ static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, c
                                         LLVMBuildICmp(B, LLVMIntNE, before, stopped, ""), "");
     LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, e->i1, g->mixed, ""), differs, ""), g->mixed);
     LLVMBuildStore(B, stopped, g->exit);
+}
+
+/* The same in a region's loop whose work-items can wait at one place only (g->single): where they stopped follows
+ * from the counts after the loop (zf_cx_single_exit), which keeps the comparisons out of the loop. */
+static void zf_cx_turn_end_single(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef waits =
+        LLVMBuildAnd(B, LLVMBuildNot(B, faulted, ""),
+                     LLVMBuildICmp(B, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 2), ""), "");
+    LLVMBuildStore(B, LLVMBuildSelect(B, waits, zf_cx_i64c(e, 1), zf_cx_i64c(e, ZF_CX_DONE), ""), at);
+    LLVMValueRef count = LLVMBuildLoad2(B, e->i64, g->waiting, "");
+    LLVMBuildStore(B, LLVMBuildAdd(B, count, LLVMBuildZExt(B, waits, e->i64, ""), ""), g->waiting);
+    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, e->i64, g->ran, ""), zf_cx_i64c(e, 1), ""), g->ran);
+}
+
+/* After such a loop (or the part of it before a work-item bailed): the place they stopped at and whether they did
+ * not all stop there, as zf_cx_turn_end would have left them. */
+static void zf_cx_single_exit(zf_cx_em *e, const zf_cx_group *g) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef waiting = LLVMBuildLoad2(B, e->i64, g->waiting, ""), ran = LLVMBuildLoad2(B, e->i64, g->ran, "");
+    LLVMValueRef any = LLVMBuildICmp(B, LLVMIntNE, waiting, zf_cx_i64c(e, 0), "");
+    LLVMValueRef some = LLVMBuildAnd(B, any, LLVMBuildICmp(B, LLVMIntNE, waiting, ran, ""), "");
+    LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, e->i1, g->mixed, ""), some, ""), g->mixed);
+    LLVMValueRef none = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntNE, ran, zf_cx_i64c(e, 0), ""),
+                                        zf_cx_i64c(e, ZF_CX_ENDED), zf_cx_i64c(e, ZF_CX_UNSET), "");
+    LLVMBuildStore(B, LLVMBuildSelect(B, any, zf_cx_i64c(e, g->single), none, ""), g->exit);
+}
+
+/* The places the work-items of a region can wait at (zf_cx_region_single_path): the first path found, and whether
+ * there are more. */
+typedef struct zf_cx_waits_seen {
+    const zf_cx_em *e;
+    uint64_t path;
+    bool many;
+} zf_cx_waits_seen;
+
+/* Where resume point j (from 1) of function f is: its block and instruction. */
+static bool zf_cx_point_at(const zf_cx_em *e, uint32_t f, uint32_t j, uint32_t *block, uint32_t *at) {
+    const zf_dfunc *fn = &e->code->funcs[f];
+    for (uint32_t b = 0, k = 0; b < fn->block_count; b++) {
+        const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+        for (uint32_t i = 0; i < blk->count; i++) {
+            if (zf_cx_is_resume_point(e, &e->code->insts[blk->first + i]) && ++k == j) {
+                *block = b;
+                *at = i;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void zf_cx_seen_path(zf_cx_waits_seen *w, uint64_t path) {
+    w->many |= w->path != 0 && w->path != path;
+    w->path = path;
+}
+
+/* The waits function f's code reaches from instruction `at` of block `block` without crossing one (their paths
+ * numbered from offset, as zf_cx_suspend numbers them); whether it can return. The code after a call of a function
+ * that may wait is followed when the callee can return; callees deeper than one call count as many places. */
+static bool zf_cx_scan_waits(zf_cx_waits_seen *w, uint32_t f, uint32_t block, uint32_t at, uint64_t offset, int depth) {
+    const zf_cx_em *e = w->e;
+    const zf_dfunc *fn = &e->code->funcs[f];
+    uint32_t *first_point = calloc(fn->block_count + 1, sizeof *first_point), *stack = NULL, top = 0;
+    uint8_t *seen = calloc(fn->block_count + 1, 1);
+    bool returns = false;
+    if (first_point != NULL && seen != NULL)
+        stack = malloc((fn->block_count + 1) * sizeof *stack);
+    w->many |= stack == NULL || depth > 1;
+    for (uint32_t b = 0, k = 0; !w->many && b < fn->block_count; b++) {
+        const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+        first_point[b] = k;
+        for (uint32_t i = 0; i < blk->count; i++)
+            k += zf_cx_is_resume_point(e, &e->code->insts[blk->first + i]);
+    }
+    for (bool first = true; !w->many && (first || top > 0); first = false) {
+        uint32_t b = first ? block : stack[--top], i = first ? at : 0, point = first_point[b];
+        const zf_dblock *blk = &e->code->blocks[fn->block_first + b];
+        for (uint32_t x = 0; x < i; x++)
+            point += zf_cx_is_resume_point(e, &e->code->insts[blk->first + x]);
+        bool waits = false;
+        for (; i < blk->count && !waits && !w->many; i++) {
+            const zf_dinst *in = &e->code->insts[blk->first + i];
+            returns |= in->op == ZF_X_RET || in->op == ZF_X_RETV;
+            if (!zf_cx_is_resume_point(e, in))
+                continue;
+            point++;
+            if (in->op != ZF_X_CALL) {
+                zf_cx_seen_path(w, offset + e->path_base[f][point]);
+                waits = true;
+            } else { /* a fresh call: the callee's waits from its start; the caller goes on if it can return */
+                waits =
+                    !zf_cx_scan_waits(w, e->code->aux[in->aux], 0, 0, offset + e->path_base[f][point] - 1, depth + 1);
+            }
+        }
+        uint32_t edge;
+        const zf_dinst *term = &e->code->insts[blk->first + blk->count - 1];
+        for (uint32_t k = 0; !waits && zf_cx_term_edge(e->code, term, k, &edge); k++) {
+            uint32_t to = e->code->edges[edge].target;
+            if (!seen[to]) {
+                seen[to] = 1;
+                stack[top++] = to;
+            }
+        }
+    }
+    free(first_point);
+    free(seen);
+    free(stack);
+    return returns;
+}
+
+/* The waits of region r of function f (resumed after its resume point, in f or in the callee it calls there; a
+ * collective's work-item may also wait there again); whether the code can return without waiting. */
+static bool zf_cx_scan_region(zf_cx_waits_seen *w, uint32_t f, uint32_t r, uint64_t offset, int depth) {
+    const zf_cx_em *e = w->e;
+    uint32_t sub = 0, k = zf_cx_path_point(e, f, r, &sub), block = 0, at = 0;
+    if (k == 0) /* the function's start */
+        return zf_cx_scan_waits(w, f, 0, 0, offset, depth);
+    if (!zf_cx_point_at(e, f, k, &block, &at) || depth > 1) {
+        w->many = true;
+        return false;
+    }
+    const zf_dinst *in = &e->code->insts[e->code->blocks[e->code->funcs[f].block_first + block].first + at];
+    if (in->op == ZF_X_CALL) { /* resumed in the callee: its waits after its point, then the caller's after the call */
+        bool back = zf_cx_scan_region(w, e->code->aux[in->aux], sub, offset + e->path_base[f][k] - 1, depth + 1);
+        return back && !w->many && zf_cx_scan_waits(w, f, block, at + 1, offset, depth);
+    }
+    if (in->op != ZF_X_BARRIER)
+        zf_cx_seen_path(w, offset + e->path_base[f][k]);
+    return zf_cx_scan_waits(w, f, block, at + 1, offset, depth);
+}
+
+/* The one place the work-items of region r can wait at, as the path they stop at (ZF_CX_ENDED when they can only
+ * end), or ZF_CX_UNSET when they can wait at more (or the code is too deep to tell). */
+static uint64_t zf_cx_region_single_path(const zf_cx_em *e, uint32_t r) {
+    zf_cx_waits_seen w = {e, 0, false};
+    zf_cx_scan_region(&w, e->kernel->function, r, 0, 0);
+    return w.many ? ZF_CX_UNSET : w.path != 0 ? w.path : ZF_CX_ENDED;
 }
 
 /* Runs `callee` for work-item `lane` in `state` (0 to start, 1 to resume); whether it faulted. */
@@ -803,7 +943,10 @@ static void zf_cx_turn(zf_cx_em *e, LLVMValueRef lane, uint32_t region, const zf
         zf_cx_likely(e, LLVMBuildCondBr(B, LLVMBuildNot(B, bailed, ""), ran, g->tail));
         LLVMPositionBuilderAtEnd(B, ran);
     }
-    zf_cx_turn_end(e, at, faulted, g);
+    if (region < e->num_regions && g->single != ZF_CX_UNSET)
+        zf_cx_turn_end_single(e, at, faulted, g);
+    else
+        zf_cx_turn_end(e, at, faulted, g);
     LLVMBuildBr(B, next);
     LLVMPositionBuilderAtEnd(B, next);
 }
@@ -923,12 +1066,18 @@ static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMVal
         LLVMBuildMemCpy(B, e->args, 1, args, 1, zf_cx_i64c(e, arg_bytes));
     zf_cx_group loop = *g;
     loop.tail = LLVMAppendBasicBlockInContext(e->c, e->f, "bailed");
+    loop.single = zf_cx_region_single_path(e, region);
+        fprintf(stderr, "region %u single %llx\n", region, (unsigned long long)loop.single);
     zf_cx_items(e, entry, gs, base, region, &loop, NULL);
     LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(e->c, e->f, "region ran");
+    if (loop.single != ZF_CX_UNSET)
+        zf_cx_single_exit(e, &loop);
     zf_cx_region_state_back(e, item, counts);
     LLVMBuildBr(B, ran);
     /* A work-item bailed: the region's state goes back to the wave's, which the generic function sees, first. */
     LLVMPositionBuilderAtEnd(B, loop.tail);
+    if (loop.single != ZF_CX_UNSET)
+        zf_cx_single_exit(e, &loop); /* the work-items after it in the generic function compare with it */
     zf_cx_region_state_back(e, item, counts);
     e->item = item;
     e->counts = counts;
@@ -943,8 +1092,16 @@ static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMVal
 static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
                                 LLVMValueRef group, uint64_t arg_bytes) {
     LLVMBuilderRef B = e->b;
-    zf_cx_group g = {zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1), zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1),
-                     zf_cx_var_of(e, e->i64), zf_cx_var_of(e, e->i1), zf_cx_var_of(e, e->i64), NULL};
+    zf_cx_group g = {zf_cx_var_of(e, e->i64),
+                     zf_cx_var_of(e, e->i1),
+                     zf_cx_var_of(e, e->i64),
+                     zf_cx_var_of(e, e->i1),
+                     zf_cx_var_of(e, e->i64),
+                     zf_cx_var_of(e, e->i1),
+                     zf_cx_var_of(e, e->i64),
+                     zf_cx_var_of(e, e->i64),
+                     NULL,
+                     ZF_CX_UNSET};
     LLVMBuildStore(B, zf_cx_i64c(e, 0), g.next);
     LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), g.generic);
     LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), g.started);
@@ -958,6 +1115,7 @@ static void zf_cx_group_regions(zf_cx_em *e, const zf_dfunc *entry, const LLVMVa
     LLVMBuildStore(B, zf_cx_i64c(e, ZF_CX_UNSET), g.exit);
     LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), g.mixed);
     LLVMBuildStore(B, zf_cx_i64c(e, 0), g.waiting);
+    LLVMBuildStore(B, zf_cx_i64c(e, 0), g.ran);
     LLVMBuildCondBr(B, LLVMBuildLoad2(B, e->i1, g.generic, ""), rounds, pick);
     LLVMPositionBuilderAtEnd(B, pick);
     LLVMValueRef sw = LLVMBuildSwitch(B, LLVMBuildLoad2(B, e->i64, g.next, ""), rounds, e->num_regions);

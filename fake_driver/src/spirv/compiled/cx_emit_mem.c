@@ -575,7 +575,7 @@ bool zf_cx_liveness(zf_cx_em *e) {
 }
 
 /* A barrier, a collective, or the call of a function that may wait at one. */
-static bool zf_cx_is_resume_point(const zf_cx_em *e, const zf_dinst *in) {
+bool zf_cx_is_resume_point(const zf_cx_em *e, const zf_dinst *in) {
     return zf_cx_waits(in->op) || (in->op == ZF_X_CALL && e->resumable[e->code->aux[in->aux]]);
 }
 
@@ -608,10 +608,8 @@ static bool zf_cx_block_writes(zf_cx_em *e, uint32_t b, uint32_t from, uint8_t *
         zf_cx_mark_written(e, in);
     }
     const zf_dinst *term = &e->code->insts[blk->first + blk->count - 1];
-    uint32_t edges[2] = {term->aux, term->aux + 1}, n = term->op == ZF_X_BR ? 1 : term->op == ZF_X_BRC ? 2 : 0;
-    const uint32_t *aux = term->op == ZF_X_SWITCH ? e->code->aux + term->aux : NULL;
-    for (uint32_t k = 0; k < n + (aux != NULL ? aux[0] + 1 : 0); k++) {
-        uint32_t edge = k < n ? edges[k] : k - n == aux[0] ? aux[1] : aux[2 + 3 * (k - n) + 2];
+    uint32_t edge;
+    for (uint32_t k = 0; zf_cx_term_edge(e->code, term, k, &edge); k++) {
         const zf_dedge *ed = &e->code->edges[edge];
         zf_cx_mark_copies(e, ed->copy_first, ed->copy_count);
         if (!seen[ed->target]) {

@@ -134,6 +134,23 @@ static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_oper
 /* The registers an instruction with a list of operands reads (a call through a function pointer, printf,
  * async_work_group_copy: zf_cx_list_op): operand k, 0 being its operand a and then those its aux names, and its size;
  * false past the last. The aux was checked with the form (spirv_form.c). */
+/* Edge k of a block's terminator (a branch, a conditional branch or a switch, its default last); false past the
+ * last. */
+static inline bool zf_cx_term_edge(const zf_dprog *code, const zf_dinst *term, uint32_t k, uint32_t *edge) {
+    uint32_t n = term->op == ZF_X_BR ? 1 : term->op == ZF_X_BRC ? 2 : 0;
+    if (k < n) {
+        *edge = term->aux + k;
+        return true;
+    }
+    if (term->op != ZF_X_SWITCH)
+        return false;
+    const uint32_t *aux = code->aux + term->aux;
+    if (k > aux[0])
+        return false;
+    *edge = k == aux[0] ? aux[1] : aux[2 + 3 * k + 2];
+    return true;
+}
+
 /* Instructions that exchange values between work-items (zf_cx_xchg_get), and those the work-item waits at for the
  * rest of its group: work-group barriers and those. */
 static inline bool zf_cx_exchanges(uint32_t op) {
@@ -411,6 +428,8 @@ void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_list_inst(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_exchange_inst(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_vector_memory(zf_cx_em *e, const zf_dinst *in);
+/* A barrier, a collective, or the call of a function that may wait at one (cx_emit_mem.c). */
+bool zf_cx_is_resume_point(const zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_typed(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_select(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_gather(zf_cx_em *e, const zf_dinst *in);
