@@ -1067,7 +1067,6 @@ static void zf_cx_region_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMVal
     zf_cx_group loop = *g;
     loop.tail = LLVMAppendBasicBlockInContext(e->c, e->f, "bailed");
     loop.single = zf_cx_region_single_path(e, region);
-        fprintf(stderr, "region %u single %llx\n", region, (unsigned long long)loop.single);
     zf_cx_items(e, entry, gs, base, region, &loop, NULL);
     LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(e->c, e->f, "region ran");
     if (loop.single != ZF_CX_UNSET)
