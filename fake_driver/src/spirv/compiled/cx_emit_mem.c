@@ -828,14 +828,7 @@ void zf_cx_barrier(zf_cx_em *e) {
 /* A collective or a sub-group shuffle: the work-item leaves its operands, waits as at a barrier, and takes its
  * result when it resumes (zf_cx_xchg_get), or waits again while its group (or sub-group) is not all there. */
 void zf_cx_exchange_inst(zf_cx_em *e, const zf_dinst *in) {
-    zf_operand_sizes s;
-    zf_cx_sizes(e->code, in, &s);
-    const zf_ref refs[3] = {in->a, in->b, in->c};
-    const uint32_t sizes[3] = {s.a, s.b, s.c};
-    for (int k = 0; k < 3; k++)
-        if (refs[k] != ZF_REF_NONE && sizes[k] > 0)
-            zf_cx_move(e, zf_cx_gep(e, e->scratch, ZF_CX_SCRATCH_SLOT * (k + 1u)), zf_cx_reg(e, refs[k], sizes[k]),
-                       sizes[k]);
+    zf_operand_sizes s = zf_cx_stage_operands(e, in);
     LLVMTypeRef params[4] = {e->p8, e->p8, e->p8, e->i64};
     LLVMValueRef args[4] = {e->rt, zf_cx_inst_ref(e, in), e->scratch, e->lane};
     zf_cx_call(e, ZF_CX_HELPER(zf_cx_xchg_put), LLVMVoidTypeInContext(e->c), params, 4, args);

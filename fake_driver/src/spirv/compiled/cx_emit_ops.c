@@ -568,7 +568,7 @@ static LLVMValueRef zf_cx_conv(zf_cx_em *e, const zf_dinst *in) {
 /* Runs the interpreter's handler of `in` through a helper, its operands and result in the scratch slots: zf_cx_pure
  * for an instruction that computes from its operands alone, zf_cx_lane_op (which may fault) for one that also
  * touches memory, images or the work-item's place in its sub-group. */
-static void zf_cx_scratch_call(zf_cx_em *e, const zf_dinst *in, bool on_lane) {
+zf_operand_sizes zf_cx_stage_operands(zf_cx_em *e, const zf_dinst *in) {
     zf_operand_sizes s;
     zf_cx_sizes(e->code, in, &s);
     const zf_ref refs[3] = {in->a, in->b, in->c};
@@ -577,6 +577,11 @@ static void zf_cx_scratch_call(zf_cx_em *e, const zf_dinst *in, bool on_lane) {
         if (refs[k] != ZF_REF_NONE && sizes[k] > 0)
             zf_cx_move(e, zf_cx_gep(e, e->scratch, ZF_CX_SCRATCH_SLOT * (k + 1u)), zf_cx_reg(e, refs[k], sizes[k]),
                        sizes[k]);
+    return s;
+}
+
+static void zf_cx_scratch_call(zf_cx_em *e, const zf_dinst *in, bool on_lane) {
+    zf_operand_sizes s = zf_cx_stage_operands(e, in);
     LLVMTypeRef params[4] = {e->p8, e->p8, e->p8, e->i64};
     LLVMValueRef inst = zf_cx_inst_ref(e, in);
     LLVMValueRef args[4] = {e->rt, inst, e->scratch, e->lane};

@@ -423,6 +423,9 @@ LLVMValueRef zf_cx_call(zf_cx_em *e, const char *helper, LLVMTypeRef ret, LLVMTy
 LLVMValueRef zf_cx_inst_ref(zf_cx_em *e, const zf_dinst *in);
 LLVMValueRef zf_cx_reg(zf_cx_em *e, zf_ref ref, uint32_t size);
 LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref);
+/* Operands a, b, c of an instruction at the scratch's slots 1, 2, 3 (zf_cx_pure, zf_cx_lane_op, zf_cx_xchg_put); their
+ * sizes. */
+zf_operand_sizes zf_cx_stage_operands(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_pure_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_lane_call(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_list_inst(zf_cx_em *e, const zf_dinst *in);

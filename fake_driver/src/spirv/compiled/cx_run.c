@@ -253,6 +253,20 @@ uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, ui
     return zf_mem(rt->x, (uint32_t)lane, addr, (uint32_t)size, write);
 }
 
+/* Work-item l's operands a, b, c from the scratch into an area of the wave's, each at its scratch slot's offset in the
+ * layout the handler reads (offset x L + lane x size); their sizes. */
+static zf_operand_sizes zf_cx_place_operands(const zf_cx_rt *rt, const zf_dinst *in, const uint8_t *scratch,
+                                             uint8_t *area, uint32_t l) {
+    uint32_t L = rt->x->L;
+    zf_operand_sizes s;
+    zf_cx_sizes(rt->x->code, in, &s);
+    const uint32_t sizes[4] = {s.dst, s.a, s.b, s.c};
+    for (uint32_t k = 1; k < 4; k++)
+        memcpy(area + (size_t)k * ZF_CX_SCRATCH_SLOT * L + (size_t)l * sizes[k], scratch + k * ZF_CX_SCRATCH_SLOT,
+               sizes[k]);
+    return s;
+}
+
 /* The instruction with its operands and result at the scratch slots' offsets of a frame (zf_cx_lane_op). */
 static zf_dinst zf_cx_scratch_inst(const zf_dinst *in) {
     zf_dinst one = *in;
@@ -333,13 +347,7 @@ uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint6
         zf_fault(rt->x, l, "out of host memory for a wave");
         return 1;
     }
-    /* Each operand at its scratch slot's offset in the layout the handler reads: offset x L + lane x size. */
-    zf_operand_sizes s;
-    zf_cx_sizes(rt->x->code, in, &s);
-    const uint32_t sizes[4] = {s.dst, s.a, s.b, s.c};
-    for (uint32_t k = 1; k < 4; k++)
-        memcpy(t->lane_area + (size_t)k * ZF_CX_SCRATCH_SLOT * L + (size_t)l * sizes[k],
-               scratch + k * ZF_CX_SCRATCH_SLOT, sizes[k]);
+    zf_operand_sizes s = zf_cx_place_operands(rt, in, scratch, t->lane_area, l);
     zf_dinst one = zf_cx_scratch_inst(in);
     uint32_t *block_of = (uint32_t *)(t->lane_area + area_bytes);
     zf_x x = zf_cx_lone(rt, t->lane_area, &l, block_of);
@@ -374,15 +382,10 @@ static uint32_t zf_cx_xchg_mark(const zf_cx_rt *rt, const zf_dinst *in) {
 
 void zf_cx_xchg_put(zf_cx_rt *rt, const zf_dinst *in, const uint8_t *scratch, uint64_t lane) {
     zf_cx_thread *t = (zf_cx_thread *)rt; /* rt is the thread's first member */
-    uint32_t L = rt->x->L, l = (uint32_t)lane;
+    uint32_t l = (uint32_t)lane;
     if (!zf_cx_xchg_ready(rt, &t->xchg))
         return; /* zf_cx_xchg_get faults the work-item */
-    zf_operand_sizes s;
-    zf_cx_sizes(rt->x->code, in, &s);
-    const uint32_t sizes[4] = {s.dst, s.a, s.b, s.c};
-    for (uint32_t k = 1; k < 4; k++)
-        memcpy(t->xchg.area + (size_t)k * ZF_CX_SCRATCH_SLOT * L + (size_t)l * sizes[k],
-               scratch + k * ZF_CX_SCRATCH_SLOT, sizes[k]);
+    zf_cx_place_operands(rt, in, scratch, t->xchg.area, l);
     t->xchg.left[l] = zf_cx_xchg_mark(rt, in);
     t->xchg.stalled = 0; /* a work-item came: the group moves */
 }
