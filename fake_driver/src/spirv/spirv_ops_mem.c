@@ -471,7 +471,7 @@ void zf_h_asynccopy(zf_x *x, const zf_dinst *in) {
     ZF_LANES(x, {
         event[l] = zf_async_event(given[l]);
         /* The group (or sub-group) of the lane: lanes of one are contiguous and come in order. */
-        uint64_t key = in->type ? (uint64_t)(l / items) << 32 | (l % items) / sub : l / items;
+        uint64_t key = zf_group_scope_is_subgroup(in) ? (uint64_t)(l / items) << 32 | (l % items) / sub : l / items;
         if (key == last)
             continue;
         last = key;

@@ -95,8 +95,10 @@ static inline uint64_t zf_private_offset(uint64_t addr) {
     return addr & ((1u << ZF_PRIVATE_OFFSET_BITS) - 1);
 }
 
-/* Whether a collective (or a shuffle) is the sub-group's rather than the work-group's. */
+/* Whether a collective, a shuffle or an asynchronous copy is the sub-group's rather than the work-group's. */
 static inline bool zf_group_scope_is_subgroup(const zf_dinst *in) {
+    if (in->op == ZF_X_ASYNCCOPY)
+        return in->type != 0;
     return in->op == ZF_X_SGSHUFFLE || ((in->aux >> 8) & 0xFu) == SpvScopeSubgroup;
 }
 

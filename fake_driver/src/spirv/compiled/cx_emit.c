@@ -745,9 +745,8 @@ static LLVMValueRef zf_cx_var_of(zf_cx_em *e, LLVMTypeRef t) {
     return LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8), LLVMPointerType(t, 0), "");
 }
 
-/* What a work-item's run leaves for its group: its state (waiting, or done), the count of those waiting, and where it
- * stopped. */
-static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
+/* A work-item's state after its run (waiting, or done) and the count of those waiting; whether it waits. */
+static LLVMValueRef zf_cx_turn_state(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
     LLVMBuilderRef B = e->b;
     LLVMValueRef waits =
         LLVMBuildAnd(B, LLVMBuildNot(B, faulted, ""),
@@ -755,6 +754,13 @@ static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, c
     LLVMBuildStore(B, LLVMBuildSelect(B, waits, zf_cx_i64c(e, 1), zf_cx_i64c(e, ZF_CX_DONE), ""), at);
     LLVMValueRef count = LLVMBuildLoad2(B, e->i64, g->waiting, "");
     LLVMBuildStore(B, LLVMBuildAdd(B, count, LLVMBuildZExt(B, waits, e->i64, ""), ""), g->waiting);
+    return waits;
+}
+
+/* What a work-item's run leaves for its group: its state, the count of those waiting, and where it stopped. */
+static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef waits = zf_cx_turn_state(e, at, faulted, g);
     LLVMValueRef stopped =
         LLVMBuildSelect(B, waits, zf_cx_item(e, ZF_CX_ITEM_PATH),
                         LLVMBuildSelect(B, faulted, zf_cx_i64c(e, ZF_CX_FAILED), zf_cx_i64c(e, ZF_CX_ENDED), ""), "");
@@ -769,12 +775,7 @@ static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, c
  * from the counts after the loop (zf_cx_single_exit), which keeps the comparisons out of the loop. */
 static void zf_cx_turn_end_single(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
     LLVMBuilderRef B = e->b;
-    LLVMValueRef waits =
-        LLVMBuildAnd(B, LLVMBuildNot(B, faulted, ""),
-                     LLVMBuildICmp(B, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 2), ""), "");
-    LLVMBuildStore(B, LLVMBuildSelect(B, waits, zf_cx_i64c(e, 1), zf_cx_i64c(e, ZF_CX_DONE), ""), at);
-    LLVMValueRef count = LLVMBuildLoad2(B, e->i64, g->waiting, "");
-    LLVMBuildStore(B, LLVMBuildAdd(B, count, LLVMBuildZExt(B, waits, e->i64, ""), ""), g->waiting);
+    zf_cx_turn_state(e, at, faulted, g);
     LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, e->i64, g->ran, ""), zf_cx_i64c(e, 1), ""), g->ran);
 }
 

@@ -131,9 +131,6 @@ static inline bool zf_cx_sizes(const zf_dprog *code, const zf_dinst *in, zf_oper
     return true;
 }
 
-/* The registers an instruction with a list of operands reads (a call through a function pointer, printf,
- * async_work_group_copy: zf_cx_list_op): operand k, 0 being its operand a and then those its aux names, and its size;
- * false past the last. The aux was checked with the form (spirv_form.c). */
 /* Edge k of a block's terminator (a branch, a conditional branch or a switch, its default last); false past the
  * last. */
 static inline bool zf_cx_term_edge(const zf_dprog *code, const zf_dinst *term, uint32_t k, uint32_t *edge) {
@@ -164,6 +161,9 @@ static inline bool zf_cx_is_list_op(uint32_t op) {
     return op == ZF_X_CALLP || op == ZF_X_PRINTF || op == ZF_X_ASYNCCOPY;
 }
 
+/* The registers an instruction with a list of operands reads (a call through a function pointer, printf,
+ * async_work_group_copy: zf_cx_list_op): operand k, 0 being its operand a and then those its aux names, and its size;
+ * false past the last. The aux was checked with the form (spirv_form.c). */
 static inline bool zf_cx_list_operand(const zf_dprog *code, const zf_dinst *in, uint32_t k, zf_ref *ref,
                                       uint32_t *bytes) {
     const uint32_t *aux = code->aux + in->aux;

@@ -390,7 +390,8 @@ void zf_cx_xchg_put(zf_cx_rt *rt, const zf_dinst *in, const uint8_t *scratch, ui
     t->xchg.stalled = 0; /* a work-item came: the group moves */
 }
 
-/* The lanes [*first, *end) of lane l's group, or sub-group for a sub-group's instruction. */
+/* The lanes [*first, *end) of lane l's group, or sub-group for a sub-group's instruction (collectives, shuffles,
+ * asynchronous copies). */
 static void zf_cx_xchg_range(const zf_ctx *ctx, const zf_dinst *in, uint32_t l, uint32_t *first, uint32_t *end) {
     uint32_t r = l % ctx->group_items;
     *first = l - r;
@@ -484,8 +485,9 @@ static size_t zf_cx_list_frame(const zf_dprog *code, const zf_dinst *in) {
 /* Whether work-item l makes the async_work_group_copy of its group (or sub-group): the first of them, which runs
  * before the others (zf_h_asynccopy makes it with the group's first active lane). */
 static bool zf_cx_makes_group_copy(const zf_ctx *ctx, const zf_dinst *in, uint32_t l) {
-    uint32_t at = l % ctx->group_items;
-    return in->type ? at % ctx->subgroup_size == 0 : at == 0;
+    uint32_t first, end;
+    zf_cx_xchg_range(ctx, in, l, &first, &end);
+    return first == l;
 }
 
 uint32_t zf_cx_list_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args) {
