@@ -865,6 +865,14 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     const uint64_t copy_sizes[] = {8, 8, 32 * 4};
     zt_local_both("async_copy", copy_values, copy_sizes, 96, 32, &mem, strided, 96 * 4, "regions)");
     assert_true(strided[1 * 3] == copied[1] * 2.0f + 1.0f); /* element 1 of group 0 lands at 1 x 3 groups */
+    /* A source too short for the last group: the work-item making its first copy faults there, and the next one
+     * makes the group's second copy, as the interpreter's next active lane does. */
+    float *short_copied = zt_buffer(&mem, 64 * 4);
+    memcpy(short_copied, copied, 64 * 4);
+    memset(strided, 0, 96 * 4);
+    const void *short_copy_values[] = {&short_copied, &strided, NULL};
+    zt_local_both("async_copy", short_copy_values, copy_sizes, 96, 32, &mem, strided, 96 * 4, "");
+    assert_true(strided[2 + 3 * 1] == 1.0f); /* group 2, element 1: not copied in (0), then doubled plus 1, out */
     const void *private_values[] = {&out, NULL};
     const uint64_t private_sizes[] = {8, 32 * 4};
     zt_local_both("private_across_barriers", private_values, private_sizes, 96, 32, &mem, out, 96 * 4, "regions)");

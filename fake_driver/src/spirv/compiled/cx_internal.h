@@ -246,8 +246,8 @@ void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch);
 uint32_t zf_cx_lane_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane);
 /* An instruction with a list of operands (zf_cx_list_operand) for work-item `lane` alone, with the interpreter's
  * handler: the operands the frame holds packed in their order at `args`, the result at scratch; nonzero when the
- * work-item faulted. An async_work_group_copy is made by the first work-item of its group (or sub-group), which runs
- * first; the others only take its event. */
+ * work-item faulted. An async_work_group_copy is made by the first work-item of its group (or sub-group) to reach it;
+ * the others only take its event. */
 uint32_t zf_cx_list_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args);
 /* A collective or a sub-group shuffle, in two halves around a wait (the kernel's regions run the group's other
  * work-items in between): the work-item's operands (at the scratch as for zf_cx_lane_op) into the exchange area;

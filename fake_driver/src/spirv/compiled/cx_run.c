@@ -42,6 +42,8 @@ typedef struct zf_cx_thread {
     zf_cx_texsite *texsites;
     size_t call_bytes;
     zf_cx_exchange xchg; /* zf_cx_xchg_put and zf_cx_xchg_get */
+    uint32_t *copies; /* async copies of the wave: per lane, how many it reached; then per lane first in its group (or
+                         sub-group), how many the group made (zf_cx_makes_group_copy) */
 } zf_cx_thread;
 
 void zf_cx_ctx_release(zf_ctx *ctx) {
@@ -60,6 +62,7 @@ void zf_cx_ctx_release(zf_ctx *ctx) {
     free(t->call_area);
     free(t->texsites);
     free(t->xchg.area);
+    free(t->copies);
     free(t);
     ctx->cx = NULL;
 }
@@ -221,6 +224,8 @@ void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local
     t->rt.wave_groups = ctx->wave_groups;
     memset(t->counts, 0, kernel->num_blocks * sizeof *t->counts);
     memset(t->rt.unrun, 0, sizeof t->rt.unrun);
+    if (t->copies != NULL)
+        memset(t->copies, 0, 2u * ctx->L * sizeof *t->copies);
     if (ctx->byval != NULL)
         zf_cx_byval_copies(ctx, byval_offsets);
     kernel->wave(&t->rt);
@@ -482,12 +487,17 @@ static size_t zf_cx_list_frame(const zf_dprog *code, const zf_dinst *in) {
     return need;
 }
 
-/* Whether work-item l makes the async_work_group_copy of its group (or sub-group): the first of them, which runs
- * before the others (zf_h_asynccopy makes it with the group's first active lane). */
-static bool zf_cx_makes_group_copy(const zf_ctx *ctx, const zf_dinst *in, uint32_t l) {
-    uint32_t first, end;
+/* Whether work-item l makes the async_work_group_copy it reached: its group (or sub-group) makes its copies in order,
+ * each by the first work-item to reach it (as zf_h_asynccopy makes it with the group's first active lane: one that
+ * faulted before reaching it leaves it to the next); -1 without memory. */
+static int zf_cx_makes_group_copy(zf_cx_thread *t, const zf_ctx *ctx, const zf_dinst *in, uint32_t l) {
+    if (t->copies == NULL && (t->copies = calloc(2u * ctx->L, sizeof *t->copies)) == NULL)
+        return -1;
+    uint32_t first, end, *reached = t->copies, *made = t->copies + ctx->L;
     zf_cx_xchg_range(ctx, in, l, &first, &end);
-    return first == l;
+    bool makes = made[first] == reached[l]++;
+    made[first] += makes;
+    return makes;
 }
 
 uint32_t zf_cx_list_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint64_t lane, const uint8_t *args) {
@@ -517,7 +527,12 @@ uint32_t zf_cx_list_op(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch, uint6
     }
     zf_ctx *ctx = rt->x->ctx;
     uint32_t result = zf_cx_list_result(in);
-    if (in->op == ZF_X_ASYNCCOPY && !zf_cx_makes_group_copy(ctx, in, l)) {
+    int makes = in->op == ZF_X_ASYNCCOPY ? zf_cx_makes_group_copy(t, ctx, in, l) : 1;
+    if (makes < 0) {
+        zf_fault(rt->x, l, "out of host memory for %s", zf_xop_name(in->op));
+        return 1;
+    }
+    if (!makes) {
         uint64_t given, event;
         memcpy(&given, zf_reg(&x, in->a) + (size_t)l * 8, 8);
         event = zf_async_event(given);
