@@ -857,6 +857,12 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
                   "did not all reach the same barrier or collective");
     zt_local_both("collectives_diverged", shuffle_values, collective_sizes, 96, 32, &mem, results, 96 * 4,
                   "did not all reach the same barrier or collective");
+    /* Work-items that fault before a collective (their value read past a short buffer) take no part in it, in both
+     * tiers. */
+    int32_t *few = zt_guarded_buffer(&mem, 70 * 4, 4096); /* reads past it meet its guard, not another buffer */
+    memcpy(few, values, 70 * 4);
+    const void *faulting_values[] = {&few, &fvalues, &results, &fresults};
+    zt_local_both("collectives", faulting_values, collective_sizes, 96, 32, &mem, results, 96 * 10 * 4, "");
     /* async_work_group_copy in and strided out, around a barrier: made by the group's first work-item. */
     float *copied = zt_buffer(&mem, 96 * 4), *strided = zt_buffer(&mem, 96 * 4);
     for (uint32_t i = 0; i < 96; i++)
@@ -867,7 +873,7 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     assert_true(strided[1 * 3] == copied[1] * 2.0f + 1.0f); /* element 1 of group 0 lands at 1 x 3 groups */
     /* A source too short for the last group: the work-item making its first copy faults there, and the next one
      * makes the group's second copy, as the interpreter's next active lane does. */
-    float *short_copied = zt_buffer(&mem, 64 * 4);
+    float *short_copied = zt_guarded_buffer(&mem, 64 * 4, 4096);
     memcpy(short_copied, copied, 64 * 4);
     memset(strided, 0, 96 * 4);
     const void *short_copy_values[] = {&short_copied, &strided, NULL};
@@ -1171,7 +1177,8 @@ static void compiled_vector_loads_and_stores_match_the_interpreter(void **state)
     zf_dprog *code = zt_decode(m, false, "spirv_data");
     for (uint32_t floats = 4 * g + 16; floats >= 200; floats -= 4 * g + 16 - 200) {
         zt_mem mem = {0};
-        float *f = zt_buffer(&mem, floats * 4), *out = zt_buffer(&mem, 8 * g * 4);
+        /* Reads past `f` meet its guard, never another buffer the heap put after it. */
+        float *f = zt_guarded_buffer(&mem, floats * 4, 4096), *out = zt_buffer(&mem, 8 * g * 4);
         int32_t *n = zt_buffer(&mem, 4 * g * 4), *io = zt_buffer(&mem, 8 * g * 4);
         uint16_t *h = zt_buffer(&mem, 6 * g * 2);
         for (uint32_t i = 0; i < floats; i++)
