@@ -453,5 +453,7 @@ ze_result_t zf_build_program(zf_build *b) {
         (r = zf_program_imports(b->program)) == ZE_RESULT_SUCCESS && (r = zf_build_code(b)) == ZE_RESULT_SUCCESS)
         r = zf_program_functions(b->program);
     zf_program_uuid(b->program);
+    if (r == ZE_RESULT_SUCCESS)
+        zf_spirv_prepare();
     return r;
 }

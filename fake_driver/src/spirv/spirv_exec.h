@@ -210,6 +210,10 @@ typedef struct zf_xresult {
 /* Runs the launch to completion on the calling thread and the engine's workers. */
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result);
 
+/* Gets the process ready to launch kernels (a program was just built): starts the engine's workers and reads what the
+ * compiled tier's cache keys need, once per process, so that these costs are the build's, not the first launch's. */
+void zf_spirv_prepare(void);
+
 /* Library unload: frees the calling thread's kept context and stops keeping any, so that no thread-exit destructor
  * runs in unloaded code (call after the threads that launch kernels have stopped). */
 void zf_spirv_shutdown(void);

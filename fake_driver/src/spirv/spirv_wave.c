@@ -724,6 +724,13 @@ static void zf_pool_start(void) {
     pthread_attr_destroy(&attr);
 }
 
+void zf_spirv_prepare(void) {
+    pthread_mutex_lock(&zf_pool.lock);
+    zf_pool_start();
+    pthread_mutex_unlock(&zf_pool.lock);
+    zf_cx_prepare();
+}
+
 static void zf_run_job(zf_job *job, uint32_t max_threads) {
     bool share = job->plan->waves > 1 && max_threads != 1;
     if (share) {

@@ -20,6 +20,9 @@ typedef struct zf_cx_kernel zf_cx_kernel;
  * program, whatever the thread); never fails the launch. */
 const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch);
 
+/* Reads the identity the cache keys of compiled code start with (once per process), unless ZEFAKE_EXEC=interp. */
+void zf_cx_prepare(void);
+
 /* Runs the current wave of ctx (ctx->wave_first_group, ctx->wave_groups) with the compiled code; local_offsets and
  * byval_offsets give each argument's offset in a group's local memory and in a work-item's by-value copies. Faults
  * and counts land in ctx as the interpreter leaves them. */

@@ -204,6 +204,11 @@ static zf_cx_mode zf_cx_mode_of_env(void) {
     return ZF_CX_AUTO;
 }
 
+void zf_cx_prepare(void) {
+    if (zf_cx_mode_of_env() != ZF_CX_INTERP)
+        pthread_once(&zf_cx_self.once, zf_cx_self_make);
+}
+
 static void zf_cx_debug(const zf_xlaunch *launch, const char *format, ...) __attribute__((format(printf, 2, 3)));
 static void zf_cx_debug(const zf_xlaunch *launch, const char *format, ...) {
     if (launch->env == NULL || launch->env->debug == NULL)
