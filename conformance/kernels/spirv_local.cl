@@ -149,6 +149,24 @@ kernel void barrier_divergent(global int *out, local int *tmp)
     out[get_global_id(0)] = tmp[l] + 1;
 }
 
+/* After a barrier every work-item reaches, a third of them finish and the rest meet a second barrier (undefined in
+ * OpenCL): the group goes on with those, in both tiers. */
+kernel void barrier_late_exit(global int *out, local int *tmp)
+{
+    size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);
+    tmp[l] = (int)g;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int v = tmp[n - 1 - l];
+    if (l % 3 == 0) {
+        out[g] = v;
+        return;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tmp[l] = v * 2;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g] = tmp[(l + 1) % n] + 1;
+}
+
 /* A private array indexed by values read from local memory, live across barriers. */
 kernel void private_across_barriers(global int *out, local int *tmp)
 {

@@ -37,7 +37,7 @@ static const char *const zt_corpus[] = {
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 /* How many of the corpus's kernels the compiled tier takes at least (compiled_tier_takes_the_corpus). */
-#define ZT_CORPUS_COMPILED 113u
+#define ZT_CORPUS_COMPILED 114u
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -798,8 +798,8 @@ static void zt_cache_set_version(const char *path, char version) {
 
 /* Kernels with barriers run compiled region by region (docs/spirv-execution.md, "How a work-group runs"): barriers
  * in loops and branches of uniform control flow, in a function the kernel calls, a tiled GEMM in two dimensions, a
- * private array live across barriers, async_work_group_copy (its operands live across barriers too), and a barrier
- * only some work-items reach, which the log reports. */
+ * private array live across barriers, async_work_group_copy (its operands live across barriers too), a barrier
+ * only some work-items reach and work-items that finish between two barriers, which the log reports. */
 static void compiled_tier_runs_barriers_region_by_region(void **state) {
     (void)state;
     zt_mem mem = {0};
@@ -917,6 +917,8 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     const void *divergent_values[] = {&out, NULL};
     const uint64_t divergent_sizes[] = {8, 32 * 4};
     zt_local_both("barrier_divergent", divergent_values, divergent_sizes, 96, 32, &mem, out, 96 * 4,
+                  "did not all reach the same barrier");
+    zt_local_both("barrier_late_exit", divergent_values, divergent_sizes, 96, 32, &mem, out, 96 * 4,
                   "did not all reach the same barrier");
     zt_mem_free(&mem);
 }

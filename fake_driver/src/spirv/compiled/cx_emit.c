@@ -745,13 +745,26 @@ static LLVMValueRef zf_cx_var_of(zf_cx_em *e, LLVMTypeRef t) {
     return LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8), LLVMPointerType(t, 0), "");
 }
 
-/* A work-item's state after its run (waiting, or done) and the count of those waiting; whether it waits. */
-static LLVMValueRef zf_cx_turn_state(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
+/* A work-item's state after its run (waiting, or done) and the count of those waiting; whether it waits. With
+ * `waited`, its state says it waits already (the region after a barrier all the group waited at): only a work-item
+ * that finishes writes it. */
+static LLVMValueRef zf_cx_turn_state(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g,
+                                     bool waited) {
     LLVMBuilderRef B = e->b;
     LLVMValueRef waits =
         LLVMBuildAnd(B, LLVMBuildNot(B, faulted, ""),
                      LLVMBuildICmp(B, LLVMIntEQ, zf_cx_item(e, ZF_CX_ITEM_STATE), zf_cx_i64c(e, 2), ""), "");
-    LLVMBuildStore(B, LLVMBuildSelect(B, waits, zf_cx_i64c(e, 1), zf_cx_i64c(e, ZF_CX_DONE), ""), at);
+    if (waited) {
+        LLVMBasicBlockRef ends = LLVMAppendBasicBlockInContext(e->c, e->f, "ends");
+        LLVMBasicBlockRef counted = LLVMAppendBasicBlockInContext(e->c, e->f, "counted");
+        zf_cx_likely(e, LLVMBuildCondBr(B, waits, counted, ends));
+        LLVMPositionBuilderAtEnd(B, ends);
+        LLVMBuildStore(B, zf_cx_i64c(e, ZF_CX_DONE), at);
+        LLVMBuildBr(B, counted);
+        LLVMPositionBuilderAtEnd(B, counted);
+    } else {
+        LLVMBuildStore(B, LLVMBuildSelect(B, waits, zf_cx_i64c(e, 1), zf_cx_i64c(e, ZF_CX_DONE), ""), at);
+    }
     LLVMValueRef count = LLVMBuildLoad2(B, e->i64, g->waiting, "");
     LLVMBuildStore(B, LLVMBuildAdd(B, count, LLVMBuildZExt(B, waits, e->i64, ""), ""), g->waiting);
     return waits;
@@ -760,7 +773,7 @@ static LLVMValueRef zf_cx_turn_state(zf_cx_em *e, LLVMValueRef at, LLVMValueRef 
 /* What a work-item's run leaves for its group: its state, the count of those waiting, and where it stopped. */
 static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
     LLVMBuilderRef B = e->b;
-    LLVMValueRef waits = zf_cx_turn_state(e, at, faulted, g);
+    LLVMValueRef waits = zf_cx_turn_state(e, at, faulted, g, false);
     LLVMValueRef stopped =
         LLVMBuildSelect(B, waits, zf_cx_item(e, ZF_CX_ITEM_PATH),
                         LLVMBuildSelect(B, faulted, zf_cx_i64c(e, ZF_CX_FAILED), zf_cx_i64c(e, ZF_CX_ENDED), ""), "");
@@ -772,10 +785,13 @@ static void zf_cx_turn_end(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, c
 }
 
 /* The same in a region's loop whose work-items can wait at one place only (g->single): where they stopped follows
- * from the counts after the loop (zf_cx_single_exit), which keeps the comparisons out of the loop. */
-static void zf_cx_turn_end_single(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g) {
+ * from the counts after the loop (zf_cx_single_exit), which keeps the comparisons out of the loop. A region after
+ * the first runs only when every work-item of the group waited at its barrier (else the group goes on in rounds),
+ * so their states say so already. */
+static void zf_cx_turn_end_single(zf_cx_em *e, LLVMValueRef at, LLVMValueRef faulted, const zf_cx_group *g,
+                                  uint32_t region) {
     LLVMBuilderRef B = e->b;
-    zf_cx_turn_state(e, at, faulted, g);
+    zf_cx_turn_state(e, at, faulted, g, region > 0);
     LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, e->i64, g->ran, ""), zf_cx_i64c(e, 1), ""), g->ran);
 }
 
@@ -945,7 +961,7 @@ static void zf_cx_turn(zf_cx_em *e, LLVMValueRef lane, uint32_t region, const zf
         LLVMPositionBuilderAtEnd(B, ran);
     }
     if (region < e->num_regions && g->single != ZF_CX_UNSET)
-        zf_cx_turn_end_single(e, at, faulted, g);
+        zf_cx_turn_end_single(e, at, faulted, g, region);
     else
         zf_cx_turn_end(e, at, faulted, g);
     LLVMBuildBr(B, next);
