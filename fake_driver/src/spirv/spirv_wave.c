@@ -34,11 +34,37 @@ static void *zf_aligned_alloc(size_t size) {
     return aligned_alloc(64, size ? size : 64);
 }
 
+/* Copies `value` bytes into each of `lanes` slots of `size` bytes (the rest of a slot as it was). Whole slots of
+ * other sizes than words are copied from the slots filled already, doubling them: a few copies at memory speed rather
+ * than a call per lane (a kernel's constants, over a compiled wave's 2048 lanes, are rebuilt at every launch). */
+static void zf_broadcast_value(uint8_t *reg, size_t size, const void *from, size_t value, uint32_t lanes) {
+    if (size == 8 && value == 8) { /* constant sizes: each copy is one move */
+        uint64_t v;
+        memcpy(&v, from, 8);
+        for (uint32_t l = 0; l < lanes; l++)
+            memcpy(reg + (size_t)l * 8, &v, 8);
+    } else if (size == 4 && value == 4) {
+        uint32_t v;
+        memcpy(&v, from, 4);
+        for (uint32_t l = 0; l < lanes; l++)
+            memcpy(reg + (size_t)l * 4, &v, 4);
+    } else if (size == value && lanes > 0) {
+        size_t total = size * lanes;
+        memcpy(reg, from, size);
+        for (size_t done = size; done < total;) {
+            size_t n = done < total - done ? done : total - done;
+            memcpy(reg + done, reg, n);
+            done += n;
+        }
+    } else {
+        for (uint32_t l = 0; l < lanes; l++)
+            memcpy(reg + l * size, from, value);
+    }
+}
+
 /* Broadcasts a value of `size` bytes to the L lanes of the register at per-lane offset `offset`. */
 static void zf_broadcast(uint8_t *area, uint32_t L, uint32_t offset, const void *value, size_t size) {
-    uint8_t *base = area + (size_t)offset * L;
-    for (uint32_t l = 0; l < L; l++)
-        memcpy(base + (size_t)l * size, value, size);
+    zf_broadcast_value(area + (size_t)offset * L, size, value, size, L);
 }
 
 /* The program context for slot num_programs, with room for `size` bytes of constants: a kept one when there is one
@@ -511,24 +537,6 @@ static void zf_flush_output(zf_ctx *ctx) {
 
 /* ------------------------------------------------------------------------------------------------------------------
  * One wave */
-
-/* Copies `value` bytes into each of `lanes` slots of `size` bytes (pointers and scalars: whole words). */
-static void zf_broadcast_value(uint8_t *reg, size_t size, const void *from, size_t value, uint32_t lanes) {
-    if (size == 8 && value == 8) { /* constant sizes: each copy is one move */
-        uint64_t v;
-        memcpy(&v, from, 8);
-        for (uint32_t l = 0; l < lanes; l++)
-            memcpy(reg + (size_t)l * 8, &v, 8);
-    } else if (size == 4 && value == 4) {
-        uint32_t v;
-        memcpy(&v, from, 4);
-        for (uint32_t l = 0; l < lanes; l++)
-            memcpy(reg + (size_t)l * 4, &v, 4);
-    } else {
-        for (uint32_t l = 0; l < lanes; l++)
-            memcpy(reg + l * size, from, value);
-    }
-}
 
 static void zf_fill_params(zf_ctx *ctx, const zf_launch_plan *plan, zf_x *x, uint32_t lanes) {
     const zf_xlaunch *launch = plan->launch;
