@@ -62,6 +62,69 @@ static void spirv_printf_writes_to_stdout(void **state) {
     zc_child_free(&child);
 }
 
+#define ZC_STRING_ITEMS  4u
+#define ZC_STRING_STRIDE 16u
+
+/* Child: print_string over strings "s0", "s1", "s2" and, for the last work-item, 16 bytes without an end that fill the
+ * rest of the allocation; prints whether the launch completed and whether the device reports a fault. */
+static int zc_child_printf_string(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    char *text = zc_host_alloc(x, ZC_STRING_ITEMS * ZC_STRING_STRIDE);
+    memset(text, 'x', ZC_STRING_ITEMS * ZC_STRING_STRIDE);
+    for (uint32_t i = 0; i + 1 < ZC_STRING_ITEMS; i++)
+        snprintf(text + i * ZC_STRING_STRIDE, ZC_STRING_STRIDE, "s%u", i);
+    uint32_t stride = ZC_STRING_STRIDE;
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_printf");
+    ze_kernel_handle_t kernel = zc_kernel_create(module, "print_string");
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 0, sizeof text, &text));
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 1, sizeof stride, &stride));
+    zc_assert_success(zeKernelSetGroupSize(kernel, ZC_STRING_ITEMS, 1, 1));
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_group_count_t groups = {1, 1, 1};
+    ze_result_t launched = zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL);
+    fflush(stdout);
+    printf("launch=%d\nstatus=%d\n", launched == ZE_RESULT_SUCCESS,
+           zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST);
+    fflush(stdout);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, text);
+    return zc_child_exec_end(x);
+}
+
+/* A %s string with no end in its allocation: the work-items with good strings print them, the last one faults with a
+ * diagnostic naming the kernel, the work-item and the rule, the same in the interpreter and in compiled code (the
+ * debug log says it compiled). */
+static void spirv_printf_string_without_end_faults(void **state) {
+    (void)state;
+    zc_skip_unless_fake(); /* elsewhere reading past the allocation is undefined */
+    static const struct {
+        const char *exec, *tier;
+    } tiers[] = {{"ZEFAKE_EXEC=interp", NULL}, {"ZEFAKE_EXEC=compiled", "kernel 'print_string': compiled in"}};
+    for (size_t t = 0; t < ZC_COUNT(tiers); t++) {
+        const char *const env[] = {tiers[t].exec, "ZEFAKE_LOG=debug", NULL};
+        zc_child child;
+        assert_true(zc_run_child_mode("printf-string", NULL, env, ZC_CHILD_TIMEOUT_MS, &child));
+        zc_assert_child_ok(&child, tiers[t].exec);
+        if (tiers[t].tier != NULL && strstr(child.err, tiers[t].tier) == NULL)
+            zc_fail("%s: the debug log does not say \"%s\":\n%s", tiers[t].exec, tiers[t].tier, child.err);
+        if (strstr(child.out, "<s0>\n<s1>\n<s2>\n") == NULL || strstr(child.out, "<x") != NULL)
+            zc_fail("%s: expected the three good strings and nothing of the bad one; stdout:\n%s", tiers[t].exec,
+                    child.out);
+        assert_int_equal(zc_child_number(&child, "status"), 1);
+        if (strstr(child.err, "printf: the string at 0x") == NULL ||
+            strstr(child.err, "has no end within 16 bytes") == NULL || strstr(child.err, "work-item (3") == NULL)
+            zc_fail("%s: the fault does not name work-item 3 and the string's missing end:\n%s", tiers[t].exec,
+                    child.err);
+        zc_child_free(&child);
+    }
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * ITT device annotations (fake only: they arrive through the zefake extension) */
 
@@ -595,6 +658,7 @@ int main(int argc, char **argv) {
 #define ZC_FIXTURE spirv
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(spirv_printf_writes_to_stdout),
+        cmocka_unit_test(spirv_printf_string_without_end_faults),
         ZC_T(spirv_itt_annotations_follow_the_specialization_constant),
         cmocka_unit_test(spirv_itt_environment_variable_enables_annotations),
         ZC_T(spirv_function_pointers),
@@ -609,7 +673,8 @@ int main(int argc, char **argv) {
         ZC_T(spirv_foreign_extended_instruction_set_fails_the_build),
         ZC_T(spirv_subgroup_block_of_three_fails_the_build),
     };
-    static const zc_child_mode modes[] = {{"printf", zc_child_printf}, {"itt-env", zc_child_itt_env}};
+    static const zc_child_mode modes[] = {
+        {"printf", zc_child_printf}, {"printf-string", zc_child_printf_string}, {"itt-env", zc_child_itt_env}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);
