@@ -23,8 +23,12 @@
  * while each thread still gets this many waves to balance the load. */
 #define ZF_COMPILED_WAVE_ITEMS 2048u
 #define ZF_WAVES_PER_THREAD    8u
-#define ZF_MAX_WORKERS         15u
-#define ZF_LOCAL_ALIGN         16u
+/* A thread takes consecutive waves, up to this many work-items, at a time (while each thread still gets
+ * ZF_WAVES_PER_THREAD takes of the launch): each works through memory of its own, rather than every other wave of
+ * neighbouring ones, whose cache lines and prefetches the threads would then share. */
+#define ZF_TAKE_ITEMS  16384u
+#define ZF_MAX_WORKERS 15u
+#define ZF_LOCAL_ALIGN 16u
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Program contexts */
@@ -307,6 +311,7 @@ typedef struct zf_launch_plan {
     uint32_t groups_per_wave;
     uint64_t total_groups;
     uint64_t waves;
+    uint64_t take;         /* the consecutive waves a thread takes at a time */
     size_t *local_offsets; /* per argument */
     size_t local_stride;
     size_t *byval_offsets;
@@ -642,8 +647,12 @@ static void zf_merge(zf_job *job, const zf_ctx *ctx, uint64_t fault_wave) {
 static void zf_participate(zf_job *job, bool shared) {
     zf_ctx *ctx = NULL;
     uint64_t fault_wave = UINT64_MAX;
-    for (;;) {
-        uint64_t wave = __atomic_fetch_add(&job->next_wave, 1, __ATOMIC_RELAXED);
+    uint64_t wave = 0, taken = 0;
+    for (;; wave++) {
+        if (wave == taken) {
+            wave = __atomic_fetch_add(&job->next_wave, job->plan->take, __ATOMIC_RELAXED);
+            taken = wave + job->plan->take;
+        }
         if (wave >= job->plan->waves || __atomic_load_n(job->plan->stop, __ATOMIC_RELAXED))
             break;
         if (ctx == NULL && (ctx = zf_ctx_create(job->plan)) == NULL) {
@@ -775,12 +784,14 @@ static uint64_t zf_deadline_ns(uint64_t timeout_ns) {
     return at + timeout_ns < at ? UINT64_MAX : at + timeout_ns;
 }
 
-/* Waves of more groups for the compiled tier (ZF_COMPILED_WAVE_ITEMS). */
-static void zf_compiled_waves(zf_launch_plan *plan, uint32_t max_threads) {
+static uint64_t zf_launch_threads(uint32_t max_threads) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t threads = cores > 1 ? (uint64_t)cores : 1;
-    if (max_threads != 0 && max_threads < threads)
-        threads = max_threads;
+    return max_threads != 0 && max_threads < threads ? max_threads : threads;
+}
+
+/* Waves of more groups for the compiled tier (ZF_COMPILED_WAVE_ITEMS). */
+static void zf_compiled_waves(zf_launch_plan *plan, uint64_t threads) {
     uint64_t by_size = ZF_COMPILED_WAVE_ITEMS / plan->group_items;
     uint64_t by_balance = plan->total_groups / (threads * ZF_WAVES_PER_THREAD);
     uint64_t per_wave = by_size < by_balance ? by_size : by_balance;
@@ -788,6 +799,14 @@ static void zf_compiled_waves(zf_launch_plan *plan, uint32_t max_threads) {
         return;
     plan->groups_per_wave = (uint32_t)per_wave;
     plan->waves = (plan->total_groups + per_wave - 1) / per_wave;
+}
+
+/* How many consecutive waves a thread takes at a time (ZF_TAKE_ITEMS). */
+static uint64_t zf_wave_take(const zf_launch_plan *plan, uint64_t threads) {
+    uint64_t by_size = ZF_TAKE_ITEMS / ((uint64_t)plan->groups_per_wave * plan->group_items);
+    uint64_t by_balance = plan->waves / (threads * ZF_WAVES_PER_THREAD);
+    uint64_t take = by_size < by_balance ? by_size : by_balance;
+    return take > 0 ? take : 1;
 }
 
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
@@ -818,8 +837,10 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     uint32_t stop = 0;
     plan.stop = &stop;
     plan.compiled = zf_cx_for_launch(launch); /* a compilation is not execution: the hang limit starts after it */
+    uint64_t threads = zf_launch_threads(launch->max_threads);
     if (plan.compiled != NULL)
-        zf_compiled_waves(&plan, launch->max_threads);
+        zf_compiled_waves(&plan, threads);
+    plan.take = zf_wave_take(&plan, threads);
     plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
     zf_job job = {.plan = &plan, .merged = result, .first_fault_wave = UINT64_MAX};
     zf_run_job(&job, launch->max_threads);
