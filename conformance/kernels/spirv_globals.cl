@@ -37,6 +37,14 @@ kernel void out_of_bounds(global int *a, uint n)
     a[i < n ? i : n] = (int)i + 1;
 }
 
+/* The work-items i with i % period == bad store out of bounds, every other one a[i] = i + 1: the work-items of later
+ * waves in a faulted one's place run, and fault again (test_spirv_engine.c). */
+kernel void some_out_of_bounds(global int *a, uint n, uint bad, uint period)
+{
+    size_t i = get_global_id(0);
+    a[i % period == bad ? n : i] = (int)i + 1;
+}
+
 /* A load through a null pointer for odd work-items. */
 kernel void null_load(global int *a, global int *out)
 {

@@ -37,7 +37,7 @@ static const char *const zt_corpus[] = {
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
 /* How many of the corpus's kernels the compiled tier takes at least (compiled_tier_takes_the_corpus). */
-#define ZT_CORPUS_COMPILED 115u
+#define ZT_CORPUS_COMPILED 116u
 
 static zf_dprog *zt_decode(const zf_spirv_module *m, bool itt, const char *name) {
     zf_decode_options options = {.itt_enabled = itt};
@@ -778,6 +778,30 @@ static void zt_local_both(const char *kernel, const void *const *values, const u
     zf_dprog *code = zt_decode(m, false, "spirv_local");
     zt_launch l = {m, code, kernel, values, sizes, global, local, 0, mem, 0, 0};
     zt_both_tiers(&l, out, bytes, logged);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+/* A fault stops its work-item only: the work-items that take its place in the thread's later waves (in both tiers'
+ * waves, of 128 and 2048 work-items) run, and fault again when they break the rule too; a wave clears the faulted
+ * lanes only after a fault. */
+static void faulted_work_items_leave_their_lanes_to_later_waves(void **state) {
+    (void)state;
+    zf_spirv_module *m = zt_read_ok("spirv_globals");
+    zf_dprog *code = zt_decode(m, false, "spirv_globals");
+    zt_mem mem = {0};
+    const uint32_t items = 8192, bad = 5, period = 2048;
+    int32_t *b = zt_guarded_buffer(&mem, items * 4, 4096); /* the stores past the end meet the guard */
+    const void *values[] = {&b, &items, &bad, &period};
+    const uint64_t sizes[] = {8, 4, 4, 4};
+    zt_launch l = {m, code, "some_out_of_bounds", values, sizes, items, 32, 1, &mem, 0, 0}; /* one thread */
+    zt_both_tiers(&l, b, items * 4, "kernel 'some_out_of_bounds': compiled in");
+    for (uint32_t i = 0; i < items; i++)
+        assert_int_equal(b[i], i % period == bad ? 0 : (int32_t)i + 1);
+    zf_xresult result;
+    zt_run(&l, &result); /* in the tier ZEFAKE_EXEC names */
+    assert_int_equal(result.faults, items / period);
+    zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
 }
@@ -1621,6 +1645,7 @@ int main(void) {
         cmocka_unit_test(runs_kernels_on_one_thread_and_many),
         cmocka_unit_test(counts_loops_per_iteration_and_local_memory_and_barriers),
         cmocka_unit_test(faults_name_the_kernel_work_item_and_address),
+        cmocka_unit_test(faulted_work_items_leave_their_lanes_to_later_waves),
         cmocka_unit_test(irreducible_loop_with_lanes_entering_at_both_heads),
         cmocka_unit_test(block_accesses_fault_like_loads_and_stores),
         cmocka_unit_test(compiled_tier_matches_the_interpreter),

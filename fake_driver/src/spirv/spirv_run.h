@@ -135,8 +135,9 @@ typedef struct zf_ctx {
     zf_spirv_array slots; /* zf_pslot, a stack: by-value copies at the bottom, then the variables of live calls */
     zf_resolved resolved[16];
     uint32_t num_resolved;
-    uint8_t *dead;   /* [L]: lanes stopped by a fault */
-    uint32_t *order; /* [L]: 0..L-1, the members of a wave's invocation */
+    uint8_t *dead;            /* [L]: lanes stopped by a fault */
+    uint64_t faults_at_clear; /* `faults` when `dead` was last cleared: a wave clears it only after a fault */
+    uint32_t *order;          /* [L]: 0..L-1, the members of a wave's invocation */
     /* What a context kept for the next launch on its thread owns (spirv_wave.c, "Contexts"): the buffers above and
      * below, with their capacities; local and byval point into theirs when the launch has such memory. */
     uint32_t cap_lanes;

@@ -449,6 +449,7 @@ static bool zf_lanes_fit(zf_ctx *ctx) {
     }
     for (uint32_t l = 0; l < ctx->L; l++)
         ctx->order[l] = l;
+    memset(ctx->dead, 0, ctx->L);
     return true;
 }
 
@@ -585,7 +586,10 @@ static void zf_run_wave(zf_ctx *ctx, const zf_launch_plan *plan, uint64_t wave) 
     uint64_t groups = plan->total_groups - ctx->wave_first_group;
     ctx->wave_groups = groups < plan->groups_per_wave ? (uint32_t)groups : plan->groups_per_wave;
     uint32_t lanes = ctx->wave_groups * ctx->group_items;
-    memset(ctx->dead, 0, ctx->L);
+    if (ctx->faults != ctx->faults_at_clear) { /* only a fault marks a lane dead (zf_fault) */
+        memset(ctx->dead, 0, ctx->L);
+        ctx->faults_at_clear = ctx->faults;
+    }
     if (ctx->local != NULL)
         memset(ctx->local, 0, ctx->local_stride * ctx->groups_per_wave);
     if (plan->compiled != NULL) {
