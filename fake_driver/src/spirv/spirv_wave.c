@@ -753,7 +753,7 @@ void zf_spirv_prepare(void) {
 }
 
 static void zf_run_job(zf_job *job, uint32_t max_threads) {
-    bool share = job->plan->waves > 1 && max_threads != 1;
+    bool share = job->plan->waves > job->plan->take && max_threads != 1; /* one take: nothing to share */
     if (share) {
         pthread_mutex_lock(&zf_pool.lock);
         zf_pool_start();
@@ -788,6 +788,7 @@ static uint64_t zf_deadline_ns(uint64_t timeout_ns) {
     return at + timeout_ns < at ? UINT64_MAX : at + timeout_ns;
 }
 
+/* The threads a launch runs on: one per core, or fewer when the launch says so. */
 static uint64_t zf_launch_threads(uint32_t max_threads) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t threads = cores > 1 ? (uint64_t)cores : 1;
