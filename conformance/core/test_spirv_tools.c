@@ -17,6 +17,24 @@
 
 static const int32_t zc_printf_values[] = {7, 300, -1, 65535};
 
+/* One group of `items` work-items of spirv_printf's `kernel_name` with its two arguments, on a synchronous immediate
+ * list; the launch's result. */
+static ze_result_t zc_printf_launch(zc_exec *x, const char *kernel_name, size_t size0, const void *arg0, size_t size1,
+                                    const void *arg1, uint32_t items) {
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_printf");
+    ze_kernel_handle_t kernel = zc_kernel_create(module, kernel_name);
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 0, size0, arg0));
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 1, size1, arg1));
+    zc_assert_success(zeKernelSetGroupSize(kernel, items, 1, 1));
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_group_count_t groups = {1, 1, 1};
+    ze_result_t launched = zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    return launched;
+}
+
 static int zc_child_printf(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -27,17 +45,7 @@ static int zc_child_printf(int argc, char **argv) {
     int32_t *values = zc_host_alloc(x, sizeof zc_printf_values);
     memcpy(values, zc_printf_values, sizeof zc_printf_values);
     float scale = 1.5f;
-    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_printf");
-    ze_kernel_handle_t kernel = zc_kernel_create(module, "printer");
-    zc_assert_success(zeKernelSetArgumentValue(kernel, 0, sizeof values, &values));
-    zc_assert_success(zeKernelSetArgumentValue(kernel, 1, sizeof scale, &scale));
-    zc_assert_success(zeKernelSetGroupSize(kernel, items, 1, 1));
-    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
-    ze_group_count_t groups = {1, 1, 1};
-    zc_assert_success(zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL));
-    zc_assert_success(zeCommandListDestroy(list));
-    zc_assert_success(zeKernelDestroy(kernel));
-    zc_assert_success(zeModuleDestroy(module));
+    zc_assert_success(zc_printf_launch(x, "printer", sizeof values, &values, sizeof scale, &scale, items));
     zc_free(x, values);
     return zc_child_exec_end(x);
 }
@@ -78,21 +86,12 @@ static int zc_child_printf_string(int argc, char **argv) {
     for (uint32_t i = 0; i + 1 < ZC_STRING_ITEMS; i++)
         snprintf(text + i * ZC_STRING_STRIDE, ZC_STRING_STRIDE, "s%u", i);
     uint32_t stride = ZC_STRING_STRIDE;
-    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_printf");
-    ze_kernel_handle_t kernel = zc_kernel_create(module, "print_string");
-    zc_assert_success(zeKernelSetArgumentValue(kernel, 0, sizeof text, &text));
-    zc_assert_success(zeKernelSetArgumentValue(kernel, 1, sizeof stride, &stride));
-    zc_assert_success(zeKernelSetGroupSize(kernel, ZC_STRING_ITEMS, 1, 1));
-    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
-    ze_group_count_t groups = {1, 1, 1};
-    ze_result_t launched = zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL);
+    ze_result_t launched =
+        zc_printf_launch(x, "print_string", sizeof text, &text, sizeof stride, &stride, ZC_STRING_ITEMS);
     fflush(stdout);
     printf("launch=%d\nstatus=%d\n", launched == ZE_RESULT_SUCCESS,
            zeDeviceGetStatus(x->device) == ZE_RESULT_ERROR_DEVICE_LOST);
     fflush(stdout);
-    zc_assert_success(zeCommandListDestroy(list));
-    zc_assert_success(zeKernelDestroy(kernel));
-    zc_assert_success(zeModuleDestroy(module));
     zc_free(x, text);
     return zc_child_exec_end(x);
 }
