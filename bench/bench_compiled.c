@@ -95,7 +95,7 @@ static void zb_bench(zb_run *x, zb_case *c, const char *shape) {
     double native = zb_loop_ns(x->repeats, c->native, c->n, c->a, c->b, c->want);
     double interp = zb_engine_ns(x, c, "interp");
     double compiled = zb_engine_ns(x, c, "compiled");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = zb_host_cores();
     printf("%s %s: native C %.2f ms (1 thread); interpreter %.2f ms, ratio %.2f; compiled %.2f ms, ratio %.2f (%ld "
            "host threads); interpreter / compiled %.1f\n",
            c->kernel, shape, native / 1e6, interp / 1e6, interp / native, compiled / 1e6, compiled / native, cores,

@@ -575,7 +575,7 @@ int main(int argc, char **argv) {
     bool have_ours = zb_cl_open(&ours, "zefake"), have_pocl = zb_cl_open(&pocl, "Portable Computing Language");
 #endif
     const char *exec = getenv("ZEFAKE_EXEC");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = zb_host_cores();
     printf("ZEFAKE_EXEC=%s, %ld host threads for the engine, native C on one\n", exec != NULL ? exec : "auto", cores);
     zb_case cases[7];
     zb_cases(quick, cases);

@@ -64,8 +64,7 @@ typedef struct zb_case {
 
 static void zb_setup(zb_spirv *x) {
     zb_kernel_session(&x->context, &x->device, &x->list);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    x->threads = cores > 1 ? (uint32_t)cores : 1;
+    x->threads = (uint32_t)zb_host_cores();
 }
 
 static float *zb_malloc(size_t count) {

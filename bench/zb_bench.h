@@ -5,6 +5,7 @@
 #define ZB_BENCH_H
 
 #include <level_zero/ze_api.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,15 @@ static inline double zb_measure_ns(zb_body body, void *state, uint64_t iteration
         samples[r] = (double)(zb_now_ns() - start) / (double)iterations;
     }
     return zb_median(samples, ZB_MEASURE_REPEATS);
+}
+
+/* The cores the engine runs on: those of this process's affinity mask, as the driver counts them. */
+static inline long zb_host_cores(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 1 ? online : 1;
 }
 
 static inline void zb_fail(const char *what, const char *detail) {

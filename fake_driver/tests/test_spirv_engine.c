@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,6 +361,31 @@ static void runs_kernels_on_one_thread_and_many(void **state) {
     zt_reduce(m, code, 1, 64);
     zt_reduce(m, code, 0, 64);
     zt_reduce(m, code, 0, 8);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+/* A process confined to one core (taskset, a cpuset) launches on that one thread, with the same results. */
+static void launches_spread_over_the_cores_of_the_affinity_mask(void **state) {
+    (void)state;
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    assert_int_equal(zf_spirv_host_cores(), CPU_COUNT(&all));
+    int first = 0;
+    while (!CPU_ISSET(first, &all))
+        first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    assert_int_equal(zf_spirv_host_cores(), 1);
+    zf_spirv_module *m = zt_read_ok("vadd");
+    zf_dprog *code = zt_decode(m, false, "vadd");
+    uint64_t confined = 0, free_to_spread = 0;
+    zt_vadd(m, code, 0, &confined);
+    assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    zt_vadd(m, code, 0, &free_to_spread);
+    assert_true(confined > 0);
+    assert_int_equal(confined, free_to_spread);
     zf_dprog_free(code);
     zf_spirv_free(m);
 }
@@ -1643,6 +1669,7 @@ int main(void) {
         cmocka_unit_test(itt_wrappers_cost_nothing_when_off),
         cmocka_unit_test(forms_round_trip_and_match_their_module),
         cmocka_unit_test(runs_kernels_on_one_thread_and_many),
+        cmocka_unit_test(launches_spread_over_the_cores_of_the_affinity_mask),
         cmocka_unit_test(counts_loops_per_iteration_and_local_memory_and_barriers),
         cmocka_unit_test(faults_name_the_kernel_work_item_and_address),
         cmocka_unit_test(faulted_work_items_leave_their_lanes_to_later_waves),

@@ -454,6 +454,6 @@ ze_result_t zf_build_program(zf_build *b) {
         r = zf_program_functions(b->program);
     zf_program_uuid(b->program);
     if (r == ZE_RESULT_SUCCESS)
-        zf_spirv_prepare();
+        zf_spirv_prepare(b->program->code);
     return r;
 }

@@ -210,9 +210,14 @@ typedef struct zf_xresult {
 /* Runs the launch to completion on the calling thread and the engine's workers. */
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result);
 
-/* Gets the process ready to launch kernels (a program was just built): starts the engine's workers and reads what the
- * compiled tier's cache keys need, once per process, so that these costs are the build's, not the first launch's. */
-void zf_spirv_prepare(void);
+/* The host cores launches spread over: those of the calling thread's affinity mask (taskset, a container's cpuset),
+ * the online count where the mask cannot be read. */
+uint32_t zf_spirv_host_cores(void);
+
+/* Gets the process ready to launch the kernels of a program just built: starts the engine's workers, readies each
+ * engine thread's kept context and allocator for the program's waves, reads what the compiled tier's cache keys need
+ * (once per process) and the program's own key, so that these costs are the build's, not the first launch's. */
+void zf_spirv_prepare(const zf_dprog *code);
 
 /* Library unload: frees the calling thread's kept context and stops keeping any, so that no thread-exit destructor
  * runs in unloaded code (call after the threads that launch kernels have stopped). */

@@ -11,6 +11,7 @@
 #include "spirv_run.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -514,6 +515,28 @@ static zf_ctx *zf_ctx_create(const zf_launch_plan *plan) {
     return ctx;
 }
 
+/* Readies the calling thread for the launches of a program just built, whose waves hold wave_bytes per lane: its spare
+ * context gets the wave area and lane arrays of a compiled-tier wave, and its allocator the memory a wave's compiled
+ * state takes, all touched, so that a process's first launch takes neither page faults nor a new malloc arena on the
+ * threads it runs on. A spare that already holds as much is left as it is. */
+#define ZF_WARM_HEAP_BYTES ((size_t)64 << 10) /* below glibc's trim threshold: the pages stay with the arena */
+static void zf_ctx_warm(size_t wave_bytes) {
+    zf_ctx *ctx = zf_ctx_take();
+    if (ctx == NULL)
+        return;
+    bool fresh = ctx->cap_lanes == 0;
+    ctx->L = ZF_COMPILED_WAVE_ITEMS;
+    size_t area = wave_bytes * ctx->L, had = ctx->cap_wave;
+    if (zf_lanes_fit(ctx) && area <= ZF_SPARE_MAX_BYTES && zf_buffer_fit(&ctx->wave, &ctx->cap_wave, area) &&
+        ctx->cap_wave != had)
+        memset(ctx->wave, 0, area);
+    void *heap = fresh ? malloc(ZF_WARM_HEAP_BYTES) : NULL;
+    if (heap != NULL)
+        memset(heap, 0, ZF_WARM_HEAP_BYTES);
+    free(heap);
+    zf_ctx_retire(ctx);
+}
+
 void zf_output(zf_ctx *ctx, const char *text, size_t length) {
     if (length == 0)
         return;
@@ -630,7 +653,9 @@ static struct {
     zf_job *jobs;
     uint32_t workers;
     bool started;
-} zf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false};
+    uint64_t warm_serial;   /* bumped by each module build that asks the workers to get ready (zf_ctx_warm) */
+    size_t warm_wave_bytes; /* what the latest one asked for */
+} zf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false, 0, 0};
 
 static void zf_merge(zf_job *job, const zf_ctx *ctx, uint64_t fault_wave) {
     zf_xresult *r = job->merged;
@@ -689,11 +714,20 @@ static void zf_participate(zf_job *job, bool shared) {
 
 static void *zf_worker_main(void *arg) {
     (void)arg;
+    uint64_t warmed = 0;
     pthread_mutex_lock(&zf_pool.lock);
     for (;;) {
         zf_job *job = zf_pool.jobs;
         while (job != NULL && __atomic_load_n(&job->next_wave, __ATOMIC_RELAXED) >= job->plan->waves)
             job = job->next;
+        if (job == NULL && warmed != zf_pool.warm_serial) {
+            warmed = zf_pool.warm_serial;
+            size_t wave_bytes = zf_pool.warm_wave_bytes;
+            pthread_mutex_unlock(&zf_pool.lock);
+            zf_ctx_warm(wave_bytes);
+            pthread_mutex_lock(&zf_pool.lock);
+            continue;
+        }
         if (job == NULL) {
             pthread_cond_wait(&zf_pool.work, &zf_pool.lock);
             continue;
@@ -718,14 +752,24 @@ static void zf_pool_after_fork(void) {
     zf_pool.started = false;
 }
 
+/* The cores this process may run on: those of its affinity mask, so that a process given one core does not
+ * time-slice two engine threads on it. */
+uint32_t zf_spirv_host_cores(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (uint32_t)CPU_COUNT(&set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 1 ? (uint32_t)online : 1;
+}
+
 /* Starts the workers once (called with the pool lock held); a host with one core gets none. */
 static void zf_pool_start(void) {
     if (zf_pool.started)
         return;
     zf_pool.started = true;
     pthread_atfork(NULL, NULL, zf_pool_after_fork);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint32_t wanted = cores > 1 ? (uint32_t)(cores - 1) : 0;
+    uint32_t cores = zf_spirv_host_cores();
+    uint32_t wanted = cores > 1 ? cores - 1 : 0;
     if (wanted > ZF_MAX_WORKERS)
         wanted = ZF_MAX_WORKERS;
     pthread_attr_t attr;
@@ -745,15 +789,19 @@ static void zf_pool_start(void) {
     pthread_attr_destroy(&attr);
 }
 
-void zf_spirv_prepare(void) {
+void zf_spirv_prepare(const zf_dprog *code) {
     pthread_mutex_lock(&zf_pool.lock);
     zf_pool_start();
+    zf_pool.warm_serial++;
+    zf_pool.warm_wave_bytes = code->wave_bytes;
+    pthread_cond_broadcast(&zf_pool.work);
     pthread_mutex_unlock(&zf_pool.lock);
-    zf_cx_prepare();
+    zf_ctx_warm(code->wave_bytes);
+    zf_cx_prepare(code);
 }
 
-static void zf_run_job(zf_job *job, uint32_t max_threads) {
-    bool share = job->plan->waves > job->plan->take && max_threads != 1; /* one take: nothing to share */
+static void zf_run_job(zf_job *job, uint64_t threads) {
+    bool share = job->plan->waves > job->plan->take && threads > 1; /* one take: nothing to share */
     if (share) {
         pthread_mutex_lock(&zf_pool.lock);
         zf_pool_start();
@@ -790,8 +838,7 @@ static uint64_t zf_deadline_ns(uint64_t timeout_ns) {
 
 /* The threads a launch runs on: one per core, or fewer when the launch says so. */
 static uint64_t zf_launch_threads(uint32_t max_threads) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t threads = cores > 1 ? (uint64_t)cores : 1;
+    uint64_t threads = zf_spirv_host_cores();
     return max_threads != 0 && max_threads < threads ? max_threads : threads;
 }
 
@@ -848,7 +895,7 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     plan.take = zf_wave_take(&plan, threads);
     plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
     zf_job job = {.plan = &plan, .merged = result, .first_fault_wave = UINT64_MAX};
-    zf_run_job(&job, launch->max_threads);
+    zf_run_job(&job, threads);
     result->hung |= stop != 0;
     if (local_offsets != offsets)
         free(local_offsets);

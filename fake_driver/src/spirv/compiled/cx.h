@@ -20,8 +20,9 @@ typedef struct zf_cx_kernel zf_cx_kernel;
  * program, whatever the thread); never fails the launch. */
 const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch);
 
-/* Reads the identity the cache keys of compiled code start with (once per process), unless ZEFAKE_EXEC=interp. */
-void zf_cx_prepare(void);
+/* Reads the identity the cache keys of compiled code start with (once per process) and makes the program's cache
+ * with the key of its form, unless ZEFAKE_EXEC=interp. */
+void zf_cx_prepare(const zf_dprog *code);
 
 /* Runs the current wave of ctx (ctx->wave_first_group, ctx->wave_groups) with the compiled code; local_offsets and
  * byval_offsets give each argument's offset in a group's local memory and in a work-item's by-value copies. Faults

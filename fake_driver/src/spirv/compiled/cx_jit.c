@@ -204,11 +204,6 @@ static zf_cx_mode zf_cx_mode_of_env(void) {
     return ZF_CX_AUTO;
 }
 
-void zf_cx_prepare(void) {
-    if (zf_cx_mode_of_env() != ZF_CX_INTERP)
-        pthread_once(&zf_cx_self.once, zf_cx_self_make);
-}
-
 static void zf_cx_debug(const zf_xlaunch *launch, const char *format, ...) __attribute__((format(printf, 2, 3)));
 static void zf_cx_debug(const zf_xlaunch *launch, const char *format, ...) {
     if (launch->env == NULL || launch->env->debug == NULL)
@@ -398,6 +393,13 @@ static struct zf_cx_cache *zf_cx_cache_of(zf_dprog *code) {
     }
     pthread_mutex_unlock(&zf_cx_caches_lock);
     return cache;
+}
+
+void zf_cx_prepare(const zf_dprog *code) {
+    if (zf_cx_mode_of_env() == ZF_CX_INTERP)
+        return;
+    pthread_once(&zf_cx_self.once, zf_cx_self_make);
+    zf_cx_cache_of((zf_dprog *)code); /* compiled code is derived data, as in zf_cx_for_launch */
 }
 
 static bool zf_cx_kinds_match(const zf_cx_variant *entry, const zf_xlaunch *launch) {
