@@ -44,3 +44,38 @@ kernel void hoist_local(global const uint *in, global uint *out, uint width)
     tmp[l] = in[g] * 3u;
     out[g] = tmp[l] + in[in[g] % width];
 }
+
+// Branches of every shape, none of which can fault once the group's accesses are proven: the unchecked copy derives
+// most of its block counts from a few counters (cx_emit_count.c), and the executed-work record must not change.
+static int hoist_bucket(int v)
+{
+    switch (v % 5) {
+    case 1:
+        return v + 1;
+    case -2:
+    case 3:
+        return v * 2;
+    case 4:
+        return v - 5;
+    default:
+        return v;
+    }
+}
+
+kernel void hoist_branches(global const int *in, global int *out, uint n)
+{
+    uint i = get_global_id(0);
+    int v = in[i], r;
+    if (i == 0 || i == n - 1 || (v & 3) == 0)
+        r = v;
+    else if (v & 4)
+        r = v * 3;
+    else
+        r = -v;
+    r = hoist_bucket(r);
+    if (v > 100) {
+        out[i] = r;
+        return;
+    }
+    out[i] = r + (v < -50 ? 7 : 1);
+}

@@ -710,6 +710,14 @@ static void compiled_checks_per_group_match_the_interpreter(void **state) {
     const uint64_t local_sizes[] = {8, 8, 4};
     zt_launch local = {m, code, "hoist_local", local_values, local_sizes, width, 8, 0, &mem, 15, 5};
     zt_both_tiers(&local, u_out, 240 * 4, "accesses checked per group");
+    int32_t *b_in = zt_buffer(&mem, 512 * 4), *b_out = zt_buffer(&mem, 512 * 4);
+    for (uint32_t i = 0; i < 512; i++)
+        b_in[i] = (int32_t)(i * 37 % 301) - 150;
+    const uint32_t b_n = 512;
+    const void *branch_values[] = {&b_in, &b_out, &b_n};
+    const uint64_t branch_sizes[] = {8, 8, 4};
+    zt_launch branches = {m, code, "hoist_branches", branch_values, branch_sizes, 512, 64, 0, &mem, 0, 0};
+    zt_both_tiers(&branches, b_out, 512 * 4, "2 accesses checked per group, 3 block counts derived");
     zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
@@ -1643,8 +1651,8 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
-    zt_cache_set_version(entry, '3');
-    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", "format version 3, not 4");
+    zt_cache_set_version(entry, '4');
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", "format version 4, not 5");
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
     /* An entry announcing more image accesses than a kernel may have (its count follows the region count: magic, key,
      * block count, record size, region count) is refused rather than sized into the run-time state. */

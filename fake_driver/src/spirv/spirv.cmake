@@ -51,6 +51,7 @@ target_link_libraries(zf_spirv PUBLIC ${CMAKE_DL_LIBS})
 add_library(ze_fake_cx MODULE
   "${ZF_SPIRV_DIR}/compiled/cx_part.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_emit_count.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_hoist.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_image.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_mem.c"

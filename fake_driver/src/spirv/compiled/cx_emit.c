@@ -311,9 +311,16 @@ static void zf_cx_block_entry(zf_cx_em *e, uint32_t b, bool loop_head) {
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, stop, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, go);
         LLVMPositionBuilderAtEnd(B, go);
     }
+    /* The unchecked copy's counters are 32-bit (cx_emit_count.c): a work-item enters each of its blocks once at most.
+     */
+    LLVMTypeRef t = e->mode == ZF_CX_UNCHECKED ? e->i32 : e->i64;
     LLVMValueRef index = zf_cx_i64c(e, e->cur);
-    LLVMValueRef counter = LLVMBuildGEP2(B, e->i64, e->counts, &index, 1, "");
-    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, e->i64, counter, ""), zf_cx_i64c(e, 1), ""), counter);
+    LLVMValueRef counter =
+        LLVMBuildGEP2(B, t, LLVMBuildBitCast(B, e->counts, LLVMPointerType(t, 0), ""), &index, 1, "");
+    LLVMValueRef counted =
+        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, t, counter, ""), LLVMConstInt(t, 1, false), ""), counter);
+    if (e->count_stores != NULL)
+        e->count_stores[b] = counted;
     const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
     zf_cx_copies(e, blk->commit_first, blk->commit_count);
 }
@@ -446,10 +453,14 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     const zf_dfunc *fn = e->fn;
     e->bbs = calloc(fn->block_count ? fn->block_count : 1, sizeof *e->bbs);
     bool *heads = zf_cx_loop_heads(e);
-    if (e->bbs == NULL || heads == NULL) {
+    e->count_stores =
+        e->mode == ZF_CX_UNCHECKED ? calloc(fn->block_count ? fn->block_count : 1, sizeof(LLVMValueRef)) : NULL;
+    if (e->bbs == NULL || heads == NULL || (e->mode == ZF_CX_UNCHECKED && e->count_stores == NULL)) {
         zf_cx_fail(e, "out of host memory");
         free(e->bbs);
         free(heads);
+        free(e->count_stores);
+        e->count_stores = NULL;
         return;
     }
     zf_cx_provenance(e, fi);
@@ -489,6 +500,10 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
         zf_cx_fault_edges_close(e);
     }
     e->bails = e->bail_resumes = false;
+    if (e->count_stores != NULL && !e->failed)
+        zf_cx_count_derive(e, e->count_stores);
+    free(e->count_stores);
+    e->count_stores = NULL;
     LLVMPositionBuilderAtEnd(e->b, e->fault_bb);
     zf_cx_return(e, true);
     LLVMBuildBr(e->eb, start);
@@ -1013,7 +1028,8 @@ static void zf_cx_item_loops(zf_cx_em *e, const zf_dfunc *entry, const LLVMValue
     if (g != NULL) {
         zf_cx_turn(e, lane, region, g);
     } else {
-        LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, e->args, e->ret};
+        LLVMValueRef counts = callee == e->unchecked_fn ? e->ucounts : e->counts;
+        LLVMValueRef call_args[5] = {e->rt, counts, e->item, e->args, e->ret};
         LLVMBuildCall2(e->b, e->fn_type, callee, call_args, 5, "");
     }
     LLVMValueRef back = zf_cx_loop_end(e, &x);
@@ -1195,6 +1211,12 @@ static void zf_cx_wave(zf_cx_em *e) {
     e->ret = zf_cx_alloca(e, entry->ret_size);
     LLVMBuildMemSet(e->b, LLVMBuildBitCast(e->b, e->counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
                     zf_cx_i64c(e, 8ull * e->num_blocks), 8);
+    if (e->unchecked_fn != NULL) {
+        e->ucounts = LLVMBuildBitCast(e->b, zf_cx_alloca(e, 4ull * (e->num_blocks ? e->num_blocks : 1)),
+                                      LLVMPointerType(e->i64, 0), "");
+        LLVMBuildMemSet(e->b, LLVMBuildBitCast(e->b, e->ucounts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
+                        zf_cx_i64c(e, 4ull * e->num_blocks), 4);
+    }
     zf_cx_set_item(e, ZF_CX_ITEM_COUNT, zf_cx_rt_u64(e, offsetof(zf_cx_rt, poll_period)));
     zf_cx_wave_args(e, entry, ZF_XARG_VALUE, NULL, NULL);
     LLVMValueRef gs[3], groups[3];
@@ -1222,6 +1244,8 @@ static void zf_cx_wave(zf_cx_em *e) {
     else
         zf_cx_items(e, entry, gs, base, 0, NULL, wave_proven);
     zf_cx_loop_end(e, &slot);
+    if (e->unchecked_fn != NULL)
+        zf_cx_count_resolve(e, e->ucounts, e->counts);
     LLVMValueRef totals = zf_cx_rt_field(e, offsetof(zf_cx_rt, counts), LLVMPointerType(e->i64, 0));
     for (uint32_t j = 0; j < e->num_blocks; j++) {
         LLVMValueRef index = zf_cx_i64c(e, j);
@@ -1520,6 +1544,8 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         free(done);
         if (!e.failed && e.barriers)
             zf_cx_regions(&e);
+        if (!e.failed && !zf_cx_counting_start(&e))
+            zf_cx_fail(&e, "out of host memory");
         if (!e.failed)
             zf_cx_hoist(&e);
         if (!e.failed)
@@ -1537,6 +1563,8 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         LLVMDisposeBuilder(e.eb);
     }
     zf_cx_hoist_free(&e);
+    uint32_t derived = zf_cx_count_derived(&e);
+    zf_cx_counting_free(&e);
     free(seen);
     free(e.fns);
     free(e.edges);
@@ -1561,5 +1589,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->num_regions = e.num_regions;
     out->num_texsites = e.num_texsites;
     out->num_proven = e.num_proven;
+    out->num_derived = derived;
     return true;
 }

@@ -98,7 +98,8 @@ struct zf_cx_kernel {
     uint32_t spill_bytes; /* per work-item: the record of a kernel with barriers, else 0 */
     uint32_t num_regions; /* kernels with barriers: the stretches of code between them */
     uint32_t num_texsites;
-    uint32_t num_proven; /* accesses checked once per group rather than per work-item (cx_emit_hoist.c) */
+    uint32_t num_proven;  /* accesses checked once per group rather than per work-item (cx_emit_hoist.c) */
+    uint32_t num_derived; /* block counts the unchecked copy derives rather than counts (cx_emit_count.c) */
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when
@@ -113,6 +114,7 @@ typedef struct zf_cx_unit {
     uint32_t num_regions;
     uint32_t num_texsites;
     uint32_t num_proven;
+    uint32_t num_derived;
 } zf_cx_unit;
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
@@ -398,11 +400,22 @@ typedef struct zf_cx_em {
     uint64_t slot_vn[64];           /* per site: the value number it records (ZF_CX_MAX_SITES) */
     uint8_t slot_kind[64];
     LLVMValueRef probe_fn, unchecked_fn, probe_bad, access_group, parallel_loop;
+    /* Counts the unchecked copy derives (cx_emit_count.c): its function's counter stores (per block), the counters of
+     * the wave's unchecked groups, and the rules. */
+    LLVMValueRef *count_stores, ucounts;
+    struct zf_cx_counting *count_plan;
 } zf_cx_em;
 
 enum { ZF_CX_CHECKED = 0, ZF_CX_PROBE, ZF_CX_UNCHECKED };
 enum { ZF_CX_SITE_NONE = 0, ZF_CX_SITE_ADDRESS, ZF_CX_SITE_ZEXT, ZF_CX_SITE_SEXT };
 #define ZF_CX_HOIST_MIN_ITEMS 16u /* smaller groups keep their checks: the proof would cost more */
+
+/* cx_emit_count.c: block counts the unchecked copy derives rather than counts. */
+bool zf_cx_counting_start(zf_cx_em *e);
+void zf_cx_counting_free(zf_cx_em *e);
+void zf_cx_count_derive(zf_cx_em *e, LLVMValueRef *count_stores);
+void zf_cx_count_resolve(zf_cx_em *e, LLVMValueRef ucounts, LLVMValueRef counts);
+uint32_t zf_cx_count_derived(const zf_cx_em *e);
 
 /* Refuses the kernel with a reason (the first one given wins); the emitter goes on but its module is dropped. */
 void zf_cx_fail(zf_cx_em *e, const char *format, ...) __attribute__((format(printf, 2, 3)));

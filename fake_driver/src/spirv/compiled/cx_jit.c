@@ -304,6 +304,7 @@ static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_varian
     entry->kernel.num_regions = object->num_regions;
     entry->kernel.num_texsites = object->num_texsites;
     entry->kernel.num_proven = object->num_proven;
+    entry->kernel.num_derived = object->num_derived;
     object->blocks = NULL;
     return true;
 }
@@ -456,8 +457,9 @@ static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx
     if (state == ZF_CX_COMPILED && variant->kernel.num_regions > 0)
         snprintf(regions, sizeof regions, ", barriers: %u regions", variant->kernel.num_regions);
     else if (state == ZF_CX_COMPILED && variant->kernel.num_proven > 0)
-        snprintf(regions, sizeof regions, ", %u access%s checked per group", variant->kernel.num_proven,
-                 variant->kernel.num_proven == 1 ? "" : "es");
+        snprintf(regions, sizeof regions, ", %u access%s checked per group, %u block count%s derived",
+                 variant->kernel.num_proven, variant->kernel.num_proven == 1 ? "" : "es", variant->kernel.num_derived,
+                 variant->kernel.num_derived == 1 ? "" : "s");
     if (state == ZF_CX_COMPILED)
         zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%s, %u blocks%s%s%s)", launch->name,
                     (double)(zf_cx_now_us() - start) / 1000.0, size, variant->kernel.num_blocks, source[0] ? ", " : "",

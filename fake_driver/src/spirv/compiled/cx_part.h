@@ -30,6 +30,7 @@ typedef struct zf_cx_object {
     uint32_t num_regions;  /* kernels with barriers: the stretches of code between them (zf_cx_kernel's) */
     uint32_t num_texsites; /* image reads (zf_cx_kernel's) */
     uint32_t num_proven;   /* accesses checked per group (zf_cx_kernel's) */
+    uint32_t num_derived;  /* block counts derived rather than counted (zf_cx_kernel's) */
 } zf_cx_object;
 
 typedef struct zf_cx_part {
