@@ -1,14 +1,17 @@
 /* Conformance: what tools and larger programs see of kernel execution. printf output, ITT device annotations (on only
  * when specialization constant 0xFF747469 is non-zero), function pointers across work-items and modules, kernels of
  * dynamically linked modules, native binaries that reload with their decoded form, the program-instrumentation
- * queries, the build failure of an instruction the engine does not run, and a tiled GEMM against the host.
- * Kernels: conformance/kernels/spirv_{printf,itt,fptr,fptr_barrier,gemm,unsupported}, export, import, gemm. */
+ * queries, the build failure of an instruction the engine does not run, a tiled GEMM against the host, and compiled
+ * code that a second process finds in the on-disk cache when a kernel's group size is set.
+ * Kernels: conformance/kernels/spirv_{printf,itt,fptr,fptr_barrier,gemm,unsupported,hoist}, export, import, gemm. */
 #include "zc_spirv.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <inttypes.h>
 #include <level_zero/zet_api.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #define ZC_ITT_SPEC_ID 0xFF747469u
 
@@ -122,6 +125,94 @@ static void spirv_printf_string_without_end_faults(void **state) {
                     child.err);
         zc_child_free(&child);
     }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * The compiled tier's on-disk cache, through the API (fake only: the cache and the debug log are zefake's) */
+
+#define ZC_CACHE_ITEMS 256u
+
+/* Child: hoist_scale over ZC_CACHE_ITEMS floats in groups of 64, marking on stderr when the group size is set and
+ * when the kernel is launched; prints whether the results are right. */
+static int zc_child_cache_lookup(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    zc_exec *x = zc_child_exec_begin();
+    if (x == NULL)
+        return 2;
+    float *in = zc_host_alloc(x, ZC_CACHE_ITEMS * sizeof(float)),
+          *out = zc_host_alloc(x, ZC_CACHE_ITEMS * sizeof(float));
+    for (uint32_t i = 0; i < ZC_CACHE_ITEMS; i++)
+        in[i] = (float)i - 100.0f;
+    const float k = 2.5f;
+    ze_module_handle_t module = zc_module_create(x->context, x->device, "spirv_hoist");
+    ze_kernel_handle_t kernel = zc_kernel_create(module, "hoist_scale");
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 0, sizeof in, &in));
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 1, sizeof out, &out));
+    zc_assert_success(zeKernelSetArgumentValue(kernel, 2, sizeof k, &k));
+    fprintf(stderr, "[group size]\n");
+    zc_assert_success(zeKernelSetGroupSize(kernel, 64, 1, 1));
+    fprintf(stderr, "[launch]\n");
+    ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_group_count_t groups = {ZC_CACHE_ITEMS / 64, 1, 1};
+    zc_assert_success(zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL));
+    bool right = true;
+    for (uint32_t i = 0; i < ZC_CACHE_ITEMS; i++)
+        right &= out[i] == k * in[i] + 1.0f;
+    printf("right=%d\n", right);
+    fflush(stdout);
+    zc_assert_success(zeCommandListDestroy(list));
+    zc_assert_success(zeKernelDestroy(kernel));
+    zc_assert_success(zeModuleDestroy(module));
+    zc_free(x, in);
+    zc_free(x, out);
+    return zc_child_exec_end(x);
+}
+
+/* Where `what` is in the child's stderr relative to its markers: 0 before "[group size]", 1 between it and
+ * "[launch]", 2 after, -1 nowhere. */
+static int zc_logged_at(const zc_child *child, const char *what) {
+    const char *at = strstr(child->err, what), *set = strstr(child->err, "[group size]"),
+               *launch = strstr(child->err, "[launch]");
+    if (at == NULL || set == NULL || launch == NULL)
+        return -1;
+    return at < set ? 0 : at < launch ? 1 : 2;
+}
+
+/* A first process compiles the kernel at its launch and writes its code to the cache; a second one finds the code
+ * when the kernel's group size is set (zeKernelSetGroupSize), before the launch, and compiles nothing. Both compute
+ * the same results. */
+static void spirv_cached_code_is_found_when_the_group_size_is_set(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    char dir[] = "/tmp/zc-cache-XXXXXX", dir_env[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(dir_env, sizeof dir_env, "ZEFAKE_CACHE_DIR=%s", dir);
+    const char *const env[] = {dir_env, "ZEFAKE_EXEC=compiled", "ZEFAKE_LOG=debug", "ZEFAKE_CACHE=1", NULL};
+    for (int run = 0; run < 2; run++) {
+        zc_child child;
+        assert_true(zc_run_child_mode("cache-lookup", NULL, env, ZC_CHILD_TIMEOUT_MS, &child));
+        zc_assert_child_ok(&child, run == 0 ? "empty cache" : "cached");
+        assert_int_equal(zc_child_number(&child, "right"), 1);
+        int compiled = zc_logged_at(&child, "kernel 'hoist_scale': compiled in");
+        int cached = zc_logged_at(&child, "from the cache");
+        if (run == 0 && (compiled != 2 || cached != -1))
+            zc_fail("empty cache: expected the kernel compiled at its launch and nothing from the cache:\n%s",
+                    child.err);
+        if (run == 1 && cached != 1)
+            zc_fail("second process: expected the code found in the cache when the group size was set:\n%s", child.err);
+        zc_child_free(&child);
+    }
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *f; (f = readdir(d)) != NULL;) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+        if (f->d_name[0] != '.')
+            unlink(path);
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -658,6 +749,7 @@ int main(int argc, char **argv) {
     static const struct CMUnitTest tests[] = {
         cmocka_unit_test(spirv_printf_writes_to_stdout),
         cmocka_unit_test(spirv_printf_string_without_end_faults),
+        cmocka_unit_test(spirv_cached_code_is_found_when_the_group_size_is_set),
         ZC_T(spirv_itt_annotations_follow_the_specialization_constant),
         cmocka_unit_test(spirv_itt_environment_variable_enables_annotations),
         ZC_T(spirv_function_pointers),
@@ -672,8 +764,10 @@ int main(int argc, char **argv) {
         ZC_T(spirv_foreign_extended_instruction_set_fails_the_build),
         ZC_T(spirv_subgroup_block_of_three_fails_the_build),
     };
-    static const zc_child_mode modes[] = {
-        {"printf", zc_child_printf}, {"printf-string", zc_child_printf_string}, {"itt-env", zc_child_itt_env}};
+    static const zc_child_mode modes[] = {{"printf", zc_child_printf},
+                                          {"printf-string", zc_child_printf_string},
+                                          {"itt-env", zc_child_itt_env},
+                                          {"cache-lookup", zc_child_cache_lookup}};
     static const zc_suite suite = {ZC_EXECUTABLE,      tests, ZC_COUNT(tests), zc_setup_system,
                                    zc_teardown_system, modes, ZC_COUNT(modes)};
     return zc_main(argc, argv, &suite);

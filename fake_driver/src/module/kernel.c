@@ -193,6 +193,8 @@ const char *zf_group_size_problem(const zf_spirv_kernel *info, const zf_program 
     return NULL;
 }
 
+static void zf_kernel_prefetch(const zf_kernel *kernel);
+
 ze_result_t zfi_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY,
                                      uint32_t groupSizeZ) {
     zf_kernel *kernel = zf_kernel_from(hKernel);
@@ -203,6 +205,7 @@ ze_result_t zfi_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupS
                        groupSizeY, groupSizeZ, problem);
     memcpy(kernel->group_size, size, sizeof size);
     kernel->group_size_set = true;
+    zf_kernel_prefetch(kernel);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -603,6 +606,10 @@ static void zf_env_warn(void *user, const char *text) {
     zf_log(ZF_LOG_WARN, "%s", text);
 }
 
+static zf_xarg_kind zf_arg_kind(const zf_spirv_arg *param) {
+    return param->kind == ZF_SPIRV_ARG_LOCAL ? ZF_XARG_LOCAL : param->byval ? ZF_XARG_BYVAL : ZF_XARG_VALUE;
+}
+
 /* The engine's view of the captured arguments, in `room` when they fit (no allocation for the usual kernel). */
 #define ZF_ARGS_ROOM 16u
 static zf_xarg *zf_launch_args(const zf_kernel_launch *launch, zf_xarg room[ZF_ARGS_ROOM]) {
@@ -612,11 +619,30 @@ static zf_xarg *zf_launch_args(const zf_kernel_launch *launch, zf_xarg room[ZF_A
         const zf_spirv_arg *param = &launch->info->args[i];
         args[i].value = launch->arg_values[i];
         args[i].size = param->size;
-        args[i].kind = param->kind == ZF_SPIRV_ARG_LOCAL ? ZF_XARG_LOCAL : param->byval ? ZF_XARG_BYVAL : ZF_XARG_VALUE;
+        args[i].kind = zf_arg_kind(param);
         if (param->kind == ZF_SPIRV_ARG_LOCAL)
             args[i].size = launch->local_sizes[i];
     }
     return args;
+}
+
+/* The kernel's compiled code for its group size, looked for in the on-disk cache when the size is set rather than
+ * at the first launch (docs/spirv-execution.md, "Compiled tier"): only the arguments' kinds matter there. */
+static void zf_kernel_prefetch(const zf_kernel *kernel) {
+    uint32_t n = kernel->info->num_args;
+    zf_xarg room[ZF_ARGS_ROOM];
+    zf_xarg *args = n <= ZF_ARGS_ROOM ? room : calloc(n, sizeof *args);
+    if (args == NULL)
+        return; /* the launch looks */
+    for (uint32_t i = 0; i < n; i++)
+        args[i] = (zf_xarg){.kind = zf_arg_kind(&kernel->info->args[i]), .size = kernel->info->args[i].size};
+    zf_exec_env env = {.debug = zf_env_debug, .warn = zf_env_warn};
+    zf_xlaunch x = {.kernel = kernel->index, .name = kernel->info->name, .num_args = n, .args = args, .env = &env};
+    zf_program_executable(kernel->program, &x.program);
+    memcpy(x.group_size, kernel->group_size, sizeof x.group_size);
+    zf_spirv_prefetch(&x);
+    if (args != room)
+        free(args);
 }
 
 static ze_result_t zf_execute(zf_kernel_launch *launch, const ze_group_count_t *groups, zf_work_counts *work) {

@@ -214,6 +214,10 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result);
  * the online count where the mask cannot be read. */
 uint32_t zf_spirv_host_cores(void);
 
+/* Finds a kernel's compiled code for a group size in the compiled tier's on-disk cache before its first launch (the
+ * launch's argument kinds, kernel, program and group size are read; nothing is compiled): zeKernelSetGroupSize. */
+void zf_spirv_prefetch(const zf_xlaunch *launch);
+
 /* Gets the process ready to launch the kernels of a program just built: starts the engine's workers, readies each
  * engine thread's kept context and allocator for the program's waves, reads what the compiled tier's cache keys need
  * (once per process) and the program's own key, so that these costs are the build's, not the first launch's. */

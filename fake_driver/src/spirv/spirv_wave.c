@@ -789,6 +789,10 @@ static void zf_pool_start(void) {
     pthread_attr_destroy(&attr);
 }
 
+void zf_spirv_prefetch(const zf_xlaunch *launch) {
+    zf_cx_prefetch(launch);
+}
+
 void zf_spirv_prepare(const zf_dprog *code) {
     pthread_mutex_lock(&zf_pool.lock);
     zf_pool_start();

@@ -20,6 +20,10 @@ typedef struct zf_cx_kernel zf_cx_kernel;
  * program, whatever the thread); never fails the launch. */
 const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch);
 
+/* Looks for the launch's compiled code in the on-disk cache only (never compiling), so that the launch finds it
+ * decided: called when a kernel's group size is set. A launch's argument values are not needed, only their kinds. */
+void zf_cx_prefetch(const zf_xlaunch *launch);
+
 /* Reads the identity the cache keys of compiled code start with (once per process) and makes the program's cache
  * with the key of its form, unless ZEFAKE_EXEC=interp. */
 void zf_cx_prepare(const zf_dprog *code);

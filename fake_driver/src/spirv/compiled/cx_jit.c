@@ -43,6 +43,7 @@ typedef struct zf_cx_variant {
     zf_cx_kernel kernel;
     zf_xarg_kind *kinds; /* the argument kinds it was compiled for */
     zf_cx_image *image;  /* the linked code */
+    bool looked;         /* the on-disk cache was looked in ahead of a launch (zf_cx_prefetch), under the lock */
 } zf_cx_variant;
 
 enum { ZF_CX_SPECIALIZED = 0, ZF_CX_GENERIC, ZF_CX_VARIANTS };
@@ -310,6 +311,7 @@ static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_varian
 }
 
 static bool zf_cx_keep_kinds(zf_cx_variant *entry, const zf_xlaunch *launch) {
+    free(entry->kinds); /* a look ahead of the launch kept them already */
     entry->kinds = calloc(launch->num_args ? launch->num_args : 1, sizeof *entry->kinds);
     if (entry->kinds == NULL)
         return false;
@@ -353,9 +355,9 @@ static uint8_t zf_cx_try_part(const zf_xlaunch *launch, const uint32_t *group_si
     return ok ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
 }
 
-/* A variant's code from the disk cache, else compiled; where it came from in *source. */
+/* A variant's code from the disk cache, else compiled (unless disk_only); where it came from in *source. */
 static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch, const uint32_t *group_size,
-                            zf_cx_variant *entry, const char **source, char *why, size_t why_size) {
+                            bool disk_only, zf_cx_variant *entry, const char **source, char *why, size_t why_size) {
     const char *identity = zf_cx_identity(why, why_size);
     if (identity == NULL)
         return ZF_CX_INTERPRETED;
@@ -369,7 +371,7 @@ static uint8_t zf_cx_decide(struct zf_cx_cache *cache, const zf_xlaunch *launch,
     bool disk = (cache->form.a | cache->form.b) != 0 && zf_cx_disk_dir(dir, sizeof dir);
     uint8_t state = disk ? zf_cx_try_disk(launch, key, dir, symbol, entry, why, why_size) : ZF_CX_UNTRIED;
     *source = state == ZF_CX_COMPILED ? "from the cache" : "";
-    if (state == ZF_CX_UNTRIED)
+    if (state == ZF_CX_UNTRIED && !disk_only)
         state = zf_cx_try_part(launch, group_size, key, disk ? dir : NULL, symbol, entry, why, why_size);
     return state;
 }
@@ -438,17 +440,21 @@ static bool zf_cx_decided(const zf_dprog *code, const zf_xlaunch *launch, const 
     return true;
 }
 
-/* Decides the launch's variant when it is untried (the entry's lock held). */
-static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_entry *entry, uint32_t which) {
+/* Decides the launch's variant when it is untried (the entry's lock held); disk_only: from the on-disk cache or not
+ * at all (it stays untried). */
+static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx_entry *entry, uint32_t which,
+                      bool disk_only) {
     char why[4500] = "";
     const char *source = "";
     uint64_t start = zf_cx_now_us();
     zf_cx_variant *variant = &entry->variants[which];
     if (which == ZF_CX_SPECIALIZED)
         memcpy(entry->group_size, launch->group_size, sizeof entry->group_size);
-    uint8_t state = zf_cx_decide(cache, launch, which == ZF_CX_SPECIALIZED ? entry->group_size : NULL, variant, &source,
-                                 why, sizeof why);
+    uint8_t state = zf_cx_decide(cache, launch, which == ZF_CX_SPECIALIZED ? entry->group_size : NULL, disk_only,
+                                 variant, &source, why, sizeof why);
     atomic_store_explicit(&variant->state, state, memory_order_release);
+    if (state == ZF_CX_UNTRIED)
+        return;
     char size[96] = "any group size";
     if (which == ZF_CX_SPECIALIZED)
         snprintf(size, sizeof size, "groups of %ux%ux%u", entry->group_size[0], entry->group_size[1],
@@ -488,10 +494,29 @@ const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch) {
     pthread_mutex_lock(&entry->lock);
     uint32_t which = zf_cx_variant_for(entry, launch);
     if (atomic_load_explicit(&entry->variants[which].state, memory_order_relaxed) == ZF_CX_UNTRIED)
-        zf_cx_try(cache, launch, entry, which);
+        zf_cx_try(cache, launch, entry, which, false);
     pthread_mutex_unlock(&entry->lock);
     zf_cx_decided(code, launch, &result);
     return result;
+}
+
+void zf_cx_prefetch(const zf_xlaunch *launch) {
+    zf_dprog *code = (zf_dprog *)launch->program.code; /* as in zf_cx_for_launch */
+    const zf_cx_kernel *result = NULL;
+    if (code == NULL || zf_cx_mode_of_env() == ZF_CX_INTERP || zf_cx_decided(code, launch, &result))
+        return;
+    struct zf_cx_cache *cache = zf_cx_cache_of(code);
+    if (cache == NULL || launch->kernel >= cache->num_kernels)
+        return;
+    zf_cx_entry *entry = &cache->entries[launch->kernel];
+    pthread_mutex_lock(&entry->lock);
+    uint32_t which = zf_cx_variant_for(entry, launch);
+    zf_cx_variant *variant = &entry->variants[which];
+    if (atomic_load_explicit(&variant->state, memory_order_relaxed) == ZF_CX_UNTRIED && !variant->looked) {
+        variant->looked = true; /* once: a kernel whose code is not there does not look at every group size set */
+        zf_cx_try(cache, launch, entry, which, true);
+    }
+    pthread_mutex_unlock(&entry->lock);
 }
 
 void zf_cx_cache_free(struct zf_cx_cache *cache) {
