@@ -358,7 +358,10 @@ static void zf_spare_init(void) {
     zf_spare_ready = pthread_key_create(&zf_spare_key, zf_spare_drop) == 0;
 }
 
+static void zf_pool_quiesce(void);
+
 void zf_spirv_shutdown(void) {
+    zf_pool_quiesce(); /* no worker is readying its spare context with the key about to go */
     pthread_once(&zf_spare_once, zf_spare_init);
     if (!zf_spare_ready)
         return;
@@ -655,7 +658,10 @@ static struct {
     bool started;
     uint64_t warm_serial;   /* bumped by each module build that asks the workers to get ready (zf_ctx_warm) */
     size_t warm_wave_bytes; /* what the latest one asked for */
-} zf_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false, 0, 0};
+    uint32_t warming;       /* workers readying themselves now */
+    bool closing;           /* the library is unloading: no more of that */
+} zf_pool = {
+    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false, 0, 0, 0, false};
 
 static void zf_merge(zf_job *job, const zf_ctx *ctx, uint64_t fault_wave) {
     zf_xresult *r = job->merged;
@@ -720,12 +726,15 @@ static void *zf_worker_main(void *arg) {
         zf_job *job = zf_pool.jobs;
         while (job != NULL && __atomic_load_n(&job->next_wave, __ATOMIC_RELAXED) >= job->plan->waves)
             job = job->next;
-        if (job == NULL && warmed != zf_pool.warm_serial) {
+        if (job == NULL && warmed != zf_pool.warm_serial && !zf_pool.closing) {
             warmed = zf_pool.warm_serial;
             size_t wave_bytes = zf_pool.warm_wave_bytes;
+            zf_pool.warming++;
             pthread_mutex_unlock(&zf_pool.lock);
             zf_ctx_warm(wave_bytes);
             pthread_mutex_lock(&zf_pool.lock);
+            zf_pool.warming--;
+            pthread_cond_broadcast(&zf_pool.done);
             continue;
         }
         if (job == NULL) {
@@ -750,6 +759,17 @@ static void zf_pool_after_fork(void) {
     zf_pool.jobs = NULL;
     zf_pool.workers = 0;
     zf_pool.started = false;
+    zf_pool.warming = 0;
+    zf_pool.closing = false;
+}
+
+/* Waits for the workers readying themselves, and stops them doing it again (library unload). */
+static void zf_pool_quiesce(void) {
+    pthread_mutex_lock(&zf_pool.lock);
+    zf_pool.closing = true;
+    while (zf_pool.warming > 0)
+        pthread_cond_wait(&zf_pool.done, &zf_pool.lock);
+    pthread_mutex_unlock(&zf_pool.lock);
 }
 
 /* The cores this process may run on: those of its affinity mask, so that a process given one core does not
