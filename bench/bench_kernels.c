@@ -368,6 +368,7 @@ static bool zb_ze_run(zb_ze *z, const zb_case *c, int repeats, double *best, con
         zb_check(zeMemAllocHost(z->context, &hdesc, c->bytes[b], 64, &buf[b]), "zeMemAllocHost");
         memcpy(buf[b], c->host[b], c->bytes[b]);
     }
+    long mark = zb_log_mark(); /* the cache may be looked in when the group size is set */
     ze_module_handle_t module = NULL;
     ze_kernel_handle_t kernel = zb_spirv_kernel(z->context, z->device, "bench_kernels", c->name, c->local, &module);
     ze_image_handle_t image = NULL;
@@ -384,7 +385,6 @@ static bool zb_ze_run(zb_ze *z, const zb_case *c, int repeats, double *best, con
             zb_check(zeKernelSetArgumentValue(kernel, i, sizeof sampler, &sampler), "sampler argument");
     }
     ze_group_count_t groups = {c->global[0] / c->local[0], c->global[1] / c->local[1], 1};
-    long mark = zb_log_mark();
     *best = INFINITY;
     for (int r = -1; r < repeats; r++) { /* r = -1: the untimed first launch (compiles under the compiled tier) */
         if (c->zero_out)
