@@ -782,7 +782,7 @@ bool zf_cx_probe_inst(zf_cx_em *e, const zf_dinst *in) {
 static bool zf_cx_parallel_metadata(zf_cx_em *e) {
     static const char text[] =
         "define void @zf_cx_md() {\n  ret void, !zf.group !0, !zf.loop !1\n}\n"
-        "!0 = distinct !{}\n!1 = distinct !{!1, !2, !3}\n!3 = !{!\"llvm.loop.unroll.runtime.disable\"}\n"
+        "!0 = distinct !{}\n!1 = distinct !{!1, !2, !3}\n!3 = !{!\"llvm.loop.unroll.disable\"}\n"
         "!2 = !{!\"llvm.loop.parallel_accesses\", !0}\n";
     LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, sizeof text - 1, "zf_cx_md");
     LLVMModuleRef m = NULL;
