@@ -132,11 +132,12 @@ static void spirv_printf_string_without_end_faults(void **state) {
 
 #define ZC_CACHE_ITEMS 256u
 
-/* Child: hoist_scale over ZC_CACHE_ITEMS floats in groups of 64, marking on stderr when the group size is set and
- * when the kernel is launched; prints whether the results are right. */
+/* Child: hoist_scale over ZC_CACHE_ITEMS floats in groups of 64 (or of argv[0]), marking on stderr when the group
+ * size is set and when the kernel is launched; prints whether the results are right. */
 static int zc_child_cache_lookup(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    uint32_t group = argc > 0 ? (uint32_t)strtoul(argv[0], NULL, 10) : 64;
+    if (group == 0 || ZC_CACHE_ITEMS % group != 0)
+        return 2;
     zc_exec *x = zc_child_exec_begin();
     if (x == NULL)
         return 2;
@@ -151,10 +152,10 @@ static int zc_child_cache_lookup(int argc, char **argv) {
     zc_assert_success(zeKernelSetArgumentValue(kernel, 1, sizeof out, &out));
     zc_assert_success(zeKernelSetArgumentValue(kernel, 2, sizeof k, &k));
     fprintf(stderr, "[group size]\n");
-    zc_assert_success(zeKernelSetGroupSize(kernel, 64, 1, 1));
+    zc_assert_success(zeKernelSetGroupSize(kernel, group, 1, 1));
     fprintf(stderr, "[launch]\n");
     ze_command_list_handle_t list = zc_immediate(x, x->compute_ordinal, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
-    ze_group_count_t groups = {ZC_CACHE_ITEMS / 64, 1, 1};
+    ze_group_count_t groups = {ZC_CACHE_ITEMS / group, 1, 1};
     zc_assert_success(zeCommandListAppendLaunchKernel(list, kernel, &groups, NULL, 0, NULL));
     bool right = true;
     for (uint32_t i = 0; i < ZC_CACHE_ITEMS; i++)
@@ -177,6 +178,29 @@ static int zc_logged_at(const zc_child *child, const char *what) {
     if (at == NULL || set == NULL || launch == NULL)
         return -1;
     return at < set ? 0 : at < launch ? 1 : 2;
+}
+
+/* The files of the cache directory, removing them too when `remove`. */
+static unsigned zc_cache_files(const char *dir, bool remove) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    unsigned count = 0;
+    for (struct dirent *f; (f = readdir(d)) != NULL;) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+        if (f->d_name[0] == '.')
+            continue;
+        count++;
+        if (remove)
+            unlink(path);
+    }
+    closedir(d);
+    return count;
+}
+
+static void zc_cache_remove(const char *dir) {
+    zc_cache_files(dir, true);
+    assert_int_equal(rmdir(dir), 0);
 }
 
 /* A first process compiles the kernel at its launch and writes its code to the cache; a second one finds the code
@@ -203,16 +227,42 @@ static void spirv_cached_code_is_found_when_the_group_size_is_set(void **state) 
             zc_fail("second process: expected the code found in the cache when the group size was set:\n%s", child.err);
         zc_child_free(&child);
     }
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    for (struct dirent *f; (f = readdir(d)) != NULL;) {
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
-        if (f->d_name[0] != '.')
-            unlink(path);
+    zc_cache_remove(dir);
+}
+
+/* ZEFAKE_CACHE_MAX_SIZE: under a limit of one byte, each entry written removes the others (the group size makes a
+ * variant of its own); a value that is not a size is reported, and the default limit keeps both variants. */
+static void spirv_cache_keeps_under_its_size_limit(void **state) {
+    (void)state;
+    zc_skip_unless_fake();
+    char dir[] = "/tmp/zc-cache-XXXXXX", dir_env[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(dir_env, sizeof dir_env, "ZEFAKE_CACHE_DIR=%s", dir);
+    static const char *const groups[2][2] = {{"64", NULL}, {"32", NULL}}; /* the child's arguments */
+    for (int bad = 0; bad < 2; bad++) {
+        const char *const env[] = {dir_env,
+                                   "ZEFAKE_EXEC=compiled",
+                                   "ZEFAKE_LOG=debug",
+                                   "ZEFAKE_CACHE=1",
+                                   bad ? "ZEFAKE_CACHE_MAX_SIZE=12 apples" : "ZEFAKE_CACHE_MAX_SIZE=1",
+                                   NULL};
+        for (int run = 0; run < 2; run++) {
+            zc_child child;
+            assert_true(zc_run_child_mode("cache-lookup", groups[run], env, ZC_CHILD_TIMEOUT_MS, &child));
+            zc_assert_child_ok(&child, groups[run][0]);
+            assert_int_equal(zc_child_number(&child, "right"), 1);
+            bool removed = strstr(child.err, "compiled-code cache: removed the 1 entry used least recently") != NULL;
+            bool warned = strstr(child.err, "ZEFAKE_CACHE_MAX_SIZE=12 apples is not a size above 0") != NULL;
+            if (removed != (!bad && run == 1) || warned != (bad != 0))
+                zc_fail("ZEFAKE_CACHE_MAX_SIZE=%s, groups of %s: expected %s and %s:\n%s", bad ? "12 apples" : "1",
+                        groups[run][0], !bad && run == 1 ? "the other entry removed" : "no entry removed",
+                        bad ? "a warning" : "none", child.err);
+            zc_child_free(&child);
+            assert_int_equal(zc_cache_files(dir, false), bad ? (unsigned)run + 1 : 1u);
+        }
+        zc_cache_files(dir, true);
     }
-    closedir(d);
-    assert_int_equal(rmdir(dir), 0);
+    zc_cache_remove(dir);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -750,6 +800,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(spirv_printf_writes_to_stdout),
         cmocka_unit_test(spirv_printf_string_without_end_faults),
         cmocka_unit_test(spirv_cached_code_is_found_when_the_group_size_is_set),
+        cmocka_unit_test(spirv_cache_keeps_under_its_size_limit),
         ZC_T(spirv_itt_annotations_follow_the_specialization_constant),
         cmocka_unit_test(spirv_itt_environment_variable_enables_annotations),
         ZC_T(spirv_function_pointers),

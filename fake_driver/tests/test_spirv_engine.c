@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "compiled/cx_disk.h"
 #include "spirv.h"
 #include "spirv_exec.h"
 #include "zt_spirv_files.h"
@@ -16,6 +17,7 @@
 #include <level_zero/ze_api.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Every test kernel the conformance suites launch, and the corpus of the execution tests. */
@@ -132,12 +135,13 @@ typedef struct zt_launch {
     uint32_t global_y, local_y; /* a second dimension (0: none) */
 } zt_launch;
 
-/* The engine's last debug message (which tier runs a kernel). */
-static char zt_debug_text[512];
+/* The engine's debug messages since the text was last emptied, a line each (which tier runs a kernel). */
+static char zt_debug_text[2048];
 
 static void zt_debug(void *user, const char *text) {
     (void)user;
-    snprintf(zt_debug_text, sizeof zt_debug_text, "%s", text);
+    size_t used = strlen(zt_debug_text);
+    snprintf(zt_debug_text + used, sizeof zt_debug_text - used, "%s%s", used ? "\n" : "", text);
 }
 
 /* The engine's last warning. */
@@ -1661,11 +1665,89 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache",
                     "an entry announcing 4294967295 image reads (at most 65536)");
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
+    /* A read renews an entry's time, so that the size limit removes the entries used least recently. */
+    struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, entry, old, 0), 0);
+    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
+    struct stat st;
+    assert_int_equal(stat(entry, &st), 0);
+    assert_true(st.st_mtime > 1000000000);
+    /* Under a limit of one byte, each entry written removes every other. */
+    zf_spirv_set_cache_limit(1);
+    zt_cache_run("compiled-code cache: removed the 1 entry used least recently", NULL, NULL);
+    char written[600];
+    assert_int_equal(zt_cache_entries(dir, written, sizeof written), 1);
+    assert_string_not_equal(written, entry);
+    zt_cache_run_in(zt_cache_child_barriers, "compiled-code cache: removed the 1 entry used least recently", NULL,
+                    NULL);
+    assert_int_equal(zt_cache_entries(dir, written, sizeof written), 1);
+    assert_string_equal(written, entry);
+    zf_spirv_set_cache_limit(0);
     /* ZEFAKE_CACHE=0: nothing read, nothing written. */
     zt_cache_clear(dir);
     setenv("ZEFAKE_CACHE", "0", 1);
     zt_cache_run("kernel 'gemm': compiled in", "from the cache", NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* A file of `bytes` bytes named `name` in dir, last modified `age_s` seconds ago. */
+static void zt_cache_file(const char *dir, const char *name, size_t bytes, long age_s) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (size_t i = 0; i < bytes; i++)
+        fputc((int)(i & 0xff), f);
+    fclose(f);
+    struct timespec times[2] = {{time(NULL) - age_s, 0}, {time(NULL) - age_s, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+static bool zt_cache_has(const char *dir, const char *name) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* The cache's size limit (docs/spirv-execution.md, "On-disk cache"): entries beyond it go, least recently used first,
+ * down to three quarters of it; the entry just written, other files and a live writer's temporary file stay. */
+static void the_cache_keeps_under_its_size_limit_least_recently_used_first(void **state) {
+    (void)state;
+    char dir[] = "/tmp/zefake-cache-limit-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const char *const entries[6] = {
+        "00000000000000000000000000000001.zfcx", "00000000000000000000000000000002.zfcx",
+        "00000000000000000000000000000003.zfcx", "00000000000000000000000000000004.zfcx",
+        "00000000000000000000000000000005.zfcx", "00000000000000000000000000000006.zfcx"};
+    for (int i = 0; i < 6; i++) /* entry 1 the least recently used, entry 6 the most */
+        zt_cache_file(dir, entries[i], 10000, 600 - 100 * i);
+    const char *dead = "00000000000000000000000000000007.zfcx.4242.0.tmp";
+    const char *live = "00000000000000000000000000000008.zfcx.4243.0.tmp";
+    zt_cache_file(dir, dead, 500, 7200);
+    zt_cache_file(dir, live, 500, 10);
+    zt_cache_file(dir, "notes.txt", 50000, 9000);
+    uint64_t freed = 0;
+    zf_cx_key keep = {0, 1};                                        /* the oldest is the one just written: it stays */
+    assert_int_equal(zf_cx_disk_trim(dir, 60000, keep, &freed), 0); /* 60 000 bytes of entries: within */
+    assert_int_equal(freed, 0);
+    assert_false(zt_cache_has(dir, dead));
+    assert_true(zt_cache_has(dir, live));
+    assert_int_equal(zf_cx_disk_trim(dir, 40000, keep, &freed), 3); /* down to 30 000: 2, 3 and 4 go */
+    assert_int_equal(freed, 30000);
+    static const bool stays[6] = {true, false, false, false, true, true};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(zt_cache_has(dir, entries[i]), stays[i]);
+    assert_true(zt_cache_has(dir, live));
+    assert_true(zt_cache_has(dir, "notes.txt"));
+    /* No directory: nothing to do. */
+    assert_int_equal(zf_cx_disk_trim("/nonexistent/zefake-cache", 1, keep, &freed), 0);
+    char path[600];
+    const char *left[] = {entries[0], entries[4], entries[5], live, "notes.txt"};
+    for (size_t i = 0; i < sizeof left / sizeof left[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, left[i]);
+        assert_int_equal(unlink(path), 0);
+    }
     assert_int_equal(rmdir(dir), 0);
 }
 
@@ -1692,6 +1774,7 @@ int main(void) {
         cmocka_unit_test(compiled_variants_per_group_size_match_the_interpreter),
         cmocka_unit_test(compiled_tier_takes_the_corpus),
         cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),
+        cmocka_unit_test(the_cache_keeps_under_its_size_limit_least_recently_used_first),
         cmocka_unit_test(mutated_modules_never_crash_the_decoder),
         cmocka_unit_test(mutated_forms_are_refused_or_run_safely),
     };

@@ -8,6 +8,7 @@
 #include "driver/zf_driver.h"
 #include "module/module_internal.h"
 #include "module/zf_module.h"
+#include "scenario/scenario_number.h"
 
 #include <elf.h>
 #include <level_zero/zet_api.h>
@@ -16,6 +17,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ZEFAKE_CACHE_MAX_SIZE (docs/environment.md): a size above 0, written as a scenario writes sizes; another value is
+ * reported and the default kept. Read once per process, before its first kernel can be compiled. */
+static void zf_cache_limit_from_env(void) {
+    const char *text = getenv("ZEFAKE_CACHE_MAX_SIZE");
+    uint64_t bytes = 0;
+    if (text == NULL || text[0] == '\0')
+        return;
+    if (zf_number_parse(text, strlen(text), true, &bytes) == ZF_NUMBER_OK && bytes > 0) {
+        zf_spirv_set_cache_limit(bytes);
+        return;
+    }
+    zf_log(ZF_LOG_WARN,
+           "ZEFAKE_CACHE_MAX_SIZE=%.64s is not a size above 0 (an integer of bytes, optionally followed by KiB, MiB, "
+           "GiB or TiB): the compiled-code cache keeps under %llu MiB",
+           text, (unsigned long long)(ZF_SPIRV_CACHE_DEFAULT_LIMIT >> 20));
+}
 
 /* SpecId of the ITT annotations constant (docs/spirv-execution.md, "Annotations"): 1 by default when the environment
  * has INTEL_ENABLE_OFFLOAD_ANNOTATIONS and the application did not set it. */
@@ -453,7 +471,10 @@ ze_result_t zf_build_program(zf_build *b) {
         (r = zf_program_imports(b->program)) == ZE_RESULT_SUCCESS && (r = zf_build_code(b)) == ZE_RESULT_SUCCESS)
         r = zf_program_functions(b->program);
     zf_program_uuid(b->program);
-    if (r == ZE_RESULT_SUCCESS)
+    if (r == ZE_RESULT_SUCCESS) {
+        static pthread_once_t limit_once = PTHREAD_ONCE_INIT;
+        pthread_once(&limit_once, zf_cache_limit_from_env);
         zf_spirv_prepare(b->program->code);
+    }
     return r;
 }

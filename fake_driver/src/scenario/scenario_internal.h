@@ -8,6 +8,7 @@
 #define ZF_SCENARIO_INTERNAL_H
 
 #include "scenario/scenario.h"
+#include "scenario/scenario_number.h"
 
 #include <stdarg.h>
 #include <yaml.h>
@@ -121,14 +122,6 @@ bool zf_parse_uint_list(zf_walk *w, yaml_node_t *node, void *base, const zf_fiel
 bool zf_parse_mapping(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
 bool zf_parse_list(zf_walk *w, yaml_node_t *node, void *base, const zf_field *field);
 
-/* Integer syntax shared by the parsers: decimal or 0x hex, '_' between digits, optional size suffix. */
-typedef enum zf_number_status {
-    ZF_NUMBER_OK,
-    ZF_NUMBER_SYNTAX,
-    ZF_NUMBER_OVERFLOW,
-    ZF_NUMBER_NEGATIVE,
-} zf_number_status;
-zf_number_status zf_number_parse(const char *text, size_t length, bool allow_suffix, uint64_t *out);
 /* Parses a plain-scalar integer and checks [min, max]; errors name the current path. */
 bool zf_scalar_uint(zf_walk *w, yaml_node_t *node, bool allow_suffix, uint64_t min, uint64_t max, uint64_t *out);
 

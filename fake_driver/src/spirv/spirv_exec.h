@@ -223,6 +223,11 @@ void zf_spirv_prefetch(const zf_xlaunch *launch);
  * (once per process) and the program's own key, so that these costs are the build's, not the first launch's. */
 void zf_spirv_prepare(const zf_dprog *code);
 
+/* The size the compiled tier's on-disk cache is kept under (ZEFAKE_CACHE_MAX_SIZE, which the driver reads): after
+ * each entry it writes, the entries used least recently are removed down to three quarters of it. 0: the default. */
+#define ZF_SPIRV_CACHE_DEFAULT_LIMIT ((uint64_t)256 << 20)
+void zf_spirv_set_cache_limit(uint64_t bytes);
+
 /* Library unload: frees the calling thread's kept context and stops keeping any, so that no thread-exit destructor
  * runs in unloaded code (call after the threads that launch kernels have stopped). */
 void zf_spirv_shutdown(void);

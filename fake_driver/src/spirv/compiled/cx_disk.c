@@ -3,15 +3,18 @@
  * of what follows), the block table and the object file, in host byte order (the key names the host). A reader trusts
  * nothing it has not checked: a short, damaged or foreign file is reported and ignored, and the next compile replaces
  * it. Writers never lock: each writes a file of its own and renames it over the entry, which POSIX makes atomic, so
- * readers see an old entry, a new one or none. */
+ * readers see an old entry, a new one or none. The directory is kept under a size limit by removing the entries used
+ * least recently; a process reading an entry another removes has its open file, one opening it after finds none. */
 #include "cx_disk.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ZF_CX_DISK_MAX_BYTES (256u << 20) /* an entry larger than this is not one of ours */
@@ -152,6 +155,8 @@ bool zf_cx_disk_read(const char *dir, zf_cx_key key, zf_cx_object *out, char *wh
     char reason[200] = "";
     bool ok = zf_cx_disk_parse(data, size, key, out, reason, sizeof reason);
     free(data);
+    if (ok) /* used now: the last the size limit removes (an entry of a read-only cache keeps its time) */
+        utimensat(AT_FDCWD, path, NULL, 0);
     if (!ok) {
         snprintf(why, why_size, "%s: %s", path, reason);
         free(out->blocks);
@@ -207,4 +212,91 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
     snprintf(why, why_size, "cannot write %s: %s", path, strerror(errno));
     unlink(temp);
     return false;
+}
+
+#define ZF_CX_DISK_STALE_S 3600 /* a writer's temporary file this old belongs to a process that died writing */
+
+typedef struct zf_cx_disk_file {
+    struct timespec used;
+    uint64_t bytes;
+    char name[38]; /* 32 hex digits, .zfcx and the terminating zero */
+} zf_cx_disk_file;
+
+/* Whether name is an entry's (32 hex digits and .zfcx) or, with temp, a writer's temporary file of one. */
+static bool zf_cx_disk_named(const char *name, bool temp) {
+    for (int i = 0; i < 32; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return false;
+    if (!temp)
+        return strcmp(name + 32, ".zfcx") == 0;
+    size_t n = strlen(name);
+    return strncmp(name + 32, ".zfcx.", 6) == 0 && n > 42 && strcmp(name + n - 4, ".tmp") == 0;
+}
+
+static int zf_cx_disk_older(const void *x, const void *y) {
+    const zf_cx_disk_file *a = x, *b = y;
+    if (a->used.tv_sec != b->used.tv_sec)
+        return a->used.tv_sec < b->used.tv_sec ? -1 : 1;
+    if (a->used.tv_nsec != b->used.tv_nsec)
+        return a->used.tv_nsec < b->used.tv_nsec ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* dir's entries (this user's regular files) into *files, their bytes in *total; stale temporary files removed. */
+static bool zf_cx_disk_list(int dfd, DIR *d, zf_cx_disk_file **files, size_t *count, uint64_t *total) {
+    size_t cap = 0;
+    time_t now = time(NULL);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        bool entry = zf_cx_disk_named(e->d_name, false), temp = !entry && zf_cx_disk_named(e->d_name, true);
+        struct stat st;
+        if ((!entry && !temp) || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        if (temp) {
+            if (now - st.st_mtime > ZF_CX_DISK_STALE_S)
+                unlinkat(dfd, e->d_name, 0);
+            continue;
+        }
+        if (*count == cap) {
+            size_t grown = cap ? 2 * cap : 256;
+            zf_cx_disk_file *more = realloc(*files, grown * sizeof *more);
+            if (more == NULL)
+                return false;
+            *files = more;
+            cap = grown;
+        }
+        zf_cx_disk_file *f = &(*files)[(*count)++];
+        f->used = st.st_mtim;
+        f->bytes = (uint64_t)st.st_size;
+        memcpy(f->name, e->d_name, sizeof f->name); /* zf_cx_disk_named checked its length */
+        *total += f->bytes;
+    }
+    return true;
+}
+
+uint32_t zf_cx_disk_trim(const char *dir, uint64_t limit, zf_cx_key keep, uint64_t *freed) {
+    *freed = 0;
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    zf_cx_disk_file *files = NULL;
+    size_t count = 0;
+    uint64_t total = 0;
+    uint32_t removed = 0;
+    char kept[4200];
+    zf_cx_disk_path("", keep, kept, sizeof kept); /* "/<name>" */
+    if (zf_cx_disk_list(dirfd(d), d, &files, &count, &total) && total > limit) {
+        qsort(files, count, sizeof *files, zf_cx_disk_older);
+        uint64_t target = limit - limit / 4;
+        for (size_t i = 0; i < count && total > target; i++) {
+            if (strcmp(files[i].name, kept + 1) == 0 || unlinkat(dirfd(d), files[i].name, 0) != 0)
+                continue; /* another process may have removed it first */
+            total -= files[i].bytes;
+            *freed += files[i].bytes;
+            removed++;
+        }
+    }
+    free(files);
+    closedir(d);
+    return removed;
 }

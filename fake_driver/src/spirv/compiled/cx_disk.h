@@ -46,4 +46,10 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
 /* The entry's file name in dir. */
 void zf_cx_disk_path(const char *dir, zf_cx_key key, char *out, size_t out_size);
 
+/* Keeps dir's entries within limit bytes: when they hold more, removes the least recently used ones (by modification
+ * time, which each read of an entry renews) until they hold three quarters of it, never key's entry; and removes
+ * writers' temporary files older than an hour (their process died writing). Returns how many entries it removed, and
+ * their bytes in *freed. */
+uint32_t zf_cx_disk_trim(const char *dir, uint64_t limit, zf_cx_key keep, uint64_t *freed);
+
 #endif

@@ -337,6 +337,25 @@ static uint8_t zf_cx_try_disk(const zf_xlaunch *launch, zf_cx_key key, const cha
     return state;
 }
 
+static _Atomic uint64_t zf_cx_cache_limit = ZF_SPIRV_CACHE_DEFAULT_LIMIT;
+
+void zf_spirv_set_cache_limit(uint64_t bytes) {
+    atomic_store_explicit(&zf_cx_cache_limit, bytes ? bytes : ZF_SPIRV_CACHE_DEFAULT_LIMIT, memory_order_relaxed);
+}
+
+/* After a write: the cache directory kept under its size limit. */
+static void zf_cx_keep_limit(const zf_xlaunch *launch, const char *dir, zf_cx_key key) {
+    uint64_t bytes = atomic_load_explicit(&zf_cx_cache_limit, memory_order_relaxed);
+    uint64_t freed = 0;
+    uint32_t removed = zf_cx_disk_trim(dir, bytes, key, &freed);
+    if (removed > 0)
+        zf_cx_debug(launch,
+                    "compiled-code cache: removed the %u entr%s used least recently (%llu KiB) to keep %s under %llu "
+                    "KiB",
+                    removed, removed == 1 ? "y" : "ies", (unsigned long long)(freed >> 10), dir,
+                    (unsigned long long)(bytes >> 10));
+}
+
 /* The kernel compiled by the part, and written to the disk cache when there is one. */
 static uint8_t zf_cx_try_part(const zf_xlaunch *launch, const uint32_t *group_size, zf_cx_key key, const char *dir,
                               const char *symbol, zf_cx_variant *entry, char *why, size_t why_size) {
@@ -350,6 +369,8 @@ static uint8_t zf_cx_try_part(const zf_xlaunch *launch, const uint32_t *group_si
     char failed[4400];
     if (dir != NULL && !zf_cx_disk_write(dir, key, &object, failed, sizeof failed))
         zf_cx_debug(launch, "kernel '%s': not cached: %s", launch->name, failed);
+    else if (dir != NULL)
+        zf_cx_keep_limit(launch, dir, key);
     bool ok = zf_cx_install(symbol, &object, entry, why, why_size);
     zf_cx_object_free(&object);
     return ok ? ZF_CX_COMPILED : ZF_CX_INTERPRETED;
