@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,29 @@ static void zf_sweep_dead(zf_shared_segment *seg) {
     }
 }
 
+/* This process's id without a system call at every launch (glibc does not keep it): read at first use, and again in
+ * a child of fork(). */
+static _Atomic pid_t zf_self_pid;
+static pthread_once_t zf_self_pid_once = PTHREAD_ONCE_INIT;
+
+static void zf_self_pid_forget(void) {
+    atomic_store_explicit(&zf_self_pid, 0, memory_order_relaxed);
+}
+
+static void zf_self_pid_watch_forks(void) {
+    pthread_atfork(NULL, NULL, zf_self_pid_forget);
+}
+
+static pid_t zf_self(void) {
+    pid_t pid = atomic_load_explicit(&zf_self_pid, memory_order_relaxed);
+    if (pid != 0)
+        return pid;
+    pthread_once(&zf_self_pid_once, zf_self_pid_watch_forks);
+    pid = getpid();
+    atomic_store_explicit(&zf_self_pid, pid, memory_order_relaxed);
+    return pid;
+}
+
 static zf_shared_slot *zf_slot_of(zf_shared_segment *seg, pid_t pid) {
     for (uint32_t i = 0; i < ZF_SHARED_MAX_PROCESSES; i++) {
         if (seg->processes[i].pid == pid)
@@ -178,7 +202,7 @@ static zf_shared_slot *zf_slot_of(zf_shared_segment *seg, pid_t pid) {
 }
 
 static zf_shared_slot *zf_own_slot(zf_shared_segment *seg) {
-    return zf_slot_of(seg, getpid());
+    return zf_slot_of(seg, zf_self());
 }
 
 /* ---- The lock ------------------------------------------------------------------------------------------------- */
@@ -407,7 +431,7 @@ void zf_shared_publish(zf_card_share *shared, const zf_shared_work *work) {
     zf_shared_work *entry = &seg->ring[seg->next_seq % ZF_SHARED_RING];
     *entry = *work;
     entry->seq = seg->next_seq;
-    entry->pid = getpid();
+    entry->pid = zf_self();
     seg->busy_ns += work->end_ns > work->start_ns ? work->end_ns - work->start_ns : 0;
     seg->next_seq++; /* last: a holder dying before this leaves the entry unpublished */
     zf_shared_unlock(seg);
@@ -422,7 +446,7 @@ uint64_t zf_shared_next_seq(zf_card_share *shared) {
 
 uint32_t zf_shared_collect(zf_card_share *shared, uint64_t *seq, zf_shared_work *out, uint32_t max) {
     zf_shared_segment *seg = shared->seg;
-    pid_t self = getpid();
+    pid_t self = zf_self();
     uint32_t n = 0;
     zf_shared_lock(seg);
     uint64_t first = seg->next_seq > ZF_SHARED_RING ? seg->next_seq - ZF_SHARED_RING : 0;

@@ -913,7 +913,8 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     uint32_t stop = 0;
     plan.stop = &stop;
     plan.compiled = zf_cx_for_launch(launch); /* a compilation is not execution: the hang limit starts after it */
-    uint64_t threads = zf_launch_threads(launch->max_threads);
+    /* One wave runs on the calling thread whatever the cores: no look at the affinity mask (a system call). */
+    uint64_t threads = plan.waves > 1 ? zf_launch_threads(launch->max_threads) : 1;
     if (plan.compiled != NULL)
         zf_compiled_waves(&plan, threads);
     plan.take = zf_wave_take(&plan, threads);
