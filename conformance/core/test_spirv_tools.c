@@ -198,6 +198,13 @@ static unsigned zc_cache_files(const char *dir, bool remove) {
     return count;
 }
 
+/* A cache directory of the test's own, and the environment entry naming it. */
+static void zc_cache_make(char dir[21], char dir_env[64]) {
+    snprintf(dir, 21, "/tmp/zc-cache-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(dir_env, 64, "ZEFAKE_CACHE_DIR=%s", dir);
+}
+
 static void zc_cache_remove(const char *dir) {
     zc_cache_files(dir, true);
     assert_int_equal(rmdir(dir), 0);
@@ -209,9 +216,8 @@ static void zc_cache_remove(const char *dir) {
 static void spirv_cached_code_is_found_when_the_group_size_is_set(void **state) {
     (void)state;
     zc_skip_unless_fake();
-    char dir[] = "/tmp/zc-cache-XXXXXX", dir_env[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(dir_env, sizeof dir_env, "ZEFAKE_CACHE_DIR=%s", dir);
+    char dir[21], dir_env[64];
+    zc_cache_make(dir, dir_env);
     const char *const env[] = {dir_env, "ZEFAKE_EXEC=compiled", "ZEFAKE_LOG=debug", "ZEFAKE_CACHE=1", NULL};
     for (int run = 0; run < 2; run++) {
         zc_child child;
@@ -235,9 +241,8 @@ static void spirv_cached_code_is_found_when_the_group_size_is_set(void **state) 
 static void spirv_cache_keeps_under_its_size_limit(void **state) {
     (void)state;
     zc_skip_unless_fake();
-    char dir[] = "/tmp/zc-cache-XXXXXX", dir_env[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(dir_env, sizeof dir_env, "ZEFAKE_CACHE_DIR=%s", dir);
+    char dir[21], dir_env[64];
+    zc_cache_make(dir, dir_env);
     static const char *const groups[2][2] = {{"64", NULL}, {"32", NULL}}; /* the child's arguments */
     for (int bad = 0; bad < 2; bad++) {
         const char *const env[] = {dir_env,
