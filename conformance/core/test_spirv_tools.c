@@ -237,19 +237,21 @@ static void spirv_cached_code_is_found_when_the_group_size_is_set(void **state) 
 }
 
 /* ZEFAKE_CACHE_MAX_SIZE: under a limit of one byte, each entry written removes the others (the group size makes a
- * variant of its own); a value that is not a size is reported, and the default limit keeps both variants. */
+ * variant of its own); a value that is not a size above 0 (words, zero, a negative size, one past 64 bits) is
+ * reported, and the default limit keeps both variants. */
 static void spirv_cache_keeps_under_its_size_limit(void **state) {
     (void)state;
     zc_skip_unless_fake();
     char dir[21], dir_env[64];
     zc_cache_make(dir, dir_env);
     static const char *const groups[2][2] = {{"64", NULL}, {"32", NULL}}; /* the child's arguments */
-    for (int bad = 0; bad < 2; bad++) {
-        const char *const env[] = {dir_env,
-                                   "ZEFAKE_EXEC=compiled",
-                                   "ZEFAKE_LOG=debug",
-                                   "ZEFAKE_CACHE=1",
-                                   bad ? "ZEFAKE_CACHE_MAX_SIZE=12 apples" : "ZEFAKE_CACHE_MAX_SIZE=1",
+    static const char *const limits[] = {"1", "12 apples", "0", "-1MiB", "18446744073709551616"};
+    for (size_t v = 0; v < sizeof limits / sizeof limits[0]; v++) {
+        bool bad = v > 0;
+        char limit_env[96], warning[128];
+        snprintf(limit_env, sizeof limit_env, "ZEFAKE_CACHE_MAX_SIZE=%s", limits[v]);
+        snprintf(warning, sizeof warning, "ZEFAKE_CACHE_MAX_SIZE=%s is not a size above 0", limits[v]);
+        const char *const env[] = {dir_env, "ZEFAKE_EXEC=compiled", "ZEFAKE_LOG=debug", "ZEFAKE_CACHE=1", limit_env,
                                    NULL};
         for (int run = 0; run < 2; run++) {
             zc_child child;
@@ -257,11 +259,11 @@ static void spirv_cache_keeps_under_its_size_limit(void **state) {
             zc_assert_child_ok(&child, groups[run][0]);
             assert_int_equal(zc_child_number(&child, "right"), 1);
             bool removed = strstr(child.err, "compiled-code cache: removed the 1 entry used least recently") != NULL;
-            bool warned = strstr(child.err, "ZEFAKE_CACHE_MAX_SIZE=12 apples is not a size above 0") != NULL;
-            if (removed != (!bad && run == 1) || warned != (bad != 0))
-                zc_fail("ZEFAKE_CACHE_MAX_SIZE=%s, groups of %s: expected %s and %s:\n%s", bad ? "12 apples" : "1",
-                        groups[run][0], !bad && run == 1 ? "the other entry removed" : "no entry removed",
-                        bad ? "a warning" : "none", child.err);
+            bool warned = strstr(child.err, warning) != NULL;
+            if (removed != (!bad && run == 1) || warned != bad)
+                zc_fail("ZEFAKE_CACHE_MAX_SIZE=%s, groups of %s: expected %s and %s:\n%s", limits[v], groups[run][0],
+                        !bad && run == 1 ? "the other entry removed" : "no entry removed", bad ? "a warning" : "none",
+                        child.err);
             zc_child_free(&child);
             assert_int_equal(zc_cache_files(dir, false), bad ? (unsigned)run + 1 : 1u);
         }
