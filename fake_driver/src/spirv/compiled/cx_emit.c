@@ -11,10 +11,11 @@
  *
  * Memory accesses are checked: a pointer whose every definition derives from kernel argument k (provenance, found by
  * a fixpoint over the entry function) is compared with k's allocation (zf_cx_window, loop-invariant, so the compare is
- * one subtraction and one branch); any other pointer, and any access the compare refuses, goes through zf_cx_mem, the
- * interpreter's check and fault. Instructions that compute from their operands alone and are not hot enough to
- * deserve inline code run the interpreter's handler on one work-item (zf_cx_pure). What the tier does not compile is
- * refused with a reason (zf_cx_check_inst) and the kernel runs in the interpreter. */
+ * one subtraction and one branch, and the access an offset from the window's base); any other pointer, and any access
+ * the compare refuses, goes through zf_cx_mem, the interpreter's check and fault. Instructions that compute from their
+ * operands alone and are not hot enough to deserve inline code run the interpreter's handler on one work-item
+ * (zf_cx_pure). What the tier does not compile is refused with a reason (zf_cx_check_inst) and the kernel runs in the
+ * interpreter. */
 #include "cx_internal.h"
 
 #include <stdarg.h>

@@ -201,12 +201,12 @@ static LLVMValueRef zf_cx_window_ptr(zf_cx_em *e, uint32_t k, LLVMValueRef addr)
 static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uint32_t size, bool write,
                                          bool read_too) {
     LLVMBuilderRef b = e->b;
-    LLVMTypeRef params[5] = {e->p8, e->i64, e->i64, e->i64, e->i64};
+    LLVMTypeRef params[6] = {e->p8, e->i64, e->i64, e->i64, e->i64, e->i64};
     uint32_t k = zf_cx_window_of(e, ptr);
     bool windowed = k != UINT32_MAX, local = k == e->num_kinds;
     uint32_t count = windowed ? 0 : ZF_CX_COUNT | (read_too ? ZF_CX_COUNT_READ : 0);
-    LLVMValueRef args[5] = {e->rt, e->lane, addr, zf_cx_i64c(e, size),
-                            zf_cx_i64c(e, (write ? ZF_CX_WRITE : 0) | count)};
+    LLVMValueRef args[6] = {
+        e->rt, e->lane, zf_cx_i64c(e, 0), addr, zf_cx_i64c(e, size), zf_cx_i64c(e, (write ? ZF_CX_WRITE : 0) | count)};
     if (windowed) {
         zf_cx_block *blk = &e->blocks[e->cur];
         zf_cx_add_bytes(blk, e->counting ? size : 0, write, local, read_too); /* once, whatever the block's copies */
@@ -218,36 +218,42 @@ static LLVMValueRef zf_cx_access_counted(zf_cx_em *e, zf_ref ptr, LLVMValueRef a
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->c, e->f, "slow");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "checked");
     LLVMBasicBlockRef fast = NULL;
-    LLVMValueRef direct = NULL;
     if (windowed && e->bail_here) { /* a region's copy: outside the window, the generic function takes over */
         LLVMValueRef in = zf_cx_window_has(e, k, addr, size);
-        direct = zf_cx_window_ptr(e, k, addr);
+        LLVMValueRef direct = zf_cx_window_ptr(e, k, addr);
         zf_cx_likely(e, LLVMBuildCondBr(b, in, done, slow));
         LLVMPositionBuilderAtEnd(b, slow);
         zf_cx_bail(e);
         LLVMPositionBuilderAtEnd(b, done);
         return direct;
     }
+    LLVMValueRef offset = NULL;
     if (windowed) {
         LLVMValueRef in = zf_cx_window_has(e, k, addr, size);
         fast = LLVMGetInsertBlock(b);
-        direct = zf_cx_window_ptr(e, k, addr);
+        offset = LLVMBuildSub(b, addr, e->win_lo[k], "");
+        args[2] = e->win_lo[k];
+        args[3] = offset;
         zf_cx_likely(e, LLVMBuildCondBr(b, in, done, slow));
     } else {
         LLVMBuildBr(b, slow);
     }
     LLVMPositionBuilderAtEnd(b, slow);
-    LLVMValueRef checked = zf_cx_call(e, ZF_CX_HELPER(zf_cx_mem), e->p8, params, 5, args);
+    LLVMValueRef checked = zf_cx_call(e, ZF_CX_HELPER(zf_cx_mem), e->p8, params, 6, args);
     LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
+    LLVMValueRef checked_offset =
+        windowed ? LLVMBuildSub(b, LLVMBuildPtrToInt(b, checked, e->i64, ""), e->win_lo[k], "") : NULL;
     LLVMBuildCondBr(b, LLVMBuildIsNull(b, checked, ""), zf_cx_fault_edge(e), done);
     LLVMPositionBuilderAtEnd(b, done);
     if (!windowed)
         return checked;
-    LLVMValueRef phi = LLVMBuildPhi(b, e->p8, "");
-    LLVMValueRef values[2] = {direct, checked};
+    /* Both paths as offsets from the window's base (the slow one's may lead outside it, to where the interpreter's
+     * check allowed): the fast path's pointer is then an addressing mode of the access, not a register of its own. */
+    LLVMValueRef phi = LLVMBuildPhi(b, e->i64, "");
+    LLVMValueRef values[2] = {offset, checked_offset};
     LLVMBasicBlockRef from[2] = {fast, slow_end};
     LLVMAddIncoming(phi, values, from, 2);
-    return phi;
+    return LLVMBuildGEP2(b, e->i8, e->win_base[k], &phi, 1, "");
 }
 
 static LLVMValueRef zf_cx_access(zf_cx_em *e, zf_ref ptr, LLVMValueRef addr, uint32_t size, bool write) {

@@ -234,9 +234,11 @@ static inline uint32_t zf_cx_list_result(const zf_dinst *in) {
 
 /* Flags of zf_cx_mem. */
 enum { ZF_CX_WRITE = 1u, ZF_CX_COUNT = 2u, ZF_CX_COUNT_READ = 4u /* atomics: read and written */ };
-/* The host address of an access, checked as the interpreter checks it (and its bytes counted with ZF_CX_COUNT);
- * NULL after the work-item was stopped with the interpreter's fault. */
-uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, uint64_t flags);
+/* The host address of an access at base + offset (an argument's window and the offset from it, which the fast path
+ * checked; or 0 and the address), checked as the interpreter checks it (and its bytes counted with ZF_CX_COUNT);
+ * NULL after the work-item was stopped with the interpreter's fault. The fast path has no use of the address itself:
+ * the optimizer folds the window into a loop-invariant part of the offset. */
+uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t base, uint64_t offset, uint64_t size, uint64_t flags);
 /* Runs one decoded instruction that computes its result from its operands alone on one work-item, with the
  * interpreter's handler: operands a, b, c at scratch + 256, 512, 768, the result at scratch. */
 void zf_cx_pure(zf_cx_rt *rt, const zf_dinst *in, uint8_t *scratch);

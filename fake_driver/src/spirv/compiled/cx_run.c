@@ -242,7 +242,8 @@ static bool zf_cx_overdue(zf_ctx *ctx) {
            (__atomic_load_n(ctx->stop, __ATOMIC_RELAXED) || (ctx->hang_countdown == 1 && zf_past_deadline(ctx)));
 }
 
-uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t addr, uint64_t size, uint64_t flags) {
+uint8_t *zf_cx_mem(zf_cx_rt *rt, uint64_t lane, uint64_t base, uint64_t offset, uint64_t size, uint64_t flags) {
+    uint64_t addr = base + offset; /* wraps as the generated code's subtraction did */
     bool write = (flags & ZF_CX_WRITE) != 0;
     zf_ctx *ctx = rt->x->ctx;
     if (zf_cx_overdue(ctx)) { /* stopped as the detector stops it, without the look-up a fault makes */
