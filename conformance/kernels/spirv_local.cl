@@ -206,3 +206,33 @@ kernel void barrier_bails(global int *out, local int *tmp, uint bad_global, uint
     barrier(CLK_LOCAL_MEM_FENCE);
     out[g] = v * 2 + tmp[(l + 1) % n];
 }
+
+/* Addresses and indices made of the work-item's ids, the arguments and constants before a barrier and used after it
+ * are made again where the work-item resumes, not kept in its record; a value loaded before the barrier, and one
+ * made with a division, are kept (docs/spirv-execution.md, "Values made again"). The callee waits too, and uses its
+ * parameters and what it made of them after its barrier. */
+__attribute__((noinline)) int recompute_callee(local int *tmp, global const int *in, uint stride, uint l, uint n)
+{
+    local int *theirs = tmp + (l + stride) % n, *own = tmp + l;
+    global const int *from = in + l * 2;
+    int before = *theirs;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    *own = before + 1;
+    return before + from[1] + (int)(l * stride);
+}
+
+kernel void recomputed_across_barriers(global int *out, global const int *in, local int *tmp, uint stride)
+{
+    uint l = get_local_id(0), g = get_global_id(0), n = get_local_size(0);
+    local int *mine = tmp + (n - 1 - l);
+    global int *dst = out + g * 3;
+    uint index = (l * stride + 3) % n;
+    int loaded = in[g];
+    *mine = loaded;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    dst[0] = tmp[l] + tmp[index] * 3 + (int)(l ^ stride);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    dst[1] = recompute_callee(tmp, in, stride, l, n);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    dst[2] = *mine + loaded + (int)(g << 2);
+}

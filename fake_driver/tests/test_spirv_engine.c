@@ -876,7 +876,7 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     const void *gemm_values[] = {&a, &b, &c, &dim, &dim, &dim};
     const uint64_t gemm_sizes[] = {8, 8, 8, 4, 4, 4};
     zt_launch gemm = {m, code, "gemm_tiled", gemm_values, gemm_sizes, 32, 16, 0, &mem, 32, 16};
-    zt_both_tiers(&gemm, c, 32 * 32 * 4, "regions)");
+    zt_both_tiers(&gemm, c, 32 * 32 * 4, "regions, records of");
     zf_dprog_free(code);
     zf_spirv_free(m);
     zt_mem_free(&mem);
@@ -885,21 +885,21 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
         in[i] = (float)(i % 9);
     const void *reduce_values[] = {&in, &sums, NULL, &n};
     const uint64_t reduce_sizes[] = {8, 8, 64 * 4, 4};
-    zt_local_both("reduce", reduce_values, reduce_sizes, 256, 64, &mem, sums, 4 * 4, "regions)");
+    zt_local_both("reduce", reduce_values, reduce_sizes, 256, 64, &mem, sums, 4 * 4, "regions, records of");
     zt_mem_free(&mem);
     int32_t *ints = zt_buffer(&mem, 128 * 4), *scanned = zt_buffer(&mem, 128 * 4);
     for (uint32_t i = 0; i < 128; i++)
         ints[i] = (int32_t)(i * 37 % 11) - 5;
     const void *scan_values[] = {&ints, &scanned, NULL};
     const uint64_t scan_sizes[] = {8, 8, 32 * 4};
-    zt_local_both("scan", scan_values, scan_sizes, 128, 32, &mem, scanned, 128 * 4, "regions)");
+    zt_local_both("scan", scan_values, scan_sizes, 128, 32, &mem, scanned, 128 * 4, "regions, records of");
     zt_mem_free(&mem);
     int32_t *out = zt_buffer(&mem, 96 * 4);
     for (uint32_t rounds = 0; rounds < 4; rounds += 3) {
         int32_t deep = rounds > 0;
         const void *paths_values[] = {&out, NULL, &rounds, &deep};
         const uint64_t paths_sizes[] = {8, 32 * 4, 4, 4};
-        zt_local_both("barrier_paths", paths_values, paths_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
+        zt_local_both("barrier_paths", paths_values, paths_sizes, 96, 32, &mem, out, 96 * 4, "regions, records of");
     }
     /* Collectives and shuffles: the work-items wait at each for their group (or sub-group); one that only some
      * sub-groups reach. */
@@ -911,10 +911,12 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     }
     const void *collective_values[] = {&values, &fvalues, &results, &fresults};
     const uint64_t collective_sizes[] = {8, 8, 8, 8};
-    zt_local_both("collectives", collective_values, collective_sizes, 96, 32, &mem, results, 96 * 10 * 4, "regions)");
+    zt_local_both("collectives", collective_values, collective_sizes, 96, 32, &mem, results, 96 * 10 * 4,
+                  "regions, records of");
     assert_int_equal(results[0], results[10 * 31]); /* one reduction for the whole group */
     const void *shuffle_values[] = {&values, &results};
-    zt_local_both("shuffles", shuffle_values, collective_sizes, 96, 32, &mem, results, 96 * 3 * 4, "regions)");
+    zt_local_both("shuffles", shuffle_values, collective_sizes, 96, 32, &mem, results, 96 * 3 * 4,
+                  "regions, records of");
     zt_local_both("subgroup_branch", shuffle_values, collective_sizes, 96, 32, &mem, results, 96 * 4,
                   "did not all reach the same barrier or collective");
     zt_local_both("collectives_diverged", shuffle_values, collective_sizes, 96, 32, &mem, results, 96 * 4,
@@ -931,7 +933,7 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
         copied[i] = (float)i * 0.25f;
     const void *copy_values[] = {&copied, &strided, NULL};
     const uint64_t copy_sizes[] = {8, 8, 32 * 4};
-    zt_local_both("async_copy", copy_values, copy_sizes, 96, 32, &mem, strided, 96 * 4, "regions)");
+    zt_local_both("async_copy", copy_values, copy_sizes, 96, 32, &mem, strided, 96 * 4, "regions, records of");
     assert_true(strided[1 * 3] == copied[1] * 2.0f + 1.0f); /* element 1 of group 0 lands at 1 x 3 groups */
     /* A source too short for the last group: the work-item making its first copy faults there, and the next one
      * makes the group's second copy, as the interpreter's next active lane does. */
@@ -943,7 +945,8 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     assert_true(strided[2 + 3 * 1] == 1.0f); /* group 2, element 1: not copied in (0), then doubled plus 1, out */
     const void *private_values[] = {&out, NULL};
     const uint64_t private_sizes[] = {8, 32 * 4};
-    zt_local_both("private_across_barriers", private_values, private_sizes, 96, 32, &mem, out, 96 * 4, "regions)");
+    zt_local_both("private_across_barriers", private_values, private_sizes, 96, 32, &mem, out, 96 * 4,
+                  "regions, records of");
     /* Bail points: faults in the middle of a group's regions, and no fault (every access inside its window). The stray
      * store lands 100000 elements past `bailed`, in its guard. */
     int32_t *bailed = zt_guarded_buffer(&mem, 96 * 4, (100000 + 96) * 4);
@@ -982,6 +985,61 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
                   "did not all reach the same barrier");
     zt_local_both("barrier_late_exit", divergent_values, divergent_sizes, 96, 32, &mem, out, 96 * 4,
                   "did not all reach the same barrier");
+    zt_mem_free(&mem);
+}
+
+/* The record size the last compile logged ("records of N bytes"). */
+static uint32_t zt_logged_record_bytes(void) {
+    const char *at = strstr(zt_debug_text, "records of ");
+    unsigned bytes = 0;
+    if (at == NULL || sscanf(at, "records of %u bytes", &bytes) != 1)
+        fail_msg("expected the record size in the debug log, got '%s'", zt_debug_text);
+    return bytes;
+}
+
+/* Values made of a work-item's ids, the arguments and constants are made again where it resumes (at a barrier, in
+ * the kernel and in a callee that waits), not kept in its record (cx_emit_recompute.c): the results are the
+ * interpreter's and the C model's, and the records hold only what cannot be made again. */
+static void compiled_barriers_make_values_again_instead_of_keeping_them(void **state) {
+    (void)state;
+    zt_mem mem = {0};
+    const uint32_t items = 96, n = 32, stride = 5;
+    int32_t *out = zt_buffer(&mem, items * 3 * 4), *in = zt_buffer(&mem, items * 4);
+    for (uint32_t i = 0; i < items; i++)
+        in[i] = (int32_t)(i * 7) - 100;
+    const void *values[] = {&out, &in, NULL, &stride};
+    const uint64_t sizes[] = {8, 8, n * 4, 4};
+    zt_local_both("recomputed_across_barriers", values, sizes, items, n, &mem, out, items * 3 * 4, "records of");
+    /* Kept: the loaded value, the index made with a division and the resume point (16 bytes, each function's part
+     * rounded up to 8), the callee's pointer made with a division, what it loaded and its resume point (16); 144
+     * bytes when every live value goes to the record. */
+    assert_in_range(zt_logged_record_bytes(), 8, 32);
+    for (uint32_t g = 0; g < items; g++) {
+        uint32_t base = g / n * n, l = g % n, index = (l * stride + 3) % n;
+        int32_t first[32];
+        for (uint32_t j = 0; j < n; j++)
+            first[j] = in[base + n - 1 - j];
+        int32_t before = first[(l + stride) % n], before_mirror = first[(n - 1 - l + stride) % n];
+        assert_int_equal(out[g * 3], first[l] + first[index] * 3 + (int32_t)(l ^ stride));
+        assert_int_equal(out[g * 3 + 1], before + in[l * 2 + 1] + (int32_t)(l * stride));
+        assert_int_equal(out[g * 3 + 2], before_mirror + 1 + in[g] + (int32_t)(g << 2));
+    }
+    /* The tiled GEMM's places in its tiles, computed before its loop of barriers, are made again too. */
+    const uint32_t dim = 24;
+    float *a = zt_buffer(&mem, dim * dim * 4), *b = zt_buffer(&mem, dim * dim * 4), *c = zt_buffer(&mem, 32 * 32 * 4);
+    for (uint32_t i = 0; i < dim * dim; i++) {
+        a[i] = (float)(i % 3);
+        b[i] = (float)(i % 4) - 1.0f;
+    }
+    zf_spirv_module *m = zt_read_ok("spirv_gemm");
+    zf_dprog *code = zt_decode(m, false, "spirv_gemm");
+    const void *gemm_values[] = {&a, &b, &c, &dim, &dim, &dim};
+    const uint64_t gemm_sizes[] = {8, 8, 8, 4, 4, 4};
+    zt_launch gemm = {m, code, "gemm_tiled", gemm_values, gemm_sizes, 32, 16, 0, &mem, 32, 16};
+    zt_both_tiers(&gemm, c, 32 * 32 * 4, "records of");
+    assert_in_range(zt_logged_record_bytes(), 8, 32);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
     zt_mem_free(&mem);
 }
 
@@ -1652,23 +1710,24 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
     /* A kernel with barriers: its region count travels in the entry; an entry of the format before it is refused. */
     zt_cache_clear(dir);
-    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", NULL);
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache", NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
-    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
+    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
     zt_cache_set_version(entry, '4');
-    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache", "format version 4, not 5");
-    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache",
+                    "format version 4, not 5");
+    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
     /* An entry announcing more image accesses than a kernel may have (its count follows the region count: magic, key,
      * block count, record size, region count) is refused rather than sized into the run-time state. */
     const uint32_t sites = UINT32_MAX;
     zt_cache_poke(entry, 8 + 16 + 3 * 4, &sites, sizeof sites);
-    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions)", "from the cache",
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache",
                     "an entry announcing 4294967295 image reads (at most 65536)");
-    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
+    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
     /* A read renews an entry's time, so that the size limit removes the entries used least recently. */
     struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
     assert_int_equal(utimensat(AT_FDCWD, entry, old, 0), 0);
-    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions)", NULL, NULL);
+    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
     struct stat st;
     assert_int_equal(stat(entry, &st), 0);
     assert_true(st.st_mtime > 1000000000);
@@ -1767,6 +1826,7 @@ int main(void) {
         cmocka_unit_test(block_accesses_fault_like_loads_and_stores),
         cmocka_unit_test(compiled_tier_matches_the_interpreter),
         cmocka_unit_test(compiled_tier_runs_barriers_region_by_region),
+        cmocka_unit_test(compiled_barriers_make_values_again_instead_of_keeping_them),
         cmocka_unit_test(compiled_image_accesses_match_the_interpreter),
         cmocka_unit_test(compiled_vector_loads_and_stores_match_the_interpreter),
         cmocka_unit_test(compiled_checks_per_group_match_the_interpreter),

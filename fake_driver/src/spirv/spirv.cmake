@@ -55,6 +55,7 @@ add_library(ze_fake_cx MODULE
   "${ZF_SPIRV_DIR}/compiled/cx_emit_hoist.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_image.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_mem.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_emit_recompute.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_ops.c")
 set_target_properties(ze_fake_cx PROPERTIES PREFIX "lib" OUTPUT_NAME ze_fake_cx C_VISIBILITY_PRESET hidden)
 target_include_directories(ze_fake_cx PRIVATE "${ZF_SPIRV_DIR}" "${ZF_SPIRV_DIR}/compiled")

@@ -173,7 +173,7 @@ static void zf_cx_switch(zf_cx_em *e, const zf_dinst *in) {
 /* ------------------------------------------------------------------------------------------------------------------
  * Instructions and blocks */
 
-static void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
+void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
     if (e->mode == ZF_CX_PROBE && !zf_cx_probe_inst(e, in))
         return;
     switch (in->op) {
@@ -1392,8 +1392,10 @@ static bool zf_cx_resumables(zf_cx_em *e, const uint32_t *order, uint32_t n) {
     e->resumable = calloc(code->num_funcs, 1);
     e->spill_off = calloc(code->num_funcs, sizeof *e->spill_off);
     e->packed = calloc(code->num_funcs, sizeof *e->packed);
+    e->recompute = calloc(code->num_funcs, sizeof *e->recompute);
     e->resume_at = calloc(code->num_funcs, sizeof *e->resume_at);
-    if (e->resumable == NULL || e->spill_off == NULL || e->packed == NULL || e->resume_at == NULL)
+    if (e->resumable == NULL || e->spill_off == NULL || e->packed == NULL || e->recompute == NULL ||
+        e->resume_at == NULL)
         return false;
     uint64_t bytes = 0;
     for (uint32_t j = 0; j < n; j++) {
@@ -1558,6 +1560,9 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         for (uint32_t f = 0; e.packed != NULL && f < code->num_funcs; f++)
             free(e.packed[f]);
         free(e.packed);
+        for (uint32_t f = 0; e.recompute != NULL && f < code->num_funcs; f++)
+            zf_cx_rc_free(e.recompute[f]);
+        free(e.recompute);
         free(e.resume_at);
         free(e.private_at);
         LLVMDisposeBuilder(e.b);

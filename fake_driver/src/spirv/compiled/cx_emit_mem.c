@@ -588,7 +588,7 @@ bool zf_cx_is_resume_point(const zf_cx_em *e, const zf_dinst *in) {
 /* Whether frame byte o goes to or comes from the record: the bytes live at the point; those a region's copy saves,
  * only if its code may have written them (the record holds the others since they were saved last). */
 static bool zf_cx_spilled(const zf_cx_em *e, uint32_t o, bool save) {
-    bool live = e->point[o >> 6] >> (o & 63) & 1;
+    bool live = (e->point[o >> 6] >> (o & 63) & 1) && !zf_cx_rc_has(e->recompute[e->fn - e->code->funcs], o);
     return live && (!save || e->written == NULL || (e->written[o >> 6] >> (o & 63) & 1));
 }
 
@@ -666,6 +666,7 @@ void zf_cx_region_writes(zf_cx_em *e, uint32_t k) {
  * bytes of f's place in the record. */
 uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f) {
     e->fn = &e->code->funcs[f];
+    e->recompute[f] = zf_cx_rc_plan(e->code, e->fn);
     uint32_t frame = e->fn->frame_bytes, size = 0;
     uint32_t *packed = malloc((frame ? frame : 1) * sizeof *packed);
     uint64_t *any = NULL;
@@ -683,7 +684,7 @@ uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f) {
         }
     }
     for (uint32_t o = 0; o < frame; o++)
-        packed[o] = any[o >> 6] >> (o & 63) & 1 ? size++ : UINT32_MAX;
+        packed[o] = (any[o >> 6] >> (o & 63) & 1) && !zf_cx_rc_has(e->recompute[f], o) ? size++ : UINT32_MAX;
     free(any);
     free(e->live_in);
     e->live_in = NULL;
@@ -740,6 +741,8 @@ static void zf_cx_spill(zf_cx_em *e, bool save) {
             LLVMBuildMemCpy(e->b, in_frame, 1, away, 1, zf_cx_i64c(e, end - o));
         o = end;
     }
+    if (!save)
+        zf_cx_recompute(e, e->recompute[f], e->point);
 }
 
 /* Leaves the function with the work-item waiting: its live registers and resume point k into the record. */

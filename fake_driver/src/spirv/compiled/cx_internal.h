@@ -312,6 +312,10 @@ typedef struct zf_cx_remat {
     zf_ref dst;
 } zf_cx_remat;
 
+/* Registers a resumable function makes again where it resumes instead of keeping them in the record
+ * (cx_emit_recompute.c). */
+typedef struct zf_cx_rc zf_cx_rc;
+
 typedef struct zf_cx_em {
     LLVMContextRef c;
     LLVMModuleRef m;
@@ -343,6 +347,7 @@ typedef struct zf_cx_em {
     uint8_t *resumable;     /* per form function */
     uint32_t *spill_off;    /* per form function: its frame's offset in the record */
     uint32_t **packed;      /* per form function: its frame bytes' places there (zf_cx_pack_record) */
+    zf_cx_rc **recompute;   /* per form function: the registers made again where it resumes (cx_emit_recompute.c) */
     uint32_t *resume_at;    /* per form function: its resume point's offset in the record */
     uint32_t *private_at;   /* per form function: its private variables' offset in the record (resumable ones) */
     bool vars;              /* a function the kernel reaches declares private variables */
@@ -488,6 +493,14 @@ void zf_cx_address(zf_cx_em *e, const zf_dinst *in);
 bool zf_cx_liveness(zf_cx_em *e);
 uint32_t zf_cx_pack_record(zf_cx_em *e, uint32_t f);
 void zf_cx_region_writes(zf_cx_em *e, uint32_t resume_point);
+/* Function fn's recomputed registers (NULL without memory: none); whether frame byte o is in one; makes those of the
+ * bytes set in `point` again, in the current function. */
+zf_cx_rc *zf_cx_rc_plan(const zf_dprog *code, const zf_dfunc *fn);
+void zf_cx_rc_free(zf_cx_rc *rc);
+bool zf_cx_rc_has(const zf_cx_rc *rc, uint32_t o);
+void zf_cx_recompute(zf_cx_em *e, zf_cx_rc *rc, const uint64_t *point);
+/* Emits one instruction of the current function (cx_emit.c). */
+void zf_cx_inst(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_barrier(zf_cx_em *e);
 bool zf_cx_bail_point(const zf_cx_em *e, const zf_dinst *in);
 void zf_cx_bail(zf_cx_em *e);

@@ -482,7 +482,8 @@ static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx
                  entry->group_size[2]);
     char regions[96] = "";
     if (state == ZF_CX_COMPILED && variant->kernel.num_regions > 0)
-        snprintf(regions, sizeof regions, ", barriers: %u regions", variant->kernel.num_regions);
+        snprintf(regions, sizeof regions, ", barriers: %u regions, records of %u bytes", variant->kernel.num_regions,
+                 variant->kernel.spill_bytes);
     else if (state == ZF_CX_COMPILED && variant->kernel.num_proven > 0)
         snprintf(regions, sizeof regions, ", %u access%s checked per group, %u block count%s derived",
                  variant->kernel.num_proven, variant->kernel.num_proven == 1 ? "" : "es", variant->kernel.num_derived,
