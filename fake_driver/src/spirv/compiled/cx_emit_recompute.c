@@ -109,13 +109,17 @@ static uint32_t zf_cx_rc_operands(const zf_dprog *code, const zf_dinst *in, zf_r
         refs[n] = abc[k];
         sizes[n++] = abc_sizes[k];
     }
+    if (in->op != ZF_X_ACCESS)
+        return n;
     const uint32_t *aux = code->aux + in->aux;
-    for (uint32_t t = 0; in->op == ZF_X_ACCESS && t < aux[2] && n < 3 + 16; t++) {
+    if (aux[2] > 16)
+        return UINT32_MAX;
+    for (uint32_t t = 0; t < aux[2]; t++) {
         uint32_t bytes = aux[3 + 4 * t + 1];
         refs[n] = aux[3 + 4 * t];
         sizes[n++] = bytes == 8 || bytes == 4 || bytes == 2 ? bytes : 1;
     }
-    return in->op == ZF_X_ACCESS && aux[2] > 16 ? UINT32_MAX : n;
+    return n;
 }
 
 static void zf_cx_rc_set(zf_cx_rc *rc, const zf_dprog *code, uint32_t writer, uint8_t state, uint8_t cost) {
