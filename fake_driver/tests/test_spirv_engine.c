@@ -858,6 +858,25 @@ static void zt_cache_set_version(const char *path, char version) {
     zt_cache_poke(path, 7, &version, 1);
 }
 
+/* The tiled GEMM of spirv_gemm.cl, 24 x 24 (not a multiple of its 16 x 16 tiles), in both tiers, with a[i] = i % a_mod
+ * + a_add and b[i] = (i % b_mod) * b_scale + b_add. */
+static void zt_gemm_tiled_both(zt_mem *mem, uint32_t a_mod, float a_add, uint32_t b_mod, float b_scale, float b_add) {
+    const uint32_t dim = 24;
+    float *a = zt_buffer(mem, dim * dim * 4), *b = zt_buffer(mem, dim * dim * 4), *c = zt_buffer(mem, 32 * 32 * 4);
+    for (uint32_t i = 0; i < dim * dim; i++) {
+        a[i] = (float)(i % a_mod) + a_add;
+        b[i] = (float)(i % b_mod) * b_scale + b_add;
+    }
+    zf_spirv_module *m = zt_read_ok("spirv_gemm");
+    zf_dprog *code = zt_decode(m, false, "spirv_gemm");
+    const void *values[] = {&a, &b, &c, &dim, &dim, &dim};
+    const uint64_t sizes[] = {8, 8, 8, 4, 4, 4};
+    zt_launch gemm = {m, code, "gemm_tiled", values, sizes, 32, 16, 0, mem, 32, 16};
+    zt_both_tiers(&gemm, c, 32 * 32 * 4, "regions, records of");
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
 /* Kernels with barriers run compiled region by region (docs/spirv-execution.md, "How a work-group runs"): barriers
  * in loops and branches of uniform control flow, in a function the kernel calls, a tiled GEMM in two dimensions, a
  * private array live across barriers, async_work_group_copy (its operands live across barriers too), a barrier
@@ -865,20 +884,8 @@ static void zt_cache_set_version(const char *path, char version) {
 static void compiled_tier_runs_barriers_region_by_region(void **state) {
     (void)state;
     zt_mem mem = {0};
-    const uint32_t n = 40, dim = 24; /* the GEMM's sizes are not multiples of its 16 x 16 tiles */
-    float *a = zt_buffer(&mem, dim * dim * 4), *b = zt_buffer(&mem, dim * dim * 4), *c = zt_buffer(&mem, 32 * 32 * 4);
-    for (uint32_t i = 0; i < dim * dim; i++) {
-        a[i] = (float)(i % 7) - 3.0f;
-        b[i] = (float)(i % 5) * 0.5f;
-    }
-    zf_spirv_module *m = zt_read_ok("spirv_gemm");
-    zf_dprog *code = zt_decode(m, false, "spirv_gemm");
-    const void *gemm_values[] = {&a, &b, &c, &dim, &dim, &dim};
-    const uint64_t gemm_sizes[] = {8, 8, 8, 4, 4, 4};
-    zt_launch gemm = {m, code, "gemm_tiled", gemm_values, gemm_sizes, 32, 16, 0, &mem, 32, 16};
-    zt_both_tiers(&gemm, c, 32 * 32 * 4, "regions, records of");
-    zf_dprog_free(code);
-    zf_spirv_free(m);
+    const uint32_t n = 40;
+    zt_gemm_tiled_both(&mem, 7, -3.0f, 5, 0.5f, 0.0f);
     zt_mem_free(&mem);
     float *in = zt_buffer(&mem, 256 * 4), *sums = zt_buffer(&mem, 4 * 4);
     for (uint32_t i = 0; i < 256; i++)
@@ -961,8 +968,8 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
     const uint32_t big_n = 65536;
     const void *auto_values[] = {&big, &partial, NULL, &big_n};
     const uint64_t auto_sizes[] = {8, 8, 256 * 4, 4};
-    m = zt_read_ok("spirv_local");
-    code = zt_decode(m, false, "spirv_local");
+    zf_spirv_module *m = zt_read_ok("spirv_local");
+    zf_dprog *code = zt_decode(m, false, "spirv_local");
     zt_launch automatic = {m, code, "reduce", auto_values, auto_sizes, 65536, 256, 0, &mem, 0, 0};
     const char *exec = getenv("ZEFAKE_EXEC");
     char *keep = exec != NULL ? strdup(exec) : NULL;
@@ -1025,21 +1032,8 @@ static void compiled_barriers_make_values_again_instead_of_keeping_them(void **s
         assert_int_equal(out[g * 3 + 2], before_mirror + 1 + in[g] + (int32_t)(g << 2));
     }
     /* The tiled GEMM's places in its tiles, computed before its loop of barriers, are made again too. */
-    const uint32_t dim = 24;
-    float *a = zt_buffer(&mem, dim * dim * 4), *b = zt_buffer(&mem, dim * dim * 4), *c = zt_buffer(&mem, 32 * 32 * 4);
-    for (uint32_t i = 0; i < dim * dim; i++) {
-        a[i] = (float)(i % 3);
-        b[i] = (float)(i % 4) - 1.0f;
-    }
-    zf_spirv_module *m = zt_read_ok("spirv_gemm");
-    zf_dprog *code = zt_decode(m, false, "spirv_gemm");
-    const void *gemm_values[] = {&a, &b, &c, &dim, &dim, &dim};
-    const uint64_t gemm_sizes[] = {8, 8, 8, 4, 4, 4};
-    zt_launch gemm = {m, code, "gemm_tiled", gemm_values, gemm_sizes, 32, 16, 0, &mem, 32, 16};
-    zt_both_tiers(&gemm, c, 32 * 32 * 4, "records of");
+    zt_gemm_tiled_both(&mem, 3, 0.0f, 4, 1.0f, -1.0f);
     assert_in_range(zt_logged_record_bytes(), 8, 32);
-    zf_dprog_free(code);
-    zf_spirv_free(m);
     zt_mem_free(&mem);
 }
 

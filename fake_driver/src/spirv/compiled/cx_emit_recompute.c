@@ -248,6 +248,13 @@ bool zf_cx_rc_has(const zf_cx_rc *rc, uint32_t o) {
     return d != ZF_CX_RC_NONE && d != ZF_CX_RC_MANY && ((d & ZF_CX_RC_PARAM) || rc->state[o] == ZF_CX_RC_YES);
 }
 
+/* Marks the bytes a register covers as made in this restore. */
+static void zf_cx_rc_mark(zf_cx_rc *rc, zf_ref r, uint32_t size) {
+    uint32_t o, end;
+    for (bool any = zf_cx_rc_range(r, size, rc->frame, &o, &end); any && o < end; o++)
+        rc->made[o] = rc->restores;
+}
+
 /* Makes the register that frame byte o belongs to again, its operands first (once per restore). */
 static void zf_cx_rc_make(zf_cx_em *e, zf_cx_rc *rc, uint32_t o) {
     uint32_t d = rc->def[o];
@@ -259,18 +266,12 @@ static void zf_cx_rc_make(zf_cx_em *e, zf_cx_rc *rc, uint32_t o) {
         for (uint32_t j = 0; j < k; j++)
             at += e->code->params[e->fn->param_first + j].size;
         const zf_dparam *p = &e->code->params[e->fn->param_first + k];
-        uint32_t first, end;
-        if (zf_cx_rc_range(p->ref, p->size, rc->frame, &first, &end))
-            for (uint32_t q = first; q < end; q++)
-                rc->made[q] = rc->restores;
+        zf_cx_rc_mark(rc, p->ref, p->size);
         zf_cx_move(e, zf_cx_dst(e, p->ref), zf_cx_gep(e, e->args, at), p->size);
         return;
     }
     const zf_dinst *in = &e->code->insts[d];
-    uint32_t first, end;
-    if (zf_cx_rc_range(in->dst, zf_cx_rc_dst_size(e->code, in), rc->frame, &first, &end))
-        for (uint32_t q = first; q < end; q++)
-            rc->made[q] = rc->restores;
+    zf_cx_rc_mark(rc, in->dst, zf_cx_rc_dst_size(e->code, in));
     zf_ref refs[3 + 16];
     uint32_t sizes[3 + 16], n = zf_cx_rc_operands(e->code, in, refs, sizes);
     for (uint32_t k = 0; k < n; k++) {
