@@ -6,7 +6,8 @@
  * engine's debug log says, which this program reads from its own stderr), the fastest launch and its ratio to the C
  * twin's time (one host thread; the engine uses every core).
  * Usage: zefake-bench-kernels [--quick] [kernel...] (only the kernels named, e.g. zb_blur; ZB_KERNEL_DIR names the
- * SPIR-V, ZB_KERNEL_SOURCE the .cl file, ZB_REPEATS the timed launches per kernel and face, default 3). */
+ * SPIR-V, ZB_KERNEL_SOURCE the .cl file, ZB_REPEATS the timed launches per kernel and face, default 3, and 1 with
+ * --quick). */
 #include <level_zero/ze_api.h>
 #include <math.h>
 #include <stdint.h>
@@ -565,7 +566,7 @@ int main(int argc, char **argv) {
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int first = quick ? 2 : 1;
     const char *asked = getenv("ZB_REPEATS");
-    int repeats = quick ? 1 : asked != NULL && atoi(asked) > 0 ? atoi(asked) : 3;
+    int repeats = asked != NULL && atoi(asked) > 0 ? atoi(asked) : quick ? 1 : 3;
     setenv("ZEFAKE_BUILTINS", "0", 1);
     zb_log_start();
     zb_ze z;

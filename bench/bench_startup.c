@@ -7,7 +7,9 @@
  *     compiles it into an empty cache, and in a second one, which finds it in the cache, against a steady launch
  *     (back to back with the one before) and against a launch made as the first is, but of a kernel launched before:
  *     on buffers the host has just made and written, after the engine's threads were idle (the cores' caches and
- *     TLBs hold none of the new buffers, and on a virtual machine a core idle for milliseconds is slow to wake).
+ *     TLBs hold none of the new buffers, and on a virtual machine a core idle for milliseconds is slow to wake);
+ *   - the same vector add in C on buffers the host has just written, its first pass against its steady passes: what
+ *     fresh memory costs a first pass without any driver.
  * The two processes share a cache directory of their own (ZEFAKE_CACHE_DIR, removed at the end).
  * Usage: zefake-bench-startup [--quick] (ZB_KERNEL_DIR names the compiled test kernels). */
 #include <dirent.h>
@@ -26,23 +28,31 @@
 #include "zb_kernels.h"
 
 typedef struct zb_startup {
-    double dlopen_ns, init_ns, build_ns, first_ns, steady_ns, again_ns;
+    double dlopen_ns, init_ns, build_ns, first_ns, steady_ns, again_ns, native_first_ns, native_steady_ns;
 } zb_startup;
+
+#define ZB_FIELDS 8
+_Static_assert(sizeof(zb_startup) == ZB_FIELDS * sizeof(double), "zb_startup is its fields, in this order");
 
 #define ZB_IDLE_US 5000 /* the engine's threads idle before the launch made as the first is */
 
 /* vadd_float's buffers a, b, c, made and written by the host (the output's first touch is the host's, not the
- * launch's), and given to the kernel. */
-static void zb_vadd_buffers(ze_context_handle_t context, ze_kernel_handle_t kernel, uint32_t n, float *buf[3]) {
-    for (int k = 0; k < 3; k++) {
+ * launch's). */
+static void zb_fresh_buffers(ze_context_handle_t context, uint32_t n, float *buf[3]) {
+    for (int k = 0; k < 3; k++)
         buf[k] = zb_host_floats(context, n);
-        zb_check(zeKernelSetArgumentValue(kernel, (uint32_t)k, sizeof buf[k], &buf[k]), "vadd_float's argument");
-    }
     for (uint32_t i = 0; i < n; i++) {
         buf[0][i] = (float)(i % 1000);
         buf[1][i] = (float)(i % 7);
     }
     memset(buf[2], 0, (size_t)n * sizeof *buf[2]);
+}
+
+/* Fresh buffers, given to the kernel. */
+static void zb_vadd_buffers(ze_context_handle_t context, ze_kernel_handle_t kernel, uint32_t n, float *buf[3]) {
+    zb_fresh_buffers(context, n, buf);
+    for (uint32_t k = 0; k < 3; k++)
+        zb_check(zeKernelSetArgumentValue(kernel, k, sizeof buf[k], &buf[k]), "vadd_float's argument");
 }
 
 static void zb_vadd_check_and_free(ze_context_handle_t context, uint32_t n, float *buf[3]) {
@@ -51,6 +61,29 @@ static void zb_vadd_check_and_free(ze_context_handle_t context, uint32_t n, floa
             zb_fail("vadd_float", "a result differs from a + b");
     for (int k = 0; k < 3; k++) /* nothing left behind: the sanitizer builds count it as leaks */
         zb_check(zeMemFree(context, buf[k]), "zeMemFree");
+}
+
+static void zb_native_vadd(const float *restrict a, const float *restrict b, float *restrict c, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = a[i] + b[i];
+}
+
+/* The same vector add in C on fresh buffers, on the calling thread: its first pass against its steady passes is what
+ * buffers the host has just written cost without any driver (the memory system's share of a first launch). */
+static void zb_native_first(ze_context_handle_t context, uint32_t n, double *first_ns, double *steady_ns) {
+    float *buf[3];
+    zb_fresh_buffers(context, n, buf);
+    uint64_t start = zb_now_ns();
+    zb_native_vadd(buf[0], buf[1], buf[2], n);
+    *first_ns = (double)(zb_now_ns() - start);
+    *steady_ns = INFINITY;
+    for (int r = 0; r < 5; r++) {
+        start = zb_now_ns();
+        zb_native_vadd(buf[0], buf[1], buf[2], n);
+        double ns = (double)(zb_now_ns() - start);
+        *steady_ns = ns < *steady_ns ? ns : *steady_ns;
+    }
+    zb_vadd_check_and_free(context, n, buf);
 }
 
 /* One process's start: what it prints is one line of zb_startup's fields. */
@@ -82,7 +115,10 @@ static int zb_child(void) {
     zb_vadd_buffers(context, kernel, n, fresh);
     double again_ns = zb_launch_ns(list, kernel, &groups, 1);
     zb_vadd_check_and_free(context, n, fresh);
-    printf("%.0f %.0f %.0f %.0f %.0f %.0f\n", dlopen_ns, init_ns, build_ns, first_ns, steady_ns, again_ns);
+    double native_first_ns, native_steady_ns;
+    zb_native_first(context, n, &native_first_ns, &native_steady_ns);
+    printf("%.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\n", dlopen_ns, init_ns, build_ns, first_ns, steady_ns, again_ns,
+           native_first_ns, native_steady_ns);
     zb_check(zeKernelDestroy(kernel), "zeKernelDestroy");
     zb_check(zeModuleDestroy(module), "zeModuleDestroy");
     zb_check(zeCommandListDestroy(list), "zeCommandListDestroy");
@@ -103,8 +139,8 @@ static zb_startup zb_run_child(char *self, const char *dir) {
     char line[256];
     zb_startup s;
     if (!zb_child_line(args, zb_prepare, dir, line, sizeof line) ||
-        sscanf(line, "%lf %lf %lf %lf %lf %lf", &s.dlopen_ns, &s.init_ns, &s.build_ns, &s.first_ns, &s.steady_ns,
-               &s.again_ns) != 6)
+        sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf", &s.dlopen_ns, &s.init_ns, &s.build_ns, &s.first_ns,
+               &s.steady_ns, &s.again_ns, &s.native_first_ns, &s.native_steady_ns) != ZB_FIELDS)
         zb_fail("child process", "failed");
     return s;
 }
@@ -126,7 +162,7 @@ static void zb_remove_dir(const char *dir) {
 
 /* The median of each field over `runs` pairs of processes (cold cache, then warm). */
 static void zb_pairs(char *self, int runs, zb_startup *cold, zb_startup *warm) {
-    double fields[2][6][9];
+    double fields[2][ZB_FIELDS][9];
     for (int r = 0; r < runs; r++) {
         char dir[] = "/tmp/zefake-bench-startup-XXXXXX";
         if (mkdtemp(dir) == NULL)
@@ -134,16 +170,19 @@ static void zb_pairs(char *self, int runs, zb_startup *cold, zb_startup *warm) {
         zb_startup s[2] = {zb_run_child(self, dir), zb_run_child(self, dir)};
         zb_remove_dir(dir);
         for (int k = 0; k < 2; k++) {
-            double v[6] = {s[k].dlopen_ns, s[k].init_ns, s[k].build_ns, s[k].first_ns, s[k].steady_ns, s[k].again_ns};
-            for (int f = 0; f < 6; f++)
+            double v[ZB_FIELDS];
+            memcpy(v, &s[k], sizeof v);
+            for (int f = 0; f < ZB_FIELDS; f++)
                 fields[k][f][r] = v[f];
         }
     }
     zb_startup *out[2] = {cold, warm};
-    for (int k = 0; k < 2; k++)
-        *out[k] =
-            (zb_startup){zb_median(fields[k][0], runs), zb_median(fields[k][1], runs), zb_median(fields[k][2], runs),
-                         zb_median(fields[k][3], runs), zb_median(fields[k][4], runs), zb_median(fields[k][5], runs)};
+    for (int k = 0; k < 2; k++) {
+        double v[ZB_FIELDS];
+        for (int f = 0; f < ZB_FIELDS; f++)
+            v[f] = zb_median(fields[k][f], runs);
+        memcpy(out[k], v, sizeof v);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -160,5 +199,8 @@ int main(int argc, char **argv) {
            "idle on new buffers, as the first launch comes (%.2f ms)\n",
            cold.first_ns / 1e6, cold.first_ns / cold.steady_ns, warm.first_ns / 1e6, warm.first_ns / warm.steady_ns,
            warm.steady_ns / 1e6, warm.first_ns / warm.again_ns, ZB_IDLE_US / 1000, warm.again_ns / 1e6);
+    printf("native C (the same vector add, one thread) on buffers the host has just written: first pass %.2f ms, "
+           "ratio %.2f to its steady pass (%.2f ms): the fresh buffers' own share of a first launch\n",
+           warm.native_first_ns / 1e6, warm.native_first_ns / warm.native_steady_ns, warm.native_steady_ns / 1e6);
     return 0;
 }
