@@ -63,26 +63,13 @@ static void zb_vadd_check_and_free(ze_context_handle_t context, uint32_t n, floa
         zb_check(zeMemFree(context, buf[k]), "zeMemFree");
 }
 
-static void zb_native_vadd(const float *restrict a, const float *restrict b, float *restrict c, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++)
-        c[i] = a[i] + b[i];
-}
-
 /* The same vector add in C on fresh buffers, on the calling thread: its first pass against its steady passes is what
  * buffers the host has just written cost without any driver (the memory system's share of a first launch). */
 static void zb_native_first(ze_context_handle_t context, uint32_t n, double *first_ns, double *steady_ns) {
     float *buf[3];
     zb_fresh_buffers(context, n, buf);
-    uint64_t start = zb_now_ns();
-    zb_native_vadd(buf[0], buf[1], buf[2], n);
-    *first_ns = (double)(zb_now_ns() - start);
-    *steady_ns = INFINITY;
-    for (int r = 0; r < 5; r++) {
-        start = zb_now_ns();
-        zb_native_vadd(buf[0], buf[1], buf[2], n);
-        double ns = (double)(zb_now_ns() - start);
-        *steady_ns = ns < *steady_ns ? ns : *steady_ns;
-    }
+    *first_ns = zb_loop_ns(1, zb_vadd_loop, n, buf[0], buf[1], buf[2]);
+    *steady_ns = zb_loop_ns(5, zb_vadd_loop, n, buf[0], buf[1], buf[2]);
     zb_vadd_check_and_free(context, n, buf);
 }
 
