@@ -722,6 +722,13 @@ static void compiled_checks_per_group_match_the_interpreter(void **state) {
     const uint64_t branch_sizes[] = {8, 8, 4};
     zt_launch branches = {m, code, "hoist_branches", branch_values, branch_sizes, 512, 64, 0, &mem, 0, 0};
     zt_both_tiers(&branches, b_out, 512 * 4, "2 accesses checked per group, 3 block counts derived");
+    float *above = zt_buffer(&mem, n * n * 4);
+    const void *above_values[] = {&in, &above, &n};
+    zt_launch row_above = {m, code, "hoist_above", above_values, stencil_sizes, n, 16, 0, &mem, n, 8};
+    zt_both_tiers(&row_above, above, n * n * 4,
+                  "2 accesses checked per group, 0 block counts derived, 1 index in 64 bits");
+    for (uint32_t i = n; i < n * n; i++)
+        assert_true(above[i] == in[i - n] + 1.0f);
     zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
@@ -1654,23 +1661,23 @@ static void zt_cache_damage(const char *path, bool truncate_it) {
 }
 
 /* The entry with its object's section table moved out of the file, the checksum made right again: what the loader of
- * object code must refuse by itself (cx_disk.c's layout: a 64-byte header, 40 bytes per block, the object). */
+ * object code must refuse by itself (cx_disk.c's layout: a 72-byte header, 40 bytes per block, the object). */
 static void zt_cache_damage_object(const char *path) {
     FILE *f = fopen(path, "r+b");
     assert_non_null(f);
     static uint8_t data[1 << 20];
     size_t size = fread(data, 1, sizeof data, f);
-    assert_true(size > 64 && size < sizeof data);
+    assert_true(size > 72 && size < sizeof data);
     uint32_t blocks;
     uint64_t object_size, shoff = 0xffffffff00ull;
     memcpy(&blocks, data + 24, 4);
-    memcpy(&object_size, data + 48, 8);
-    uint8_t *object = data + 64 + (size_t)blocks * 40;
-    assert_int_equal(64 + (size_t)blocks * 40 + object_size, size);
+    memcpy(&object_size, data + 56, 8);
+    uint8_t *object = data + 72 + (size_t)blocks * 40;
+    assert_int_equal(72 + (size_t)blocks * 40 + object_size, size);
     memcpy(object + 0x28, &shoff, 8); /* e_shoff of the ELF header */
-    uint64_t sum = zf_fnv1a(data + 64, (size_t)blocks * 40, ZF_FNV1A_BASIS);
+    uint64_t sum = zf_fnv1a(data + 72, (size_t)blocks * 40, ZF_FNV1A_BASIS);
     sum = zf_fnv1a(object, object_size, sum);
-    memcpy(data + 56, &sum, 8);
+    memcpy(data + 64, &sum, 8);
     rewind(f);
     assert_int_equal(fwrite(data, 1, size, f), size);
     fclose(f);
@@ -1707,9 +1714,9 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache", NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
-    zt_cache_set_version(entry, '4');
+    zt_cache_set_version(entry, '5');
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache",
-                    "format version 4, not 5");
+                    "format version 5, not 6");
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
     /* An entry announcing more image accesses than a kernel may have (its count follows the region count: magic, key,
      * block count, record size, region count) is refused rather than sized into the run-time state. */

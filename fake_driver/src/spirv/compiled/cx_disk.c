@@ -127,6 +127,7 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
     out->num_texsites = h.num_texsites;
     out->num_proven = h.num_proven;
     out->num_derived = h.num_derived;
+    out->num_affine = h.num_affine;
     out->size = (size_t)h.object_size;
     out->blocks = malloc(blocks_size ? (size_t)blocks_size : 1);
     out->bytes = malloc(out->size ? out->size : 1);
@@ -200,6 +201,7 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
                            .num_texsites = object->num_texsites,
                            .num_proven = object->num_proven,
                            .num_derived = object->num_derived,
+                           .num_affine = object->num_affine,
                            .object_size = object->size,
                            .checksum = zf_cx_disk_checksum(object)};
     memcpy(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic);

@@ -176,6 +176,8 @@ static void zf_cx_switch(zf_cx_em *e, const zf_dinst *in) {
 void zf_cx_inst(zf_cx_em *e, const zf_dinst *in) {
     if (e->mode == ZF_CX_PROBE && !zf_cx_probe_inst(e, in))
         return;
+    if (e->mode == ZF_CX_UNCHECKED && zf_cx_unchecked_widening(e, in, UINT32_MAX))
+        return;
     switch (in->op) {
     case ZF_X_NOP:
         return;
@@ -284,7 +286,8 @@ static void zf_cx_remat_phis(zf_cx_em *e, uint32_t block) {
             continue;
         zf_dinst again = e->code->insts[e->remat[r].inst];
         again.dst = e->remat[r].dst;
-        zf_cx_inst(e, &again);
+        if (!zf_cx_unchecked_widening(e, &again, e->remat[r].inst))
+            zf_cx_inst(e, &again);
     }
 }
 
@@ -380,6 +383,8 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
         e->probe_bad = LLVMBuildAlloca(e->eb, e->i1, "");
         LLVMBuildStore(e->b, LLVMConstInt(e->i1, 0, false), e->probe_bad);
     }
+    if (e->mode == ZF_CX_UNCHECKED)
+        zf_cx_unchecked_sites(e);
     bool resumable = e->barriers && e->resumable[fi];
     e->record = NULL;
     if (resumable) { /* based on a loaded pointer rather than made of an integer: LLVM tells it from other memory */
@@ -1014,56 +1019,159 @@ static void zf_cx_item_copy(zf_cx_em *e, LLVMValueRef to, LLVMValueRef from, uin
     LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, to, &index, 1, ""));
 }
 
-static void zf_cx_item_loops(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
-                             uint32_t region, const zf_cx_group *g, LLVMValueRef callee) {
-    zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
-    zf_cx_loop y = zf_cx_loop_begin(e, gs[1]);
-    LLVMValueRef row = LLVMBuildMul(e->b, gs[0], LLVMBuildAdd(e->b, y.i, LLVMBuildMul(e->b, gs[1], z.i, ""), ""), "");
+/* The loop over row (y, z) of the group: `region` (or a round) of each work-item, or `callee` when g is NULL. */
+static void zf_cx_row_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                            LLVMValueRef y, LLVMValueRef z, uint32_t region, const zf_cx_group *g,
+                            LLVMValueRef callee) {
+    LLVMValueRef row = LLVMBuildMul(e->b, gs[0], LLVMBuildAdd(e->b, y, LLVMBuildMul(e->b, gs[1], z, ""), ""), "");
+    LLVMValueRef row_counts = NULL;
+    if (callee == e->unchecked_fn) {
+        row_counts = e->row_counts;
+        LLVMBuildMemSet(e->b, LLVMBuildBitCast(e->b, row_counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
+                        zf_cx_i64c(e, 4ull * e->num_blocks), 4);
+    }
     zf_cx_loop x = zf_cx_loop_begin(e, gs[0]);
     LLVMValueRef lane = LLVMBuildAdd(e->b, base, LLVMBuildAdd(e->b, row, x.i, ""), "");
     zf_cx_set_item(e, ZF_CX_ITEM_LANE, lane);
     zf_cx_wave_args(e, entry, ZF_XARG_BYVAL, NULL, lane);
     zf_cx_set_item(e, ZF_CX_ITEM_LID, x.i);
-    zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y.i);
-    zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z.i);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z);
     if (g != NULL) {
         zf_cx_turn(e, lane, region, g);
     } else {
-        LLVMValueRef counts = callee == e->unchecked_fn ? e->ucounts : e->counts;
+        LLVMValueRef counts = row_counts != NULL ? row_counts : e->counts;
         LLVMValueRef call_args[5] = {e->rt, counts, e->item, e->args, e->ret};
         LLVMBuildCall2(e->b, e->fn_type, callee, call_args, 5, "");
     }
     LLVMValueRef back = zf_cx_loop_end(e, &x);
-    if (callee == e->unchecked_fn) /* its proven accesses do not depend on each other's (cx_emit_hoist.c) */
-        LLVMSetMetadata(back, LLVMGetMDKindIDInContext(e->c, "llvm.loop", 9), e->parallel_loop);
+    if (row_counts == NULL)
+        return;
+    /* its proven accesses do not depend on each other's (cx_emit_hoist.c) */
+    LLVMSetMetadata(back, LLVMGetMDKindIDInContext(e->c, "llvm.loop", 9), e->parallel_loop);
+    /* The row's counts go to the group's after the row: the loop's sums start from zero, and the sum of one row does
+     * not wait for the previous one's. */
+    LLVMTypeRef p32 = LLVMPointerType(e->i32, 0);
+    LLVMValueRef from = LLVMBuildBitCast(e->b, row_counts, p32, ""), to = LLVMBuildBitCast(e->b, e->ucounts, p32, "");
+    for (uint32_t j = 0; j < e->num_blocks; j++) {
+        LLVMValueRef index = zf_cx_i64c(e, j);
+        LLVMValueRef at = LLVMBuildGEP2(e->b, e->i32, to, &index, 1, "");
+        LLVMValueRef add = LLVMBuildLoad2(e->b, e->i32, LLVMBuildGEP2(e->b, e->i32, from, &index, 1, ""), "");
+        LLVMBuildStore(e->b, LLVMBuildAdd(e->b, LLVMBuildLoad2(e->b, e->i32, at, ""), add, ""), at);
+    }
+}
+
+static void zf_cx_item_loops(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                             uint32_t region, const zf_cx_group *g, LLVMValueRef callee) {
+    zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
+    zf_cx_loop y = zf_cx_loop_begin(e, gs[1]);
+    zf_cx_row_items(e, entry, gs, base, y.i, z.i, region, g, callee);
     zf_cx_loop_end(e, &y);
     zf_cx_loop_end(e, &z);
 }
 
-/* The loops over a group's work-items; for a kernel whose checks can be made per group, the unchecked copy's
- * loops when the group's proof holds, else the checked function's. */
+/* The loops over a group's work-items when its rows from `lo` to `hi` (local id y) run the unchecked copy and the
+ * others the checked function: in the order of the checked loops, so that a fault leaves the same work done before
+ * it. Each is called from one place, so that the optimizer inlines them (and what they call) and keeps the work-item
+ * in registers: per z, a loop over the rows that runs the checked function's row, or at row `lo` the unchecked
+ * copy's loop over its rows. */
+static void zf_cx_split_loops(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
+                              LLVMValueRef lo, LLVMValueRef hi) {
+    LLVMBuilderRef B = e->b;
+    zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(e->c, e->f, "rows");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(e->c, e->f, "row");
+    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(e->c, e->f, "proven rows");
+    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->c, e->f, "checked row");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "rows done");
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, head);
+    LLVMValueRef y = LLVMBuildPhi(B, e->i64, ""), zero = zf_cx_i64c(e, 0);
+    LLVMAddIncoming(y, &zero, &pre, 1);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y, gs[1], ""), body, done);
+    LLVMPositionBuilderAtEnd(B, body);
+    LLVMValueRef at_lo =
+        LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, y, lo, ""), LLVMBuildICmp(B, LLVMIntULT, lo, hi, ""), "");
+    LLVMBuildCondBr(B, at_lo, fast, slow);
+    LLVMPositionBuilderAtEnd(B, fast);
+    zf_cx_loop rows = zf_cx_loop_begin(e, LLVMBuildSub(B, hi, lo, ""));
+    zf_cx_row_items(e, entry, gs, base, LLVMBuildAdd(B, lo, rows.i, ""), z.i, 0, NULL, e->unchecked_fn);
+    zf_cx_loop_end(e, &rows);
+    LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, slow);
+    zf_cx_row_items(e, entry, gs, base, y, z.i, 0, NULL, e->fns[e->kernel->function]);
+    LLVMValueRef next = LLVMBuildAdd(B, y, zf_cx_i64c(e, 1), "");
+    LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, head);
+    LLVMValueRef values[2] = {hi, next};
+    LLVMBasicBlockRef from[2] = {fast_end, slow_end};
+    LLVMAddIncoming(y, values, from, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    zf_cx_loop_end(e, &z);
+}
+
+/* Which rows of the group (local id y) the unchecked copy may run, into lo and hi: a proof of the whole group, and
+ * when it fails, of the group but its first and last rows (as at the top and bottom edges of a stencil's grid) when
+ * it is flat in z and has 3 rows at least; none else. Both proofs are one in the code, a loop of two tries. */
+static void zf_cx_group_rows(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base, LLVMValueRef table,
+                             LLVMValueRef lo, LLVMValueRef hi) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef one = zf_cx_i64c(e, 1), zero = zf_cx_i64c(e, 0);
+    LLVMValueRef splits = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntUGE, gs[1], zf_cx_i64c(e, 3), ""),
+                                       LLVMBuildICmp(B, LLVMIntEQ, gs[2], one, ""), "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef attempt = LLVMAppendBasicBlockInContext(e->c, e->f, "group proof");
+    LLVMBasicBlockRef held = LLVMAppendBasicBlockInContext(e->c, e->f, "proven rows");
+    LLVMBasicBlockRef failed = LLVMAppendBasicBlockInContext(e->c, e->f, "not proven");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "rows known");
+    LLVMBuildStore(B, zero, lo);
+    LLVMBuildStore(B, zero, hi);
+    LLVMBuildBr(B, attempt);
+    LLVMPositionBuilderAtEnd(B, attempt);
+    LLVMValueRef first = LLVMBuildPhi(B, e->i64, ""); /* 0, then 1 */
+    LLVMAddIncoming(first, &zero, &pre, 1);
+    LLVMValueRef rows = LLVMBuildSub(B, gs[1], LLVMBuildShl(B, first, one, ""), "");
+    LLVMValueRef box[3] = {gs[0], rows, gs[2]};
+    LLVMValueRef items = LLVMBuildMul(B, LLVMBuildMul(B, gs[0], rows, ""), gs[2], "");
+    LLVMBuildCondBr(B, zf_cx_hoist_proof(e, box, first, base, items, table), held, failed);
+    LLVMPositionBuilderAtEnd(B, held);
+    LLVMBuildStore(B, first, lo);
+    LLVMBuildStore(B, LLVMBuildAdd(B, first, rows, ""), hi);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, failed);
+    LLVMValueRef again = LLVMBuildAnd(B, splits, LLVMBuildICmp(B, LLVMIntEQ, first, zero, ""), "");
+    LLVMAddIncoming(first, &one, &failed, 1);
+    LLVMBuildCondBr(B, again, attempt, done);
+    LLVMPositionBuilderAtEnd(B, done);
+}
+
+/* The loops over a group's work-items; for a kernel whose checks can be made per group, the unchecked copy's for
+ * the rows the group's proof covers (all of them when it holds), the checked function's for the others. */
 static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base, uint32_t region,
                         const zf_cx_group *g, LLVMValueRef wave_proven) {
-    LLVMValueRef checked = e->fns[e->kernel->function];
+    LLVMBuilderRef B = e->b;
     if (g != NULL || e->unchecked_fn == NULL) {
-        zf_cx_item_loops(e, entry, gs, base, region, g, checked);
+        zf_cx_item_loops(e, entry, gs, base, region, g, e->fns[e->kernel->function]);
         return;
     }
-    LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(e->c, e->f, "group proof");
-    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(e->c, e->f, "proven");
-    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(e->c, e->f, "checked group");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->c, e->f, "group done");
-    LLVMBuildCondBr(e->b, wave_proven, fast, own);
-    LLVMPositionBuilderAtEnd(e->b, own);
-    LLVMValueRef items = zf_cx_rt_u64(e, offsetof(zf_cx_rt, group_items));
-    LLVMBuildCondBr(e->b, zf_cx_hoist_proof(e, gs, base, items), fast, slow);
-    LLVMPositionBuilderAtEnd(e->b, fast);
-    zf_cx_item_loops(e, entry, gs, base, region, g, e->unchecked_fn);
-    LLVMBuildBr(e->b, join);
-    LLVMPositionBuilderAtEnd(e->b, slow);
-    zf_cx_item_loops(e, entry, gs, base, region, g, checked);
-    LLVMBuildBr(e->b, join);
-    LLVMPositionBuilderAtEnd(e->b, join);
+    LLVMValueRef lo = zf_cx_var_of(e, e->i64), hi = zf_cx_var_of(e, e->i64);
+    LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(e->c, e->f, "group");
+    LLVMBasicBlockRef boxed = LLVMAppendBasicBlockInContext(e->c, e->f, "box proven");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->f, "rows");
+    LLVMBuildCondBr(B, wave_proven, boxed, own);
+    LLVMPositionBuilderAtEnd(B, boxed);
+    zf_cx_box_sites(e, LLVMBuildMul(B, gs[0], zf_cx_item(e, ZF_CX_ITEM_SLOT), ""));
+    LLVMBuildStore(B, zf_cx_i64c(e, 0), lo);
+    LLVMBuildStore(B, gs[1], hi);
+    LLVMBuildBr(B, run);
+    LLVMPositionBuilderAtEnd(B, own);
+    LLVMValueRef index = LLVMConstInt(e->i32, ZF_CX_ITEM_SITES, false);
+    zf_cx_group_rows(e, gs, base, LLVMBuildGEP2(B, e->i64, e->item, &index, 1, ""), lo, hi);
+    LLVMBuildBr(B, run);
+    LLVMPositionBuilderAtEnd(B, run);
+    zf_cx_split_loops(e, entry, gs, base, LLVMBuildLoad2(B, e->i64, lo, ""), LLVMBuildLoad2(B, e->i64, hi, ""));
 }
 
 /* A region's own work-item and counters (e->item, e->counts) back into the wave's. */
@@ -1207,7 +1315,8 @@ static void zf_cx_wave(zf_cx_em *e) {
         arg_bytes += e->code->params[entry->param_first + k].size;
     e->counts = LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8ull * (e->num_blocks ? e->num_blocks : 1)),
                                  LLVMPointerType(e->i64, 0), "");
-    e->item = LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8ull * (ZF_CX_ITEM_COUNT + 1)), LLVMPointerType(e->i64, 0), "");
+    e->item = LLVMBuildBitCast(e->b, zf_cx_alloca(e, 8ull * (ZF_CX_ITEM_SITES + 4 * e->num_sites)),
+                               LLVMPointerType(e->i64, 0), "");
     e->args = zf_cx_alloca(e, arg_bytes);
     e->ret = zf_cx_alloca(e, entry->ret_size);
     LLVMBuildMemSet(e->b, LLVMBuildBitCast(e->b, e->counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
@@ -1217,6 +1326,8 @@ static void zf_cx_wave(zf_cx_em *e) {
                                       LLVMPointerType(e->i64, 0), "");
         LLVMBuildMemSet(e->b, LLVMBuildBitCast(e->b, e->ucounts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
                         zf_cx_i64c(e, 4ull * e->num_blocks), 4);
+        e->row_counts = LLVMBuildBitCast(e->b, zf_cx_alloca(e, 4ull * (e->num_blocks ? e->num_blocks : 1)),
+                                         LLVMPointerType(e->i64, 0), "");
     }
     zf_cx_set_item(e, ZF_CX_ITEM_COUNT, zf_cx_rt_u64(e, offsetof(zf_cx_rt, poll_period)));
     zf_cx_wave_args(e, entry, ZF_XARG_VALUE, NULL, NULL);
@@ -1568,6 +1679,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         LLVMDisposeBuilder(e.b);
         LLVMDisposeBuilder(e.eb);
     }
+    uint32_t affine = zf_cx_affine_sites(&e);
     zf_cx_hoist_free(&e);
     uint32_t derived = zf_cx_count_derived(&e);
     zf_cx_counting_free(&e);
@@ -1596,5 +1708,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->num_texsites = e.num_texsites;
     out->num_proven = e.num_proven;
     out->num_derived = derived;
+    out->num_affine = affine;
     return true;
 }

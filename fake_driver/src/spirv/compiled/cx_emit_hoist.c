@@ -57,6 +57,7 @@ typedef struct zf_cx_plan {
     uint32_t *idom;      /* per block: its immediate dominator */
     uint32_t block;      /* the block being planned */
     uint32_t *phi_block, *phi_copy, num_phis; /* copies of edges and commits: where they land */
+    int64_t *coef; /* per frame byte where an integer starts: its factor of local id x (ZF_CX_COEF_UNKNOWN) */
 } zf_cx_plan;
 
 static bool zf_cx_builtin_affine(uint32_t builtin) {
@@ -143,6 +144,105 @@ static void zf_cx_vn_set(zf_cx_plan *p, zf_ref r, uint32_t size, uint64_t vn) {
     p->vn_size[ZF_REF_OFFSET(r)] = size;
 }
 
+/* The factor of local id x in an affine value, as far as the operations on the way show it without the kernel's
+ * arguments (1 for x = get_global_id(0) + 1 and for y * n + x, unknown for x * n). It is a guess that the group's
+ * proof confirms (zf_cx_hoist_proof): with it, the unchecked copy's widened values step by a constant along the
+ * loop the optimizer vectorises, so their accesses are consecutive rather than gathered. */
+static int64_t zf_cx_coef_of(const zf_cx_plan *p, zf_ref r, uint32_t size, uint32_t at) {
+    if (r == ZF_REF_NONE || !zf_cx_class_of(p, r, size).dep)
+        return 0;
+    uint32_t area = ZF_REF_AREA(r), o = ZF_REF_OFFSET(r) + at;
+    if (area == ZF_AREA_FRAME)
+        return o < p->fn->frame_bytes ? p->coef[o] : ZF_CX_COEF_UNKNOWN;
+    const zf_dprog *code = p->e->code;
+    for (uint32_t i = 0; area == ZF_AREA_WAVE && i < code->num_waves; i++) {
+        const zf_dwave *w = &code->waves[i];
+        uint32_t bytes = zf_etype_size(w->type);
+        if (w->kind != ZF_WAVE_BUILTIN || o < w->offset || o >= w->offset + bytes * (w->comps ? w->comps : 1u))
+            continue;
+        if (w->index == SpvBuiltInLocalInvocationIndex || w->index == SpvBuiltInGlobalLinearId)
+            return 1;
+        if (w->index == SpvBuiltInGlobalInvocationId || w->index == SpvBuiltInLocalInvocationId)
+            return o == w->offset ? 1 : 0;
+        return ZF_CX_COEF_UNKNOWN;
+    }
+    return ZF_CX_COEF_UNKNOWN;
+}
+
+static void zf_cx_coef_set(zf_cx_plan *p, zf_ref r, int64_t coef) {
+    if (r != ZF_REF_NONE && ZF_REF_AREA(r) == ZF_AREA_FRAME && ZF_REF_OFFSET(r) < p->fn->frame_bytes)
+        p->coef[ZF_REF_OFFSET(r)] = coef;
+}
+
+/* A move of `size` bytes: the factors of the integers it moves (the components of an id). */
+static void zf_cx_coef_move(zf_cx_plan *p, zf_ref dst, zf_ref src, uint32_t size) {
+    for (uint32_t k = 1; k < size && dst != ZF_REF_NONE && ZF_REF_AREA(dst) == ZF_AREA_FRAME; k++)
+        if (ZF_REF_OFFSET(dst) + k < p->fn->frame_bytes)
+            p->coef[ZF_REF_OFFSET(dst) + k] = zf_cx_coef_of(p, src, size, k);
+}
+
+/* An integer constant operand's value (sign-extended from its size), false for any other operand. */
+static bool zf_cx_const_value(const zf_dprog *code, zf_ref r, uint32_t size, int64_t *value) {
+    if (r == ZF_REF_NONE || ZF_REF_AREA(r) != ZF_AREA_CONST || size == 0 || size > 8)
+        return false;
+    for (uint32_t i = 0; i < code->num_consts; i++) {
+        const zf_dconst *c = &code->consts[i];
+        if (ZF_REF_OFFSET(r) < c->offset || ZF_REF_OFFSET(r) + size > c->offset + c->size)
+            continue;
+        uint64_t bits = 0;
+        memcpy(&bits, code->bytes + c->data + (ZF_REF_OFFSET(r) - c->offset), size);
+        uint32_t shift = 64u - 8u * size;
+        *value = (int64_t)(bits << shift) >> shift;
+        return true;
+    }
+    return false;
+}
+
+static int64_t zf_cx_coef_product(int64_t coef, int64_t factor) {
+    int64_t product;
+    if (coef == ZF_CX_COEF_UNKNOWN || __builtin_mul_overflow(coef, factor, &product) || product == ZF_CX_COEF_UNKNOWN)
+        return ZF_CX_COEF_UNKNOWN;
+    return product;
+}
+
+/* The factor of x in the result of an affine operation (zf_cx_op_kind) of one integer. */
+static int64_t zf_cx_coef_result(const zf_cx_plan *p, const zf_dinst *in, const zf_operand_sizes *s) {
+    const zf_dprog *code = p->e->code;
+    int64_t a = zf_cx_coef_of(p, in->a, s->a, 0), b = zf_cx_coef_of(p, in->b, s->b, 0), k = 0, sum;
+    if (in->comps != 1 && in->op != ZF_X_EXTRACT)
+        return ZF_CX_COEF_UNKNOWN;
+    bool known = a != ZF_CX_COEF_UNKNOWN && b != ZF_CX_COEF_UNKNOWN;
+    switch (in->op) {
+    case ZF_X_MOV:
+    case ZF_X_CONV: /* what it keeps of the value steps as the value does, when the proof holds */
+        return a;
+    case ZF_X_EXTRACT:
+        return zf_cx_coef_of(p, in->a, in->asize, in->aux);
+    case ZF_X_AND: /* a mask of low bits (zf_cx_mask_bits) */
+        return ZF_REF_AREA(in->a) == ZF_AREA_CONST ? b : a;
+    case ZF_X_IADD:
+        return known && !__builtin_add_overflow(a, b, &sum) ? sum : ZF_CX_COEF_UNKNOWN;
+    case ZF_X_ISUB:
+        return known && !__builtin_sub_overflow(a, b, &sum) ? sum : ZF_CX_COEF_UNKNOWN;
+    case ZF_X_INEG:
+        return zf_cx_coef_product(a, -1);
+    case ZF_X_IMUL:
+        if (a == 0 && b == 0)
+            return 0;
+        if (zf_cx_const_value(code, in->b, s->b, &k))
+            return zf_cx_coef_product(a, k);
+        if (zf_cx_const_value(code, in->a, s->a, &k))
+            return zf_cx_coef_product(b, k);
+        return ZF_CX_COEF_UNKNOWN; /* times an argument */
+    case ZF_X_SHL:
+        if (zf_cx_const_value(code, in->b, s->b, &k) && k >= 0 && k < 62)
+            return zf_cx_coef_product(a, (int64_t)1 << k);
+        return a == 0 ? 0 : ZF_CX_COEF_UNKNOWN;
+    default:
+        return ZF_CX_COEF_UNKNOWN;
+    }
+}
+
 /* Whether two instructions compute the same from the same values. */
 static bool zf_cx_same_computation(const zf_cx_plan *p, const zf_dinst *x, const zf_dinst *y) {
     const zf_dprog *code = p->e->code;
@@ -212,6 +312,9 @@ static void zf_cx_plan_copies(zf_cx_plan *p, uint32_t first, uint32_t count, uin
             p->written[k] = 1;
         }
         zf_cx_vn_set(p, c->dst, c->size, again && !same ? ZF_CX_VN_UNKNOWN : vn);
+        int64_t coef = zf_cx_coef_of(p, c->src, c->size, 0);
+        bool differs = o < p->fn->frame_bytes && p->coef[o] != coef;
+        zf_cx_coef_set(p, c->dst, again && (!same || differs) ? ZF_CX_COEF_UNKNOWN : coef);
         e->copy_good[first + i] = !cls.bad;
         if (o < p->fn->frame_bytes)
             p->def_block[o] = UINT32_MAX;
@@ -300,7 +403,8 @@ static void zf_cx_op_kind(const zf_dinst *in, zf_cx_class b, bool *computable, b
 
 /* Gives instruction `at` its sites: `count` new ones, or for one value the site already recording the same value
  * (the same kind and value number: the access twice at one address, the index widened twice). */
-static void zf_cx_site_add(zf_cx_em *e, uint32_t at, uint32_t count, uint8_t kind, uint64_t vn, bool local) {
+static void zf_cx_site_add(zf_cx_em *e, uint32_t at, uint32_t count, uint8_t kind, uint64_t vn, bool local,
+                           int64_t coef) {
     e->site_kind[at] = kind;
     e->sites_local |= local;
     for (uint32_t k = 0; count == 1 && vn != ZF_CX_VN_UNKNOWN && k < e->num_sites && k < ZF_CX_MAX_SITES; k++) {
@@ -314,6 +418,7 @@ static void zf_cx_site_add(zf_cx_em *e, uint32_t at, uint32_t count, uint8_t kin
         if (e->num_sites < ZF_CX_MAX_SITES) {
             e->slot_vn[e->num_sites] = count == 1 ? vn : ZF_CX_VN_UNKNOWN;
             e->slot_kind[e->num_sites] = kind;
+            e->slot_coef[e->num_sites] = count == 1 ? coef : ZF_CX_COEF_UNKNOWN;
         }
     }
 }
@@ -327,7 +432,8 @@ static void zf_cx_plan_access(zf_cx_plan *p, uint32_t at) {
     if (!(in->aux & ZF_MEM_VOLATILE) && zf_cx_window_of(e, in->a) != UINT32_MAX && in->size > 0 &&
         !zf_cx_class_of(p, in->a, 8).bad)
         zf_cx_site_add(e, at, 1, ZF_CX_SITE_ADDRESS, zf_cx_vn_of(p, in->a, 8),
-                       zf_cx_class_of(p, in->a, 8).local || zf_cx_window_of(e, in->a) == e->num_kinds);
+                       zf_cx_class_of(p, in->a, 8).local || zf_cx_window_of(e, in->a) == e->num_kinds,
+                       ZF_CX_COEF_UNKNOWN);
 }
 
 /* The class of an instruction's result; the integers it widens from values depending on the id become sites. */
@@ -369,6 +475,10 @@ static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
     uint64_t vn = zf_cx_vn_number(p, at);
     zf_cx_class_set(p, in->dst, s.dst, out);
     zf_cx_vn_set(p, in->dst, s.dst, vn);
+    int64_t coef = out.bad ? ZF_CX_COEF_UNKNOWN : zf_cx_coef_result(p, in, &s);
+    zf_cx_coef_set(p, in->dst, coef);
+    if (in->op == ZF_X_MOV && !out.bad)
+        zf_cx_coef_move(p, in->dst, in->a, s.dst);
     if (ZF_REF_AREA(in->dst) == ZF_AREA_FRAME && ZF_REF_OFFSET(in->dst) < p->fn->frame_bytes)
         p->def_block[ZF_REF_OFFSET(in->dst)] = p->block;
     if (out.bad)
@@ -377,11 +487,11 @@ static void zf_cx_plan_inst(zf_cx_plan *p, uint32_t at) {
     bool widens = in->op == ZF_X_CONV && a.dep && zf_etype_size(in->aux & 0xFFu) < zf_etype_size(in->type);
     if (widens)
         zf_cx_site_add(e, at, 1, (in->aux & ZF_CONV_SRC_SIGNED) ? ZF_CX_SITE_SEXT : ZF_CX_SITE_ZEXT,
-                       zf_cx_vn_of(p, in->a, s.a), all.local);
+                       zf_cx_vn_of(p, in->a, s.a), all.local, coef);
     else if (mask_bits != 0 && all.dep)
-        zf_cx_site_add(e, at, 1, ZF_CX_SITE_ZEXT, vn, all.local);
+        zf_cx_site_add(e, at, 1, ZF_CX_SITE_ZEXT, vn, all.local, coef);
     else if (widened > 0)
-        zf_cx_site_add(e, at, widened, ZF_CX_SITE_SEXT, ZF_CX_VN_UNKNOWN, all.local);
+        zf_cx_site_add(e, at, widened, ZF_CX_SITE_SEXT, ZF_CX_VN_UNKNOWN, all.local, ZF_CX_COEF_UNKNOWN);
 }
 
 /* Whether a function has the shape the probe needs: no loop, barrier (or collective), private variable or call through
@@ -555,12 +665,15 @@ static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_cla
                     .def_block = malloc(frame * sizeof *p.def_block),
                     .idom = malloc((fn->block_count + 1) * sizeof *p.idom),
                     .phi_block = malloc(copies * sizeof *p.phi_block),
-                    .phi_copy = malloc(copies * sizeof *p.phi_copy)};
+                    .phi_copy = malloc(copies * sizeof *p.phi_copy),
+                    .coef = malloc(frame * sizeof *p.coef)};
     bool ok = p.dep != NULL && p.bad != NULL && p.local != NULL && p.written != NULL && p.vn != NULL &&
               p.vn_size != NULL && p.seen != NULL && p.def_block != NULL && p.idom != NULL && p.phi_block != NULL &&
-              p.phi_copy != NULL;
+              p.phi_copy != NULL && p.coef != NULL;
     if (ok) {
         memset(p.def_block, 0xFF, frame * sizeof *p.def_block);
+        for (uint32_t k = 0; k < frame; k++)
+            p.coef[k] = ZF_CX_COEF_UNKNOWN;
         zf_cx_dominators(e->code, fn, p.idom);
         e->fn = fn;
         zf_cx_provenance(e, f);
@@ -614,6 +727,7 @@ static bool zf_cx_plan_function(zf_cx_em *e, uint32_t f, zf_cx_class **param_cla
     free(p.idom);
     free(p.phi_block);
     free(p.phi_copy);
+    free(p.coef);
     return ok;
 }
 
@@ -693,6 +807,52 @@ void zf_cx_parallel_access(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host) {
     }
     LLVMSetAlignment(access, 1);
     LLVMSetMetadata(access, LLVMGetMDKindIDInContext(e->c, "llvm.access.group", 17), e->access_group);
+}
+
+/* The unchecked copy's widened values, computed once at the start of each function it has (so that every use of
+ * one is one value, and an access made on two paths stays one consecutive access when the paths are merged): for
+ * each site whose factor of x is known, the value the proof found, its origin plus its steps times the local ids,
+ * exact in 64 bits (no value it records wraps inside the group). */
+void zf_cx_unchecked_sites(zf_cx_em *e) {
+    for (uint32_t k = 0; k < e->num_sites && k < ZF_CX_MAX_SITES; k++) {
+        e->site_values[k] = NULL;
+        if (e->slot_coef[k] == ZF_CX_COEF_UNKNOWN || e->slot_kind[k] == ZF_CX_SITE_ADDRESS)
+            continue;
+        LLVMValueRef v = zf_cx_item(e, ZF_CX_ITEM_SITES + 4 * k);
+        for (uint32_t d = 0; d < 3; d++) {
+            LLVMValueRef step =
+                d == 0 ? zf_cx_i64c(e, (uint64_t)e->slot_coef[k]) : zf_cx_item(e, ZF_CX_ITEM_SITES + 4 * k + 1 + d);
+            v = LLVMBuildAdd(e->b, v, LLVMBuildMul(e->b, step, zf_cx_item(e, ZF_CX_ITEM_LID + d), ""), "");
+        }
+        e->site_values[k] = v;
+    }
+}
+
+uint32_t zf_cx_affine_sites(const zf_cx_em *e) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; e->unchecked_fn != NULL && k < e->num_sites && k < ZF_CX_MAX_SITES; k++)
+        n += e->slot_coef[k] != ZF_CX_COEF_UNKNOWN && e->slot_kind[k] != ZF_CX_SITE_ADDRESS;
+    return n;
+}
+
+/* A widening (a conversion, or an AND keeping low bits) of a value the proof covered, in the unchecked copy: its
+ * site's value (zf_cx_unchecked_sites); its operand is computed still, for its other uses. `at`: the instruction's
+ * index, or ZF_CX_SITE_UNSET for the one being emitted (a phi computed again names the one it repeats). */
+bool zf_cx_unchecked_widening(zf_cx_em *e, const zf_dinst *in, uint32_t at) {
+    if (at == ZF_CX_SITE_UNSET)
+        at = zf_cx_current(e);
+    if (at == zf_cx_current(e) && in != &e->code->insts[at])
+        return false; /* a copy of another instruction, emitted here */
+    uint32_t site = e->site[at];
+    bool widening = in->op == ZF_X_CONV || in->op == ZF_X_AND;
+    if (site >= e->num_sites || !widening || in->comps != 1 || in->size > 8 ||
+        (e->site_kind[at] != ZF_CX_SITE_ZEXT && e->site_kind[at] != ZF_CX_SITE_SEXT) || e->site_values[site] == NULL)
+        return false;
+    LLVMValueRef v = e->site_values[site];
+    if (in->size < 8)
+        v = LLVMBuildTrunc(e->b, v, LLVMIntTypeInContext(e->c, 8 * in->size), "");
+    zf_cx_store(e, v, zf_cx_dst(e, in->dst));
+    return true;
 }
 
 static void zf_cx_probe_record(zf_cx_em *e, uint32_t slot, LLVMValueRef v, bool is_signed) {
@@ -780,10 +940,9 @@ bool zf_cx_probe_inst(zf_cx_em *e, const zf_dinst *in) {
 /* Distinct metadata nodes (an access group, and a loop that declares it parallel), which LLVM's C interface cannot
  * make: parsed from IR text into the kernel's context, which owns them. */
 static bool zf_cx_parallel_metadata(zf_cx_em *e) {
-    static const char text[] =
-        "define void @zf_cx_md() {\n  ret void, !zf.group !0, !zf.loop !1\n}\n"
-        "!0 = distinct !{}\n!1 = distinct !{!1, !2, !3}\n!3 = !{!\"llvm.loop.unroll.disable\"}\n"
-        "!2 = !{!\"llvm.loop.parallel_accesses\", !0}\n";
+    static const char text[] = "define void @zf_cx_md() {\n  ret void, !zf.group !0, !zf.loop !1\n}\n"
+                               "!0 = distinct !{}\n!1 = distinct !{!1, !2, !3}\n!3 = !{!\"llvm.loop.unroll.disable\"}\n"
+                               "!2 = !{!\"llvm.loop.parallel_accesses\", !0}\n";
     LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, sizeof text - 1, "zf_cx_md");
     LLVMModuleRef m = NULL;
     char *message = NULL;
@@ -849,8 +1008,8 @@ void zf_cx_hoist_free(zf_cx_em *e) {
 
 /* The probe at point p of the group (p < 8: corner p, bit d of p for the last id of dimension d; else one step
  * along dimension p - 8), its values into the sink's row p; true when an address is outside its window. */
-static LLVMValueRef zf_cx_probe_at(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base, LLVMValueRef p,
-                                   LLVMValueRef sink) {
+static LLVMValueRef zf_cx_probe_at(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef first_row, LLVMValueRef base,
+                                   LLVMValueRef p, LLVMValueRef sink) {
     LLVMBuilderRef B = e->b;
     LLVMValueRef corner = LLVMBuildICmp(B, LLVMIntULT, p, zf_cx_i64c(e, 8), ""), lid[3];
     for (uint32_t d = 0; d < 3; d++) {
@@ -862,6 +1021,8 @@ static LLVMValueRef zf_cx_probe_at(zf_cx_em *e, const LLVMValueRef *gs, LLVMValu
         LLVMValueRef step =
             LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, p, zf_cx_i64c(e, 8 + d), ""), one, zf_cx_i64c(e, 0), "");
         lid[d] = LLVMBuildSelect(B, corner, at_corner, step, "");
+        if (d == 1)
+            lid[d] = LLVMBuildAdd(B, lid[d], first_row, "");
         zf_cx_set_item(e, ZF_CX_ITEM_LID + d, lid[d]);
     }
     LLVMValueRef linear = LLVMBuildAdd(
@@ -882,9 +1043,55 @@ static LLVMValueRef zf_cx_sink_value(zf_cx_em *e, LLVMValueRef sink, uint32_t p,
     return LLVMBuildLoad2(e->b, i128, ptr, "");
 }
 
-/* Whether the group may run the unchecked copy: every address inside its window at the probe's points, and every
- * recorded value at each corner what the origin and the steps predict, computed exactly (in 128 bits). */
-LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base, LLVMValueRef items) {
+/* Site j's steps along the 3 dimensions from the probe's rows (v0: its value at the origin); a flat dimension's row
+ * was not probed, its step is 0. */
+static void zf_cx_site_steps(zf_cx_em *e, LLVMValueRef sink, LLVMValueRef flat, LLVMValueRef j, LLVMValueRef v0,
+                             LLVMValueRef *step) {
+    LLVMTypeRef i128 = LLVMInt128TypeInContext(e->c);
+    for (uint32_t d = 0; d < 3; d++) {
+        LLVMValueRef is_flat = LLVMBuildTrunc(e->b, LLVMBuildLShr(e->b, flat, zf_cx_i64c(e, d), ""), e->i1, "");
+        LLVMValueRef taken = LLVMBuildSub(e->b, zf_cx_sink_value(e, sink, 8 + d, j), v0, "");
+        step[d] = LLVMBuildSelect(e->b, is_flat, LLVMConstInt(i128, 0, false), taken, "");
+    }
+}
+
+static LLVMValueRef zf_cx_table_at(zf_cx_em *e, LLVMValueRef table, uint32_t k) {
+    LLVMValueRef index = LLVMConstInt(e->i32, k, false);
+    return LLVMBuildGEP2(e->b, e->i64, table, &index, 1, "");
+}
+
+/* The site table (per site: its origin, then its steps, in 64 bits) of what the probe recorded. Made at constant
+ * places only, so that the optimizer keeps the table in registers and sees the unchecked copy's widened values as
+ * affine functions of the local ids, with no 32-bit wrap to rule out before it vectorises. True when each site
+ * whose factor of x the plan guessed steps by it along x. */
+static LLVMValueRef zf_cx_site_table(zf_cx_em *e, LLVMValueRef sink, LLVMValueRef flat, LLVMValueRef first_row,
+                                     LLVMValueRef table) {
+    LLVMTypeRef i128 = LLVMInt128TypeInContext(e->c);
+    LLVMValueRef guessed = LLVMConstInt(e->i1, 1, false);
+    LLVMValueRef flat_x = LLVMBuildTrunc(e->b, flat, e->i1, "");
+    for (uint32_t k = 0; k < e->num_sites; k++) {
+        LLVMValueRef j = zf_cx_i64c(e, k), v0 = zf_cx_sink_value(e, sink, 0, j), step[3];
+        zf_cx_site_steps(e, sink, flat, j, v0, step);
+        LLVMValueRef origin = LLVMBuildTrunc(e->b, v0, e->i64, ""); /* the box's first row is not row 0 */
+        origin = LLVMBuildSub(e->b, origin,
+                              LLVMBuildMul(e->b, LLVMBuildTrunc(e->b, step[1], e->i64, ""), first_row, ""), "");
+        LLVMBuildStore(e->b, origin, zf_cx_table_at(e, table, 4 * k));
+        for (uint32_t d = 0; d < 3; d++)
+            LLVMBuildStore(e->b, LLVMBuildTrunc(e->b, step[d], e->i64, ""), zf_cx_table_at(e, table, 4 * k + 1 + d));
+        if (e->slot_coef[k] == ZF_CX_COEF_UNKNOWN || e->slot_kind[k] == ZF_CX_SITE_ADDRESS)
+            continue;
+        LLVMValueRef coef = LLVMConstInt(i128, (uint64_t)e->slot_coef[k], true);
+        LLVMValueRef as_guessed = LLVMBuildICmp(e->b, LLVMIntEQ, step[0], coef, "");
+        guessed = LLVMBuildAnd(e->b, guessed, LLVMBuildOr(e->b, flat_x, as_guessed, ""), "");
+    }
+    return guessed;
+}
+
+/* Whether the group's box of gs work-items from row `first_row` (local id y) may run the unchecked copy: every
+ * address inside its window at the probe's points, and every recorded value at each corner what the origin and the
+ * steps predict, computed exactly (in 128 bits). The sites' origins (at local id 0) and steps go to `table`. */
+LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef first_row, LLVMValueRef base,
+                               LLVMValueRef items, LLVMValueRef table) {
     LLVMBuilderRef B = e->b;
     LLVMTypeRef i128 = LLVMInt128TypeInContext(e->c);
     LLVMValueRef sink = zf_cx_alloca(e, 16ull * e->num_sites * ZF_CX_PROBE_PTS);
@@ -908,17 +1115,15 @@ LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "probed");
     LLVMBuildCondBr(B, again, next, run);
     LLVMPositionBuilderAtEnd(B, run);
-    LLVMValueRef outside = zf_cx_probe_at(e, gs, base, points.i, sink);
+    LLVMValueRef outside = zf_cx_probe_at(e, gs, first_row, base, points.i, sink);
     LLVMBuildStore(B, LLVMBuildAnd(B, LLVMBuildLoad2(B, e->i1, ok, ""), LLVMBuildNot(B, outside, ""), ""), ok);
     LLVMBuildBr(B, next);
     LLVMPositionBuilderAtEnd(B, next);
     zf_cx_loop_end(e, &points);
     zf_cx_loop sites = zf_cx_loop_begin(e, zf_cx_i64c(e, e->num_sites));
     LLVMValueRef v0 = zf_cx_sink_value(e, sink, 0, sites.i), step[3], last[3];
-    for (uint32_t d = 0; d < 3; d++) { /* a flat dimension's step is never read: its row was not probed */
-        LLVMValueRef is_flat = LLVMBuildTrunc(B, LLVMBuildLShr(B, flat, zf_cx_i64c(e, d), ""), e->i1, "");
-        LLVMValueRef taken = LLVMBuildSub(B, zf_cx_sink_value(e, sink, 8 + d, sites.i), v0, "");
-        step[d] = LLVMBuildSelect(B, is_flat, LLVMConstInt(i128, 0, false), taken, "");
+    zf_cx_site_steps(e, sink, flat, sites.i, v0, step);
+    for (uint32_t d = 0; d < 3; d++) {
         last[d] = LLVMBuildZExt(B, LLVMBuildSub(B, gs[d], zf_cx_i64c(e, 1), ""), i128, "");
         last[d] = LLVMBuildMul(B, last[d], step[d], "");
     }
@@ -935,8 +1140,9 @@ LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef
     }
     LLVMBuildStore(B, fits, ok);
     zf_cx_loop_end(e, &sites);
+    LLVMValueRef guessed = zf_cx_site_table(e, sink, flat, first_row, table);
     LLVMValueRef worth = LLVMBuildICmp(B, LLVMIntUGE, items, zf_cx_i64c(e, ZF_CX_HOIST_MIN_ITEMS), "");
-    return LLVMBuildAnd(B, worth, LLVMBuildLoad2(B, e->i1, ok, ""), "");
+    return LLVMBuildAnd(B, LLVMBuildAnd(B, worth, guessed, ""), LLVMBuildLoad2(B, e->i1, ok, ""), "");
 }
 
 /* The proof for the whole wave, when no recorded value depends on more than the global id and the wave's groups are
@@ -954,6 +1160,7 @@ LLVMValueRef zf_cx_wave_proof(zf_cx_em *e, const LLVMValueRef *gs, const LLVMVal
                                         LLVMBuildICmp(B, LLVMIntULE, LLVMBuildAdd(B, x, count, ""), groups[0], ""), "");
     LLVMValueRef result = LLVMBuildAlloca(e->eb, e->i1, "");
     LLVMBuildStore(B, LLVMConstInt(e->i1, 0, false), result);
+    e->box_sites = LLVMBuildBitCast(B, zf_cx_alloca(e, 32ull * e->num_sites), e->p64, "");
     if (e->sites_local)
         return LLVMBuildLoad2(B, e->i1, result, "");
     LLVMBasicBlockRef probe = LLVMAppendBasicBlockInContext(e->c, e->f, "wave proof");
@@ -962,8 +1169,22 @@ LLVMValueRef zf_cx_wave_proof(zf_cx_em *e, const LLVMValueRef *gs, const LLVMVal
     LLVMPositionBuilderAtEnd(B, probe);
     LLVMValueRef box[3] = {LLVMBuildMul(B, gs[0], count, ""), gs[1], gs[2]};
     LLVMValueRef items = LLVMBuildMul(B, zf_cx_rt_field(e, offsetof(zf_cx_rt, group_items), e->i64), count, "");
-    LLVMBuildStore(B, zf_cx_hoist_proof(e, box, zf_cx_i64c(e, 0), items), result);
+    LLVMBuildStore(B, zf_cx_hoist_proof(e, box, zf_cx_i64c(e, 0), zf_cx_i64c(e, 0), items, e->box_sites), result);
     LLVMBuildBr(B, done);
     LLVMPositionBuilderAtEnd(B, done);
     return LLVMBuildLoad2(B, e->i1, result, "");
+}
+
+/* The site table of a group of the wave the box's proof covers: its origin is `width` ids along dimension 0 from the
+ * box's (the groups before it in the wave), its steps the box's. */
+void zf_cx_box_sites(zf_cx_em *e, LLVMValueRef width) {
+    for (uint32_t k = 0; k < e->num_sites; k++) {
+        LLVMValueRef at[4];
+        for (uint32_t c = 0; c < 4; c++)
+            at[c] = LLVMBuildLoad2(e->b, e->i64, zf_cx_table_at(e, e->box_sites, 4 * k + c), "");
+        zf_cx_set_item(e, ZF_CX_ITEM_SITES + 4 * k,
+                       LLVMBuildAdd(e->b, at[0], LLVMBuildMul(e->b, at[1], width, ""), ""));
+        for (uint32_t c = 1; c < 4; c++)
+            zf_cx_set_item(e, ZF_CX_ITEM_SITES + 4 * k + c, at[c]);
+    }
 }

@@ -79,7 +79,10 @@ enum {
     ZF_CX_ITEM_SPILL, /* its record's offset in rt->spill: the frames of the functions it waits in, their resume
                          points */
     ZF_CX_ITEM_PATH,  /* out, when it waits: the path (region) of the function it waits in */
-    ZF_CX_ITEM_COUNT
+    ZF_CX_ITEM_COUNT,
+    /* In the wave's work-item, for the unchecked copy (cx_emit_hoist.c): per site, the group's origin and its steps
+     * along the 3 local ids. */
+    ZF_CX_ITEM_SITES = ZF_CX_ITEM_COUNT + 1
 };
 
 /* A block of the compiled code: its place in the form, and the bytes its argument-relative accesses move (counted
@@ -100,6 +103,7 @@ struct zf_cx_kernel {
     uint32_t num_texsites;
     uint32_t num_proven;  /* accesses checked once per group rather than per work-item (cx_emit_hoist.c) */
     uint32_t num_derived; /* block counts the unchecked copy derives rather than counts (cx_emit_count.c) */
+    uint32_t num_affine;  /* widened indices the unchecked copy computes in 64 bits (cx_emit_hoist.c) */
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when
@@ -115,6 +119,7 @@ typedef struct zf_cx_unit {
     uint32_t num_texsites;
     uint32_t num_proven;
     uint32_t num_derived;
+    uint32_t num_affine;
 } zf_cx_unit;
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
@@ -406,15 +411,19 @@ typedef struct zf_cx_em {
     bool sites_local;               /* a value the probe records depends on more than the global id */
     uint64_t slot_vn[64];           /* per site: the value number it records (ZF_CX_MAX_SITES) */
     uint8_t slot_kind[64];
+    int64_t slot_coef[64]; /* per site: its factor of local id x when known (ZF_CX_COEF_UNKNOWN) */
     LLVMValueRef probe_fn, unchecked_fn, probe_bad, access_group, parallel_loop;
+    LLVMValueRef box_sites;       /* the wave proof's site table (its origin is the first group's) */
+    LLVMValueRef site_values[64]; /* the unchecked copy's widened values in the function being emitted */
     /* Counts the unchecked copy derives (cx_emit_count.c): its function's counter stores (per block), the counters of
      * the wave's unchecked groups, and the rules. */
-    LLVMValueRef *count_stores, ucounts;
+    LLVMValueRef *count_stores, ucounts, row_counts;
     struct zf_cx_counting *count_plan;
 } zf_cx_em;
 
 enum { ZF_CX_CHECKED = 0, ZF_CX_PROBE, ZF_CX_UNCHECKED };
 enum { ZF_CX_SITE_NONE = 0, ZF_CX_SITE_ADDRESS, ZF_CX_SITE_ZEXT, ZF_CX_SITE_SEXT };
+#define ZF_CX_COEF_UNKNOWN    INT64_MIN
 #define ZF_CX_HOIST_MIN_ITEMS 16u /* smaller groups keep their checks: the proof would cost more */
 
 /* cx_emit_count.c: block counts the unchecked copy derives rather than counts. */
@@ -471,8 +480,14 @@ bool zf_cx_hoisted(const zf_cx_em *e);
 void zf_cx_parallel_access(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host);
 bool zf_cx_probe_inst(zf_cx_em *e, const zf_dinst *in);
 void zf_cx_probe_copies(zf_cx_em *e, uint32_t first, uint32_t count);
-LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef base, LLVMValueRef items);
+void zf_cx_unchecked_sites(zf_cx_em *e);
+/* How many of the unchecked copy's widened values zf_cx_unchecked_sites computes. */
+uint32_t zf_cx_affine_sites(const zf_cx_em *e);
+bool zf_cx_unchecked_widening(zf_cx_em *e, const zf_dinst *in, uint32_t at);
+LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef first_row, LLVMValueRef base,
+                               LLVMValueRef items, LLVMValueRef table);
 LLVMValueRef zf_cx_wave_proof(zf_cx_em *e, const LLVMValueRef *gs, const LLVMValueRef *groups);
+void zf_cx_box_sites(zf_cx_em *e, LLVMValueRef width);
 
 /* cx_emit_image.c: image reads and writes of plain formats inline, the rest through the handler. */
 void zf_cx_image_access(zf_cx_em *e, const zf_dinst *in);
