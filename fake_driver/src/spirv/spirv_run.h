@@ -43,6 +43,7 @@ typedef struct zf_pctx {
     zf_xprogram program;
     uint8_t *consts;    /* const_bytes * L */
     size_t consts_size; /* what consts holds (a kept context reuses it for the next launch) */
+    bool filled;        /* consts holds the program's constants (zf_ctx_lanes_ready) */
 } zf_pctx;
 
 /* Bump-allocated memory for frames and private variables (chunks never move: pointers into them stay valid). */
@@ -155,6 +156,8 @@ typedef struct zf_ctx {
     /* The wave being run. */
     uint64_t wave_first_group; /* linear index of its first group */
     bool builtins_ready;       /* the wave-invariant built-ins of all L lanes are in the wave area */
+    bool lanes_ready;          /* the first program's constants and the wave's pointers are in all L lanes */
+    const zf_dkernel *kernel;  /* the launch's kernel in its form */
     uint32_t wave_groups;
     /* The hang detector: the launch's deadline (host monotonic ns, 0: none), the flag that stops every thread once
      * one saw it pass, and blocks left before this thread looks at the clock again. */
@@ -366,6 +369,9 @@ void zf_lane_ids(const zf_ctx *ctx, uint32_t lane, uint64_t global[3], uint64_t 
 /* The program context (constants broadcast for this thread) of a program, made on first use. NULL when out of
  * memory. */
 zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program);
+/* Makes the first program's constants and the wave's pointers (built-in addresses, local variables) of a compiled
+ * launch's context, which its waves read only when they call the interpreter's handlers: at the first such call. */
+void zf_ctx_lanes_ready(zf_ctx *ctx);
 /* Appends printf output for the wave. */
 void zf_output(zf_ctx *ctx, const char *text, size_t length);
 

@@ -90,10 +90,27 @@ static zf_pctx *zf_pctx_fit(zf_ctx *ctx, size_t size) {
     return NULL;
 }
 
-zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
-    for (uint32_t i = 0; i < ctx->num_programs; i++)
-        if (ctx->programs[i]->program.code == program->code)
-            return ctx->programs[i];
+/* The program's constants (and its relocated addresses) in each of the L lanes. */
+static void zf_pctx_fill(zf_ctx *ctx, zf_pctx *pc) {
+    const zf_dprog *code = pc->program.code;
+    for (uint32_t i = 0; i < code->num_consts; i++)
+        zf_broadcast(pc->consts, ctx->L, code->consts[i].offset, code->bytes + code->consts[i].data,
+                     code->consts[i].size);
+    for (uint32_t i = 0; i < code->num_relocs; i++)
+        zf_broadcast(pc->consts, ctx->L, code->relocs[i].offset, &pc->program.relocs[i], 8);
+    pc->filled = true;
+}
+
+/* As zf_program_context; `fill`: with its constants broadcast now, else when zf_ctx_lanes_ready asks for them. */
+static zf_pctx *zf_program_context_of(zf_ctx *ctx, const zf_xprogram *program, bool fill) {
+    for (uint32_t i = 0; i < ctx->num_programs; i++) {
+        zf_pctx *made = ctx->programs[i];
+        if (made->program.code != program->code)
+            continue;
+        if (fill && !made->filled)
+            zf_pctx_fill(ctx, made);
+        return made;
+    }
     if (ctx->num_programs == ctx->cap_programs) {
         uint32_t cap = ctx->cap_programs ? ctx->cap_programs * 2 : 4;
         zf_pctx **programs = realloc(ctx->programs, cap * sizeof *programs);
@@ -108,17 +125,19 @@ zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
     if (pc == NULL)
         return NULL;
     pc->program = *program;
-    uint8_t *consts = pc->consts;
-    for (uint32_t i = 0; i < code->num_consts; i++)
-        zf_broadcast(consts, ctx->L, code->consts[i].offset, code->bytes + code->consts[i].data, code->consts[i].size);
-    for (uint32_t i = 0; i < code->num_relocs; i++)
-        zf_broadcast(consts, ctx->L, code->relocs[i].offset, &program->relocs[i], 8);
+    pc->filled = false;
+    if (fill)
+        zf_pctx_fill(ctx, pc);
     if (program->globals != NULL && program->globals_size > 0)
         zf_region_add(ctx, program->globals, program->globals_size, ZF_REGION_INTERNAL, NULL, 0);
     ctx->programs[ctx->num_programs++] = pc;
     if (ctx->num_kept < ctx->num_programs)
         ctx->num_kept = ctx->num_programs;
     return pc;
+}
+
+zf_pctx *zf_program_context(zf_ctx *ctx, const zf_xprogram *program) {
+    return zf_program_context_of(ctx, program, true);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -508,14 +527,30 @@ static zf_ctx *zf_ctx_create(const zf_launch_plan *plan) {
     ok = ok && zf_byval_slots(ctx, plan);
     if (ok && ctx->local)
         memset(ctx->local, 0, plan->local_stride * plan->groups_per_wave);
-    if (ok && zf_program_context(ctx, &launch->program) == NULL)
+    /* A compiled launch reads the lanes' constants and pointers only in the interpreter's handlers it calls: at a
+     * compiled wave's 2048 lanes, broadcasting them took 12 % of a small launch (docs/spirv-execution.md, "Compiled
+     * tier"). */
+    ctx->kernel = plan->kernel;
+    bool compiled = plan->compiled != NULL;
+    if (ok && zf_program_context_of(ctx, &launch->program, !compiled) == NULL)
         ok = false;
     if (!ok) {
         zf_ctx_destroy(ctx);
         return NULL;
     }
-    zf_fill_wave_pointers(ctx, code, plan->kernel);
+    if (!compiled)
+        zf_ctx_lanes_ready(ctx);
     return ctx;
+}
+
+void zf_ctx_lanes_ready(zf_ctx *ctx) {
+    if (ctx->lanes_ready)
+        return;
+    zf_pctx *pc = ctx->programs[0];
+    if (!pc->filled)
+        zf_pctx_fill(ctx, pc);
+    zf_fill_wave_pointers(ctx, pc->program.code, ctx->kernel);
+    ctx->lanes_ready = true;
 }
 
 /* Readies the calling thread for the launches of a program just built, whose waves hold wave_bytes per lane: its spare

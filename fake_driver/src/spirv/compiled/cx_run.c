@@ -329,6 +329,7 @@ void zf_cx_texsite_fill(zf_cx_rt *rt, const zf_dinst *in, zf_cx_texsite *site, u
 /* The interpreter's invocation of the wave's work-item *lane alone, its frame at `frame` in the interpreter's layout;
  * block_of: 2 x L words, the second half its scratch. */
 static zf_x zf_cx_lone(zf_cx_rt *rt, uint8_t *frame, uint32_t *lane, uint32_t *block_of) {
+    zf_ctx_lanes_ready(rt->x->ctx); /* the handlers read the constants and the wave's pointers of their lanes */
     return (zf_x){.ctx = rt->x->ctx,
                   .prog = rt->x->prog,
                   .code = rt->x->code,
