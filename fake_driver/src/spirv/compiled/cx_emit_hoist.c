@@ -11,7 +11,10 @@
  * the group runs the unchecked copy; otherwise the checked one, so that a fault and its text are the interpreter's.
  * Both copies count the same blocks, so the executed-work record is the same. When the recorded values depend on the
  * work-item through its global id alone, a wave whose groups form a box of global ids is proved once, at the box's
- * corners (zf_cx_wave_proof), and only a wave that is not proves its groups one by one.
+ * corners (zf_cx_wave_proof), and only a wave that is not proves its groups one by one. A group that fails may still
+ * run its rows but the first and last unchecked (zf_cx_group_rows in cx_emit.c). The unchecked copy computes each
+ * widened index whose factor of local id x the operations show as what the proof found, origin plus steps times the
+ * local ids in 64 bits (zf_cx_unchecked_sites), so that LLVM needs no check of its own that a 32-bit index wraps.
  *
  * Which values are affine: the local and global ids (and linear ids), then integer additions, subtractions,
  * negations, products by a value the same for the whole group, shifts left by such a value, moves, members
