@@ -338,19 +338,13 @@ static uint32_t zf_cx_mask_bits(const zf_dprog *code, const zf_dinst *in) {
         return 0;
     const zf_ref refs[2] = {in->a, in->b};
     for (int k = 0; k < 2; k++) {
-        if (ZF_REF_AREA(refs[k]) != ZF_AREA_CONST)
+        int64_t mask;
+        if (!zf_cx_const_value(code, refs[k], in->size, &mask))
             continue;
-        for (uint32_t i = 0; i < code->num_consts; i++) {
-            const zf_dconst *c = &code->consts[i];
-            if (ZF_REF_OFFSET(refs[k]) < c->offset || ZF_REF_OFFSET(refs[k]) + in->size > c->offset + c->size)
-                continue;
-            uint64_t mask = 0;
-            memcpy(&mask, code->bytes + c->data + (ZF_REF_OFFSET(refs[k]) - c->offset), in->size);
-            for (uint32_t bits = 8; bits < 8 * in->size; bits *= 2)
-                if (mask == (1ull << bits) - 1)
-                    return bits;
-            return 0;
-        }
+        for (uint32_t bits = 8; bits < 8 * in->size; bits *= 2) /* masks below the sign bit: no sign extended */
+            if ((uint64_t)mask == (1ull << bits) - 1)
+                return bits;
+        return 0;
     }
     return 0;
 }
