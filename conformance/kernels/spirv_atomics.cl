@@ -21,6 +21,13 @@ kernel void contention(global int *counters, global int *seen, global const int 
     atom_max(&wide[1], (long)v * 1000000000L);
 }
 
+/* A histogram straight into global bins: every work-item's increment contends with the others' for a few cache
+ * lines (the engine's thread choice, test_spirv_engine.c). */
+kernel void bins(global const uint *data, global uint *bins)
+{
+    atomic_inc(&bins[data[get_global_id(0)] & 255u]);
+}
+
 /* A histogram in local memory merged into global bins. */
 kernel void histogram(global const uchar *data, global uint *bins, local uint *local_bins, uint n)
 {

@@ -576,6 +576,67 @@ static void zt_both_tiers(const zt_launch *l, void *out, size_t bytes, const cha
     free(interpreted);
 }
 
+/* The thread choice (spirv_tune.c) from given times: the first launch is not measured, the second runs on every
+ * thread, the third on one; the faster is kept, and the other measured again every 64 launches. */
+static void thread_choice_follows_the_measured_times(void **state) {
+    (void)state;
+    zf_tune tune = {0};
+    assert_int_equal(zf_tune_threads(&tune, 2), 2);
+    assert_false(zf_tune_ran(&tune, 2, 2, 900000, 100)); /* the first: caches cold, not measured */
+    assert_int_equal(zf_tune_threads(&tune, 2), 2);
+    assert_false(zf_tune_ran(&tune, 2, 2, 1000, 100)); /* 10 ns per work-item on both threads */
+    assert_int_equal(zf_tune_threads(&tune, 2), 1);
+    assert_true(zf_tune_ran(&tune, 1, 2, 300, 100)); /* 3 ns on one: contention, one thread from now */
+    for (uint64_t n = 3; n < 64; n++) {
+        assert_int_equal(zf_tune_threads(&tune, 2), 1);
+        assert_false(zf_tune_ran(&tune, 1, 2, 310, 100));
+    }
+    assert_int_equal(zf_tune_threads(&tune, 2), 2);  /* the 65th launch measures both threads again */
+    assert_true(zf_tune_ran(&tune, 2, 2, 100, 100)); /* 1 ns: the contention went away */
+    assert_int_equal(zf_tune_threads(&tune, 2), 2);
+    /* Times within a quarter of each other keep every thread. */
+    zf_tune close = {0};
+    assert_false(zf_tune_ran(&close, 2, 2, 5000, 100));
+    assert_false(zf_tune_ran(&close, 2, 2, 1000, 100));
+    assert_false(zf_tune_ran(&close, 1, 2, 850, 100));
+    assert_int_equal(zf_tune_threads(&close, 2), 2);
+    /* One thread to choose from, or a launch of nothing: no measurement. */
+    zf_tune single = {0};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(zf_tune_threads(&single, 1), 1);
+        assert_false(zf_tune_ran(&single, 1, 1, 100, 100));
+        assert_false(zf_tune_ran(&single, 2, 2, 100, 0));
+    }
+    assert_int_equal(single.launches, 0);
+}
+
+/* A histogram straight into global bins, launched compiled as often as the thread choice needs to measure both
+ * choices and then run by it: every launch gives the interpreter's bins, work and lane operations. */
+static void compiled_launches_match_whatever_their_threads(void **state) {
+    (void)state;
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("spirv_atomics");
+    zf_dprog *code = zt_decode(m, false, "spirv_atomics");
+    const uint32_t n = 1u << 14;
+    uint32_t *data = zt_buffer(&mem, n * 4), *bins = zt_buffer(&mem, 256 * 4);
+    for (uint32_t i = 0; i < n; i++)
+        data[i] = (i * 2654435761u) >> 7;
+    const void *values[] = {&data, &bins};
+    const uint64_t sizes[] = {8, 8};
+    zt_launch l = {m, code, "bins", values, sizes, n, 64, 0, &mem, 0, 0};
+    for (int launch = 0; launch < 5; launch++) {
+        memset(bins, 0, 256 * 4);
+        zt_both_tiers(&l, bins, 256 * 4, launch == 0 ? "kernel 'bins': compiled in" : "");
+    }
+    uint32_t total = 0;
+    for (uint32_t b = 0; b < 256; b++)
+        total += bins[b];
+    assert_int_equal(total, n);
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
 static void compiled_tier_matches_the_interpreter(void **state) {
     (void)state;
     zt_mem mem = {0};
@@ -1814,6 +1875,8 @@ static void the_cache_keeps_under_its_size_limit_least_recently_used_first(void 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decodes_every_test_kernel),
+        cmocka_unit_test(thread_choice_follows_the_measured_times),
+        cmocka_unit_test(compiled_launches_match_whatever_their_threads),
         cmocka_unit_test(operands_edited_to_none_are_refused_or_run_safely),
         cmocka_unit_test(unsupported_instruction_is_named_with_its_location),
         cmocka_unit_test(itt_wrappers_cost_nothing_when_off),

@@ -24,6 +24,7 @@ add_library(zf_spirv OBJECT
   "${ZF_SPIRV_DIR}/spirv_run.c"
   "${ZF_SPIRV_DIR}/spirv_mem.c"
   "${ZF_SPIRV_DIR}/spirv_wave.c"
+  "${ZF_SPIRV_DIR}/spirv_tune.c"
   "${ZF_SPIRV_DIR}/spirv_stats.c"
   "${ZF_SPIRV_DIR}/spirv_ops.c"
   "${ZF_SPIRV_DIR}/spirv_ops_mem.c"

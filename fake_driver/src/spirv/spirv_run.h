@@ -15,6 +15,7 @@
 #include "spirv_form.h"
 #include "spirv_internal.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -274,6 +275,21 @@ uint64_t zf_spirv_now_ns(void);
 bool zf_hang_check(zf_x *x);
 /* Whether the launch has run past the hang detector's deadline: then it stops every thread and sets ctx->hung. */
 bool zf_past_deadline(zf_ctx *ctx);
+
+/* ---- spirv_tune.c ---- */
+
+/* The threads a compiled kernel's launches run on, measured per kernel and group size (zero-initialised). */
+typedef struct zf_tune {
+    _Atomic uint64_t launches;       /* launches measured, the first (not timed) included */
+    _Atomic uint64_t ps_per_item[2]; /* the last time per work-item, in ps: [0] on one thread, [1] on all; 0: none */
+    _Atomic bool one;                /* one thread was the faster */
+} zf_tune;
+
+/* The threads the next launch runs on: 1 or `all`. */
+uint64_t zf_tune_threads(const zf_tune *tune, uint64_t all);
+/* A launch of `items` work-items ran on `threads` threads in `ns` without a fault: true when that changed the
+ * choice. */
+bool zf_tune_ran(zf_tune *tune, uint64_t threads, uint64_t all, uint64_t ns, uint64_t items);
 
 /* ---- spirv_mem.c ---- */
 

@@ -920,6 +920,21 @@ static uint64_t zf_wave_take(const zf_launch_plan *plan, uint64_t threads) {
     return take > 0 ? take : 1;
 }
 
+/* A compiled launch's time to the thread choice (spirv_tune.c); a change of choice goes to the debug log. */
+static void zf_tune_report(const zf_xlaunch *launch, zf_tune *tune, uint64_t threads, uint64_t all, uint64_t ns,
+                           uint64_t items) {
+    if (!zf_tune_ran(tune, threads, all, ns, items) || launch->env == NULL || launch->env->debug == NULL)
+        return;
+    char text[256];
+    bool one = atomic_load_explicit(&tune->one, memory_order_relaxed);
+    snprintf(
+        text, sizeof text, "kernel '%s': its launches run on %s: %.2f ns per work-item on one thread, %.2f on %llu",
+        launch->name, one ? "one thread" : "every thread",
+        (double)atomic_load_explicit(&tune->ps_per_item[0], memory_order_relaxed) / 1000.0,
+        (double)atomic_load_explicit(&tune->ps_per_item[1], memory_order_relaxed) / 1000.0, (unsigned long long)all);
+    launch->env->debug(launch->env->user, text);
+}
+
 void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     memset(result, 0, sizeof *result);
     const zf_dprog *code = launch->program.code;
@@ -949,14 +964,19 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     plan.stop = &stop;
     plan.compiled = zf_cx_for_launch(launch); /* a compilation is not execution: the hang limit starts after it */
     /* One wave runs on the calling thread whatever the cores: no look at the affinity mask (a system call). */
-    uint64_t threads = plan.waves > 1 ? zf_launch_threads(launch->max_threads) : 1;
+    uint64_t all = plan.waves > 1 ? zf_launch_threads(launch->max_threads) : 1;
+    zf_tune *tune = plan.compiled != NULL ? zf_cx_tune(plan.compiled) : NULL;
+    uint64_t threads = tune != NULL ? zf_tune_threads(tune, all) : all;
     if (plan.compiled != NULL)
         zf_compiled_waves(&plan, threads);
     plan.take = zf_wave_take(&plan, threads);
     plan.deadline_ns = launch->hang_timeout_ns ? zf_deadline_ns(launch->hang_timeout_ns) : 0;
     zf_job job = {.plan = &plan, .merged = result, .first_fault_wave = UINT64_MAX};
+    uint64_t start = zf_spirv_now_ns();
     zf_run_job(&job, threads);
     result->hung |= stop != 0;
+    if (tune != NULL && result->faults == 0 && !result->hung)
+        zf_tune_report(launch, tune, threads, all, zf_spirv_now_ns() - start, items * plan.total_groups);
     if (local_offsets != offsets)
         free(local_offsets);
 }

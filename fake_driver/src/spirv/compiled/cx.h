@@ -33,6 +33,10 @@ void zf_cx_prepare(const zf_dprog *code);
  * and counts land in ctx as the interpreter leaves them. */
 void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local_offsets, const size_t *byval_offsets);
 
+/* The measurements that choose the threads the kernel's launches run on: derived data, as the code is, so changed
+ * through the const code a launch holds. */
+zf_tune *zf_cx_tune(const zf_cx_kernel *kernel);
+
 /* Frees what zf_cx_run_wave keeps in a thread's context. */
 void zf_cx_ctx_release(zf_ctx *ctx);
 

@@ -104,6 +104,7 @@ struct zf_cx_kernel {
     uint32_t num_proven;  /* accesses checked once per group rather than per work-item (cx_emit_hoist.c) */
     uint32_t num_derived; /* block counts the unchecked copy derives rather than counts (cx_emit_count.c) */
     uint32_t num_affine;  /* widened indices the unchecked copy computes in 64 bits (cx_emit_hoist.c) */
+    zf_tune tune;         /* the threads its launches run on (spirv_tune.c) */
 };
 
 /* What cx_emit.c makes of a kernel: a module with one external function, "zf_cx_wave", and the block table; or, when

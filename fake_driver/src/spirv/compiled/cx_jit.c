@@ -499,6 +499,10 @@ static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx
         zf_cx_debug(launch, "kernel '%s': runs in the interpreter: %s", launch->name, why);
 }
 
+zf_tune *zf_cx_tune(const zf_cx_kernel *kernel) {
+    return (zf_tune *)&kernel->tune; /* the kernel is a variant's, in the form's cache, which is not const */
+}
+
 const zf_cx_kernel *zf_cx_for_launch(const zf_xlaunch *launch) {
     zf_cx_mode mode = zf_cx_mode_of_env();
     if (mode == ZF_CX_INTERP)
