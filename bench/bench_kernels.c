@@ -2,12 +2,12 @@
  * reduction, histogram with global atomics, 5-point stencil, exp·sin + cos/(1 + sqrt), 3 x 3 blur through read_imagef,
  * naive GEMM), each through both faces of zefake (Level Zero from the SPIR-V, OpenCL from the OpenCL C through
  * ocl-icd) and PoCL's OpenCL platform when installed, beside the same loop in native C in this process. Every result
- * is checked against its C twin. Prints, per kernel and face, the tier that ran under ZEFAKE_EXEC (default auto: the
- * engine's debug log says, which this program reads from its own stderr), the fastest launch and its ratio to the C
- * twin's time (one host thread; the engine uses every core).
+ * is checked against its C twin. The C twin and the faces run in rounds, each contender once per round (an untimed
+ * launch, then a timed one), so that the machine's drift moves them alike. Prints, per kernel and face, the tier that
+ * ran under ZEFAKE_EXEC (default auto: the engine's debug log says, which this program reads from its own stderr), the
+ * fastest timed launch and its ratio to the C twin's fastest (one host thread; the engine uses every core).
  * Usage: zefake-bench-kernels [--quick] [kernel...] (only the kernels named, e.g. zb_blur; ZB_KERNEL_DIR names the
- * SPIR-V, ZB_KERNEL_SOURCE the .cl file, ZB_REPEATS the timed launches per kernel and face, default 3, and 1 with
- * --quick). */
+ * SPIR-V, ZB_KERNEL_SOURCE the .cl file, ZB_REPEATS the rounds, default 5, and 1 with --quick). */
 #include <level_zero/ze_api.h>
 #include <math.h>
 #include <stdint.h>
@@ -361,49 +361,62 @@ static ze_sampler_handle_t zb_ze_sampler(zb_ze *z) {
     return sampler;
 }
 
-/* The fastest of `repeats` launches through Level Zero, after one untimed launch; false when a result differs. */
-static bool zb_ze_run(zb_ze *z, const zb_case *c, int repeats, double *best, const char **tier) {
-    void *buf[3] = {NULL, NULL, NULL};
+/* A kernel ready to launch through Level Zero: its buffers, module, kernel and arguments. */
+typedef struct zb_ze_launch {
+    void *buf[3];
+    ze_module_handle_t module;
+    ze_kernel_handle_t kernel;
+    ze_image_handle_t image;
+    ze_sampler_handle_t sampler;
+    ze_group_count_t groups;
+    const char *tier;
+} zb_ze_launch;
+
+/* One launch, its time. */
+static double zb_ze_once(zb_ze *z, const zb_case *c, zb_ze_launch *l) {
+    if (c->zero_out)
+        memset(l->buf[c->out], 0, c->bytes[c->out]);
+    return zb_launch_ns(z->list, l->kernel, &l->groups, 1);
+}
+
+/* The buffers, the kernel with its arguments, and a first launch (untimed: it compiles under the compiled tier),
+ * which says the tier. */
+static void zb_ze_start(zb_ze *z, const zb_case *c, zb_ze_launch *l) {
+    *l = (zb_ze_launch){.groups = {c->global[0] / c->local[0], c->global[1] / c->local[1], 1}};
     ze_host_mem_alloc_desc_t hdesc = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
     for (uint32_t b = 0; b < c->buffers; b++) {
-        zb_check(zeMemAllocHost(z->context, &hdesc, c->bytes[b], 64, &buf[b]), "zeMemAllocHost");
-        memcpy(buf[b], c->host[b], c->bytes[b]);
+        zb_check(zeMemAllocHost(z->context, &hdesc, c->bytes[b], 64, &l->buf[b]), "zeMemAllocHost");
+        memcpy(l->buf[b], c->host[b], c->bytes[b]);
     }
     long mark = zb_log_mark(); /* the cache may be looked in when the group size is set */
-    ze_module_handle_t module = NULL;
-    ze_kernel_handle_t kernel = zb_spirv_kernel(z->context, z->device, "bench_kernels", c->name, c->local, &module);
-    ze_image_handle_t image = NULL;
-    ze_sampler_handle_t sampler = NULL;
+    l->kernel = zb_spirv_kernel(z->context, z->device, "bench_kernels", c->name, c->local, &l->module);
     for (uint32_t i = 0; i < c->num_args; i++) {
         const zb_arg *a = &c->args[i];
         if (a->kind == ZB_ARG_BUF)
-            zb_check(zeKernelSetArgumentValue(kernel, i, sizeof buf[a->value], &buf[a->value]), "buffer argument");
+            zb_check(zeKernelSetArgumentValue(l->kernel, i, sizeof l->buf[a->value], &l->buf[a->value]),
+                     "buffer argument");
         else if (a->kind == ZB_ARG_U32)
-            zb_check(zeKernelSetArgumentValue(kernel, i, sizeof a->value, &a->value), "value argument");
-        else if (a->kind == ZB_ARG_IMAGE && (image = zb_ze_image(z, c)) != NULL)
-            zb_check(zeKernelSetArgumentValue(kernel, i, sizeof image, &image), "image argument");
-        else if (a->kind == ZB_ARG_SAMPLER && (sampler = zb_ze_sampler(z)) != NULL)
-            zb_check(zeKernelSetArgumentValue(kernel, i, sizeof sampler, &sampler), "sampler argument");
+            zb_check(zeKernelSetArgumentValue(l->kernel, i, sizeof a->value, &a->value), "value argument");
+        else if (a->kind == ZB_ARG_IMAGE && (l->image = zb_ze_image(z, c)) != NULL)
+            zb_check(zeKernelSetArgumentValue(l->kernel, i, sizeof l->image, &l->image), "image argument");
+        else if (a->kind == ZB_ARG_SAMPLER && (l->sampler = zb_ze_sampler(z)) != NULL)
+            zb_check(zeKernelSetArgumentValue(l->kernel, i, sizeof l->sampler, &l->sampler), "sampler argument");
     }
-    ze_group_count_t groups = {c->global[0] / c->local[0], c->global[1] / c->local[1], 1};
-    *best = INFINITY;
-    for (int r = -1; r < repeats; r++) { /* r = -1: the untimed first launch (compiles under the compiled tier) */
-        if (c->zero_out)
-            memset(buf[c->out], 0, c->bytes[c->out]);
-        double ns = zb_launch_ns(z->list, kernel, &groups, 1);
-        if (r >= 0 && ns < *best)
-            *best = ns;
-    }
-    *tier = zb_log_tier(c->name, mark);
-    bool ok = zb_case_matches(c, buf[c->out]);
-    zb_check(zeKernelDestroy(kernel), "zeKernelDestroy");
-    zb_check(zeModuleDestroy(module), "zeModuleDestroy");
-    if (image != NULL)
-        zb_check(zeImageDestroy(image), "zeImageDestroy");
-    if (sampler != NULL)
-        zb_check(zeSamplerDestroy(sampler), "zeSamplerDestroy");
+    zb_ze_once(z, c, l);
+    l->tier = zb_log_tier(c->name, mark);
+}
+
+/* Whether the last launch's result is the C twin's; everything freed. */
+static bool zb_ze_finish(zb_ze *z, const zb_case *c, zb_ze_launch *l) {
+    bool ok = zb_case_matches(c, l->buf[c->out]);
+    zb_check(zeKernelDestroy(l->kernel), "zeKernelDestroy");
+    zb_check(zeModuleDestroy(l->module), "zeModuleDestroy");
+    if (l->image != NULL)
+        zb_check(zeImageDestroy(l->image), "zeImageDestroy");
+    if (l->sampler != NULL)
+        zb_check(zeSamplerDestroy(l->sampler), "zeSamplerDestroy");
     for (uint32_t b = 0; b < c->buffers; b++)
-        zb_check(zeMemFree(z->context, buf[b]), "zeMemFree");
+        zb_check(zeMemFree(z->context, l->buf[b]), "zeMemFree");
     return ok;
 }
 
@@ -487,63 +500,115 @@ static void zb_cl_arg(zb_cl *o, const zb_case *c, cl_kernel kernel, uint32_t i, 
     zb_cl_check(err, "clSetKernelArg");
 }
 
-static bool zb_cl_run(zb_cl *o, const zb_case *c, int repeats, double *best, const char **tier) {
+/* A kernel ready to launch through an OpenCL platform: its buffers, kernel and arguments. */
+typedef struct zb_cl_launch {
+    cl_mem mem[3], image;
+    cl_sampler sampler;
+    cl_kernel kernel;
+    const char *tier;
+} zb_cl_launch;
+
+/* One launch to its completion, its time. */
+static double zb_cl_once(zb_cl *o, const zb_case *c, zb_cl_launch *l) {
+    static const uint8_t zero[1024];
+    if (c->zero_out)
+        zb_cl_check(clEnqueueWriteBuffer(o->queue, l->mem[c->out], CL_TRUE, 0, c->bytes[c->out], zero, 0, NULL, NULL),
+                    "clEnqueueWriteBuffer");
+    size_t global[2] = {c->global[0], c->global[1]}, local[2] = {c->local[0], c->local[1]};
+    uint64_t start = zb_now_ns();
+    zb_cl_check(clEnqueueNDRangeKernel(o->queue, l->kernel, 2, NULL, global, local, 0, NULL, NULL),
+                "clEnqueueNDRangeKernel");
+    zb_cl_check(clFinish(o->queue), "clFinish");
+    return (double)(zb_now_ns() - start);
+}
+
+/* The buffers, the kernel with its arguments, and a first launch (untimed), which says the tier. */
+static void zb_cl_start(zb_cl *o, const zb_case *c, zb_cl_launch *l) {
     cl_int err;
-    cl_mem mem[3] = {NULL, NULL, NULL}, image = NULL;
-    cl_sampler sampler = NULL;
+    *l = (zb_cl_launch){0};
     for (uint32_t b = 0; b < c->buffers; b++) {
-        mem[b] = clCreateBuffer(o->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, c->bytes[b], c->host[b], &err);
+        l->mem[b] = clCreateBuffer(o->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, c->bytes[b], c->host[b], &err);
         zb_cl_check(err, "clCreateBuffer");
     }
-    cl_kernel kernel = clCreateKernel(o->program, c->name, &err);
+    l->kernel = clCreateKernel(o->program, c->name, &err);
     zb_cl_check(err, "clCreateKernel");
     for (uint32_t i = 0; i < c->num_args; i++)
-        zb_cl_arg(o, c, kernel, i, mem, &image, &sampler);
-    size_t global[2] = {c->global[0], c->global[1]}, local[2] = {c->local[0], c->local[1]};
+        zb_cl_arg(o, c, l->kernel, i, l->mem, &l->image, &l->sampler);
     long mark = zb_log_mark();
-    *best = INFINITY;
-    static const uint8_t zero[1024];
-    for (int r = -1; r < repeats; r++) {
-        if (c->zero_out)
-            zb_cl_check(clEnqueueWriteBuffer(o->queue, mem[c->out], CL_TRUE, 0, c->bytes[c->out], zero, 0, NULL, NULL),
-                        "clEnqueueWriteBuffer");
-        uint64_t start = zb_now_ns();
-        zb_cl_check(clEnqueueNDRangeKernel(o->queue, kernel, 2, NULL, global, local, 0, NULL, NULL),
-                    "clEnqueueNDRangeKernel");
-        zb_cl_check(clFinish(o->queue), "clFinish");
-        double ns = (double)(zb_now_ns() - start);
-        if (r >= 0 && ns < *best)
-            *best = ns;
-    }
-    *tier = zb_log_tier(c->name, mark);
+    zb_cl_once(o, c, l);
+    l->tier = zb_log_tier(c->name, mark);
+}
+
+/* Whether the last launch's result is the C twin's; everything released. */
+static bool zb_cl_finish(zb_cl *o, const zb_case *c, zb_cl_launch *l) {
     void *got = zb_alloc(c->bytes[c->out]);
-    zb_cl_check(clEnqueueReadBuffer(o->queue, mem[c->out], CL_TRUE, 0, c->bytes[c->out], got, 0, NULL, NULL),
+    zb_cl_check(clEnqueueReadBuffer(o->queue, l->mem[c->out], CL_TRUE, 0, c->bytes[c->out], got, 0, NULL, NULL),
                 "clEnqueueReadBuffer");
     bool ok = zb_case_matches(c, got);
     free(got);
-    clReleaseKernel(kernel);
+    clReleaseKernel(l->kernel);
     for (uint32_t b = 0; b < c->buffers; b++)
-        clReleaseMemObject(mem[b]);
-    if (image != NULL)
-        clReleaseMemObject(image);
-    if (sampler != NULL)
-        clReleaseSampler(sampler);
+        clReleaseMemObject(l->mem[b]);
+    if (l->image != NULL)
+        clReleaseMemObject(l->image);
+    if (l->sampler != NULL)
+        clReleaseSampler(l->sampler);
     return ok;
 }
 #endif
 
 /* ------------------------------------------------------------------------------------------------------------------ */
 
-static double zb_twin_ns(zb_case *c, int repeats) {
-    double best = INFINITY;
-    for (int r = 0; r < repeats; r++) {
-        uint64_t start = zb_now_ns();
-        c->twin(c, c->host, c->want);
-        __asm__ volatile("" ::"r"(c->want) : "memory");
-        double ns = (double)(zb_now_ns() - start);
-        best = ns < best ? ns : best;
-    }
-    return best;
+static double zb_twin_once(zb_case *c) {
+    uint64_t start = zb_now_ns();
+    c->twin(c, c->host, c->want);
+    __asm__ volatile("" ::"r"(c->want) : "memory");
+    return (double)(zb_now_ns() - start);
+}
+
+/* ------------------------------------------------------------------------------------------------------------------
+ * Rounds: each contender (the C twin, each face) launched in turn, so that a machine that slows down or speeds up
+ * between them (a virtual machine's neighbours) moves every contender's best alike */
+
+enum { ZB_NATIVE, ZB_LEVEL_ZERO, ZB_OURS, ZB_POCL, ZB_CONTENDERS };
+static const char *const zb_contender_names[ZB_CONTENDERS] = {"native C", "Level Zero", "OpenCL", "PoCL"};
+
+typedef struct zb_rounds {
+    zb_case *c;
+    zb_ze *z;
+    zb_ze_launch ze;
+#ifdef ZB_OPENCL
+    zb_cl *cl[2]; /* ours, PoCL's; NULL when absent */
+    zb_cl_launch launch[2];
+#endif
+    bool in[ZB_CONTENDERS];
+    double best[ZB_CONTENDERS];
+} zb_rounds;
+
+static double zb_contender_once(zb_rounds *w, int k) {
+#ifdef ZB_OPENCL
+    if (k == ZB_OURS || k == ZB_POCL)
+        return zb_cl_once(w->cl[k - ZB_OURS], w->c, &w->launch[k - ZB_OURS]);
+#endif
+    return k == ZB_NATIVE ? zb_twin_once(w->c) : zb_ze_once(w->z, w->c, &w->ze);
+}
+
+/* Contender k's turn: a launch untimed, so that the timed one runs as a steady launch does (its own buffers in the
+ * caches, its threads awake), then the timed one. */
+static void zb_contender_turn(zb_rounds *w, int k) {
+    zb_contender_once(w, k);
+    double ns = zb_contender_once(w, k);
+    w->best[k] = ns < w->best[k] ? ns : w->best[k];
+}
+
+/* `rounds` rounds, each starting with the next contender, so that none always follows the same one. */
+static void zb_run_rounds(zb_rounds *w, int rounds) {
+    for (int k = 0; k < ZB_CONTENDERS; k++)
+        w->best[k] = INFINITY;
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < ZB_CONTENDERS; i++)
+            if (w->in[(r + i) % ZB_CONTENDERS])
+                zb_contender_turn(w, (r + i) % ZB_CONTENDERS);
 }
 
 static void zb_report(const zb_case *c, const char *face, bool ok, double ns, double native, const char *tier) {
@@ -566,7 +631,7 @@ int main(int argc, char **argv) {
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int first = quick ? 2 : 1;
     const char *asked = getenv("ZB_REPEATS");
-    int repeats = asked != NULL && atoi(asked) > 0 ? atoi(asked) : quick ? 1 : 3;
+    int repeats = asked != NULL && atoi(asked) > 0 ? atoi(asked) : quick ? 1 : 5;
     setenv("ZEFAKE_BUILTINS", "0", 1);
     zb_log_start();
     zb_ze z;
@@ -585,22 +650,28 @@ int main(int argc, char **argv) {
         if (!zb_chosen(c->name, argc - first, argv + first))
             continue;
         zb_case_prepare(c);
-        double native = zb_twin_ns(c, repeats), ns;
-        const char *tier = "";
-        printf("%s (%s, n = %u): native C %.2f ms\n", c->name, c->shape, c->n, native / 1e6);
-        bool ok = zb_ze_run(&z, c, repeats, &ns, &tier);
-        zb_report(c, "Level Zero", ok, ns, native, tier);
+        zb_rounds w = {.c = c, .z = &z, .in = {true, true}};
+        zb_ze_start(&z, c, &w.ze);
 #ifdef ZB_OPENCL
-        if (have_ours) {
-            ok = zb_cl_run(&ours, c, repeats, &ns, &tier);
-            zb_report(c, "OpenCL", ok, ns, native, tier);
-        }
-        if (have_pocl) {
-            ok = zb_cl_run(&pocl, c, repeats, &ns, &tier);
-            zb_report(c, "PoCL", ok, ns, native, "PoCL");
-        } else if (k == 0) {
+        zb_cl *faces[2] = {have_ours ? &ours : NULL, have_pocl ? &pocl : NULL};
+        for (int f = 0; f < 2; f++)
+            if ((w.cl[f] = faces[f]) != NULL) {
+                w.in[ZB_OURS + f] = true;
+                zb_cl_start(w.cl[f], c, &w.launch[f]);
+            }
+#endif
+        zb_run_rounds(&w, repeats);
+        double native = w.best[ZB_NATIVE];
+        printf("%s (%s, n = %u): native C %.2f ms\n", c->name, c->shape, c->n, native / 1e6);
+        zb_report(c, zb_contender_names[ZB_LEVEL_ZERO], zb_ze_finish(&z, c, &w.ze), w.best[ZB_LEVEL_ZERO], native,
+                  w.ze.tier);
+#ifdef ZB_OPENCL
+        for (int f = 0; f < 2; f++)
+            if (w.cl[f] != NULL)
+                zb_report(c, zb_contender_names[ZB_OURS + f], zb_cl_finish(w.cl[f], c, &w.launch[f]),
+                          w.best[ZB_OURS + f], native, f == 0 ? w.launch[f].tier : "PoCL");
+        if (!have_pocl && k == 0)
             printf("  PoCL             not installed (pocl-opencl-icd): no ratio\n");
-        }
 #else
         if (k == 0)
             printf("  OpenCL           not built (no OpenCL library found): no ratio\n");
