@@ -576,38 +576,56 @@ static void zt_both_tiers(const zt_launch *l, void *out, size_t bytes, const cha
     free(interpreted);
 }
 
-/* The thread choice (spirv_tune.c) from given times: the first launch is not measured, the second runs on every
- * thread, the third on one; the faster is kept, and the other measured again every 64 launches. */
+/* One launch's measurement: the threads the choice gives it (expected: `want`), then its time for 100 work-items. */
+static bool zt_tune_launch(zf_tune *tune, uint64_t want, uint64_t ns) {
+    uint64_t threads = zf_tune_threads(tune, 2);
+    assert_int_equal(threads, want);
+    return zf_tune_ran(tune, threads, 2, ns, 100, 100);
+}
+
+/* The thread choice (spirv_tune.c) from given times, for a kernel of an atomic per work-item (here 100 each): the
+ * first launch is not measured, the next four alternate
+ * between every thread and one; a choice's time is the best of its latest two, one thread is chosen when that is 1.5
+ * times faster, and every 64 launches two measure the other choice again. */
 static void thread_choice_follows_the_measured_times(void **state) {
     (void)state;
     zf_tune tune = {0};
-    assert_int_equal(zf_tune_threads(&tune, 2), 2);
-    assert_false(zf_tune_ran(&tune, 2, 2, 900000, 100)); /* the first: caches cold, not measured */
-    assert_int_equal(zf_tune_threads(&tune, 2), 2);
-    assert_false(zf_tune_ran(&tune, 2, 2, 1000, 100)); /* 10 ns per work-item on both threads */
-    assert_int_equal(zf_tune_threads(&tune, 2), 1);
-    assert_true(zf_tune_ran(&tune, 1, 2, 300, 100)); /* 3 ns on one: contention, one thread from now */
-    for (uint64_t n = 3; n < 64; n++) {
-        assert_int_equal(zf_tune_threads(&tune, 2), 1);
-        assert_false(zf_tune_ran(&tune, 1, 2, 310, 100));
-    }
-    assert_int_equal(zf_tune_threads(&tune, 2), 2);  /* the 65th launch measures both threads again */
-    assert_true(zf_tune_ran(&tune, 2, 2, 100, 100)); /* 1 ns: the contention went away */
-    assert_int_equal(zf_tune_threads(&tune, 2), 2);
-    /* Times within a quarter of each other keep every thread. */
+    assert_false(zt_tune_launch(&tune, 2, 900000)); /* the first: caches cold, not measured */
+    assert_false(zt_tune_launch(&tune, 2, 1000));   /* 10 ns per work-item on both threads */
+    assert_false(zt_tune_launch(&tune, 1, 300));    /* 3 ns on one: each choice measured once only */
+    assert_false(zt_tune_launch(&tune, 2, 2000));   /* slowed by something else: the best of two stays 10 */
+    assert_true(zt_tune_launch(&tune, 1, 900));     /* best 3 against 10: contention, one thread from now */
+    for (uint64_t n = 5; n < 64; n++)
+        assert_false(zt_tune_launch(&tune, 1, 310));
+    assert_true(zt_tune_launch(&tune, 2, 100)); /* launch 65 measures both threads again: 1 ns, contention gone */
+    for (uint64_t n = 65; n < 70; n++)
+        zt_tune_launch(&tune, n == 66 ? 1 : 2, 100); /* launch 67 measures the other choice, now one thread */
+    /* One launch slowed on every thread does not make one thread the choice, nor do times within half of each
+     * other. */
+    zf_tune slowed = {0};
+    uint64_t times[] = {5000, 5000, 900, 1000, 900, 1000};
+    for (int k = 0; k < 6; k++)
+        assert_false(zt_tune_launch(&slowed, k == 0 || k % 2 == 1 ? 2 : 1, times[k]));
     zf_tune close = {0};
-    assert_false(zf_tune_ran(&close, 2, 2, 5000, 100));
-    assert_false(zf_tune_ran(&close, 2, 2, 1000, 100));
-    assert_false(zf_tune_ran(&close, 1, 2, 850, 100));
+    uint64_t near[] = {5000, 1000, 700, 1000, 700};
+    for (int k = 0; k < 5; k++)
+        assert_false(zt_tune_launch(&close, k == 0 || k % 2 == 1 ? 2 : 1, near[k]));
     assert_int_equal(zf_tune_threads(&close, 2), 2);
     /* One thread to choose from, or a launch of nothing: no measurement. */
     zf_tune single = {0};
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 6; k++) {
         assert_int_equal(zf_tune_threads(&single, 1), 1);
-        assert_false(zf_tune_ran(&single, 1, 1, 100, 100));
-        assert_false(zf_tune_ran(&single, 2, 2, 100, 0));
+        assert_false(zf_tune_ran(&single, 1, 1, 100, 100, 100));
+        assert_false(zf_tune_ran(&single, 2, 2, 100, 0, 100));
     }
     assert_int_equal(single.launches, 0);
+    /* A kernel whose first launch executed fewer atomics than work-items keeps every thread, whatever the times. */
+    zf_tune plain = {0};
+    assert_false(zf_tune_ran(&plain, 2, 2, 100000, 100, 99));
+    for (int k = 0; k < 8; k++) {
+        assert_int_equal(zf_tune_threads(&plain, 2), 2);
+        assert_false(zf_tune_ran(&plain, 2, 2, k < 4 ? 100000 : 10, 100, 100));
+    }
 }
 
 /* A histogram straight into global bins, launched compiled as often as the thread choice needs to measure both
@@ -624,7 +642,7 @@ static void compiled_launches_match_whatever_their_threads(void **state) {
     const void *values[] = {&data, &bins};
     const uint64_t sizes[] = {8, 8};
     zt_launch l = {m, code, "bins", values, sizes, n, 64, 0, &mem, 0, 0};
-    for (int launch = 0; launch < 5; launch++) {
+    for (int launch = 0; launch < 7; launch++) {
         memset(bins, 0, 256 * 4);
         zt_both_tiers(&l, bins, 256 * 4, launch == 0 ? "kernel 'bins': compiled in" : "");
     }

@@ -279,17 +279,20 @@ bool zf_past_deadline(zf_ctx *ctx);
 /* ---- spirv_tune.c ---- */
 
 /* The threads a compiled kernel's launches run on, measured per kernel and group size (zero-initialised). */
+enum { ZF_TUNE_UNKNOWN = 0, ZF_TUNE_ATOMIC, ZF_TUNE_PLAIN };
 typedef struct zf_tune {
-    _Atomic uint64_t launches;       /* launches measured, the first (not timed) included */
-    _Atomic uint64_t ps_per_item[2]; /* the last time per work-item, in ps: [0] on one thread, [1] on all; 0: none */
-    _Atomic bool one;                /* one thread was the faster */
+    _Atomic uint64_t launches;   /* launches measured, the first (not timed) included */
+    _Atomic uint32_t kind;       /* ZF_TUNE_ATOMIC: its first launch executed an atomic per work-item or more */
+    _Atomic uint64_t last_ps[2]; /* time per work-item of the latest launch, in ps: [0] on one thread, [1] on all */
+    _Atomic uint64_t best_ps[2]; /* the best of the latest two; 0 while there is one only */
+    _Atomic bool one;            /* one thread was the faster */
 } zf_tune;
 
 /* The threads the next launch runs on: 1 or `all`. */
 uint64_t zf_tune_threads(const zf_tune *tune, uint64_t all);
-/* A launch of `items` work-items ran on `threads` threads in `ns` without a fault: true when that changed the
- * choice. */
-bool zf_tune_ran(zf_tune *tune, uint64_t threads, uint64_t all, uint64_t ns, uint64_t items);
+/* A launch of `items` work-items, which executed `atomics` atomics, ran on `threads` threads in `ns` without a
+ * fault: true when that changed the choice. */
+bool zf_tune_ran(zf_tune *tune, uint64_t threads, uint64_t all, uint64_t ns, uint64_t items, uint64_t atomics);
 
 /* ---- spirv_mem.c ---- */
 

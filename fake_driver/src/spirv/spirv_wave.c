@@ -922,16 +922,16 @@ static uint64_t zf_wave_take(const zf_launch_plan *plan, uint64_t threads) {
 
 /* A compiled launch's time to the thread choice (spirv_tune.c); a change of choice goes to the debug log. */
 static void zf_tune_report(const zf_xlaunch *launch, zf_tune *tune, uint64_t threads, uint64_t all, uint64_t ns,
-                           uint64_t items) {
-    if (!zf_tune_ran(tune, threads, all, ns, items) || launch->env == NULL || launch->env->debug == NULL)
+                           uint64_t items, uint64_t atomics) {
+    if (!zf_tune_ran(tune, threads, all, ns, items, atomics) || launch->env == NULL || launch->env->debug == NULL)
         return;
     char text[256];
     bool one = atomic_load_explicit(&tune->one, memory_order_relaxed);
-    snprintf(
-        text, sizeof text, "kernel '%s': its launches run on %s: %.2f ns per work-item on one thread, %.2f on %llu",
-        launch->name, one ? "one thread" : "every thread",
-        (double)atomic_load_explicit(&tune->ps_per_item[0], memory_order_relaxed) / 1000.0,
-        (double)atomic_load_explicit(&tune->ps_per_item[1], memory_order_relaxed) / 1000.0, (unsigned long long)all);
+    snprintf(text, sizeof text,
+             "kernel '%s': its launches run on %s: %.2f ns per work-item on one thread, %.2f on %llu", launch->name,
+             one ? "one thread" : "every thread",
+             (double)atomic_load_explicit(&tune->best_ps[0], memory_order_relaxed) / 1000.0,
+             (double)atomic_load_explicit(&tune->best_ps[1], memory_order_relaxed) / 1000.0, (unsigned long long)all);
     launch->env->debug(launch->env->user, text);
 }
 
@@ -976,7 +976,8 @@ void zf_spirv_execute(const zf_xlaunch *launch, zf_xresult *result) {
     zf_run_job(&job, threads);
     result->hung |= stop != 0;
     if (tune != NULL && result->faults == 0 && !result->hung)
-        zf_tune_report(launch, tune, threads, all, zf_spirv_now_ns() - start, items * plan.total_groups);
+        zf_tune_report(launch, tune, threads, all, zf_spirv_now_ns() - start, items * plan.total_groups,
+                       result->work.ops[ZF_OPS_ATOMIC]);
     if (local_offsets != offsets)
         free(local_offsets);
 }
