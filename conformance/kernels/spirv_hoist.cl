@@ -88,3 +88,22 @@ kernel void hoist_above(global const float *in, global float *out, uint n)
     size_t i = (y * n + x) & 0xFFFF;
     out[i] = in[i - n] + 1.0f;
 }
+
+// Ids as values at addresses of the global id alone: a wave of groups in one run along x runs row by row, one loop
+// along x across its groups (docs/spirv-execution.md, "Rows across the wave"), and every work-item must still see
+// its own local, group and linear ids.
+kernel void hoist_ids(global uint *ids, global uint *linear, uint width)
+{
+    size_t x = get_global_id(0), y = get_global_id(1), i = y * width + x;
+    ids[i] = (uint)get_local_id(0) | (uint)get_local_id(1) << 8 | (uint)get_group_id(0) << 16 |
+             (uint)get_group_id(1) << 24;
+    linear[i] = (uint)get_local_linear_id() << 16 | (uint)x;
+}
+
+// An access at a loaded index, which stays checked in the unchecked copy: a work-item can fault there, so the wave
+// keeps the groups' order and its first fault is the interpreter's.
+kernel void hoist_leave(global const uint *in, global uint *out, uint width)
+{
+    size_t x = get_global_id(0), y = get_global_id(1), i = y * width + x;
+    out[i] = in[i] + in[in[i]];
+}

@@ -128,6 +128,7 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
     out->num_proven = h.num_proven;
     out->num_derived = h.num_derived;
     out->num_affine = h.num_affine;
+    out->wave_rows = h.wave_rows != 0;
     out->size = (size_t)h.object_size;
     out->blocks = malloc(blocks_size ? (size_t)blocks_size : 1);
     out->bytes = malloc(out->size ? out->size : 1);
@@ -202,6 +203,7 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
                            .num_proven = object->num_proven,
                            .num_derived = object->num_derived,
                            .num_affine = object->num_affine,
+                           .wave_rows = object->wave_rows,
                            .object_size = object->size,
                            .checksum = zf_cx_disk_checksum(object)};
     memcpy(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic);

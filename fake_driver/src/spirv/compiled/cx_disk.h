@@ -16,15 +16,15 @@ typedef struct zf_cx_key {
  * byte order; checksum is the FNV-1a of the table and the object. */
 /* The last digit is the format's version: an entry of another version is refused (version 1 had no region count,
  * version 2 no image read count, version 3 no count of accesses checked per group, version 4 no count of block counts
- * derived, version 5 no count of indices widened in 64 bits). */
-#define ZF_CX_DISK_MAGIC "ZFCXOBJ6"
+ * derived, version 5 no count of indices widened in 64 bits, version 6 no mark of rows across the wave). */
+#define ZF_CX_DISK_MAGIC "ZFCXOBJ7"
 typedef struct zf_cx_disk_header {
     char magic[8];
     uint64_t key_a, key_b;
     uint32_t num_blocks, spill_bytes;
     uint32_t num_regions, num_texsites;
     uint32_t num_proven, num_derived;
-    uint32_t num_affine, reserved;
+    uint32_t num_affine, wave_rows;
     uint64_t object_size;
     uint64_t checksum;
 } zf_cx_disk_header;

@@ -313,6 +313,7 @@ static void zf_cx_block_entry(zf_cx_em *e, uint32_t b, bool loop_head) {
         LLVMValueRef stop = zf_cx_call(e, ZF_CX_HELPER(zf_cx_poll), e->i32, params, 2, args);
         LLVMBuildStore(B, zf_cx_load_ir(e, e->i64, zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, poll_period))), budget);
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, stop, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, go);
+        e->leaves = true;
         LLVMPositionBuilderAtEnd(B, go);
     }
     /* The unchecked copy's counters are 32-bit (cx_emit_count.c): a work-item enters each of its blocks once at most.
@@ -482,6 +483,7 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     for (uint32_t b = 0; b < fn->block_count; b++)
         e->bbs[b] = LLVMAppendBasicBlockInContext(e->c, e->f, "block");
     e->fault_bb = LLVMAppendBasicBlockInContext(e->c, e->f, "fault");
+    e->leaves = false;
     LLVMBuildBr(e->b, e->bbs[0]);
     zf_cx_fault_edges_close(e); /* a fault before the first block moved nothing the table counts */
     /* Bail points in the functions that may wait of a kernel run region by region: their regions' copies leave at
@@ -506,6 +508,8 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
         zf_cx_fault_edges_close(e);
     }
     e->bails = e->bail_resumes = false;
+    if (e->mode == ZF_CX_UNCHECKED)
+        e->unchecked_leaves |= e->leaves;
     if (e->count_stores != NULL && !e->failed)
         zf_cx_count_derive(e, e->count_stores);
     free(e->count_stores);
@@ -1019,17 +1023,42 @@ static void zf_cx_item_copy(zf_cx_em *e, LLVMValueRef to, LLVMValueRef from, uin
     LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i64, to, &index, 1, ""));
 }
 
+/* The unchecked copy's counters of one row (e->row_counts), zeroed before its loop. */
+static void zf_cx_row_counts_zero(zf_cx_em *e) {
+    LLVMBuildMemSet(e->b, LLVMBuildBitCast(e->b, e->row_counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
+                    zf_cx_i64c(e, 4ull * e->num_blocks), 4);
+}
+
+/* After the unchecked copy's loop over a row (`back`, its back edge): the row's counts go to the group's. The loop's
+ * sums start from zero, and the sum of one row does not wait for the previous one's. */
+static void zf_cx_row_counts_add(zf_cx_em *e, LLVMValueRef back) {
+    /* its proven accesses do not depend on each other's (cx_emit_hoist.c) */
+    LLVMSetMetadata(back, LLVMGetMDKindIDInContext(e->c, "llvm.loop", 9), e->parallel_loop);
+    LLVMTypeRef p32 = LLVMPointerType(e->i32, 0);
+    LLVMValueRef from = LLVMBuildBitCast(e->b, e->row_counts, p32, ""),
+                 to = LLVMBuildBitCast(e->b, e->ucounts, p32, "");
+    for (uint32_t j = 0; j < e->num_blocks; j++) {
+        LLVMValueRef index = zf_cx_i64c(e, j);
+        LLVMValueRef at = LLVMBuildGEP2(e->b, e->i32, to, &index, 1, "");
+        LLVMValueRef add = LLVMBuildLoad2(e->b, e->i32, LLVMBuildGEP2(e->b, e->i32, from, &index, 1, ""), "");
+        LLVMBuildStore(e->b, LLVMBuildAdd(e->b, LLVMBuildLoad2(e->b, e->i32, at, ""), add, ""), at);
+    }
+}
+
+/* The unchecked copy for the current work-item, its counts into the row's. */
+static void zf_cx_unchecked_call(zf_cx_em *e) {
+    LLVMValueRef call_args[5] = {e->rt, e->row_counts, e->item, e->args, e->ret};
+    LLVMBuildCall2(e->b, e->fn_type, e->unchecked_fn, call_args, 5, "");
+}
+
 /* The loop over row (y, z) of the group: `region` (or a round) of each work-item, or `callee` when g is NULL. */
 static void zf_cx_row_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
                             LLVMValueRef y, LLVMValueRef z, uint32_t region, const zf_cx_group *g,
                             LLVMValueRef callee) {
     LLVMValueRef row = LLVMBuildMul(e->b, gs[0], LLVMBuildAdd(e->b, y, LLVMBuildMul(e->b, gs[1], z, ""), ""), "");
-    LLVMValueRef row_counts = NULL;
-    if (callee == e->unchecked_fn) {
-        row_counts = e->row_counts;
-        LLVMBuildMemSet(e->b, LLVMBuildBitCast(e->b, row_counts, e->p8, ""), LLVMConstInt(e->i8, 0, false),
-                        zf_cx_i64c(e, 4ull * e->num_blocks), 4);
-    }
+    bool unchecked = g == NULL && callee == e->unchecked_fn;
+    if (unchecked)
+        zf_cx_row_counts_zero(e);
     zf_cx_loop x = zf_cx_loop_begin(e, gs[0]);
     LLVMValueRef lane = LLVMBuildAdd(e->b, base, LLVMBuildAdd(e->b, row, x.i, ""), "");
     zf_cx_set_item(e, ZF_CX_ITEM_LANE, lane);
@@ -1039,26 +1068,16 @@ static void zf_cx_row_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueR
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z);
     if (g != NULL) {
         zf_cx_turn(e, lane, region, g);
+    } else if (unchecked) {
+        zf_cx_set_item(e, ZF_CX_ITEM_ALONG, x.i);
+        zf_cx_unchecked_call(e);
     } else {
-        LLVMValueRef counts = row_counts != NULL ? row_counts : e->counts;
-        LLVMValueRef call_args[5] = {e->rt, counts, e->item, e->args, e->ret};
+        LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, e->args, e->ret};
         LLVMBuildCall2(e->b, e->fn_type, callee, call_args, 5, "");
     }
     LLVMValueRef back = zf_cx_loop_end(e, &x);
-    if (row_counts == NULL)
-        return;
-    /* its proven accesses do not depend on each other's (cx_emit_hoist.c) */
-    LLVMSetMetadata(back, LLVMGetMDKindIDInContext(e->c, "llvm.loop", 9), e->parallel_loop);
-    /* The row's counts go to the group's after the row: the loop's sums start from zero, and the sum of one row does
-     * not wait for the previous one's. */
-    LLVMTypeRef p32 = LLVMPointerType(e->i32, 0);
-    LLVMValueRef from = LLVMBuildBitCast(e->b, row_counts, p32, ""), to = LLVMBuildBitCast(e->b, e->ucounts, p32, "");
-    for (uint32_t j = 0; j < e->num_blocks; j++) {
-        LLVMValueRef index = zf_cx_i64c(e, j);
-        LLVMValueRef at = LLVMBuildGEP2(e->b, e->i32, to, &index, 1, "");
-        LLVMValueRef add = LLVMBuildLoad2(e->b, e->i32, LLVMBuildGEP2(e->b, e->i32, from, &index, 1, ""), "");
-        LLVMBuildStore(e->b, LLVMBuildAdd(e->b, LLVMBuildLoad2(e->b, e->i32, at, ""), add, ""), at);
-    }
+    if (unchecked)
+        zf_cx_row_counts_add(e, back);
 }
 
 static void zf_cx_item_loops(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
@@ -1148,7 +1167,8 @@ static void zf_cx_group_rows(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef b
 }
 
 /* The loops over a group's work-items; for a kernel whose checks can be made per group, the unchecked copy's for
- * the rows the group's proof covers (all of them when it holds), the checked function's for the others. */
+ * the rows the group's proof covers (all of them when it holds, or when wave_proven, the wave's box proof, does: NULL
+ * when the wave does not look at it), the checked function's for the others. */
 static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base, uint32_t region,
                         const zf_cx_group *g, LLVMValueRef wave_proven) {
     LLVMBuilderRef B = e->b;
@@ -1157,21 +1177,58 @@ static void zf_cx_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *
         return;
     }
     LLVMValueRef lo = zf_cx_var_of(e, e->i64), hi = zf_cx_var_of(e, e->i64);
-    LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(e->c, e->f, "group");
-    LLVMBasicBlockRef boxed = LLVMAppendBasicBlockInContext(e->c, e->f, "box proven");
     LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->f, "rows");
-    LLVMBuildCondBr(B, wave_proven, boxed, own);
-    LLVMPositionBuilderAtEnd(B, boxed);
-    zf_cx_box_sites(e, LLVMBuildMul(B, gs[0], zf_cx_item(e, ZF_CX_ITEM_SLOT), ""));
-    LLVMBuildStore(B, zf_cx_i64c(e, 0), lo);
-    LLVMBuildStore(B, gs[1], hi);
-    LLVMBuildBr(B, run);
-    LLVMPositionBuilderAtEnd(B, own);
+    if (wave_proven != NULL) {
+        LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(e->c, e->f, "group");
+        LLVMBasicBlockRef boxed = LLVMAppendBasicBlockInContext(e->c, e->f, "box proven");
+        LLVMBuildCondBr(B, wave_proven, boxed, own);
+        LLVMPositionBuilderAtEnd(B, boxed);
+        zf_cx_box_sites(e, LLVMBuildMul(B, gs[0], zf_cx_item(e, ZF_CX_ITEM_SLOT), ""));
+        LLVMBuildStore(B, zf_cx_i64c(e, 0), lo);
+        LLVMBuildStore(B, gs[1], hi);
+        LLVMBuildBr(B, run);
+        LLVMPositionBuilderAtEnd(B, own);
+    }
     LLVMValueRef index = LLVMConstInt(e->i32, ZF_CX_ITEM_SITES, false);
     zf_cx_group_rows(e, gs, base, LLVMBuildGEP2(B, e->i64, e->item, &index, 1, ""), lo, hi);
     LLVMBuildBr(B, run);
     LLVMPositionBuilderAtEnd(B, run);
     zf_cx_split_loops(e, entry, gs, base, LLVMBuildLoad2(B, e->i64, lo, ""), LLVMBuildLoad2(B, e->i64, hi, ""));
+}
+
+/* A wave the box proof covers (zf_cx_wave_proof: its groups are one run along dimension 0), row by row: for each
+ * local id z and y, one loop along x over that row of every group of the wave, all through the unchecked copy. No
+ * work-item of it can fault, so only the order between its groups differs from the checked loops', which OpenCL
+ * leaves open (docs/spirv-execution.md, "Rows across the wave"): the wave's accesses run along rows of memory rather
+ * than down one group's rows before the next (the 5-point stencil's 16 x 16 groups read 18 rows of lines each), and
+ * what a row costs beyond its work-items (its counters' sums) is shared by the wave's groups. The sites' origin is the
+ * box's, and a work-item's place along x from it its x in the box (ZF_CX_ITEM_ALONG), so that LLVM sees consecutive
+ * accesses across the groups. */
+static void zf_cx_wave_rows(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef items) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef first_x = zf_cx_item(e, ZF_CX_ITEM_GRP); /* the wave proof set the first group's ids */
+    LLVMValueRef width = LLVMBuildMul(B, gs[0], zf_cx_rt_u64(e, offsetof(zf_cx_rt, wave_groups)), "");
+    zf_cx_box_sites(e, zf_cx_i64c(e, 0));
+    zf_cx_loop z = zf_cx_loop_begin(e, gs[2]);
+    zf_cx_loop y = zf_cx_loop_begin(e, gs[1]);
+    LLVMValueRef row = LLVMBuildMul(B, gs[0], LLVMBuildAdd(B, y.i, LLVMBuildMul(B, gs[1], z.i, ""), ""), "");
+    zf_cx_row_counts_zero(e);
+    zf_cx_loop x = zf_cx_loop_begin(e, width);
+    LLVMValueRef slot = LLVMBuildUDiv(B, x.i, gs[0], ""), lid = LLVMBuildURem(B, x.i, gs[0], "");
+    LLVMValueRef lane = LLVMBuildAdd(B, LLVMBuildMul(B, slot, items, ""), LLVMBuildAdd(B, row, lid, ""), "");
+    zf_cx_set_item(e, ZF_CX_ITEM_SLOT, slot);
+    zf_cx_set_item(e, ZF_CX_ITEM_GRP, LLVMBuildAdd(B, first_x, slot, ""));
+    zf_cx_set_item(e, ZF_CX_ITEM_LANE, lane);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID, lid);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y.i);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z.i);
+    zf_cx_set_item(e, ZF_CX_ITEM_ALONG, x.i);
+    zf_cx_wave_args(e, entry, ZF_XARG_LOCAL, slot, NULL);
+    zf_cx_wave_args(e, entry, ZF_XARG_BYVAL, NULL, lane);
+    zf_cx_unchecked_call(e);
+    zf_cx_row_counts_add(e, zf_cx_loop_end(e, &x));
+    zf_cx_loop_end(e, &y);
+    zf_cx_loop_end(e, &z);
 }
 
 /* A region's own work-item and counters (e->item, e->counts) back into the wave's. */
@@ -1338,6 +1395,19 @@ static void zf_cx_wave(zf_cx_em *e) {
     }
     LLVMValueRef items = zf_cx_rt_u64(e, offsetof(zf_cx_rt, group_items));
     LLVMValueRef wave_proven = e->unchecked_fn != NULL ? zf_cx_wave_proof(e, gs, groups) : NULL;
+    /* A proved wave runs rows across its groups; one whose unchecked copy can stop a work-item runs group by group,
+     * so that its faults and printf follow the groups' order, each group proved by the box. */
+    LLVMBasicBlockRef wave_done = NULL;
+    if (wave_proven != NULL && !e->unchecked_leaves) {
+        LLVMBasicBlockRef rows = LLVMAppendBasicBlockInContext(e->c, e->f, "wave rows");
+        LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(e->c, e->f, "wave groups");
+        wave_done = LLVMAppendBasicBlockInContext(e->c, e->f, "wave done");
+        LLVMBuildCondBr(e->b, wave_proven, rows, own);
+        LLVMPositionBuilderAtEnd(e->b, rows);
+        zf_cx_wave_rows(e, entry, gs, items);
+        LLVMBuildBr(e->b, wave_done);
+        LLVMPositionBuilderAtEnd(e->b, own);
+    }
     zf_cx_loop slot = zf_cx_loop_begin(e, zf_cx_rt_u64(e, offsetof(zf_cx_rt, wave_groups)));
     LLVMValueRef linear = LLVMBuildAdd(e->b, zf_cx_rt_u64(e, offsetof(zf_cx_rt, first_group)), slot.i, "");
     LLVMValueRef rest = LLVMBuildUDiv(e->b, linear, groups[0], "");
@@ -1354,8 +1424,12 @@ static void zf_cx_wave(zf_cx_em *e) {
     if (e->barriers)
         zf_cx_group_regions(e, entry, gs, base, linear, arg_bytes);
     else
-        zf_cx_items(e, entry, gs, base, 0, NULL, wave_proven);
+        zf_cx_items(e, entry, gs, base, 0, NULL, wave_done == NULL ? wave_proven : NULL);
     zf_cx_loop_end(e, &slot);
+    if (wave_done != NULL) {
+        LLVMBuildBr(e->b, wave_done);
+        LLVMPositionBuilderAtEnd(e->b, wave_done);
+    }
     if (e->unchecked_fn != NULL)
         zf_cx_count_resolve(e, e->ucounts, e->counts);
     LLVMValueRef totals = zf_cx_rt_field(e, offsetof(zf_cx_rt, counts), LLVMPointerType(e->i64, 0));
@@ -1680,6 +1754,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         LLVMDisposeBuilder(e.eb);
     }
     uint32_t affine = zf_cx_affine_sites(&e);
+    uint32_t wave_rows = e.unchecked_fn != NULL && !e.sites_local && !e.unchecked_leaves;
     zf_cx_hoist_free(&e);
     uint32_t derived = zf_cx_count_derived(&e);
     zf_cx_counting_free(&e);
@@ -1709,5 +1784,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->num_proven = e.num_proven;
     out->num_derived = derived;
     out->num_affine = affine;
+    out->wave_rows = wave_rows;
     return true;
 }

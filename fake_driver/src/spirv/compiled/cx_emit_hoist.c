@@ -808,8 +808,9 @@ void zf_cx_parallel_access(zf_cx_em *e, const zf_dinst *in, LLVMValueRef host) {
 
 /* The unchecked copy's widened values, computed once at the start of each function it has (so that every use of
  * one is one value, and an access made on two paths stays one consecutive access when the paths are merged): for
- * each site whose factor of x is known, the value the proof found, its origin plus its steps times the local ids,
- * exact in 64 bits (no value it records wraps inside the group). */
+ * each site whose factor of x is known, the value the proof found, its origin plus its steps times the local ids
+ * (along x, the work-item's place from the origin: ZF_CX_ITEM_ALONG), exact in 64 bits (no value it records wraps
+ * inside the group). */
 void zf_cx_unchecked_sites(zf_cx_em *e) {
     for (uint32_t k = 0; k < e->num_sites && k < ZF_CX_MAX_SITES; k++) {
         e->site_values[k] = NULL;
@@ -819,7 +820,8 @@ void zf_cx_unchecked_sites(zf_cx_em *e) {
         for (uint32_t d = 0; d < 3; d++) {
             LLVMValueRef step =
                 d == 0 ? zf_cx_i64c(e, (uint64_t)e->slot_coef[k]) : zf_cx_item(e, ZF_CX_ITEM_SITES + 4 * k + 1 + d);
-            v = LLVMBuildAdd(e->b, v, LLVMBuildMul(e->b, step, zf_cx_item(e, ZF_CX_ITEM_LID + d), ""), "");
+            LLVMValueRef along = zf_cx_item(e, d == 0 ? ZF_CX_ITEM_ALONG : ZF_CX_ITEM_LID + d);
+            v = LLVMBuildAdd(e->b, v, LLVMBuildMul(e->b, step, along, ""), "");
         }
         e->site_values[k] = v;
     }
@@ -997,6 +999,11 @@ void zf_cx_hoist(zf_cx_em *e) {
         e->num_proven += e->site_kind[i] == ZF_CX_SITE_ADDRESS;
     e->probe_fn = zf_cx_mode_copies(e, ZF_CX_PROBE, "zf_cx_probe");
     e->unchecked_fn = zf_cx_mode_copies(e, ZF_CX_UNCHECKED, "zf_cx_unchecked");
+    /* The wave calls it from two places (its rows when the box proof holds, a group's proven rows when only the
+     * group's does): inlined in both, its accesses vectorise; called, it runs one call per work-item. */
+    if (e->unchecked_fn != NULL)
+        LLVMAddAttributeAtIndex(e->unchecked_fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateEnumAttribute(e->c, LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));
 }
 
 void zf_cx_hoist_free(zf_cx_em *e) {

@@ -146,6 +146,7 @@ LLVMBasicBlockRef zf_cx_fault_edge(zf_cx_em *e) {
         e->edges = grown;
         e->cap_edges = cap;
     }
+    e->leaves = true;
     LLVMBasicBlockRef from = LLVMGetInsertBlock(e->b), edge = LLVMAppendBasicBlockInContext(e->c, e->f, "faulted");
     LLVMPositionBuilderAtEnd(e->b, edge);
     LLVMTypeRef v4 = LLVMVectorType(e->i64, 4);
@@ -913,7 +914,9 @@ void zf_cx_call_inst(zf_cx_em *e, const zf_dinst *in) {
         LLVMAddIncoming(faulted, results, from, 2);
     }
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->f, "returned");
+    bool leaves = e->leaves; /* the callee's own ways out are its body's */
     LLVMBuildCondBr(e->b, faulted, zf_cx_fault_edge(e), next);
+    e->leaves = leaves;
     LLVMPositionBuilderAtEnd(e->b, next);
     if (resumable) {
         LLVMBasicBlockRef waits = LLVMAppendBasicBlockInContext(e->c, e->f, "waits");

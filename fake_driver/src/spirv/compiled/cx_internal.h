@@ -80,9 +80,11 @@ enum {
                          points */
     ZF_CX_ITEM_PATH,  /* out, when it waits: the path (region) of the function it waits in */
     ZF_CX_ITEM_COUNT,
-    /* In the wave's work-item, for the unchecked copy (cx_emit_hoist.c): per site, the group's origin and its steps
-     * along the 3 local ids. */
-    ZF_CX_ITEM_SITES = ZF_CX_ITEM_COUNT + 1
+    /* In the wave's work-item, for the unchecked copy (cx_emit_hoist.c): its place along dimension 0 from the sites'
+     * origin (its local id x in a group, its x in the wave's box of groups), then per site, the origin and its steps
+     * along the 3 dimensions. */
+    ZF_CX_ITEM_ALONG = ZF_CX_ITEM_COUNT + 1,
+    ZF_CX_ITEM_SITES
 };
 
 /* A block of the compiled code: its place in the form, and the bytes its argument-relative accesses move (counted
@@ -104,6 +106,7 @@ struct zf_cx_kernel {
     uint32_t num_proven;  /* accesses checked once per group rather than per work-item (cx_emit_hoist.c) */
     uint32_t num_derived; /* block counts the unchecked copy derives rather than counts (cx_emit_count.c) */
     uint32_t num_affine;  /* widened indices the unchecked copy computes in 64 bits (cx_emit_hoist.c) */
+    uint32_t wave_rows;   /* 1: a wave the box proof covers runs row by row across its groups (cx_emit.c) */
     zf_tune tune;         /* the threads its launches run on (spirv_tune.c) */
 };
 
@@ -121,6 +124,7 @@ typedef struct zf_cx_unit {
     uint32_t num_proven;
     uint32_t num_derived;
     uint32_t num_affine;
+    uint32_t wave_rows;
 } zf_cx_unit;
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
@@ -400,6 +404,8 @@ typedef struct zf_cx_em {
     zf_cx_block so_far;
     struct zf_cx_edge_note *edges;
     uint32_t num_edges, cap_edges;
+    bool leaves; /* the function being emitted has a way out for a work-item that stops (a fault, a helper that kills
+                    it, the hang detector) of its own, not only its callees' */
     /* Checks made per group (cx_emit_hoist.c): which copy is being emitted, the sites of the plan (per form
      * instruction: its first value the probe records, their kind, whether the probe computes it; NULL when the
      * kernel does not qualify), the two copies and the metadata of the unchecked one's accesses and loop. */
@@ -410,6 +416,7 @@ typedef struct zf_cx_em {
     uint32_t num_remat, cap_remat;
     uint32_t num_sites, num_proven; /* values the probe records; accesses it covers */
     bool sites_local;               /* a value the probe records depends on more than the global id */
+    bool unchecked_leaves;          /* a function of the unchecked copy has a way out for a work-item that stops */
     uint64_t slot_vn[64];           /* per site: the value number it records (ZF_CX_MAX_SITES) */
     uint8_t slot_kind[64];
     int64_t slot_coef[64]; /* per site: its factor of local id x when known (ZF_CX_COEF_UNKNOWN) */

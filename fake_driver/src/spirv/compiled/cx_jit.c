@@ -307,6 +307,7 @@ static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_varian
     entry->kernel.num_proven = object->num_proven;
     entry->kernel.num_derived = object->num_derived;
     entry->kernel.num_affine = object->num_affine;
+    entry->kernel.wave_rows = object->wave_rows;
     object->blocks = NULL;
     return true;
 }
@@ -481,16 +482,16 @@ static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx
     if (which == ZF_CX_SPECIALIZED)
         snprintf(size, sizeof size, "groups of %ux%ux%u", entry->group_size[0], entry->group_size[1],
                  entry->group_size[2]);
-    char regions[96] = "";
+    char regions[160] = "";
     if (state == ZF_CX_COMPILED && variant->kernel.num_regions > 0)
         snprintf(regions, sizeof regions, ", barriers: %u regions, records of %u bytes", variant->kernel.num_regions,
                  variant->kernel.spill_bytes);
     else if (state == ZF_CX_COMPILED && variant->kernel.num_proven > 0)
-        snprintf(regions, sizeof regions,
-                 ", %u access%s checked per group, %u block count%s derived, %u ind%s in 64 bits",
-                 variant->kernel.num_proven, variant->kernel.num_proven == 1 ? "" : "es", variant->kernel.num_derived,
-                 variant->kernel.num_derived == 1 ? "" : "s", variant->kernel.num_affine,
-                 variant->kernel.num_affine == 1 ? "ex" : "ices");
+        snprintf(
+            regions, sizeof regions, ", %u access%s checked per group, %u block count%s derived, %u ind%s in 64 bits%s",
+            variant->kernel.num_proven, variant->kernel.num_proven == 1 ? "" : "es", variant->kernel.num_derived,
+            variant->kernel.num_derived == 1 ? "" : "s", variant->kernel.num_affine,
+            variant->kernel.num_affine == 1 ? "ex" : "ices", variant->kernel.wave_rows ? ", rows across the wave" : "");
     if (state == ZF_CX_COMPILED)
         zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%s, %u blocks%s%s%s)", launch->name,
                     (double)(zf_cx_now_us() - start) / 1000.0, size, variant->kernel.num_blocks, source[0] ? ", " : "",

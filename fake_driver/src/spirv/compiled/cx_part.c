@@ -130,6 +130,7 @@ static bool zf_cx_part_compile(const zf_dprog *code, uint32_t kernel, const zf_x
         out->num_proven = unit.num_proven;
         out->num_derived = unit.num_derived;
         out->num_affine = unit.num_affine;
+        out->wave_rows = unit.wave_rows;
         LLVMValueRef wave = LLVMGetNamedFunction(unit.module, "zf_cx_wave");
         LLVMSetValueName2(wave, symbol, strlen(symbol));
         LLVMSetTarget(unit.module, zf_cx_part_state.triple);
