@@ -3,6 +3,10 @@
  * wrong arguments of every implemented function, and images (2D images, image buffers). */
 #include "zc_opencl.h"
 
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
 static int zc_callback_calls;
 static void CL_CALLBACK zc_on_complete(cl_event e, cl_int status, void *data) {
     (void)e;
@@ -91,6 +95,85 @@ static void test_user_event_failure_terminates(void **state) {
     clReleaseCommandQueue(other);
     clReleaseMemObject(ma);
     clReleaseMemObject(mc);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
+/* The other thread of test_finish_waits_for_gated_commands: it writes new inputs through its own queue, then
+ * completes the user event the kernel waits for. */
+typedef struct zc_gate {
+    zc_cl *t;
+    cl_command_queue queue;
+    cl_mem in;
+    cl_event user;
+} zc_gate;
+
+static void *zc_open_gate(void *arg) {
+    zc_gate *g = arg;
+    struct timespec pause = {0, 30 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    int a[ZC_N];
+    for (int i = 0; i < ZC_N; i++)
+        a[i] = 1000 + i;
+    cl_int err = clEnqueueWriteBuffer(g->queue, g->in, CL_TRUE, 0, sizeof a, a, 0, NULL, NULL);
+    cl_int set = clSetUserEventStatus(g->user, CL_COMPLETE);
+    return (void *)(intptr_t)(err == CL_SUCCESS && set == CL_SUCCESS);
+}
+
+/* clFinish runs the queue's commands on the calling thread when the engine has not taken them and they wait for
+ * nothing (docs/command-lists.md, "Waiting threads run queued work"), and otherwise waits: a kernel gated by a user
+ * event, and a fill after it in order, run only once another thread wrote new inputs and completed the event, and a
+ * clFinish of enqueued work that waits for nothing returns with it done. */
+static void test_finish_waits_for_gated_commands(void **state) {
+    zc_cl *t = *state;
+    cl_int err;
+    cl_program p = zc_build_source(t, zc_vadd_source, NULL);
+    cl_kernel k = clCreateKernel(p, "vadd", &err);
+    int a[ZC_N], c[ZC_N];
+    for (int i = 0; i < ZC_N; i++)
+        a[i] = i;
+    cl_mem ma = clCreateBuffer(t->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
+    cl_mem mc = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof c, NULL, &err);
+    cl_mem md = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof c, NULL, &err);
+    clSetKernelArg(k, 0, sizeof ma, &ma);
+    clSetKernelArg(k, 1, sizeof ma, &ma);
+    clSetKernelArg(k, 2, sizeof mc, &mc);
+    cl_command_queue other = clCreateCommandQueueWithProperties(t->context, t->device, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    zc_gate gate = {t, other, ma, clCreateUserEvent(t->context, &err)};
+    size_t global = ZC_N;
+    assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 1, &gate.user, NULL), CL_SUCCESS);
+    int fill = 3;
+    assert_int_equal(clEnqueueFillBuffer(t->queue, md, &fill, sizeof fill, 0, sizeof c, 0, NULL, NULL), CL_SUCCESS);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, zc_open_gate, &gate), 0);
+    assert_int_equal(clFinish(t->queue), CL_SUCCESS);
+    void *opened = NULL;
+    pthread_join(thread, &opened);
+    assert_true(opened != NULL);
+    assert_int_equal(zc_exec_status(gate.user), CL_COMPLETE);
+    assert_int_equal(clEnqueueReadBuffer(other, mc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < ZC_N; i++)
+        assert_int_equal(c[i], 2 * (1000 + i));
+    assert_int_equal(clEnqueueReadBuffer(other, md, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < ZC_N; i++)
+        assert_int_equal(c[i], fill);
+    /* nothing to wait for: the kernels may run on this thread, in order, each seeing the one before */
+    for (int round = 0; round < 8; round++) {
+        clSetKernelArg(k, 0, sizeof mc, &mc);
+        clSetKernelArg(k, 1, sizeof mc, &mc);
+        clSetKernelArg(k, 2, sizeof mc, &mc);
+        assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+    }
+    assert_int_equal(clFinish(t->queue), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(t->queue, mc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < ZC_N; i++)
+        assert_int_equal(c[i], 2 * (1000 + i) * 256);
+    clReleaseEvent(gate.user);
+    clReleaseCommandQueue(other);
+    clReleaseMemObject(ma);
+    clReleaseMemObject(mc);
+    clReleaseMemObject(md);
     clReleaseKernel(k);
     clReleaseProgram(p);
 }
@@ -712,6 +795,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_user_marker_barrier),
         cmocka_unit_test(test_user_event_failure_terminates),
+        cmocka_unit_test(test_finish_waits_for_gated_commands),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_invalid_arguments_more),
         cmocka_unit_test(test_images),

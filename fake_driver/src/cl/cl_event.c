@@ -199,6 +199,8 @@ void zfcl_queue_forget(cl_command_queue q) {
 }
 
 cl_int zfcl_queue_finish(cl_command_queue q) {
+    for (uint32_t i = 0; i < q->num_lists; i++) /* its lists' queued commands, run here rather than handed off */
+        zf_immediate_list_help(q->lists[i]);
     pthread_mutex_lock(&q->lock);
     size_t n;
     cl_event *tails = zfcl_queue_tails(q, &n);

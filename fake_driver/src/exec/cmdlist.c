@@ -713,3 +713,8 @@ ze_result_t zf_cmdlist_append_custom(ze_command_list_handle_t hCommandList, cons
     command->u.custom = (zf_custom_args){ops, payload};
     return zf_append_finish(list, command, result);
 }
+
+bool zf_immediate_list_help(ze_command_list_handle_t list) {
+    zf_cmdlist *l = zf_cmdlist_from(list);
+    return l->immediate && zf_engine_help(l->immediate_queue);
+}

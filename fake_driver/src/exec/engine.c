@@ -832,6 +832,67 @@ bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_li
     return true;
 }
 
+/* Whether a queued submission is a single command whose wait events are all signalled (the sync lock held): a thread
+ * that runs it cannot block where the worker would wait. */
+static bool zf_submission_ready(const zf_submission *sub) {
+    return sub->has_single && sub->num_lists == 0 && zf_waits_signaled(&sub->single);
+}
+
+/* The FIFO's submissions up to the queue's last one, when they are all ready (the sync lock held): the last, or NULL
+ * (nothing of the queue's is queued, or one before it is not ready). What other queues submitted after it stays the
+ * worker's. */
+static zf_submission *zf_help_until(const zf_engine *engine, const zf_queue *queue, uint32_t *count) {
+    zf_submission *last = NULL;
+    uint32_t n = 0;
+    for (zf_submission *sub = engine->head; sub != NULL; sub = sub->next) {
+        if (!zf_submission_ready(sub))
+            break;
+        n++;
+        if (sub->queue == queue) {
+            last = sub;
+            *count = n;
+        }
+    }
+    return last;
+}
+
+bool zf_engine_help(zf_queue *queue) {
+    zf_engine *engine = queue->engine;
+    uint32_t count = 0;
+    zf_sync_lock();
+    /* The worker has not taken them (it takes the FIFO when it wakes): running here keeps the engine's order. */
+    zf_submission *last = engine->running || engine->stop ? NULL : zf_help_until(engine, queue, &count);
+    if (last == NULL) {
+        zf_sync_unlock();
+        return false;
+    }
+    zf_submission *chain = engine->head;
+    engine->head = last->next;
+    if (engine->head == NULL)
+        engine->tail = NULL;
+    last->next = NULL;
+    engine->queued -= count;
+    atomic_fetch_add_explicit(&engine->takes, 1, memory_order_relaxed);
+    if (engine->throttled > 0)
+        pthread_cond_broadcast(&engine->room);
+    engine->running = true;
+    zf_sync_unlock();
+    zf_submission *done = zf_engine_run_chain(engine, chain); /* returns with the lock held */
+    while (done != NULL) {
+        zf_submission *next = done->next;
+        if (!zf_submission_recycle(engine, done))
+            zf_submission_discard(done);
+        done = next;
+    }
+    engine->running = false;
+    if (engine->head != NULL)
+        pthread_cond_signal(&engine->wake); /* what is left, or was submitted meanwhile, is the worker's */
+    else
+        zf_sync_broadcast(); /* the engine is idle: zf_device_wait_idle */
+    zf_sync_unlock();
+    return true;
+}
+
 static bool zf_queue_idle(const void *object) {
     zf_queue *queue = (zf_queue *)object;
     return atomic_load(&queue->completed) == atomic_load_explicit(&queue->submitted, memory_order_relaxed);
@@ -842,6 +903,8 @@ ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns) {
     if (!zf_queue_idle(queue)) {
         if (timeout_ns == 0)
             return ZE_RESULT_NOT_READY;
+        if (timeout_ns == UINT64_MAX) /* a wait without a timeout may run the work itself: zf_engine_help */
+            zf_engine_help(queue);
         zf_sync_lock();
         atomic_fetch_add(&zf_queue_waiters, 1);
         bool idle = zf_sync_await(zf_queue_idle, queue, timeout_ns);

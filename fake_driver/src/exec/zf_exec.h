@@ -243,7 +243,18 @@ ze_result_t zf_engine_submit(zf_queue *queue, zf_cmdlist **lists, uint32_t num_l
 bool zf_engine_run_in_place(zf_queue *queue, zf_cmdlist **lists, uint32_t num_lists, zf_command *single,
                             zf_fence *fence);
 
-/* Waits until every submission to the queue has completed, or the timeout (ns) passes: SUCCESS or NOT_READY. */
+/* Runs, on the calling thread, the submissions queued on the queue's engine that its worker has not taken yet, when
+ * they are single commands (an immediate list's) whose wait events are all signalled: a thread about to wait without
+ * a timeout for them does their work instead of waking the worker and sleeping until it is done (two thread hand-offs
+ * a launch; docs/cost-model.md, "Waiting threads run queued work"). The same order, device time, faults, observers
+ * and signals as on the worker. False when it ran nothing (the worker is running, nothing is queued, or a command
+ * waits for an event not signalled yet). */
+bool zf_engine_help(zf_queue *queue);
+/* zf_engine_help for the queue behind an immediate list (the OpenCL face's, before it waits for its commands). */
+bool zf_immediate_list_help(ze_command_list_handle_t list);
+
+/* Waits until every submission to the queue has completed, or the timeout (ns) passes: SUCCESS or NOT_READY. A wait
+ * without a timeout first runs what it can of the queued work itself (zf_engine_help). */
 ze_result_t zf_queue_wait(zf_queue *queue, uint64_t timeout_ns);
 
 /* Stops every engine worker (library unload). */
