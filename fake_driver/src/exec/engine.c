@@ -607,6 +607,38 @@ static zf_submission *zf_engine_run_chain(zf_engine *engine, zf_submission *sub)
     }
 }
 
+/* Takes the FIFO's submissions up to `last` (`count` of them) to run them, the engine then running (the sync lock
+ * held). */
+static zf_submission *zf_engine_take(zf_engine *engine, zf_submission *last, uint32_t count) {
+    zf_submission *chain = engine->head;
+    engine->head = last->next;
+    if (engine->head == NULL)
+        engine->tail = NULL;
+    last->next = NULL;
+    engine->queued -= count;
+    atomic_fetch_add_explicit(&engine->takes, 1, memory_order_relaxed);
+    if (engine->throttled > 0)
+        pthread_cond_broadcast(&engine->room);
+    engine->running = true;
+    return chain;
+}
+
+/* After a chain ran (zf_engine_run_chain, the sync lock held): its submissions recycled, the engine no longer running;
+ * what is queued is the worker's, and an idle engine wakes zf_device_wait_idle. */
+static void zf_engine_done(zf_engine *engine, zf_submission *done) {
+    while (done != NULL) {
+        zf_submission *next = done->next;
+        if (!zf_submission_recycle(engine, done))
+            zf_submission_discard(done);
+        done = next;
+    }
+    engine->running = false;
+    if (engine->head != NULL)
+        pthread_cond_signal(&engine->wake);
+    else
+        zf_sync_broadcast();
+}
+
 /* The worker takes the whole FIFO at once: one critical section for every submission queued meanwhile. */
 static void *zf_engine_main(void *arg) {
     zf_engine *engine = arg;
@@ -614,29 +646,14 @@ static void *zf_engine_main(void *arg) {
     for (;;) {
         if (engine->head == NULL && !engine->stop)
             zf_linger_on(&engine->submissions);
-        /* running here means a submission runs in place on another thread (zf_engine_run_in_place) */
+        /* running here means a submission runs on another thread (zf_engine_run_in_place, zf_engine_help) */
         while ((engine->head == NULL || engine->running) && !engine->stop)
             pthread_cond_wait(&engine->wake, &zf_sync_mutex);
         if (engine->stop)
             break;
-        zf_submission *chain = engine->head;
-        engine->head = engine->tail = NULL;
-        engine->queued = 0;
-        atomic_fetch_add_explicit(&engine->takes, 1, memory_order_relaxed);
-        if (engine->throttled > 0)
-            pthread_cond_broadcast(&engine->room);
-        engine->running = true;
+        zf_submission *chain = zf_engine_take(engine, engine->tail, engine->queued);
         zf_sync_unlock();
-        zf_submission *done = zf_engine_run_chain(engine, chain);
-        while (done != NULL) {
-            zf_submission *next = done->next;
-            if (!zf_submission_recycle(engine, done))
-                zf_submission_discard(done);
-            done = next;
-        }
-        engine->running = false;
-        if (engine->head == NULL)
-            zf_sync_broadcast(); /* the engine is idle: zf_device_wait_idle */
+        zf_engine_done(engine, zf_engine_run_chain(engine, chain));
     }
     zf_sync_unlock();
     return NULL;
@@ -866,29 +883,9 @@ bool zf_engine_help(zf_queue *queue) {
         zf_sync_unlock();
         return false;
     }
-    zf_submission *chain = engine->head;
-    engine->head = last->next;
-    if (engine->head == NULL)
-        engine->tail = NULL;
-    last->next = NULL;
-    engine->queued -= count;
-    atomic_fetch_add_explicit(&engine->takes, 1, memory_order_relaxed);
-    if (engine->throttled > 0)
-        pthread_cond_broadcast(&engine->room);
-    engine->running = true;
+    zf_submission *chain = zf_engine_take(engine, last, count);
     zf_sync_unlock();
-    zf_submission *done = zf_engine_run_chain(engine, chain); /* returns with the lock held */
-    while (done != NULL) {
-        zf_submission *next = done->next;
-        if (!zf_submission_recycle(engine, done))
-            zf_submission_discard(done);
-        done = next;
-    }
-    engine->running = false;
-    if (engine->head != NULL)
-        pthread_cond_signal(&engine->wake); /* what is left, or was submitted meanwhile, is the worker's */
-    else
-        zf_sync_broadcast(); /* the engine is idle: zf_device_wait_idle */
+    zf_engine_done(engine, zf_engine_run_chain(engine, chain)); /* which returns with the lock held */
     zf_sync_unlock();
     return true;
 }
