@@ -28,27 +28,54 @@ static cl_int zc_await_callback(cl_command_queue q, int slot) {
     return zc_seen_status[slot];
 }
 
+/* vadd of zc_vadd_source set to double buffer a (0, 1, 2, ..., made with `flags`) into c, and a second queue. */
+typedef struct zc_doubler {
+    cl_program p;
+    cl_kernel k;
+    cl_mem a, c;
+    cl_command_queue other;
+} zc_doubler;
+
+static zc_doubler zc_doubler_make(zc_cl *t, cl_mem_flags flags) {
+    cl_int err;
+    zc_doubler d = {.p = zc_build_source(t, zc_vadd_source, NULL)};
+    d.k = clCreateKernel(d.p, "vadd", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    int a[ZC_N];
+    for (int i = 0; i < ZC_N; i++)
+        a[i] = i;
+    d.a = clCreateBuffer(t->context, flags | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
+    d.c = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof a, NULL, &err);
+    clSetKernelArg(d.k, 0, sizeof d.a, &d.a);
+    clSetKernelArg(d.k, 1, sizeof d.a, &d.a);
+    clSetKernelArg(d.k, 2, sizeof d.c, &d.c);
+    d.other = clCreateCommandQueueWithProperties(t->context, t->device, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return d;
+}
+
+static void zc_doubler_free(zc_doubler *d) {
+    clReleaseCommandQueue(d->other);
+    clReleaseMemObject(d->a);
+    clReleaseMemObject(d->c);
+    clReleaseKernel(d->k);
+    clReleaseProgram(d->p);
+}
+
 /* A negative user event status terminates every command waiting for it, directly, through other events or as the
  * next command of an in-order queue: none executes, each ends with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and
  * its callbacks see that status. Commands enqueued afterwards run. */
 static void test_user_event_failure_terminates(void **state) {
     zc_cl *t = *state;
     cl_int err;
-    cl_program p = zc_build_source(t, zc_vadd_source, NULL);
-    cl_kernel k = clCreateKernel(p, "vadd", &err);
-    int a[ZC_N], c[ZC_N];
-    for (int i = 0; i < ZC_N; i++)
-        a[i] = i;
-    cl_mem ma = clCreateBuffer(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
-    cl_mem mc = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof c, NULL, &err);
+    zc_doubler d = zc_doubler_make(t, CL_MEM_READ_ONLY);
+    cl_kernel k = d.k;
+    cl_mem mc = d.c;
+    cl_command_queue other = d.other;
+    int c[ZC_N];
     int fill = 0x55;
     assert_int_equal(clEnqueueFillBuffer(t->queue, mc, &fill, sizeof fill, 0, sizeof c, 0, NULL, NULL), CL_SUCCESS);
     assert_int_equal(clFinish(t->queue), CL_SUCCESS);
-    clSetKernelArg(k, 0, sizeof ma, &ma);
-    clSetKernelArg(k, 1, sizeof ma, &ma);
-    clSetKernelArg(k, 2, sizeof mc, &mc);
-    cl_command_queue other = clCreateCommandQueueWithProperties(t->context, t->device, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
     cl_event user = clCreateUserEvent(t->context, &err), run, chained, next;
     size_t global = ZC_N;
     zc_seen_status[0] = zc_seen_status[1] = zc_seen_status[2] = 0;
@@ -92,11 +119,7 @@ static void test_user_event_failure_terminates(void **state) {
     cl_event all[] = {user, run, chained, next, go, later};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         clReleaseEvent(all[i]);
-    clReleaseCommandQueue(other);
-    clReleaseMemObject(ma);
-    clReleaseMemObject(mc);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    zc_doubler_free(&d);
 }
 
 /* The other thread of test_finish_waits_for_gated_commands: it writes new inputs through its own queue, then
@@ -121,26 +144,19 @@ static void *zc_open_gate(void *arg) {
 }
 
 /* clFinish runs the queue's commands on the calling thread when the engine has not taken them and they wait for
- * nothing (docs/command-lists.md, "Waiting threads run queued work"), and otherwise waits: a kernel gated by a user
+ * nothing (docs/cost-model.md, "Waiting threads run queued work"), and otherwise waits: a kernel gated by a user
  * event, and a fill after it in order, run only once another thread wrote new inputs and completed the event, and a
- * clFinish of enqueued work that waits for nothing returns with it done. */
+ * clFinish of enqueued work that waits for nothing returns with it done; a NULL or released queue is refused. */
 static void test_finish_waits_for_gated_commands(void **state) {
     zc_cl *t = *state;
     cl_int err;
-    cl_program p = zc_build_source(t, zc_vadd_source, NULL);
-    cl_kernel k = clCreateKernel(p, "vadd", &err);
-    int a[ZC_N], c[ZC_N];
-    for (int i = 0; i < ZC_N; i++)
-        a[i] = i;
-    cl_mem ma = clCreateBuffer(t->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
-    cl_mem mc = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof c, NULL, &err);
+    zc_doubler d = zc_doubler_make(t, CL_MEM_READ_WRITE);
+    cl_kernel k = d.k;
+    cl_mem mc = d.c;
+    int c[ZC_N];
     cl_mem md = clCreateBuffer(t->context, CL_MEM_READ_WRITE, sizeof c, NULL, &err);
-    clSetKernelArg(k, 0, sizeof ma, &ma);
-    clSetKernelArg(k, 1, sizeof ma, &ma);
-    clSetKernelArg(k, 2, sizeof mc, &mc);
-    cl_command_queue other = clCreateCommandQueueWithProperties(t->context, t->device, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    zc_gate gate = {t, other, ma, clCreateUserEvent(t->context, &err)};
+    zc_gate gate = {t, d.other, d.a, clCreateUserEvent(t->context, &err)};
+    cl_command_queue other = d.other;
     size_t global = ZC_N;
     assert_int_equal(clEnqueueNDRangeKernel(t->queue, k, 1, NULL, &global, NULL, 1, &gate.user, NULL), CL_SUCCESS);
     int fill = 3;
@@ -170,12 +186,11 @@ static void test_finish_waits_for_gated_commands(void **state) {
     for (int i = 0; i < ZC_N; i++)
         assert_int_equal(c[i], 2 * (1000 + i) * 256);
     clReleaseEvent(gate.user);
-    clReleaseCommandQueue(other);
-    clReleaseMemObject(ma);
-    clReleaseMemObject(mc);
     clReleaseMemObject(md);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    zc_doubler_free(&d);
+    /* a queue that is no longer one is refused before any work of it is looked at */
+    assert_int_equal(clFinish(NULL), CL_INVALID_COMMAND_QUEUE);
+    assert_int_equal(clFinish(other), CL_INVALID_COMMAND_QUEUE);
 }
 
 static int zc_destroyed[2], zc_destroy_order;
