@@ -1398,7 +1398,8 @@ static void zf_cx_wave(zf_cx_em *e) {
     /* A proved wave runs rows across its groups; one whose unchecked copy can stop a work-item runs group by group,
      * so that its faults and printf follow the groups' order, each group proved by the box. */
     LLVMBasicBlockRef wave_done = NULL;
-    if (wave_proven != NULL && !e->unchecked_leaves) {
+    e->wave_rows = wave_proven != NULL && !e->sites_local && !e->unchecked_leaves; /* sites_local: never proved */
+    if (e->wave_rows) {
         LLVMBasicBlockRef rows = LLVMAppendBasicBlockInContext(e->c, e->f, "wave rows");
         LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(e->c, e->f, "wave groups");
         wave_done = LLVMAppendBasicBlockInContext(e->c, e->f, "wave done");
@@ -1424,7 +1425,7 @@ static void zf_cx_wave(zf_cx_em *e) {
     if (e->barriers)
         zf_cx_group_regions(e, entry, gs, base, linear, arg_bytes);
     else
-        zf_cx_items(e, entry, gs, base, 0, NULL, wave_done == NULL ? wave_proven : NULL);
+        zf_cx_items(e, entry, gs, base, 0, NULL, e->wave_rows ? NULL : wave_proven);
     zf_cx_loop_end(e, &slot);
     if (wave_done != NULL) {
         LLVMBuildBr(e->b, wave_done);
@@ -1754,7 +1755,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         LLVMDisposeBuilder(e.eb);
     }
     uint32_t affine = zf_cx_affine_sites(&e);
-    uint32_t wave_rows = e.unchecked_fn != NULL && !e.sites_local && !e.unchecked_leaves;
     zf_cx_hoist_free(&e);
     uint32_t derived = zf_cx_count_derived(&e);
     zf_cx_counting_free(&e);
@@ -1784,6 +1784,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->num_proven = e.num_proven;
     out->num_derived = derived;
     out->num_affine = affine;
-    out->wave_rows = wave_rows;
+    out->wave_rows = e.wave_rows;
     return true;
 }

@@ -417,6 +417,7 @@ typedef struct zf_cx_em {
     uint32_t num_sites, num_proven; /* values the probe records; accesses it covers */
     bool sites_local;               /* a value the probe records depends on more than the global id */
     bool unchecked_leaves;          /* a function of the unchecked copy has a way out for a work-item that stops */
+    bool wave_rows;                 /* the wave runs rows across its groups when its box proof holds */
     uint64_t slot_vn[64];           /* per site: the value number it records (ZF_CX_MAX_SITES) */
     uint8_t slot_kind[64];
     int64_t slot_coef[64]; /* per site: its factor of local id x when known (ZF_CX_COEF_UNKNOWN) */
