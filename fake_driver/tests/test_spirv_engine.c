@@ -36,7 +36,8 @@
 static const char *const zt_corpus[] = {
     "copy", "fill", "vadd", "saxpy", "gemm", "spec_constant", "globals", "export", "import", "local_memory",
     "reqd_group_size", "empty", "image", "spec_global", "spirv_arith", "spirv_convert", "spirv_control", "spirv_math",
-    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_image_plain", "spirv_hoist", "spirv_printf", "spirv_itt",
+    "spirv_data", "spirv_local", "spirv_atomics", "spirv_globals", "spirv_image", "spirv_image_plain", "spirv_hoist",
+    "spirv_step", "spirv_printf", "spirv_itt",
     "spirv_gemm", "spirv_fptr", "spirv_irreducible", "spirv_pointers", "spirv_generic", "spirv_float_atomics",
     "spirv_subgroups", "linkonce_a", "linkonce_b", "linkonce_strong", "linkonce_user", "linkonce_mismatch"};
 /* clang-format on */
@@ -172,7 +173,8 @@ static bool zt_sampler(void *user, uint64_t handle, zf_xsampler *out) {
     return handle == ZT_SAMPLER;
 }
 
-static void zt_run(const zt_launch *l, zf_xresult *result) {
+/* Runs the launch, stopped by the hang detector after hang_ns (0: never). */
+static void zt_run_for(const zt_launch *l, uint64_t hang_ns, zf_xresult *result) {
     const zf_spirv_kernel *k = zf_spirv_find_kernel(l->module, l->kernel);
     assert_non_null(k);
     uint32_t index = (uint32_t)(k - zf_spirv_kernel_at(l->module, 0));
@@ -201,9 +203,14 @@ static void zt_run(const zt_launch *l, zf_xresult *result) {
                          .groups = {l->global / l->local, l->local_y ? l->global_y / l->local_y : 1, 1},
                          .subgroup_size = 16,
                          .env = &env,
-                         .max_threads = l->max_threads};
+                         .max_threads = l->max_threads,
+                         .hang_timeout_ns = hang_ns};
     zf_spirv_execute(&launch, result);
     free(relocs);
+}
+
+static void zt_run(const zt_launch *l, zf_xresult *result) {
+    zt_run_for(l, 0, result);
 }
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -923,6 +930,104 @@ static void compiled_checks_per_wave_match_the_interpreter(void **state) {
     zt_launch local = {m, code, "hoist_local", local_values, local_sizes, width, 16, 1, &mem, rows, 8};
     zt_both_tiers(&local, u_out, width * rows * 4, "accesses checked per group");
     zt_wave_rows(m, code, &mem);
+    zt_mem_free(&mem);
+    zf_dprog_free(code);
+    zf_spirv_free(m);
+}
+
+/* Work-items in step (docs/spirv-execution.md): a naive matrix product in groups of 16 x 4 (8 work-items in step) and
+ * of 12 x 2 (4), a branch on the row inside the loop, and kernels that must not run in step or must leave the copy:
+ * a branch on x, a load at a loaded place outside its buffer in the middle of the loop, and a store at a loaded place
+ * outside its buffer after the others of its run would have stored; every result, the executed-work record and the
+ * first fault the interpreter's, and the products also C's. */
+static void zt_step_gemm(const zf_spirv_module *m, const zf_dprog *code, zt_mem *mem, uint32_t local, uint32_t local_y,
+                         const char *logged) {
+    const uint32_t n = 48;
+    float *a = zt_buffer(mem, n * n * 4), *b = zt_buffer(mem, n * n * 4), *c = zt_buffer(mem, n * n * 4);
+    for (uint32_t i = 0; i < n * n; i++) {
+        a[i] = (float)(i % 7) - 3.0f;
+        b[i] = (float)(i % 5) * 0.5f;
+    }
+    const void *values[] = {&a, &b, &c, &n};
+    const uint64_t sizes[] = {8, 8, 8, 4};
+    zt_launch l = {m, code, "step_gemm", values, sizes, n, local, 0, mem, n, local_y};
+    zt_both_tiers(&l, c, n * n * 4, logged);
+    for (uint32_t row = 0; row < n; row++)
+        for (uint32_t col = 0; col < n; col++) {
+            float sum = 0.0f;
+            for (uint32_t k = 0; k < n; k++)
+                sum += a[row * n + k] * b[k * n + col];
+            assert_true(c[row * n + col] == sum);
+        }
+}
+
+static void zt_step_not(const zt_launch *l, void *out, size_t bytes) {
+    zt_both_tiers(l, out, bytes, "compiled in");
+    if (strstr(zt_debug_text, "in step") != NULL)
+        fail_msg("kernel '%s' runs in step: %s", l->kernel, zt_debug_text);
+}
+
+static void compiled_work_items_in_step_match_the_interpreter(void **state) {
+    (void)state;
+    zt_mem mem = {0};
+    zf_spirv_module *m = zt_read_ok("spirv_step");
+    zf_dprog *code = zt_decode(m, false, "spirv_step");
+    zt_step_gemm(m, code, &mem, 16, 4, "8 work-items in step");
+    zt_step_gemm(m, code, &mem, 12, 2, "any group size"); /* the variant of any size: one by one */
+    zf_dprog_free(code);
+    code = zt_decode(m, false, "spirv_step"); /* a new form: its first compile is specialized to groups of 12 */
+    zt_step_gemm(m, code, &mem, 12, 2, "4 work-items in step");
+    const uint32_t width = 64, n = 40;
+    float *in = zt_buffer(&mem, width * n * 4), *out = zt_buffer(&mem, width * width * 4);
+    for (uint32_t i = 0; i < width * n; i++)
+        in[i] = (float)(i * 7 % 23) - 11.0f;
+    const void *rows_values[] = {&in, &out, &width, &n};
+    const uint64_t rows_sizes[] = {8, 8, 4, 4};
+    zt_launch rows = {m, code, "step_rows", rows_values, rows_sizes, width, 16, 0, &mem, width, 2};
+    zt_both_tiers(&rows, out, width * width * 4, "8 work-items in step");
+    zt_launch diverge = {m, code, "step_diverge", rows_values, rows_sizes, width, 16, 0, &mem, 0, 0};
+    zt_step_not(&diverge, out, width * 4);
+    uint32_t *at = zt_buffer(&mem, width * 4);
+    for (uint32_t x = 0; x < width; x++)
+        at[x] = x * 13 % (width * n - n);
+    at[21] = width * n - 5; /* group 1: its loop leaves `in` at k = 5 */
+    const void *gather_values[] = {&in, &at, &out, &n};
+    const uint64_t gather_sizes[] = {8, 8, 8, 4};
+    zt_launch gather = {m, code, "step_gather", gather_values, gather_sizes, width, 16, 0, &mem, 0, 0};
+    zt_both_tiers(&gather, out, width * 4, "8 work-items in step");
+    zf_xresult r;
+    zt_run(&gather, &r);
+    assert_int_equal(r.faults, 1);
+    assert_non_null(strstr(r.first_fault, "work-item (21, 0, 0) of group (1, 0, 0)"));
+    for (uint32_t x = 0; x < width; x++)
+        at[x] = x;
+    at[42] = width * width + 2; /* past `out`: group 2, its second run of 8 work-items in step */
+    const void *scatter_values[] = {&in, &at, &out, &n};
+    zt_launch scatter = {m, code, "step_scatter", scatter_values, gather_sizes, width, 16, 0, &mem, 0, 0};
+    zt_both_tiers(&scatter, out, width * width * 4, "8 work-items in step");
+    zt_run(&scatter, &r);
+    assert_int_equal(r.faults, 1);
+    assert_non_null(strstr(r.first_fault, "work-item (42, 0, 0) of group (2, 0, 0)"));
+    /* A loop in step that never ends: the copy leaves at the hang detector's look, and the work-items one by one
+     * stop with its fault. */
+    const uint32_t spin_n = 10, spin_step = 0;
+    const void *spin_values[] = {&in, &out, &spin_n, &spin_step};
+    zt_launch spin = {m, code, "step_spin", spin_values, rows_sizes, width, 16, 1, &mem, 0, 0};
+    const char *exec = getenv("ZEFAKE_EXEC");
+    char *keep = exec != NULL ? strdup(exec) : NULL;
+    setenv("ZEFAKE_EXEC", "compiled", 1);
+    zt_debug_text[0] = '\0';
+    zt_run_for(&spin, 100000000u, &r);
+    if (keep != NULL)
+        setenv("ZEFAKE_EXEC", keep, 1);
+    else
+        unsetenv("ZEFAKE_EXEC");
+    free(keep);
+    if (strstr(zt_debug_text, "8 work-items in step") == NULL)
+        fail_msg("expected the spin in step, got '%s'", zt_debug_text);
+    assert_true(r.faults >= 1);
+    assert_non_null(strstr(r.first_fault, "work-item (0, 0, 0) of group (0, 0, 0)"));
+    assert_non_null(strstr(r.first_fault, "stopped by the hang detector"));
     zt_mem_free(&mem);
     zf_dprog_free(code);
     zf_spirv_free(m);
@@ -1774,23 +1879,24 @@ static void zt_cache_damage(const char *path, bool truncate_it) {
 }
 
 /* The entry with its object's section table moved out of the file, the checksum made right again: what the loader of
- * object code must refuse by itself (cx_disk.c's layout: a 72-byte header, 40 bytes per block, the object). */
+ * object code must refuse by itself (cx_disk.h's layout: the header, a block table entry per block, the object). */
 static void zt_cache_damage_object(const char *path) {
     FILE *f = fopen(path, "r+b");
     assert_non_null(f);
     static uint8_t data[1 << 20];
-    size_t size = fread(data, 1, sizeof data, f);
-    assert_true(size > 72 && size < sizeof data);
+    size_t size = fread(data, 1, sizeof data, f), head = sizeof(zf_cx_disk_header);
+    assert_true(size > head && size < sizeof data);
     uint32_t blocks;
     uint64_t object_size, shoff = 0xffffffff00ull;
-    memcpy(&blocks, data + 24, 4);
-    memcpy(&object_size, data + 56, 8);
-    uint8_t *object = data + 72 + (size_t)blocks * 40;
-    assert_int_equal(72 + (size_t)blocks * 40 + object_size, size);
+    memcpy(&blocks, data + offsetof(zf_cx_disk_header, num_blocks), 4);
+    memcpy(&object_size, data + offsetof(zf_cx_disk_header, object_size), 8);
+    size_t table = (size_t)blocks * sizeof(zf_cx_block);
+    uint8_t *object = data + head + table;
+    assert_int_equal(head + table + object_size, size);
     memcpy(object + 0x28, &shoff, 8); /* e_shoff of the ELF header */
-    uint64_t sum = zf_fnv1a(data + 72, (size_t)blocks * 40, ZF_FNV1A_BASIS);
+    uint64_t sum = zf_fnv1a(data + head, table, ZF_FNV1A_BASIS);
     sum = zf_fnv1a(object, object_size, sum);
-    memcpy(data + 64, &sum, 8);
+    memcpy(data + offsetof(zf_cx_disk_header, checksum), &sum, 8);
     rewind(f);
     assert_int_equal(fwrite(data, 1, size, f), size);
     fclose(f);
@@ -1827,9 +1933,9 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache", NULL);
     assert_int_equal(zt_cache_entries(dir, entry, sizeof entry), 1);
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
-    zt_cache_set_version(entry, '6');
+    zt_cache_set_version(entry, '7');
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache",
-                    "format version 6, not 7");
+                    "format version 7, not 8");
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
     /* An entry announcing more image accesses than a kernel may have (its count follows the region count: magic, key,
      * block count, record size, region count) is refused rather than sized into the run-time state. */
@@ -1837,6 +1943,12 @@ static void compiled_code_is_cached_on_disk_for_other_processes(void **state) {
     zt_cache_poke(entry, 8 + 16 + 3 * 4, &sites, sizeof sites);
     zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache",
                     "an entry announcing 4294967295 image reads (at most 65536)");
+    zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
+    /* And one announcing more work-items in step than the copy runs. */
+    const uint32_t lanes = 9;
+    zt_cache_poke(entry, offsetof(zf_cx_disk_header, step_lanes), &lanes, sizeof lanes);
+    zt_cache_run_in(zt_cache_child_barriers, "barriers: 3 regions, records of", "from the cache",
+                    "an entry announcing 9 work-items in step (at most 8)");
     zt_cache_run_in(zt_cache_child_barriers, "from the cache, barriers: 3 regions, records of", NULL, NULL);
     /* A read renews an entry's time, so that the size limit removes the entries used least recently. */
     struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
@@ -1947,6 +2059,7 @@ int main(void) {
         cmocka_unit_test(compiled_vector_loads_and_stores_match_the_interpreter),
         cmocka_unit_test(compiled_checks_per_group_match_the_interpreter),
         cmocka_unit_test(compiled_checks_per_wave_match_the_interpreter),
+        cmocka_unit_test(compiled_work_items_in_step_match_the_interpreter),
         cmocka_unit_test(compiled_variants_per_group_size_match_the_interpreter),
         cmocka_unit_test(compiled_tier_takes_the_corpus),
         cmocka_unit_test(compiled_code_is_cached_on_disk_for_other_processes),

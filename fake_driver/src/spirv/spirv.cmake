@@ -54,6 +54,7 @@ add_library(ze_fake_cx MODULE
   "${ZF_SPIRV_DIR}/compiled/cx_emit.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_count.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_hoist.c"
+  "${ZF_SPIRV_DIR}/compiled/cx_emit_step.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_image.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_mem.c"
   "${ZF_SPIRV_DIR}/compiled/cx_emit_recompute.c"

@@ -117,6 +117,10 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
                  (unsigned long long)(sizeof h + blocks_size + h.object_size));
         return false;
     }
+    if (h.step_lanes > ZF_CX_STEP_MAX) {
+        snprintf(why, why_size, "an entry announcing %u work-items in step (at most %u)", h.step_lanes, ZF_CX_STEP_MAX);
+        return false;
+    }
     if (h.num_texsites > ZF_CX_MAX_TEXSITES) {
         snprintf(why, why_size, "an entry announcing %u image reads (at most %u)", h.num_texsites, ZF_CX_MAX_TEXSITES);
         return false;
@@ -129,6 +133,7 @@ static bool zf_cx_disk_parse(const uint8_t *data, size_t size, zf_cx_key key, zf
     out->num_derived = h.num_derived;
     out->num_affine = h.num_affine;
     out->wave_rows = h.wave_rows != 0;
+    out->step_lanes = h.step_lanes;
     out->size = (size_t)h.object_size;
     out->blocks = malloc(blocks_size ? (size_t)blocks_size : 1);
     out->bytes = malloc(out->size ? out->size : 1);
@@ -204,6 +209,7 @@ bool zf_cx_disk_write(const char *dir, zf_cx_key key, const zf_cx_object *object
                            .num_derived = object->num_derived,
                            .num_affine = object->num_affine,
                            .wave_rows = object->wave_rows,
+                           .step_lanes = object->step_lanes,
                            .object_size = object->size,
                            .checksum = zf_cx_disk_checksum(object)};
     memcpy(h.magic, ZF_CX_DISK_MAGIC, sizeof h.magic);

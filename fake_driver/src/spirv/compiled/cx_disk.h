@@ -16,8 +16,9 @@ typedef struct zf_cx_key {
  * byte order; checksum is the FNV-1a of the table and the object. */
 /* The last digit is the format's version: an entry of another version is refused (version 1 had no region count,
  * version 2 no image read count, version 3 no count of accesses checked per group, version 4 no count of block counts
- * derived, version 5 no count of indices widened in 64 bits, version 6 no mark of rows across the wave). */
-#define ZF_CX_DISK_MAGIC "ZFCXOBJ7"
+ * derived, version 5 no count of indices widened in 64 bits, version 6 no mark of rows across the wave, version 7 no
+ * count of work-items in step). */
+#define ZF_CX_DISK_MAGIC "ZFCXOBJ8"
 typedef struct zf_cx_disk_header {
     char magic[8];
     uint64_t key_a, key_b;
@@ -25,6 +26,7 @@ typedef struct zf_cx_disk_header {
     uint32_t num_regions, num_texsites;
     uint32_t num_proven, num_derived;
     uint32_t num_affine, wave_rows;
+    uint32_t step_lanes, reserved;
     uint64_t object_size;
     uint64_t checksum;
 } zf_cx_disk_header;

@@ -35,7 +35,7 @@ void zf_cx_fail(zf_cx_em *e, const char *format, ...) {
 /* ------------------------------------------------------------------------------------------------------------------
  * What is compiled */
 
-static bool zf_cx_is_pure(uint32_t op) {
+bool zf_cx_is_pure(uint32_t op) {
     switch (op) {
     case ZF_X_SPLAT:
     case ZF_X_VEXTRACT:
@@ -130,7 +130,9 @@ static bool zf_cx_remade(const zf_cx_em *e, zf_ref r) {
 static void zf_cx_copies(zf_cx_em *e, uint32_t first, uint32_t count) {
     for (uint32_t i = 0; i < count; i++) {
         const zf_dcopy *c = &e->code->copies[first + i];
-        if (!zf_cx_remade(e, c->dst)) /* the same value, made where it dominates: no phi for LLVM to merge */
+        if (e->mode == ZF_CX_STEP)
+            zf_cx_step_move(e, c->dst, c->src, c->size);
+        else if (!zf_cx_remade(e, c->dst)) /* the same value, made where it dominates: no phi for LLVM to merge */
             zf_cx_move(e, zf_cx_dst(e, c->dst), zf_cx_reg(e, c->src, c->size), c->size);
     }
 }
@@ -310,9 +312,13 @@ static void zf_cx_block_entry(zf_cx_em *e, uint32_t b, bool loop_head) {
         LLVMPositionBuilderAtEnd(B, poll);
         LLVMTypeRef params[2] = {e->p8, e->i64};
         LLVMValueRef args[2] = {e->rt, e->lane};
-        LLVMValueRef stop = zf_cx_call(e, ZF_CX_HELPER(zf_cx_poll), e->i32, params, 2, args);
-        LLVMBuildStore(B, zf_cx_load_ir(e, e->i64, zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, poll_period))), budget);
-        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, stop, LLVMConstInt(e->i32, 0, false), ""), e->fault_bb, go);
+        bool step = e->mode == ZF_CX_STEP; /* the copy in step leaves, and the work-items one by one look at once */
+        LLVMValueRef stop = step ? zf_cx_call(e, ZF_CX_HELPER(zf_cx_deadline), e->i32, params, 1, args)
+                                 : zf_cx_call(e, ZF_CX_HELPER(zf_cx_poll), e->i32, params, 2, args);
+        LLVMValueRef stops = LLVMBuildICmp(B, LLVMIntNE, stop, LLVMConstInt(e->i32, 0, false), "");
+        LLVMValueRef period = zf_cx_load_ir(e, e->i64, zf_cx_gep(e, e->rt, offsetof(zf_cx_rt, poll_period)));
+        LLVMBuildStore(B, step ? LLVMBuildSelect(B, stops, zf_cx_i64c(e, 1), period, "") : period, budget);
+        LLVMBuildCondBr(B, stops, e->fault_bb, go);
         e->leaves = true;
         LLVMPositionBuilderAtEnd(B, go);
     }
@@ -323,7 +329,10 @@ static void zf_cx_block_entry(zf_cx_em *e, uint32_t b, bool loop_head) {
     LLVMValueRef counter =
         LLVMBuildGEP2(B, t, LLVMBuildBitCast(B, e->counts, LLVMPointerType(t, 0), ""), &index, 1, "");
     LLVMValueRef counted =
-        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, t, counter, ""), LLVMConstInt(t, 1, false), ""), counter);
+        LLVMBuildStore(B,
+                       LLVMBuildAdd(B, LLVMBuildLoad2(B, t, counter, ""),
+                                    LLVMConstInt(t, e->mode == ZF_CX_STEP ? e->step_lanes : 1, false), ""),
+                       counter);
     if (e->count_stores != NULL)
         e->count_stores[b] = counted;
     const zf_dblock *blk = &e->code->blocks[e->fn->block_first + b];
@@ -335,7 +344,7 @@ static bool zf_cx_edge_back(const zf_cx_em *e, uint32_t from, uint32_t edge) {
     return e->code->edges[edge].target <= from;
 }
 
-static bool *zf_cx_loop_heads(zf_cx_em *e) {
+bool *zf_cx_loop_heads(zf_cx_em *e) {
     const zf_dfunc *fn = e->fn;
     bool *heads = calloc(fn->block_count ? fn->block_count : 1, sizeof *heads);
     if (heads == NULL)
@@ -379,6 +388,8 @@ static LLVMBasicBlockRef zf_cx_function_start(zf_cx_em *e, uint32_t fi) {
     e->frame = zf_cx_alloca(e, fn->frame_bytes);
     e->scratch = zf_cx_alloca(e, 4 * ZF_CX_SCRATCH_SLOT);
     e->lane = zf_cx_item(e, ZF_CX_ITEM_LANE);
+    if (e->mode == ZF_CX_STEP)
+        zf_cx_step_start(e);
     e->priv = e->mark = NULL;
     if (e->mode == ZF_CX_PROBE) {
         e->probe_bad = LLVMBuildAlloca(e->eb, e->i1, "");
@@ -489,7 +500,7 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
     /* Bail points in the functions that may wait of a kernel run region by region: their regions' copies leave at
      * them, their generic functions resume there (zf_cx_bail). */
     bool regions = e->bails_pay && e->resumable[fi] && e->mode == ZF_CX_CHECKED;
-    e->bails = regions && e->region != UINT32_MAX;
+    e->bails = (regions && e->region != UINT32_MAX) || e->mode == ZF_CX_STEP; /* the copy in step bails too */
     e->bail_resumes = regions && e->region == UINT32_MAX;
     for (uint32_t b = 0; b < fn->block_count && !e->failed; b++) {
         e->cur = e->block_base[fi] + b;
@@ -503,7 +514,10 @@ void zf_cx_function_body(zf_cx_em *e, uint32_t fi) {
                 zf_cx_remat_phis(e, fn->block_first + b);
             if (e->bail_resumes && zf_cx_bail_point(e, &e->code->insts[blk->first + i]))
                 zf_cx_bail_resume(e);
-            zf_cx_inst(e, &e->code->insts[blk->first + i]);
+            if (e->mode == ZF_CX_STEP)
+                zf_cx_step_inst(e, &e->code->insts[blk->first + i]);
+            else
+                zf_cx_inst(e, &e->code->insts[blk->first + i]);
         }
         zf_cx_fault_edges_close(e);
     }
@@ -1051,6 +1065,26 @@ static void zf_cx_unchecked_call(zf_cx_em *e) {
     LLVMBuildCall2(e->b, e->fn_type, e->unchecked_fn, call_args, 5, "");
 }
 
+/* The copy in step for the work-items from the current one (at `lane`, local id x); when it bails, the checked
+ * function for each of them, one by one. */
+static void zf_cx_step_call(zf_cx_em *e, LLVMValueRef lane) {
+    LLVMBuilderRef B = e->b;
+    LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, e->args, e->ret};
+    LLVMValueRef bailed = LLVMBuildCall2(B, e->fn_type, e->step_fn, call_args, 5, "");
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(e->c, e->f, "one by one");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->f, "stepped");
+    zf_cx_likely(e, LLVMBuildCondBr(B, LLVMBuildNot(B, bailed, ""), done, one));
+    LLVMPositionBuilderAtEnd(B, one);
+    LLVMValueRef x = zf_cx_item(e, ZF_CX_ITEM_LID);
+    zf_cx_loop j = zf_cx_loop_begin(e, zf_cx_i64c(e, e->step_lanes));
+    zf_cx_set_item(e, ZF_CX_ITEM_LANE, LLVMBuildAdd(B, lane, j.i, ""));
+    zf_cx_set_item(e, ZF_CX_ITEM_LID, LLVMBuildAdd(B, x, j.i, ""));
+    LLVMBuildCall2(B, e->fn_type, e->fns[e->kernel->function], call_args, 5, "");
+    zf_cx_loop_end(e, &j);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+}
+
 /* The loop over row (y, z) of the group: `region` (or a round) of each work-item, or `callee` when g is NULL. */
 static void zf_cx_row_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueRef *gs, LLVMValueRef base,
                             LLVMValueRef y, LLVMValueRef z, uint32_t region, const zf_cx_group *g,
@@ -1059,11 +1093,13 @@ static void zf_cx_row_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueR
     bool unchecked = g == NULL && callee == e->unchecked_fn;
     if (unchecked)
         zf_cx_row_counts_zero(e);
-    zf_cx_loop x = zf_cx_loop_begin(e, gs[0]);
-    LLVMValueRef lane = LLVMBuildAdd(e->b, base, LLVMBuildAdd(e->b, row, x.i, ""), "");
+    bool step = g == NULL && !unchecked && e->step_fn != NULL; /* a loop over the row's runs of work-items in step */
+    zf_cx_loop x = zf_cx_loop_begin(e, step ? zf_cx_i64c(e, e->fixed_size[0] / e->step_lanes) : gs[0]);
+    LLVMValueRef at = step ? LLVMBuildMul(e->b, x.i, zf_cx_i64c(e, e->step_lanes), "") : x.i;
+    LLVMValueRef lane = LLVMBuildAdd(e->b, base, LLVMBuildAdd(e->b, row, at, ""), "");
     zf_cx_set_item(e, ZF_CX_ITEM_LANE, lane);
     zf_cx_wave_args(e, entry, ZF_XARG_BYVAL, NULL, lane);
-    zf_cx_set_item(e, ZF_CX_ITEM_LID, x.i);
+    zf_cx_set_item(e, ZF_CX_ITEM_LID, at);
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 1, y);
     zf_cx_set_item(e, ZF_CX_ITEM_LID + 2, z);
     if (g != NULL) {
@@ -1071,6 +1107,8 @@ static void zf_cx_row_items(zf_cx_em *e, const zf_dfunc *entry, const LLVMValueR
     } else if (unchecked) {
         zf_cx_set_item(e, ZF_CX_ITEM_ALONG, x.i);
         zf_cx_unchecked_call(e);
+    } else if (step) {
+        zf_cx_step_call(e, lane);
     } else {
         LLVMValueRef call_args[5] = {e->rt, e->counts, e->item, e->args, e->ret};
         LLVMBuildCall2(e->b, e->fn_type, callee, call_args, 5, "");
@@ -1738,6 +1776,8 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
         if (!e.failed)
             zf_cx_hoist(&e);
         if (!e.failed)
+            zf_cx_step(&e);
+        if (!e.failed)
             zf_cx_wave(&e);
         if (e.barriers)
             zf_cx_paths_free(&e);
@@ -1756,6 +1796,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     }
     uint32_t affine = zf_cx_affine_sites(&e);
     zf_cx_hoist_free(&e);
+    zf_cx_step_free(&e);
     uint32_t derived = zf_cx_count_derived(&e);
     zf_cx_counting_free(&e);
     free(seen);
@@ -1785,5 +1826,6 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
     out->num_derived = derived;
     out->num_affine = affine;
     out->wave_rows = e.wave_rows;
+    out->step_lanes = e.step_lanes;
     return true;
 }

@@ -136,6 +136,8 @@ typedef struct zf_cx_edge_note {
 } zf_cx_edge_note;
 
 LLVMBasicBlockRef zf_cx_fault_edge(zf_cx_em *e) {
+    if (e->mode == ZF_CX_STEP) /* the copy in step bails: the checked function counts what is not moved */
+        return e->fault_bb;
     if (e->num_edges == e->cap_edges) {
         uint32_t cap = e->cap_edges ? 2 * e->cap_edges : 16;
         zf_cx_edge_note *grown = realloc(e->edges, cap * sizeof *grown);
@@ -799,6 +801,10 @@ static void zf_cx_point_here(zf_cx_em *e) {
  * access as its resume point in its record, state 3, for the generic function to make the access with its checks and
  * go on (zf_cx_bail_resume). */
 void zf_cx_bail(zf_cx_em *e) {
+    if (e->mode == ZF_CX_STEP) { /* nothing is written yet: the wave runs the work-items one by one */
+        LLVMBuildBr(e->b, e->fault_bb);
+        return;
+    }
     uint32_t f = (uint32_t)(e->fn - e->code->funcs);
     zf_cx_point_here(e);
     e->bail_spill = true;
@@ -961,6 +967,8 @@ void zf_cx_return(zf_cx_em *e, bool faulted) {
         LLVMValueRef args[2] = {e->rt, e->mark};
         zf_cx_call(e, ZF_CX_HELPER(zf_cx_slots_pop), LLVMVoidTypeInContext(e->c), params, 2, args);
     }
+    if (e->mode == ZF_CX_STEP && !faulted)
+        zf_cx_step_counts_out(e);
     LLVMBuildRet(e->b, LLVMConstInt(e->i1, faulted, false));
 }
 

@@ -219,7 +219,7 @@ LLVMValueRef zf_cx_reg(zf_cx_em *e, zf_ref ref, uint32_t size) {
     uint32_t area = ZF_REF_AREA(ref), o = ZF_REF_OFFSET(ref);
     const zf_dprog *code = e->code;
     if (area == ZF_AREA_FRAME)
-        return zf_cx_gep(e, e->frame, o);
+        return zf_cx_gep(e, zf_cx_step_frame(e, o, size), o);
     if (area == ZF_AREA_CONST) {
         for (uint32_t i = 0; i < code->num_relocs; i++) {
             const zf_dreloc *r = &code->relocs[i];
@@ -259,7 +259,7 @@ LLVMValueRef zf_cx_dst(zf_cx_em *e, zf_ref ref) {
         zf_cx_fail(e, "a result outside the frame");
         return e->frame;
     }
-    return zf_cx_gep(e, e->frame, ZF_REF_OFFSET(ref));
+    return zf_cx_gep(e, zf_cx_step_frame(e, ZF_REF_OFFSET(ref), 1), ZF_REF_OFFSET(ref));
 }
 
 /* Bytes of a value type (integers, floats and vectors of them). */

@@ -107,6 +107,7 @@ struct zf_cx_kernel {
     uint32_t num_derived; /* block counts the unchecked copy derives rather than counts (cx_emit_count.c) */
     uint32_t num_affine;  /* widened indices the unchecked copy computes in 64 bits (cx_emit_hoist.c) */
     uint32_t wave_rows;   /* 1: a wave the box proof covers runs row by row across its groups (cx_emit.c) */
+    uint32_t step_lanes;  /* work-items its checked loops run side by side (cx_emit_step.c), else 0 */
     zf_tune tune;         /* the threads its launches run on (spirv_tune.c) */
 };
 
@@ -125,6 +126,7 @@ typedef struct zf_cx_unit {
     uint32_t num_derived;
     uint32_t num_affine;
     uint32_t wave_rows;
+    uint32_t step_lanes;
 } zf_cx_unit;
 
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
@@ -235,7 +237,8 @@ static inline uint32_t zf_cx_list_result(const zf_dinst *in) {
     X(zf_cx_misaligned)                                                                                                \
     X(zf_cx_unreachable)                                                                                               \
     X(zf_cx_diverged)                                                                                                  \
-    X(zf_cx_poll)
+    X(zf_cx_poll)                                                                                                      \
+    X(zf_cx_deadline)
 /* A helper's name for zf_cx_call; sizeof makes the compiler check that the helper is declared, without referencing
  * it (the emitter lives in the compiled tier's own library, which has no helpers). */
 #define ZF_CX_HELPER(fn) (sizeof(&(fn)) ? #fn : #fn)
@@ -300,6 +303,8 @@ void zf_cx_unreachable(zf_cx_rt *rt, uint64_t lane);
 void zf_cx_diverged(zf_cx_rt *rt, uint64_t group);
 /* The hang detector: nonzero when the launch must stop (the work-item was stopped with the hang fault). */
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane);
+/* The same look for the copy in step (cx_emit_step.c), which stops no work-item: nonzero when the launch must stop. */
+uint32_t zf_cx_deadline(zf_cx_rt *rt);
 
 /* ---- the emitter (cx_emit.c, cx_emit_ops.c, cx_emit_mem.c) ---- */
 
@@ -325,6 +330,8 @@ typedef struct zf_cx_remat {
 /* Registers a resumable function makes again where it resumes instead of keeping them in the record
  * (cx_emit_recompute.c). */
 typedef struct zf_cx_rc zf_cx_rc;
+
+#define ZF_CX_STEP_MAX 8u /* work-items in step at most */
 
 typedef struct zf_cx_em {
     LLVMContextRef c;
@@ -428,9 +435,16 @@ typedef struct zf_cx_em {
      * the wave's unchecked groups, and the rules. */
     LLVMValueRef *count_stores, ucounts, row_counts;
     struct zf_cx_counting *count_plan;
+    /* Work-items in step (cx_emit_step.c): how many (0 when the kernel does not qualify), the entry function's frame
+     * bytes that vary along x, the copy, and while it is emitted the caller's counters and each work-item's frame,
+     * work-item and index. */
+    uint32_t step_lanes, step_body; /* step_body: the function whose body the copy runs (zf_cx_step_body) */
+    uint8_t *step_vary;
+    LLVMValueRef step_fn, step_out;
+    LLVMValueRef step_frames[ZF_CX_STEP_MAX], step_items[ZF_CX_STEP_MAX], step_lane[ZF_CX_STEP_MAX];
 } zf_cx_em;
 
-enum { ZF_CX_CHECKED = 0, ZF_CX_PROBE, ZF_CX_UNCHECKED };
+enum { ZF_CX_CHECKED = 0, ZF_CX_PROBE, ZF_CX_UNCHECKED, ZF_CX_STEP };
 enum { ZF_CX_SITE_NONE = 0, ZF_CX_SITE_ADDRESS, ZF_CX_SITE_ZEXT, ZF_CX_SITE_SEXT };
 #define ZF_CX_COEF_UNKNOWN    INT64_MIN
 #define ZF_CX_HOIST_MIN_ITEMS 16u /* smaller groups keep their checks: the proof would cost more */
@@ -497,6 +511,19 @@ LLVMValueRef zf_cx_hoist_proof(zf_cx_em *e, const LLVMValueRef *gs, LLVMValueRef
                                LLVMValueRef items, LLVMValueRef table);
 LLVMValueRef zf_cx_wave_proof(zf_cx_em *e, const LLVMValueRef *gs, const LLVMValueRef *groups);
 void zf_cx_box_sites(zf_cx_em *e, LLVMValueRef width);
+
+/* cx_emit_step.c: work-items side by side in one copy of a kernel whose branches do not vary along x. */
+void zf_cx_step(zf_cx_em *e);
+void zf_cx_step_free(zf_cx_em *e);
+LLVMValueRef zf_cx_step_frame(const zf_cx_em *e, uint32_t o, uint32_t size);
+void zf_cx_step_start(zf_cx_em *e);
+void zf_cx_step_counts_out(zf_cx_em *e);
+void zf_cx_step_move(zf_cx_em *e, zf_ref dst, zf_ref src, uint32_t size);
+void zf_cx_step_inst(zf_cx_em *e, const zf_dinst *in);
+/* cx_emit.c: the blocks that head loops of the current function (calloc'd, NULL when out of memory), and the
+ * instructions computed from their operands alone. */
+bool *zf_cx_loop_heads(zf_cx_em *e);
+bool zf_cx_is_pure(uint32_t op);
 
 /* cx_emit_image.c: image reads and writes of plain formats inline, the rest through the handler. */
 void zf_cx_image_access(zf_cx_em *e, const zf_dinst *in);

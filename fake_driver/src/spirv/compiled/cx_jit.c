@@ -308,6 +308,7 @@ static bool zf_cx_install(const char *symbol, zf_cx_object *object, zf_cx_varian
     entry->kernel.num_derived = object->num_derived;
     entry->kernel.num_affine = object->num_affine;
     entry->kernel.wave_rows = object->wave_rows;
+    entry->kernel.step_lanes = object->step_lanes;
     object->blocks = NULL;
     return true;
 }
@@ -492,6 +493,8 @@ static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx
             variant->kernel.num_proven, variant->kernel.num_proven == 1 ? "" : "es", variant->kernel.num_derived,
             variant->kernel.num_derived == 1 ? "" : "s", variant->kernel.num_affine,
             variant->kernel.num_affine == 1 ? "ex" : "ices", variant->kernel.wave_rows ? ", rows across the wave" : "");
+    else if (state == ZF_CX_COMPILED && variant->kernel.step_lanes > 0)
+        snprintf(regions, sizeof regions, ", %u work-items in step", variant->kernel.step_lanes);
     if (state == ZF_CX_COMPILED)
         zf_cx_debug(launch, "kernel '%s': compiled in %.1f ms (%s, %u blocks%s%s%s)", launch->name,
                     (double)(zf_cx_now_us() - start) / 1000.0, size, variant->kernel.num_blocks, source[0] ? ", " : "",

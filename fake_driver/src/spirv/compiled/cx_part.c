@@ -131,6 +131,7 @@ static bool zf_cx_part_compile(const zf_dprog *code, uint32_t kernel, const zf_x
         out->num_derived = unit.num_derived;
         out->num_affine = unit.num_affine;
         out->wave_rows = unit.wave_rows;
+        out->step_lanes = unit.step_lanes;
         LLVMValueRef wave = LLVMGetNamedFunction(unit.module, "zf_cx_wave");
         LLVMSetValueName2(wave, symbol, strlen(symbol));
         LLVMSetTarget(unit.module, zf_cx_part_state.triple);

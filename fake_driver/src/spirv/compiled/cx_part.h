@@ -8,7 +8,7 @@
 
 #include "cx_internal.h"
 
-#define ZF_CX_PART_ABI   6u
+#define ZF_CX_PART_ABI   7u
 #define ZF_CX_PART_FILE  "libze_fake_cx.so"
 #define ZF_CX_PART_ENTRY "zf_cx_part_entry"
 
@@ -33,6 +33,7 @@ typedef struct zf_cx_object {
     uint32_t num_derived;  /* block counts derived rather than counted (zf_cx_kernel's) */
     uint32_t num_affine;   /* widened indices computed in 64 bits (zf_cx_kernel's) */
     uint32_t wave_rows;    /* 1: a wave the box proof covers runs row by row across its groups (zf_cx_kernel's) */
+    uint32_t step_lanes;   /* work-items run side by side (zf_cx_kernel's) */
 } zf_cx_object;
 
 typedef struct zf_cx_part {

@@ -604,6 +604,10 @@ void zf_cx_diverged(zf_cx_rt *rt, uint64_t group) {
     launch->env->debug(launch->env->user, text);
 }
 
+uint32_t zf_cx_deadline(zf_cx_rt *rt) {
+    return zf_past_deadline(rt->x->ctx) ? 1u : 0u;
+}
+
 uint32_t zf_cx_poll(zf_cx_rt *rt, uint64_t lane) {
     zf_ctx *ctx = rt->x->ctx;
     if (!zf_past_deadline(ctx))
