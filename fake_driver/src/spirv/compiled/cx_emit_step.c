@@ -2,7 +2,7 @@
  * dependent operations (the sum of a naive matrix product): the core waits on each addition, and the loop's
  * bookkeeping (its counter, the address of a value every work-item reads) is made again by each work-item. When the
  * kernel's branches are the same for the work-items of a row of its group, the compiled tier runs `lanes` of them
- * side by side: one more copy of the entry function makes each instruction once for all of them when its result is
+ * side by side: one more copy of the kernel's function makes each instruction once for all of them when its result is
  * the same for all (it depends on no value that varies along local id x), else once per work-item, in frames of
  * their own; the branches follow the first work-item's conditions, which are everyone's.
  *
@@ -14,14 +14,13 @@
  * function, from their start. Its block counts go to the wave only when it returns, so the executed-work record is
  * the checked function's.
  *
- * The kernel qualifies when it has a loop, no barrier, call, private variable, by-value argument, atomic, image or
- * other operation that involves more than its operands and memory through an argument's or the local window, and its
- * group size is fixed and a multiple of 4; every conditional branch and switch must decide on a value that does not
- * vary along x. */
+ * The kernel qualifies when its function (or the one its wrapper calls with its own parameters: zf_cx_step_body) has a
+ * loop, no barrier, call, private variable, by-value argument, atomic, image or other operation that involves more
+ * than its operands and memory through an argument's or the local window, and its group size is fixed and a multiple
+ * of 4; every conditional branch and switch must decide on a value that does not vary along x. */
 #include "cx_internal.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct zf_cx_step_plan {
     const zf_cx_em *e;
@@ -198,7 +197,7 @@ static bool zf_cx_step_bails_after_store(const zf_cx_em *e, const bool *heads) {
     return bad;
 }
 
-/* Whether the instructions and the values of the entry function qualify, the varying bytes into p->vary. */
+/* Whether the instructions and the values of the function qualify, the varying bytes into p->vary. */
 static bool zf_cx_step_qualifies(zf_cx_step_plan *p, const bool *heads) {
     const zf_cx_em *e = p->e;
     const zf_dfunc *fn = p->fn;
