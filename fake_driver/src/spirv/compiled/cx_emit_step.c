@@ -97,23 +97,40 @@ static void zf_cx_step_whole(zf_cx_step_plan *p, zf_ref r, uint32_t size) {
         zf_cx_step_mark(p, r, size);
 }
 
-static void zf_cx_step_plan_inst(zf_cx_step_plan *p, const zf_dinst *in) {
-    zf_operand_sizes s = {0, 0, 0, 0};
-    zf_cx_sizes(p->e->code, in, &s);
+/* One byte copy of an instruction that moves bytes. */
+typedef struct zf_cx_step_part {
+    zf_ref dst, src;
+    uint32_t size;
+} zf_cx_step_part;
+
+/* The copies of bytes an instruction is, planned and made byte by byte (MOV and EXTRACT one, INSERT two); 0 for
+ * another instruction. */
+static uint32_t zf_cx_step_parts(const zf_dinst *in, zf_cx_step_part parts[2]) {
     switch (in->op) {
     case ZF_X_MOV:
-        zf_cx_step_plan_move(p, in->dst, in->a, in->size);
-        return;
+        parts[0] = (zf_cx_step_part){in->dst, in->a, in->size};
+        return 1;
     case ZF_X_EXTRACT:
-        zf_cx_step_plan_move(p, in->dst, zf_cx_ref_at(in->a, in->aux), in->size);
-        return;
+        parts[0] = (zf_cx_step_part){in->dst, zf_cx_ref_at(in->a, in->aux), in->size};
+        return 1;
     case ZF_X_INSERT:
-        zf_cx_step_plan_move(p, in->dst, in->a, in->asize);
-        zf_cx_step_plan_move(p, zf_cx_ref_at(in->dst, in->aux), in->b, in->size);
-        return;
+        parts[0] = (zf_cx_step_part){in->dst, in->a, in->asize};
+        parts[1] = (zf_cx_step_part){zf_cx_ref_at(in->dst, in->aux), in->b, in->size};
+        return 2;
     default:
-        break;
+        return 0;
     }
+}
+
+static void zf_cx_step_plan_inst(zf_cx_step_plan *p, const zf_dinst *in) {
+    zf_cx_step_part parts[2];
+    uint32_t moves = zf_cx_step_parts(in, parts);
+    for (uint32_t k = 0; k < moves; k++)
+        zf_cx_step_plan_move(p, parts[k].dst, parts[k].src, parts[k].size);
+    if (moves > 0)
+        return;
+    zf_operand_sizes s = {0, 0, 0, 0};
+    zf_cx_sizes(p->e->code, in, &s);
     bool varies = zf_cx_step_varies(p->e, p->vary, in->a, s.a) || zf_cx_step_varies(p->e, p->vary, in->b, s.b) ||
                   zf_cx_step_varies(p->e, p->vary, in->c, s.c);
     if (in->op == ZF_X_ACCESS) {
@@ -429,20 +446,12 @@ static void zf_cx_step_store_checks(zf_cx_em *e, const zf_dinst *in) {
 }
 
 void zf_cx_step_inst(zf_cx_em *e, const zf_dinst *in) {
-    switch (in->op) {
-    case ZF_X_MOV:
-        zf_cx_step_move(e, in->dst, in->a, in->size);
+    zf_cx_step_part parts[2];
+    uint32_t moves = zf_cx_step_parts(in, parts);
+    for (uint32_t k = 0; k < moves; k++)
+        zf_cx_step_move(e, parts[k].dst, parts[k].src, parts[k].size);
+    if (moves > 0)
         return;
-    case ZF_X_EXTRACT:
-        zf_cx_step_move(e, in->dst, zf_cx_ref_at(in->a, in->aux), in->size);
-        return;
-    case ZF_X_INSERT:
-        zf_cx_step_move(e, in->dst, in->a, in->asize);
-        zf_cx_step_move(e, zf_cx_ref_at(in->dst, in->aux), in->b, in->size);
-        return;
-    default:
-        break;
-    }
     zf_operand_sizes s = {0, 0, 0, 0};
     zf_cx_sizes(e->code, in, &s);
     bool varies = in->dst != ZF_REF_NONE && s.dst > 0 ? zf_cx_step_varies(e, e->step_vary, in->dst, s.dst)
