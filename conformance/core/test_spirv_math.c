@@ -3,6 +3,7 @@
  * integer functions and the geometric functions, each against the same computation on the host. */
 #include "zc_spirv.h"
 
+#include <float.h>
 #include <inttypes.h>
 
 /* ------------------------------------------------------------------------------------------------------------------
@@ -303,11 +304,221 @@ static void spirv_geometric_functions(void **state) {
     zc_free(&s->x, sc);
 }
 
+/* ------------------------------------------------------------------------------------------------------------------
+ * The functions of kernels/spirv_rare.cl, which the kernels above do not reach. */
+
+/* Within `limit` ulps of `want`, or within `absolute` of it where the result is near zero. */
+static bool zc_near(float got, double want, double limit, double absolute) {
+    return zc_ulps(got, want) <= limit + 1e-9 || fabs((double)got - want) <= absolute;
+}
+
+/* Within a relative `error`: the half_, native_ and fast_ functions, whose accuracy OpenCL leaves to the device
+ * (zefake computes them at full precision: docs/spirv-execution.md, "Limits and known gaps"). */
+static bool zc_close(float got, double want, double error) {
+    return fabs((double)got - want) <= error * (fabs(want) > 1 ? fabs(want) : 1);
+}
+
+static float zc_minmag(float x, float y) {
+    return fabsf(x) < fabsf(y) ? x : fabsf(y) < fabsf(x) ? y : fmaxf(x, y);
+}
+
+static uint32_t zc_float_bits(float f) {
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return bits;
+}
+
+static float zc_bits_float(uint32_t bits) {
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static void spirv_rare_float_functions(void **state) {
+    zc_sx *s = *state;
+    enum { N = 128, K = 45 };
+    float *a = zc_spirv_buffer(s, N * 4), *b = zc_spirv_buffer(s, N * 4), *o = zc_spirv_buffer(s, N * K * 4);
+    uint64_t seed = 7;
+    for (uint32_t i = 0; i < N; i++) {
+        a[i] = 0.25f + (float)(zc_rand(&seed) % 9700) / 1000.0f;
+        b[i] = 0.5f + (float)(zc_rand(&seed) % 9000) / 1000.0f;
+    }
+    zc_arg args[] = {ZC_PTR(a), ZC_PTR(b), ZC_PTR(o)};
+    zc_spirv_run(s, "spirv_rare", "rare_float", N, 16, args, 3);
+    for (uint32_t i = 0; i < N; i++) {
+        const float x = a[i], y = b[i], x11 = x / 11, x23 = x / 23, v = x * 1.75f, ym5 = y - 5, len = hypotf(x, y);
+        const float *r = o + i * K;
+        /* OpenCL's full-profile ulps: 5 for acospi, asinpi, atanpi, 6 for atan2pi and tanpi; exact for the rest. */
+        double ulps[][2] = {{acos(x11) / M_PI, 5}, {asin(x11) / M_PI, 5},  {atan(x) / M_PI, 5}, {atan2(x, y) / M_PI, 6},
+                            {tan(M_PI * x23), 6},  {zc_minmag(x, ym5), 0}, {v - truncf(v), 0},  {truncf(v), 0},
+                            {fmaxf(x, y), 0},      {fminf(x, y), 0}};
+        for (uint32_t k = 0; k < ZC_COUNT(ulps); k++)
+            if (!zc_near(r[k], ulps[k][0], ulps[k][1], 0))
+                zc_fail("rare float %u of (%a, %a): %a, expected %a", k, (double)x, (double)y, (double)r[k],
+                        ulps[k][0]);
+        uint32_t mask = 0xffff0000u;
+        float select = zc_bits_float((zc_float_bits(x) & ~mask) | (zc_float_bits(y) & mask));
+        double loose[] = {len,     hypotf(x - y, y - 1), y / len, 0,       sin(x),      exp(x / 4.0),   sqrt(x),
+                          1.0 / y, x / (double)y,        cos(x),  log2(x), 1 / sqrt(x), pow(x, y / 4.0)};
+        for (uint32_t k = 10; k < 23; k++)
+            if (k != 13 && !zc_close(r[k], loose[k - 10], 1e-3))
+                zc_fail("rare float %u of (%a, %a): %a, expected %a within 0.1 %%", k, (double)x, (double)y,
+                        (double)r[k], loose[k - 10]);
+        if (zc_float_bits(r[13]) != zc_float_bits(select))
+            zc_fail("bitselect of (%a, %a): %a, expected %a", (double)x, (double)y, (double)r[13], (double)select);
+        if (r[23] != 1.0f)
+            zc_fail("nan(0x12345) compared equal to itself");
+        if (zc_float_bits(r[24]) != 0x12345u) /* a quiet NaN that keeps the code in its significand */
+            zc_fail("nan(0x12345) has the significand bits 0x%x", zc_float_bits(r[24]));
+        if (!zc_close(r[25], (double)x * y + 1, 1e-6))
+            zc_fail("mad of (%a, %a): %a", (double)x, (double)y, (double)r[25]);
+        double fast[] = {cos(x),      exp2(x),  pow(10, x / 4.0), log(x),   log2(x),      log10(x), pow(x, y / 4.0),
+                         1 / sqrt(x), tan(x23), sin(x),           tan(x23), exp(x / 4.0), exp2(x),  pow(10, x / 4.0),
+                         log(x),      log10(x), sqrt(x),          1.0 / y,  x / (double)y};
+        for (uint32_t k = 26; k < K; k++)
+            if (!zc_close(r[k], fast[k - 26], 1e-3))
+                zc_fail("rare float %u of (%a, %a): %a, expected %a within 0.1 %%", k, (double)x, (double)y,
+                        (double)r[k], fast[k - 26]);
+    }
+    zc_free(&s->x, a);
+    zc_free(&s->x, b);
+    zc_free(&s->x, o);
+}
+
+static void zc_rare_uint_expected(uint32_t x, uint32_t y, uint32_t z, uint32_t *r) {
+    uint64_t sum = (uint64_t)x + y, product = (uint64_t)x * y, mad = product + z;
+    uint32_t x24 = x & 0xffffffu, y24 = y & 0xffffffu;
+    int64_t up = (int64_t)(((uint64_t)x << 32) | y);
+    r[0] = x;
+    r[1] = x > y ? x - y : y - x;
+    r[2] = x < 1000u ? 1000u : x > 0x80000000u ? 0x80000000u : x;
+    r[3] = (uint32_t)(sum >> 1);
+    r[4] = (uint32_t)((sum + 1) >> 1);
+    r[5] = (uint32_t)((uint64_t)x24 * y24) + z;
+    r[6] = (uint32_t)((uint64_t)x24 * y24);
+    r[7] = (uint32_t)(product >> 32) + z;
+    r[8] = mad > UINT32_MAX ? UINT32_MAX : (uint32_t)mad;
+    r[9] = x > y ? x - y : 0;
+    r[10] = (x > y ? x : y) ^ (y < z ? y : z);
+    r[11] = (uint32_t)(up >> 40); /* arithmetic: the sign of x's high bit */
+    r[12] = ((x & 0xffffu) << 16) | (y & 0xffffu);
+    r[13] = (x & ~z) | (y & z);
+}
+
+static void spirv_rare_integer_functions(void **state) {
+    zc_sx *s = *state;
+    enum { N = 256, K = 14 };
+    uint32_t *a = zc_spirv_buffer(s, N * 4), *b = zc_spirv_buffer(s, N * 4), *c = zc_spirv_buffer(s, N * 4);
+    uint32_t *o = zc_spirv_buffer(s, N * K * 4);
+    uint64_t seed = 4321;
+    for (uint32_t i = 0; i < N; i++) {
+        a[i] = i == 0 ? 0 : i == 1 ? UINT32_MAX : i == 2 ? 0x80000000u : (uint32_t)zc_rand(&seed) >> (i % 20);
+        b[i] = i == 3 ? UINT32_MAX : (uint32_t)zc_rand(&seed) >> (i % 16);
+        c[i] = (uint32_t)zc_rand(&seed) >> (i % 24);
+    }
+    zc_arg args[] = {ZC_PTR(a), ZC_PTR(b), ZC_PTR(c), ZC_PTR(o)};
+    zc_spirv_run(s, "spirv_rare", "rare_uint", N, 32, args, 4);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t want[K];
+        zc_rare_uint_expected(a[i], b[i], c[i], want);
+        for (uint32_t k = 0; k < K; k++)
+            if (o[i * K + k] != want[k])
+                zc_fail("unsigned function %u of (%u, %u, %u): %u, expected %u", k, a[i], b[i], c[i], o[i * K + k],
+                        want[k]);
+    }
+    zc_free(&s->x, a);
+    zc_free(&s->x, b);
+    zc_free(&s->x, c);
+    zc_free(&s->x, o);
+}
+
+static void spirv_relational_functions(void **state) {
+    zc_sx *s = *state;
+    static const float special[] = {0.0f, -0.0f, 1.5f,   -2.25f,  INFINITY, -INFINITY,
+                                    NAN,  -NAN,  1e-40f, -1e-42f, FLT_MIN,  FLT_MAX};
+    enum { M = ZC_COUNT(special), N = M * M, K = 10 };
+    float *a = zc_spirv_buffer(s, N * 4), *b = zc_spirv_buffer(s, N * 4);
+    int32_t *o = zc_spirv_buffer(s, N * K * 4);
+    for (uint32_t i = 0; i < N; i++) {
+        a[i] = special[i / M];
+        b[i] = special[i % M];
+    }
+    zc_arg args[] = {ZC_PTR(a), ZC_PTR(b), ZC_PTR(o)};
+    zc_spirv_run(s, "spirv_rare", "rare_relational", N, 16, args, 3);
+    for (uint32_t i = 0; i < N; i++) {
+        float x = a[i], y = b[i];
+        bool ordered = !isnan(x) && !isnan(y);
+        int32_t want[K] = {isnan(x) != 0,
+                           isinf(x) != 0,
+                           isfinite(x) != 0,
+                           isnormal(x) != 0,
+                           signbit(x) != 0,
+                           ordered,
+                           !ordered,
+                           x < y || x > y,
+                           (x >= y) * 2 + (x <= y),
+                           (isnan(x) || isnan(y)) * 2 + (isfinite(x) && isfinite(y))};
+        for (uint32_t k = 0; k < K; k++)
+            if (o[i * K + k] != want[k])
+                zc_fail("relational function %u of (%a, %a): %d, expected %d", k, (double)x, (double)y, o[i * K + k],
+                        want[k]);
+    }
+    zc_free(&s->x, a);
+    zc_free(&s->x, b);
+    zc_free(&s->x, o);
+}
+
+/* f as a half rounded to nearest even (0), toward zero (1), toward positive infinity (2) or toward negative infinity
+ * (3); f is in the range of normal halves. */
+static uint16_t zc_half_rounded(float f, int mode) {
+    int exponent;
+    frexp(fabs((double)f), &exponent);
+    double ulp = ldexp(1.0, exponent - 11), q = fabs((double)f) / ulp;
+    bool up = (mode == 2 && f > 0) || (mode == 3 && f < 0); /* away from zero */
+    q = mode == 0 ? nearbyint(q) : up ? ceil(q) : trunc(q);
+    return zc_float_to_half((float)copysign(q * ulp, (double)f)); /* exact: q * ulp is a half */
+}
+
+static void spirv_half_conversions_round_as_asked(void **state) {
+    zc_sx *s = *state;
+    enum { N = 64 };
+    float *a = zc_spirv_buffer(s, N * 16), *o = zc_spirv_buffer(s, N * 2 * 4);
+    uint16_t *h = zc_spirv_buffer(s, N * 12 * 2);
+    uint64_t seed = 55;
+    for (uint32_t i = 0; i < N * 4; i++) { /* most of them between two halves */
+        float v = (float)((int64_t)(zc_rand(&seed) % 600001) - 300000) / 997.0f;
+        a[i] = fabsf(v) < 0.001f ? 0.4375f : v;
+    }
+    zc_arg args[] = {ZC_PTR(a), ZC_PTR(h), ZC_PTR(o)};
+    zc_spirv_run(s, "spirv_rare", "rare_half", N, 16, args, 3);
+    for (uint32_t i = 0; i < N; i++) {
+        const float *v = a + i * 4;
+        static const int modes[12] = {0, 1, 2, 2, 0, 0, 0, 0, 3, 3, 3, 3};
+        for (uint32_t k = 0; k < 12; k++) {
+            uint16_t want = zc_half_rounded(v[k % 4], modes[k]);
+            if (h[i * 12 + k] != want)
+                zc_fail("item %u half %u of %a: 0x%04x, expected 0x%04x", i, k, (double)v[k % 4], h[i * 12 + k], want);
+        }
+        if (o[i * 2] != zc_half_to_float(h[i * 12 + 1]) || o[i * 2 + 1] != zc_half_to_float(h[i * 12 + 11]))
+            zc_fail("item %u: halves loaded back as %a and %a", i, (double)o[i * 2], (double)o[i * 2 + 1]);
+    }
+    zc_free(&s->x, a);
+    zc_free(&s->x, h);
+    zc_free(&s->x, o);
+}
+
 int main(int argc, char **argv) {
 #define ZC_FIXTURE spirv
     static const struct CMUnitTest tests[] = {
-        ZC_T(spirv_math_functions_within_ulps), ZC_T(spirv_double_math),         ZC_T(spirv_math_with_output_pointers),
-        ZC_T(spirv_integer_functions),          ZC_T(spirv_geometric_functions),
+        ZC_T(spirv_math_functions_within_ulps),
+        ZC_T(spirv_double_math),
+        ZC_T(spirv_math_with_output_pointers),
+        ZC_T(spirv_integer_functions),
+        ZC_T(spirv_geometric_functions),
+        ZC_T(spirv_rare_float_functions),
+        ZC_T(spirv_rare_integer_functions),
+        ZC_T(spirv_relational_functions),
+        ZC_T(spirv_half_conversions_round_as_asked),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -256,6 +256,46 @@ static void spirv_compare_exchange_and_c11_atomics(void **state) {
     zc_free(&s->x, won);
 }
 
+/* kernels/spirv_rare.cl's atomics, which the kernels above do not reach: subtraction, unsigned minimum and maximum,
+ * exchange, a compare-exchange that fails for two work-items of three, and a flag cleared between two tests. */
+static void spirv_subtract_min_max_exchange_and_flag_clear(void **state) {
+    zc_sx *s = *state;
+    enum { N = 2048 };
+    uint32_t *values = zc_spirv_buffer(s, N * 4), *shared = zc_spirv_buffer(s, 4 * 4);
+    uint32_t *slots = zc_spirv_buffer(s, N * 4), *old = zc_spirv_buffer(s, N * 4);
+    int32_t *flag = zc_spirv_buffer(s, 4), *seen = zc_spirv_buffer(s, 2 * 4);
+    uint64_t seed = 77;
+    uint32_t total = 0, least = UINT32_MAX, most = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        values[i] = 1 + (uint32_t)(zc_rand(&seed) % (1u << 20));
+        total += values[i];
+        least = values[i] < least ? values[i] : least;
+        most = values[i] > most ? values[i] : most;
+        slots[i] = 2 * i;
+    }
+    uint32_t start[4] = {0x7fffffffu, UINT32_MAX, 0, 0};
+    memcpy(shared, start, sizeof start);
+    *flag = 0;
+    zc_arg args[] = {ZC_PTR(values), ZC_PTR(shared), ZC_PTR(slots), ZC_PTR(old), ZC_PTR(flag), ZC_PTR(seen)};
+    zc_spirv_run(s, "spirv_rare", "rare_atomics", N, 64, args, 6);
+    assert_int_equal(shared[0], 0x7fffffffu - total);
+    assert_int_equal(shared[1], least);
+    assert_int_equal(shared[2], most);
+    bool exchanged = false; /* the last exchange's value is one of them */
+    for (uint32_t i = 0; i < N && !exchanged; i++)
+        exchanged = shared[3] == values[i];
+    assert_true(exchanged);
+    for (uint32_t i = 0; i < N; i++)
+        if (old[i] != 2 * i || slots[i] != (i % 3 == 0 ? i + 5 : 2 * i))
+            zc_fail("compare-exchange of work-item %u: returned %u, left %u", i, old[i], slots[i]);
+    assert_int_equal(seen[0], 0); /* the first test of a clear flag, then one after atomic_flag_clear */
+    assert_int_equal(seen[1], 0);
+    assert_int_equal(*flag, 0);
+    void *buffers[] = {values, shared, slots, old, flag, seen};
+    for (size_t i = 0; i < ZC_COUNT(buffers); i++)
+        zc_free(&s->x, buffers[i]);
+}
+
 /* ------------------------------------------------------------------------------------------------------------------
  * Globals and specialization constants */
 
@@ -989,6 +1029,7 @@ int main(int argc, char **argv) {
         ZC_T(spirv_atomics_under_contention),
         ZC_T(spirv_histogram_in_local_memory),
         ZC_T(spirv_compare_exchange_and_c11_atomics),
+        ZC_T(spirv_subtract_min_max_exchange_and_flag_clear),
         ZC_T(spirv_generic_pointers_cast_back_to_their_storage),
         ZC_T(spirv_float_atomics_add_min_max_exchange),
         ZC_T(spirv_globals_and_specialization_constants),

@@ -25,7 +25,7 @@ set(ZC_OPENCL_KERNELS copy fill vadd saxpy gemm spec_constant globals export imp
 list(APPEND ZC_OPENCL_KERNELS spirv_arith spirv_convert spirv_control spirv_math spirv_data spirv_local spirv_atomics
                               spirv_globals spirv_image spirv_printf spirv_itt spirv_gemm spirv_fptr spirv_pointers
                               spirv_generic spirv_faults spirv_padding spirv_fptr_barrier spirv_image_plain
-                              spirv_hoist spirv_step)
+                              spirv_hoist spirv_step spirv_rare)
 # OpenCL C 1.2 for one kernel; -fwrapv drops the in-bounds promise of pointer arithmetic (OpPtrAccessChain).
 set(ZC_CL_STD_spirv_pointers CL1.2)
 set(ZC_CLANG_FLAGS_spirv_pointers -fwrapv)
