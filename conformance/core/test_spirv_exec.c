@@ -750,6 +750,102 @@ static void spirv_opencl12_pointer_walks_and_atomics(void **state) {
     zc_free(&s->x, totals);
 }
 
+/* spirv_core_ops.spvasm: core instructions clang never emits for OpenCL C. */
+static uint32_t zc_smod(int32_t x, int32_t y) {
+    int32_t r = x % y;
+    return (uint32_t)(r != 0 && (r < 0) != (y < 0) ? r + y : r);
+}
+
+static float zc_fmod_sign_of_divisor(float x, float y) {
+    float r = fmodf(x, y);
+    return r != 0 && signbit(r) != signbit(y) ? (float)((double)r + y) : r;
+}
+
+static uint32_t zc_bit_reversed(uint32_t x) {
+    uint32_t r = 0;
+    for (int k = 0; k < 32; k++)
+        r |= ((x >> k) & 1u) << (31 - k);
+    return r;
+}
+
+static void zc_core_ops_expected(uint32_t x, uint32_t y, float fx, float fy, uint32_t *r, float *f) {
+    int32_t sx = (int32_t)x, sy = (int32_t)y;
+    bool xp = sx > 0, yp = sy > 0, unordered = isnan(fx) || isnan(fy);
+    uint64_t up = (uint64_t)x * y;
+    int64_t sp = (int64_t)sx * sy;
+    uint32_t logic = (xp && yp) | (xp || yp) << 1 | !xp << 2 | (xp == yp) << 3 | (xp != yp) << 4;
+    uint32_t cmps = (sx >= sy) | (x <= y) << 1 | (sx <= sy) << 2;
+    uint32_t fcmps = (unordered || fx == fy) | (unordered || fx < fy) << 1 | (unordered || fx > fy) << 2 |
+                     (unordered || fx <= fy) << 3 | (unordered || fx >= fy) << 4 | (fx < fy || fx > fy) << 5;
+    uint32_t want[18] = {0u - x,
+                         zc_smod(sx, sy),
+                         (uint32_t)(sx % sy),
+                         zc_bit_reversed(x),
+                         ~x,
+                         logic,
+                         cmps,
+                         x + y,
+                         x + y < x,
+                         x - y,
+                         x < y,
+                         (uint32_t)up,
+                         (uint32_t)(up >> 32),
+                         (uint32_t)sp,
+                         (uint32_t)((uint64_t)sp >> 32),
+                         x,
+                         y,
+                         fcmps};
+    memcpy(r, want, sizeof want);
+    f[0] = fmodf(fx, fy);
+    f[1] = zc_fmod_sign_of_divisor(fx, fy);
+    f[2] = fx * fx;
+    f[3] = fy * fx;
+}
+
+static bool zc_same_float(float a, float b) {
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void spirv_core_instructions_clang_does_not_emit(void **state) {
+    zc_sx *s = *state;
+    static const float special[] = {7.5f, -7.5f, 2.25f, -2.0f, 0.0f, -0.0f, NAN, INFINITY, 1e-3f, 3.0f};
+    enum { N = 400, K = 18, STRIDE = 20, M = ZC_COUNT(special) };
+    uint32_t *a = zc_spirv_buffer(s, N * 4), *b = zc_spirv_buffer(s, N * 4), *o = zc_spirv_buffer(s, N * STRIDE * 4);
+    float *fa = zc_spirv_buffer(s, N * 4), *fb = zc_spirv_buffer(s, N * 4), *fo = zc_spirv_buffer(s, N * 4 * 4);
+    uint64_t seed = 31;
+    for (uint32_t i = 0; i < N; i++) {
+        a[i] = i == 0 ? 0x80000000u : (uint32_t)zc_rand(&seed) >> (i % 29);
+        b[i] = (uint32_t)zc_rand(&seed) >> (i % 31);
+        if (i % 4 == 1)
+            b[i] = 0u - b[i];
+        if (b[i] == 0 || b[i] == UINT32_MAX) /* undefined for the division instructions */
+            b[i] = 3;
+        fa[i] = special[i % M];
+        fb[i] = i < M * M ? special[i / M] : (float)(int32_t)(zc_rand(&seed) % 2001 - 1000) / 16.0f;
+    }
+    memset(o, 0xa5, N * STRIDE * 4); /* slots 18 and 19 of each work-item stay so */
+    zc_arg args[] = {ZC_PTR(a), ZC_PTR(b), ZC_PTR(fa), ZC_PTR(fb), ZC_PTR(o), ZC_PTR(fo)};
+    zc_spirv_run(s, "spirv_core_ops", "core_ops", N, 16, args, 6);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t want[K];
+        float fwant[4];
+        zc_core_ops_expected(a[i], b[i], fa[i], fb[i], want, fwant);
+        for (uint32_t k = 0; k < K; k++)
+            if (o[i * STRIDE + k] != want[k])
+                zc_fail("core instruction %u of (0x%x, 0x%x, %a, %a): 0x%x, expected 0x%x", k, a[i], b[i],
+                        (double)fa[i], (double)fb[i], o[i * STRIDE + k], want[k]);
+        if (o[i * STRIDE + 18] != 0xa5a5a5a5u || o[i * STRIDE + 19] != 0xa5a5a5a5u)
+            zc_fail("work-item %u wrote past its 18 results", i);
+        for (uint32_t k = 0; k < 4; k++)
+            if (!zc_same_float(fo[i * 4 + k], fwant[k]))
+                zc_fail("float core instruction %u of (%a, %a): %a, expected %a", k, (double)fa[i], (double)fb[i],
+                        (double)fo[i * 4 + k], (double)fwant[k]);
+    }
+    void *buffers[] = {a, b, o, fa, fb, fo};
+    for (size_t i = 0; i < ZC_COUNT(buffers); i++)
+        zc_free(&s->x, buffers[i]);
+}
+
 int main(int argc, char **argv) {
 #define ZC_FIXTURE spirv
     static const struct CMUnitTest tests[] = {
@@ -764,6 +860,7 @@ int main(int argc, char **argv) {
         ZC_T(spirv_builtin_ids_of_a_3d_launch_with_offset),
         ZC_T(spirv_vector_loads_stores_and_shuffles),
         ZC_T(spirv_opencl12_pointer_walks_and_atomics),
+        ZC_T(spirv_core_instructions_clang_does_not_emit),
     };
     static const zc_suite suite = {ZC_EXECUTABLE, tests, ZC_COUNT(tests), zc_setup_system, zc_teardown_system, NULL, 0};
     return zc_main(argc, argv, &suite);

@@ -51,7 +51,7 @@ list(APPEND ZC_OPENCL_KERNELS program_main program_scale program_offset program_
 
 set(ZC_ASSEMBLY_KERNELS spec_global)
 # Assembly: SPIR-V 1.0 unless ZC_SPIRV_AS_ENV_<name> names another target environment.
-list(APPEND ZC_ASSEMBLY_KERNELS spirv_unsupported spirv_irreducible spirv_foreign_set spirv_block3)
+list(APPEND ZC_ASSEMBLY_KERNELS spirv_unsupported spirv_irreducible spirv_foreign_set spirv_block3 spirv_core_ops)
 # Forms other producers emit (test_spirv_producers.c): built-ins declared UniformConstant and imported, debug sets,
 # program-scope samplers, calls of functions defined later.
 list(APPEND ZC_ASSEMBLY_KERNELS spirv_builtins_uniform spirv_debug_sets spirv_global_sampler spirv_forward_calls)
