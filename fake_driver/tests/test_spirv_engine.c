@@ -907,7 +907,7 @@ static void compiled_checks_per_wave_match_the_interpreter(void **state) {
     zt_both_tiers(&scale, out, kept * 4, "2 accesses checked per group");
     for (uint32_t i = 0; i < kept; i++)
         assert_true(out[i] == 0.5f * in[i] + 1.0f);
-    const uint32_t sides[2] = {256, 128}; /* one row of 16 groups a wave; a wave of 16 over two rows of 8 */
+    const uint32_t sides[2] = {1024, 512}; /* one row of 64 groups a wave; a wave of 64 over two rows of 32 */
     for (int s = 0; s < 2; s++) {
         const uint32_t n = sides[s];
         float *grid = zt_buffer(&mem, n * n * 4), *next = zt_buffer(&mem, n * n * 4);

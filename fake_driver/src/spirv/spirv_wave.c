@@ -23,7 +23,12 @@
  * work-items, and each thread runs neighbouring groups, which share cache lines. Up to this many work-items a wave,
  * while each thread still gets this many waves to balance the load. */
 #define ZF_COMPILED_WAVE_ITEMS 2048u
-#define ZF_WAVES_PER_THREAD    8u
+/* A wave whose rows run across its groups, of groups of more than one row, reads longer runs of memory the more groups
+ * it holds (the 5-point stencil's rows along 32 groups of 16 x 16 rather than 8); other kernels gain nothing from more
+ * (a 1-dimensional wave is one run already), and a first launch, whose threads start one after the other, balances
+ * worse over fewer waves. */
+#define ZF_ROWS_WAVE_ITEMS  8192u
+#define ZF_WAVES_PER_THREAD 8u
 /* A thread takes consecutive waves, up to this many work-items, at a time (while each thread still gets
  * ZF_WAVES_PER_THREAD takes of the launch): each works through memory of its own, rather than every other wave of
  * neighbouring ones, whose cache lines and prefetches the threads would then share. */
@@ -901,9 +906,12 @@ static uint64_t zf_launch_threads(uint32_t max_threads) {
     return max_threads != 0 && max_threads < threads ? max_threads : threads;
 }
 
-/* Waves of more groups for the compiled tier (ZF_COMPILED_WAVE_ITEMS). */
+/* Waves of more groups for the compiled tier (ZF_COMPILED_WAVE_ITEMS, ZF_ROWS_WAVE_ITEMS). */
 static void zf_compiled_waves(zf_launch_plan *plan, uint64_t threads) {
-    uint64_t by_size = ZF_COMPILED_WAVE_ITEMS / plan->group_items;
+    const uint32_t *size = plan->launch->group_size;
+    bool rows = zf_cx_rows_across_waves(plan->compiled) && (uint64_t)size[1] * size[2] > 1; /* a 1-D wave is one */
+    uint64_t most = rows ? ZF_ROWS_WAVE_ITEMS : ZF_COMPILED_WAVE_ITEMS;
+    uint64_t by_size = most / plan->group_items;
     uint64_t by_balance = plan->total_groups / (threads * ZF_WAVES_PER_THREAD);
     uint64_t per_wave = by_size < by_balance ? by_size : by_balance;
     if (per_wave <= plan->groups_per_wave)

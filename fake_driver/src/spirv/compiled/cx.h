@@ -37,6 +37,10 @@ void zf_cx_run_wave(zf_ctx *ctx, const zf_cx_kernel *kernel, const size_t *local
  * through the const code a launch holds. */
 zf_tune *zf_cx_tune(const zf_cx_kernel *kernel);
 
+/* Whether a wave its box proof covers runs row by row across its groups ("rows across the wave"): such waves gain
+ * from holding more groups, whose rows then make longer runs of memory. */
+bool zf_cx_rows_across_waves(const zf_cx_kernel *kernel);
+
 /* Frees what zf_cx_run_wave keeps in a thread's context. */
 void zf_cx_ctx_release(zf_ctx *ctx);
 

@@ -503,6 +503,10 @@ static void zf_cx_try(struct zf_cx_cache *cache, const zf_xlaunch *launch, zf_cx
         zf_cx_debug(launch, "kernel '%s': runs in the interpreter: %s", launch->name, why);
 }
 
+bool zf_cx_rows_across_waves(const zf_cx_kernel *kernel) {
+    return kernel->wave_rows != 0;
+}
+
 zf_tune *zf_cx_tune(const zf_cx_kernel *kernel) {
     return (zf_tune *)&kernel->tune; /* the kernel is a variant's, in the form's cache, which is not const */
 }
