@@ -186,25 +186,49 @@ kernel void private_across_barriers(global int *out, local int *tmp)
 
 /* Two work-items in the middle of their group access past their memory: one past its buffer before the first barrier,
  * one past local memory between the barriers. Each leaves its region's copy there, the generic function faults where
- * the interpreter faults, and the work-items after it in the group go on (docs/spirv-execution.md, "Bail points"). */
-kernel void barrier_bails(global int *out, local int *tmp, uint bad_global, uint bad_local)
+ * the interpreter faults, and the work-items after it in the group go on (docs/spirv-execution.md, "Bail points").
+ * The same with a local array of the kernel's own (groups of 32) instead of a local-pointer argument, whose accesses
+ * the compiled tier checks against the group's local variables. */
+#define ZC_BARRIER_BAILS(NAME, LOCAL_PARAM, LOCAL_ARRAY)                                                              \
+    kernel void NAME(global int *out, LOCAL_PARAM uint bad_global, uint bad_local)                                \
+    {                                                                                                              \
+        LOCAL_ARRAY                                                                                                \
+        size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);                                  \
+        tmp[l] = (int)g;                                                                                           \
+        out[g == bad_global ? g + 100000 : g] = 1;                                                                 \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                              \
+        int v = tmp[g == bad_local ? l + 4096 : n - 1 - l];                                                        \
+        /* enough accesses between the barriers for bail points to pay (cx_emit.c) */                             \
+        v += tmp[(l + 1) % n] + tmp[(l + 2) % n] + tmp[(l + 3) % n] + tmp[(l + 4) % n] + tmp[(l + 5) % n];       \
+        v += tmp[(l + 6) % n] + tmp[(l + 7) % n] + tmp[(l + 8) % n] + tmp[(l + 9) % n] + tmp[(l + 10) % n];      \
+        v += tmp[(l + 11) % n] + tmp[(l + 12) % n] + tmp[(l + 13) % n] + tmp[(l + 14) % n] + tmp[(l + 15) % n];  \
+        v += tmp[(l + 16) % n] + tmp[(l + 17) % n] + tmp[(l + 18) % n] + tmp[(l + 19) % n] + tmp[(l + 20) % n];  \
+        v ^= tmp[(l + 21) % n] + tmp[(l + 22) % n] + tmp[(l + 23) % n] + tmp[(l + 24) % n] + tmp[(l + 25) % n];  \
+        v ^= tmp[(l + 26) % n] + tmp[(l + 27) % n] + tmp[(l + 28) % n] + tmp[(l + 29) % n] + tmp[(l + 30) % n];  \
+        v ^= tmp[(l + 31) % n] + tmp[(l + 32) % n] + tmp[(l + 33) % n] + tmp[(l + 34) % n] + tmp[(l + 35) % n];  \
+        v ^= tmp[(l + 36) % n] + tmp[(l + 37) % n] + tmp[(l + 38) % n] + tmp[(l + 39) % n] + tmp[(l + 40) % n];  \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                              \
+        out[g] = v * 2 + tmp[(l + 1) % n];                                                                         \
+    }
+#define ZC_LOCAL_TMP_PARAM local int *tmp,
+ZC_BARRIER_BAILS(barrier_bails, ZC_LOCAL_TMP_PARAM, )
+ZC_BARRIER_BAILS(static_local_bails, , local int tmp[32];)
+
+/* A tree reduction in a local array of the kernel's own, whose index the compiled tier proves inside the group's local
+ * variables (l + s for l < s), and whose work-item `bad` then reads the array at l + reach: inside it, or past every
+ * group's local memory (a fault in both tiers). */
+kernel void static_local_reach(global const int *in, global int *out, uint bad, uint reach)
 {
-    size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);
-    tmp[l] = (int)g;
-    out[g == bad_global ? g + 100000 : g] = 1;
+    local int part[32];
+    uint l = get_local_id(0);
+    part[l] = in[get_global_id(0)];
     barrier(CLK_LOCAL_MEM_FENCE);
-    int v = tmp[g == bad_local ? l + 4096 : n - 1 - l];
-    /* enough accesses between the barriers for bail points to pay (cx_emit.c) */
-    v += tmp[(l + 1) % n] + tmp[(l + 2) % n] + tmp[(l + 3) % n] + tmp[(l + 4) % n] + tmp[(l + 5) % n];
-    v += tmp[(l + 6) % n] + tmp[(l + 7) % n] + tmp[(l + 8) % n] + tmp[(l + 9) % n] + tmp[(l + 10) % n];
-    v += tmp[(l + 11) % n] + tmp[(l + 12) % n] + tmp[(l + 13) % n] + tmp[(l + 14) % n] + tmp[(l + 15) % n];
-    v += tmp[(l + 16) % n] + tmp[(l + 17) % n] + tmp[(l + 18) % n] + tmp[(l + 19) % n] + tmp[(l + 20) % n];
-    v ^= tmp[(l + 21) % n] + tmp[(l + 22) % n] + tmp[(l + 23) % n] + tmp[(l + 24) % n] + tmp[(l + 25) % n];
-    v ^= tmp[(l + 26) % n] + tmp[(l + 27) % n] + tmp[(l + 28) % n] + tmp[(l + 29) % n] + tmp[(l + 30) % n];
-    v ^= tmp[(l + 31) % n] + tmp[(l + 32) % n] + tmp[(l + 33) % n] + tmp[(l + 34) % n] + tmp[(l + 35) % n];
-    v ^= tmp[(l + 36) % n] + tmp[(l + 37) % n] + tmp[(l + 38) % n] + tmp[(l + 39) % n] + tmp[(l + 40) % n];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    out[g] = v * 2 + tmp[(l + 1) % n];
+    for (uint s = 16; s > 0; s >>= 1) {
+        if (l < s)
+            part[l] += part[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = part[l == bad ? l + reach : l] + part[0];
 }
 
 /* Addresses and indices made of the work-item's ids, the arguments and constants before a barrier and used after it

@@ -1187,6 +1187,28 @@ static void compiled_tier_runs_barriers_region_by_region(void **state) {
         const void *bail_values[] = {&bailed, NULL, &bails[k][0], &bails[k][1]};
         const uint64_t bail_sizes[] = {8, 32 * 4, 4, 4};
         zt_local_both("barrier_bails", bail_values, bail_sizes, 96, 32, &mem, bailed, 96 * 4, "");
+        /* The same with a local array of the kernel's own: checked against the group's local variables. */
+        const void *static_values[] = {&bailed, &bails[k][0], &bails[k][1]};
+        const uint64_t static_sizes[] = {8, 4, 4};
+        zt_local_both("static_local_bails", static_values, static_sizes, 96, 32, &mem, bailed, 96 * 4, "");
+    }
+    /* A tree reduction in a local array of its own, and a work-item reading it at a place of the group's (17 + 9 of
+     * 32), then one reading past the wave's local memory, which faults as the interpreter faults. */
+    int32_t *tree_in = zt_buffer(&mem, 96 * 4), *tree_out = zt_buffer(&mem, 96 * 4);
+    for (uint32_t i = 0; i < 96; i++)
+        tree_in[i] = (int32_t)(i * 31 % 17) - 8;
+    const uint32_t reaches[2][2] = {{17, 9}, {5, 1u << 20}};
+    for (int k = 0; k < 2; k++) {
+        const void *tree_values[] = {&tree_in, &tree_out, &reaches[k][0], &reaches[k][1]};
+        const uint64_t tree_sizes[] = {8, 8, 4, 4};
+        zt_local_both("static_local_reach", tree_values, tree_sizes, 96, 32, &mem, tree_out, 96 * 4,
+                      "regions, records of");
+    }
+    for (uint32_t g = 0; g < 3; g++) { /* the results are the reduction's: each group's sum */
+        int32_t sum = 0;
+        for (uint32_t i = 0; i < 32; i++)
+            sum += tree_in[g * 32 + i];
+        assert_int_equal(tree_out[g * 32 + 31], tree_in[g * 32 + 31] + sum); /* part[31] is never added to */
     }
     /* ZEFAKE_EXEC=auto compiles a launch of 65536 work-items with barriers. */
     float *big = zt_buffer(&mem, 65536 * 4), *partial = zt_buffer(&mem, 256 * 4);

@@ -1729,6 +1729,16 @@ static bool zf_cx_declare(zf_cx_em *e, const uint8_t *seen) {
     return true;
 }
 
+/* A group's local memory is its kernel's local variables, at offsets 0 to static_local_bytes of the group's area
+ * (spirv_wave.c), followed by its local-pointer arguments, whose sizes the launch sets: with none, the code knows how
+ * much local memory a group has. */
+static uint64_t zf_cx_group_local_bytes(const zf_cx_em *e) {
+    for (uint32_t k = 0; k < e->num_kinds; k++)
+        if (e->kinds[k] == ZF_XARG_LOCAL)
+            return 0;
+    return e->kernel->static_local_bytes;
+}
+
 bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, const zf_xarg_kind *kinds,
                 uint32_t num_kinds, const uint32_t *group_size, zf_cx_unit *out, char *why, size_t why_size) {
     zf_cx_em e = {.c = llvm,
@@ -1740,6 +1750,7 @@ bool zf_cx_emit(LLVMContextRef llvm, const zf_dprog *code, uint32_t kernel, cons
                   .why_size = why_size};
     for (int d = 0; group_size != NULL && d < 3; d++)
         e.fixed_size[d] = group_size[d];
+    e.group_local_bytes = zf_cx_group_local_bytes(&e);
     memset(out, 0, sizeof *out);
     uint8_t *seen = calloc(code->num_funcs ? code->num_funcs : 1, 1);
     e.fns = calloc(code->num_funcs ? code->num_funcs : 1, sizeof *e.fns);

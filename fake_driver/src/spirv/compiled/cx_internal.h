@@ -341,7 +341,8 @@ typedef struct zf_cx_em {
     const zf_dkernel *kernel;
     const zf_xarg_kind *kinds;
     uint32_t num_kinds;
-    uint64_t fixed_size[3]; /* the group size the code is specialized to; 0s: read from the state at run time */
+    uint64_t group_local_bytes; /* a group's local memory when the code knows its size (zf_cx_window_has), else 0 */
+    uint64_t fixed_size[3];     /* the group size the code is specialized to; 0s: read from the state at run time */
     char *why;
     size_t why_size;
     bool failed;
