@@ -186,12 +186,9 @@ uint32_t zf_cx_window_of(const zf_cx_em *e, zf_ref ptr) {
  * index bounded by the code itself (a tree reduction's l + s for l < s) and drops the check. What it refuses (another
  * group's local memory of the wave) the slow path decides as the interpreter does. */
 static LLVMValueRef zf_cx_group_local_has(zf_cx_em *e, LLVMValueRef addr, uint32_t size) {
-    LLVMBuilderRef b = e->b;
-    LLVMValueRef stride = zf_cx_rt_field(e, offsetof(zf_cx_rt, local_stride), e->i64);
-    LLVMValueRef group_lo =
-        LLVMBuildAdd(b, e->win_lo[e->num_kinds], LLVMBuildMul(b, zf_cx_item(e, ZF_CX_ITEM_SLOT), stride, ""), "");
     uint64_t limit = e->group_local_bytes >= size ? e->group_local_bytes - size + 1 : 0;
-    return LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, addr, group_lo, ""), zf_cx_i64c(e, limit), "");
+    LLVMValueRef offset = LLVMBuildSub(e->b, addr, zf_cx_group_local_lo(e), "");
+    return LLVMBuildICmp(e->b, LLVMIntULT, offset, zf_cx_i64c(e, limit), "");
 }
 
 /* One unsigned comparison, p - lo < span - size + 1 (0 when the access cannot fit): loop-invariant bounds the

@@ -182,6 +182,13 @@ static LLVMValueRef zf_cx_builtin(zf_cx_em *e, uint32_t builtin, uint32_t d) {
     }
 }
 
+LLVMValueRef zf_cx_group_local_lo(zf_cx_em *e) {
+    LLVMValueRef base = LLVMBuildPtrToInt(e->b, zf_cx_rt_field(e, offsetof(zf_cx_rt, local), e->p8), e->i64, "");
+    LLVMValueRef slot = LLVMBuildMul(e->b, zf_cx_item(e, ZF_CX_ITEM_SLOT),
+                                     zf_cx_rt_field(e, offsetof(zf_cx_rt, local_stride), e->i64), "");
+    return LLVMBuildAdd(e->b, base, slot, "");
+}
+
 /* The bytes of a wave entry for this work-item, in a temporary. */
 static LLVMValueRef zf_cx_wave_value(zf_cx_em *e, const zf_dwave *w) {
     if (w->kind == ZF_WAVE_LOCALVAR) {
@@ -193,13 +200,8 @@ static LLVMValueRef zf_cx_wave_value(zf_cx_em *e, const zf_dwave *w) {
         }
         LLVMValueRef tmp = zf_cx_alloca(e, 8);
         LLVMValueRef v = zf_cx_i64c(e, 0);
-        if (at != UINT64_MAX) {
-            LLVMValueRef base =
-                LLVMBuildPtrToInt(e->b, zf_cx_rt_field(e, offsetof(zf_cx_rt, local), e->p8), e->i64, "");
-            LLVMValueRef slot = LLVMBuildMul(e->b, zf_cx_item(e, ZF_CX_ITEM_SLOT),
-                                             zf_cx_rt_field(e, offsetof(zf_cx_rt, local_stride), e->i64), "");
-            v = LLVMBuildAdd(e->b, LLVMBuildAdd(e->b, base, slot, ""), zf_cx_i64c(e, at), "");
-        }
+        if (at != UINT64_MAX)
+            v = LLVMBuildAdd(e->b, zf_cx_group_local_lo(e), zf_cx_i64c(e, at), "");
         zf_cx_store(e, v, tmp);
         return tmp;
     }

@@ -469,6 +469,8 @@ void zf_cx_move(zf_cx_em *e, LLVMValueRef dst, LLVMValueRef src, uint64_t size);
 LLVMValueRef zf_cx_alloca(zf_cx_em *e, uint64_t bytes);
 LLVMValueRef zf_cx_load_invariant(zf_cx_em *e, LLVMTypeRef t, LLVMValueRef p8);
 LLVMValueRef zf_cx_rt_field(zf_cx_em *e, size_t offset, LLVMTypeRef t);
+/* Where the current work-item's group's local memory starts (an i64 address): its kernel's local variables first. */
+LLVMValueRef zf_cx_group_local_lo(zf_cx_em *e);
 LLVMValueRef zf_cx_item(zf_cx_em *e, uint32_t k);
 void zf_cx_set_item(zf_cx_em *e, uint32_t k, LLVMValueRef v);
 LLVMValueRef zf_cx_call(zf_cx_em *e, const char *helper, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n,
